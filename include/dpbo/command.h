@@ -1,0 +1,29 @@
+/* The `command` objective: runs a user program once per evaluation and reads
+ * the gain it prints.
+ *
+ * The program is run directly (fork + execvp, no shell) as
+ *     program [args...] NAME1=VALUE1 NAME2=VALUE2 ...      (pass = args)
+ * or with environment variables DPBO_<NAME>=VALUE            (pass = env),
+ * values printed with %.17g. The gain is the last number on the last
+ * non-empty line of its standard output. A non-zero exit, a signal, no
+ * parsable number or running past timeout_s (the process group is killed)
+ * fails that evaluation; the error message carries the tail of its stderr. */
+#ifndef DPBO_COMMAND_H
+#define DPBO_COMMAND_H
+
+#include "dpbo/objective.h"
+
+#define DPBO_COMMAND_MAX 4096
+
+typedef enum { DPBO_PASS_ARGS = 0, DPBO_PASS_ENV = 1 } dpbo_pass_mode;
+
+typedef struct dpbo_command_options {
+  char command[DPBO_COMMAND_MAX]; /* program and fixed arguments, split on blanks; "..." quotes */
+  dpbo_pass_mode pass;
+  double timeout_s; /* <= 0: no limit */
+} dpbo_command_options;
+
+dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
+                                          dpbo_objective *objective, dpbo_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+/* Labelled datasets: dense rows x[n][d] with labels y[n].
+ *
+ * Formats: comma-separated numbers with the label in the last column (the UCI
+ * covtype.data.gz format), and LIBSVM's sparse "label idx:val ..." format.
+ * Both may be gzip-compressed (read through zlib, which also reads plain
+ * files). Every parse error names the file and line. */
+#ifndef DPBO_DATASET_H
+#define DPBO_DATASET_H
+
+#include <stdint.h>
+
+#include "dpbo/error.h"
+#include "dpbo/rng.h"
+
+typedef enum { DPBO_FORMAT_AUTO = 0, DPBO_FORMAT_CSV = 1, DPBO_FORMAT_LIBSVM = 2 } dpbo_data_format;
+
+typedef struct dpbo_dataset {
+  int64_t n;   /* rows */
+  int d;       /* features */
+  double *x;   /* n * d, row-major */
+  double *y;   /* n labels */
+} dpbo_dataset;
+
+/* AUTO picks LIBSVM when the first data line has an "idx:val" token. */
+dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
+                              dpbo_error *err);
+void dpbo_dataset_destroy(dpbo_dataset *data);
+
+/* New dataset holding rows[0..count) of data, in that order. */
+dpbo_status dpbo_dataset_subset(const dpbo_dataset *data, const int64_t *rows, int64_t count,
+                                dpbo_dataset **out, dpbo_error *err);
+
+/* Random train/validation split drawn from PCG (seed, stream 0): a uniformly
+ * random permutation; the first n_train rows train, the next n_valid
+ * validate. n_train + n_valid <= n. */
+dpbo_status dpbo_dataset_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
+                               int64_t n_valid, dpbo_dataset **train, dpbo_dataset **valid,
+                               dpbo_error *err);
+
+/* Min-max scaling to [0,1] with ranges taken from `ref` (the training split)
+ * and applied to `data` in place; a constant feature maps to 0 (as svm-scale
+ * leaves it out). Values of `data` outside ref's range fall outside [0,1]. */
+typedef struct dpbo_scaling {
+  int d;
+  double *min, *max;
+} dpbo_scaling;
+dpbo_status dpbo_scaling_fit(const dpbo_dataset *ref, dpbo_scaling *scaling, dpbo_error *err);
+void dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data);
+void dpbo_scaling_free(dpbo_scaling *scaling);
+
+/* Writes LIBSVM sparse format with %.17g values (zeros omitted), for handing
+ * the exact same data to LIBSVM's command-line tools. */
+dpbo_status dpbo_dataset_write_libsvm(const dpbo_dataset *data, const char *path, dpbo_error *err);
+
+#endif

@@ -1,0 +1,36 @@
+/* Normalized covariance kernels k2 on unit-cube coordinates (paper,
+ * Background, "Setting"): k(λ, λ) = 1.
+ *   SE:          k = exp(-r² / 2)
+ *   Matérn-5/2:  k = (1 + √5 r + 5 r² / 3) exp(-√5 r)
+ * with r² = Σ_i ((a_i - b_i) / ℓ_i)², a fixed length-scale per dimension. */
+#ifndef DPBO_KERNEL_H
+#define DPBO_KERNEL_H
+
+#include "dpbo/error.h"
+#include "dpbo/space.h"
+
+typedef enum { DPBO_KERNEL_SE = 0, DPBO_KERNEL_MATERN52 = 1 } dpbo_kernel_kind;
+
+typedef struct dpbo_kernel {
+  dpbo_kernel_kind kind;
+  int d;
+  double lengthscale[DPBO_MAX_DIM];
+} dpbo_kernel;
+
+/* Sets up a kernel; lengthscales has d entries (all > 0). */
+dpbo_status dpbo_kernel_init(dpbo_kernel *kernel, dpbo_kernel_kind kind, int d,
+                             const double *lengthscales, dpbo_error *err);
+
+/* Parses "se" / "matern52"; the message lists the accepted names. */
+dpbo_status dpbo_kernel_kind_parse(const char *text, dpbo_kernel_kind *kind, dpbo_error *err);
+const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind);
+
+/* Scaled squared distance r². */
+double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *b);
+
+/* k as a function of r² (so callers holding r² avoid recomputing it). */
+double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2);
+
+double dpbo_kernel_eval(const dpbo_kernel *kernel, const double *a, const double *b);
+
+#endif

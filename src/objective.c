@@ -1,0 +1,24 @@
+#include "dpbo/objective.h"
+
+#include <math.h>
+#include <stddef.h>
+
+dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char *const *names,
+                                    const double *values, double *gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!objective || !objective->ops) DPBO_RAISE(DPBO_ERR_ARG, "objective is not set up");
+  DPBO_TRY(objective->ops->evaluate(objective->impl, d, names, values, gain, err));
+  /* A NaN or infinite gain would poison the GP for every later step. */
+  if (!isfinite(*gain))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "objective '%s' returned a non-finite gain (%g)",
+               objective->ops->name, *gain);
+done:
+  return status;
+}
+
+void dpbo_objective_destroy(dpbo_objective *objective) {
+  if (!objective) return;
+  if (objective->ops && objective->ops->destroy) objective->ops->destroy(objective->impl);
+  objective->ops = NULL;
+  objective->impl = NULL;
+}
