@@ -1,0 +1,87 @@
+/* Run configuration: an INI file (read with inih) plus `--set
+ * section.key=value` overrides from the command line.
+ *
+ *   [run]       iterations (T), seed
+ *   [space]     kind = sobol|grid|list, points (sobol), file (list),
+ *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
+ *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
+ *               mean (m0), signal_std (s), noise_std (σ), jitter
+ *   [ucb]       delta (δ in β_t)
+ *   [objective] kind = svm|synthetic|command and that kind's keys
+ *   [output]    dir, name, posterior = auto|yes|no
+ *
+ * Every key must be known and used: an unknown section or key, or a key that
+ * does not apply to the chosen objective, is an error naming the file and
+ * line. Values are checked here (types, ranges); the message names the key. */
+#ifndef DPBO_CONFIG_H
+#define DPBO_CONFIG_H
+
+#include <stdint.h>
+
+#include "dpbo/command.h"
+#include "dpbo/error.h"
+#include "dpbo/gp.h"
+#include "dpbo/kernel.h"
+#include "dpbo/space.h"
+#include "dpbo/svm.h"
+#include "dpbo/synthetic.h"
+
+#define DPBO_PATH_MAX 4096
+#define DPBO_CONFIG_MAX_ENTRIES 256
+
+typedef enum { DPBO_OBJECTIVE_SVM = 0, DPBO_OBJECTIVE_SYNTHETIC = 1, DPBO_OBJECTIVE_COMMAND = 2 } dpbo_objective_kind;
+typedef enum { DPBO_POSTERIOR_AUTO = 0, DPBO_POSTERIOR_YES = 1, DPBO_POSTERIOR_NO = 2 } dpbo_posterior_output;
+
+/* One key = value as written (file line, or 0 for a --set override). */
+typedef struct dpbo_config_entry {
+  char section[64];
+  char key[128];
+  char value[DPBO_PATH_MAX];
+  int line;
+  int used;
+} dpbo_config_entry;
+
+typedef struct dpbo_config {
+  char path[DPBO_PATH_MAX];
+  /* [run] */
+  int iterations;
+  uint64_t seed;
+  /* [space] */
+  dpbo_space_kind space_kind;
+  int64_t points;
+  char list_path[DPBO_PATH_MAX];
+  int dims;
+  dpbo_dim dim[DPBO_MAX_DIM];
+  /* [gp] */
+  dpbo_kernel kernel;
+  dpbo_gp_prior prior;
+  /* [ucb] */
+  double delta;
+  /* [objective] */
+  dpbo_objective_kind objective;
+  dpbo_svm_options svm;
+  dpbo_synthetic_kind synthetic;
+  int synthetic_features;
+  double synthetic_noise_std;
+  uint64_t synthetic_seed;
+  dpbo_command_options command;
+  /* [output] */
+  char output_dir[DPBO_PATH_MAX];
+  char output_name[256];
+  dpbo_posterior_output posterior;
+  /* everything as written, for the run file's attributes */
+  int entry_count;
+  dpbo_config_entry entry[DPBO_CONFIG_MAX_ENTRIES];
+} dpbo_config;
+
+/* Reads path, applies overrides ("section.key=value"), validates. The config
+ * is large; allocate it on the heap. */
+dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
+                             dpbo_config *config, dpbo_error *err);
+
+const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
+
+/* <output_dir>/<output_name>.h5 */
+void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size);
+
+#endif

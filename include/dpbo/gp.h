@@ -1,0 +1,63 @@
+/* Gaussian-process posterior over the observations made so far, with an
+ * incremental Cholesky factor (one rank-one append per observation).
+ *
+ * Model (DESIGN.md section 1): f(λ) = m0 + s·g(λ), g ~ GP(0, k2),
+ * v_t = f(λ_t) + α_t, α_t ~ N(0, σ²). Internally the GP works in normalized
+ * units y = (v - m0)/s with noise variance (σ/s)², as the paper's formulas
+ * assume s = 1, m0 = 0; the public getters convert back to units of v.
+ *
+ * With σ = 0 (noise-free, Algorithm 2) K_T may be singular; a jitter j is
+ * added explicitly to the diagonal of the normalized covariance (K + (σ²/s² +
+ * j) I). It is reported by dpbo_gp_nugget() and recorded in the run file.
+ *
+ * Each rank holds its own copy (all ranks append the same (λ_t, v_t) in the
+ * same order, so the copies are identical); it costs O(T²) memory. */
+#ifndef DPBO_GP_H
+#define DPBO_GP_H
+
+#include "dpbo/error.h"
+#include "dpbo/kernel.h"
+
+typedef struct dpbo_gp dpbo_gp;
+
+typedef struct dpbo_gp_prior {
+  double mean;       /* m0 */
+  double signal_std; /* s > 0 */
+  double noise_std;  /* σ >= 0 */
+  double jitter;     /* j >= 0, added to the normalized diagonal */
+} dpbo_gp_prior;
+
+dpbo_status dpbo_gp_create(const dpbo_kernel *kernel, const dpbo_gp_prior *prior, int capacity,
+                           dpbo_gp **out, dpbo_error *err);
+void dpbo_gp_destroy(dpbo_gp *gp);
+
+/* Adds observation v at unit coordinates u: extends the Cholesky factor by
+ * one row, O(t·d + t²). Fails (and leaves the GP unchanged) when capacity is
+ * reached or the new pivot is not positive (a repeated point with no noise
+ * and no jitter). */
+dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err);
+
+int dpbo_gp_count(const dpbo_gp *gp);
+int dpbo_gp_capacity(const dpbo_gp *gp);
+const dpbo_kernel *dpbo_gp_kernel(const dpbo_gp *gp);
+const dpbo_gp_prior *dpbo_gp_get_prior(const dpbo_gp *gp);
+
+/* Normalized noise-plus-jitter variance added to the kernel diagonal. */
+double dpbo_gp_nugget(const dpbo_gp *gp);
+
+/* The newest row of the Cholesky factor: row[0..t-2] = L^{-1}-weights of
+ * the last observation against the earlier ones, *pivot = L[t-1][t-1], and
+ * *z = (L^{-1} y)[t-1]. This is what a candidate's state needs to follow the
+ * posterior incrementally (ucb.c). t must be >= 1. */
+void dpbo_gp_last_row(const dpbo_gp *gp, const double **row, double *pivot, double *z);
+
+/* Lower Cholesky factor (t x t, row-major with leading dimension capacity). */
+const double *dpbo_gp_factor(const dpbo_gp *gp, int *leading_dim);
+
+/* Posterior mean and variance of f at u (units of v; latent f, no noise). */
+void dpbo_gp_predict(const dpbo_gp *gp, const double *u, double *mean, double *var);
+
+/* log p(v_1..v_t) under the prior, in units of v. */
+double dpbo_gp_log_likelihood(const dpbo_gp *gp);
+
+#endif

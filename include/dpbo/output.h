@@ -1,0 +1,36 @@
+/* The HDF5 run file (DESIGN.md section 6), written collectively with
+ * parallel HDF5 and atomically: every rank writes into "<path>.tmp.<pid>",
+ * rank 0 renames it to <path> once the file is closed, and on any failure the
+ * temporary file is removed, so a file at <path> is always whole.
+ *
+ * Layout:
+ *   /            attributes: dpbo_version, config_file, config.<section>.<key>
+ *                (every key as written), seed, ranks, complete, outcome,
+ *                sensitive (the trace depends on the validation data)
+ *   /space       attributes kind, size, names, lower, upper, scale, levels
+ *   /trace       index, lambda (T x d), unit (T x d), gain, mean, std, beta,
+ *                ucb, eval_seconds, step_seconds, worker
+ *   /posterior   unit (N x d), mean, std after the last step (units of v),
+ *                each rank writing its block; only when enabled
+ *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds */
+#ifndef DPBO_OUTPUT_H
+#define DPBO_OUTPUT_H
+
+#include <mpi.h>
+
+#include "dpbo/config.h"
+#include "dpbo/driver.h"
+#include "dpbo/error.h"
+
+/* Whether /posterior is written for a space of n points under this config
+ * (auto: n <= 1e6). */
+int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n);
+
+dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                  const dpbo_run *run, dpbo_error *err);
+
+/* Prints a run file's summary (and its trace when `trace` is set) to stdout;
+ * serial, for `dpbo info`. */
+dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err);
+
+#endif

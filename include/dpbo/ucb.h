@@ -1,0 +1,63 @@
+/* Distributed GP-UCB over a rank's block of Λ (paper eq. 3; Algorithm 1).
+ *
+ * Each rank keeps, for every candidate x of its block, the normalized
+ * posterior mean and variance and the whitened cross-covariances
+ * a(x) = L^{-1} k(X_t, x). After observation t the GP's new Cholesky row
+ * (l, pivot, z_t) gives
+ *     a_t(x) = (k(λ_t, x) - lᵀ a_{1..t-1}(x)) / pivot
+ *     μ_t(x) = μ_{t-1}(x) + a_t(x) z_t,   σ²_t(x) = σ²_{t-1}(x) - a_t(x)²
+ * so a step costs O(t·N/P) and never re-solves. Memory: T·N/P doubles.
+ *
+ * The next point maximizes μ + √β_t σ; ranks reduce their local maxima with
+ * one MPI_Allreduce whose operator keeps the larger score and, on a tie, the
+ * lower global index, so the choice does not depend on the number of ranks. */
+#ifndef DPBO_UCB_H
+#define DPBO_UCB_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dpbo/error.h"
+#include "dpbo/gp.h"
+#include "dpbo/space.h"
+
+typedef struct dpbo_ucb dpbo_ucb;
+
+/* β_t = 2 log(N t² π² / (3δ)) (Algorithm 1, line 3). */
+double dpbo_ucb_beta(int64_t n_candidates, int t, double delta);
+
+/* Builds the state of block [begin, begin+count) of `space` for up to
+ * `capacity` observations, at the prior (μ = 0, σ² = 1 normalized). */
+dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
+                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err);
+void dpbo_ucb_destroy(dpbo_ucb *ucb);
+
+/* Folds the GP's newest observation (at unit coordinates u) into the block. */
+dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, dpbo_error *err);
+
+typedef struct dpbo_ucb_choice {
+  double score;  /* normalized μ + √β σ */
+  int64_t index; /* global index in Λ */
+} dpbo_ucb_choice;
+
+/* The block's best candidate (ties to the lowest index); index -1 and score
+ * -inf on an empty block. */
+dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta);
+
+/* The global best over all ranks of comm (collective). */
+dpbo_status dpbo_ucb_select(MPI_Comm comm, const dpbo_ucb *ucb, double beta,
+                            dpbo_ucb_choice *choice, dpbo_error *err);
+
+/* Reduces choices across ranks (collective): larger score, then lower index. */
+dpbo_status dpbo_ucb_reduce(MPI_Comm comm, dpbo_ucb_choice *choice, dpbo_error *err);
+
+/* Block accessors (normalized units; multiply by s and add m0 for units of v). */
+int64_t dpbo_ucb_begin(const dpbo_ucb *ucb);
+int64_t dpbo_ucb_count(const dpbo_ucb *ucb);
+const double *dpbo_ucb_mean(const dpbo_ucb *ucb);
+const double *dpbo_ucb_var(const dpbo_ucb *ucb);
+const double *dpbo_ucb_unit(const dpbo_ucb *ucb);
+/* Bytes held by the block's state. */
+size_t dpbo_ucb_memory(const dpbo_ucb *ucb);
+
+#endif

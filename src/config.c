@@ -1,0 +1,475 @@
+#include "dpbo/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------
+ * Reading: inih calls our reader once per line, so the reader counts lines and
+ * the handler records each entry with its line number. */
+
+typedef struct config_reader {
+  FILE *file;
+  int line;
+  int too_long; /* first line that did not fit inih's buffer */
+} config_reader;
+
+static char *config_read_line(char *str, int num, void *stream) {
+  config_reader *reader = stream;
+  char *got = fgets(str, num, reader->file);
+  if (!got) return NULL;
+  reader->line++;
+  size_t len = strlen(str);
+  if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(reader->file)) {
+    if (!reader->too_long) reader->too_long = reader->line;
+    int c; /* skip the rest of the line; the error is reported afterwards */
+    while ((c = fgetc(reader->file)) != EOF && c != '\n') {
+    }
+  }
+  return got;
+}
+
+typedef struct config_parse {
+  dpbo_config *config;
+  config_reader *reader;
+  dpbo_status status;
+  dpbo_error *err;
+} config_parse;
+
+static dpbo_status config_add_entry(dpbo_config *config, const char *section, const char *key,
+                                    const char *value, int line, dpbo_error *err) {
+  const char *where = config->path;
+  if (strlen(section) >= sizeof config->entry[0].section || strlen(key) >= sizeof config->entry[0].key ||
+      strlen(value) >= sizeof config->entry[0].value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: section, key or value too long", where, line);
+  /* A --set override (line 0) replaces the file's value; a key written twice
+   * in the file is almost always a mistake. */
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
+      if (line > 0)
+        return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: key %s.%s repeats line %d", where, line,
+                              section, key, e->line);
+      snprintf(e->value, sizeof e->value, "%s", value);
+      e->line = line;
+      return DPBO_OK;
+    }
+  }
+  if (config->entry_count >= DPBO_CONFIG_MAX_ENTRIES)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: more than %d keys", where, line,
+                          DPBO_CONFIG_MAX_ENTRIES);
+  dpbo_config_entry *e = &config->entry[config->entry_count++];
+  snprintf(e->section, sizeof e->section, "%s", section);
+  snprintf(e->key, sizeof e->key, "%s", key);
+  snprintf(e->value, sizeof e->value, "%s", value);
+  e->line = line;
+  e->used = 0;
+  return DPBO_OK;
+}
+
+static int config_handler(void *user, const char *section, const char *name, const char *value) {
+  config_parse *parse = user;
+  if (parse->status != DPBO_OK) return 0;
+  parse->status = config_add_entry(parse->config, section, name, value, parse->reader->line, parse->err);
+  return parse->status == DPBO_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Typed lookups. Each marks its entry used; `where` renders "file:line" or
+ * "--set" for messages. */
+
+static void entry_where(const dpbo_config *config, const dpbo_config_entry *e, char *buf, size_t size) {
+  if (e->line > 0)
+    snprintf(buf, size, "%s:%d", config->path, e->line);
+  else
+    snprintf(buf, size, "--set %s.%s", e->section, e->key);
+}
+
+static dpbo_config_entry *config_find(dpbo_config *config, const char *section, const char *key) {
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
+      e->used = 1;
+      return e;
+    }
+  }
+  return NULL;
+}
+
+static dpbo_status config_string(dpbo_config *config, const char *section, const char *key,
+                                 const char *fallback, char *out, size_t size, dpbo_error *err) {
+  dpbo_config_entry *e = config_find(config, section, key);
+  const char *value = e ? e->value : fallback;
+  if (!value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+  if (strlen(value) >= size) {
+    char where[DPBO_PATH_MAX + 32];
+    entry_where(config, e, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value of %s.%s is too long", where, section, key);
+  }
+  snprintf(out, size, "%s", value);
+  return DPBO_OK;
+}
+
+static dpbo_status config_double(dpbo_config *config, const char *section, const char *key,
+                                 double fallback, int required, double *out, dpbo_error *err) {
+  dpbo_config_entry *e = config_find(config, section, key);
+  if (!e) {
+    if (required)
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+    *out = fallback;
+    return DPBO_OK;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(e->value, &end);
+  while (*end == ' ' || *end == '\t') end++;
+  if (end == e->value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    char where[DPBO_PATH_MAX + 32];
+    entry_where(config, e, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not a finite number", where,
+                          section, key, e->value);
+  }
+  *out = v;
+  return DPBO_OK;
+}
+
+static dpbo_status config_int64(dpbo_config *config, const char *section, const char *key,
+                                int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                dpbo_error *err) {
+  dpbo_config_entry *e = config_find(config, section, key);
+  if (!e) {
+    *out = fallback;
+    return DPBO_OK;
+  }
+  char where[DPBO_PATH_MAX + 32];
+  entry_where(config, e, where, sizeof where);
+  char *end;
+  errno = 0;
+  long long v = strtoll(e->value, &end, 10);
+  /* Allow integral values written like 1e6. */
+  if (*end == 'e' || *end == 'E' || *end == '.') {
+    double dv = strtod(e->value, &end);
+    if (dv == floor(dv) && fabs(dv) < 9.0e18) v = (long long)dv;
+    else end = (char *)e->value;
+  }
+  while (*end == ' ' || *end == '\t') end++;
+  if (end == e->value || *end != '\0' || errno == ERANGE)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
+                          section, key, e->value);
+  if (v < min || v > max)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = %lld is outside [%lld, %lld]", where,
+                          section, key, v, (long long)min, (long long)max);
+  *out = v;
+  return DPBO_OK;
+}
+
+static dpbo_status config_choice(dpbo_config *config, const char *section, const char *key,
+                                 const char *fallback, const char *const *choices, int *out,
+                                 dpbo_error *err) {
+  dpbo_config_entry *e = config_find(config, section, key);
+  const char *value = e ? e->value : fallback;
+  if (!value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+  char list[512] = "";
+  for (int i = 0; choices[i]; i++) {
+    if (strcmp(value, choices[i]) == 0) {
+      *out = i;
+      return DPBO_OK;
+    }
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+  }
+  char where[DPBO_PATH_MAX + 32];
+  entry_where(config, e, where, sizeof where);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not one of: %s", where, section,
+                        key, value, list);
+}
+
+/* Fails on a range violation with the key's location. */
+static dpbo_status config_require(dpbo_config *config, const char *section, const char *key,
+                                  int ok, const char *what, dpbo_error *err) {
+  if (ok) return DPBO_OK;
+  dpbo_config_entry *e = config_find(config, section, key);
+  char where[DPBO_PATH_MAX + 32];
+  if (e)
+    entry_where(config, e, where, sizeof where);
+  else
+    snprintf(where, sizeof where, "%s", config->path);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s %s", where, section, key, what);
+}
+
+/* ---------------------------------------------------------------------------
+ * Sections. */
+
+static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", NULL};
+
+static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char where[DPBO_PATH_MAX + 32];
+  entry_where(config, e, where, sizeof where);
+  if (config->dims >= DPBO_MAX_DIM)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: more than %d dimensions", where, DPBO_MAX_DIM);
+  dpbo_dim *dim = &config->dim[config->dims];
+  memset(dim, 0, sizeof *dim);
+  const char *name = e->key + 4;
+  if (!*name || strlen(name) >= sizeof dim->name)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension name in '%s' is empty or too long", where, e->key);
+  snprintf(dim->name, sizeof dim->name, "%s", name);
+  char scale[32];
+  double lo, hi;
+  long long levels = 1;
+  int consumed = 0;
+  int fields = sscanf(e->value, "%31s %lf %lf %n", scale, &lo, &hi, &consumed);
+  if (fields < 3)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s = '%s': expected 'linear|log LO HI [LEVELS]'",
+               where, name, e->value);
+  const char *rest = e->value + consumed;
+  if (*rest) {
+    char *end;
+    levels = strtoll(rest, &end, 10);
+    while (*end == ' ' || *end == '\t') end++;
+    if (end == rest || *end)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS '%s' is not an integer", where, name, rest);
+  }
+  if (strcmp(scale, "linear") == 0)
+    dim->scale = DPBO_SCALE_LINEAR;
+  else if (strcmp(scale, "log") == 0)
+    dim->scale = DPBO_SCALE_LOG;
+  else
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name, scale);
+  dim->lo = lo;
+  dim->hi = hi;
+  dim->levels = levels;
+  DPBO_TRY(dpbo_dim_validate(dim, config->space_kind, err));
+  config->dims++;
+done:
+  if (status != DPBO_OK && strncmp(err->message, where, strlen(where)) != 0)
+    dpbo_error_prefix(err, "%s", where);
+  return status;
+}
+
+static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t i64;
+  int choice;
+
+  /* Unknown sections first: they usually mean a typo. */
+  for (int i = 0; i < config->entry_count; i++) {
+    int known = 0;
+    for (int s = 0; known_sections[s]; s++) known |= strcmp(config->entry[i].section, known_sections[s]) == 0;
+    if (!known) {
+      char where[DPBO_PATH_MAX + 32];
+      entry_where(config, &config->entry[i], where, sizeof where);
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: run, space, gp, ucb, objective, output)",
+                 where, config->entry[i].section);
+    }
+  }
+
+  /* [run] */
+  DPBO_TRY(config_int64(config, "run", "iterations", 0, INT64_MIN, INT64_MAX, &i64, err));
+  DPBO_TRY(config_require(config, "run", "iterations", i64 >= 1 && i64 <= 1000000,
+                          "must be between 1 and 1000000 (the number of evaluations T)", err));
+  config->iterations = (int)i64;
+  DPBO_TRY(config_int64(config, "run", "seed", 1, 0, INT64_MAX, &i64, err));
+  config->seed = (uint64_t)i64;
+
+  /* [space] */
+  static const char *const space_kinds[] = {"grid", "sobol", "list", NULL};
+  DPBO_TRY(config_choice(config, "space", "kind", "sobol", space_kinds, &choice, err));
+  config->space_kind = (dpbo_space_kind)choice;
+  if (config->space_kind == DPBO_SPACE_SOBOL) {
+    DPBO_TRY(config_int64(config, "space", "points", 0, INT64_MIN, INT64_MAX, &config->points, err));
+    DPBO_TRY(config_require(config, "space", "points", config->points >= 1,
+                            "must be at least 1 (the candidate space is empty)", err));
+  }
+  if (config->space_kind == DPBO_SPACE_LIST)
+    DPBO_TRY(config_string(config, "space", "file", NULL, config->list_path, sizeof config->list_path, err));
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (strcmp(e->section, "space") == 0 && strncmp(e->key, "dim.", 4) == 0) {
+      e->used = 1;
+      DPBO_TRY(config_parse_dim(config, e, err));
+    }
+  }
+  if (config->dims == 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
+               config->path);
+
+  /* [gp] */
+  static const char *const kernels[] = {"se", "matern52", NULL};
+  DPBO_TRY(config_choice(config, "gp", "kernel", "matern52", kernels, &choice, err));
+  double lengthscale[DPBO_MAX_DIM];
+  {
+    char text[DPBO_PATH_MAX];
+    DPBO_TRY(config_string(config, "gp", "lengthscale", "0.2", text, sizeof text, err));
+    int n = 0;
+    char *cursor = text;
+    for (;;) {
+      char *end;
+      double v = strtod(cursor, &end);
+      if (end == cursor) break;
+      if (n < DPBO_MAX_DIM) lengthscale[n] = v;
+      n++;
+      cursor = end;
+      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+    }
+    int ok = *cursor == '\0' && (n == 1 || n == config->dims);
+    DPBO_TRY(config_require(config, "gp", "lengthscale", ok,
+                            "must be one number or one per dimension", err));
+    for (int i = n; i < config->dims; i++) lengthscale[i] = lengthscale[0];
+    for (int i = 0; i < config->dims; i++)
+      DPBO_TRY(config_require(config, "gp", "lengthscale", lengthscale[i] > 0 && isfinite(lengthscale[i]),
+                              "must be positive", err));
+  }
+  DPBO_TRY(dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
+  DPBO_TRY(config_double(config, "gp", "mean", 0.0, 0, &config->prior.mean, err));
+  DPBO_TRY(config_double(config, "gp", "signal_std", 1.0, 0, &config->prior.signal_std, err));
+  DPBO_TRY(config_require(config, "gp", "signal_std", config->prior.signal_std > 0, "must be positive", err));
+  DPBO_TRY(config_double(config, "gp", "noise_std", 0.1, 0, &config->prior.noise_std, err));
+  DPBO_TRY(config_require(config, "gp", "noise_std", config->prior.noise_std >= 0, "must be >= 0", err));
+  /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
+  DPBO_TRY(config_double(config, "gp", "jitter", config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
+                         &config->prior.jitter, err));
+  DPBO_TRY(config_require(config, "gp", "jitter", config->prior.jitter >= 0, "must be >= 0", err));
+
+  /* [ucb] */
+  DPBO_TRY(config_double(config, "ucb", "delta", 0.05, 0, &config->delta, err));
+  DPBO_TRY(config_require(config, "ucb", "delta", config->delta > 0 && config->delta < 1,
+                          "must lie in (0, 1)", err));
+
+  /* [objective] */
+  static const char *const objectives[] = {"svm", "synthetic", "command", NULL};
+  DPBO_TRY(config_choice(config, "objective", "kind", NULL, objectives, &choice, err));
+  config->objective = (dpbo_objective_kind)choice;
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    dpbo_svm_options *svm = &config->svm;
+    dpbo_svm_options_default(svm);
+    DPBO_TRY(config_string(config, "objective", "data", NULL, svm->data_path, sizeof svm->data_path, err));
+    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
+    DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
+    svm->format = (dpbo_data_format)choice;
+    DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &svm->train_rows, err));
+    DPBO_TRY(config_require(config, "objective", "train_rows", svm->train_rows >= 1, "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &svm->validation_rows, err));
+    DPBO_TRY(config_require(config, "objective", "validation_rows", svm->validation_rows >= 1,
+                            "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    svm->split_seed = (uint64_t)i64;
+    DPBO_TRY(config_double(config, "objective", "cache_mb", svm->cache_mb, 0, &svm->cache_mb, err));
+    DPBO_TRY(config_require(config, "objective", "cache_mb", svm->cache_mb > 0, "must be positive", err));
+    DPBO_TRY(config_double(config, "objective", "tolerance", svm->tolerance, 0, &svm->tolerance, err));
+    DPBO_TRY(config_require(config, "objective", "tolerance", svm->tolerance > 0, "must be positive", err));
+    DPBO_TRY(config_int64(config, "objective", "shrinking", svm->shrinking, 0, 1, &i64, err));
+    svm->shrinking = (int)i64;
+  } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
+    static const char *const functions[] = {"branin", "hartmann6", "gp_prior", NULL};
+    DPBO_TRY(config_choice(config, "objective", "function", NULL, functions, &choice, err));
+    config->synthetic = (dpbo_synthetic_kind)choice;
+    DPBO_TRY(config_int64(config, "objective", "features", 2048, 1, 1 << 24, &i64, err));
+    config->synthetic_features = (int)i64;
+    DPBO_TRY(config_double(config, "objective", "noise_std", 0.0, 0, &config->synthetic_noise_std, err));
+    DPBO_TRY(config_require(config, "objective", "noise_std", config->synthetic_noise_std >= 0,
+                            "must be >= 0", err));
+    DPBO_TRY(config_int64(config, "objective", "seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    config->synthetic_seed = (uint64_t)i64;
+    int need = config->synthetic == DPBO_SYNTH_BRANIN ? 2 : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6 : 0;
+    if (need && config->dims != need)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
+                 config->path, functions[config->synthetic], need, config->dims);
+  } else {
+    dpbo_command_options *cmd = &config->command;
+    DPBO_TRY(config_string(config, "objective", "command", NULL, cmd->command, sizeof cmd->command, err));
+    static const char *const passes[] = {"args", "env", NULL};
+    DPBO_TRY(config_choice(config, "objective", "pass", "args", passes, &choice, err));
+    cmd->pass = (dpbo_pass_mode)choice;
+    DPBO_TRY(config_double(config, "objective", "timeout_s", 0.0, 0, &cmd->timeout_s, err));
+  }
+
+  /* [output] */
+  DPBO_TRY(config_string(config, "output", "dir", "results", config->output_dir, sizeof config->output_dir, err));
+  {
+    char fallback[256];
+    const char *base = strrchr(config->path, '/');
+    snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : config->path);
+    char *dot = strrchr(fallback, '.');
+    if (dot && dot != fallback) *dot = '\0';
+    DPBO_TRY(config_string(config, "output", "name", fallback, config->output_name, sizeof config->output_name, err));
+    DPBO_TRY(config_require(config, "output", "name", config->output_name[0] && !strchr(config->output_name, '/'),
+                            "must be a non-empty file name without '/'", err));
+  }
+  static const char *const posterior[] = {"auto", "yes", "no", NULL};
+  DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
+  config->posterior = (dpbo_posterior_output)choice;
+
+  /* Everything written must have been used. */
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (e->used) continue;
+    char where[DPBO_PATH_MAX + 32];
+    entry_where(config, e, where, sizeof where);
+    if (strcmp(e->section, "objective") == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown key '%s' in [objective] for kind = %s", where, e->key,
+                 dpbo_objective_kind_name(config->objective));
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key, e->section);
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
+                             dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  config_reader reader = {NULL, 0, 0};
+  memset(config, 0, sizeof *config);
+  if (strlen(path) >= sizeof config->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
+  snprintf(config->path, sizeof config->path, "%s", path);
+
+  reader.file = fopen(path, "r");
+  if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot open config file %s: %s", path, strerror(errno));
+  config_parse parse = {config, &reader, DPBO_OK, err};
+  int rc = ini_parse_stream(config_read_line, &reader, config_handler, &parse);
+  if (parse.status != DPBO_OK) {
+    status = parse.status;
+    goto done;
+  }
+  if (reader.too_long)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: line is too long", path, reader.too_long);
+  if (rc > 0) DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+  if (rc < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s", path);
+  if (ferror(reader.file)) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+
+  for (int i = 0; i < override_count; i++) {
+    const char *text = overrides[i];
+    const char *dot = strchr(text, '.');
+    const char *eq = strchr(text, '=');
+    if (!dot || !eq || dot > eq || dot == text || eq == dot + 1)
+      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': expected section.key=value", text);
+    char section[64], key[128];
+    if ((size_t)(dot - text) >= sizeof section || (size_t)(eq - dot - 1) >= sizeof key)
+      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': section or key too long", text);
+    snprintf(section, sizeof section, "%.*s", (int)(dot - text), text);
+    snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+    DPBO_TRY(config_add_entry(config, section, key, eq + 1, 0, err));
+  }
+  DPBO_TRY(config_interpret(config, err));
+done:
+  if (reader.file) fclose(reader.file);
+  return status;
+}
+
+const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
+  switch (kind) {
+  case DPBO_OBJECTIVE_SVM: return "svm";
+  case DPBO_OBJECTIVE_SYNTHETIC: return "synthetic";
+  case DPBO_OBJECTIVE_COMMAND: return "command";
+  }
+  return "unknown";
+}
+
+void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
+  snprintf(path, size, "%s/%s.h5", config->output_dir, config->output_name);
+}

@@ -1,0 +1,145 @@
+#include "dpbo/gp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dpbo_gp {
+  dpbo_kernel kernel;
+  dpbo_gp_prior prior;
+  double nugget; /* (σ/s)² + jitter */
+  int capacity;
+  int t;
+  double *x;      /* capacity * d unit coordinates */
+  double *factor; /* capacity * capacity, lower triangle, row-major */
+  double *z;      /* L^{-1} y */
+  double *work;   /* capacity */
+  double log_det_half; /* Σ log L_ii */
+  double z_sq;         /* Σ z_i² */
+};
+
+dpbo_status dpbo_gp_create(const dpbo_kernel *kernel, const dpbo_gp_prior *prior, int capacity,
+                           dpbo_gp **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_gp *gp = NULL;
+  *out = NULL;
+  if (!(prior->signal_std > 0.0) || !isfinite(prior->signal_std))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP signal std must be positive, got %g", prior->signal_std);
+  if (!(prior->noise_std >= 0.0) || !isfinite(prior->noise_std))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP noise std must be >= 0, got %g", prior->noise_std);
+  if (!(prior->jitter >= 0.0) || !isfinite(prior->jitter))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP jitter must be >= 0, got %g", prior->jitter);
+  if (!isfinite(prior->mean)) DPBO_RAISE(DPBO_ERR_ARG, "GP prior mean must be finite");
+  if (capacity < 1) DPBO_RAISE(DPBO_ERR_ARG, "GP capacity must be >= 1, got %d", capacity);
+  DPBO_ALLOC(gp, 1, "GP");
+  gp->kernel = *kernel;
+  gp->prior = *prior;
+  double ratio = prior->noise_std / prior->signal_std;
+  gp->nugget = ratio * ratio + prior->jitter;
+  gp->capacity = capacity;
+  DPBO_ALLOC(gp->x, (size_t)capacity * kernel->d, "GP inputs");
+  DPBO_ALLOC(gp->factor, (size_t)capacity * capacity, "GP Cholesky factor");
+  DPBO_ALLOC(gp->z, capacity, "GP whitened targets");
+  DPBO_ALLOC(gp->work, capacity, "GP workspace");
+  *out = gp;
+  gp = NULL;
+done:
+  dpbo_gp_destroy(gp);
+  return status;
+}
+
+void dpbo_gp_destroy(dpbo_gp *gp) {
+  if (!gp) return;
+  free(gp->x);
+  free(gp->factor);
+  free(gp->z);
+  free(gp->work);
+  free(gp);
+}
+
+/* Solves L w = k(X, u) for w (forward substitution) into w[0..t). */
+static void gp_whiten(const dpbo_gp *gp, const double *u, double *w) {
+  const int d = gp->kernel.d;
+  for (int i = 0; i < gp->t; i++) {
+    const double *row = gp->factor + (size_t)i * gp->capacity;
+    double acc = dpbo_kernel_eval(&gp->kernel, gp->x + (size_t)i * d, u);
+    for (int j = 0; j < i; j++) acc -= row[j] * w[j];
+    w[i] = acc / row[i];
+  }
+}
+
+dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int t = gp->t;
+  const int d = gp->kernel.d;
+  if (t >= gp->capacity)
+    DPBO_RAISE(DPBO_ERR_ARG, "GP holds its capacity of %d observations", gp->capacity);
+  if (!isfinite(v)) DPBO_RAISE(DPBO_ERR_NUMERIC, "observation %d is not finite (%g)", t + 1, v);
+
+  /* New row l = L^{-1} k(X, u); pivot² = k(u,u) + nugget - lᵀl. */
+  double *row = gp->factor + (size_t)t * gp->capacity;
+  gp_whiten(gp, u, row);
+  double sq = 0.0;
+  for (int j = 0; j < t; j++) sq += row[j] * row[j];
+  double pivot_sq = 1.0 + gp->nugget - sq;
+  /* Below this the factor has lost all precision: the point repeats an
+   * earlier one and no noise or jitter separates them. */
+  if (!(pivot_sq > 1e-14 * (1.0 + gp->nugget)))
+    DPBO_RAISE(DPBO_ERR_NUMERIC,
+               "GP covariance became singular at observation %d (pivot² = %.3g): a repeated "
+               "point with noise_std = 0 needs a positive jitter",
+               t + 1, pivot_sq);
+  double pivot = sqrt(pivot_sq);
+  row[t] = pivot;
+
+  double y = (v - gp->prior.mean) / gp->prior.signal_std;
+  double acc = y;
+  for (int j = 0; j < t; j++) acc -= row[j] * gp->z[j];
+  gp->z[t] = acc / pivot;
+  memcpy(gp->x + (size_t)t * d, u, (size_t)d * sizeof *u);
+  gp->log_det_half += log(pivot);
+  gp->z_sq += gp->z[t] * gp->z[t];
+  gp->t = t + 1;
+done:
+  return status;
+}
+
+int dpbo_gp_count(const dpbo_gp *gp) { return gp->t; }
+int dpbo_gp_capacity(const dpbo_gp *gp) { return gp->capacity; }
+const dpbo_kernel *dpbo_gp_kernel(const dpbo_gp *gp) { return &gp->kernel; }
+const dpbo_gp_prior *dpbo_gp_get_prior(const dpbo_gp *gp) { return &gp->prior; }
+double dpbo_gp_nugget(const dpbo_gp *gp) { return gp->nugget; }
+
+void dpbo_gp_last_row(const dpbo_gp *gp, const double **row, double *pivot, double *z) {
+  const double *r = gp->factor + (size_t)(gp->t - 1) * gp->capacity;
+  *row = r;
+  *pivot = r[gp->t - 1];
+  *z = gp->z[gp->t - 1];
+}
+
+const double *dpbo_gp_factor(const dpbo_gp *gp, int *leading_dim) {
+  *leading_dim = gp->capacity;
+  return gp->factor;
+}
+
+void dpbo_gp_predict(const dpbo_gp *gp, const double *u, double *mean, double *var) {
+  double *w = gp->work;
+  gp_whiten(gp, u, w);
+  double m = 0.0, explained = 0.0;
+  for (int i = 0; i < gp->t; i++) {
+    m += w[i] * gp->z[i];
+    explained += w[i] * w[i];
+  }
+  double s = gp->prior.signal_std;
+  *mean = gp->prior.mean + s * m;
+  double v = 1.0 - explained;
+  *var = s * s * (v > 0.0 ? v : 0.0);
+}
+
+double dpbo_gp_log_likelihood(const dpbo_gp *gp) {
+  /* log N(y; 0, K + nugget I) = -½ zᵀz - Σ log L_ii - (t/2) log 2π, and the
+   * change of variables y = (v - m0)/s contributes -t log s. */
+  const double log_2pi = 1.8378770664093454836;
+  return -0.5 * gp->z_sq - gp->log_det_half - 0.5 * gp->t * log_2pi -
+         gp->t * log(gp->prior.signal_std);
+}

@@ -1,0 +1,417 @@
+#include "dpbo/output.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dpbo/version.h"
+
+/* ---------------------------------------------------------------------------
+ * Small HDF5 helpers. Attribute and dataset creation is collective in
+ * parallel HDF5, so every rank calls them with the same arguments. */
+
+static dpbo_status h5_attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
+                           dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
+  if (H5Awrite(attr, type, data) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  return status;
+}
+
+static dpbo_status h5_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t type = H5Tcopy(H5T_C_S1);
+  hid_t space = H5Screate(H5S_SCALAR);
+  H5Tset_size(type, strlen(value) + 1);
+  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  DPBO_TRY(h5_attr(obj, name, type, space, value, err));
+done:
+  H5Sclose(space);
+  H5Tclose(type);
+  return status;
+}
+
+static dpbo_status h5_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
+                                   dpbo_error *err) {
+  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  dpbo_status status = h5_attr(obj, name, H5T_NATIVE_DOUBLE, space, values, err);
+  H5Sclose(space);
+  return status;
+}
+
+static dpbo_status h5_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
+                                 dpbo_error *err) {
+  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  dpbo_status status = h5_attr(obj, name, H5T_NATIVE_INT64, space, values, err);
+  H5Sclose(space);
+  return status;
+}
+
+/* Creates dataset `name` of shape dims[0..rank) and writes `data` into rows
+ * [offset, offset+rows) of dimension 0; a rank with rows = 0 takes part in
+ * the collective call without writing. */
+static dpbo_status h5_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                  const void *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
+  hid_t dset = -1, memspace = -1, xfer = -1;
+  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
+  memspace = H5Screate_simple(ndims, count, NULL);
+  if (rows > 0) {
+    H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
+  } else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  xfer = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+done:
+  if (xfer >= 0) H5Pclose(xfer);
+  if (memspace >= 0) H5Sclose(memspace);
+  if (dset >= 0) H5Dclose(dset);
+  H5Sclose(filespace);
+  return status;
+}
+
+/* Rank 0 writes a whole small array (the trace); the others only join. */
+static dpbo_status h5_write_small(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
+  return h5_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
+}
+
+/* ---------------------------------------------------------------------------
+ * The run file. */
+
+int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
+  if (config->posterior == DPBO_POSTERIOR_YES) return 1;
+  if (config->posterior == DPBO_POSTERIOR_NO) return 0;
+  return n <= 1000000;
+}
+
+static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run, int nranks,
+                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(h5_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(h5_attr_string(file, "config_file", config->path, err));
+  for (int i = 0; i < config->entry_count; i++) {
+    char name[256];
+    snprintf(name, sizeof name, "config.%s.%s", config->entry[i].section, config->entry[i].key);
+    DPBO_TRY(h5_attr_string(file, name, config->entry[i].value, err));
+  }
+  int64_t seed = (int64_t)config->seed, ranks = nranks;
+  int64_t complete = run->steps == run->planned && run->outcome == DPBO_OK;
+  DPBO_TRY(h5_attr_int64(file, "seed", &seed, 1, err));
+  DPBO_TRY(h5_attr_int64(file, "ranks", &ranks, 1, err));
+  DPBO_TRY(h5_attr_int64(file, "complete", &complete, 1, err));
+  DPBO_TRY(h5_attr_string(file, "outcome", complete ? "completed all iterations" : run->outcome_message, err));
+  DPBO_TRY(h5_attr_string(file, "sensitive",
+                          "yes: /trace and /posterior depend on the validation data and are NOT "
+                          "differentially private; never publish them",
+                          err));
+done:
+  return status;
+}
+
+static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo_space *space,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(file, "space", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /space");
+  const int d = dpbo_space_dims(space);
+  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
+  int64_t levels[DPBO_MAX_DIM], size = dpbo_space_size(space);
+  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
+  for (int i = 0; i < d; i++) {
+    const dpbo_dim *dim = dpbo_space_dim(space, i);
+    lo[i] = dim->lo;
+    hi[i] = dim->hi;
+    levels[i] = dim->levels;
+    strcat(names, i ? "," : "");
+    strcat(names, dim->name);
+    strcat(scales, i ? "," : "");
+    strcat(scales, dim->scale == DPBO_SCALE_LOG ? "log" : "linear");
+  }
+  DPBO_TRY(h5_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
+  DPBO_TRY(h5_attr_int64(group, "size", &size, 1, err));
+  DPBO_TRY(h5_attr_string(group, "names", names, err));
+  DPBO_TRY(h5_attr_string(group, "scale", scales, err));
+  DPBO_TRY(h5_attr_doubles(group, "lower", lo, (hsize_t)d, err));
+  DPBO_TRY(h5_attr_doubles(group, "upper", hi, (hsize_t)d, err));
+  DPBO_TRY(h5_attr_int64(group, "levels", levels, (hsize_t)d, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run, int rank,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int d = dpbo_space_dims(run->space);
+  const hsize_t steps = (hsize_t)run->steps;
+  double *buf = NULL;
+  int64_t *ibuf = NULL;
+  hid_t group = H5Gcreate2(file, "trace", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /trace");
+  DPBO_ALLOC(buf, (steps ? steps : 1) * (hsize_t)d, "trace buffer");
+  DPBO_ALLOC(ibuf, steps ? steps : 1, "trace buffer");
+  hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
+
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].index;
+  DPBO_TRY(h5_write_small(group, "index", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
+  DPBO_TRY(h5_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
+  DPBO_TRY(h5_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
+  DPBO_TRY(h5_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+
+  /* Scalar columns, one dataset each. */
+  static const struct {
+    const char *name;
+    size_t offset;
+  } columns[] = {{"gain", offsetof(dpbo_trace_step, gain)},
+                 {"mean", offsetof(dpbo_trace_step, mean)},
+                 {"std", offsetof(dpbo_trace_step, std)},
+                 {"beta", offsetof(dpbo_trace_step, beta)},
+                 {"ucb", offsetof(dpbo_trace_step, ucb)},
+                 {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds)},
+                 {"step_seconds", offsetof(dpbo_trace_step, step_seconds)}};
+  for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
+    for (hsize_t t = 0; t < steps; t++)
+      buf[t] = *(const double *)((const char *)&run->trace[t] + columns[c].offset);
+    DPBO_TRY(h5_write_small(group, columns[c].name, H5T_NATIVE_DOUBLE, 1, dims1, buf, rank, err));
+  }
+  DPBO_TRY(h5_attr_doubles(group, "delta", &config->delta, 1, err));
+  DPBO_TRY(h5_attr_string(group, "note",
+                          "gain = v_t; mean, std: GP posterior of f at lambda_t before v_t; "
+                          "ucb = mean + sqrt(beta) std; beta_t = 2 log(N t^2 pi^2 / (3 delta))",
+                          err));
+done:
+  free(buf);
+  free(ibuf);
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status write_posterior(hid_t file, const dpbo_config *config, const dpbo_run *run,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int64_t count = dpbo_ucb_count(run->ucb), begin = dpbo_ucb_begin(run->ucb);
+  const int d = dpbo_space_dims(run->space);
+  const double m0 = config->prior.mean, s = config->prior.signal_std;
+  double *mean = NULL, *std = NULL;
+  hid_t group = H5Gcreate2(file, "posterior", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /posterior");
+  DPBO_ALLOC(mean, count, "posterior mean buffer");
+  DPBO_ALLOC(std, count, "posterior std buffer");
+  const double *mu = dpbo_ucb_mean(run->ucb), *var = dpbo_ucb_var(run->ucb);
+  for (int64_t i = 0; i < count; i++) {
+    mean[i] = m0 + s * mu[i];
+    std[i] = s * sqrt(var[i]);
+  }
+  hsize_t n = (hsize_t)dpbo_space_size(run->space);
+  hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
+  DPBO_TRY(h5_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
+                          dpbo_ucb_unit(run->ucb), err));
+  DPBO_TRY(h5_write_block(group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, mean, err));
+  DPBO_TRY(h5_write_block(group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, std, err));
+  int64_t observations = run->steps;
+  DPBO_TRY(h5_attr_int64(group, "observations", &observations, 1, err));
+done:
+  free(mean);
+  free(std);
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(file, "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
+  DPBO_TRY(h5_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
+  int64_t steps = run->steps, best = run->best_step + 1;
+  DPBO_TRY(h5_attr_int64(group, "steps", &steps, 1, err));
+  DPBO_TRY(h5_attr_int64(group, "best_step", &best, 1, err));
+  if (run->best_step >= 0) {
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    DPBO_TRY(h5_attr_doubles(group, "best_gain", &b->gain, 1, err));
+    DPBO_TRY(h5_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
+  }
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status ensure_dir(const char *path, dpbo_error *err) {
+  char dir[DPBO_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return DPBO_OK;
+  *slash = '\0';
+  /* mkdir -p */
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+      return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+    *p = '/';
+  }
+  if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                  const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  hid_t fapl = -1, file = -1;
+  char tmp[DPBO_PATH_MAX + 32];
+  long pid = (long)getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, pid);
+  if (rank == 0) local = ensure_dir(path, err);
+  if (MPI_Bcast(&local, 1, MPI_INT, 0, comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
+  if (local != DPBO_OK) {
+    if (rank != 0) DPBO_ERROR_SET(err, local, "cannot create the directory of %s", path);
+    status = local;
+    goto done;
+  }
+
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", tmp);
+  DPBO_TRY(write_root(file, config, run, size, err));
+  DPBO_TRY(write_space(file, config, run->space, err));
+  DPBO_TRY(write_trace(file, config, run, rank, err));
+  if (dpbo_output_wants_posterior(config, dpbo_space_size(run->space)))
+    DPBO_TRY(write_posterior(file, config, run, err));
+  DPBO_TRY(write_summary(file, run, err));
+  if (H5Fclose(file) < 0) {
+    file = -1;
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", tmp);
+  }
+  file = -1;
+  MPI_Barrier(comm);
+  if (rank == 0 && rename(tmp, path) != 0) local = DPBO_ERR_IO;
+  MPI_Bcast(&local, 1, MPI_INT, 0, comm);
+  if (local != DPBO_OK) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+done:
+  if (file >= 0) H5Fclose(file);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (status != DPBO_OK && rank == 0) remove(tmp);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * dpbo info */
+
+static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t type = H5Aget_type(attr), space = H5Aget_space(attr);
+  hssize_t n = H5Sget_simple_extent_npoints(space);
+  printf("  %s = ", name);
+  if (H5Tget_class(type) == H5T_STRING) {
+    size_t len = H5Tget_size(type);
+    char *text = calloc(len + 1, 1);
+    if (text && H5Aread(attr, type, text) >= 0) printf("%s", text);
+    free(text);
+  } else if (H5Tget_class(type) == H5T_INTEGER) {
+    int64_t *v = calloc((size_t)n, sizeof *v);
+    if (v && H5Aread(attr, H5T_NATIVE_INT64, v) >= 0)
+      for (hssize_t i = 0; i < n; i++) printf("%s%lld", i ? ", " : "", (long long)v[i]);
+    free(v);
+  } else {
+    double *v = calloc((size_t)n, sizeof *v);
+    if (v && H5Aread(attr, H5T_NATIVE_DOUBLE, v) >= 0)
+      for (hssize_t i = 0; i < n; i++) printf("%s%.10g", i ? ", " : "", v[i]);
+    free(v);
+  }
+  printf("\n");
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(attr);
+  return 0;
+}
+
+static dpbo_status read_column(hid_t file, const char *name, hid_t type, void *buf, dpbo_error *err) {
+  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
+  if (dset < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "dataset %s is missing", name);
+  herr_t rc = H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(dset);
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read %s", name) : DPBO_OK;
+}
+
+dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, dset = -1, space = -1;
+  double *gain = NULL, *lambda = NULL, *mean = NULL, *std = NULL;
+  int64_t *index = NULL;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  printf("%s\n", path);
+  H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+  static const char *const groups[] = {"space", "summary"};
+  for (int g = 0; g < 2; g++) {
+    hid_t group = -1;
+    H5E_BEGIN_TRY { group = H5Gopen2(file, groups[g], H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (group < 0) continue;
+    printf("/%s\n", groups[g]);
+    H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+    H5Gclose(group);
+  }
+  if (trace) {
+    H5E_BEGIN_TRY { dset = H5Dopen2(file, "trace/lambda", H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "%s has no /trace", path);
+    space = H5Dget_space(dset);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    DPBO_ALLOC(lambda, dims[0] * dims[1] + 1, "trace");
+    DPBO_ALLOC(gain, dims[0] + 1, "trace");
+    DPBO_ALLOC(mean, dims[0] + 1, "trace");
+    DPBO_ALLOC(std, dims[0] + 1, "trace");
+    DPBO_ALLOC(index, dims[0] + 1, "trace");
+    if (dims[0] > 0) {
+      DPBO_TRY(read_column(file, "trace/lambda", H5T_NATIVE_DOUBLE, lambda, err));
+      DPBO_TRY(read_column(file, "trace/gain", H5T_NATIVE_DOUBLE, gain, err));
+      DPBO_TRY(read_column(file, "trace/mean", H5T_NATIVE_DOUBLE, mean, err));
+      DPBO_TRY(read_column(file, "trace/std", H5T_NATIVE_DOUBLE, std, err));
+      DPBO_TRY(read_column(file, "trace/index", H5T_NATIVE_INT64, index, err));
+    }
+    printf("/trace (t index lambda... gain mean std)\n");
+    for (hsize_t t = 0; t < dims[0]; t++) {
+      printf("%llu %lld", (unsigned long long)t + 1, (long long)index[t]);
+      for (hsize_t j = 0; j < dims[1]; j++) printf(" %.17g", lambda[t * dims[1] + j]);
+      printf(" %.17g %.17g %.17g\n", gain[t], mean[t], std[t]);
+    }
+  }
+done:
+  free(gain);
+  free(lambda);
+  free(mean);
+  free(std);
+  free(index);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}

@@ -1,0 +1,166 @@
+#include "dpbo/ucb.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Candidates are updated in chunks small enough that the running dot product
+ * lᵀ a(x) stays in L1 while the rows of a stream through once. */
+enum { UCB_CHUNK = 512 };
+
+struct dpbo_ucb {
+  dpbo_kernel kernel;
+  int d;
+  int64_t begin, count;
+  int capacity, t;
+  double *unit; /* count * d */
+  double *mean; /* count */
+  double *var;  /* count */
+  double *cross; /* capacity * count: row j holds a_j(x) for the block */
+};
+
+double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
+  const double pi2 = 9.8696044010893586188;
+  return 2.0 * log((double)n_candidates * (double)t * (double)t * pi2 / (3.0 * delta));
+}
+
+dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
+                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_ucb *ucb = NULL;
+  *out = NULL;
+  if (count < 0 || begin < 0 || begin + count > dpbo_space_size(space))
+    DPBO_RAISE(DPBO_ERR_ARG, "block [%lld, %lld) outside the space of %lld points",
+               (long long)begin, (long long)(begin + count), (long long)dpbo_space_size(space));
+  DPBO_ALLOC(ucb, 1, "UCB state");
+  ucb->kernel = *kernel;
+  ucb->d = dpbo_space_dims(space);
+  ucb->begin = begin;
+  ucb->count = count;
+  ucb->capacity = capacity;
+  DPBO_ALLOC(ucb->unit, (size_t)count * ucb->d, "candidate coordinates");
+  DPBO_ALLOC(ucb->mean, count, "posterior means");
+  DPBO_ALLOC(ucb->var, count, "posterior variances");
+  DPBO_ALLOC(ucb->cross, (size_t)capacity * (size_t)count, "whitened cross-covariances");
+  for (int64_t i = 0; i < count; i++) {
+    DPBO_TRY(dpbo_space_unit(space, begin + i, ucb->unit + (size_t)i * ucb->d, err));
+    ucb->var[i] = 1.0;
+  }
+  *out = ucb;
+  ucb = NULL;
+done:
+  dpbo_ucb_destroy(ucb);
+  return status;
+}
+
+void dpbo_ucb_destroy(dpbo_ucb *ucb) {
+  if (!ucb) return;
+  free(ucb->unit);
+  free(ucb->mean);
+  free(ucb->var);
+  free(ucb->cross);
+  free(ucb);
+}
+
+dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int t = dpbo_gp_count(gp); /* observations including the new one */
+  if (t != ucb->t + 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
+  if (t > ucb->capacity)
+    DPBO_RAISE(DPBO_ERR_ARG, "UCB state capacity %d exceeded", ucb->capacity);
+  const double *l;
+  double pivot, z;
+  dpbo_gp_last_row(gp, &l, &pivot, &z);
+  const int prev = t - 1;
+  const int64_t n = ucb->count;
+  const int d = ucb->d;
+  double *newrow = ucb->cross + (size_t)prev * (size_t)n;
+  double acc[UCB_CHUNK];
+  for (int64_t start = 0; start < n; start += UCB_CHUNK) {
+    int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
+    for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
+    for (int j = 0; j < prev; j++) {
+      const double c = l[j];
+      const double *row = ucb->cross + (size_t)j * (size_t)n + start;
+      for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
+    }
+    const double inv_pivot = 1.0 / pivot;
+    for (int64_t i = 0; i < len; i++) {
+      const int64_t k = start + i;
+      double kx = dpbo_kernel_eval(&ucb->kernel, ucb->unit + (size_t)k * d, u);
+      double a = (kx - acc[i]) * inv_pivot;
+      newrow[k] = a;
+      ucb->mean[k] += a * z;
+      double v = ucb->var[k] - a * a;
+      ucb->var[k] = v > 0.0 ? v : 0.0;
+    }
+  }
+  ucb->t = t;
+done:
+  return status;
+}
+
+dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
+  dpbo_ucb_choice best = {-INFINITY, -1};
+  const double root_beta = sqrt(beta);
+  for (int64_t i = 0; i < ucb->count; i++) {
+    double score = ucb->mean[i] + root_beta * sqrt(ucb->var[i]);
+    if (score > best.score) { /* strict: the first (lowest) index wins ties */
+      best.score = score;
+      best.index = ucb->begin + i;
+    }
+  }
+  return best;
+}
+
+/* MPI reduction operator on dpbo_ucb_choice: larger score, then lower index.
+ * An empty block's index -1 never wins because its score is -inf. */
+static void ucb_choice_max(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const dpbo_ucb_choice *a = in;
+  dpbo_ucb_choice *b = inout;
+  for (int i = 0; i < *len; i++) {
+    int a_better = a[i].score > b[i].score ||
+                   (a[i].score == b[i].score && a[i].index >= 0 &&
+                    (b[i].index < 0 || a[i].index < b[i].index));
+    if (a_better) b[i] = a[i];
+  }
+}
+
+dpbo_status dpbo_ucb_reduce(MPI_Comm comm, dpbo_ucb_choice *choice, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int blocklens[2] = {1, 1};
+  MPI_Aint displs[2] = {offsetof(dpbo_ucb_choice, score), offsetof(dpbo_ucb_choice, index)};
+  MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT64_T};
+  dpbo_ucb_choice result;
+  if (MPI_Type_create_struct(2, blocklens, displs, types, &type) != MPI_SUCCESS ||
+      MPI_Type_commit(&type) != MPI_SUCCESS || MPI_Op_create(ucb_choice_max, 1, &op) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "cannot create the UCB reduction");
+  if (MPI_Allreduce(choice, &result, 1, type, op, comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Allreduce of the UCB maximum failed");
+  *choice = result;
+done:
+  if (op != MPI_OP_NULL) MPI_Op_free(&op);
+  if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  return status;
+}
+
+dpbo_status dpbo_ucb_select(MPI_Comm comm, const dpbo_ucb *ucb, double beta,
+                            dpbo_ucb_choice *choice, dpbo_error *err) {
+  *choice = dpbo_ucb_local_best(ucb, beta);
+  return dpbo_ucb_reduce(comm, choice, err);
+}
+
+int64_t dpbo_ucb_begin(const dpbo_ucb *ucb) { return ucb->begin; }
+int64_t dpbo_ucb_count(const dpbo_ucb *ucb) { return ucb->count; }
+const double *dpbo_ucb_mean(const dpbo_ucb *ucb) { return ucb->mean; }
+const double *dpbo_ucb_var(const dpbo_ucb *ucb) { return ucb->var; }
+const double *dpbo_ucb_unit(const dpbo_ucb *ucb) { return ucb->unit; }
+
+size_t dpbo_ucb_memory(const dpbo_ucb *ucb) {
+  size_t per_candidate = (size_t)ucb->d + 2 + (size_t)ucb->capacity;
+  return sizeof *ucb + per_candidate * (size_t)ucb->count * sizeof(double);
+}
