@@ -1,13 +1,18 @@
 /* The `command` objective: runs a user program once per evaluation and reads
  * the gain it prints.
  *
- * The program is run directly (fork + execvp, no shell) as
+ * The program is run directly (fork + exec, PATH searched as execvp does, no
+ * shell; stdin is /dev/null; its own process group) as
  *     program [args...] NAME1=VALUE1 NAME2=VALUE2 ...      (pass = args)
  * or with environment variables DPBO_<NAME>=VALUE            (pass = env),
  * values printed with %.17g. The gain is the last number on the last
- * non-empty line of its standard output. A non-zero exit, a signal, no
+ * non-empty line of its standard output: that line's last token (tokens split
+ * at blanks, ':', '=' and ','), e.g. "accuracy: 0.93". A non-zero exit, a signal, no
  * parsable number or running past timeout_s (the process group is killed)
- * fails that evaluation; the error message carries the tail of its stderr. */
+ * fails that evaluation (DPBO_ERR_OBJECTIVE); the error message carries the
+ * tail of its stderr. Environment names are upper-cased, with characters
+ * other than letters, digits and '_' turned into '_'. The program is looked
+ * up once, at creation: a missing program is a DPBO_ERR_CONFIG there. */
 #ifndef DPBO_COMMAND_H
 #define DPBO_COMMAND_H
 

@@ -4,7 +4,11 @@
  *   hartmann6: gain = +hartmann6(x) on [0,1]^6; max 3.32236801141551.
  *   gp_prior:  a function drawn from the GP prior m0 + s·g, g ~ GP(0, k2), on
  *              the space's unit coordinates, by random Fourier features
- *              (Rahimi & Recht 2007) with `features` cosines from PCG(seed). */
+ *              (Rahimi & Recht 2007) with `features` cosines from PCG(seed)
+ *              (stream 0x5e7, so every rank builds the same function).
+ * noise_std > 0 adds N(0, noise_std²) to every gain from PCG(seed, 0x5e8),
+ * one draw per evaluation: the noise depends on the evaluation order, which
+ * is reproducible as only one process evaluates, sequentially. */
 #ifndef DPBO_SYNTHETIC_H
 #define DPBO_SYNTHETIC_H
 
@@ -18,7 +22,8 @@ typedef enum { DPBO_SYNTH_BRANIN = 0, DPBO_SYNTH_HARTMANN6 = 1, DPBO_SYNTH_GP_PR
 typedef struct dpbo_synthetic_options {
   dpbo_synthetic_kind kind;
   /* gp_prior only */
-  const dpbo_space *space; /* to map values back to unit coordinates */
+  const dpbo_space *space; /* to map values back to unit coordinates; NULL: the
+                             values are unit coordinates already (d = kernel.d) */
   dpbo_kernel kernel;
   double mean, signal_std;
   double noise_std; /* Gaussian observation noise added to every gain (all kinds) */
