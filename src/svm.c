@@ -1,0 +1,244 @@
+/* The `svm` objective: LIBSVM C-SVC with an RBF kernel, gain = validation
+ * accuracy. The data is read, split and scaled once; every evaluation
+ * trains one model on the prepared svm_problem, predicts the validation
+ * rows and frees the model. */
+#include "dpbo/svm.h"
+
+#include <libsvm/svm.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct svm_impl {
+  struct svm_problem train;     /* l, y and x[i] pointing into train_nodes */
+  struct svm_node *train_nodes; /* all training rows, each ended by index -1 */
+  struct svm_node **valid_x;    /* validation rows, same layout */
+  struct svm_node *valid_nodes;
+  double *valid_y;
+  int n_valid;
+  dpbo_svm_options options;
+} svm_impl;
+
+/* LIBSVM prints its optimization progress to stdout by default; library
+ * code must not print (DESIGN.md section 7). */
+static void svm_print_nothing(const char *text) { (void)text; }
+
+void dpbo_svm_options_default(dpbo_svm_options *options) {
+  memset(options, 0, sizeof *options);
+  options->format = DPBO_FORMAT_AUTO;
+  /* svm-train's defaults for -m, -e and -h. */
+  options->cache_mb = 100.0;
+  options->tolerance = 0.001;
+  options->shrinking = 1;
+}
+
+/* Sparse LIBSVM rows of data: zeros omitted, as svm-train reads what
+ * svm-scale writes, so the in-process problem equals the one the
+ * command-line tools would build from dpbo_dataset_write_libsvm output. */
+static dpbo_status build_nodes(const dpbo_dataset *data, struct svm_node ***rows_out,
+                               struct svm_node **nodes_out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct svm_node **rows = NULL;
+  struct svm_node *nodes = NULL;
+  size_t d = (size_t)data->d;
+  size_t count = 0;
+  for (size_t k = 0; k < (size_t)data->n * d; k++) count += data->x[k] != 0.0;
+  count += (size_t)data->n; /* one terminator per row */
+  DPBO_ALLOC(rows, (size_t)data->n, "the LIBSVM row pointers");
+  DPBO_ALLOC(nodes, count, "the LIBSVM nodes");
+  struct svm_node *next = nodes;
+  for (int64_t i = 0; i < data->n; i++) {
+    const double *row = data->x + (size_t)i * d;
+    rows[i] = next;
+    for (size_t j = 0; j < d; j++) {
+      if (row[j] == 0.0) continue;
+      next->index = (int)j + 1;
+      next->value = row[j];
+      next++;
+    }
+    next->index = -1;
+    next->value = 0.0;
+    next++;
+  }
+  *rows_out = rows;
+  *nodes_out = nodes;
+  rows = NULL;
+  nodes = NULL;
+done:
+  free(rows);
+  free(nodes);
+  return status;
+}
+
+static void svm_destroy(void *impl_ptr) {
+  svm_impl *impl = impl_ptr;
+  if (!impl) return;
+  free(impl->train.x);
+  free(impl->train.y);
+  free(impl->train_nodes);
+  free(impl->valid_x);
+  free(impl->valid_nodes);
+  free(impl->valid_y);
+  free(impl);
+}
+
+/* Finds C and γ among the dimensions by name; any other dimension is an
+ * error, since the svm objective could not honour it. */
+static dpbo_status find_c_gamma(int d, const char *const *names, const double *values, double *C,
+                                double *gamma, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int have_c = 0, have_gamma = 0;
+  for (int i = 0; i < d; i++) {
+    const char *name = names && names[i] ? names[i] : "(unnamed)";
+    if (strcmp(name, "C") == 0 && !have_c) {
+      *C = values[i];
+      have_c = 1;
+    } else if (strcmp(name, "gamma") == 0 && !have_gamma) {
+      *gamma = values[i];
+      have_gamma = 1;
+    } else if (strcmp(name, "C") == 0 || strcmp(name, "gamma") == 0) {
+      DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: dimension '%s' appears twice", name);
+    } else {
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "svm objective: unknown dimension '%s' (the svm objective takes exactly 'C' "
+                 "and 'gamma')",
+                 name);
+    }
+  }
+  if (!have_c || !have_gamma)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: the space has no dimension named '%s'",
+               have_c ? "gamma" : "C");
+done:
+  return status;
+}
+
+static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
+                                const double *values, double *gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  svm_impl *impl = impl_ptr;
+  struct svm_model *model = NULL;
+  double C = 0.0, gamma = 0.0;
+  DPBO_TRY(find_c_gamma(d, names, values, &C, &gamma, err));
+  /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
+   * "1/features"), and non-finite values would train a meaningless model. */
+  if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "svm objective at C=%.17g, gamma=%.17g: C and gamma must be positive and finite", C,
+               gamma);
+
+  /* svm-train's defaults except C, γ and the three options. */
+  struct svm_parameter param;
+  memset(&param, 0, sizeof param);
+  param.svm_type = C_SVC;
+  param.kernel_type = RBF;
+  param.degree = 3;
+  param.gamma = gamma;
+  param.coef0 = 0.0;
+  param.nu = 0.5;
+  param.cache_size = impl->options.cache_mb;
+  param.C = C;
+  param.eps = impl->options.tolerance;
+  param.p = 0.1;
+  param.shrinking = impl->options.shrinking;
+  param.probability = 0;
+  param.nr_weight = 0;
+  param.weight_label = NULL;
+  param.weight = NULL;
+
+  const char *problem = svm_check_parameter(&impl->train, &param);
+  if (problem)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "svm objective at C=%.17g, gamma=%.17g: LIBSVM rejects the parameters: %s", C, gamma,
+               problem);
+  /* Set every time: the print hook is LIBSVM global state that other code
+   * in the process could have changed. */
+  svm_set_print_string_function(svm_print_nothing);
+  model = svm_train(&impl->train, &param);
+  if (!model)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "svm objective at C=%.17g, gamma=%.17g: svm_train failed", C,
+               gamma);
+  int correct = 0;
+  for (int i = 0; i < impl->n_valid; i++) {
+    /* Exact comparison, as svm-predict counts accuracy. */
+    correct += svm_predict(model, impl->valid_x[i]) == impl->valid_y[i];
+  }
+  *gain = (double)correct / (double)impl->n_valid;
+done:
+  if (model) svm_free_and_destroy_model(&model);
+  return status;
+}
+
+static const dpbo_objective_ops svm_ops = {"svm", svm_evaluate, svm_destroy};
+
+dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_objective *objective,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL, *train = NULL, *valid = NULL;
+  dpbo_scaling scaling;
+  memset(&scaling, 0, sizeof scaling);
+  svm_impl *impl = NULL;
+  if (!options || !objective) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_objective_create: NULL argument");
+  objective->ops = NULL;
+  objective->impl = NULL;
+  if (!memchr(options->data_path, '\0', sizeof options->data_path))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: data path is not NUL-terminated");
+  if (!options->data_path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: no data file given");
+  if (options->train_rows < 1 || options->validation_rows < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "svm objective: needs at least 1 training and 1 validation row, got %lld and %lld",
+               (long long)options->train_rows, (long long)options->validation_rows);
+  if (options->train_rows > INT_MAX || options->validation_rows > INT_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: LIBSVM takes at most %d rows per split", INT_MAX);
+  if (!(options->cache_mb > 0.0) || !(options->tolerance > 0.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "svm objective: cache size (%g MB) and tolerance (%g) must be positive",
+               options->cache_mb, options->tolerance);
+  if (options->shrinking != 0 && options->shrinking != 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: shrinking must be 0 or 1, got %d",
+               options->shrinking);
+
+  DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
+  /* LIBSVM groups classes by (int)label, so a fractional label would be
+   * silently merged with another class; refuse it instead. */
+  for (int64_t i = 0; i < data->n; i++) {
+    double y = data->y[i];
+    if (y != floor(y) || y < INT_MIN || y > INT_MAX)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "%s: the svm objective needs integer class labels; data row %lld has label %.17g",
+                 options->data_path, (long long)i + 1, y);
+  }
+  status = dpbo_dataset_split(data, options->split_seed, options->train_rows,
+                              options->validation_rows, &train, &valid, err);
+  if (status != DPBO_OK) {
+    dpbo_error_prefix(err, "svm objective on %s", options->data_path);
+    goto done;
+  }
+  /* Ranges from the training split only, applied to both splits. */
+  DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
+  dpbo_scaling_apply(&scaling, train);
+  dpbo_scaling_apply(&scaling, valid);
+
+  DPBO_ALLOC(impl, 1, "the svm objective");
+  impl->options = *options;
+  impl->train.l = (int)train->n;
+  DPBO_TRY(build_nodes(train, &impl->train.x, &impl->train_nodes, err));
+  DPBO_ALLOC(impl->train.y, (size_t)train->n, "the training labels");
+  memcpy(impl->train.y, train->y, (size_t)train->n * sizeof *train->y);
+  impl->n_valid = (int)valid->n;
+  DPBO_TRY(build_nodes(valid, &impl->valid_x, &impl->valid_nodes, err));
+  DPBO_ALLOC(impl->valid_y, (size_t)valid->n, "the validation labels");
+  memcpy(impl->valid_y, valid->y, (size_t)valid->n * sizeof *valid->y);
+  svm_set_print_string_function(svm_print_nothing);
+
+  objective->ops = &svm_ops;
+  objective->impl = impl;
+  impl = NULL;
+done:
+  svm_destroy(impl);
+  dpbo_scaling_free(&scaling);
+  dpbo_dataset_destroy(data);
+  dpbo_dataset_destroy(train);
+  dpbo_dataset_destroy(valid);
+  return status;
+}
