@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# One bad-input case per call: dpbo must exit with code 2, print one clear
+# message naming the file/line/key, and leave no run file behind.
+#   bad_input.sh CASE
+set -uo pipefail
+case_name=$1
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# A valid base: Branin on a small Sobol set, then each case breaks one thing.
+write_base() {
+  cat > run.ini <<INI
+[run]
+iterations = 3
+seed = 1
+[space]
+kind = sobol
+points = 64
+dim.x1 = linear -5 10
+dim.x2 = linear 0 15
+[gp]
+kernel = se
+lengthscale = 0.3
+mean = 0
+signal_std = 50
+noise_std = 1
+[objective]
+kind = synthetic
+function = branin
+[output]
+dir = $work/out
+name = run
+INI
+}
+
+# An SVM base on a tiny CSV written here.
+write_svm_base() {
+  local data=$1
+  cat > run.ini <<INI
+[run]
+iterations = 2
+[space]
+kind = sobol
+points = 16
+dim.C = log 0.1 10
+dim.gamma = log 0.01 1
+[gp]
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = svm
+data = $data
+train_rows = 4
+validation_rows = 2
+[output]
+dir = $work/out
+name = run
+INI
+}
+good_rows() { printf '0.1,0.2,1\n0.3,0.1,2\n0.5,0.9,1\n0.7,0.4,2\n0.2,0.8,1\n0.9,0.3,2\n'; }
+
+args=()
+config=run.ini
+expect=
+case $case_name in
+  missing_config)   config=$work/nope.ini; expect="cannot open config file $work/nope.ini" ;;
+  unreadable_config) mkdir dir.ini; config=dir.ini; expect="cannot read config file dir.ini" ;;
+  syntax_error)     write_base; echo "this is not a key" >> run.ini; expect="run.ini:21: syntax error" ;;
+  unknown_key)      write_base; sed -i 's/^seed = 1/sede = 1/' run.ini; expect="run.ini:3: unknown key 'sede' in \[run\]" ;;
+  unknown_section)  write_base; printf '[gpu]\nx = 1\n' >> run.ini; expect="run.ini:22: unknown section \[gpu\]" ;;
+  unknown_set)      write_base; args=(--set gp.lenghtscale=0.2); expect="--set gp.lenghtscale: unknown key 'lenghtscale' in \[gp\]" ;;
+  non_numeric)      write_base; sed -i 's/^signal_std = 50/signal_std = fifty/' run.ini; expect="run.ini:13: gp.signal_std = 'fifty' is not a finite number" ;;
+  reversed_bounds)  write_base; sed -i 's/^dim.x1 = linear -5 10/dim.x1 = linear 10 -5/' run.ini; expect="run.ini:7.*x1.*revers" ;;
+  log_nonpositive)  write_base; sed -i 's/^dim.x2 = linear 0 15/dim.x2 = log 0 15/' run.ini; expect="run.ini:8.*x2.*log" ;;
+  zero_iterations)  write_base; sed -i 's/^iterations = 3/iterations = 0/' run.ini; expect="run.ini:2: run.iterations must be between 1" ;;
+  negative_iterations) write_base; sed -i 's/^iterations = 3/iterations = -4/' run.ini; expect="run.ini:2: run.iterations must be between 1" ;;
+  empty_space)      write_base; sed -i 's/^points = 64/points = 0/' run.ini; expect="run.ini:6: space.points must be at least 1 \(the candidate space is empty\)" ;;
+  empty_list)       write_base; sed -i 's/^kind = sobol/kind = list\nfile = empty.txt/; /^points/d' run.ini; echo "# nothing" > empty.txt; expect="empty.txt.*(no points|empty)" ;;
+  missing_dataset)  write_svm_base "$work/none.csv"; expect="$work/none.csv" ;;
+  ragged_rows)      good_rows > d.csv; echo "0.5,1" >> d.csv; write_svm_base "$work/d.csv"; expect="d.csv:7" ;;
+  nan_value)        good_rows > d.csv; echo "nan,0.5,1" >> d.csv; write_svm_base "$work/d.csv"; expect="d.csv:7" ;;
+  empty_dataset)    : > d.csv; write_svm_base "$work/d.csv"; expect="d.csv.*empty" ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
+
+"$mpiexec" -n 2 --oversubscribe "$bin" run "$config" "${args[@]}" > stdout.txt 2> stderr.txt
+code=$?
+fail=0
+if [[ $code -ne 2 ]]; then echo "FAIL: exit code $code, expected 2"; fail=1; fi
+if ! grep -Eq -- "$expect" stderr.txt; then echo "FAIL: stderr does not match /$expect/"; fail=1; fi
+# One message, from rank 0 only (mpiexec may add its own notice lines).
+n=$(grep -c "dpbo: error:" stderr.txt)
+if [[ $n -ne 1 ]]; then echo "FAIL: $n error lines, expected 1"; fail=1; fi
+if [[ -n $(find "$work" -name '*.h5*' -print -quit) ]]; then echo "FAIL: an output file was written"; fail=1; fi
+echo "--- stderr:"; cat stderr.txt
+exit $fail

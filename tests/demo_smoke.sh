@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The embedded demo end to end on 2 ranks, shortened to 6 steps: the run file
+# must exist (and no temporary file), hold 6 trace rows whose gains are
+# accuracies in [0, 1], and name the best step consistently with the trace.
+set -uo pipefail
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+src=${DPBO_SOURCE_DIR:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$mpiexec" -n 2 --oversubscribe "$bin" run "$src/configs/demo.ini" \
+  --set run.iterations=6 --set output.dir="$work" > "$work/log.txt" 2>&1 \
+  || { cat "$work/log.txt"; echo "FAIL: demo exited $?"; exit 1; }
+cat "$work/log.txt"
+[[ -f $work/demo.h5 ]] || { echo "FAIL: no run file"; exit 1; }
+[[ -z $(ls "$work" | grep tmp) ]] || { echo "FAIL: temporary file left behind"; exit 1; }
+grep -q "best validation gain" "$work/log.txt" || { echo "FAIL: no summary line"; exit 1; }
+[[ $(grep -c '^\[' "$work/log.txt") -eq 6 ]] || { echo "FAIL: expected 6 progress lines"; exit 1; }
+"${DPBO_PYTHON:-python3}" - "$work/demo.h5" <<'PY' || exit 1
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    gain = f["trace/gain"][:]
+    assert gain.shape == (6,), gain.shape
+    assert np.all((gain >= 0) & (gain <= 1)), gain
+    best = int(f["summary"].attrs["best_step"])
+    assert gain[best - 1] == gain.max(), (best, gain)
+    assert f.attrs["complete"] == 1
+    assert f["posterior/mean"].shape == (4096,)
+    lam = f["trace/lambda"][:]
+    assert np.all((lam[:, 0] >= 1e-2) & (lam[:, 0] <= 1e4)), lam
+    print("trace gains:", gain, "best step", best)
+PY
