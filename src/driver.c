@@ -77,6 +77,7 @@ static void evaluate_at(dpbo_objective *objective, const dpbo_space *space, cons
   dpbo_status st = dpbo_space_unit(space, req->index, u, &err);
   if (st == DPBO_OK) {
     dpbo_space_to_values(space, u, values);
+    dpbo_objective_begin(objective, (uint64_t)req->step);
     st = dpbo_objective_evaluate(objective, d, names, values, &res->gain, &err);
   }
   res->seconds = MPI_Wtime() - start;

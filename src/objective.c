@@ -22,3 +22,8 @@ void dpbo_objective_destroy(dpbo_objective *objective) {
   objective->ops = NULL;
   objective->impl = NULL;
 }
+
+void dpbo_objective_begin(dpbo_objective *objective, uint64_t evaluation) {
+  if (objective && objective->ops && objective->ops->begin_evaluation)
+    objective->ops->begin_evaluation(objective->impl, evaluation);
+}

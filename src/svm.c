@@ -169,7 +169,7 @@ done:
   return status;
 }
 
-static const dpbo_objective_ops svm_ops = {"svm", svm_evaluate, svm_destroy};
+static const dpbo_objective_ops svm_ops = {.name = "svm", .evaluate = svm_evaluate, .destroy = svm_destroy};
 
 dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_objective *objective,
                                       dpbo_error *err) {

@@ -23,6 +23,7 @@ typedef struct synthetic {
   dpbo_synthetic_kind kind;
   int d;
   double noise_std;
+  uint64_t noise_seed;
   dpbo_rng noise_rng;
   /* gp_prior only */
   const dpbo_space *space; /* NULL: the values are unit coordinates already */
@@ -156,9 +157,9 @@ static dpbo_status synthetic_evaluate(void *impl, int d, const char *const *name
     break;
   }
   }
-  /* The noise stream advances once per evaluation, so the noise a point
-   * receives depends on the order of evaluations; that is reproducible as
-   * long as one process evaluates sequentially (rank 0 or a single worker). */
+  /* The noise stream is re-seeded for each evaluation number (see
+   * synthetic_begin), so the noise of evaluation t is the same whichever
+   * worker runs it; without the driver's announcement it simply advances. */
   if (s->noise_std > 0.0) value += s->noise_std * dpbo_rng_normal(&s->noise_rng);
   *gain = value;
 done:
@@ -173,8 +174,18 @@ static void synthetic_destroy(void *impl) {
   free(s);
 }
 
-static const dpbo_objective_ops synthetic_ops = {
-    .name = "synthetic", .evaluate = synthetic_evaluate, .destroy = synthetic_destroy};
+static void synthetic_begin(void *impl, uint64_t evaluation) {
+  synthetic *s = impl;
+  /* Stream SYNTH_STREAM_NOISE, one seed per evaluation: the seed is spread by
+   * a 64-bit odd multiplier so neighbouring evaluations start far apart. */
+  dpbo_rng_seed(&s->noise_rng, s->noise_seed ^ (evaluation * 0x9e3779b97f4a7c15ULL),
+                SYNTH_STREAM_NOISE);
+}
+
+static const dpbo_objective_ops synthetic_ops = {.name = "synthetic",
+                                                 .evaluate = synthetic_evaluate,
+                                                 .destroy = synthetic_destroy,
+                                                 .begin_evaluation = synthetic_begin};
 
 dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *options,
                                             dpbo_objective *objective, dpbo_error *err) {
@@ -187,6 +198,7 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
   DPBO_ALLOC(s, 1, "the synthetic objective");
   s->kind = options->kind;
   s->noise_std = options->noise_std;
+  s->noise_seed = options->seed;
   dpbo_rng_seed(&s->noise_rng, options->seed, SYNTH_STREAM_NOISE);
 
   switch (options->kind) {

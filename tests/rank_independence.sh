@@ -2,7 +2,8 @@
 # The same seeded problem on 1, 2 and 4 ranks must choose the identical λ
 # sequence and observe identical values (DESIGN.md section 4: ties go to the
 # lowest global index, so results cannot depend on the number of ranks).
-# The objective is a function drawn from the GP prior on 2,000 Sobol points.
+# The objective is a function drawn from the GP prior on 2,000 Sobol points,
+# observed with noise (drawn per evaluation number, not per worker).
 set -uo pipefail
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -28,6 +29,7 @@ noise_std = 0.05
 kind = synthetic
 function = gp_prior
 features = 1024
+noise_std = 0.05
 [output]
 dir = $work
 INI

@@ -9,6 +9,8 @@
 #ifndef DPBO_OBJECTIVE_H
 #define DPBO_OBJECTIVE_H
 
+#include <stdint.h>
+
 #include "dpbo/error.h"
 #include "dpbo/space.h"
 
@@ -18,6 +20,10 @@ typedef struct dpbo_objective_ops {
   dpbo_status (*evaluate)(void *impl, int d, const char *const *names, const double *values,
                           double *gain, dpbo_error *err);
   void (*destroy)(void *impl);
+  /* Optional: told the global number (1, 2, ...) of the evaluation about to
+   * run, so that randomness inside an objective (synthetic noise) depends on
+   * which evaluation it is, not on which worker process runs it. */
+  void (*begin_evaluation)(void *impl, uint64_t evaluation);
 } dpbo_objective_ops;
 
 typedef struct dpbo_objective {
@@ -30,5 +36,8 @@ dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char
 
 /* Destroys the implementation and resets the handle (safe on a zeroed one). */
 void dpbo_objective_destroy(dpbo_objective *objective);
+
+/* Announces evaluation number `evaluation` (>= 1) to objectives that care. */
+void dpbo_objective_begin(dpbo_objective *objective, uint64_t evaluation);
 
 #endif

@@ -6,9 +6,10 @@
  *              the space's unit coordinates, by random Fourier features
  *              (Rahimi & Recht 2007) with `features` cosines from PCG(seed)
  *              (stream 0x5e7, so every rank builds the same function).
- * noise_std > 0 adds N(0, noise_std²) to every gain from PCG(seed, 0x5e8),
- * one draw per evaluation: the noise depends on the evaluation order, which
- * is reproducible as only one process evaluates, sequentially. */
+ * noise_std > 0 adds N(0, noise_std²) to every gain from PCG stream 0x5e8,
+ * re-seeded from (seed, evaluation number) when the driver announces an
+ * evaluation (dpbo_objective_begin), so the noise of evaluation t does not
+ * depend on which worker rank runs it. */
 #ifndef DPBO_SYNTHETIC_H
 #define DPBO_SYNTHETIC_H
 
