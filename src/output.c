@@ -39,20 +39,23 @@ done:
   return status;
 }
 
-static dpbo_status h5_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
-                                   dpbo_error *err) {
+/* A numeric attribute: a scalar when n = 1, else a 1-D array. */
+static dpbo_status h5_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
+                                   hsize_t n, dpbo_error *err) {
   hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-  dpbo_status status = h5_attr(obj, name, H5T_NATIVE_DOUBLE, space, values, err);
+  dpbo_status status = h5_attr(obj, name, type, space, values, err);
   H5Sclose(space);
   return status;
 }
 
+static dpbo_status h5_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
+                                   dpbo_error *err) {
+  return h5_attr_numbers(obj, name, H5T_NATIVE_DOUBLE, values, n, err);
+}
+
 static dpbo_status h5_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
                                  dpbo_error *err) {
-  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-  dpbo_status status = h5_attr(obj, name, H5T_NATIVE_INT64, space, values, err);
-  H5Sclose(space);
-  return status;
+  return h5_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
 }
 
 /* Creates dataset `name` of shape dims[0..rank) and writes `data` into rows
