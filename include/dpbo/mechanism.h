@@ -1,0 +1,110 @@
+/* Differentially private mechanisms, floating-point safe (DESIGN.md section 3).
+ *
+ * Every sampler here is exact: it consumes uniform integers only and uses
+ * rational arithmetic, following Canonne, Kamath and Steinke (2020, "The
+ * Discrete Gaussian for Differential Privacy", Algorithms 1 and 2). Real
+ * inputs are first rounded to a power-of-two grid g, and the rounding is
+ * added to the sensitivity (|round(x) - round(x')| <= Δ + g), so what is
+ * released never depends on the low bits of a double.
+ *
+ *  - Laplace mechanism: x̃ = g·(round(x/g) + Z), Z ~ discrete Laplace with
+ *    P(Z = z) ∝ exp(-|z|/t), t = ceil((Δ + g)/(ε g)) (rounding t up only lowers
+ *    the privacy loss), g the power of two nearest to (Δ/ε)/2^40 (as Google's
+ *    library does). Released value optionally clamped to [lo, hi].
+ *  - Exponential mechanism over a distributed score vector: each candidate's
+ *    score q is rounded to k = round(q/g), and candidate i is drawn with
+ *    probability ∝ exp(η k_i), η = ε g/(2(Δ + g)) rounded down to a dyadic
+ *    rational. Sampling is exact rejection: a uniform global index i is
+ *    proposed and accepted with probability exp(-η (K - k_i)), K = max k;
+ *    ranks check the proposals they own, and one reduction finds the first
+ *    accepted proposal. Equal in law to exp(ε q/(2Δ')) normalized.
+ *  - Permute-and-flip (McKenna & Sheldon 2020; = report-noisy-max with
+ *    exponential noise, Ding et al. 2021): the same acceptance test, proposals
+ *    without replacement (a uniformly random order); never worse than the
+ *    exponential mechanism in expected score.
+ */
+#ifndef DPBO_MECHANISM_H
+#define DPBO_MECHANISM_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dpbo/error.h"
+#include "dpbo/noise.h"
+
+/* Exact Bernoulli(num/den) (num >= den gives 1) and Bernoulli(exp(-num/den))
+ * for any num/den >= 0, also above 1 (CKS Algorithm 1). den = 0 is treated as
+ * num/0 = +inf (or 0/0 = 0). */
+int dpbo_mech_bernoulli(dpbo_noise *noise, uint64_t num, uint64_t den);
+int dpbo_mech_bernoulli_exp(dpbo_noise *noise, uint64_t num, uint64_t den);
+
+/* Exact discrete Laplace with P(z) ∝ exp(-|z| den/num) (scale num/den), CKS
+ * Algorithm 2; num, den >= 1 (else 0). The value saturates at ±INT64_MAX,
+ * which has probability about exp(-2^63 den/num) (the mechanisms below keep
+ * 128 bits and never saturate). */
+int64_t dpbo_mech_discrete_laplace(dpbo_noise *noise, uint64_t num, uint64_t den);
+
+/* What a Laplace release reports about itself. */
+typedef struct dpbo_laplace_release {
+  double value;        /* released (rounded, noised, clamped) */
+  double epsilon;      /* requested ε */
+  double sensitivity;  /* Δ as given */
+  double granularity;  /* g */
+  double scale;        /* effective scale t·g in units of the value */
+  double epsilon_spent;/* (Δ + g)/(t g) <= ε: what the draw actually costs */
+  int clamped;
+} dpbo_laplace_release;
+
+/* Releases x with the Laplace mechanism for sensitivity Δ > 0 and ε > 0 (both
+ * finite; x finite, |x| < g·2^62); clamps to [lo, hi] when lo < hi
+ * (post-processing); lo == hi means no clamping; lo > hi or NaN is refused.
+ * t is computed so that epsilon_spent <= ε always (t is at most one grid step
+ * larger than needed: epsilon_spent >= ε (1 - 2^-39)). */
+dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
+                              double lo, double hi, dpbo_laplace_release *out, dpbo_error *err);
+
+typedef enum { DPBO_SELECT_EXPONENTIAL = 0, DPBO_SELECT_PERMUTE_AND_FLIP = 1 } dpbo_select_kind;
+
+typedef struct dpbo_select_release {
+  int64_t index;       /* chosen global index */
+  double epsilon;      /* requested ε */
+  double sensitivity;  /* Δ as given */
+  double granularity;  /* score grid g */
+  double eta_num, eta_den; /* η = num/den, the exact rate used */
+  double epsilon_spent;    /* 2 η (Δ + g)/g <= ε */
+  uint64_t proposals;      /* how many proposals were examined */
+} dpbo_select_release;
+
+/* Collective over comm: every rank passes the scores of its block
+ * [begin, begin + count) of a global index set of size n (the blocks must
+ * tile [0, n); checked). Only rank `root` draws from `noise` for proposals;
+ * acceptance coins are drawn by the rank owning the proposal from its own
+ * `noise` (every rank passes one; in seeded mode give each rank its own
+ * stream, e.g. stream = rank, or the coins of different ranks coincide).
+ * All ranks return the same index, or all fail with the same code (invalid
+ * input on one rank is reported on every rank).
+ * The scores' grid is g = Δ·2^-20 (rounded to a power of two); scores must be
+ * finite with |score| < g·2^62 = Δ·2^42. η = ε/(2(Δ/g + 1)) rounded down to
+ * 32 significant bits, so ε (1 - 2^-31) <= epsilon_spent <= ε unless ε is
+ * below about 2^-11 (then η = num/2^63 with fewer bits; ε < 2^-42 is refused).
+ * Expected proposals: n / Σ_i exp(-η (K - k_i)) for the exponential mechanism
+ * (at most n), fewer for permute-and-flip; the root's memory for
+ * permute-and-flip's random order is O(proposals). */
+dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
+                             const double *scores, int64_t begin, int64_t count, int64_t n,
+                             double sensitivity, double epsilon, dpbo_select_release *out,
+                             dpbo_error *err);
+
+/* Exact probabilities of dpbo_mech_select's output for a local score vector
+ * (for tests and `dpbo utility`), with the same rounding and η, computed
+ * stably (max subtracted, long double sums):
+ *  - exponential: p[i] ∝ exp(η k_i), any n;
+ *  - permute-and-flip: p[i] = a_i Σ_m e_m(1 - a_l, l != i)/(n C(n-1, m)),
+ *    a_i = exp(-η (K - k_i)); O(n^3), n <= 512. */
+dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *scores, int64_t n,
+                                           double sensitivity, double epsilon, double *p,
+                                           dpbo_error *err);
+
+const char *dpbo_select_kind_name(dpbo_select_kind kind);
+
+#endif

@@ -1,0 +1,28 @@
+/* Test-only entry points of mechanism.c, for the privacy audit (audit.c).
+ *
+ * noise_scale_factor multiplies the noise scale the mechanism would use for
+ * the requested ε: 1 is the real mechanism; 0.5 is the "deliberately broken"
+ * variant of the audit (half the Laplace scale, twice the selection rate η),
+ * whose true privacy loss is about 2ε while it still claims ε. These
+ * declarations live in src/, not in include/dpbo/, so that no release path
+ * can reach a scale other than 1: dpbo_mech_laplace and dpbo_mech_select call
+ * them with exactly 1. The double underscore marks them private (HDF5 habit).
+ * With a factor other than 1 the out->epsilon_spent field reports the true
+ * cost of the draw, which then exceeds the requested ε. */
+#ifndef DPBO_MECHANISM_PRIVATE_H
+#define DPBO_MECHANISM_PRIVATE_H
+
+#include "dpbo/mechanism.h"
+
+dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensitivity,
+                                      double epsilon, double lo, double hi,
+                                      double noise_scale_factor, dpbo_laplace_release *out,
+                                      dpbo_error *err);
+
+dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
+                                     dpbo_select_kind kind, const double *scores, int64_t begin,
+                                     int64_t count, int64_t n, double sensitivity, double epsilon,
+                                     double noise_scale_factor, dpbo_select_release *out,
+                                     dpbo_error *err);
+
+#endif
