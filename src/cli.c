@@ -7,13 +7,22 @@
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
 #include "dpbo/log.h"
+#include "dpbo/audit.h"
+#include "dpbo/comm.h"
 #include "dpbo/output.h"
+#include "dpbo/release.h"
 #include "dpbo/version.h"
 
 static const char usage_text[] =
     "usage:\n"
     "  dpbo run CONFIG [--set section.key=value ...] [--quiet]\n"
     "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
+    "      with [privacy] algorithm = 1|2|3, also writes the private release\n"
+    "      <output.dir>/<output.name>.release.h5 and .release.json\n"
+    "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
+    "      a new private release from a finished run (each draw spends budget)\n"
+    "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|all] [--broken] ...\n"
+    "      empirical privacy audit of the mechanisms\n"
     "  dpbo info FILE.h5 [--trace]\n"
     "      prints a run file's settings and summary (and its trace)\n"
     "  dpbo --help | --version\n"
@@ -37,6 +46,39 @@ static int exit_code_for(dpbo_status status) {
 static int report(int rank, const dpbo_error *err) {
   if (rank == 0) fprintf(stderr, "dpbo: error: %s\n", err->message);
   return exit_code_for(err->code);
+}
+
+/* Draws the configured private release from a finished run and writes the
+ * release file pair next to the run file. */
+static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
+                                     const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_noise noise;
+  dpbo_release *release = calloc(1, sizeof *release);
+  if (!release) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the release");
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(&noise, config->noise_seed, (uint64_t)rank);
+  else
+    dpbo_noise_init_os(&noise);
+  DPBO_TRY(dpbo_release_draw(comm, config, run, &noise, release, err));
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  dpbo_config_run_path(config, runfile, sizeof runfile);
+  int64_t drawn;
+  double eps_spent, delta_spent;
+  if (rank == 0) local = dpbo_release_write(release, h5, json, err);
+  if (rank == 0 && local == DPBO_OK)
+    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
+                                       &eps_spent, &delta_spent, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  if (rank == 0) {
+    dpbo_release_log(release, run);
+    dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
+                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+  }
+done:
+  free(release);
+  return status;
 }
 
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
@@ -91,6 +133,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
       goto done;
     }
   }
+  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+    if (release_after_run(comm, rank, config, &run, &err) != DPBO_OK) {
+      code = report(rank, &err);
+      goto done;
+    }
+  }
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
       fprintf(stderr, "dpbo: the run stopped after %d of %d steps: %s\n%s\n", run.steps, run.planned,
@@ -113,6 +161,162 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
 done:
   dpbo_run_free(&run);
+  free(config);
+  free(overrides);
+  return code;
+}
+
+/* dpbo release RUNFILE: a new private release from a finished run, without
+ * evaluating anything again (the posterior is rebuilt from the trace). */
+static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_status local = DPBO_OK;
+  int code = DPBO_EXIT_OK;
+  const char *runfile = NULL, *prefix = NULL;
+  const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+  const char **assignments = NULL;
+  int override_count = 0, assignment_count = 0;
+  char *text = NULL;
+  int64_t *index = NULL;
+  double *gain = NULL;
+  int complete = 0, steps = 0;
+  long long text_len = 0;
+  dpbo_config *config = calloc(1, sizeof *config);
+  dpbo_release *release = calloc(1, sizeof *release);
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  if (!overrides || !config || !release) {
+    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      overrides[override_count++] = argv[++i];
+    } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      prefix = argv[++i];
+    } else if (argv[i][0] == '-' || runfile) {
+      if (rank == 0) fprintf(stderr, "dpbo release: unexpected argument '%s'\n%s", argv[i], usage_text);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    } else {
+      runfile = argv[i];
+    }
+  }
+  if (!runfile) {
+    if (rank == 0) fprintf(stderr, "dpbo release: missing RUNFILE\n%s", usage_text);
+    code = DPBO_EXIT_BAD_INPUT;
+    goto done;
+  }
+  for (int i = 0; i < override_count; i++)
+    if (strncmp(overrides[i], "privacy.", 8) != 0) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo release: --set %s: only [privacy] settings can change after the run\n",
+                overrides[i]);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+
+  /* Rank 0 reads the run; every rank gets the settings and the trace. */
+  if (rank == 0) {
+    local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, &err);
+    if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
+  }
+  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    goto done;
+  }
+  MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm);
+  MPI_Bcast(&steps, 1, MPI_INT, 0, comm);
+  MPI_Bcast(&complete, 1, MPI_INT, 0, comm);
+  if (rank != 0) {
+    text = malloc((size_t)text_len);
+    index = malloc(sizeof *index * (size_t)(steps + 1));
+    gain = malloc(sizeof *gain * (size_t)(steps + 1));
+    if (!text || !index || !gain) {
+      fprintf(stderr, "dpbo: error: out of memory\n");
+      MPI_Abort(comm, DPBO_EXIT_FAILURE);
+    }
+  }
+  MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm);
+  MPI_Bcast(index, steps, MPI_INT64_T, 0, comm);
+  MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm);
+  assignments = calloc((size_t)text_len, sizeof *assignments);
+  if (!assignments) {
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
+  if (dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count, overrides, config, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    goto done;
+  }
+  if (!complete || steps != config->iterations) {
+    if (rank == 0)
+      fprintf(stderr, "dpbo: error: %s did not complete its %d iterations (%d done): nothing is released\n",
+              runfile, config->iterations, steps);
+    code = DPBO_EXIT_BAD_INPUT;
+    goto done;
+  }
+  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+  if (dpbo_driver_replay(comm, config, steps, index, gain, &run, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    goto done;
+  }
+  dpbo_noise noise;
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(&noise, config->noise_seed, (uint64_t)rank);
+  else
+    dpbo_noise_init_os(&noise);
+  if (dpbo_release_draw(comm, config, &run, &noise, release, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    goto done;
+  }
+  if (rank == 0) {
+    int64_t drawn = 0;
+    double eps_spent = 0, delta_spent = 0;
+    char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
+    /* The ledger first: a draw that cannot be recorded is not written out. */
+    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
+                                       &eps_spent, &delta_spent, &err);
+    if (local == DPBO_OK) {
+      if (prefix) {
+        snprintf(base, sizeof base, "%s", prefix);
+      } else {
+        snprintf(base, sizeof base, "%s", runfile);
+        size_t len = strlen(base);
+        if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
+        size_t used = strlen(base);
+        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)drawn);
+      }
+      snprintf(h5, sizeof h5, "%s.h5", base);
+      snprintf(json, sizeof json, "%s.json", base);
+      local = dpbo_release_write(release, h5, json, &err);
+    }
+    if (local == DPBO_OK) {
+      dpbo_release_log(release, &run);
+      double eb, db, ea, da;
+      dpbo_privacy_compose((int)drawn, release->epsilon_total, release->delta_total, 1e-6, &eb, &db, &ea, &da);
+      dpbo_log_info("release files: %s, %s", h5, json);
+      dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
+                    "releases of this run have spent epsilon = %.4g, delta = %.3g in all (basic "
+                    "composition)%s.",
+                    release->epsilon_total, release->delta_total, (long long)drawn, eps_spent, delta_spent,
+                    "");
+      if (drawn > 1 && ea < eps_spent)
+        dpbo_log_info("advanced composition (Dwork-Rothblum-Vadhan, delta' = 1e-6) bounds the same "
+                      "draws by epsilon = %.4g, delta = %.3g when all use the same settings.", ea, da);
+    }
+  }
+  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
+done:
+  dpbo_run_free(&run);
+  free(assignments);
+  free(text);
+  free(index);
+  free(gain);
+  free(release);
   free(config);
   free(overrides);
   return code;
@@ -157,6 +361,8 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   }
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
   if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
   return DPBO_EXIT_BAD_INPUT;
 }

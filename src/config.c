@@ -205,7 +205,7 @@ static dpbo_status config_require(dpbo_config *config, const char *section, cons
 /* ---------------------------------------------------------------------------
  * Sections. */
 
-static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", NULL};
+static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy", NULL};
 
 static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -252,6 +252,90 @@ done:
   return status;
 }
 
+/* [privacy]: the algorithm, the total budget and every refusal of issue #3
+ * (ε ≤ 0, δ ∉ (0,1), k1 ∉ [0,1], σ = 0 with Algorithm 1, a prior fitted on
+ * the validation data). Needs [gp] and [objective] read first. */
+static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int choice;
+  int64_t i64;
+  static const char *const algorithms[] = {"none", "1", "2", "3", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "algorithm", "none", algorithms, &choice, err));
+  config->algorithm = (dpbo_algorithm)choice;
+  DPBO_TRY(config_double(config, "privacy", "epsilon", 1.0, 0, &config->privacy_epsilon, err));
+  DPBO_TRY(config_require(config, "privacy", "epsilon", config->privacy_epsilon > 0,
+                          "must be positive (ε <= 0 gives no guarantee)", err));
+  DPBO_TRY(config_double(config, "privacy", "delta", 0.05, 0, &config->privacy_delta, err));
+  DPBO_TRY(config_require(config, "privacy", "delta",
+                          config->privacy_delta > 0 && config->privacy_delta < 1,
+                          "must lie in (0, 1)", err));
+  /* Algorithm 3 releases only the value, so the whole budget goes there. */
+  DPBO_TRY(config_double(config, "privacy", "split", 0.5, 0, &config->privacy_split, err));
+  if (config->algorithm == DPBO_ALGORITHM_3)
+    config->privacy_split = 0.0;
+  else
+    DPBO_TRY(config_require(config, "privacy", "split",
+                            config->privacy_split > 0 && config->privacy_split < 1,
+                            "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)",
+                            err));
+  DPBO_TRY(config_double(config, "privacy", "k1", 0.95, 0, &config->k1, err));
+  DPBO_TRY(config_require(config, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
+                          "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
+  static const char *const selections[] = {"exponential", "permute_and_flip", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "selection", "exponential", selections, &choice, err));
+  config->selection = (dpbo_select_kind)choice;
+  static const char *const sources[] = {"os", "seeded", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "noise", "os", sources, &choice, err));
+  config->noise = (dpbo_noise_kind)choice;
+  DPBO_TRY(config_int64(config, "privacy", "noise_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+  config->noise_seed = (uint64_t)i64;
+  {
+    /* Released accuracies are clamped to their valid range (post-processing). */
+    const char *fallback = config->objective == DPBO_OBJECTIVE_SVM      ? "0 1"
+                           : config->objective == DPBO_OBJECTIVE_LOGREG ? "-1 0"
+                                                                        : "";
+    char text[256];
+    DPBO_TRY(config_string(config, "privacy", "value_range", fallback, text, sizeof text, err));
+    config->clamp_value = 0;
+    if (text[0]) {
+      char tail;
+      int ok = sscanf(text, "%lf %lf %c", &config->value_lo, &config->value_hi, &tail) == 2 &&
+               isfinite(config->value_lo) && isfinite(config->value_hi) &&
+               config->value_lo < config->value_hi;
+      DPBO_TRY(config_require(config, "privacy", "value_range", ok, "must be 'LO HI' with LO < HI", err));
+      config->clamp_value = 1;
+    }
+  }
+  DPBO_TRY(config_double(config, "privacy", "A", 1.0, 0, &config->alg2_A, err));
+  DPBO_TRY(config_require(config, "privacy", "A", config->alg2_A >= 0, "must be >= 0", err));
+  DPBO_TRY(config_double(config, "privacy", "tau", 1.0, 0, &config->alg2_tau, err));
+  DPBO_TRY(config_require(config, "privacy", "tau", config->alg2_tau >= 0, "must be >= 0", err));
+  static const char *const prior_sources[] = {"public", "validation", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "prior_source", "public", prior_sources, &choice, err));
+  if (config->algorithm != DPBO_ALGORITHM_NONE && choice == 1)
+    DPBO_TRY(config_require(config, "privacy", "prior_source", 0,
+                            "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
+                            "validation data voids the guarantee; fix it from public or proxy data",
+                            err));
+
+  /* Each algorithm's assumptions. */
+  if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 1 needs observation noise (gp.noise_std > 0); "
+               "use algorithm = 2 for noise-free observations", config->path);
+  if (config->algorithm == DPBO_ALGORITHM_2 && config->prior.noise_std != 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 2 is for noise-free observations: set gp.noise_std = 0",
+               config->path);
+  if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
+      config->acquisition != DPBO_ACQ_UCB)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = %d rests on the UCB rule; only algorithm 3 allows "
+               "ucb.acquisition = ei", config->path, (int)config->algorithm);
+done:
+  return status;
+}
+
 static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t i64;
@@ -264,7 +348,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     if (!known) {
       char where[DPBO_PATH_MAX + 32];
       entry_where(config, &config->entry[i], where, sizeof where);
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: run, space, gp, ucb, objective, output)",
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: run, space, gp, ucb, objective, output, privacy)",
                  where, config->entry[i].section);
     }
   }
@@ -336,13 +420,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                          &config->prior.jitter, err));
   DPBO_TRY(config_require(config, "gp", "jitter", config->prior.jitter >= 0, "must be >= 0", err));
 
-  /* [ucb] */
-  DPBO_TRY(config_double(config, "ucb", "delta", 0.05, 0, &config->delta, err));
-  DPBO_TRY(config_require(config, "ucb", "delta", config->delta > 0 && config->delta < 1,
-                          "must lie in (0, 1)", err));
-
   /* [objective] */
-  static const char *const objectives[] = {"svm", "synthetic", "command", NULL};
+  static const char *const objectives[] = {"svm", "synthetic", "command", "logreg", NULL};
   DPBO_TRY(config_choice(config, "objective", "kind", NULL, objectives, &choice, err));
   config->objective = (dpbo_objective_kind)choice;
   if (config->objective == DPBO_OBJECTIVE_SVM) {
@@ -380,6 +459,26 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     if (need && config->dims != need)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
                  config->path, functions[config->synthetic], need, config->dims);
+  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    dpbo_logreg_options *lr = &config->logreg;
+    dpbo_logreg_options_default(lr);
+    DPBO_TRY(config_string(config, "objective", "data", NULL, lr->data_path, sizeof lr->data_path, err));
+    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
+    DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
+    lr->format = (dpbo_data_format)choice;
+    DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &lr->train_rows, err));
+    DPBO_TRY(config_require(config, "objective", "train_rows", lr->train_rows >= 1, "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &lr->validation_rows, err));
+    DPBO_TRY(config_require(config, "objective", "validation_rows", lr->validation_rows >= 1,
+                            "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    lr->split_seed = (uint64_t)i64;
+    DPBO_TRY(config_double(config, "objective", "positive_label", lr->positive_label, 0, &lr->positive_label, err));
+    static const char *const losses[] = {"sigmoid", "ramp", NULL};
+    DPBO_TRY(config_choice(config, "objective", "loss", "sigmoid", losses, &choice, err));
+    lr->loss = (dpbo_logreg_loss)choice;
+    DPBO_TRY(config_double(config, "objective", "tolerance", lr->tolerance, 0, &lr->tolerance, err));
+    DPBO_TRY(config_require(config, "objective", "tolerance", lr->tolerance > 0, "must be positive", err));
   } else {
     dpbo_command_options *cmd = &config->command;
     DPBO_TRY(config_string(config, "objective", "command", NULL, cmd->command, sizeof cmd->command, err));
@@ -387,6 +486,28 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(config_choice(config, "objective", "pass", "args", passes, &choice, err));
     cmd->pass = (dpbo_pass_mode)choice;
     DPBO_TRY(config_double(config, "objective", "timeout_s", 0.0, 0, &cmd->timeout_s, err));
+  }
+
+  /* [ucb] */
+  static const char *const acquisitions[] = {"ucb", "ei", NULL};
+  DPBO_TRY(config_choice(config, "ucb", "acquisition", "ucb", acquisitions, &choice, err));
+  config->acquisition = (dpbo_acquisition)choice;
+  DPBO_TRY(config_privacy(config, err));
+  /* With a GP-based release the run's β_t must use the δ the theorems use
+   * for ṽ (Srinivas et al.'s regret bound holds for the β the run used). */
+  {
+    double delta_default = 0.05;
+    if (config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2)
+      delta_default = config->privacy_delta * (1.0 - config->privacy_split);
+    dpbo_config_entry *given = config_find(config, "ucb", "delta");
+    DPBO_TRY(config_double(config, "ucb", "delta", delta_default, 0, &config->delta, err));
+    DPBO_TRY(config_require(config, "ucb", "delta", config->delta > 0 && config->delta < 1,
+                            "must lie in (0, 1)", err));
+    if (given && delta_default != 0.05 && config->delta != delta_default)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: ucb.delta = %g differs from the δ share of the released value (%g = "
+                 "privacy.delta × (1 − privacy.split)); leave ucb.delta unset",
+                 config->path, config->delta, delta_default);
   }
 
   /* [output] */
@@ -420,6 +541,9 @@ done:
   return status;
 }
 
+static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
+                                          const char *const *overrides, dpbo_error *err);
+
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -442,6 +566,30 @@ dpbo_status dpbo_config_load(const char *path, int override_count, const char *c
   if (rc < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s", path);
   if (ferror(reader.file)) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
 
+  DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
+  DPBO_TRY(config_interpret(config, err));
+done:
+  if (reader.file) fclose(reader.file);
+  return status;
+}
+
+dpbo_status dpbo_config_load_assignments(const char *label, int count, const char *const *assignments,
+                                         int override_count, const char *const *overrides,
+                                         dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(config, 0, sizeof *config);
+  snprintf(config->path, sizeof config->path, "%s", label);
+  DPBO_TRY(config_apply_overrides(config, count, assignments, err));
+  DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
+  DPBO_TRY(config_interpret(config, err));
+done:
+  return status;
+}
+
+/* "section.key=value" strings, each replacing or adding one entry (line 0). */
+static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
+                                          const char *const *overrides, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   for (int i = 0; i < override_count; i++) {
     const char *text = overrides[i];
     const char *dot = strchr(text, '.');
@@ -455,9 +603,7 @@ dpbo_status dpbo_config_load(const char *path, int override_count, const char *c
     snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
     DPBO_TRY(config_add_entry(config, section, key, eq + 1, 0, err));
   }
-  DPBO_TRY(config_interpret(config, err));
 done:
-  if (reader.file) fclose(reader.file);
   return status;
 }
 
@@ -466,6 +612,7 @@ const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
   case DPBO_OBJECTIVE_SVM: return "svm";
   case DPBO_OBJECTIVE_SYNTHETIC: return "synthetic";
   case DPBO_OBJECTIVE_COMMAND: return "command";
+  case DPBO_OBJECTIVE_LOGREG: return "logreg";
   }
   return "unknown";
 }

@@ -8,6 +8,7 @@
 #include "dpbo/comm.h"
 #include "dpbo/command.h"
 #include "dpbo/log.h"
+#include "dpbo/logreg.h"
 #include "dpbo/svm.h"
 #include "dpbo/synthetic.h"
 
@@ -59,6 +60,8 @@ static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space 
   }
   case DPBO_OBJECTIVE_COMMAND:
     return dpbo_command_objective_create(&config->command, objective, err);
+  case DPBO_OBJECTIVE_LOGREG:
+    return dpbo_logreg_objective_create(&config->logreg, objective, err);
   }
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown objective kind");
 }
@@ -102,6 +105,59 @@ static void format_duration(double seconds, char *buf, size_t size) {
     snprintf(buf, size, "%dh%02dm", (int)(seconds / 3600), (int)fmod(seconds / 60, 60));
 }
 
+/* Λ, this rank's block of it, the UCB state and the GP, with an empty trace
+ * of capacity T (collective: a failure on any rank fails all). */
+static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local;
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  memset(run, 0, sizeof *run);
+  run->planned = config->iterations;
+  run->best_step = -1;
+  local = dpbo_driver_space(config, &run->space, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  int64_t begin, count;
+  dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
+  local = dpbo_ucb_create(run->space, &config->kernel, begin, count, config->iterations, &run->ucb, err);
+  if (local == DPBO_OK)
+    local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
+  if (local == DPBO_OK) {
+    run->trace = calloc((size_t)config->iterations, sizeof *run->trace);
+    if (!run->trace) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  run->state_bytes = dpbo_ucb_memory(run->ucb);
+done:
+  return status;
+}
+
+dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
+                               const int64_t *index, const double *gain, dpbo_run *run,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(driver_setup(comm, config, run, err));
+  if (steps > config->iterations)
+    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps, config->iterations);
+  const int64_t n = dpbo_space_size(run->space);
+  for (int t = 0; t < steps; t++) {
+    dpbo_trace_step *step = &run->trace[t];
+    if (index[t] < 0 || index[t] >= n)
+      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", t + 1, (long long)index[t]);
+    step->index = index[t];
+    step->gain = gain[t];
+    DPBO_TRY(dpbo_space_unit(run->space, index[t], step->unit, err));
+    dpbo_space_to_values(run->space, step->unit, step->value);
+    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, gain[t], err));
+    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
+    run->steps = t + 1;
+    if (run->best_step < 0 || gain[t] > run->trace[run->best_step].gain) run->best_step = t;
+  }
+done:
+  return status;
+}
+
 dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_status local = DPBO_OK;
@@ -109,27 +165,16 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  memset(run, 0, sizeof *run);
-  run->planned = config->iterations;
-  run->best_step = -1;
   const double start = MPI_Wtime();
 
   /* Set-up: every rank builds Λ and its block; evaluating ranks build the
    * objective. Failures on any rank stop all ranks with the same message. */
-  local = dpbo_driver_space(config, &run->space, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_TRY(driver_setup(comm, config, run, err));
   const int64_t n = dpbo_space_size(run->space);
   const int d = dpbo_space_dims(run->space);
-  int64_t begin, count;
-  dpbo_space_block(n, size, rank, &begin, &count);
-  local = dpbo_ucb_create(run->space, &config->kernel, begin, count, config->iterations, &run->ucb, err);
-  if (local == DPBO_OK) local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  run->state_bytes = dpbo_ucb_memory(run->ucb);
   const int evaluates = size == 1 || rank != 0;
   if (evaluates) local = driver_objective(config, run->space, &objective, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_ALLOC(run->trace, config->iterations, "trace");
 
   if (rank == 0) {
     unsigned long long total = 0, mine = run->state_bytes;
@@ -151,14 +196,32 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *
     dpbo_trace_step *step = &run->trace[t - 1];
     step->beta = dpbo_ucb_beta(n, t, config->delta);
     dpbo_ucb_choice choice;
-    DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
+    step->alive = n;
+    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1) {
+      /* de Freitas et al.: drop what can no longer hold the maximum. */
+      double lcb = dpbo_ucb_local_max_lcb(run->ucb, step->beta), lcb_max;
+      int64_t alive, total;
+      if (MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+        DPBO_RAISE(DPBO_ERR_MPI, "reduction of the lower confidence bound failed");
+      DPBO_TRY(dpbo_ucb_prune(run->ucb, step->beta, lcb_max, &alive, err));
+      if (MPI_Allreduce(&alive, &total, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        DPBO_RAISE(DPBO_ERR_MPI, "reduction of the surviving candidates failed");
+      step->alive = total;
+    }
+    if (config->acquisition == DPBO_ACQ_EI) {
+      double best = run->best_step < 0 ? 0.0 : (run->trace[run->best_step].gain - m0) / s;
+      choice = dpbo_ucb_local_best_ei(run->ucb, best);
+      DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
+    } else {
+      DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
+    }
     step->index = choice.index;
     DPBO_TRY(dpbo_space_unit(run->space, choice.index, step->unit, err));
     dpbo_space_to_values(run->space, step->unit, step->value);
     double var;
     dpbo_gp_predict(run->gp, step->unit, &step->mean, &var);
     step->std = sqrt(var);
-    step->ucb = m0 + s * choice.score;
+    step->ucb = config->acquisition == DPBO_ACQ_EI ? s * choice.score : m0 + s * choice.score;
 
     /* Evaluation on the worker, result broadcast from rank 0. */
     eval_request req = {t, choice.index};

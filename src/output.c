@@ -176,6 +176,8 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   DPBO_TRY(h5_write_small(group, "index", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
   DPBO_TRY(h5_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].alive;
+  DPBO_TRY(h5_write_small(group, "alive", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
   DPBO_TRY(h5_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
@@ -416,5 +418,153 @@ done:
   if (space >= 0) H5Sclose(space);
   if (dset >= 0) H5Dclose(dset);
   if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * dpbo release: reading a run back, and the budget ledger. */
+
+typedef struct config_collect {
+  char *text;
+  size_t len, cap;
+  int failed;
+} config_collect;
+
+static herr_t collect_config_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  config_collect *c = data;
+  if (strncmp(name, "config.", 7) != 0) return 0;
+  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t type = H5Aget_type(attr);
+  size_t len = H5Tget_size(type);
+  char *value = calloc(len + 1, 1);
+  herr_t rc = value ? H5Aread(attr, type, value) : -1;
+  H5Tclose(type);
+  H5Aclose(attr);
+  if (rc < 0) {
+    free(value);
+    c->failed = 1;
+    return -1;
+  }
+  size_t need = c->len + strlen(name) + strlen(value) + 3;
+  if (need > c->cap) {
+    size_t cap = need * 2;
+    char *grown = realloc(c->text, cap);
+    if (!grown) {
+      free(value);
+      c->failed = 1;
+      return -1;
+    }
+    c->text = grown;
+    c->cap = cap;
+  }
+  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + 7, value);
+  free(value);
+  return 0;
+}
+
+static dpbo_status read_int64_attr(hid_t loc, const char *name, int64_t *value, dpbo_error *err) {
+  hid_t attr = -1;
+  H5E_BEGIN_TRY { attr = H5Aopen(loc, name, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (attr < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "attribute %s is missing", name);
+  herr_t rc = H5Aread(attr, H5T_NATIVE_INT64, value);
+  H5Aclose(attr);
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read attribute %s", name) : DPBO_OK;
+}
+
+dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
+                                   int64_t **index, double **gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, dset = -1, space = -1;
+  config_collect collect = {NULL, 0, 0, 0};
+  *assignments = NULL;
+  *index = NULL;
+  *gain = NULL;
+  *steps = 0;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  if (H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, collect_config_attr, &collect) < 0 || collect.failed)
+    DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
+  if (!collect.text) DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  int64_t done_flag = 0;
+  DPBO_TRY(read_int64_attr(file, "complete", &done_flag, err));
+  *complete = (int)done_flag;
+  H5E_BEGIN_TRY { dset = H5Dopen2(file, "trace/index", H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace/index", path);
+  space = H5Dget_space(dset);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space, &n, NULL);
+  DPBO_ALLOC(*index, n + 1, "trace indices");
+  DPBO_ALLOC(*gain, n + 1, "trace gains");
+  if (n > 0) {
+    DPBO_TRY(read_column(file, "trace/index", H5T_NATIVE_INT64, *index, err));
+    DPBO_TRY(read_column(file, "trace/gain", H5T_NATIVE_DOUBLE, *gain, err));
+  }
+  *steps = (int)n;
+  *assignments = collect.text;
+  collect.text = NULL;
+done:
+  free(collect.text);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  if (status != DPBO_OK) {
+    free(*index);
+    free(*gain);
+    *index = NULL;
+    *gain = NULL;
+  }
+  return status;
+}
+
+/* Reads a scalar attribute if present (else leaves *value), then rewrites it. */
+static dpbo_status ledger_update(hid_t file, const char *name, hid_t type, void *value,
+                                 void (*add)(void *value, const void *increment), const void *increment,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t attr = -1, space = -1;
+  htri_t exists = H5Aexists(file, name);
+  if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
+  if (exists) {
+    attr = H5Aopen(file, name, H5P_DEFAULT);
+    if (attr < 0 || H5Aread(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
+  } else {
+    space = H5Screate(H5S_SCALAR);
+    attr = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
+  }
+  add(value, increment);
+  if (H5Awrite(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  if (space >= 0) H5Sclose(space);
+  return status;
+}
+
+static void add_int64(void *value, const void *inc) { *(int64_t *)value += *(const int64_t *)inc; }
+static void add_budget(void *value, const void *inc) {
+  /* Outward rounding: the recorded spend is never below the true sum. */
+  *(double *)value = nextafter(*(double *)value + *(const double *)inc, INFINITY);
+}
+
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta, int64_t *count,
+                                       double *epsilon_spent, double *delta_spent, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1;
+  int64_t one = 1;
+  *count = 0;
+  *epsilon_spent = 0.0;
+  *delta_spent = 0.0;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s to record the release in its ledger", path);
+  DPBO_TRY(ledger_update(file, "releases_drawn", H5T_NATIVE_INT64, count, add_int64, &one, err));
+  DPBO_TRY(ledger_update(file, "release_epsilon_spent", H5T_NATIVE_DOUBLE, epsilon_spent, add_budget, &epsilon, err));
+  DPBO_TRY(ledger_update(file, "release_delta_spent", H5T_NATIVE_DOUBLE, delta_spent, add_budget, &delta, err));
+done:
+  if (file >= 0 && H5Fclose(file) < 0 && status == DPBO_OK)
+    status = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot close %s", path);
   return status;
 }

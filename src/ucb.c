@@ -18,6 +18,7 @@ struct dpbo_ucb {
   double *mean; /* count */
   double *var;  /* count */
   double *cross; /* capacity * count: row j holds a_j(x) for the block */
+  unsigned char *pruned; /* NULL until the first pruning (Algorithm 2) */
 };
 
 double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
@@ -60,6 +61,7 @@ void dpbo_ucb_destroy(dpbo_ucb *ucb) {
   free(ucb->mean);
   free(ucb->var);
   free(ucb->cross);
+  free(ucb->pruned);
   free(ucb);
 }
 
@@ -106,6 +108,7 @@ dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
   dpbo_ucb_choice best = {-INFINITY, -1};
   const double root_beta = sqrt(beta);
   for (int64_t i = 0; i < ucb->count; i++) {
+    if (ucb->pruned && ucb->pruned[i]) continue;
     double score = ucb->mean[i] + root_beta * sqrt(ucb->var[i]);
     if (score > best.score) { /* strict: the first (lowest) index wins ties */
       best.score = score;
@@ -113,6 +116,53 @@ dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
     }
   }
   return best;
+}
+
+dpbo_ucb_choice dpbo_ucb_local_best_ei(const dpbo_ucb *ucb, double best) {
+  dpbo_ucb_choice choice = {-INFINITY, -1};
+  const double inv_sqrt2 = 0.70710678118654752440, inv_sqrt2pi = 0.39894228040143267794;
+  for (int64_t i = 0; i < ucb->count; i++) {
+    if (ucb->pruned && ucb->pruned[i]) continue;
+    double sd = sqrt(ucb->var[i]);
+    double gap = ucb->mean[i] - best;
+    double ei;
+    if (sd > 0.0) {
+      double z = gap / sd;
+      ei = gap * 0.5 * erfc(-z * inv_sqrt2) + sd * inv_sqrt2pi * exp(-0.5 * z * z);
+    } else {
+      ei = gap > 0.0 ? gap : 0.0;
+    }
+    if (ei > choice.score) {
+      choice.score = ei;
+      choice.index = ucb->begin + i;
+    }
+  }
+  return choice;
+}
+
+double dpbo_ucb_local_max_lcb(const dpbo_ucb *ucb, double beta) {
+  double best = -INFINITY;
+  const double root_beta = sqrt(beta);
+  for (int64_t i = 0; i < ucb->count; i++) {
+    double lcb = ucb->mean[i] - root_beta * sqrt(ucb->var[i]);
+    if (lcb > best) best = lcb;
+  }
+  return best;
+}
+
+dpbo_status dpbo_ucb_prune(dpbo_ucb *ucb, double beta, double lcb_max, int64_t *alive,
+                           dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const double root_beta = sqrt(beta);
+  if (!ucb->pruned) DPBO_ALLOC(ucb->pruned, ucb->count, "pruning flags");
+  int64_t left = 0;
+  for (int64_t i = 0; i < ucb->count; i++) {
+    if (!ucb->pruned[i] && ucb->mean[i] + root_beta * sqrt(ucb->var[i]) < lcb_max) ucb->pruned[i] = 1;
+    left += !ucb->pruned[i];
+  }
+  *alive = left;
+done:
+  return status;
 }
 
 /* MPI reduction operator on dpbo_ucb_choice: larger score, then lower index.
@@ -162,5 +212,6 @@ const double *dpbo_ucb_unit(const dpbo_ucb *ucb) { return ucb->unit; }
 
 size_t dpbo_ucb_memory(const dpbo_ucb *ucb) {
   size_t per_candidate = (size_t)ucb->d + 2 + (size_t)ucb->capacity;
-  return sizeof *ucb + per_candidate * (size_t)ucb->count * sizeof(double);
+  return sizeof *ucb + per_candidate * (size_t)ucb->count * sizeof(double) +
+         (ucb->pruned ? (size_t)ucb->count : 0);
 }

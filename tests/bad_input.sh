@@ -84,6 +84,12 @@ case $case_name in
   ragged_rows)      good_rows > d.csv; echo "0.5,1" >> d.csv; write_svm_base "$work/d.csv"; expect="d.csv:7" ;;
   nan_value)        good_rows > d.csv; echo "nan,0.5,1" >> d.csv; write_svm_base "$work/d.csv"; expect="d.csv:7" ;;
   empty_dataset)    : > d.csv; write_svm_base "$work/d.csv"; expect="d.csv.*empty" ;;
+  privacy_epsilon)  write_base; printf '[privacy]\nalgorithm = 1\nepsilon = 0\n' >> run.ini; expect="run.ini:23: privacy.epsilon must be positive" ;;
+  privacy_delta)    write_base; printf '[privacy]\nalgorithm = 1\ndelta = 1\n' >> run.ini; expect="run.ini:23: privacy.delta must lie in \(0, 1\)" ;;
+  privacy_k1)       write_base; printf '[privacy]\nalgorithm = 1\nk1 = 1.5\n' >> run.ini; expect="run.ini:23: privacy.k1 must lie in \[0, 1\]" ;;
+  privacy_alg1_noise_free) write_base; sed -i 's/^noise_std = 1/noise_std = 0/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="algorithm = 1 needs observation noise" ;;
+  privacy_prior_on_validation) write_base; printf '[privacy]\nalgorithm = 1\nprior_source = validation\n' >> run.ini; expect="run.ini:23: privacy.prior_source = validation: a GP prior .* voids the guarantee" ;;
+  privacy_alg1_ei)  write_base; sed -i 's/^\[objective\]/[ucb]\nacquisition = ei\n[objective]/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="only algorithm 3 allows ucb.acquisition = ei" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

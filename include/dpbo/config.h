@@ -6,8 +6,12 @@
  *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
  *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
  *               mean (m0), signal_std (s), noise_std (σ), jitter
- *   [ucb]       delta (δ in β_t)
- *   [objective] kind = svm|synthetic|command and that kind's keys
+ *   [ucb]       delta (δ in β_t), acquisition = ucb|ei
+ *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
+ *               selection = exponential|permute_and_flip, noise = os|seeded,
+ *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
+ *               prior_source = public|validation
+ *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  *
  * Every key must be known and used: an unknown section or key, or a key that
@@ -22,6 +26,10 @@
 #include "dpbo/error.h"
 #include "dpbo/gp.h"
 #include "dpbo/kernel.h"
+#include "dpbo/logreg.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
 #include "dpbo/space.h"
 #include "dpbo/svm.h"
 #include "dpbo/synthetic.h"
@@ -29,7 +37,13 @@
 #define DPBO_PATH_MAX 4096
 #define DPBO_CONFIG_MAX_ENTRIES 256
 
-typedef enum { DPBO_OBJECTIVE_SVM = 0, DPBO_OBJECTIVE_SYNTHETIC = 1, DPBO_OBJECTIVE_COMMAND = 2 } dpbo_objective_kind;
+typedef enum {
+  DPBO_OBJECTIVE_SVM = 0,
+  DPBO_OBJECTIVE_SYNTHETIC = 1,
+  DPBO_OBJECTIVE_COMMAND = 2,
+  DPBO_OBJECTIVE_LOGREG = 3
+} dpbo_objective_kind;
+typedef enum { DPBO_ACQ_UCB = 0, DPBO_ACQ_EI = 1 } dpbo_acquisition;
 typedef enum { DPBO_POSTERIOR_AUTO = 0, DPBO_POSTERIOR_YES = 1, DPBO_POSTERIOR_NO = 2 } dpbo_posterior_output;
 
 /* One key = value as written (file line, or 0 for a --set override). */
@@ -57,6 +71,18 @@ typedef struct dpbo_config {
   dpbo_gp_prior prior;
   /* [ucb] */
   double delta;
+  dpbo_acquisition acquisition;
+  /* [privacy] */
+  dpbo_algorithm algorithm;
+  double privacy_epsilon, privacy_delta; /* totals over everything released */
+  double privacy_split;                  /* share of ε and δ spent on λ̃ */
+  double k1;
+  dpbo_select_kind selection;
+  dpbo_noise_kind noise;
+  uint64_t noise_seed;
+  int clamp_value;
+  double value_lo, value_hi;
+  double alg2_A, alg2_tau;
   /* [objective] */
   dpbo_objective_kind objective;
   dpbo_svm_options svm;
@@ -65,6 +91,7 @@ typedef struct dpbo_config {
   double synthetic_noise_std;
   uint64_t synthetic_seed;
   dpbo_command_options command;
+  dpbo_logreg_options logreg;
   /* [output] */
   char output_dir[DPBO_PATH_MAX];
   char output_name[256];
@@ -78,6 +105,13 @@ typedef struct dpbo_config {
  * is large; allocate it on the heap. */
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err);
+
+/* Builds a config from "section.key=value" assignments instead of a file
+ * (e.g. the settings stored in a run file); `label` names the source in
+ * messages. overrides are applied after them. */
+dpbo_status dpbo_config_load_assignments(const char *label, int count, const char *const *assignments,
+                                         int override_count, const char *const *overrides,
+                                         dpbo_config *config, dpbo_error *err);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
 

@@ -24,7 +24,8 @@ typedef struct dpbo_trace_step {
   double gain;                 /* v_t */
   double mean, std;            /* posterior of f at λ_t before observing v_t (units of v) */
   double beta;                 /* β_t */
-  double ucb;                  /* μ + √β σ at λ_t (units of v) */
+  double ucb;                  /* acquisition score at λ_t: μ + √β σ (units of v), or EI */
+  int64_t alive;               /* Algorithm 2: candidates not pruned when λ_t was chosen */
   double eval_seconds;         /* objective time on the worker */
   double step_seconds;         /* whole step, selection to update */
   int worker;                  /* rank that evaluated */
@@ -51,6 +52,13 @@ typedef struct dpbo_run {
  * Set-up failures (bad space, unreadable dataset on a worker) return an error
  * on every rank. */
 dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *run, dpbo_error *err);
+
+/* Rebuilds a finished run's state (Λ, blocks, GP, UCB posterior) from its
+ * trace: steps candidate indices and gains, identical on every rank
+ * (collective). Used to redraw a release without re-running the objective. */
+dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
+                               const int64_t *index, const double *gain, dpbo_run *run,
+                               dpbo_error *err);
 
 void dpbo_run_free(dpbo_run *run);
 

@@ -9,7 +9,7 @@
  *                sensitive (the trace depends on the validation data)
  *   /space       attributes kind, size, names, lower, upper, scale, levels
  *   /trace       index, lambda (T x d), unit (T x d), gain, mean, std, beta,
- *                ucb, eval_seconds, step_seconds, worker
+ *                ucb, eval_seconds, step_seconds, worker, alive (Algorithm 2 pruning)
  *   /posterior   unit (N x d), mean, std after the last step (units of v),
  *                each rank writing its block; only when enabled
  *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds */
@@ -32,5 +32,18 @@ dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_co
 /* Prints a run file's summary (and its trace when `trace` is set) to stdout;
  * serial, for `dpbo info`. */
 dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err);
+
+/* What `dpbo release` needs from a finished run file (serial, one rank):
+ * the stored settings as "section.key=value" lines joined by '\n'
+ * (malloc'd), whether the run completed, and the trace's candidate indices
+ * and gains (malloc'd, *steps long). */
+dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
+                                   int64_t **index, double **gain, dpbo_error *err);
+
+/* The run file's privacy ledger: adds one release of (ε, δ) to the
+ * attributes releases_drawn, release_epsilon_spent and release_delta_spent
+ * (basic composition, rounded outward) and returns the new totals. */
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta, int64_t *count,
+                                       double *epsilon_spent, double *delta_spent, dpbo_error *err);
 
 #endif

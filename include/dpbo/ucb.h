@@ -44,6 +44,20 @@ typedef struct dpbo_ucb_choice {
  * -inf on an empty block. */
 dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta);
 
+/* Expected improvement (Mockus 1978) over the best observation `best`
+ * (normalized units): EI = (μ − b) Φ(z) + σ φ(z), z = (μ − b)/σ. Used by
+ * Algorithm 3, whose guarantee holds for any acquisition. */
+dpbo_ucb_choice dpbo_ucb_local_best_ei(const dpbo_ucb *ucb, double best);
+
+/* Branch and bound of de Freitas, Smola & Zoghi (2012) for noise-free
+ * observations: the block's largest lower bound μ − √β σ, and pruning of the
+ * candidates whose upper bound μ + √β σ falls below the global largest lower
+ * bound. Pruned candidates stay pruned (the bounds hold jointly w.h.p.) and
+ * are never proposed again; returns the candidates still alive in the block. */
+double dpbo_ucb_local_max_lcb(const dpbo_ucb *ucb, double beta);
+dpbo_status dpbo_ucb_prune(dpbo_ucb *ucb, double beta, double lcb_max, int64_t *alive,
+                           dpbo_error *err);
+
 /* The global best over all ranks of comm (collective). */
 dpbo_status dpbo_ucb_select(MPI_Comm comm, const dpbo_ucb *ucb, double beta,
                             dpbo_ucb_choice *choice, dpbo_error *err);

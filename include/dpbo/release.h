@@ -1,0 +1,60 @@
+/* The private release after a run (paper Algorithms 1, 2, 3; DESIGN.md
+ * sections 2, 3, 6): λ̃ by the exponential mechanism (or permute-and-flip)
+ * over μ_T on Λ, and the best value by the Laplace mechanism, with every
+ * sensitivity term, the budget and the randomness source recorded.
+ *
+ * The release file holds only DP outputs and public settings, never a trace
+ * value: <dir>/<name>.release.h5 and a one-line <dir>/<name>.release.json,
+ * both written atomically. */
+#ifndef DPBO_RELEASE_H
+#define DPBO_RELEASE_H
+
+#include <mpi.h>
+
+#include "dpbo/config.h"
+#include "dpbo/driver.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
+
+typedef struct dpbo_release {
+  dpbo_algorithm algorithm;
+  dpbo_privacy_inputs inputs;
+  dpbo_sensitivity sens;
+  int64_t n;
+  int T, d;
+  char names[DPBO_MAX_DIM][DPBO_NAME_MAX];
+  int has_lambda;
+  double lambda[DPBO_MAX_DIM];
+  dpbo_select_kind selection;
+  dpbo_select_release select;
+  int has_value;
+  dpbo_laplace_release value;
+  double epsilon_lambda, delta_lambda, epsilon_value, delta_value;
+  double epsilon_total, delta_total; /* basic composition, rounded outward */
+  int reproducible;                  /* seeded noise: not for publication */
+  char source[256];
+  char guarantee[1024];
+} dpbo_release;
+
+/* The inputs of the sensitivities from a config and a run (public settings
+ * only; m for Algorithm 3 is the validation size, itself public). */
+dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *space,
+                                dpbo_privacy_inputs *in, dpbo_error *err);
+
+/* Draws a release from a finished run (collective). noise must be set up on
+ * every rank (OS source, or seeded with stream = rank). */
+dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                              dpbo_noise *noise, dpbo_release *out, dpbo_error *err);
+
+/* Writes the release file pair; call on one rank. */
+dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
+                               const char *json_path, dpbo_error *err);
+
+/* <output_dir>/<output_name>.release.h5 / .json */
+void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size);
+
+/* Logs the release next to the non-private best (rank 0 prints). */
+void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);
+
+#endif

@@ -1,0 +1,393 @@
+#include "dpbo/release.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dpbo/comm.h"
+#include "dpbo/log.h"
+#include "dpbo/ucb.h"
+#include "dpbo/version.h"
+
+/* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
+ * "lambda" dimension, and the validation loss's L and g*. */
+static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_space *space,
+                                       dpbo_privacy_inputs *in, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->objective != DPBO_OBJECTIVE_LOGREG)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 3 needs objective.kind = logreg (its Lipschitz and "
+               "convexity assumptions are what the guarantee rests on)", config->path);
+  if (dpbo_space_dims(space) != 1 || strcmp(dpbo_space_dim(space, 0)->name, "lambda") != 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: privacy.algorithm = 3 needs exactly one dimension, dim.lambda",
+               config->path);
+  const dpbo_dim *dim = dpbo_space_dim(space, 0);
+  in->lambda_min = dim->lo;
+  in->lambda_max = dim->hi;
+  in->validation_size = config->logreg.validation_rows;
+  dpbo_logreg_loss_constants(config->logreg.loss, &in->lipschitz, &in->gstar);
+done:
+  return status;
+}
+
+dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *space,
+                                dpbo_privacy_inputs *in, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(in, 0, sizeof *in);
+  in->algorithm = config->algorithm;
+  in->T = config->iterations;
+  in->k1 = config->k1;
+  in->signal_std = config->prior.signal_std;
+  in->noise_std = config->prior.noise_std;
+  /* The total (ε, δ) is split between λ̃ and the value; basic composition
+   * adds the two back up. */
+  in->delta_lambda = config->privacy_delta * config->privacy_split;
+  in->delta_value = config->privacy_delta * (1.0 - config->privacy_split);
+  in->alg2_A = config->alg2_A;
+  in->alg2_tau = config->alg2_tau;
+  if (config->algorithm == DPBO_ALGORITHM_3) DPBO_TRY(release_alg3_inputs(config, space, in, err));
+done:
+  return status;
+}
+
+/* The best observed value each algorithm releases: max_t v_t (Algorithm 1,
+ * Algorithm 3's f^BO) or max_{2 <= t <= T} f(λ_t) (Algorithm 2). */
+static double release_best_value(const dpbo_config *config, const dpbo_run *run) {
+  int first = config->algorithm == DPBO_ALGORITHM_2 ? 1 : 0;
+  double best = -INFINITY;
+  for (int t = first; t < run->steps; t++) best = fmax(best, run->trace[t].gain);
+  return best;
+}
+
+static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
+  const dpbo_privacy_inputs *in = &r->inputs;
+  switch (r->algorithm) {
+  case DPBO_ALGORITHM_1:
+  case DPBO_ALGORITHM_2:
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "lambda_tilde is (%.6g, %.6g)-DP and the released %s is (%.6g, %.6g)-DP for the "
+             "validation set (together (%.6g, %.6g)-DP by basic composition), assuming "
+             "(Assumption 1 of Kusner et al. 2015) that the validation gains of all validation "
+             "sets form a multi-task GP with k1(V,V') = %.6g and the stated prior (m0 = %.6g, "
+             "s = %.6g, sigma = %.6g, %s kernel, fixed before the validation data was seen)%s.",
+             r->epsilon_lambda, r->delta_lambda,
+             r->algorithm == DPBO_ALGORITHM_1 ? "v_tilde" : "f_tilde", r->epsilon_value,
+             r->delta_value, r->epsilon_total, r->delta_total, in->k1, config->prior.mean,
+             in->signal_std, in->noise_std, dpbo_kernel_kind_name(config->kernel.kind),
+             r->algorithm == DPBO_ALGORITHM_2
+                 ? ", noise-free observations and the regret bound of de Freitas, Smola and Zoghi "
+                   "(2012) with the given A and tau"
+                 : "");
+    break;
+  case DPBO_ALGORITHM_3:
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "f_tilde_L is %.6g-DP (pure, delta = 0) for the validation set of %lld records, "
+             "assuming (Assumption 2 of Kusner et al. 2015) a public training set, "
+             "L2-regularized logistic regression (a 1-Lipschitz convex loss) on inputs of norm "
+             "<= 1, lambda in [%.6g, %.6g], and a validation loss that is %.6g-Lipschitz and "
+             "bounded by %.6g.",
+             r->epsilon_value, (long long)in->validation_size, in->lambda_min, in->lambda_max,
+             in->lipschitz, in->gstar);
+    break;
+  case DPBO_ALGORITHM_NONE:
+    break;
+  }
+}
+
+dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                              dpbo_noise *noise, dpbo_release *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  double *scores = NULL;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  memset(out, 0, sizeof *out);
+  out->algorithm = config->algorithm;
+  out->n = dpbo_space_size(run->space);
+  out->T = run->steps;
+  out->d = dpbo_space_dims(run->space);
+  for (int i = 0; i < out->d; i++)
+    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
+  if (config->algorithm == DPBO_ALGORITHM_NONE)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
+               config->path);
+  if (run->steps != config->iterations || run->outcome != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "the run did not complete its %d iterations (%d done): the theorems need all T "
+               "steps, so nothing is released", config->iterations, run->steps);
+  if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
+    DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
+
+  DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
+  const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
+                                      &out->sens, err));
+  out->epsilon_lambda = config->privacy_epsilon * config->privacy_split;
+  out->epsilon_value = config->privacy_epsilon - out->epsilon_lambda;
+  out->delta_lambda = out->inputs.delta_lambda;
+  out->delta_value = config->algorithm == DPBO_ALGORITHM_3 ? 0.0 : out->inputs.delta_value;
+  out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  out->has_value = 1;
+  out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
+  dpbo_noise_describe(noise, out->source, sizeof out->source);
+
+  if (out->has_lambda) {
+    /* λ̃ ~ exp(ε μ_T(λ) / (2 Δ_λ)) over Λ, μ_T in units of v. */
+    out->selection = config->selection;
+    const double m0 = config->prior.mean, s = config->prior.signal_std;
+    const double *mu = dpbo_ucb_mean(run->ucb);
+    DPBO_ALLOC(scores, count, "release scores");
+    for (int64_t i = 0; i < count; i++) scores[i] = m0 + s * mu[i];
+    DPBO_TRY(dpbo_mech_select(comm, 0, noise, config->selection, scores, begin, count, out->n,
+                              out->sens.lambda_sensitivity, out->epsilon_lambda, &out->select, err));
+    double u[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
+    dpbo_space_to_values(run->space, u, out->lambda);
+  }
+
+  /* The value: drawn on rank 0, shared with every rank. */
+  if (rank == 0) {
+    double best = release_best_value(config, run);
+    double lo = config->clamp_value ? config->value_lo : 0.0;
+    double hi = config->clamp_value ? config->value_hi : 0.0;
+    local = dpbo_mech_laplace(noise, best, out->sens.value_sensitivity, out->epsilon_value, lo, hi,
+                              &out->value, err);
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  if (MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the released value failed");
+
+  /* What was actually spent (≤ requested after the samplers' outward
+   * rounding), composed. */
+  double eps_l = out->has_lambda ? out->select.epsilon_spent : 0.0;
+  out->epsilon_total = dpbo_privacy_round_up(eps_l + out->value.epsilon_spent);
+  out->delta_total = dpbo_privacy_round_up(out->delta_lambda * out->has_lambda + out->delta_value);
+  release_guarantee(out, config);
+  DPBO_TRY(dpbo_noise_check(noise, err));
+done:
+  free(scores);
+  return status;
+}
+
+void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size) {
+  snprintf(h5_path, size, "%s/%s.release.h5", config->output_dir, config->output_name);
+  snprintf(json_path, size, "%s/%s.release.json", config->output_dir, config->output_name);
+}
+
+/* ---------------------------------------------------------------------------
+ * Writing. */
+
+static void json_string(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* Doubles in JSON: shortest round-trip form; JSON has no NaN/inf. */
+static void json_number(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.17g", x);
+  else
+    fputs("null", f);
+}
+
+static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char tmp[DPBO_PATH_MAX + 64];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  const dpbo_sensitivity *s = &r->sens;
+  fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
+  json_string(f, dpbo_algorithm_name(r->algorithm));
+  if (r->has_lambda) {
+    fputs(",\"lambda\":{", f);
+    for (int i = 0; i < r->d; i++) {
+      if (i) fputc(',', f);
+      json_string(f, r->names[i]);
+      fputc(':', f);
+      json_number(f, r->lambda[i]);
+    }
+    fputs("},\"lambda_mechanism\":", f);
+    json_string(f, dpbo_select_kind_name(r->selection));
+    fputs(",\"epsilon_lambda\":", f);
+    json_number(f, r->epsilon_lambda);
+    fputs(",\"delta_lambda\":", f);
+    json_number(f, r->delta_lambda);
+    fputs(",\"sensitivity_lambda\":", f);
+    json_number(f, s->lambda_sensitivity);
+  }
+  fputs(",\"value\":", f);
+  json_number(f, r->value.value);
+  fputs(",\"value_mechanism\":\"laplace\",\"epsilon_value\":", f);
+  json_number(f, r->epsilon_value);
+  fputs(",\"delta_value\":", f);
+  json_number(f, r->delta_value);
+  fputs(",\"sensitivity_value\":", f);
+  json_number(f, s->value_sensitivity);
+  fputs(",\"epsilon_total\":", f);
+  json_number(f, r->epsilon_total);
+  fputs(",\"delta_total\":", f);
+  json_number(f, r->delta_total);
+  fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
+  const struct {
+    const char *name;
+    double value;
+  } terms[] = {{"beta_T", s->beta_T},   {"beta_T_plus_1", s->beta_T1},   {"c_lambda", s->c_lambda},
+               {"c_value", s->c_value}, {"q", s->q},                     {"C1", s->C1},
+               {"gamma_greedy", s->gamma_greedy}, {"gamma_T", s->gamma_T}, {"regret_term", s->regret_term},
+               {"k1", s->k1},           {"signal_std", s->signal_std},   {"laplace_granularity", r->value.granularity},
+               {"laplace_scale", r->value.scale}};
+  fputs(",\"terms\":{", f);
+  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+    if (i) fputc(',', f);
+    json_string(f, terms[i].name);
+    fputc(':', f);
+    json_number(f, terms[i].value);
+  }
+  fputs("},\"randomness\":", f);
+  json_string(f, r->source);
+  fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":", r->reproducible ? "true" : "false");
+  json_string(f, r->guarantee);
+  fputs("}\n", f);
+  if (fclose(f) != 0) {
+    f = NULL;
+    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  }
+  f = NULL;
+  if (rename(tmp, path) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+done:
+  if (f) fclose(f);
+  if (status != DPBO_OK) remove(tmp);
+  return status;
+}
+
+static dpbo_status h5_put(hid_t loc, const char *name, hid_t type, hsize_t n, const void *data,
+                          dpbo_error *err) {
+  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, data);
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write release attribute %s", name) : DPBO_OK;
+}
+
+static dpbo_status h5_put_string(hid_t loc, const char *name, const char *text, dpbo_error *err) {
+  hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, strlen(text) + 1);
+  dpbo_status status = h5_put(loc, name, type, 1, text, err);
+  H5Tclose(type);
+  return status;
+}
+
+static dpbo_status h5_put_double(hid_t loc, const char *name, double x, dpbo_error *err) {
+  return h5_put(loc, name, H5T_NATIVE_DOUBLE, 1, &x, err);
+}
+
+static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char tmp[DPBO_PATH_MAX + 64];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  /* Serial HDF5 on one rank: the release is a handful of numbers. */
+  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (file < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", tmp);
+  const dpbo_sensitivity *s = &r->sens;
+  int64_t n = r->n, T = r->T;
+  DPBO_TRY(h5_put_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(h5_put_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
+  DPBO_TRY(h5_put_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(h5_put_string(file, "randomness", r->source, err));
+  DPBO_TRY(h5_put_string(file, "publication",
+                         r->reproducible ? "reproducible, not for publication (seeded noise)"
+                                         : "drawn from the operating system CSPRNG",
+                         err));
+  DPBO_TRY(h5_put(file, "N", H5T_NATIVE_INT64, 1, &n, err));
+  DPBO_TRY(h5_put(file, "T", H5T_NATIVE_INT64, 1, &T, err));
+  DPBO_TRY(h5_put_double(file, "epsilon_total", r->epsilon_total, err));
+  DPBO_TRY(h5_put_double(file, "delta_total", r->delta_total, err));
+  if (r->has_lambda) {
+    char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
+    for (int i = 0; i < r->d; i++) {
+      if (i) strcat(names, ",");
+      strcat(names, r->names[i]);
+    }
+    DPBO_TRY(h5_put(file, "lambda", H5T_NATIVE_DOUBLE, (hsize_t)r->d, r->lambda, err));
+    DPBO_TRY(h5_put_string(file, "lambda_names", names, err));
+    DPBO_TRY(h5_put_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
+    DPBO_TRY(h5_put_double(file, "epsilon_lambda", r->epsilon_lambda, err));
+    DPBO_TRY(h5_put_double(file, "delta_lambda", r->delta_lambda, err));
+    DPBO_TRY(h5_put_double(file, "sensitivity_lambda", s->lambda_sensitivity, err));
+    DPBO_TRY(h5_put_double(file, "score_granularity", r->select.granularity, err));
+  }
+  DPBO_TRY(h5_put_double(file, "value", r->value.value, err));
+  DPBO_TRY(h5_put_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
+  DPBO_TRY(h5_put_double(file, "epsilon_value", r->epsilon_value, err));
+  DPBO_TRY(h5_put_double(file, "delta_value", r->delta_value, err));
+  DPBO_TRY(h5_put_double(file, "sensitivity_value", s->value_sensitivity, err));
+  DPBO_TRY(h5_put_double(file, "laplace_granularity", r->value.granularity, err));
+  DPBO_TRY(h5_put_double(file, "laplace_scale", r->value.scale, err));
+  const struct {
+    const char *name;
+    double value;
+  } terms[] = {{"beta_T", s->beta_T}, {"beta_T_plus_1", s->beta_T1}, {"c_lambda", s->c_lambda},
+               {"c_value", s->c_value}, {"q", s->q}, {"C1", s->C1}, {"gamma_greedy", s->gamma_greedy},
+               {"gamma_T", s->gamma_T}, {"regret_term", s->regret_term}, {"k1", s->k1},
+               {"signal_std", s->signal_std}};
+  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+    DPBO_TRY(h5_put_double(file, terms[i].name, terms[i].value, err));
+  if (H5Fclose(file) < 0) {
+    file = -1;
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", tmp);
+  }
+  file = -1;
+  if (rename(tmp, path) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+done:
+  if (file >= 0) H5Fclose(file);
+  if (status != DPBO_OK) remove(tmp);
+  return status;
+}
+
+dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
+                               const char *json_path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(write_h5(release, h5_path, err));
+  DPBO_TRY(write_json(release, json_path, err));
+done:
+  return status;
+}
+
+void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
+  char lambda[512] = "";
+  size_t used = 0;
+  for (int i = 0; i < r->d && r->has_lambda; i++)
+    used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                             r->names[i], r->lambda[i]);
+  dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:", dpbo_algorithm_name(r->algorithm),
+                r->epsilon_total, r->delta_total,
+                r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
+  if (r->has_lambda)
+    dpbo_log_info("  lambda~ = (%s)   [%s, epsilon %.4g, sensitivity %.4g]", lambda,
+                  dpbo_select_kind_name(r->selection), r->epsilon_lambda, r->sens.lambda_sensitivity);
+  dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
+                r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
+                r->value.clamped ? ", clamped" : "");
+  if (run && run->best_step >= 0) {
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    used = 0;
+    lambda[0] = '\0';
+    for (int i = 0; i < r->d; i++)
+      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                               r->names[i], b->value[i]);
+    dpbo_log_info("  non-private best (NOT for publication): value %.6g at (%s)", b->gain, lambda);
+  }
+}
