@@ -2,12 +2,13 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Candidates are updated in chunks small enough that the running dot product
  * lᵀ a(x) stays in L1 while the rows of a stream through once. */
-enum { UCB_CHUNK = 512 };
+enum { UCB_CHUNK = 1024 };
 
 struct dpbo_ucb {
   dpbo_kernel kernel;
@@ -24,6 +25,23 @@ struct dpbo_ucb {
 double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
   const double pi2 = 9.8696044010893586188;
   return 2.0 * log((double)n_candidates * (double)t * (double)t * pi2 / (3.0 * delta));
+}
+
+/* The cross-covariance rows are the step's whole memory traffic: ask for
+ * transparent huge pages, so that a step streams through few TLB entries and
+ * a run's first touch takes 512 times fewer page faults. Rows are always
+ * written before they are read, so the memory is not cleared. */
+static dpbo_status ucb_alloc_rows(double **rows, size_t count, dpbo_error *err) {
+  const size_t huge = (size_t)2 << 20;
+  size_t bytes = count * sizeof(double);
+  bytes = (bytes + huge - 1) / huge * huge;
+  if (bytes == 0) bytes = huge;
+  *rows = aligned_alloc(huge, bytes);
+  if (!*rows)
+    return DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory allocating %zu MiB of UCB state",
+                          bytes >> 20);
+  madvise(*rows, bytes, MADV_HUGEPAGE); /* advice only: failure is harmless */
+  return DPBO_OK;
 }
 
 dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
@@ -43,7 +61,7 @@ dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, 
   DPBO_ALLOC(ucb->unit, (size_t)count * ucb->d, "candidate coordinates");
   DPBO_ALLOC(ucb->mean, count, "posterior means");
   DPBO_ALLOC(ucb->var, count, "posterior variances");
-  DPBO_ALLOC(ucb->cross, (size_t)capacity * (size_t)count, "whitened cross-covariances");
+  DPBO_TRY(ucb_alloc_rows(&ucb->cross, (size_t)capacity * (size_t)count, err));
   for (int64_t i = 0; i < count; i++) {
     DPBO_TRY(dpbo_space_unit(space, begin + i, ucb->unit + (size_t)i * ucb->d, err));
     ucb->var[i] = 1.0;
@@ -79,24 +97,27 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
   const int64_t n = ucb->count;
   const int d = ucb->d;
   double *newrow = ucb->cross + (size_t)prev * (size_t)n;
-  double acc[UCB_CHUNK];
+  double acc[UCB_CHUNK], kx[UCB_CHUNK];
+  const double inv_pivot = 1.0 / pivot;
   for (int64_t start = 0; start < n; start += UCB_CHUNK) {
-    int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
+    const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
+    /* lᵀ a(x) over the earlier rows: t - 1 streams, the step's memory traffic. */
     for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
     for (int j = 0; j < prev; j++) {
       const double c = l[j];
       const double *row = ucb->cross + (size_t)j * (size_t)n + start;
       for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
     }
-    const double inv_pivot = 1.0 / pivot;
+    /* k(x, λ_t): r² per candidate, then the kernel in one vectorized pass. */
+    for (int64_t i = 0; i < len; i++) kx[i] = dpbo_kernel_r2(&ucb->kernel, ucb->unit + (size_t)(start + i) * d, u);
+    dpbo_kernel_of_r2_block(&ucb->kernel, kx, kx, len);
+    double *mean = ucb->mean + start, *var = ucb->var + start, *out = newrow + start;
     for (int64_t i = 0; i < len; i++) {
-      const int64_t k = start + i;
-      double kx = dpbo_kernel_eval(&ucb->kernel, ucb->unit + (size_t)k * d, u);
-      double a = (kx - acc[i]) * inv_pivot;
-      newrow[k] = a;
-      ucb->mean[k] += a * z;
-      double v = ucb->var[k] - a * a;
-      ucb->var[k] = v > 0.0 ? v : 0.0;
+      double a = (kx[i] - acc[i]) * inv_pivot;
+      out[i] = a;
+      mean[i] += a * z;
+      double v = var[i] - a * a;
+      var[i] = v > 0.0 ? v : 0.0;
     }
   }
   ucb->t = t;
@@ -107,12 +128,17 @@ done:
 dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
   dpbo_ucb_choice best = {-INFINITY, -1};
   const double root_beta = sqrt(beta);
-  for (int64_t i = 0; i < ucb->count; i++) {
-    if (ucb->pruned && ucb->pruned[i]) continue;
-    double score = ucb->mean[i] + root_beta * sqrt(ucb->var[i]);
-    if (score > best.score) { /* strict: the first (lowest) index wins ties */
-      best.score = score;
-      best.index = ucb->begin + i;
+  double score[UCB_CHUNK];
+  for (int64_t start = 0; start < ucb->count; start += UCB_CHUNK) {
+    const int64_t len = ucb->count - start < UCB_CHUNK ? ucb->count - start : UCB_CHUNK;
+    const double *mean = ucb->mean + start, *var = ucb->var + start;
+    for (int64_t i = 0; i < len; i++) score[i] = mean[i] + root_beta * sqrt(var[i]);
+    for (int64_t i = 0; i < len; i++) {
+      if (ucb->pruned && ucb->pruned[start + i]) continue;
+      if (score[i] > best.score) { /* strict: the first (lowest) index wins ties */
+        best.score = score[i];
+        best.index = ucb->begin + start + i;
+      }
     }
   }
   return best;

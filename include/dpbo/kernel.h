@@ -6,6 +6,8 @@
 #ifndef DPBO_KERNEL_H
 #define DPBO_KERNEL_H
 
+#include <stdint.h>
+
 #include "dpbo/error.h"
 #include "dpbo/space.h"
 
@@ -32,5 +34,17 @@ double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *
 double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2);
 
 double dpbo_kernel_eval(const dpbo_kernel *kernel, const double *a, const double *b);
+
+/* k for n values of r² at once (k[i] = dpbo_kernel_of_r2(r2[i]), bit for
+ * bit): the loop the UCB update spends its compute on, written so the
+ * compiler vectorizes it. */
+void dpbo_kernel_of_r2_block(const dpbo_kernel *kernel, const double *r2, double *k, int64_t n);
+
+/* e^x for x <= 0 within 1 ulp, in plain IEEE arithmetic (Cody–Waite
+ * reduction and a degree-13 Taylor polynomial), so that vectorized and
+ * scalar evaluations give the same bits and a candidate's kernel value does
+ * not depend on where it sits in a rank's block. Results below 2^-1022 are
+ * flushed to 0 (a kernel value that small is 0 for every purpose here). */
+double dpbo_exp_nonpositive(double x);
 
 #endif
