@@ -1,99 +1,13 @@
 #include "dpbo/output.h"
 
-#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "dpbo/h5io.h"
 #include "dpbo/version.h"
-
-/* ---------------------------------------------------------------------------
- * Small HDF5 helpers. Attribute and dataset creation is collective in
- * parallel HDF5, so every rank calls them with the same arguments. */
-
-static dpbo_status h5_attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
-                           dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
-  if (H5Awrite(attr, type, data) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
-done:
-  if (attr >= 0) H5Aclose(attr);
-  return status;
-}
-
-static dpbo_status h5_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t type = H5Tcopy(H5T_C_S1);
-  hid_t space = H5Screate(H5S_SCALAR);
-  H5Tset_size(type, strlen(value) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
-  DPBO_TRY(h5_attr(obj, name, type, space, value, err));
-done:
-  H5Sclose(space);
-  H5Tclose(type);
-  return status;
-}
-
-/* A numeric attribute: a scalar when n = 1, else a 1-D array. */
-static dpbo_status h5_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
-                                   hsize_t n, dpbo_error *err) {
-  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-  dpbo_status status = h5_attr(obj, name, type, space, values, err);
-  H5Sclose(space);
-  return status;
-}
-
-static dpbo_status h5_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
-                                   dpbo_error *err) {
-  return h5_attr_numbers(obj, name, H5T_NATIVE_DOUBLE, values, n, err);
-}
-
-static dpbo_status h5_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
-                                 dpbo_error *err) {
-  return h5_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
-}
-
-/* Creates dataset `name` of shape dims[0..rank) and writes `data` into rows
- * [offset, offset+rows) of dimension 0; a rank with rows = 0 takes part in
- * the collective call without writing. */
-static dpbo_status h5_write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                  const void *data, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
-  hid_t dset = -1, memspace = -1, xfer = -1;
-  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
-  hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
-  memspace = H5Screate_simple(ndims, count, NULL);
-  if (rows > 0) {
-    H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
-  } else {
-    H5Sselect_none(filespace);
-    H5Sselect_none(memspace);
-  }
-  xfer = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
-done:
-  if (xfer >= 0) H5Pclose(xfer);
-  if (memspace >= 0) H5Sclose(memspace);
-  if (dset >= 0) H5Dclose(dset);
-  H5Sclose(filespace);
-  return status;
-}
-
-/* Rank 0 writes a whole small array (the trace); the others only join. */
-static dpbo_status h5_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
-  return h5_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
-}
 
 /* ---------------------------------------------------------------------------
  * The run file. */
@@ -107,20 +21,16 @@ int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
 static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run, int nranks,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(h5_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
-  DPBO_TRY(h5_attr_string(file, "config_file", config->path, err));
-  for (int i = 0; i < config->entry_count; i++) {
-    char name[256];
-    snprintf(name, sizeof name, "config.%s.%s", config->entry[i].section, config->entry[i].key);
-    DPBO_TRY(h5_attr_string(file, name, config->entry[i].value, err));
-  }
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
+  DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
   int64_t seed = (int64_t)config->seed, ranks = nranks;
   int64_t complete = run->steps == run->planned && run->outcome == DPBO_OK;
-  DPBO_TRY(h5_attr_int64(file, "seed", &seed, 1, err));
-  DPBO_TRY(h5_attr_int64(file, "ranks", &ranks, 1, err));
-  DPBO_TRY(h5_attr_int64(file, "complete", &complete, 1, err));
-  DPBO_TRY(h5_attr_string(file, "outcome", complete ? "completed all iterations" : run->outcome_message, err));
-  DPBO_TRY(h5_attr_string(file, "sensitive",
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "seed", &seed, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "ranks", &ranks, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "complete", &complete, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", complete ? "completed all iterations" : run->outcome_message, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
                           "yes: /trace and /posterior depend on the validation data and are NOT "
                           "differentially private; never publish them",
                           err));
@@ -147,13 +57,13 @@ static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo
     strcat(scales, i ? "," : "");
     strcat(scales, dim->scale == DPBO_SCALE_LOG ? "log" : "linear");
   }
-  DPBO_TRY(h5_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
-  DPBO_TRY(h5_attr_int64(group, "size", &size, 1, err));
-  DPBO_TRY(h5_attr_string(group, "names", names, err));
-  DPBO_TRY(h5_attr_string(group, "scale", scales, err));
-  DPBO_TRY(h5_attr_doubles(group, "lower", lo, (hsize_t)d, err));
-  DPBO_TRY(h5_attr_doubles(group, "upper", hi, (hsize_t)d, err));
-  DPBO_TRY(h5_attr_int64(group, "levels", levels, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "size", &size, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "scale", scales, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "lower", lo, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "upper", hi, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "levels", levels, (hsize_t)d, err));
 done:
   if (group >= 0) H5Gclose(group);
   return status;
@@ -173,15 +83,15 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
 
   for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].index;
-  DPBO_TRY(h5_write_small(group, "index", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "index", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
-  DPBO_TRY(h5_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].alive;
-  DPBO_TRY(h5_write_small(group, "alive", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "alive", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
-  DPBO_TRY(h5_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
-  DPBO_TRY(h5_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
   static const struct {
@@ -197,10 +107,10 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
     for (hsize_t t = 0; t < steps; t++)
       buf[t] = *(const double *)((const char *)&run->trace[t] + columns[c].offset);
-    DPBO_TRY(h5_write_small(group, columns[c].name, H5T_NATIVE_DOUBLE, 1, dims1, buf, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(group, columns[c].name, H5T_NATIVE_DOUBLE, 1, dims1, buf, rank, err));
   }
-  DPBO_TRY(h5_attr_doubles(group, "delta", &config->delta, 1, err));
-  DPBO_TRY(h5_attr_string(group, "note",
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                           "gain = v_t; mean, std: GP posterior of f at lambda_t before v_t; "
                           "ucb = mean + sqrt(beta) std; beta_t = 2 log(N t^2 pi^2 / (3 delta))",
                           err));
@@ -229,12 +139,12 @@ static dpbo_status write_posterior(hid_t file, const dpbo_config *config, const 
   }
   hsize_t n = (hsize_t)dpbo_space_size(run->space);
   hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
-  DPBO_TRY(h5_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
+  DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
                           dpbo_ucb_unit(run->ucb), err));
-  DPBO_TRY(h5_write_block(group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, mean, err));
-  DPBO_TRY(h5_write_block(group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, std, err));
+  DPBO_TRY(dpbo_h5io_write_block(group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, mean, err));
+  DPBO_TRY(dpbo_h5io_write_block(group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, std, err));
   int64_t observations = run->steps;
-  DPBO_TRY(h5_attr_int64(group, "observations", &observations, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
 done:
   free(mean);
   free(std);
@@ -246,81 +156,37 @@ static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *er
   dpbo_status status = DPBO_OK;
   hid_t group = H5Gcreate2(file, "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
-  DPBO_TRY(h5_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
   int64_t steps = run->steps, best = run->best_step + 1;
-  DPBO_TRY(h5_attr_int64(group, "steps", &steps, 1, err));
-  DPBO_TRY(h5_attr_int64(group, "best_step", &best, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "steps", &steps, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "best_step", &best, 1, err));
   if (run->best_step >= 0) {
     const dpbo_trace_step *b = &run->trace[run->best_step];
-    DPBO_TRY(h5_attr_doubles(group, "best_gain", &b->gain, 1, err));
-    DPBO_TRY(h5_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_gain", &b->gain, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
   }
 done:
   if (group >= 0) H5Gclose(group);
   return status;
 }
 
-static dpbo_status ensure_dir(const char *path, dpbo_error *err) {
-  char dir[DPBO_PATH_MAX];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash) return DPBO_OK;
-  *slash = '\0';
-  /* mkdir -p */
-  for (char *p = dir + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-      return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
-    *p = '/';
-  }
-  if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST)
-    return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
-  return DPBO_OK;
-}
-
 dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
                                   const dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_status status = DPBO_OK;
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  hid_t fapl = -1, file = -1;
-  char tmp[DPBO_PATH_MAX + 32];
-  long pid = (long)getpid();
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, pid);
-  if (rank == 0) local = ensure_dir(path, err);
-  if (MPI_Bcast(&local, 1, MPI_INT, 0, comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
-  if (local != DPBO_OK) {
-    if (rank != 0) DPBO_ERROR_SET(err, local, "cannot create the directory of %s", path);
-    status = local;
-    goto done;
-  }
-
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-  file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (file < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", tmp);
-  DPBO_TRY(write_root(file, config, run, size, err));
-  DPBO_TRY(write_space(file, config, run->space, err));
-  DPBO_TRY(write_trace(file, config, run, rank, err));
+  dpbo_h5io_file out;
+  DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
+  DPBO_TRY(write_root(out.id, config, run, size, err));
+  DPBO_TRY(write_space(out.id, config, run->space, err));
+  DPBO_TRY(write_trace(out.id, config, run, rank, err));
   if (dpbo_output_wants_posterior(config, dpbo_space_size(run->space)))
-    DPBO_TRY(write_posterior(file, config, run, err));
-  DPBO_TRY(write_summary(file, run, err));
-  if (H5Fclose(file) < 0) {
-    file = -1;
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", tmp);
-  }
-  file = -1;
-  MPI_Barrier(comm);
-  if (rank == 0 && rename(tmp, path) != 0) local = DPBO_ERR_IO;
-  MPI_Bcast(&local, 1, MPI_INT, 0, comm);
-  if (local != DPBO_OK) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    DPBO_TRY(write_posterior(out.id, config, run, err));
+  DPBO_TRY(write_summary(out.id, run, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
-  if (file >= 0) H5Fclose(file);
-  if (fapl >= 0) H5Pclose(fapl);
-  if (status != DPBO_OK && rank == 0) remove(tmp);
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
   return status;
 }
 
@@ -353,14 +219,6 @@ static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
   H5Tclose(type);
   H5Aclose(attr);
   return 0;
-}
-
-static dpbo_status read_column(hid_t file, const char *name, hid_t type, void *buf, dpbo_error *err) {
-  hid_t dset = H5Dopen2(file, name, H5P_DEFAULT);
-  if (dset < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "dataset %s is missing", name);
-  herr_t rc = H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-  H5Dclose(dset);
-  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read %s", name) : DPBO_OK;
 }
 
 dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err) {
@@ -396,11 +254,11 @@ dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err)
     DPBO_ALLOC(std, dims[0] + 1, "trace");
     DPBO_ALLOC(index, dims[0] + 1, "trace");
     if (dims[0] > 0) {
-      DPBO_TRY(read_column(file, "trace/lambda", H5T_NATIVE_DOUBLE, lambda, err));
-      DPBO_TRY(read_column(file, "trace/gain", H5T_NATIVE_DOUBLE, gain, err));
-      DPBO_TRY(read_column(file, "trace/mean", H5T_NATIVE_DOUBLE, mean, err));
-      DPBO_TRY(read_column(file, "trace/std", H5T_NATIVE_DOUBLE, std, err));
-      DPBO_TRY(read_column(file, "trace/index", H5T_NATIVE_INT64, index, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/lambda", H5T_NATIVE_DOUBLE, lambda, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/gain", H5T_NATIVE_DOUBLE, gain, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/mean", H5T_NATIVE_DOUBLE, mean, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/std", H5T_NATIVE_DOUBLE, std, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/index", H5T_NATIVE_INT64, index, err));
     }
     printf("/trace (t index lambda... gain mean std)\n");
     for (hsize_t t = 0; t < dims[0]; t++) {
@@ -424,59 +282,11 @@ done:
 /* ---------------------------------------------------------------------------
  * dpbo release: reading a run back, and the budget ledger. */
 
-typedef struct config_collect {
-  char *text;
-  size_t len, cap;
-  int failed;
-} config_collect;
-
-static herr_t collect_config_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
-  config_collect *c = data;
-  if (strncmp(name, "config.", 7) != 0) return 0;
-  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
-  hid_t type = H5Aget_type(attr);
-  size_t len = H5Tget_size(type);
-  char *value = calloc(len + 1, 1);
-  herr_t rc = value ? H5Aread(attr, type, value) : -1;
-  H5Tclose(type);
-  H5Aclose(attr);
-  if (rc < 0) {
-    free(value);
-    c->failed = 1;
-    return -1;
-  }
-  size_t need = c->len + strlen(name) + strlen(value) + 3;
-  if (need > c->cap) {
-    size_t cap = need * 2;
-    char *grown = realloc(c->text, cap);
-    if (!grown) {
-      free(value);
-      c->failed = 1;
-      return -1;
-    }
-    c->text = grown;
-    c->cap = cap;
-  }
-  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + 7, value);
-  free(value);
-  return 0;
-}
-
-static dpbo_status read_int64_attr(hid_t loc, const char *name, int64_t *value, dpbo_error *err) {
-  hid_t attr = -1;
-  H5E_BEGIN_TRY { attr = H5Aopen(loc, name, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (attr < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "attribute %s is missing", name);
-  herr_t rc = H5Aread(attr, H5T_NATIVE_INT64, value);
-  H5Aclose(attr);
-  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read attribute %s", name) : DPBO_OK;
-}
-
 dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
                                    int64_t **index, double **gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, dset = -1, space = -1;
-  config_collect collect = {NULL, 0, 0, 0};
+  char *text = NULL;
   *assignments = NULL;
   *index = NULL;
   *gain = NULL;
@@ -484,11 +294,11 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
   H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
-  if (H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, collect_config_attr, &collect) < 0 || collect.failed)
+  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
-  if (!collect.text) DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  if (!text) DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
   int64_t done_flag = 0;
-  DPBO_TRY(read_int64_attr(file, "complete", &done_flag, err));
+  DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
   *complete = (int)done_flag;
   H5E_BEGIN_TRY { dset = H5Dopen2(file, "trace/index", H5P_DEFAULT); }
   H5E_END_TRY;
@@ -499,14 +309,14 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
   DPBO_ALLOC(*index, n + 1, "trace indices");
   DPBO_ALLOC(*gain, n + 1, "trace gains");
   if (n > 0) {
-    DPBO_TRY(read_column(file, "trace/index", H5T_NATIVE_INT64, *index, err));
-    DPBO_TRY(read_column(file, "trace/gain", H5T_NATIVE_DOUBLE, *gain, err));
+    DPBO_TRY(dpbo_h5io_read(file, "trace/index", H5T_NATIVE_INT64, *index, err));
+    DPBO_TRY(dpbo_h5io_read(file, "trace/gain", H5T_NATIVE_DOUBLE, *gain, err));
   }
   *steps = (int)n;
-  *assignments = collect.text;
-  collect.text = NULL;
+  *assignments = text;
+  text = NULL;
 done:
-  free(collect.text);
+  free(text);
   if (space >= 0) H5Sclose(space);
   if (dset >= 0) H5Dclose(dset);
   if (file >= 0) H5Fclose(file);

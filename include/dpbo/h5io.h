@@ -1,0 +1,91 @@
+/* Small HDF5 helpers shared by every file dpbo writes (run files, the k1
+ * sweep and its checkpoint), so each idea has one piece of code:
+ *
+ *  - attributes (string, numbers) and the settings as config.<section>.<key>
+ *    string attributes, written and read back;
+ *  - collective dataset writes where each rank writes a block of rows (or
+ *    rank 0 writes a small array and the others only join);
+ *  - atomic files (DESIGN.md section 6): every rank of comm writes into
+ *    "<path>.tmp.<pid of rank 0>", rank 0 renames it to <path> once it is
+ *    closed, and on failure the temporary file is removed, so a file at
+ *    <path> is always whole. With comm = MPI_COMM_SELF one rank writes alone.
+ *
+ * Attribute and dataset creation is collective in parallel HDF5: every rank
+ * of the file's communicator calls these with the same arguments. */
+#ifndef DPBO_H5IO_H
+#define DPBO_H5IO_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dpbo/config.h"
+#include "dpbo/error.h"
+
+dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err);
+
+/* A numeric attribute: a scalar when n = 1, else a 1-D array of n. */
+dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
+                                   hsize_t n, dpbo_error *err);
+dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
+                                   dpbo_error *err);
+dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
+                                 dpbo_error *err);
+
+/* Every setting as written, one string attribute config.<section>.<key> each. */
+dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err);
+
+/* Reads a scalar attribute (an error names a missing one). */
+dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value, dpbo_error *err);
+dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value, dpbo_error *err);
+/* A string attribute, malloc'd. */
+dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err);
+
+/* The config.* attributes of obj as "section.key=value" lines joined by '\n'
+ * (malloc'd; NULL when there are none). */
+dpbo_status dpbo_h5io_read_config(hid_t obj, char **assignments, dpbo_error *err);
+
+/* Creates dataset `name` of shape dims[0..ndims) (ndims 1 or 2) and writes
+ * `data` into rows [offset, offset+rows) of dimension 0, collectively; a
+ * rank with rows = 0 takes part without writing. */
+dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                  const void *data, dpbo_error *err);
+
+/* Rank 0 writes the whole array; the other ranks only join. */
+dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+
+/* Reads a whole dataset into buf (serial or independent read); an error names
+ * a missing dataset. */
+dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, dpbo_error *err);
+
+/* Shape of dataset `name` into dims[0..ndims) (the dataset must have exactly
+ * ndims dimensions). */
+dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims, dpbo_error *err);
+
+/* mkdir -p of the directory part of path. */
+dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err);
+
+typedef struct dpbo_h5io_file {
+  hid_t id; /* the open temporary file */
+  MPI_Comm comm;
+  int rank;
+  char path[DPBO_PATH_MAX];
+  char tmp[DPBO_PATH_MAX + 32];
+} dpbo_h5io_file;
+
+/* Collective over comm: creates the directory of path and the temporary file
+ * with the MPI-IO driver. On failure nothing is left behind. */
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err);
+
+/* Collective: closes the temporary file and renames it to path. On failure
+ * the temporary file is removed. */
+dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err);
+
+/* Closes and removes the temporary file (after an error); safe to call on a
+ * file that was never created or was already committed. Not collective when
+ * the file is already closed. */
+void dpbo_h5io_discard(dpbo_h5io_file *file);
+
+#endif

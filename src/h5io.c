@@ -1,0 +1,298 @@
+#include "dpbo/h5io.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------
+ * Attributes. */
+
+static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
+                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
+  if (H5Awrite(attr, type, data) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  return status;
+}
+
+dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t type = H5Tcopy(H5T_C_S1);
+  hid_t space = H5Screate(H5S_SCALAR);
+  H5Tset_size(type, strlen(value) + 1);
+  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  DPBO_TRY(h5io__attr(obj, name, type, space, value, err));
+done:
+  H5Sclose(space);
+  H5Tclose(type);
+  return status;
+}
+
+dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
+                                   hsize_t n, dpbo_error *err) {
+  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  dpbo_status status = h5io__attr(obj, name, type, space, values, err);
+  H5Sclose(space);
+  return status;
+}
+
+dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
+                                   dpbo_error *err) {
+  return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_DOUBLE, values, n, err);
+}
+
+dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
+                                 dpbo_error *err) {
+  return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
+}
+
+dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; i < config->entry_count; i++) {
+    char name[256];
+    snprintf(name, sizeof name, "config.%s.%s", config->entry[i].section, config->entry[i].key);
+    DPBO_TRY(dpbo_h5io_attr_string(obj, name, config->entry[i].value, err));
+  }
+done:
+  return status;
+}
+
+static hid_t h5io__open_attr(hid_t obj, const char *name) {
+  hid_t attr = -1;
+  H5E_BEGIN_TRY { attr = H5Aopen(obj, name, H5P_DEFAULT); }
+  H5E_END_TRY;
+  return attr;
+}
+
+static dpbo_status h5io__read_attr(hid_t obj, const char *name, hid_t type, void *value,
+                                   dpbo_error *err) {
+  hid_t attr = h5io__open_attr(obj, name);
+  if (attr < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "attribute %s is missing", name);
+  herr_t rc = H5Aread(attr, type, value);
+  H5Aclose(attr);
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read attribute %s", name) : DPBO_OK;
+}
+
+dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value, dpbo_error *err) {
+  return h5io__read_attr(obj, name, H5T_NATIVE_INT64, value, err);
+}
+
+dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value, dpbo_error *err) {
+  return h5io__read_attr(obj, name, H5T_NATIVE_DOUBLE, value, err);
+}
+
+dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t type = -1;
+  char *text = NULL;
+  hid_t attr = h5io__open_attr(obj, name);
+  *value = NULL;
+  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "attribute %s is missing", name);
+  type = H5Aget_type(attr);
+  if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "attribute %s is not a fixed-length string", name);
+  size_t len = H5Tget_size(type);
+  DPBO_ALLOC(text, len + 1, "a string attribute");
+  if (H5Aread(attr, type, text) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
+  *value = text;
+  text = NULL;
+done:
+  free(text);
+  if (type >= 0) H5Tclose(type);
+  if (attr >= 0) H5Aclose(attr);
+  return status;
+}
+
+typedef struct h5io__collect {
+  char *text;
+  size_t len, cap;
+  int failed;
+} h5io__collect;
+
+static herr_t h5io__collect_config(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  h5io__collect *c = data;
+  if (strncmp(name, "config.", 7) != 0) return 0;
+  char *value = NULL;
+  if (dpbo_h5io_read_attr_string(loc, name, &value, NULL) != DPBO_OK) {
+    c->failed = 1;
+    return -1;
+  }
+  size_t need = c->len + strlen(name) + strlen(value) + 3;
+  if (need > c->cap) {
+    size_t cap = need * 2;
+    char *grown = realloc(c->text, cap);
+    if (!grown) {
+      free(value);
+      c->failed = 1;
+      return -1;
+    }
+    c->text = grown;
+    c->cap = cap;
+  }
+  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + 7, value);
+  free(value);
+  return 0;
+}
+
+dpbo_status dpbo_h5io_read_config(hid_t obj, char **assignments, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  h5io__collect collect = {NULL, 0, 0, 0};
+  *assignments = NULL;
+  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io__collect_config, &collect) < 0 ||
+      collect.failed)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read the stored settings (config.* attributes)");
+  *assignments = collect.text;
+  collect.text = NULL;
+done:
+  free(collect.text);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Datasets. */
+
+dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                  const void *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
+  hid_t dset = -1, memspace = -1, xfer = -1;
+  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
+  memspace = H5Screate_simple(ndims, count, NULL);
+  if (rows > 0) {
+    H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
+  } else {
+    H5Sselect_none(filespace);
+    H5Sselect_none(memspace);
+  }
+  xfer = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+done:
+  if (xfer >= 0) H5Pclose(xfer);
+  if (memspace >= 0) H5Sclose(memspace);
+  if (dset >= 0) H5Dclose(dset);
+  H5Sclose(filespace);
+  return status;
+}
+
+dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
+  return dpbo_h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
+}
+
+static hid_t h5io__open_dataset(hid_t obj, const char *name) {
+  hid_t dset = -1;
+  H5E_BEGIN_TRY { dset = H5Dopen2(obj, name, H5P_DEFAULT); }
+  H5E_END_TRY;
+  return dset;
+}
+
+dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, dpbo_error *err) {
+  hid_t dset = h5io__open_dataset(obj, name);
+  if (dset < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "dataset %s is missing", name);
+  herr_t rc = H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+  H5Dclose(dset);
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read %s", name) : DPBO_OK;
+}
+
+dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t space = -1;
+  hid_t dset = h5io__open_dataset(obj, name);
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s is missing", name);
+  space = H5Dget_space(dset);
+  if (H5Sget_simple_extent_ndims(space) != ndims)
+    DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s does not have %d dimension(s)", name, ndims);
+  H5Sget_simple_extent_dims(space, dims, NULL);
+done:
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Atomic files. */
+
+dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err) {
+  char dir[DPBO_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return DPBO_OK;
+  *slash = '\0';
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+      return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+    *p = '/';
+  }
+  if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  hid_t fapl = -1;
+  file->id = -1;
+  file->comm = comm;
+  file->tmp[0] = '\0';
+  MPI_Comm_rank(comm, &file->rank);
+  if (strlen(path) >= sizeof file->path) DPBO_RAISE(DPBO_ERR_IO, "output path is too long: %s", path);
+  snprintf(file->path, sizeof file->path, "%s", path);
+  long pid = (long)getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  snprintf(file->tmp, sizeof file->tmp, "%s.tmp.%ld", path, pid);
+  if (file->rank == 0) local = dpbo_h5io_ensure_dir(path, err);
+  if (MPI_Bcast(&local, 1, MPI_INT, 0, comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
+  if (local != DPBO_OK) {
+    if (file->rank != 0) DPBO_ERROR_SET(err, local, "cannot create the directory of %s", path);
+    status = local;
+    goto done;
+  }
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  file->id = H5Fcreate(file->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (file->id < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", file->tmp);
+done:
+  if (fapl >= 0) H5Pclose(fapl);
+  return status;
+}
+
+dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int saved_errno = 0;
+  herr_t rc = H5Fclose(file->id);
+  file->id = -1;
+  if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", file->tmp);
+  MPI_Barrier(file->comm);
+  if (file->rank == 0 && rename(file->tmp, file->path) != 0) {
+    local = DPBO_ERR_IO;
+    saved_errno = errno;
+  }
+  MPI_Bcast(&local, 1, MPI_INT, 0, file->comm);
+  MPI_Bcast(&saved_errno, 1, MPI_INT, 0, file->comm);
+  if (local != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", file->tmp, file->path, strerror(saved_errno));
+  file->tmp[0] = '\0';
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(file);
+  return status;
+}
+
+void dpbo_h5io_discard(dpbo_h5io_file *file) {
+  if (file->id >= 0) H5Fclose(file->id);
+  file->id = -1;
+  if (file->rank == 0 && file->tmp[0]) remove(file->tmp);
+  file->tmp[0] = '\0';
+}
