@@ -252,6 +252,59 @@ done:
   return status;
 }
 
+/* Every entry's section must be in `known` (NULL-terminated); the message
+ * lists them. */
+static dpbo_status config_check_sections(const dpbo_config *config, const char *const *known,
+                                         dpbo_error *err) {
+  for (int i = 0; i < config->entry_count; i++) {
+    int found = 0;
+    for (int s = 0; known[s]; s++) found |= strcmp(config->entry[i].section, known[s]) == 0;
+    if (found) continue;
+    char where[DPBO_PATH_MAX + 32], list[256] = "";
+    for (int s = 0; known[s]; s++) {
+      size_t len = strlen(list);
+      snprintf(list + len, sizeof list - len, "%s%s", s ? ", " : "", known[s]);
+    }
+    entry_where(config, &config->entry[i], where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: %s)", where,
+                          config->entry[i].section, list);
+  }
+  return DPBO_OK;
+}
+
+/* The [space] lines dim.NAME = ..., in order, into config->dim (space_kind
+ * set first: it decides whether LEVELS apply). */
+static dpbo_status config_parse_dims(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (strcmp(e->section, "space") == 0 && strncmp(e->key, "dim.", 4) == 0) {
+      e->used = 1;
+      DPBO_TRY(config_parse_dim(config, e, err));
+    }
+  }
+  if (config->dims == 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
+               config->path);
+done:
+  return status;
+}
+
+/* Everything written must have been used. */
+static dpbo_status config_check_used(dpbo_config *config, dpbo_error *err) {
+  for (int i = 0; i < config->entry_count; i++) {
+    dpbo_config_entry *e = &config->entry[i];
+    if (e->used) continue;
+    char where[DPBO_PATH_MAX + 32];
+    entry_where(config, e, where, sizeof where);
+    if (strcmp(e->section, "objective") == 0)
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [objective] for kind = %s",
+                            where, e->key, dpbo_objective_kind_name(config->objective));
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key, e->section);
+  }
+  return DPBO_OK;
+}
+
 /* [privacy]: the algorithm, the total budget and every refusal of issue #3
  * (ε ≤ 0, δ ∉ (0,1), k1 ∉ [0,1], σ = 0 with Algorithm 1, a prior fitted on
  * the validation data). Needs [gp] and [objective] read first. */
@@ -342,16 +395,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   int choice;
 
   /* Unknown sections first: they usually mean a typo. */
-  for (int i = 0; i < config->entry_count; i++) {
-    int known = 0;
-    for (int s = 0; known_sections[s]; s++) known |= strcmp(config->entry[i].section, known_sections[s]) == 0;
-    if (!known) {
-      char where[DPBO_PATH_MAX + 32];
-      entry_where(config, &config->entry[i], where, sizeof where);
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: run, space, gp, ucb, objective, output, privacy)",
-                 where, config->entry[i].section);
-    }
-  }
+  DPBO_TRY(config_check_sections(config, known_sections, err));
 
   /* [run] */
   DPBO_TRY(config_int64(config, "run", "iterations", 0, INT64_MIN, INT64_MAX, &i64, err));
@@ -372,16 +416,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   }
   if (config->space_kind == DPBO_SPACE_LIST)
     DPBO_TRY(config_string(config, "space", "file", NULL, config->list_path, sizeof config->list_path, err));
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
-    if (strcmp(e->section, "space") == 0 && strncmp(e->key, "dim.", 4) == 0) {
-      e->used = 1;
-      DPBO_TRY(config_parse_dim(config, e, err));
-    }
-  }
-  if (config->dims == 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
-               config->path);
+  DPBO_TRY(config_parse_dims(config, err));
 
   /* [gp] */
   static const char *const kernels[] = {"se", "matern52", NULL};
@@ -526,17 +561,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
   config->posterior = (dpbo_posterior_output)choice;
 
-  /* Everything written must have been used. */
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
-    if (e->used) continue;
-    char where[DPBO_PATH_MAX + 32];
-    entry_where(config, e, where, sizeof where);
-    if (strcmp(e->section, "objective") == 0)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown key '%s' in [objective] for kind = %s", where, e->key,
-                 dpbo_objective_kind_name(config->objective));
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key, e->section);
-  }
+  DPBO_TRY(config_check_used(config, err));
 done:
   return status;
 }
@@ -544,8 +569,10 @@ done:
 static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
                                           const char *const *overrides, dpbo_error *err);
 
-dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
-                             dpbo_config *config, dpbo_error *err) {
+/* Reads the file and the overrides into config->entry, uninterpreted. */
+static dpbo_status config_read_entries(const char *path, int override_count,
+                                       const char *const *overrides, dpbo_config *config,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   config_reader reader = {NULL, 0, 0};
   memset(config, 0, sizeof *config);
@@ -567,9 +594,17 @@ dpbo_status dpbo_config_load(const char *path, int override_count, const char *c
   if (ferror(reader.file)) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
 
   DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
-  DPBO_TRY(config_interpret(config, err));
 done:
   if (reader.file) fclose(reader.file);
+  return status;
+}
+
+dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
+                             dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_interpret(config, err));
+done:
   return status;
 }
 
@@ -619,4 +654,53 @@ const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
 
 void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
   snprintf(path, size, "%s/%s.h5", config->output_dir, config->output_name);
+}
+
+/* ---------------------------------------------------------------------------
+ * The same strict reading for commands with sections of their own. */
+
+dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
+                             const char *const *sections, dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_check_sections(config, sections, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_config_get_string(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, char *out, size_t size, dpbo_error *err) {
+  return config_string(config, section, key, fallback, out, size, err);
+}
+
+dpbo_status dpbo_config_get_double(dpbo_config *config, const char *section, const char *key,
+                                   double fallback, int required, double *out, dpbo_error *err) {
+  return config_double(config, section, key, fallback, required, out, err);
+}
+
+dpbo_status dpbo_config_get_int64(dpbo_config *config, const char *section, const char *key,
+                                  int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                  dpbo_error *err) {
+  return config_int64(config, section, key, fallback, min, max, out, err);
+}
+
+dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, const char *const *choices, int *out,
+                                   dpbo_error *err) {
+  return config_choice(config, section, key, fallback, choices, out, err);
+}
+
+dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
+                                const char *what, dpbo_error *err) {
+  return config_require(config, section, key, ok, what, err);
+}
+
+dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err) {
+  config->space_kind = kind;
+  config->dims = 0;
+  return config_parse_dims(config, err);
+}
+
+dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err) {
+  return config_check_used(config, err);
 }

@@ -113,6 +113,33 @@ dpbo_status dpbo_config_load_assignments(const char *label, int count, const cha
                                          int override_count, const char *const *overrides,
                                          dpbo_config *config, dpbo_error *err);
 
+/* The same strict reading for a command with sections of its own (dpbo
+ * k1sweep): dpbo_config_read fills config->path and config->entry from the
+ * file and the overrides, refusing a section not in `sections`
+ * (NULL-terminated); the command then takes each key with the typed getters
+ * (each marks its key used, and names file:line or --set in messages),
+ * [space] dim.NAME lines with dpbo_config_get_dims (into config->dim and
+ * config->dims), and finally refuses unused keys with
+ * dpbo_config_check_used. A fallback of NULL (string, choice) or
+ * required = 1 (double) makes a key mandatory. */
+dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
+                             const char *const *sections, dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_config_get_string(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, char *out, size_t size, dpbo_error *err);
+dpbo_status dpbo_config_get_double(dpbo_config *config, const char *section, const char *key,
+                                   double fallback, int required, double *out, dpbo_error *err);
+dpbo_status dpbo_config_get_int64(dpbo_config *config, const char *section, const char *key,
+                                  int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                  dpbo_error *err);
+dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, const char *const *choices, int *out,
+                                   dpbo_error *err);
+/* Fails with "<where>: section.key <what>" unless ok. */
+dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
+                                const char *what, dpbo_error *err);
+dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err);
+dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
+
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
 
 /* <output_dir>/<output_name>.h5 */
