@@ -10,13 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct svm_impl {
+/* A training problem and rows to predict, in LIBSVM's sparse layout. */
+struct dpbo_svm_data {
   struct svm_problem train;     /* l, y and x[i] pointing into train_nodes */
   struct svm_node *train_nodes; /* all training rows, each ended by index -1 */
-  struct svm_node **valid_x;    /* validation rows, same layout */
-  struct svm_node *valid_nodes;
-  double *valid_y;
-  int n_valid;
+  struct svm_node **eval_x;     /* rows to predict, same layout */
+  struct svm_node *eval_nodes;
+  double *eval_y;
+  int n_eval;
+};
+
+typedef struct svm_impl {
+  dpbo_svm_data *data; /* train = training split, eval = validation split */
   dpbo_svm_options options;
 } svm_impl;
 
@@ -71,15 +76,113 @@ done:
   return status;
 }
 
+void dpbo_svm_data_destroy(dpbo_svm_data *data) {
+  if (!data) return;
+  free(data->train.x);
+  free(data->train.y);
+  free(data->train_nodes);
+  free(data->eval_x);
+  free(data->eval_nodes);
+  free(data->eval_y);
+  free(data);
+}
+
+dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *eval,
+                                 dpbo_svm_data **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_svm_data *data = NULL;
+  *out = NULL;
+  if (train->n < 1 || train->n > INT_MAX || eval->n > INT_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "LIBSVM takes 1 to %d rows per split, got %lld and %lld", INT_MAX,
+               (long long)train->n, (long long)eval->n);
+  DPBO_ALLOC(data, 1, "the LIBSVM data");
+  data->train.l = (int)train->n;
+  DPBO_TRY(build_nodes(train, &data->train.x, &data->train_nodes, err));
+  DPBO_ALLOC(data->train.y, (size_t)train->n, "the training labels");
+  memcpy(data->train.y, train->y, (size_t)train->n * sizeof *train->y);
+  data->n_eval = (int)eval->n;
+  DPBO_TRY(build_nodes(eval, &data->eval_x, &data->eval_nodes, err));
+  DPBO_ALLOC(data->eval_y, (size_t)eval->n, "the labels to predict");
+  memcpy(data->eval_y, eval->y, (size_t)eval->n * sizeof *eval->y);
+  svm_set_print_string_function(svm_print_nothing);
+  *out = data;
+  data = NULL;
+done:
+  dpbo_svm_data_destroy(data);
+  return status;
+}
+
+dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err) {
+  /* LIBSVM groups classes by (int)label, so a fractional label would be
+   * silently merged with another class; refuse it instead. */
+  for (int64_t i = 0; i < data->n; i++) {
+    double y = data->y[i];
+    if (y != floor(y) || y < INT_MIN || y > INT_MAX)
+      return DPBO_ERROR_SET(err, DPBO_ERR_DATA,
+                            "%s: the svm objective needs integer class labels; data row %lld has "
+                            "label %.17g",
+                            path, (long long)i + 1, y);
+  }
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                 double gamma, unsigned char *correct, double *accuracy,
+                                 int64_t *support_vectors, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct svm_model *model = NULL;
+  /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
+   * "1/features"), and non-finite values would train a meaningless model. */
+  if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: C and gamma must be positive and finite",
+               C, gamma);
+
+  /* svm-train's defaults except C, γ and the three options. */
+  struct svm_parameter param;
+  memset(&param, 0, sizeof param);
+  param.svm_type = C_SVC;
+  param.kernel_type = RBF;
+  param.degree = 3;
+  param.gamma = gamma;
+  param.coef0 = 0.0;
+  param.nu = 0.5;
+  param.cache_size = options->cache_mb;
+  param.C = C;
+  param.eps = options->tolerance;
+  param.p = 0.1;
+  param.shrinking = options->shrinking;
+  param.probability = 0;
+  param.nr_weight = 0;
+  param.weight_label = NULL;
+  param.weight = NULL;
+
+  const char *problem = svm_check_parameter(&data->train, &param);
+  if (problem)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: LIBSVM rejects the parameters: %s", C,
+               gamma, problem);
+  /* Set every time: the print hook is LIBSVM global state that other code
+   * in the process could have changed. */
+  svm_set_print_string_function(svm_print_nothing);
+  model = svm_train(&data->train, &param);
+  if (!model) DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: svm_train failed", C, gamma);
+  int64_t right = 0;
+  for (int i = 0; i < data->n_eval; i++) {
+    /* Exact comparison, as svm-predict counts accuracy. */
+    int ok = svm_predict(model, data->eval_x[i]) == data->eval_y[i];
+    right += ok;
+    if (correct) correct[i] = (unsigned char)ok;
+  }
+  if (accuracy) *accuracy = data->n_eval ? (double)right / (double)data->n_eval : 0.0;
+  if (support_vectors) *support_vectors = svm_get_nr_sv(model);
+done:
+  if (model) svm_free_and_destroy_model(&model);
+  return status;
+}
+
 static void svm_destroy(void *impl_ptr) {
   svm_impl *impl = impl_ptr;
   if (!impl) return;
-  free(impl->train.x);
-  free(impl->train.y);
-  free(impl->train_nodes);
-  free(impl->valid_x);
-  free(impl->valid_nodes);
-  free(impl->valid_y);
+  dpbo_svm_data_destroy(impl->data);
   free(impl);
 }
 
@@ -117,55 +220,11 @@ static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
                                 const double *values, double *gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   svm_impl *impl = impl_ptr;
-  struct svm_model *model = NULL;
   double C = 0.0, gamma = 0.0;
   DPBO_TRY(find_c_gamma(d, names, values, &C, &gamma, err));
-  /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
-   * "1/features"), and non-finite values would train a meaningless model. */
-  if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "svm objective at C=%.17g, gamma=%.17g: C and gamma must be positive and finite", C,
-               gamma);
-
-  /* svm-train's defaults except C, γ and the three options. */
-  struct svm_parameter param;
-  memset(&param, 0, sizeof param);
-  param.svm_type = C_SVC;
-  param.kernel_type = RBF;
-  param.degree = 3;
-  param.gamma = gamma;
-  param.coef0 = 0.0;
-  param.nu = 0.5;
-  param.cache_size = impl->options.cache_mb;
-  param.C = C;
-  param.eps = impl->options.tolerance;
-  param.p = 0.1;
-  param.shrinking = impl->options.shrinking;
-  param.probability = 0;
-  param.nr_weight = 0;
-  param.weight_label = NULL;
-  param.weight = NULL;
-
-  const char *problem = svm_check_parameter(&impl->train, &param);
-  if (problem)
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "svm objective at C=%.17g, gamma=%.17g: LIBSVM rejects the parameters: %s", C, gamma,
-               problem);
-  /* Set every time: the print hook is LIBSVM global state that other code
-   * in the process could have changed. */
-  svm_set_print_string_function(svm_print_nothing);
-  model = svm_train(&impl->train, &param);
-  if (!model)
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "svm objective at C=%.17g, gamma=%.17g: svm_train failed", C,
-               gamma);
-  int correct = 0;
-  for (int i = 0; i < impl->n_valid; i++) {
-    /* Exact comparison, as svm-predict counts accuracy. */
-    correct += svm_predict(model, impl->valid_x[i]) == impl->valid_y[i];
-  }
-  *gain = (double)correct / (double)impl->n_valid;
+  status = dpbo_svm_fit_predict(impl->data, &impl->options, C, gamma, NULL, gain, NULL, err);
+  if (status != DPBO_OK) dpbo_error_prefix(err, "svm objective");
 done:
-  if (model) svm_free_and_destroy_model(&model);
   return status;
 }
 
@@ -199,15 +258,7 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
                options->shrinking);
 
   DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
-  /* LIBSVM groups classes by (int)label, so a fractional label would be
-   * silently merged with another class; refuse it instead. */
-  for (int64_t i = 0; i < data->n; i++) {
-    double y = data->y[i];
-    if (y != floor(y) || y < INT_MIN || y > INT_MAX)
-      DPBO_RAISE(DPBO_ERR_DATA,
-                 "%s: the svm objective needs integer class labels; data row %lld has label %.17g",
-                 options->data_path, (long long)i + 1, y);
-  }
+  DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   status = dpbo_dataset_split(data, options->split_seed, options->train_rows,
                               options->validation_rows, &train, &valid, err);
   if (status != DPBO_OK) {
@@ -221,15 +272,7 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
 
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;
-  impl->train.l = (int)train->n;
-  DPBO_TRY(build_nodes(train, &impl->train.x, &impl->train_nodes, err));
-  DPBO_ALLOC(impl->train.y, (size_t)train->n, "the training labels");
-  memcpy(impl->train.y, train->y, (size_t)train->n * sizeof *train->y);
-  impl->n_valid = (int)valid->n;
-  DPBO_TRY(build_nodes(valid, &impl->valid_x, &impl->valid_nodes, err));
-  DPBO_ALLOC(impl->valid_y, (size_t)valid->n, "the validation labels");
-  memcpy(impl->valid_y, valid->y, (size_t)valid->n * sizeof *valid->y);
-  svm_set_print_string_function(svm_print_nothing);
+  DPBO_TRY(dpbo_svm_data_create(train, valid, &impl->data, err));
 
   objective->ops = &svm_ops;
   objective->impl = impl;

@@ -27,4 +27,25 @@ void dpbo_svm_options_default(dpbo_svm_options *options);
 dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_objective *objective,
                                       dpbo_error *err);
 
+/* The LIBSVM layer underneath, for callers that train many models on one
+ * prepared problem (the k1 sweep): a training set and rows to predict, in
+ * LIBSVM's sparse layout (zeros omitted, as svm-scale writes them). */
+typedef struct dpbo_svm_data dpbo_svm_data;
+
+dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *eval,
+                                 dpbo_svm_data **out, dpbo_error *err);
+void dpbo_svm_data_destroy(dpbo_svm_data *data);
+
+/* Refuses labels LIBSVM would mangle ((int)label groups classes). */
+dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err);
+
+/* Trains one C-SVC RBF model with C, γ and options' cache_mb, tolerance and
+ * shrinking (svm-train's defaults otherwise), predicts every eval row and
+ * frees the model. Outputs may be NULL: correct[i] = 1 where row i is
+ * predicted right, the accuracy over the eval rows, the number of support
+ * vectors. */
+dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                 double gamma, unsigned char *correct, double *accuracy,
+                                 int64_t *support_vectors, dpbo_error *err);
+
 #endif
