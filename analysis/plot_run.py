@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures from a dpbo run file (HDF5, layout in include/dpbo/output.h).
 
-    plot_run.py RUNFILE.h5 [-o OUT.png] [--max-points M] [--dpi D]
+    plot_run.py RUNFILE.h5 [-o OUT.png] [--release FILE] [--max-points M] [--dpi D]
 
 Draws
   1. the convergence curve: v_t and the best value so far against t, with the
@@ -11,15 +11,25 @@ Draws
      dimensions), the evaluated points lambda_t numbered in order and the best
      one starred; for a 1-D space, the posterior mean +- 2 std against lambda.
 
+When a private release exists (RUNFILE's <name>.release.json next to it, or
+the file given with --release: the JSON summary or the release HDF5 file),
+its lambda~ is marked on the posterior panel and its released value (v~, or
+f~ for Algorithms 2 and 3) is drawn as a horizontal line on the convergence
+panel, both labelled "private release" with their epsilon.
+
 The trace and the posterior depend on the validation data and are NOT
 differentially private: the figure says so in its title. Only the release file
 (dpbo's DP outputs) is safe to publish.
 
 Needs Debian's python3-h5py and python3-matplotlib (use /usr/bin/python3 when
 another python3 comes first on PATH). No network access.
-Exit status: 0 on success, 2 when the file is missing or not a dpbo run file.
+Exit status: 0 on success, 2 when the file is missing or not a dpbo run file,
+or when a release given with --release cannot be read or does not match the
+run's space (a release found next to the run file is skipped with a warning).
 """
 import argparse
+import json
+import math
 import os
 import sys
 
@@ -115,7 +125,78 @@ class RunFile:
         return "%s (log scale)" % self.names[i] if self.scale[i] == "log" else self.names[i]
 
 
-def plot_convergence(ax, run):
+class Release:
+    """The DP outputs of a release file (JSON summary or HDF5), as plotted."""
+
+    # The released value's symbol per algorithm (paper: v~ in Algorithm 1,
+    # f~ in Algorithm 2, f~_L in Algorithm 3).
+    SYMBOL = {"algorithm1": "$\\tilde{v}$", "algorithm2": "$\\tilde{f}$",
+              "algorithm3": "$\\tilde{f}_L$"}
+
+    def __init__(self, path, names):
+        if path.endswith(".json"):
+            with open(path, "r", encoding="utf-8") as f:
+                data = json.load(f)
+            if not isinstance(data, dict):
+                raise ValueError("not a release summary (no JSON object)")
+            lam = data.get("lambda")
+            lam_names = list(lam.keys()) if isinstance(lam, dict) else []
+            lam_values = [lam[k] for k in lam_names] if lam_names else []
+            get = data.get
+            reproducible = bool(data.get("reproducible_not_for_publication", False))
+        else:
+            with h5py.File(path, "r") as f:
+                data = {k: f.attrs[k] for k in f.attrs}
+            lam_names = split_list(data.get("lambda_names", "")) if "lambda" in data else []
+            lam_values = list(np.atleast_1d(np.asarray(data["lambda"], dtype=float))) if lam_names else []
+
+            def get(key, default=None):
+                if key not in data:
+                    return default
+                value = data[key]
+                return text(value) if isinstance(value, (bytes, str)) else float(np.asarray(value))
+            reproducible = text(data.get("publication", "")).startswith("reproducible")
+        if get("value") is None or get("algorithm") is None:
+            raise ValueError("not a dpbo release file (no value or algorithm)")
+        self.algorithm = text(get("algorithm"))
+        self.value = float(get("value"))
+        self.eps_value = float(get("epsilon_value", float("nan")))
+        self.eps_lambda = float(get("epsilon_lambda", float("nan")))
+        self.reproducible = reproducible
+        self.lam = None
+        if lam_names:
+            if sorted(lam_names) != sorted(names):
+                raise ValueError("its lambda names (%s) are not the run's dimensions (%s)"
+                                 % (", ".join(lam_names), ", ".join(names)))
+            by_name = dict(zip(lam_names, lam_values))
+            self.lam = np.array([float(by_name[n]) for n in names])
+            if not np.all(np.isfinite(self.lam)):
+                raise ValueError("its lambda is not finite")
+        if not math.isfinite(self.value):
+            raise ValueError("its value is not finite")
+
+    def lambda_label(self):
+        return "$\\tilde{\\lambda}$ (private release, $\\varepsilon$=%.3g%s)" % (
+            self.eps_lambda, self._seeded())
+
+    def value_label(self):
+        return "%s = %.4g (private release, $\\varepsilon$=%.3g%s)" % (
+            self.SYMBOL.get(self.algorithm, "released value"), self.value, self.eps_value,
+            self._seeded())
+
+    def _seeded(self):
+        return "; seeded" if self.reproducible else ""
+
+
+def release_path(runfile, given):
+    """The release to mark: the one given, else <run>.release.json beside the run."""
+    if given:
+        return given, True
+    path = os.path.splitext(runfile)[0] + ".release.json"
+    return (path, False) if os.path.exists(path) else (None, False)
+
+
+def plot_convergence(ax, run, release=None):
     t = np.arange(1, run.steps + 1)
     if run.steps == 0:
         ax.text(0.5, 0.5, "no completed step", ha="center", va="center", transform=ax.transAxes)
@@ -131,6 +212,8 @@ def plot_convergence(ax, run):
         ax.plot([run.best_step], [run.gain[run.best_step - 1]], "*", color="tab:red", ms=14,
                 mec="k", label="best: t = %d, v = %.4g" % (run.best_step, run.gain[run.best_step - 1]),
                 zorder=4)
+    if release is not None:
+        mark_value(ax, run, release)
     ax.set_xlabel("iteration t")
     ax.set_ylabel("validation gain $v_t$")
     ax.set_title("Convergence")
@@ -138,6 +221,32 @@ def plot_convergence(ax, run):
     ax.legend(loc="best", fontsize=8, framealpha=0.85)
     if run.steps <= 30:
         ax.set_xticks(t if run.steps <= 15 else t[::2])
+
+
+def mark_value(ax, run, release):
+    """The released value as a horizontal line. Laplace noise can put it far
+    from the trace: then the axis is not stretched to reach it; a dotted line
+    at the edge stands in, and the legend gives the value."""
+    lo, hi = float(np.min(run.gain)), float(np.max(run.gain))
+    if run.pred_mean is not None and run.pred_std is not None:
+        lo = min(lo, float(np.min(run.pred_mean - 2 * run.pred_std)))
+        hi = max(hi, float(np.max(run.pred_mean + 2 * run.pred_std)))
+    span = max(hi - lo, 1e-12 * max(abs(lo), abs(hi), 1.0))
+    style = dict(color="tab:purple", lw=1.8, ls="--", zorder=2.5)
+    if lo - span <= release.value <= hi + span:
+        ax.axhline(release.value, label=release.value_label(), **style)
+        return
+    # Off scale: a dotted line at the edge stands in for it; the legend says so.
+    above = release.value > hi
+    edge = hi + 0.08 * span if above else lo - 0.08 * span
+    ax.axhline(edge, label="%s,\noff scale (%s the axis)" % (release.value_label(),
+                                                          "above" if above else "below"),
+               **dict(style, ls=":"))
+
+
+def mark_lambda_2d(ax, release):
+    ax.plot([release.lam[0]], [release.lam[1]], "D", color="tab:pink", mec="k", mew=1.5, ms=11,
+            zorder=6, clip_on=False, label=release.lambda_label())
 
 
 def subsample(run, count, limit):
@@ -166,7 +275,7 @@ def mark_trace(ax, run, values_lam):
                 label="best $\\lambda$ (t = %d)" % run.best_step)
 
 
-def plot_posterior_2d(fig, ax, run, limit):
+def plot_posterior_2d(fig, ax, run, limit, release=None):
     post = run.posterior
     keep = subsample(run, len(post["mean"]), limit)
     unit = post["unit"][keep]
@@ -186,6 +295,8 @@ def plot_posterior_2d(fig, ax, run, limit):
         artist = ax.scatter(vals[:, 0], vals[:, 1], c=mean, s=8, cmap="viridis", zorder=1)
     fig.colorbar(artist, ax=ax, label="posterior mean of the gain")
     mark_trace(ax, run, run.lam)
+    if release is not None and release.lam is not None:
+        mark_lambda_2d(ax, release)
     ax.set_xlim(run.lower[0], run.upper[0])
     ax.set_ylim(run.lower[1], run.upper[1])
     ax.set_xlabel(run.label(0))
@@ -195,7 +306,7 @@ def plot_posterior_2d(fig, ax, run, limit):
     ax.legend(loc="best", fontsize=8, framealpha=0.85)
 
 
-def plot_posterior_1d(ax, run):
+def plot_posterior_1d(ax, run, release=None):
     post = run.posterior
     order = np.argsort(post["unit"][:, 0])
     x = run.to_values(post["unit"][order])[:, 0]
@@ -208,21 +319,29 @@ def plot_posterior_1d(ax, run):
     if run.best_step is not None:
         ax.plot([run.lam[run.best_step - 1, 0]], [run.gain[run.best_step - 1]], "*",
                 color="tab:red", mec="k", ms=14, label="best")
+    if release is not None and release.lam is not None:
+        # On the posterior mean curve: lambda~ is a candidate, so it is one of x.
+        xs = np.log(x) if run.scale[0] == "log" else x
+        at = np.log(release.lam[0]) if run.scale[0] == "log" else release.lam[0]
+        y = float(np.interp(at, xs, m))
+        ax.axvline(release.lam[0], color="tab:pink", lw=1, ls=":", zorder=1)
+        ax.plot([release.lam[0]], [y], "D", color="tab:pink", mec="k", mew=1.5, ms=10, zorder=6,
+                label=release.lambda_label())
     ax.set_xlabel(run.label(0))
     ax.set_ylabel("gain")
     ax.set_title("Posterior after %d observations" % run.steps)
     ax.legend(fontsize=8)
 
 
-def make_figure(run, source, limit):
+def make_figure(run, source, limit, release=None):
     has_post = run.posterior is not None and run.d in (1, 2) and len(run.posterior["mean"]) > 0
     ncols = 2 if has_post else 1
     fig, axes = plt.subplots(1, ncols, figsize=(6.4 * ncols, 5.2), squeeze=False)
-    plot_convergence(axes[0, 0], run)
+    plot_convergence(axes[0, 0], run, release)
     if has_post and run.d == 2:
-        plot_posterior_2d(fig, axes[0, 1], run, limit)
+        plot_posterior_2d(fig, axes[0, 1], run, limit, release)
     elif has_post:
-        plot_posterior_1d(axes[0, 1], run)
+        plot_posterior_1d(axes[0, 1], run, release)
     objective = run.attr("config.objective.kind", "?")
     function = run.attr("config.objective.function", "")
     if function:
@@ -230,10 +349,12 @@ def make_figure(run, source, limit):
     complete = run.attrs.get("complete", 1)
     status = "" if int(np.asarray(complete)) else "  [incomplete: %s]" % run.attr("outcome")
     shown = "trace and posterior are" if has_post else "trace is"
+    private = " (only the marks labelled private are DP)" if release is not None else ""
     fig.suptitle("%s: GP-UCB on %s, |Λ| = %d (%s), T = %d%s\n"
                  "the %s NOT differentially private (they depend on the validation data): "
-                 "do not publish"
-                 % (os.path.basename(source), objective, run.size, run.kind, run.steps, status, shown),
+                 "do not publish%s"
+                 % (os.path.basename(source), objective, run.size, run.kind, run.steps, status, shown,
+                    private),
                  fontsize=11)
     fig.tight_layout()
     return fig
@@ -244,6 +365,9 @@ def main(argv=None):
                                 epilog="The trace is not private; never publish the figure.")
     p.add_argument("runfile", help="a dpbo run file (HDF5)")
     p.add_argument("-o", "--output", help="PNG to write (default: RUNFILE with .png)")
+    p.add_argument("--release", metavar="FILE",
+                   help="release file (.release.json or .release.h5) whose lambda~ and value to "
+                        "mark (default: RUNFILE's <name>.release.json when it exists)")
     p.add_argument("--max-points", type=int, default=20000,
                    help="posterior points used for the contour plot (default 20000)")
     p.add_argument("--dpi", type=int, default=110)
@@ -254,7 +378,17 @@ def main(argv=None):
     except (OSError, ValueError, KeyError) as e:
         print("plot_run.py: error: %s: %s" % (args.runfile, e), file=sys.stderr)
         return 2
-    fig = make_figure(run, args.runfile, max(args.max_points, 3))
+    release = None
+    path, given = release_path(args.runfile, args.release)
+    if path:
+        try:
+            release = Release(path, run.names)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            if given:
+                print("plot_run.py: error: release %s: %s" % (path, e), file=sys.stderr)
+                return 2
+            print("plot_run.py: warning: release %s not marked: %s" % (path, e), file=sys.stderr)
+    fig = make_figure(run, args.runfile, max(args.max_points, 3), release)
     tmp = out + ".tmp.png"
     fig.savefig(tmp, dpi=args.dpi)
     plt.close(fig)
