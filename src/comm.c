@@ -1,6 +1,7 @@
 #include "dpbo/comm.h"
 
 #include <string.h>
+#include <time.h>
 
 dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err) {
   int rank, size;
@@ -29,4 +30,29 @@ dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err) {
     err->message[sizeof err->message - 1] = '\0';
   }
   return err->code != DPBO_OK ? err->code : DPBO_ERR_MPI;
+}
+
+void dpbo_comm_nap(long *ns) {
+  if (*ns < 100000L) *ns = 100000L;
+  struct timespec pause = {0, *ns};
+  nanosleep(&pause, NULL);
+  *ns = *ns * 2 > 10000000L ? 10000000L : *ns * 2;
+}
+
+dpbo_status dpbo_comm_wait_idle(MPI_Request *request, MPI_Status *status, dpbo_error *err) {
+  long ns = 0;
+  for (;;) {
+    int flag = 0;
+    if (MPI_Test(request, &flag, status ? status : MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return DPBO_ERROR_SET(err, DPBO_ERR_MPI, "MPI_Test failed");
+    if (flag) return DPBO_OK;
+    dpbo_comm_nap(&ns);
+  }
+}
+
+dpbo_status dpbo_comm_barrier_idle(MPI_Comm comm, dpbo_error *err) {
+  MPI_Request request;
+  if (MPI_Ibarrier(comm, &request) != MPI_SUCCESS)
+    return DPBO_ERROR_SET(err, DPBO_ERR_MPI, "MPI_Ibarrier failed");
+  return dpbo_comm_wait_idle(&request, NULL, err);
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A training problem and rows to predict, in LIBSVM's sparse layout. */
 struct dpbo_svm_data {
@@ -128,7 +129,7 @@ dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dp
 
 dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
                                  double gamma, unsigned char *correct, double *accuracy,
-                                 int64_t *support_vectors, dpbo_error *err) {
+                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct svm_model *model = NULL;
   /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
@@ -163,7 +164,11 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
   /* Set every time: the print hook is LIBSVM global state that other code
    * in the process could have changed. */
   svm_set_print_string_function(svm_print_nothing);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   model = svm_train(&data->train, &param);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (train_seconds) *train_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   if (!model) DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: svm_train failed", C, gamma);
   int64_t right = 0;
   for (int i = 0; i < data->n_eval; i++) {
@@ -222,7 +227,7 @@ static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
   svm_impl *impl = impl_ptr;
   double C = 0.0, gamma = 0.0;
   DPBO_TRY(find_c_gamma(d, names, values, &C, &gamma, err));
-  status = dpbo_svm_fit_predict(impl->data, &impl->options, C, gamma, NULL, gain, NULL, err);
+  status = dpbo_svm_fit_predict(impl->data, &impl->options, C, gamma, NULL, gain, NULL, NULL, err);
   if (status != DPBO_OK) dpbo_error_prefix(err, "svm objective");
 done:
   return status;

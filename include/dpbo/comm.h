@@ -12,4 +12,17 @@
  * every rank leaves the collective path together. */
 dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err);
 
+/* Waits for a request without spinning: MPI_Test, then nanosleep with a
+ * back-off from 0.1 ms to 10 ms. Open MPI's blocking calls poll, so a rank
+ * that may wait for a long time (an idle worker of the k1 sweep while others
+ * still train) would otherwise steal a core from the ranks doing work. */
+dpbo_status dpbo_comm_wait_idle(MPI_Request *request, MPI_Status *status, dpbo_error *err);
+
+/* A barrier that sleeps while it waits (MPI_Ibarrier + dpbo_comm_wait_idle). */
+dpbo_status dpbo_comm_barrier_idle(MPI_Comm comm, dpbo_error *err);
+
+/* One step of the back-off above: sleeps *ns nanoseconds (start it at 0)
+ * and doubles it up to 10 ms, for loops that poll with MPI_Iprobe. */
+void dpbo_comm_nap(long *ns);
+
 #endif

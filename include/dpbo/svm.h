@@ -43,9 +43,9 @@ dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dp
  * shrinking (svm-train's defaults otherwise), predicts every eval row and
  * frees the model. Outputs may be NULL: correct[i] = 1 where row i is
  * predicted right, the accuracy over the eval rows, the number of support
- * vectors. */
+ * vectors, the wall time of svm_train alone. */
 dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
                                  double gamma, unsigned char *correct, double *accuracy,
-                                 int64_t *support_vectors, dpbo_error *err);
+                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err);
 
 #endif
