@@ -15,6 +15,7 @@
 typedef struct logreg_impl {
   dpbo_dataset *train;              /* scaled, labels ±1, dense (gradient check) */
   dpbo_dataset *valid;              /* scaled, labels ±1, dense (gain) */
+  dpbo_dataset *pool;               /* scaled rows in neither split; NULL unless asked for */
   struct problem problem;           /* LIBLINEAR view of train */
   struct feature_node *train_nodes; /* problem.x[i] point in here */
   dpbo_logreg_options options;
@@ -30,6 +31,8 @@ void dpbo_logreg_options_default(dpbo_logreg_options *options) {
   options->positive_label = NAN;
   options->loss = DPBO_LOGREG_LOSS_SIGMOID;
   options->tolerance = 1e-6;
+  options->swap_validation_row = -1;
+  options->swap_with_row = -1;
 }
 
 const char *dpbo_logreg_loss_name(dpbo_logreg_loss loss) {
@@ -222,6 +225,7 @@ static void logreg_destroy(void *impl_ptr) {
   free(impl->train_nodes);
   dpbo_dataset_destroy(impl->train);
   dpbo_dataset_destroy(impl->valid);
+  dpbo_dataset_destroy(impl->pool);
   free(impl);
 }
 
@@ -276,15 +280,18 @@ done:
   return status;
 }
 
+/* g(w, x̄, ȳ) of row i of a scaled split. */
+static double record_loss(const logreg_impl *impl, const dpbo_dataset *v, int64_t i,
+                          const double *w) {
+  size_t d = (size_t)v->d;
+  return validation_loss(impl->options.loss, v->y[i] * dot(w, v->x + (size_t)i * d, d));
+}
+
 /* f_V(w) = −(1/m) Σ g(w, x̄, ȳ). */
 static double validation_gain(const logreg_impl *impl, const double *w) {
   const dpbo_dataset *v = impl->valid;
-  size_t d = (size_t)v->d;
   double sum = 0.0;
-  for (int64_t i = 0; i < v->n; i++) {
-    double z = v->y[i] * dot(w, v->x + (size_t)i * d, d);
-    sum += validation_loss(impl->options.loss, z);
-  }
+  for (int64_t i = 0; i < v->n; i++) sum += record_loss(impl, v, i, w);
   return -sum / (double)v->n;
 }
 
@@ -328,17 +335,62 @@ done:
 static const dpbo_objective_ops logreg_ops = {
     .name = "logreg", .evaluate = logreg_evaluate, .destroy = logreg_destroy};
 
-dpbo_status dpbo_logreg_objective_create(const dpbo_logreg_options *options,
-                                         dpbo_objective *objective, dpbo_error *err) {
+/* The splits of the labelled data: training rows, validation rows (with
+ * the swap of options->swap_* applied) and, when pool is not NULL, the pool
+ * (rows in neither split). Without a swap or a pool this is exactly
+ * dpbo_dataset_split. With one, the split is drawn with every remaining row
+ * on the validation side: the permutation depends only on the seed and the
+ * number of rows, so its first m rows there are the same validation set and
+ * the rest, in order, is the pool. */
+static dpbo_status logreg_split(const dpbo_dataset *data, const dpbo_logreg_options *options,
+                                dpbo_dataset **train, dpbo_dataset **valid, dpbo_dataset **pool,
+                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_dataset *data = NULL, *train = NULL, *valid = NULL;
+  dpbo_dataset *rest = NULL;
+  int64_t *rows = NULL;
+  const int64_t n_train = options->train_rows, m = options->validation_rows;
+  const int swap = options->swap_validation_row >= 0 || options->swap_with_row >= 0;
+  if (!swap && !pool) {
+    DPBO_TRY(dpbo_dataset_split(data, options->split_seed, n_train, m, train, valid, err));
+    goto done;
+  }
+  if (n_train < 1 || m < 1 || n_train > data->n || m > data->n - n_train)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "split asks for %lld training + %lld validation rows but the dataset has %lld",
+               (long long)n_train, (long long)m, (long long)data->n);
+  DPBO_TRY(dpbo_dataset_split(data, options->split_seed, n_train, data->n - n_train, train,
+                              &rest, err));
+  const int64_t pool_rows = rest->n - m;
+  if (swap && (options->swap_validation_row < 0 || options->swap_validation_row >= m))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "logreg objective: swap_validation_row = %lld is not a validation row (0..%lld)",
+               (long long)options->swap_validation_row, (long long)m - 1);
+  if (swap && (options->swap_with_row < 0 || options->swap_with_row >= pool_rows))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "logreg objective: swap_with_row = %lld is not a row of the pool of %lld rows in "
+               "neither split",
+               (long long)options->swap_with_row, (long long)pool_rows);
+  DPBO_ALLOC(rows, (size_t)rest->n, "the validation rows");
+  for (int64_t i = 0; i < rest->n; i++) rows[i] = i;
+  if (pool) DPBO_TRY(dpbo_dataset_subset(rest, rows + m, pool_rows, pool, err));
+  if (swap) rows[options->swap_validation_row] = m + options->swap_with_row;
+  DPBO_TRY(dpbo_dataset_subset(rest, rows, m, valid, err));
+done:
+  free(rows);
+  dpbo_dataset_destroy(rest);
+  return status;
+}
+
+/* Reads, labels, splits and scales the data (see logreg.h) into a new
+ * implementation; keeps the scaled pool when keep_pool is set. */
+static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_pool,
+                                  logreg_impl **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL, *train = NULL, *valid = NULL, *pool = NULL;
   dpbo_scaling scaling;
   memset(&scaling, 0, sizeof scaling);
   logreg_impl *impl = NULL;
-  if (!options || !objective)
-    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_objective_create: NULL argument");
-  objective->ops = NULL;
-  objective->impl = NULL;
+  *out = NULL;
   if (!memchr(options->data_path, '\0', sizeof options->data_path))
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: data path is not NUL-terminated");
   if (!options->data_path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: no data file given");
@@ -360,32 +412,32 @@ dpbo_status dpbo_logreg_objective_create(const dpbo_logreg_options *options,
   DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(label_plus_minus(data, options->positive_label, options->data_path, err));
-  status = dpbo_dataset_split(data, options->split_seed, options->train_rows,
-                              options->validation_rows, &train, &valid, err);
+  status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);
   if (status != DPBO_OK) {
     dpbo_error_prefix(err, "logreg objective on %s", options->data_path);
     goto done;
   }
-  /* Ranges from the (public) training split only, applied to both. */
+  /* Ranges from the (public) training split only, applied to every split. */
   DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
   dpbo_scaling_apply(&scaling, train);
   dpbo_scaling_apply(&scaling, valid);
+  if (pool) dpbo_scaling_apply(&scaling, pool);
   int d_eff = 0;
   for (int j = 0; j < scaling.d; j++) d_eff += scaling.max[j] > scaling.min[j];
-  int64_t projected_train = 0, projected_valid = 0;
+  int64_t projected_train = 0, projected_valid = 0, projected_pool = 0;
   DPBO_TRY(scale_to_unit_ball(train, d_eff, "training", &projected_train, err));
   DPBO_TRY(scale_to_unit_ball(valid, d_eff, "validation", &projected_valid, err));
+  if (pool) DPBO_TRY(scale_to_unit_ball(pool, d_eff, "pool", &projected_pool, err));
 
   DPBO_ALLOC(impl, 1, "the logreg objective");
   impl->options = *options;
   DPBO_TRY(build_problem(train, &impl->problem, &impl->train_nodes, err));
   impl->train = train;
   impl->valid = valid;
-  train = valid = NULL;
+  impl->pool = pool;
+  train = valid = pool = NULL;
   set_print_string_function(logreg_print_nothing);
-
-  objective->ops = &logreg_ops;
-  objective->impl = impl;
+  *out = impl;
   impl = NULL;
 done:
   logreg_destroy(impl);
@@ -393,6 +445,22 @@ done:
   dpbo_dataset_destroy(data);
   dpbo_dataset_destroy(train);
   dpbo_dataset_destroy(valid);
+  dpbo_dataset_destroy(pool);
+  return status;
+}
+
+dpbo_status dpbo_logreg_objective_create(const dpbo_logreg_options *options,
+                                         dpbo_objective *objective, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  if (!options || !objective)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_objective_create: NULL argument");
+  objective->ops = NULL;
+  objective->impl = NULL;
+  DPBO_TRY(logreg_prepare(options, 0, &impl, err));
+  objective->ops = &logreg_ops;
+  objective->impl = impl;
+done:
   return status;
 }
 
@@ -439,5 +507,37 @@ dpbo_status dpbo_logreg_train(const dpbo_objective *objective, double lambda, do
   }
 done:
   free(grad);
+  return status;
+}
+
+dpbo_status dpbo_logreg_record_losses(const dpbo_logreg_options *options, double lambda,
+                                      double **valid_loss, int64_t *m, double **pool_loss,
+                                      int64_t *pool_rows, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  double *w = NULL, *vl = NULL, *pl = NULL;
+  if (!options || !valid_loss || !m || !pool_loss || !pool_rows)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_record_losses: NULL argument");
+  *valid_loss = *pool_loss = NULL;
+  *m = *pool_rows = 0;
+  if (options->swap_validation_row >= 0 || options->swap_with_row >= 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_record_losses: the options already swap a record");
+  DPBO_TRY(logreg_prepare(options, 1, &impl, err));
+  DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
+  DPBO_TRY(train_w(impl, lambda, w, err));
+  DPBO_ALLOC(vl, (size_t)impl->valid->n, "the validation losses");
+  DPBO_ALLOC(pl, (size_t)impl->pool->n, "the pool losses");
+  for (int64_t i = 0; i < impl->valid->n; i++) vl[i] = record_loss(impl, impl->valid, i, w);
+  for (int64_t i = 0; i < impl->pool->n; i++) pl[i] = record_loss(impl, impl->pool, i, w);
+  *m = impl->valid->n;
+  *pool_rows = impl->pool->n;
+  *valid_loss = vl;
+  *pool_loss = pl;
+  vl = pl = NULL;
+done:
+  logreg_destroy(impl);
+  free(w);
+  free(vl);
+  free(pl);
   return status;
 }

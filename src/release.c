@@ -12,6 +12,8 @@
 #include "dpbo/log.h"
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
+#include "mechanism_private.h"
+#include "release_private.h"
 
 /* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
  * "lambda" dimension, and the validation loss's L and g*. */
@@ -56,7 +58,7 @@ done:
 
 /* The best observed value each algorithm releases: max_t v_t (Algorithm 1,
  * Algorithm 3's f^BO) or max_{2 <= t <= T} f(λ_t) (Algorithm 2). */
-static double release_best_value(const dpbo_config *config, const dpbo_run *run) {
+double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) {
   int first = config->algorithm == DPBO_ALGORITHM_2 ? 1 : 0;
   double best = -INFINITY;
   for (int t = first; t < run->steps; t++) best = fmax(best, run->trace[t].gain);
@@ -100,6 +102,13 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
 
 dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                               dpbo_noise *noise, dpbo_release *out, dpbo_error *err) {
+  return dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err);
+}
+
+dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
+                                      const dpbo_run *run, dpbo_noise *noise,
+                                      double sensitivity_factor, double noise_scale_factor,
+                                      dpbo_release *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   double *scores = NULL;
   int rank;
@@ -125,6 +134,14 @@ dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dp
   const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
   DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
                                       &out->sens, err));
+  if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 &&
+        isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
+               sensitivity_factor, noise_scale_factor);
+  if (sensitivity_factor != 1.0) { /* audit only (release_private.h) */
+    out->sens.lambda_sensitivity *= sensitivity_factor;
+    out->sens.value_sensitivity *= sensitivity_factor;
+  }
   out->epsilon_lambda = config->privacy_epsilon * config->privacy_split;
   out->epsilon_value = config->privacy_epsilon - out->epsilon_lambda;
   out->delta_lambda = out->inputs.delta_lambda;
@@ -141,8 +158,9 @@ dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dp
     const double *mu = dpbo_ucb_mean(run->ucb);
     DPBO_ALLOC(scores, count, "release scores");
     for (int64_t i = 0; i < count; i++) scores[i] = m0 + s * mu[i];
-    DPBO_TRY(dpbo_mech_select(comm, 0, noise, config->selection, scores, begin, count, out->n,
-                              out->sens.lambda_sensitivity, out->epsilon_lambda, &out->select, err));
+    DPBO_TRY(dpbo__mech_select_scaled(comm, 0, noise, config->selection, scores, begin, count,
+                                      out->n, out->sens.lambda_sensitivity, out->epsilon_lambda,
+                                      noise_scale_factor, &out->select, err));
     double u[DPBO_MAX_DIM];
     DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
     dpbo_space_to_values(run->space, u, out->lambda);
@@ -150,11 +168,11 @@ dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dp
 
   /* The value: drawn on rank 0, shared with every rank. */
   if (rank == 0) {
-    double best = release_best_value(config, run);
+    double best = dpbo__release_best_value(config, run);
     double lo = config->clamp_value ? config->value_lo : 0.0;
     double hi = config->clamp_value ? config->value_hi : 0.0;
-    local = dpbo_mech_laplace(noise, best, out->sens.value_sensitivity, out->epsilon_value, lo, hi,
-                              &out->value, err);
+    local = dpbo__mech_laplace_scaled(noise, best, out->sens.value_sensitivity, out->epsilon_value,
+                                      lo, hi, noise_scale_factor, &out->value, err);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm) != MPI_SUCCESS)

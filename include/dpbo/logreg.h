@@ -61,6 +61,16 @@ typedef struct dpbo_logreg_options {
    * noise of Algorithm 3; the trust-region Newton solver converges fast, so the
    * extra digits cost a few iterations. */
   double tolerance;
+  /* A neighbouring validation set (paper Definition 1: one record swapped),
+   * for the whole-pipeline audit (`dpbo audit --pipeline`). The rows that
+   * are in neither split form the pool, in the split's random order. When
+   * swap_validation_row >= 0, validation record swap_validation_row
+   * (0-based, in split order) is replaced, in place, by pool row
+   * swap_with_row, so the validation set differs from the default one in
+   * exactly that record and the training set is untouched (hence so are the
+   * scaling ranges). -1 (the default) for both: no swap. */
+  int64_t swap_validation_row;
+  int64_t swap_with_row;
 } dpbo_logreg_options;
 
 void dpbo_logreg_options_default(dpbo_logreg_options *options);
@@ -92,5 +102,18 @@ dpbo_status dpbo_logreg_scaled_data(const dpbo_objective *objective, const dpbo_
  * ‖w − w_λ‖ ≤ ‖∇O_λ(w)‖/λ. */
 dpbo_status dpbo_logreg_train(const dpbo_objective *objective, double lambda, double *w,
                               double *error_bound, dpbo_error *err);
+
+/* For choosing a neighbouring validation set (dpbo audit --pipeline):
+ * prepares the data exactly as dpbo_logreg_objective_create does (options
+ * must not ask for a swap), trains w_λ as an evaluation does, and returns
+ * the validation loss g(w_λ, x̄, ȳ) of every validation row (*valid_loss,
+ * *m entries) and of every pool row (*pool_loss, *pool_rows entries; the
+ * rows in neither split, indexed as swap_with_row counts them). Swapping
+ * validation row j for pool row k changes the gain f_V(w_λ) by
+ * (valid_loss[j] − pool_loss[k])/m. Both arrays are malloc'ed; the caller
+ * frees them (also on failure, where they are NULL). */
+dpbo_status dpbo_logreg_record_losses(const dpbo_logreg_options *options, double lambda,
+                                      double **valid_loss, int64_t *m, double **pool_loss,
+                                      int64_t *pool_rows, dpbo_error *err);
 
 #endif
