@@ -380,6 +380,15 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 2 is for noise-free observations: set gp.noise_std = 0",
                config->path);
+  /* DESIGN.md section 4: λ̃'s guarantee survives batching (it rests on the
+   * confidence bound), Algorithm 1's ṽ bound does not (it rests on
+   * sequential GP-UCB's regret). */
+  if (config->algorithm == DPBO_ALGORITHM_1 && config->batch > 1)
+    DPBO_TRY(config_require(config, "run", "batch", 0,
+                            "> 1 with privacy.algorithm = 1: the released value's sensitivity "
+                            "(Theorem 3) holds only for sequential GP-UCB; use batch = 1, or "
+                            "algorithm = 3 whose bound holds for any acquisition",
+                            err));
   if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
       config->acquisition != DPBO_ACQ_UCB)
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -404,6 +413,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   config->iterations = (int)i64;
   DPBO_TRY(config_int64(config, "run", "seed", 1, 0, INT64_MAX, &i64, err));
   config->seed = (uint64_t)i64;
+  DPBO_TRY(config_int64(config, "run", "batch", 1, 1, 1 << 20, &i64, err));
+  config->batch = (int)i64;
 
   /* [space] */
   static const char *const space_kinds[] = {"grid", "sobol", "list", NULL};
@@ -544,6 +555,13 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                  "privacy.delta × (1 − privacy.split)); leave ucb.delta unset",
                  config->path, config->delta, delta_default);
   }
+
+  /* Batches are accepted by the config (so the privacy rules above apply)
+   * but the asynchronous batch driver is not there yet. */
+  if (config->batch > 1)
+    DPBO_TRY(config_require(config, "run", "batch", 0,
+                            "> 1 is not available yet: this version evaluates one point at a time",
+                            err));
 
   /* [output] */
   DPBO_TRY(config_string(config, "output", "dir", "results", config->output_dir, sizeof config->output_dir, err));

@@ -90,6 +90,7 @@ case $case_name in
   privacy_alg1_noise_free) write_base; sed -i 's/^noise_std = 1/noise_std = 0/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="algorithm = 1 needs observation noise" ;;
   privacy_prior_on_validation) write_base; printf '[privacy]\nalgorithm = 1\nprior_source = validation\n' >> run.ini; expect="run.ini:23: privacy.prior_source = validation: a GP prior .* voids the guarantee" ;;
   privacy_alg1_ei)  write_base; sed -i 's/^\[objective\]/[ucb]\nacquisition = ei\n[objective]/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="only algorithm 3 allows ucb.acquisition = ei" ;;
+  privacy_alg1_batch) write_base; sed -i 's/^seed = 1/seed = 1\nbatch = 4/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="run.ini:4: run.batch > 1 with privacy.algorithm = 1: the released value's sensitivity" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

@@ -1,7 +1,7 @@
 /* Run configuration: an INI file (read with inih) plus `--set
  * section.key=value` overrides from the command line.
  *
- *   [run]       iterations (T), seed
+ *   [run]       iterations (T), seed, batch
  *   [space]     kind = sobol|grid|list, points (sobol), file (list),
  *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
  *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
@@ -60,6 +60,7 @@ typedef struct dpbo_config {
   /* [run] */
   int iterations;
   uint64_t seed;
+  int batch; /* evaluations in flight (1: the paper's sequential GP-UCB) */
   /* [space] */
   dpbo_space_kind space_kind;
   int64_t points;
