@@ -42,6 +42,14 @@ dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, cons
   return status;
 }
 
+dpbo_status dpbo_h5io_attr_array(hid_t obj, const char *name, hid_t type, const void *values,
+                                 hsize_t n, dpbo_error *err) {
+  hid_t space = H5Screate_simple(1, &n, NULL);
+  dpbo_status status = h5io__attr(obj, name, type, space, values, err);
+  H5Sclose(space);
+  return status;
+}
+
 dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
                                    dpbo_error *err) {
   return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_DOUBLE, values, n, err);

@@ -1,16 +1,25 @@
 /* The `dpbo` command line:
  *   dpbo run CONFIG [--set section.key=value ...] [--quiet]
+ *   dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]
  *   dpbo info FILE.h5 [--trace]
  *   dpbo --help | --version
  * Exit codes: 0 success; 1 the run stopped early (an evaluation failed; the
  * run file holds the steps done); 2 bad input (usage, config, dataset,
- * candidate list); 3 any other failure (I/O, MPI, HDF5, numerics). */
+ * candidate list); 3 any other failure (I/O, MPI, HDF5, numerics); 4 dpbo
+ * k1sweep stopped early on request (its checkpoint holds the finished
+ * models; rerunning the same command continues). */
 #ifndef DPBO_CLI_H
 #define DPBO_CLI_H
 
 #include <mpi.h>
 
-enum { DPBO_EXIT_OK = 0, DPBO_EXIT_INCOMPLETE = 1, DPBO_EXIT_BAD_INPUT = 2, DPBO_EXIT_FAILURE = 3 };
+enum {
+  DPBO_EXIT_OK = 0,
+  DPBO_EXIT_INCOMPLETE = 1,
+  DPBO_EXIT_BAD_INPUT = 2,
+  DPBO_EXIT_FAILURE = 3,
+  DPBO_EXIT_INTERRUPTED = 4 /* dpbo k1sweep stopped by a signal: rerun to continue */
+};
 
 /* Runs the command line on comm (collective); returns the process exit code. */
 int dpbo_cli_main(MPI_Comm comm, int argc, char **argv);

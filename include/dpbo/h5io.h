@@ -27,6 +27,9 @@ dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value
 /* A numeric attribute: a scalar when n = 1, else a 1-D array of n. */
 dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
                                    hsize_t n, dpbo_error *err);
+/* A 1-D array attribute even when n = 1 (for lists whose length varies). */
+dpbo_status dpbo_h5io_attr_array(hid_t obj, const char *name, hid_t type, const void *values,
+                                 hsize_t n, dpbo_error *err);
 dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
                                    dpbo_error *err);
 dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,

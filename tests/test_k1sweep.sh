@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# dpbo k1sweep end to end on the small config (12 SVMs on 2,000 Covertype
+# rows, 20 sets of 200 and 400 rows):
+#  1. an uninterrupted run on 2 ranks: the HDF5 layout, accuracies in [0, 1],
+#     F_V and F_V' equal to what the stored correctness bits and index sets
+#     give (recomputed here in numpy), a finite likelihood sweep with its MLE
+#     inside the grid's range, c > 0, no checkpoint or temporary file left;
+#  2. resume: a run on 1 rank stopped by --stop-after 4 (exit 4, checkpoint
+#     with 4 models), a rerun with a changed setting refused (exit 2, naming
+#     the key), then the same command on 2 ranks continues: it trains exactly
+#     the 8 missing models and its F matrices, bits and likelihood equal those
+#     of the uninterrupted run (so they depend neither on the interruption nor
+#     on the number of ranks);
+#  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs.
+# Skipped (77) when the shared Covertype file is missing.
+set -uo pipefail
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+src=${DPBO_SOURCE_DIR:?}
+data=${DPBO_SHARED_DIR:?}/data/covtype-206k.data.gz
+python=${DPBO_PYTHON:-/usr/bin/python3}
+[[ -r $data ]] || { echo "SKIP: $data not found"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+common=(k1sweep "$src/configs/k1sweep-small.ini" --set "k1sweep.data=$data" --set "output.dir=$work")
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Uninterrupted.
+"$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full > "$work/full.log" 2>&1
+rc=$?
+cat "$work/full.log"
+[[ $rc -eq 0 ]] || fail "uninterrupted run exited $rc"
+[[ -f $work/full.h5 ]] || fail "no output file"
+[[ ! -e $work/full.partial.h5 ]] || fail "checkpoint left behind after completion"
+[[ -z $(ls "$work" | grep tmp) ]] || fail "temporary file left behind"
+[[ $(grep -c "trained model" "$work/full.log") -eq 12 ]] || fail "expected 12 trainings"
+
+"$python" - "$work/full.h5" <<'PY' || fail "layout or values of full.h5"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    assert f.attrs["command"] == b"k1sweep" or f.attrs["command"] == "k1sweep"
+    assert int(f.attrs["models"]) == 12 and int(f.attrs["sets"]) == 20
+    assert list(f.attrs["sizes"]) == [200, 400]
+    pool = int(f.attrs["pool_rows"])
+    assert pool == 3000, pool
+    lam = f["models/lambda"][...]
+    assert lam.shape == (12, 2)
+    assert np.all((lam[:, 0] >= 1) & (lam[:, 0] <= 1000) & (lam[:, 1] >= 0.01) & (lam[:, 1] <= 10))
+    acc = f["models/pool_accuracy"][...]
+    assert np.all((acc > 0.4) & (acc < 1)), acc
+    assert np.all(f["models/support_vectors"][...] > 0)
+    assert np.all(f["models/train_seconds"][...] > 0)
+    assert np.all(f["models/worker"][...] == 1)  # rank 0 schedules, rank 1 trains
+    bits = np.unpackbits(f["models/correct_bits"][...], axis=1, bitorder="little")[:, :pool]
+    assert np.allclose(bits.mean(axis=1), acc, rtol=0, atol=1e-12)
+    for m in (200, 400):
+        g = f[f"m{m}"]
+        FV, FVp = g["F_V"][...], g["F_Vp"][...]
+        assert FV.shape == (20, 12) and FVp.shape == (20, 12)
+        assert np.all((FV >= 0) & (FV <= 1) & (FVp >= 0) & (FVp <= 1))
+        rows = g["valid_rows"][...]
+        assert rows.shape == (20, m)
+        assert np.all(np.diff(rows, axis=1) > 0) and rows.min() >= 0 and rows.max() < pool
+        assert np.array_equal(FV, bits[:, rows].mean(axis=2).T)
+        op, slot, row = g["neighbour_op"][...], g["neighbour_slot"][...], g["neighbour_row"][...]
+        assert set(op) <= {-1, 1}, op  # add_remove
+        size = g["neighbour_size"][...]
+        for i in range(20):
+            r = list(rows[i])
+            if op[i] == 1:
+                assert row[i] not in r
+                r.append(row[i])
+            else:
+                assert r[slot[i]] == row[i]
+                del r[slot[i]]
+            assert len(r) == size[i] == m + op[i]
+            assert np.array_equal(FVp[i], bits[:, r].mean(axis=1)), i
+        lik = g["likelihood"]
+        ll, k1 = lik["loglik"][...], lik["k1"][...]
+        assert np.all(np.isfinite(ll)) and np.all(np.diff(k1) > 0)
+        assert np.isclose(k1[0], 0.05) and np.isclose(k1[18], 0.95)
+        a = lik.attrs
+        assert 0.05 <= a["k1_mle"] < 1 and a["k1_lo"] <= a["k1_mle"] <= a["k1_hi"], dict(a)
+        assert a["loglik_mle"] >= ll.max() - 1e-6
+        assert a["c_mle"] > 0 and a["c_upper"] >= a["c_mle"] and a["N"] == 12
+        for key in ("m0", "s", "sigma_n", "lengthscale"):
+            assert np.all(np.isfinite(lik[key][...])) and np.all(lik[key][...][1:] > 0 if key != "m0" else True)
+print("full.h5: layout and values OK")
+PY
+
+# 2. Resume: stop after 4 trainings on 1 rank.
+"$mpiexec" -n 1 "$bin" "${common[@]}" --set output.name=resume --stop-after 4 > "$work/r1.log" 2>&1
+rc=$?
+cat "$work/r1.log"
+[[ $rc -eq 4 ]] || fail "--stop-after run exited $rc, expected 4"
+[[ -f $work/resume.partial.h5 && ! -e $work/resume.h5 ]] || fail "expected only the checkpoint"
+[[ $(grep -c "trained model" "$work/r1.log") -eq 4 ]] || fail "expected 4 trainings before the stop"
+
+# A changed setting is refused, naming the key; the checkpoint survives.
+"$mpiexec" -n 1 "$bin" "${common[@]}" --set output.name=resume --set k1sweep.sets=21 > "$work/r2.log" 2>&1
+rc=$?
+cat "$work/r2.log"
+[[ $rc -eq 2 ]] || fail "changed config exited $rc, expected 2"
+grep -q "k1sweep.sets" "$work/r2.log" || fail "refusal does not name k1sweep.sets"
+[[ -f $work/resume.partial.h5 ]] || fail "checkpoint lost by the refused run"
+
+# The same command on 2 ranks continues (likelihood settings may change).
+"$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=resume > "$work/r3.log" 2>&1
+rc=$?
+cat "$work/r3.log"
+[[ $rc -eq 0 ]] || fail "resumed run exited $rc"
+grep -q "resuming from .*: 4 of 12 models" "$work/r3.log" || fail "no resume message"
+[[ $(grep -c "trained model" "$work/r3.log") -eq 8 ]] || fail "resumed run retrained finished models"
+[[ ! -e $work/resume.partial.h5 ]] || fail "checkpoint left behind"
+
+"$python" - "$work/full.h5" "$work/resume.h5" <<'PY' || fail "resumed results differ"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:
+    for name in ("models/correct_bits", "models/pool_accuracy", "models/support_vectors",
+                 "models/lambda"):
+        assert np.array_equal(a[name][...], b[name][...]), name
+    for m in (200, 400):
+        for name in ("F_V", "F_Vp", "valid_rows", "neighbour_row", "likelihood/loglik"):
+            key = f"m{m}/{name}"
+            assert np.array_equal(a[key][...], b[key][...]), key
+        assert a[f"m{m}/likelihood"].attrs["k1_mle"] == b[f"m{m}/likelihood"].attrs["k1_mle"]
+print("resumed run: identical F matrices, bits and likelihood")
+PY
+
+# 3. The figure and the table.
+"$python" "$src/analysis/plot_k1_sweep.py" "$work/full.h5" -o "$work/fig.png" > "$work/plot.log" 2>&1 \
+  || { cat "$work/plot.log"; fail "plot_k1_sweep.py failed"; }
+cat "$work/plot.log"
+[[ -s $work/fig.png && -s $work/fig.md ]] || fail "no figure or table"
+grep -q "^| 200 |" "$work/fig.md" && grep -q "^| 400 |" "$work/fig.md" || fail "table lacks a row per m"
+"$python" -c "import matplotlib.image as i, sys; a = i.imread(sys.argv[1]); assert a.shape[1] > 800 and a.std() > 0.01" \
+  "$work/fig.png" || fail "figure unreadable or blank"
+echo "PASS"
