@@ -1,11 +1,13 @@
 #include "dpbo/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
+#include "dpbo/k1sweep.h"
 #include "dpbo/log.h"
 #include "dpbo/audit.h"
 #include "dpbo/comm.h"
@@ -25,13 +27,22 @@ static const char usage_text[] =
     "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
     "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
     "      audit of the whole tuning run and its release on a neighbouring validation set\n"
+    "  dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]\n"
+    "      the k1 experiment (paper, Results, Figure 1): SVMs over Sobol settings, validation\n"
+    "      sets and neighbours, the multi-task GP likelihood of k1 per set size; writes\n"
+    "      <output.dir>/<output.name>.h5. Finished models go to <name>.partial.h5 as they\n"
+    "      arrive; rerunning the same command continues from there. SIGTERM or SIGUSR1\n"
+    "      stops it after the trainings in progress (exit code 4; a second signal abandons\n"
+    "      them). --stop-after K (tests) stops likewise after K trainings\n"
     "  dpbo info FILE.h5 [--trace]\n"
     "      prints a run file's settings and summary (and its trace)\n"
     "  dpbo --help | --version\n"
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
-    "            2 bad input (usage, config, data), 3 other failure.\n";
+    "            2 bad input (usage, config, data), 3 other failure,\n"
+    "            4 k1sweep interrupted by a signal or --stop-after (checkpoint written:\n"
+    "              rerun the same command to continue).\n";
 
 static int exit_code_for(dpbo_status status) {
   switch (status) {
@@ -324,6 +335,85 @@ done:
   return code;
 }
 
+/* SIGTERM and SIGUSR1 (Slurm's --signal, Open MPI's mpirun forwards
+ * SIGUSR1) ask the sweep to stop after the trainings in progress. */
+static void k1sweep_on_signal(int signo) {
+  (void)signo;
+  dpbo_k1sweep_request_stop();
+}
+
+static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  const char *config_path = NULL;
+  const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+  int override_count = 0, quiet = 0, code = DPBO_EXIT_OK, handlers = 0;
+  long long stop_after = 0;
+  dpbo_k1sweep_config *config = calloc(1, sizeof *config);
+  struct sigaction action, old_term, old_usr1;
+  if (!overrides || !config) {
+    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
+  for (int i = 0; i < argc; i++) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      overrides[override_count++] = argv[++i];
+    } else if (strncmp(argv[i], "--set=", 6) == 0) {
+      overrides[override_count++] = argv[i] + 6;
+    } else if (strcmp(argv[i], "--quiet") == 0) {
+      quiet = 1;
+    } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc &&
+               (stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
+      i++;
+    } else if (argv[i][0] == '-' || config_path) {
+      if (rank == 0) fprintf(stderr, "dpbo k1sweep: unexpected argument '%s'\n%s", argv[i], usage_text);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    } else {
+      config_path = argv[i];
+    }
+  }
+  if (!config_path) {
+    if (rank == 0) fprintf(stderr, "dpbo k1sweep: missing CONFIG\n%s", usage_text);
+    code = DPBO_EXIT_BAD_INPUT;
+    goto done;
+  }
+  dpbo_log_setup(rank, rank == 0, quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
+  if (dpbo_k1sweep_config_load(config_path, override_count, overrides, config, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    goto done;
+  }
+  memset(&action, 0, sizeof action);
+  action.sa_handler = k1sweep_on_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, &old_term);
+  sigaction(SIGUSR1, &action, &old_usr1);
+  handlers = 1;
+  dpbo_k1sweep_outcome outcome;
+  if (dpbo_k1sweep_run(comm, config, stop_after, &outcome, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    if (outcome.abandoned) {
+      /* Workers still inside LIBSVM cannot join a collective call; the
+       * checkpoint on disk is whole (written atomically). */
+      fflush(NULL);
+      MPI_Abort(comm, DPBO_EXIT_INTERRUPTED);
+    }
+    goto done;
+  }
+  if (outcome.interrupted) code = DPBO_EXIT_INTERRUPTED;
+done:
+  if (handlers) {
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
+  }
+  free(config);
+  free(overrides);
+  return code;
+}
+
 static int cli_info(int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -364,6 +454,7 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "k1sweep") == 0) return cli_k1sweep(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
   if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
   return DPBO_EXIT_BAD_INPUT;
