@@ -1094,6 +1094,9 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
                   "command to continue.", (long long)finished, (long long)st->n, checkpoint);
     goto done;
   }
+  /* The LIBSVM data is not needed from here on. */
+  dpbo_svm_data_destroy(st->svm);
+  st->svm = NULL;
   if (st->rank == 0) local = k1sweep__assemble(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 done:
@@ -1109,6 +1112,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   memset(&st, 0, sizeof st);
   memset(results, 0, sizeof results);
   memset(outcome, 0, sizeof *outcome);
+  k1sweep__stops = 0; /* a request belongs to one run */
   const double t_start = MPI_Wtime();
   st.config = config;
   st.comm = comm;

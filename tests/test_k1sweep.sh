@@ -25,6 +25,16 @@ trap 'rm -rf "$work"' EXIT
 common=(k1sweep "$src/configs/k1sweep-small.ini" --set "k1sweep.data=$data" --set "output.dir=$work")
 fail() { echo "FAIL: $*"; exit 1; }
 
+# 0. Bad input: an unknown key and sets larger than the pool (exit 2, named).
+"$bin" "${common[@]}" --set k1sweep.bogus=1 > "$work/bad1.log" 2>&1
+rc=$?
+cat "$work/bad1.log"
+[[ $rc -eq 2 ]] && grep -q "unknown key 'bogus' in \[k1sweep\]" "$work/bad1.log" || fail "unknown key: exit $rc"
+"$bin" "${common[@]}" --set k1sweep.sizes=200,3000 > "$work/bad2.log" 2>&1
+rc=$?
+cat "$work/bad2.log"
+[[ $rc -eq 2 ]] && grep -q "k1sweep.sizes" "$work/bad2.log" || fail "sizes >= pool: exit $rc"
+
 # 1. Uninterrupted.
 "$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full > "$work/full.log" 2>&1
 rc=$?
