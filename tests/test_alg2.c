@@ -37,47 +37,11 @@
 #include "dpbo/driver.h"
 #include "dpbo/gp.h"
 #include "dpbo/log.h"
-#include "dpbo/synthetic.h"
+#include "prior_max.h"
 #include "stat_check.h"
 
 #define REPS 120
 #define ITERATIONS 30
-
-/* f on all of Λ, noise-free: its argmax λ*. */
-static dpbo_status true_argmax(const dpbo_config *config, const dpbo_space *space, int64_t *arg,
-                               double *f_max, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_objective objective = {NULL, NULL};
-  dpbo_synthetic_options options;
-  memset(&options, 0, sizeof options);
-  options.kind = DPBO_SYNTH_GP_PRIOR;
-  options.space = space;
-  options.kernel = config->kernel;
-  options.mean = config->prior.mean;
-  options.signal_std = config->prior.signal_std;
-  options.noise_std = 0.0;
-  options.features = config->synthetic_features;
-  options.seed = config->synthetic_seed;
-  DPBO_TRY(dpbo_synthetic_objective_create(&options, &objective, err));
-  const int d = dpbo_space_dims(space);
-  const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) names[i] = dpbo_space_dim(space, i)->name;
-  *arg = -1;
-  *f_max = -INFINITY;
-  for (int64_t k = 0; k < dpbo_space_size(space); k++) {
-    double u[DPBO_MAX_DIM], x[DPBO_MAX_DIM], f;
-    DPBO_TRY(dpbo_space_unit(space, k, u, err));
-    dpbo_space_to_values(space, u, x);
-    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, x, &f, err));
-    if (f > *f_max) {
-      *f_max = f;
-      *arg = k;
-    }
-  }
-done:
-  dpbo_objective_destroy(&objective);
-  return status;
-}
 
 /* Replays the pruning rule on the run's trace with a fresh GP. alive[t-1]
  * receives the count after pruning at step t; *star_pruned_at the first step
@@ -196,7 +160,7 @@ int main(int argc, char **argv) {
     /* λ* and an independent replay of the pruning (every rank: identical). */
     int64_t star = -1;
     double f_star = -INFINITY;
-    CHECK_OK(st = true_argmax(config, run.space, &star, &f_star, &err));
+    CHECK_OK(st = test_prior_max(config, run.space, &f_star, &star, &err));
     int64_t alive[ITERATIONS];
     int star_pruned_at = 0, chosen_pruned = 0;
     CHECK_OK(st = replay_pruning(config, &run, star, alive, &star_pruned_at, &chosen_pruned, &err));

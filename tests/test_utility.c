@@ -58,8 +58,8 @@
 #include "dpbo/driver.h"
 #include "dpbo/log.h"
 #include "dpbo/release.h"
-#include "dpbo/synthetic.h"
 #include "dpbo/ucb.h"
+#include "prior_max.h"
 #include "stat_check.h"
 
 #define TRIALS 400
@@ -68,43 +68,6 @@
 #define N_EPS 2
 
 static const double pi = 3.14159265358979323846;
-
-/* The noise-free function on all of Λ (every rank evaluates all of it; N is
- * small): f_max = f(λ*). */
-static dpbo_status true_max(const dpbo_config *config, const dpbo_space *space, double *f_max,
-                            int64_t *arg, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_objective objective = {NULL, NULL};
-  dpbo_synthetic_options options;
-  memset(&options, 0, sizeof options);
-  options.kind = DPBO_SYNTH_GP_PRIOR;
-  options.space = space;
-  options.kernel = config->kernel;
-  options.mean = config->prior.mean;
-  options.signal_std = config->prior.signal_std;
-  options.noise_std = 0.0; /* f itself, not v */
-  options.features = config->synthetic_features;
-  options.seed = config->synthetic_seed;
-  DPBO_TRY(dpbo_synthetic_objective_create(&options, &objective, err));
-  const int d = dpbo_space_dims(space);
-  const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) names[i] = dpbo_space_dim(space, i)->name;
-  *f_max = -INFINITY;
-  *arg = -1;
-  for (int64_t k = 0; k < dpbo_space_size(space); k++) {
-    double u[DPBO_MAX_DIM], x[DPBO_MAX_DIM], f;
-    DPBO_TRY(dpbo_space_unit(space, k, u, err));
-    dpbo_space_to_values(space, u, x);
-    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, x, &f, err));
-    if (f > *f_max) {
-      *f_max = f;
-      *arg = k;
-    }
-  }
-done:
-  dpbo_objective_destroy(&objective);
-  return status;
-}
 
 typedef struct tally {
   int64_t trials, holds;
@@ -177,7 +140,7 @@ int main(int argc, char **argv) {
     const double sigma_n = config->prior.noise_std / s;
     double f_star = -INFINITY;
     int64_t star = -1;
-    CHECK_OK(st = true_max(config, run.space, &f_star, &star, &err));
+    CHECK_OK(st = test_prior_max(config, run.space, &f_star, &star, &err));
 
     /* max_λ μ_T(λ) over Λ, in units of v (from the GP; rank-independent). */
     double mu_max = -INFINITY;
