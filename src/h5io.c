@@ -60,6 +60,26 @@ dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *val
   return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
 }
 
+dpbo_status dpbo_h5io_attr_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
+  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
+  for (int i = 0; i < d; i++) {
+    strcat(names, i ? "," : "");
+    strcat(names, dims[i].name);
+    strcat(scales, i ? "," : "");
+    strcat(scales, dims[i].scale == DPBO_SCALE_LOG ? "log" : "linear");
+    lo[i] = dims[i].lo;
+    hi[i] = dims[i].hi;
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "names", names, err));
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "scale", scales, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "lower", lo, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "upper", hi, (hsize_t)d, err));
+done:
+  return status;
+}
+
 dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   for (int i = 0; i < config->entry_count; i++) {
@@ -196,6 +216,25 @@ done:
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
   return dpbo_h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
+}
+
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
+                                   const dpbo_h5io_field *fields, size_t count, int rank,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *column = NULL;
+  const hsize_t dims[1] = {n};
+  DPBO_ALLOC(column, n, "a column");
+  for (size_t f = 0; f < count; f++) {
+    if (rank == 0)
+      for (hsize_t i = 0; i < n; i++)
+        memcpy(&column[i], (const char *)records + i * stride + fields[f].offset, sizeof *column);
+    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, H5T_NATIVE_DOUBLE, 1, dims, column, rank,
+                                   err));
+  }
+done:
+  free(column);
+  return status;
 }
 
 static hid_t h5io__open_dataset(hid_t obj, const char *name) {

@@ -831,20 +831,7 @@ static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, d
   hid_t group = H5Gcreate2(file, "models", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /models");
   hsize_t d1[1] = {(hsize_t)st->n}, d2[2] = {(hsize_t)st->n, (hsize_t)st->d};
-  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
-  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
-  for (int i = 0; i < st->d; i++) {
-    strcat(names, i ? "," : "");
-    strcat(names, raw->dim[i].name);
-    strcat(scales, i ? "," : "");
-    strcat(scales, raw->dim[i].scale == DPBO_SCALE_LOG ? "log" : "linear");
-    lo[i] = raw->dim[i].lo;
-    hi[i] = raw->dim[i].hi;
-  }
-  DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
-  DPBO_TRY(dpbo_h5io_attr_string(group, "scale", scales, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(group, "lower", lo, (hsize_t)st->d, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(group, "upper", hi, (hsize_t)st->d, err));
+  DPBO_TRY(dpbo_h5io_attr_dims(group, st->d, raw->dim, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                                  "lambda_j = Sobol point j (unscrambled, from the origin) over the "
                                  "[space] ranges; one LIBSVM RBF C-SVC per setting",
@@ -875,28 +862,21 @@ done:
 static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_result *res, int rank,
                                              dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  double *buf = NULL;
   int64_t *ibuf = NULL;
   hid_t group = H5Gcreate2(parent, "likelihood", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group likelihood");
   const int K = res->count;
   hsize_t dk[1] = {(hsize_t)K};
-  DPBO_ALLOC(buf, K, "the likelihood sweep");
   DPBO_ALLOC(ibuf, K, "the likelihood sweep");
-  static const struct {
-    const char *name;
-    size_t offset;
-  } columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1)},
-                 {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1)},
-                 {"loglik", offsetof(dpbo_k1lik_fit, loglik)},
-                 {"m0", offsetof(dpbo_k1lik_fit, m0)},
-                 {"s", offsetof(dpbo_k1lik_fit, s)},
-                 {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n)},
-                 {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale)}};
-  for (size_t col = 0; col < sizeof columns / sizeof columns[0]; col++) {
-    for (int k = 0; k < K; k++) buf[k] = *(const double *)((const char *)&res->grid[k] + columns[col].offset);
-    DPBO_TRY(dpbo_h5io_write_small(group, columns[col].name, H5T_NATIVE_DOUBLE, 1, dk, buf, rank, err));
-  }
+  static const dpbo_h5io_field columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1)},
+                                            {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1)},
+                                            {"loglik", offsetof(dpbo_k1lik_fit, loglik)},
+                                            {"m0", offsetof(dpbo_k1lik_fit, m0)},
+                                            {"s", offsetof(dpbo_k1lik_fit, s)},
+                                            {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n)},
+                                            {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale)}};
+  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
+                                  sizeof columns / sizeof columns[0], rank, err));
   for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ell_at_bound;
   DPBO_TRY(dpbo_h5io_write_small(group, "ell_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
   for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ratio_at_bound;
@@ -931,7 +911,6 @@ static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_resu
                                  "(Algorithm 1) at the MLE and at k1_lo",
                                  err));
 done:
-  free(buf);
   free(ibuf);
   if (group >= 0) H5Gclose(group);
   return status;

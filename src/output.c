@@ -44,25 +44,15 @@ static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo
   hid_t group = H5Gcreate2(file, "space", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /space");
   const int d = dpbo_space_dims(space);
-  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
+  dpbo_dim dims[DPBO_MAX_DIM];
   int64_t levels[DPBO_MAX_DIM], size = dpbo_space_size(space);
-  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
   for (int i = 0; i < d; i++) {
-    const dpbo_dim *dim = dpbo_space_dim(space, i);
-    lo[i] = dim->lo;
-    hi[i] = dim->hi;
-    levels[i] = dim->levels;
-    strcat(names, i ? "," : "");
-    strcat(names, dim->name);
-    strcat(scales, i ? "," : "");
-    strcat(scales, dim->scale == DPBO_SCALE_LOG ? "log" : "linear");
+    dims[i] = *dpbo_space_dim(space, i);
+    levels[i] = dims[i].levels;
   }
   DPBO_TRY(dpbo_h5io_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "size", &size, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
-  DPBO_TRY(dpbo_h5io_attr_string(group, "scale", scales, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(group, "lower", lo, (hsize_t)d, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(group, "upper", hi, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_dims(group, d, dims, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "levels", levels, (hsize_t)d, err));
 done:
   if (group >= 0) H5Gclose(group);
@@ -94,21 +84,15 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
-  static const struct {
-    const char *name;
-    size_t offset;
-  } columns[] = {{"gain", offsetof(dpbo_trace_step, gain)},
-                 {"mean", offsetof(dpbo_trace_step, mean)},
-                 {"std", offsetof(dpbo_trace_step, std)},
-                 {"beta", offsetof(dpbo_trace_step, beta)},
-                 {"ucb", offsetof(dpbo_trace_step, ucb)},
-                 {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds)},
-                 {"step_seconds", offsetof(dpbo_trace_step, step_seconds)}};
-  for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
-    for (hsize_t t = 0; t < steps; t++)
-      buf[t] = *(const double *)((const char *)&run->trace[t] + columns[c].offset);
-    DPBO_TRY(dpbo_h5io_write_small(group, columns[c].name, H5T_NATIVE_DOUBLE, 1, dims1, buf, rank, err));
-  }
+  static const dpbo_h5io_field columns[] = {{"gain", offsetof(dpbo_trace_step, gain)},
+                                            {"mean", offsetof(dpbo_trace_step, mean)},
+                                            {"std", offsetof(dpbo_trace_step, std)},
+                                            {"beta", offsetof(dpbo_trace_step, beta)},
+                                            {"ucb", offsetof(dpbo_trace_step, ucb)},
+                                            {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds)},
+                                            {"step_seconds", offsetof(dpbo_trace_step, step_seconds)}};
+  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, columns,
+                                  sizeof columns / sizeof columns[0], rank, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                           "gain = v_t; mean, std: GP posterior of f at lambda_t before v_t; "

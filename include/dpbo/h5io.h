@@ -35,6 +35,10 @@ dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *va
 dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
                                  dpbo_error *err);
 
+/* The dimensions of a space as attributes: "names" and "scale" (comma-separated
+ * strings, scale linear|log), "lower" and "upper" (arrays of d). */
+dpbo_status dpbo_h5io_attr_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err);
+
 /* Every setting as written, one string attribute config.<section>.<key> each. */
 dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err);
 
@@ -58,6 +62,19 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
 /* Rank 0 writes the whole array; the other ranks only join. */
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+
+/* A double member of a record type, written as a column (dpbo_h5io_write_fields). */
+typedef struct dpbo_h5io_field {
+  const char *name; /* the dataset */
+  size_t offset;    /* offsetof(record type, member) */
+} dpbo_h5io_field;
+
+/* One 1-D double dataset per field, of length n: fields[f]'s member of each
+ * of the n records at `records`, `stride` bytes apart (an array of structs).
+ * Rank 0 writes (only its records are read); the other ranks only join. */
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
+                                   const dpbo_h5io_field *fields, size_t count, int rank,
+                                   dpbo_error *err);
 
 /* Reads a whole dataset into buf (serial or independent read); an error names
  * a missing dataset. */
