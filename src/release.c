@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dpbo/comm.h"
+#include "dpbo/h5io.h"
 #include "dpbo/log.h"
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
@@ -219,6 +220,34 @@ static void json_number(FILE *f, double x) {
     fputs("null", f);
 }
 
+/* The terms behind the sensitivities and the value's noise, by name: one
+ * table for the JSON "terms" object and the HDF5 attributes. */
+typedef struct release_term {
+  const char *name;
+  double value;
+} release_term;
+
+enum { RELEASE_TERMS = 13 };
+
+static void release_terms(const dpbo_release *r, release_term terms[RELEASE_TERMS]) {
+  const dpbo_sensitivity *s = &r->sens;
+  const release_term all[] = {{"beta_T", s->beta_T},
+                              {"beta_T_plus_1", s->beta_T1},
+                              {"c_lambda", s->c_lambda},
+                              {"c_value", s->c_value},
+                              {"q", s->q},
+                              {"C1", s->C1},
+                              {"gamma_greedy", s->gamma_greedy},
+                              {"gamma_T", s->gamma_T},
+                              {"regret_term", s->regret_term},
+                              {"k1", s->k1},
+                              {"signal_std", s->signal_std},
+                              {"laplace_granularity", r->value.granularity},
+                              {"laplace_scale", r->value.scale}};
+  _Static_assert(sizeof all / sizeof all[0] == RELEASE_TERMS, "RELEASE_TERMS counts the table");
+  memcpy(terms, all, sizeof all);
+}
+
 static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char tmp[DPBO_PATH_MAX + 64];
@@ -258,16 +287,10 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   fputs(",\"delta_total\":", f);
   json_number(f, r->delta_total);
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
-  const struct {
-    const char *name;
-    double value;
-  } terms[] = {{"beta_T", s->beta_T},   {"beta_T_plus_1", s->beta_T1},   {"c_lambda", s->c_lambda},
-               {"c_value", s->c_value}, {"q", s->q},                     {"C1", s->C1},
-               {"gamma_greedy", s->gamma_greedy}, {"gamma_T", s->gamma_T}, {"regret_term", s->regret_term},
-               {"k1", s->k1},           {"signal_std", s->signal_std},   {"laplace_granularity", r->value.granularity},
-               {"laplace_scale", r->value.scale}};
+  release_term terms[RELEASE_TERMS];
+  release_terms(r, terms);
   fputs(",\"terms\":{", f);
-  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+  for (size_t i = 0; i < RELEASE_TERMS; i++) {
     if (i) fputc(',', f);
     json_string(f, terms[i].name);
     fputc(':', f);
@@ -290,88 +313,52 @@ done:
   return status;
 }
 
-static dpbo_status h5_put(hid_t loc, const char *name, hid_t type, hsize_t n, const void *data,
-                          dpbo_error *err) {
-  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-  hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t rc = attr < 0 ? -1 : H5Awrite(attr, type, data);
-  if (attr >= 0) H5Aclose(attr);
-  H5Sclose(space);
-  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write release attribute %s", name) : DPBO_OK;
-}
-
-static dpbo_status h5_put_string(hid_t loc, const char *name, const char *text, dpbo_error *err) {
-  hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, strlen(text) + 1);
-  dpbo_status status = h5_put(loc, name, type, 1, text, err);
-  H5Tclose(type);
-  return status;
-}
-
-static dpbo_status h5_put_double(hid_t loc, const char *name, double x, dpbo_error *err) {
-  return h5_put(loc, name, H5T_NATIVE_DOUBLE, 1, &x, err);
-}
-
 static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char tmp[DPBO_PATH_MAX + 64];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  /* Serial HDF5 on one rank: the release is a handful of numbers. */
-  hid_t file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", tmp);
+  dpbo_h5io_file out;
+  /* One rank writes alone: the release is a handful of numbers. */
+  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
+  hid_t file = out.id;
   const dpbo_sensitivity *s = &r->sens;
   int64_t n = r->n, T = r->T;
-  DPBO_TRY(h5_put_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
-  DPBO_TRY(h5_put_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
-  DPBO_TRY(h5_put_string(file, "guarantee", r->guarantee, err));
-  DPBO_TRY(h5_put_string(file, "randomness", r->source, err));
-  DPBO_TRY(h5_put_string(file, "publication",
-                         r->reproducible ? "reproducible, not for publication (seeded noise)"
-                                         : "drawn from the operating system CSPRNG",
-                         err));
-  DPBO_TRY(h5_put(file, "N", H5T_NATIVE_INT64, 1, &n, err));
-  DPBO_TRY(h5_put(file, "T", H5T_NATIVE_INT64, 1, &T, err));
-  DPBO_TRY(h5_put_double(file, "epsilon_total", r->epsilon_total, err));
-  DPBO_TRY(h5_put_double(file, "delta_total", r->delta_total, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
+                                 r->reproducible ? "reproducible, not for publication (seeded noise)"
+                                                 : "drawn from the operating system CSPRNG",
+                                 err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &n, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &T, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_total", &r->epsilon_total, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_total", &r->delta_total, 1, err));
   if (r->has_lambda) {
     char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
     for (int i = 0; i < r->d; i++) {
       if (i) strcat(names, ",");
       strcat(names, r->names[i]);
     }
-    DPBO_TRY(h5_put(file, "lambda", H5T_NATIVE_DOUBLE, (hsize_t)r->d, r->lambda, err));
-    DPBO_TRY(h5_put_string(file, "lambda_names", names, err));
-    DPBO_TRY(h5_put_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
-    DPBO_TRY(h5_put_double(file, "epsilon_lambda", r->epsilon_lambda, err));
-    DPBO_TRY(h5_put_double(file, "delta_lambda", r->delta_lambda, err));
-    DPBO_TRY(h5_put_double(file, "sensitivity_lambda", s->lambda_sensitivity, err));
-    DPBO_TRY(h5_put_double(file, "score_granularity", r->select.granularity, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_lambda", &r->epsilon_lambda, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_lambda", &r->delta_lambda, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &s->lambda_sensitivity, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
   }
-  DPBO_TRY(h5_put_double(file, "value", r->value.value, err));
-  DPBO_TRY(h5_put_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
-  DPBO_TRY(h5_put_double(file, "epsilon_value", r->epsilon_value, err));
-  DPBO_TRY(h5_put_double(file, "delta_value", r->delta_value, err));
-  DPBO_TRY(h5_put_double(file, "sensitivity_value", s->value_sensitivity, err));
-  DPBO_TRY(h5_put_double(file, "laplace_granularity", r->value.granularity, err));
-  DPBO_TRY(h5_put_double(file, "laplace_scale", r->value.scale, err));
-  const struct {
-    const char *name;
-    double value;
-  } terms[] = {{"beta_T", s->beta_T}, {"beta_T_plus_1", s->beta_T1}, {"c_lambda", s->c_lambda},
-               {"c_value", s->c_value}, {"q", s->q}, {"C1", s->C1}, {"gamma_greedy", s->gamma_greedy},
-               {"gamma_T", s->gamma_T}, {"regret_term", s->regret_term}, {"k1", s->k1},
-               {"signal_std", s->signal_std}};
-  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
-    DPBO_TRY(h5_put_double(file, terms[i].name, terms[i].value, err));
-  if (H5Fclose(file) < 0) {
-    file = -1;
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", tmp);
-  }
-  file = -1;
-  if (rename(tmp, path) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_value", &r->epsilon_value, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_value", &r->delta_value, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &s->value_sensitivity, 1, err));
+  release_term terms[RELEASE_TERMS];
+  release_terms(r, terms);
+  for (size_t i = 0; i < RELEASE_TERMS; i++)
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, terms[i].name, &terms[i].value, 1, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
-  if (file >= 0) H5Fclose(file);
-  if (status != DPBO_OK) remove(tmp);
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
   return status;
 }
 
