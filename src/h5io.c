@@ -218,6 +218,13 @@ dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int
   return dpbo_h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
 }
 
+/* Both kinds of member are 8 bytes: one buffer of doubles carries either. */
+_Static_assert(sizeof(int64_t) == sizeof(double), "a column entry is 8 bytes");
+
+static hid_t h5io__field_type(const dpbo_h5io_field *field) {
+  return field->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+}
+
 dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
                                    const dpbo_h5io_field *fields, size_t count, int rank,
                                    dpbo_error *err) {
@@ -229,8 +236,29 @@ dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stri
     if (rank == 0)
       for (hsize_t i = 0; i < n; i++)
         memcpy(&column[i], (const char *)records + i * stride + fields[f].offset, sizeof *column);
-    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, H5T_NATIVE_DOUBLE, 1, dims, column, rank,
-                                   err));
+    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, h5io__field_type(&fields[f]), 1, dims,
+                                   column, rank, err));
+  }
+done:
+  free(column);
+  return status;
+}
+
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
+                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *column = NULL;
+  DPBO_ALLOC(column, n, "a column");
+  for (size_t f = 0; f < count; f++) {
+    hsize_t dims[1];
+    DPBO_TRY(dpbo_h5io_shape(obj, fields[f].name, 1, dims, err));
+    if (dims[0] != n)
+      DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s holds %llu entries, not %llu", fields[f].name,
+                 (unsigned long long)dims[0], (unsigned long long)n);
+    if (n == 0) continue;
+    DPBO_TRY(dpbo_h5io_read(obj, fields[f].name, h5io__field_type(&fields[f]), column, err));
+    for (hsize_t i = 0; i < n; i++)
+      memcpy((char *)records + i * stride + fields[f].offset, &column[i], sizeof *column);
   }
 done:
   free(column);

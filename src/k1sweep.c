@@ -281,12 +281,27 @@ void dpbo_k1sweep_request_stop(void) {
 /* One model's result as a worker sends it: this header, then `acc_count`
  * doubles (for each size s and set i: accuracy on V_i at s·2·sets + i, on
  * V_i' at s·2·sets + sets + i), then the pool's correctness bits. */
-typedef struct k1sweep__head {
-  int64_t model, worker, support_vectors;
-  int32_t code, pad;
+typedef struct k1sweep__model {
+  int64_t worker, support_vectors;
   double train_seconds, predict_seconds, pool_accuracy;
+} k1sweep__model;
+
+typedef struct k1sweep__head {
+  int64_t model;
+  k1sweep__model result;
+  int32_t code, pad;
   char message[DPBO_ERROR_MSG_MAX];
 } k1sweep__head;
+
+/* A model's numbers as columns: one table for the checkpoint (written and
+ * read back) and the output file's /models. */
+static const dpbo_h5io_field k1sweep__columns[] = {
+    {"worker", offsetof(k1sweep__model, worker), 1},
+    {"support_vectors", offsetof(k1sweep__model, support_vectors), 1},
+    {"train_seconds", offsetof(k1sweep__model, train_seconds), 0},
+    {"predict_seconds", offsetof(k1sweep__model, predict_seconds), 0},
+    {"pool_accuracy", offsetof(k1sweep__model, pool_accuracy), 0}};
+#define K1SWEEP__COLUMNS (sizeof k1sweep__columns / sizeof k1sweep__columns[0])
 
 enum { K1SWEEP_TAG_TASK = 41, K1SWEEP_TAG_RESULT = 42 };
 
@@ -309,8 +324,7 @@ typedef struct k1sweep__state {
   /* results (rank 0) */
   unsigned char *done;
   int64_t done_count;
-  int64_t *worker, *support_vectors;
-  double *train_seconds, *predict_seconds, *pool_accuracy;
+  k1sweep__model *model;
   double *accuracy; /* n × acc_count */
   uint8_t *bits;    /* n × nbytes */
   /* F matrices (rank 0): [size] sets × n */
@@ -335,11 +349,7 @@ static void k1sweep__state_free(k1sweep__state *st) {
   free(st->fv);
   free(st->fvp);
   free(st->done);
-  free(st->worker);
-  free(st->support_vectors);
-  free(st->train_seconds);
-  free(st->predict_seconds);
-  free(st->pool_accuracy);
+  free(st->model);
   free(st->accuracy);
   free(st->bits);
 }
@@ -421,11 +431,7 @@ static dpbo_status k1sweep__alloc_results(k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const size_t n = (size_t)st->n;
   DPBO_ALLOC(st->done, n, "the results");
-  DPBO_ALLOC(st->worker, n, "the results");
-  DPBO_ALLOC(st->support_vectors, n, "the results");
-  DPBO_ALLOC(st->train_seconds, n, "the results");
-  DPBO_ALLOC(st->predict_seconds, n, "the results");
-  DPBO_ALLOC(st->pool_accuracy, n, "the results");
+  DPBO_ALLOC(st->model, n, "the results");
   DPBO_ALLOC(st->accuracy, n * (size_t)st->acc_count, "the accuracies");
   DPBO_ALLOC(st->bits, n * (size_t)st->nbytes, "the correctness bits");
 done:
@@ -448,12 +454,13 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, 
   dpbo_error err;
   dpbo_error_clear(&err);
   head.model = j;
-  head.worker = st->rank;
+  head.result.worker = st->rank;
   const double C = st->values[j * st->d + st->c_dim], gamma = st->values[j * st->d + st->gamma_dim];
   double t0 = MPI_Wtime();
-  dpbo_status code = dpbo_svm_fit_predict(st->svm, &c->svm, C, gamma, flags, &head.pool_accuracy,
-                                          &head.support_vectors, &head.train_seconds, &err);
-  head.predict_seconds = MPI_Wtime() - t0 - head.train_seconds;
+  k1sweep__model *r = &head.result;
+  dpbo_status code = dpbo_svm_fit_predict(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
+                                          &r->support_vectors, &r->train_seconds, &err);
+  r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
   head.code = (int32_t)code;
   if (code != DPBO_OK) {
     snprintf(head.message, sizeof head.message, "model %lld on rank %d: %s", (long long)j, st->rank,
@@ -473,20 +480,64 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, 
 /* ---------------------------------------------------------------------------
  * The checkpoint (rank 0 alone, rewritten atomically after every model). */
 
+/* The finished models in ascending order, packed: the checkpoint's rows. */
+typedef struct k1sweep__rows {
+  int64_t k;
+  int64_t *index;        /* the models */
+  k1sweep__model *model; /* their numbers */
+  double *acc;           /* k × acc_count */
+  uint8_t *bits;         /* k × nbytes */
+} k1sweep__rows;
+
+static void k1sweep__rows_free(k1sweep__rows *rows) {
+  free(rows->index);
+  free(rows->model);
+  free(rows->acc);
+  free(rows->bits);
+  memset(rows, 0, sizeof *rows);
+}
+
+static dpbo_status k1sweep__rows_alloc(const k1sweep__state *st, int64_t k, k1sweep__rows *rows,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  rows->k = k;
+  DPBO_ALLOC(rows->index, k, "the checkpoint");
+  DPBO_ALLOC(rows->model, k, "the checkpoint");
+  DPBO_ALLOC(rows->acc, (size_t)(k * st->acc_count), "the checkpoint");
+  DPBO_ALLOC(rows->bits, (size_t)(k * st->nbytes), "the checkpoint");
+done:
+  return status;
+}
+
+/* Copies row r to model index[r] of the state (or back, to_state = 0). */
+static void k1sweep__rows_copy(k1sweep__state *st, k1sweep__rows *rows, int to_state) {
+  const int64_t A = st->acc_count, B = st->nbytes;
+  for (int64_t r = 0; r < rows->k; r++) {
+    const int64_t j = rows->index[r];
+    if (to_state) {
+      st->model[j] = rows->model[r];
+      memcpy(st->accuracy + j * A, rows->acc + r * A, (size_t)A * sizeof *rows->acc);
+      memcpy(st->bits + j * B, rows->bits + r * B, (size_t)B);
+    } else {
+      rows->model[r] = st->model[j];
+      memcpy(rows->acc + r * A, st->accuracy + j * A, (size_t)A * sizeof *rows->acc);
+      memcpy(rows->bits + r * B, st->bits + j * B, (size_t)B);
+    }
+  }
+}
+
 static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
-  int64_t *index = NULL, *i64 = NULL;
-  double *f64 = NULL, *acc = NULL;
-  uint8_t *bits = NULL;
+  k1sweep__rows rows;
+  memset(&rows, 0, sizeof rows);
+  out.id = -1;
+  out.tmp[0] = '\0';
   const int64_t k = st->done_count, A = st->acc_count, B = st->nbytes;
-  DPBO_ALLOC(index, k, "the checkpoint");
-  DPBO_ALLOC(i64, k, "the checkpoint");
-  DPBO_ALLOC(f64, k, "the checkpoint");
-  DPBO_ALLOC(acc, (size_t)(k * A), "the checkpoint");
-  DPBO_ALLOC(bits, (size_t)(k * B), "the checkpoint");
+  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
   for (int64_t j = 0, r = 0; j < st->n; j++)
-    if (st->done[j]) index[r++] = j;
+    if (st->done[j]) rows.index[r++] = j;
+  k1sweep__rows_copy(st, &rows, 0);
   DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
   hid_t f = out.id;
   DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
@@ -499,32 +550,15 @@ static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *pat
   DPBO_TRY(dpbo_h5io_attr_int64(f, "bytes_per_model", &B, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
   hsize_t d1[1] = {(hsize_t)k}, dA[2] = {(hsize_t)k, (hsize_t)A}, dB[2] = {(hsize_t)k, (hsize_t)B};
-  DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, index, 0, err));
-#define K1SWEEP__COLUMN(array, buf, type, name)                                      \
-  do {                                                                               \
-    for (int64_t r = 0; r < k; r++) buf[r] = st->array[index[r]];                    \
-    DPBO_TRY(dpbo_h5io_write_small(f, name, type, 1, d1, buf, 0, err));              \
-  } while (0)
-  K1SWEEP__COLUMN(worker, i64, H5T_NATIVE_INT64, "worker");
-  K1SWEEP__COLUMN(support_vectors, i64, H5T_NATIVE_INT64, "support_vectors");
-  K1SWEEP__COLUMN(train_seconds, f64, H5T_NATIVE_DOUBLE, "train_seconds");
-  K1SWEEP__COLUMN(predict_seconds, f64, H5T_NATIVE_DOUBLE, "predict_seconds");
-  K1SWEEP__COLUMN(pool_accuracy, f64, H5T_NATIVE_DOUBLE, "pool_accuracy");
-#undef K1SWEEP__COLUMN
-  for (int64_t r = 0; r < k; r++) {
-    memcpy(acc + r * A, st->accuracy + index[r] * A, (size_t)A * sizeof *acc);
-    memcpy(bits + r * B, st->bits + index[r] * B, (size_t)B);
-  }
-  DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, acc, 0, err));
-  DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, bits, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, rows.index, 0, err));
+  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, sizeof *rows.model, d1[0], k1sweep__columns,
+                                  K1SWEEP__COLUMNS, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, rows.acc, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, rows.bits, 0, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  free(index);
-  free(i64);
-  free(f64);
-  free(acc);
-  free(bits);
+  k1sweep__rows_free(&rows);
   return status;
 }
 
@@ -533,9 +567,8 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
   dpbo_status status = DPBO_OK;
   hid_t f = -1;
   char *stored = NULL;
-  int64_t *index = NULL, *i64 = NULL;
-  double *f64 = NULL, *acc = NULL;
-  uint8_t *bits = NULL;
+  k1sweep__rows rows;
+  memset(&rows, 0, sizeof rows);
   if (access(path, F_OK) != 0) return DPBO_OK;
   H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
@@ -558,45 +591,25 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
                path, (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3]);
   hsize_t dims[1];
   DPBO_TRY(dpbo_h5io_shape(f, "model", 1, dims, err));
-  const int64_t k = (int64_t)dims[0], A = st->acc_count, B = st->nbytes;
-  DPBO_ALLOC(index, k, "the checkpoint");
-  DPBO_ALLOC(i64, k, "the checkpoint");
-  DPBO_ALLOC(f64, k, "the checkpoint");
-  DPBO_ALLOC(acc, (size_t)(k * A), "the checkpoint");
-  DPBO_ALLOC(bits, (size_t)(k * B), "the checkpoint");
+  const int64_t k = (int64_t)dims[0];
+  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
   if (k > 0) {
-    DPBO_TRY(dpbo_h5io_read(f, "model", H5T_NATIVE_INT64, index, err));
+    DPBO_TRY(dpbo_h5io_read(f, "model", H5T_NATIVE_INT64, rows.index, err));
     for (int64_t r = 0; r < k; r++)
-      if (index[r] < 0 || index[r] >= st->n || st->done[index[r]])
-        DPBO_RAISE(DPBO_ERR_DATA, "%s: bad model index %lld", path, (long long)index[r]);
-    DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, acc, err));
-    DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, bits, err));
-    for (int64_t r = 0; r < k; r++) {
-      memcpy(st->accuracy + index[r] * A, acc + r * A, (size_t)A * sizeof *acc);
-      memcpy(st->bits + index[r] * B, bits + r * B, (size_t)B);
-    }
-#define K1SWEEP__COLUMN(array, buf, type, name)                                      \
-  do {                                                                               \
-    DPBO_TRY(dpbo_h5io_read(f, name, type, buf, err));                               \
-    for (int64_t r = 0; r < k; r++) st->array[index[r]] = buf[r];                    \
-  } while (0)
-    K1SWEEP__COLUMN(worker, i64, H5T_NATIVE_INT64, "worker");
-    K1SWEEP__COLUMN(support_vectors, i64, H5T_NATIVE_INT64, "support_vectors");
-    K1SWEEP__COLUMN(train_seconds, f64, H5T_NATIVE_DOUBLE, "train_seconds");
-    K1SWEEP__COLUMN(predict_seconds, f64, H5T_NATIVE_DOUBLE, "predict_seconds");
-    K1SWEEP__COLUMN(pool_accuracy, f64, H5T_NATIVE_DOUBLE, "pool_accuracy");
-#undef K1SWEEP__COLUMN
-    for (int64_t r = 0; r < k; r++) st->done[index[r]] = 1;
+      if (rows.index[r] < 0 || rows.index[r] >= st->n || st->done[rows.index[r]])
+        DPBO_RAISE(DPBO_ERR_DATA, "%s: bad model index %lld", path, (long long)rows.index[r]);
+    DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, rows.acc, err));
+    DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, rows.bits, err));
+    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep__columns,
+                                   K1SWEEP__COLUMNS, err));
+    k1sweep__rows_copy(st, &rows, 1);
+    for (int64_t r = 0; r < k; r++) st->done[rows.index[r]] = 1;
     st->done_count = k;
   }
 done:
   if (f >= 0) H5Fclose(f);
   free(stored);
-  free(index);
-  free(i64);
-  free(f64);
-  free(acc);
-  free(bits);
+  k1sweep__rows_free(&rows);
   return status;
 }
 
@@ -615,19 +628,16 @@ static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *mess
   memcpy(st->accuracy + j * st->acc_count, message + sizeof head, (size_t)st->acc_count * sizeof(double));
   memcpy(st->bits + j * st->nbytes, message + sizeof head + (size_t)st->acc_count * sizeof(double),
          (size_t)st->nbytes);
-  st->worker[j] = head.worker;
-  st->support_vectors[j] = head.support_vectors;
-  st->train_seconds[j] = head.train_seconds;
-  st->predict_seconds[j] = head.predict_seconds;
-  st->pool_accuracy[j] = head.pool_accuracy;
+  st->model[j] = head.result;
   st->done[j] = 1;
   st->done_count++;
   DPBO_TRY(k1sweep__write_checkpoint(st, checkpoint, err));
   dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
                 "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
                 (long long)j, st->values[j * st->d + st->c_dim], st->values[j * st->d + st->gamma_dim],
-                (long long)head.worker, head.train_seconds, head.predict_seconds, (long long)st->pool,
-                (long long)head.support_vectors, head.pool_accuracy, (long long)st->done_count,
+                (long long)head.result.worker, head.result.train_seconds, head.result.predict_seconds,
+                (long long)st->pool, (long long)head.result.support_vectors,
+                head.result.pool_accuracy, (long long)st->done_count,
                 (long long)st->n);
 done:
   return status;
@@ -839,20 +849,12 @@ static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, d
   DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
   if (!synthetic) {
-    const int root = st->rank == 0;
-    DPBO_TRY(dpbo_h5io_write_small(group, "train_seconds", H5T_NATIVE_DOUBLE, 1, d1,
-                                   root ? st->train_seconds : st->values, st->rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(group, "predict_seconds", H5T_NATIVE_DOUBLE, 1, d1,
-                                   root ? st->predict_seconds : st->values, st->rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(group, "pool_accuracy", H5T_NATIVE_DOUBLE, 1, d1,
-                                   root ? st->pool_accuracy : st->values, st->rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(group, "support_vectors", H5T_NATIVE_INT64, 1, d1,
-                                   root ? (const void *)st->support_vectors : st->values, st->rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, d1,
-                                   root ? (const void *)st->worker : st->values, st->rank, err));
+    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0], k1sweep__columns,
+                                    K1SWEEP__COLUMNS, st->rank, err));
     hsize_t db[2] = {(hsize_t)st->n, (hsize_t)st->nbytes};
     DPBO_TRY(dpbo_h5io_write_small(group, "correct_bits", H5T_NATIVE_UINT8, 2, db,
-                                   root ? (const void *)st->bits : st->values, st->rank, err));
+                                   st->rank == 0 ? (const void *)st->bits : st->values, st->rank,
+                                   err));
   }
 done:
   if (group >= 0) H5Gclose(group);
@@ -868,13 +870,13 @@ static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_resu
   const int K = res->count;
   hsize_t dk[1] = {(hsize_t)K};
   DPBO_ALLOC(ibuf, K, "the likelihood sweep");
-  static const dpbo_h5io_field columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1)},
-                                            {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1)},
-                                            {"loglik", offsetof(dpbo_k1lik_fit, loglik)},
-                                            {"m0", offsetof(dpbo_k1lik_fit, m0)},
-                                            {"s", offsetof(dpbo_k1lik_fit, s)},
-                                            {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n)},
-                                            {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale)}};
+  static const dpbo_h5io_field columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1), 0},
+                                            {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1), 0},
+                                            {"loglik", offsetof(dpbo_k1lik_fit, loglik), 0},
+                                            {"m0", offsetof(dpbo_k1lik_fit, m0), 0},
+                                            {"s", offsetof(dpbo_k1lik_fit, s), 0},
+                                            {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
+                                            {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
   DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
                                   sizeof columns / sizeof columns[0], rank, err));
   for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ell_at_bound;

@@ -72,25 +72,23 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   DPBO_ALLOC(ibuf, steps ? steps : 1, "trace buffer");
   hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
 
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].index;
-  DPBO_TRY(dpbo_h5io_write_small(group, "index", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker; /* an int */
   DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].alive;
-  DPBO_TRY(dpbo_h5io_write_small(group, "alive", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
-  static const dpbo_h5io_field columns[] = {{"gain", offsetof(dpbo_trace_step, gain)},
-                                            {"mean", offsetof(dpbo_trace_step, mean)},
-                                            {"std", offsetof(dpbo_trace_step, std)},
-                                            {"beta", offsetof(dpbo_trace_step, beta)},
-                                            {"ucb", offsetof(dpbo_trace_step, ucb)},
-                                            {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds)},
-                                            {"step_seconds", offsetof(dpbo_trace_step, step_seconds)}};
+  static const dpbo_h5io_field columns[] = {{"index", offsetof(dpbo_trace_step, index), 1},
+                                            {"alive", offsetof(dpbo_trace_step, alive), 1},
+                                            {"gain", offsetof(dpbo_trace_step, gain), 0},
+                                            {"mean", offsetof(dpbo_trace_step, mean), 0},
+                                            {"std", offsetof(dpbo_trace_step, std), 0},
+                                            {"beta", offsetof(dpbo_trace_step, beta), 0},
+                                            {"ucb", offsetof(dpbo_trace_step, ucb), 0},
+                                            {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
+                                            {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
   DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, columns,
                                   sizeof columns / sizeof columns[0], rank, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));

@@ -63,18 +63,24 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err);
 
-/* A double member of a record type, written as a column (dpbo_h5io_write_fields). */
+/* A member of a record type kept as a column of its own (a 1-D dataset). */
 typedef struct dpbo_h5io_field {
   const char *name; /* the dataset */
   size_t offset;    /* offsetof(record type, member) */
+  int integer;      /* the member is an int64_t (H5T_NATIVE_INT64), else a double */
 } dpbo_h5io_field;
 
-/* One 1-D double dataset per field, of length n: fields[f]'s member of each
- * of the n records at `records`, `stride` bytes apart (an array of structs).
- * Rank 0 writes (only its records are read); the other ranks only join. */
+/* One 1-D dataset per field, of length n: fields[f]'s member of each of the
+ * n records at `records`, `stride` bytes apart (an array of structs). Rank 0
+ * writes (only its records are read); the other ranks only join. */
 dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
                                    const dpbo_h5io_field *fields, size_t count, int rank,
                                    dpbo_error *err);
+
+/* The reverse, on one rank: reads each field's dataset, which must hold n
+ * entries, into that member of the n records. */
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
+                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err);
 
 /* Reads a whole dataset into buf (serial or independent read); an error names
  * a missing dataset. */
