@@ -220,32 +220,58 @@ static void json_number(FILE *f, double x) {
     fputs("null", f);
 }
 
-/* The terms behind the sensitivities and the value's noise, by name: one
- * table for the JSON "terms" object and the HDF5 attributes. */
-typedef struct release_term {
+/* The release's numbers by name, in groups: one table for the JSON file and
+ * the HDF5 attributes. The lambda group is written only with a λ̃; the
+ * terms behind the sensitivities and the value's noise form the JSON
+ * "terms" object and are top-level attributes of the HDF5 file. */
+typedef enum { RELEASE_LAMBDA, RELEASE_VALUE, RELEASE_TOTAL, RELEASE_TERM } release_group;
+
+typedef struct release_number {
+  release_group group;
   const char *name;
   double value;
-} release_term;
+} release_number;
 
-enum { RELEASE_TERMS = 13 };
+enum { RELEASE_NUMBERS = 21 };
 
-static void release_terms(const dpbo_release *r, release_term terms[RELEASE_TERMS]) {
+static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
-  const release_term all[] = {{"beta_T", s->beta_T},
-                              {"beta_T_plus_1", s->beta_T1},
-                              {"c_lambda", s->c_lambda},
-                              {"c_value", s->c_value},
-                              {"q", s->q},
-                              {"C1", s->C1},
-                              {"gamma_greedy", s->gamma_greedy},
-                              {"gamma_T", s->gamma_T},
-                              {"regret_term", s->regret_term},
-                              {"k1", s->k1},
-                              {"signal_std", s->signal_std},
-                              {"laplace_granularity", r->value.granularity},
-                              {"laplace_scale", r->value.scale}};
-  _Static_assert(sizeof all / sizeof all[0] == RELEASE_TERMS, "RELEASE_TERMS counts the table");
-  memcpy(terms, all, sizeof all);
+  const release_number all[] = {{RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
+                                {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
+                                {RELEASE_LAMBDA, "sensitivity_lambda", s->lambda_sensitivity},
+                                {RELEASE_VALUE, "epsilon_value", r->epsilon_value},
+                                {RELEASE_VALUE, "delta_value", r->delta_value},
+                                {RELEASE_VALUE, "sensitivity_value", s->value_sensitivity},
+                                {RELEASE_TOTAL, "epsilon_total", r->epsilon_total},
+                                {RELEASE_TOTAL, "delta_total", r->delta_total},
+                                {RELEASE_TERM, "beta_T", s->beta_T},
+                                {RELEASE_TERM, "beta_T_plus_1", s->beta_T1},
+                                {RELEASE_TERM, "c_lambda", s->c_lambda},
+                                {RELEASE_TERM, "c_value", s->c_value},
+                                {RELEASE_TERM, "q", s->q},
+                                {RELEASE_TERM, "C1", s->C1},
+                                {RELEASE_TERM, "gamma_greedy", s->gamma_greedy},
+                                {RELEASE_TERM, "gamma_T", s->gamma_T},
+                                {RELEASE_TERM, "regret_term", s->regret_term},
+                                {RELEASE_TERM, "k1", s->k1},
+                                {RELEASE_TERM, "signal_std", s->signal_std},
+                                {RELEASE_TERM, "laplace_granularity", r->value.granularity},
+                                {RELEASE_TERM, "laplace_scale", r->value.scale}};
+  _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
+  memcpy(numbers, all, sizeof all);
+}
+
+/* "name":number for each number of the group, in table order, each after a
+ * comma except the first when it opens an object. */
+static void json_group(FILE *f, const release_number *numbers, release_group group, int opens) {
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++) {
+    if (numbers[i].group != group) continue;
+    if (!opens) fputc(',', f);
+    opens = 0;
+    json_string(f, numbers[i].name);
+    fputc(':', f);
+    json_number(f, numbers[i].value);
+  }
 }
 
 static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
@@ -254,7 +280,8 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
   if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
-  const dpbo_sensitivity *s = &r->sens;
+  release_number numbers[RELEASE_NUMBERS];
+  release_numbers(r, numbers);
   fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
   json_string(f, dpbo_algorithm_name(r->algorithm));
   if (r->has_lambda) {
@@ -267,35 +294,16 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
     }
     fputs("},\"lambda_mechanism\":", f);
     json_string(f, dpbo_select_kind_name(r->selection));
-    fputs(",\"epsilon_lambda\":", f);
-    json_number(f, r->epsilon_lambda);
-    fputs(",\"delta_lambda\":", f);
-    json_number(f, r->delta_lambda);
-    fputs(",\"sensitivity_lambda\":", f);
-    json_number(f, s->lambda_sensitivity);
+    json_group(f, numbers, RELEASE_LAMBDA, 0);
   }
   fputs(",\"value\":", f);
   json_number(f, r->value.value);
-  fputs(",\"value_mechanism\":\"laplace\",\"epsilon_value\":", f);
-  json_number(f, r->epsilon_value);
-  fputs(",\"delta_value\":", f);
-  json_number(f, r->delta_value);
-  fputs(",\"sensitivity_value\":", f);
-  json_number(f, s->value_sensitivity);
-  fputs(",\"epsilon_total\":", f);
-  json_number(f, r->epsilon_total);
-  fputs(",\"delta_total\":", f);
-  json_number(f, r->delta_total);
+  fputs(",\"value_mechanism\":\"laplace\"", f);
+  json_group(f, numbers, RELEASE_VALUE, 0);
+  json_group(f, numbers, RELEASE_TOTAL, 0);
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
-  release_term terms[RELEASE_TERMS];
-  release_terms(r, terms);
   fputs(",\"terms\":{", f);
-  for (size_t i = 0; i < RELEASE_TERMS; i++) {
-    if (i) fputc(',', f);
-    json_string(f, terms[i].name);
-    fputc(':', f);
-    json_number(f, terms[i].value);
-  }
+  json_group(f, numbers, RELEASE_TERM, 1);
   fputs("},\"randomness\":", f);
   json_string(f, r->source);
   fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":", r->reproducible ? "true" : "false");
@@ -319,7 +327,8 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
   /* One rank writes alone: the release is a handful of numbers. */
   DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
   hid_t file = out.id;
-  const dpbo_sensitivity *s = &r->sens;
+  release_number numbers[RELEASE_NUMBERS];
+  release_numbers(r, numbers);
   int64_t n = r->n, T = r->T;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
@@ -331,8 +340,6 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
                                  err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &n, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &T, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_total", &r->epsilon_total, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_total", &r->delta_total, 1, err));
   if (r->has_lambda) {
     char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
     for (int i = 0; i < r->d; i++) {
@@ -342,20 +349,13 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_lambda", &r->epsilon_lambda, 1, err));
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_lambda", &r->delta_lambda, 1, err));
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &s->lambda_sensitivity, 1, err));
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
   }
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "epsilon_value", &r->epsilon_value, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta_value", &r->delta_value, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &s->value_sensitivity, 1, err));
-  release_term terms[RELEASE_TERMS];
-  release_terms(r, terms);
-  for (size_t i = 0; i < RELEASE_TERMS; i++)
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, terms[i].name, &terms[i].value, 1, err));
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++)
+    if (numbers[i].group != RELEASE_LAMBDA || r->has_lambda)
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
