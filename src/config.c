@@ -205,6 +205,24 @@ static dpbo_status config_require(dpbo_config *config, const char *section, cons
 /* ---------------------------------------------------------------------------
  * Sections. */
 
+/* [output] dir and name: the name defaults to the config file's base name
+ * without its extension and must be a file name. */
+static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
+                                 size_t name_size, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char fallback[256];
+  const char *base = strrchr(config->path, '/');
+  DPBO_TRY(config_string(config, "output", "dir", "results", dir, dir_size, err));
+  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : config->path);
+  char *dot = strrchr(fallback, '.');
+  if (dot && dot != fallback) *dot = '\0';
+  DPBO_TRY(config_string(config, "output", "name", fallback, name, name_size, err));
+  DPBO_TRY(config_require(config, "output", "name", name[0] && !strchr(name, '/'),
+                          "must be a non-empty file name without '/'", err));
+done:
+  return status;
+}
+
 static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy", NULL};
 
 static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
@@ -564,17 +582,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                             err));
 
   /* [output] */
-  DPBO_TRY(config_string(config, "output", "dir", "results", config->output_dir, sizeof config->output_dir, err));
-  {
-    char fallback[256];
-    const char *base = strrchr(config->path, '/');
-    snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : config->path);
-    char *dot = strrchr(fallback, '.');
-    if (dot && dot != fallback) *dot = '\0';
-    DPBO_TRY(config_string(config, "output", "name", fallback, config->output_name, sizeof config->output_name, err));
-    DPBO_TRY(config_require(config, "output", "name", config->output_name[0] && !strchr(config->output_name, '/'),
-                            "must be a non-empty file name without '/'", err));
-  }
+  DPBO_TRY(config_output(config, config->output_dir, sizeof config->output_dir, config->output_name,
+                          sizeof config->output_name, err));
   static const char *const posterior[] = {"auto", "yes", "no", NULL};
   DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
   config->posterior = (dpbo_posterior_output)choice;
@@ -711,6 +720,11 @@ dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, con
 dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
                                 const char *what, dpbo_error *err) {
   return config_require(config, section, key, ok, what, err);
+}
+
+dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
+                                   size_t name_size, dpbo_error *err) {
+  return config_output(config, dir, dir_size, name, name_size, err);
 }
 
 dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err) {

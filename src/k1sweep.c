@@ -166,17 +166,8 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(k1sweep__config_likelihood(c, err));
 
   /* [output] */
-  DPBO_TRY(dpbo_config_get_string(raw, "output", "dir", "results", c->output_dir, sizeof c->output_dir, err));
-  {
-    char fallback[256];
-    const char *base = strrchr(raw->path, '/');
-    snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : raw->path);
-    char *dot = strrchr(fallback, '.');
-    if (dot && dot != fallback) *dot = '\0';
-    DPBO_TRY(dpbo_config_get_string(raw, "output", "name", fallback, c->output_name, sizeof c->output_name, err));
-    DPBO_TRY(dpbo_config_require(raw, "output", "name", c->output_name[0] && !strchr(c->output_name, '/'),
-                                 "must be a non-empty file name without '/'", err));
-  }
+  DPBO_TRY(dpbo_config_get_output(raw, c->output_dir, sizeof c->output_dir, c->output_name,
+                                   sizeof c->output_name, err));
   DPBO_TRY(dpbo_config_check_used(raw, err));
 done:
   return status;
@@ -749,13 +740,21 @@ done:
   return status;
 }
 
+/* F_V and F_V' of size s, sets × n each (rank 0). */
+static dpbo_status k1sweep__alloc_f(k1sweep__state *st, int s, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_ALLOC(st->fv[s], (size_t)(st->config->sets * st->n), "F_V");
+  DPBO_ALLOC(st->fvp[s], (size_t)(st->config->sets * st->n), "F_V'");
+done:
+  return status;
+}
+
 /* F_V and F_V' per size from the accuracies (rank 0). */
 static dpbo_status k1sweep__assemble(k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   for (int s = 0; s < c->size_count; s++) {
-    DPBO_ALLOC(st->fv[s], (size_t)(c->sets * st->n), "F_V");
-    DPBO_ALLOC(st->fvp[s], (size_t)(c->sets * st->n), "F_V'");
+    DPBO_TRY(k1sweep__alloc_f(st, s, err));
     for (int64_t j = 0; j < st->n; j++) {
       const double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
       for (int64_t i = 0; i < c->sets; i++) {
@@ -806,8 +805,7 @@ static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
   const double sig = c->synthetic_signal_std;
   for (int s = 0; s < c->size_count; s++) {
     const double noise = sqrt(mu * (1.0 - mu) / (double)c->size[s]);
-    DPBO_ALLOC(st->fv[s], (size_t)(c->sets * n), "F_V");
-    DPBO_ALLOC(st->fvp[s], (size_t)(c->sets * n), "F_V'");
+    DPBO_TRY(k1sweep__alloc_f(st, s, err));
     for (int64_t i = 0; i < c->sets; i++) {
       dpbo_rng rng;
       dpbo_rng_seed(&rng, c->seed, K1SWEEP_SYNTH_TAG | (uint64_t)c->size[s] << 24 | (uint64_t)i);

@@ -138,6 +138,10 @@ dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, con
 /* Fails with "<where>: section.key <what>" unless ok. */
 dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
                                 const char *what, dpbo_error *err);
+/* [output] dir (default "results") and name (default: the config file's
+ * base name without its extension; a non-empty file name without '/'). */
+dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
+                                   size_t name_size, dpbo_error *err);
 dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err);
 dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
 
