@@ -61,6 +61,82 @@ static int report(int rank, const dpbo_error *err) {
   return exit_code_for(err->code);
 }
 
+/* In a command: a failed call sets the exit code for its error (rank 0
+ * prints the message) and goes to done. */
+#define CLI_TRY(call)                                                          \
+  do {                                                                         \
+    if ((call) != DPBO_OK) {                                                   \
+      code = report(rank, &err);                                               \
+      goto done;                                                               \
+    }                                                                          \
+  } while (0)
+
+/* The options a command takes besides its one positional argument and
+ * `--set section.key=value`. */
+enum {
+  CLI_SET_JOINED = 1 << 0, /* --set=section.key=value */
+  CLI_QUIET = 1 << 1,      /* --quiet */
+  CLI_OUT = 1 << 2,        /* --out PREFIX */
+  CLI_STOP_AFTER = 1 << 3  /* --stop-after K, K >= 1 */
+};
+
+typedef struct cli_args {
+  const char *positional; /* CONFIG or RUNFILE */
+  const char **overrides; /* the --set assignments, in order */
+  int override_count;
+  int quiet;
+  const char *out;
+  long long stop_after;
+} cli_args;
+
+/* Reads the arguments of `dpbo <command>`; `missing` names the positional
+ * argument. Returns DPBO_EXIT_OK, or the exit code after rank 0 printed
+ * why with the usage. Free args->overrides afterwards (also on failure). */
+static int cli_parse(int rank, const char *command, const char *missing, unsigned accept, int argc,
+                     char **argv, cli_args *args) {
+  memset(args, 0, sizeof *args);
+  args->overrides = calloc((size_t)argc + 1, sizeof *args->overrides);
+  if (!args->overrides) {
+    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
+    return DPBO_EXIT_FAILURE;
+  }
+  for (int i = 0; i < argc; i++) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      args->overrides[args->override_count++] = argv[++i];
+    } else if ((accept & CLI_SET_JOINED) && strncmp(argv[i], "--set=", 6) == 0) {
+      args->overrides[args->override_count++] = argv[i] + 6;
+    } else if ((accept & CLI_QUIET) && strcmp(argv[i], "--quiet") == 0) {
+      args->quiet = 1;
+    } else if ((accept & CLI_OUT) && strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      args->out = argv[++i];
+    } else if ((accept & CLI_STOP_AFTER) && strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc &&
+               (args->stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
+      i++;
+    } else if (argv[i][0] == '-' || args->positional) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo %s: unexpected argument '%s'\n%s", command, argv[i], usage_text);
+      return DPBO_EXIT_BAD_INPUT;
+    } else {
+      args->positional = argv[i];
+    }
+  }
+  if (!args->positional) {
+    if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  return DPBO_EXIT_OK;
+}
+
+/* The configured noise source of a release: seeded (stream = rank) or the
+ * operating system's. */
+static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(noise, config->noise_seed, (uint64_t)rank);
+  else
+    dpbo_noise_init_os(noise);
+}
+
 /* Draws the configured private release from a finished run and writes the
  * release file pair next to the run file. */
 static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
@@ -69,10 +145,7 @@ static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config 
   dpbo_noise noise;
   dpbo_release *release = calloc(1, sizeof *release);
   if (!release) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the release");
-  if (config->noise == DPBO_NOISE_SEEDED)
-    dpbo_noise_init_seeded(&noise, config->noise_seed, (uint64_t)rank);
-  else
-    dpbo_noise_init_os(&noise);
+  cli_noise(&noise, config, rank);
   DPBO_TRY(dpbo_release_draw(comm, config, run, &noise, release, err));
   char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
   dpbo_release_paths(config, h5, json, sizeof h5);
@@ -97,61 +170,28 @@ done:
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
-  const char *config_path = NULL;
-  const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-  int override_count = 0, quiet = 0, code = DPBO_EXIT_OK;
-  dpbo_config *config = calloc(1, sizeof *config);
+  cli_args args;
+  dpbo_config *config = NULL;
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  if (!overrides || !config) {
+  int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  config = calloc(1, sizeof *config);
+  if (!config) {
     if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      overrides[override_count++] = argv[++i];
-    } else if (strncmp(argv[i], "--set=", 6) == 0) {
-      overrides[override_count++] = argv[i] + 6;
-    } else if (strcmp(argv[i], "--quiet") == 0) {
-      quiet = 1;
-    } else if (argv[i][0] == '-' || config_path) {
-      if (rank == 0) fprintf(stderr, "dpbo run: unexpected argument '%s'\n%s", argv[i], usage_text);
-      code = DPBO_EXIT_BAD_INPUT;
-      goto done;
-    } else {
-      config_path = argv[i];
-    }
-  }
-  if (!config_path) {
-    if (rank == 0) fprintf(stderr, "dpbo run: missing CONFIG\n%s", usage_text);
-    code = DPBO_EXIT_BAD_INPUT;
-    goto done;
-  }
-  dpbo_log_setup(rank, rank == 0, quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
+  dpbo_log_setup(rank, rank == 0, args.quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
 
-  if (dpbo_config_load(config_path, override_count, overrides, config, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
-  if (dpbo_driver_run(comm, config, &run, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  CLI_TRY(dpbo_driver_run(comm, config, &run, &err));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
-  if (run.steps > 0 || run.outcome == DPBO_OK) {
-    if (dpbo_output_write_run(comm, path, config, &run, &err) != DPBO_OK) {
-      code = report(rank, &err);
-      goto done;
-    }
-  }
-  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
-    if (release_after_run(comm, rank, config, &run, &err) != DPBO_OK) {
-      code = report(rank, &err);
-      goto done;
-    }
-  }
+  if (run.steps > 0 || run.outcome == DPBO_OK)
+    CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
+  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK)
+    CLI_TRY(release_after_run(comm, rank, config, &run, &err));
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
       fprintf(stderr, "dpbo: the run stopped after %d of %d steps: %s\n%s\n", run.steps, run.planned,
@@ -175,7 +215,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
 done:
   dpbo_run_free(&run);
   free(config);
-  free(overrides);
+  free(args.overrides);
   return code;
 }
 
@@ -185,48 +225,33 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   dpbo_status local = DPBO_OK;
-  int code = DPBO_EXIT_OK;
-  const char *runfile = NULL, *prefix = NULL;
-  const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
+  cli_args args;
   const char **assignments = NULL;
-  int override_count = 0, assignment_count = 0;
+  int assignment_count = 0;
   char *text = NULL;
   int64_t *index = NULL;
   double *gain = NULL;
   int complete = 0, steps = 0;
   long long text_len = 0;
-  dpbo_config *config = calloc(1, sizeof *config);
-  dpbo_release *release = calloc(1, sizeof *release);
+  dpbo_config *config = NULL;
+  dpbo_release *release = NULL;
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  if (!overrides || !config || !release) {
+  int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  const char *runfile = args.positional, *prefix = args.out;
+  config = calloc(1, sizeof *config);
+  release = calloc(1, sizeof *release);
+  if (!config || !release) {
     if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      overrides[override_count++] = argv[++i];
-    } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-      prefix = argv[++i];
-    } else if (argv[i][0] == '-' || runfile) {
-      if (rank == 0) fprintf(stderr, "dpbo release: unexpected argument '%s'\n%s", argv[i], usage_text);
-      code = DPBO_EXIT_BAD_INPUT;
-      goto done;
-    } else {
-      runfile = argv[i];
-    }
-  }
-  if (!runfile) {
-    if (rank == 0) fprintf(stderr, "dpbo release: missing RUNFILE\n%s", usage_text);
-    code = DPBO_EXIT_BAD_INPUT;
-    goto done;
-  }
-  for (int i = 0; i < override_count; i++)
-    if (strncmp(overrides[i], "privacy.", 8) != 0) {
+  for (int i = 0; i < args.override_count; i++)
+    if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
       if (rank == 0)
         fprintf(stderr, "dpbo release: --set %s: only [privacy] settings can change after the run\n",
-                overrides[i]);
+                args.overrides[i]);
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
     }
@@ -236,10 +261,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, &err);
     if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
   }
-  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  CLI_TRY(dpbo_comm_agree(comm, local, &err));
   MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm);
   MPI_Bcast(&steps, 1, MPI_INT, 0, comm);
   MPI_Bcast(&complete, 1, MPI_INT, 0, comm);
@@ -261,10 +283,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     goto done;
   }
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
-  if (dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count, overrides, config, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  CLI_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, args.override_count,
+                                       args.overrides, config, &err));
   if (!complete || steps != config->iterations) {
     if (rank == 0)
       fprintf(stderr, "dpbo: error: %s did not complete its %d iterations (%d done): nothing is released\n",
@@ -273,19 +293,10 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     goto done;
   }
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
-  if (dpbo_driver_replay(comm, config, steps, index, gain, &run, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  CLI_TRY(dpbo_driver_replay(comm, config, steps, index, gain, &run, &err));
   dpbo_noise noise;
-  if (config->noise == DPBO_NOISE_SEEDED)
-    dpbo_noise_init_seeded(&noise, config->noise_seed, (uint64_t)rank);
-  else
-    dpbo_noise_init_os(&noise);
-  if (dpbo_release_draw(comm, config, &run, &noise, release, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  cli_noise(&noise, config, rank);
+  CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
   if (rank == 0) {
     int64_t drawn = 0;
     double eps_spent = 0, delta_spent = 0;
@@ -331,7 +342,7 @@ done:
   free(gain);
   free(release);
   free(config);
-  free(overrides);
+  free(args.overrides);
   return code;
 }
 
@@ -345,46 +356,21 @@ static void k1sweep_on_signal(int signo) {
 static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
-  const char *config_path = NULL;
-  const char **overrides = calloc((size_t)argc + 1, sizeof *overrides);
-  int override_count = 0, quiet = 0, code = DPBO_EXIT_OK, handlers = 0;
-  long long stop_after = 0;
-  dpbo_k1sweep_config *config = calloc(1, sizeof *config);
+  cli_args args;
+  int handlers = 0;
+  dpbo_k1sweep_config *config = NULL;
   struct sigaction action, old_term, old_usr1;
-  if (!overrides || !config) {
+  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER, argc,
+                       argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  config = calloc(1, sizeof *config);
+  if (!config) {
     if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  for (int i = 0; i < argc; i++) {
-    char *end = NULL;
-    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-      overrides[override_count++] = argv[++i];
-    } else if (strncmp(argv[i], "--set=", 6) == 0) {
-      overrides[override_count++] = argv[i] + 6;
-    } else if (strcmp(argv[i], "--quiet") == 0) {
-      quiet = 1;
-    } else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc &&
-               (stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
-      i++;
-    } else if (argv[i][0] == '-' || config_path) {
-      if (rank == 0) fprintf(stderr, "dpbo k1sweep: unexpected argument '%s'\n%s", argv[i], usage_text);
-      code = DPBO_EXIT_BAD_INPUT;
-      goto done;
-    } else {
-      config_path = argv[i];
-    }
-  }
-  if (!config_path) {
-    if (rank == 0) fprintf(stderr, "dpbo k1sweep: missing CONFIG\n%s", usage_text);
-    code = DPBO_EXIT_BAD_INPUT;
-    goto done;
-  }
-  dpbo_log_setup(rank, rank == 0, quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
-  if (dpbo_k1sweep_config_load(config_path, override_count, overrides, config, &err) != DPBO_OK) {
-    code = report(rank, &err);
-    goto done;
-  }
+  dpbo_log_setup(rank, rank == 0, args.quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
+  CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
   memset(&action, 0, sizeof action);
   action.sa_handler = k1sweep_on_signal;
   sigemptyset(&action.sa_mask);
@@ -393,7 +379,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   sigaction(SIGUSR1, &action, &old_usr1);
   handlers = 1;
   dpbo_k1sweep_outcome outcome;
-  if (dpbo_k1sweep_run(comm, config, stop_after, &outcome, &err) != DPBO_OK) {
+  if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
     code = report(rank, &err);
     if (outcome.abandoned) {
       /* Workers still inside LIBSVM cannot join a collective call; the
@@ -410,7 +396,7 @@ done:
     sigaction(SIGUSR1, &old_usr1, NULL);
   }
   free(config);
-  free(overrides);
+  free(args.overrides);
   return code;
 }
 
