@@ -21,8 +21,8 @@
  *    those bytes over the triad bandwidth; the coordinates (8 d bytes) and
  *    the select pass over μ and σ² (16 bytes) are not counted, so the bound
  *    is optimistic and the ratio measured/bound errs high. Alongside, the
- *    time of dpbo_kernel_eval alone over a block (one k(λ_t, x) per
- *    candidate and step) and the select part of the step show the compute
+ *    time of the kernel column alone over a block (one k(λ_t, x) per
+ *    candidate and step, computed as dpbo_ucb_update does) and the select part of the step show the compute
  *    floor that no bandwidth lowers.
  * 3. Against scikit-learn. Rank 0 runs `python3 bench/sklearn_ucb.py`, a
  *    GP-UCB loop that refits GaussianProcessRegressor and predicts over all N
@@ -303,8 +303,10 @@ done:
 /* 1. Step times inside a GP-UCB loop                                        */
 
 /* Runs `steps` GP-UCB steps on this rank's block and stores in step_s[2(t-1)]
- * the time of step t (update with observation t, then select λ_{t+1}) and in
- * step_s[2(t-1)+1] the select part alone, maxima over ranks. */
+ * the time of step t (update with observation t, then select λ_{t+1}), the
+ * maximum over ranks, and in step_s[2(t-1)+1] the select part alone, the
+ * minimum over ranks: on the fastest ranks select also waits in its
+ * Allreduce for the slowest one, which is load imbalance, not select. */
 static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
                                    const dpbo_kernel *kernel, const dpbo_gp_prior *prior,
                                    int64_t begin, int64_t count, int steps, double *step_s,
@@ -312,9 +314,10 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
   dpbo_status status = DPBO_OK;
   dpbo_ucb *ucb = NULL;
   dpbo_gp *gp = NULL;
-  double *local = NULL;
+  double *local = NULL, *select_min = NULL;
   const int64_t n = dpbo_space_size(space);
   DPBO_ALLOC(local, 2 * (size_t)steps, "step times");
+  DPBO_ALLOC(select_min, 2 * (size_t)steps, "step times");
   DPBO_TRY(dpbo_gp_create(kernel, prior, steps, &gp, err));
   DPBO_TRY(dpbo_ucb_create(space, kernel, begin, count, steps, &ucb, err));
   dpbo_ucb_choice choice;
@@ -332,12 +335,15 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
     local[2 * (t - 1)] = end - start;
     local[2 * (t - 1) + 1] = end - mid;
   }
-  if (MPI_Allreduce(local, step_s, 2 * steps, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+  if (MPI_Allreduce(local, step_s, 2 * steps, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(local, select_min, 2 * steps, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "reduction of the step times failed");
+  for (int t = 0; t < steps; t++) step_s[2 * t + 1] = select_min[2 * t + 1];
 done:
   dpbo_ucb_destroy(ucb);
   dpbo_gp_destroy(gp);
   free(local);
+  free(select_min);
   return status;
 }
 
@@ -379,13 +385,15 @@ done:
 }
 
 /* The part of a step that does not depend on t and is computed, not
- * streamed: one kernel value k(λ_t, x) per candidate. Best of reps, ns per
- * candidate on the slowest rank, all ranks at once. */
+ * streamed: one kernel value k(λ_t, x) per candidate, computed as the update
+ * does (r² per candidate, then dpbo_kernel_of_r2_block over a chunk). Best
+ * of reps, ns per candidate on the slowest rank, all ranks at once. */
 static dpbo_status kernel_cost(MPI_Comm comm, const dpbo_space *space, const dpbo_kernel *kernel,
                                int64_t begin, int64_t count, int reps, double *ns_per,
                                dpbo_error *err) {
+  enum { CHUNK = 1024 };
   dpbo_status status = DPBO_OK;
-  double *unit = NULL;
+  double *unit = NULL, kx[CHUNK];
   DPBO_ALLOC(unit, (size_t)count * D, "candidate coordinates");
   for (int64_t i = 0; i < count; i++)
     DPBO_TRY(dpbo_space_unit(space, begin + i, unit + (size_t)i * D, err));
@@ -394,7 +402,12 @@ static dpbo_status kernel_cost(MPI_Comm comm, const dpbo_space *space, const dpb
   for (int r = 0; r <= reps; r++) {
     MPI_Barrier(comm);
     double start = MPI_Wtime();
-    for (int64_t i = 0; i < count; i++) sum += dpbo_kernel_eval(kernel, unit + (size_t)i * D, u);
+    for (int64_t s0 = 0; s0 < count; s0 += CHUNK) {
+      const int64_t len = count - s0 < CHUNK ? count - s0 : CHUNK;
+      for (int64_t i = 0; i < len; i++) kx[i] = dpbo_kernel_r2(kernel, unit + (size_t)(s0 + i) * D, u);
+      dpbo_kernel_of_r2_block(kernel, kx, kx, len);
+      sum += kx[0];
+    }
     double local = MPI_Wtime() - start, slowest;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (r > 0 && slowest < best) best = slowest;
@@ -699,13 +712,13 @@ int main(int argc, char **argv) {
     printf("  %.2f GB/s per rank, %.2f GB/s in all (24 bytes per element)\n\n", bw / 1e9,
            bw * size / 1e9);
     if (kernel_n > 0)
-      printf("Kernel value k(lambda_t, x) alone (dpbo_kernel_eval, computed, once per candidate "
-             "and step): %.2f ns per candidate at N = %s\n\n",
+      printf("Kernel column k(lambda_t, x) alone (r^2 + dpbo_kernel_of_r2_block, computed once per "
+             "candidate and step): %.2f ns per candidate at N = %s\n\n",
              kernel_ns, fmt_n(kernel_n, nbuf, sizeof nbuf));
     printf("UCB step at t observations (update folds in observation t, select picks the next "
            "point), N/P candidates per rank\n");
     printf("  ms/step: median of reps after a warm-up loop, slowest rank; select: its "
-           "dpbo_ucb_select part\n");
+           "dpbo_ucb_select part on the rank that waited least\n");
     printf("  bound = (8t + 32) bytes per candidate [rows a_1..a_t-1 read, a_t written, mu and "
            "sigma^2 read+written] / triad bandwidth\n");
     printf("\n  %6s %3s %4s %4s | %9s %9s %13s | %8s %9s %14s\n", "N", "P", "t", "reps",
