@@ -557,6 +557,21 @@ done:
   return status;
 }
 
+dpbo_status dpbo_dataset_check_source(const char *what, const char *path, size_t path_size,
+                                      int64_t train_rows, int64_t validation_rows,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!memchr(path, '\0', path_size))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: data path is not NUL-terminated", what);
+  if (!path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no data file given", what);
+  if (train_rows < 1 || validation_rows < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: needs at least 1 training and 1 validation row, got %lld and %lld", what,
+               (long long)train_rows, (long long)validation_rows);
+done:
+  return status;
+}
+
 dpbo_status dpbo_dataset_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
                                int64_t n_valid, dpbo_dataset **train, dpbo_dataset **valid,
                                dpbo_error *err) {

@@ -371,9 +371,7 @@ done:
 static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
-  dpbo_dataset *data = NULL, *train = NULL, *pool = NULL;
-  dpbo_scaling scaling;
-  memset(&scaling, 0, sizeof scaling);
+  dpbo_dataset *data = NULL;
   DPBO_TRY(dpbo_dataset_read(c->data_path, c->format, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
   if (c->train_rows >= data->n)
@@ -382,21 +380,10 @@ static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
   st->data_rows = data->n;
   st->pool = data->n - c->train_rows;
   if (c->pool_rows > 0 && c->pool_rows < st->pool) st->pool = c->pool_rows;
-  status = dpbo_dataset_split(data, c->seed, c->train_rows, st->pool, &train, &pool, err);
-  if (status != DPBO_OK) {
-    dpbo_error_prefix(err, "k1sweep on %s", c->data_path);
-    goto done;
-  }
-  /* Ranges from the training rows only, applied to both. */
-  DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, pool);
-  DPBO_TRY(dpbo_svm_data_create(train, pool, &st->svm, err));
+  DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
+                               &st->svm, err));
 done:
-  dpbo_scaling_free(&scaling);
   dpbo_dataset_destroy(data);
-  dpbo_dataset_destroy(train);
-  dpbo_dataset_destroy(pool);
   return status;
 }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sparse_private.h"
+
 typedef struct logreg_impl {
   dpbo_dataset *train;              /* scaled, labels ±1, dense (gradient check) */
   dpbo_dataset *valid;              /* scaled, labels ±1, dense (gain) */
@@ -182,31 +184,15 @@ done:
   return status;
 }
 
-/* Sparse LIBLINEAR rows of data (zeros omitted, index from 1, ended by
- * index −1). No bias node: problem.bias = −1. */
+/* Sparse LIBLINEAR rows of data (sparse_private.h). No bias node:
+ * problem.bias = −1. */
 static dpbo_status build_problem(const dpbo_dataset *data, struct problem *problem,
                                  struct feature_node **nodes_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct feature_node *nodes = NULL;
-  size_t d = (size_t)data->d;
-  size_t count = (size_t)data->n; /* one terminator per row */
-  for (size_t k = 0; k < (size_t)data->n * d; k++) count += data->x[k] != 0.0;
   DPBO_ALLOC(problem->x, (size_t)data->n, "the LIBLINEAR row pointers");
-  DPBO_ALLOC(nodes, count, "the LIBLINEAR nodes");
-  struct feature_node *next = nodes;
-  for (int64_t i = 0; i < data->n; i++) {
-    const double *row = data->x + (size_t)i * d;
-    problem->x[i] = next;
-    for (size_t j = 0; j < d; j++) {
-      if (row[j] == 0.0) continue;
-      next->index = (int)j + 1;
-      next->value = row[j];
-      next++;
-    }
-    next->index = -1;
-    next->value = 0.0;
-    next++;
-  }
+  DPBO_ALLOC(nodes, dpbo__sparse_count(data), "the LIBLINEAR nodes");
+  DPBO__SPARSE_FILL(data, problem->x, nodes);
   problem->l = (int)data->n;
   problem->n = data->d;
   problem->y = data->y; /* ±1, owned by the dataset */
@@ -391,14 +377,9 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
   memset(&scaling, 0, sizeof scaling);
   logreg_impl *impl = NULL;
   *out = NULL;
-  if (!memchr(options->data_path, '\0', sizeof options->data_path))
-    DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: data path is not NUL-terminated");
-  if (!options->data_path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: no data file given");
-  if (options->train_rows < 1 || options->validation_rows < 1)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "logreg objective: needs at least 1 training and 1 validation row, got %lld and "
-               "%lld",
-               (long long)options->train_rows, (long long)options->validation_rows);
+  DPBO_TRY(dpbo_dataset_check_source("logreg objective", options->data_path,
+                                     sizeof options->data_path, options->train_rows,
+                                     options->validation_rows, err));
   if (options->train_rows > INT_MAX)
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: LIBLINEAR takes at most %d training rows",
                INT_MAX);

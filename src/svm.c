@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "sparse_private.h"
+
 /* A training problem and rows to predict, in LIBSVM's sparse layout. */
 struct dpbo_svm_data {
   struct svm_problem train;     /* l, y and x[i] pointing into train_nodes */
@@ -39,34 +41,15 @@ void dpbo_svm_options_default(dpbo_svm_options *options) {
   options->shrinking = 1;
 }
 
-/* Sparse LIBSVM rows of data: zeros omitted, as svm-train reads what
- * svm-scale writes, so the in-process problem equals the one the
- * command-line tools would build from dpbo_dataset_write_libsvm output. */
+/* Sparse LIBSVM rows of data (sparse_private.h). */
 static dpbo_status build_nodes(const dpbo_dataset *data, struct svm_node ***rows_out,
                                struct svm_node **nodes_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct svm_node **rows = NULL;
   struct svm_node *nodes = NULL;
-  size_t d = (size_t)data->d;
-  size_t count = 0;
-  for (size_t k = 0; k < (size_t)data->n * d; k++) count += data->x[k] != 0.0;
-  count += (size_t)data->n; /* one terminator per row */
   DPBO_ALLOC(rows, (size_t)data->n, "the LIBSVM row pointers");
-  DPBO_ALLOC(nodes, count, "the LIBSVM nodes");
-  struct svm_node *next = nodes;
-  for (int64_t i = 0; i < data->n; i++) {
-    const double *row = data->x + (size_t)i * d;
-    rows[i] = next;
-    for (size_t j = 0; j < d; j++) {
-      if (row[j] == 0.0) continue;
-      next->index = (int)j + 1;
-      next->value = row[j];
-      next++;
-    }
-    next->index = -1;
-    next->value = 0.0;
-    next++;
-  }
+  DPBO_ALLOC(nodes, dpbo__sparse_count(data), "the LIBSVM nodes");
+  DPBO__SPARSE_FILL(data, rows, nodes);
   *rows_out = rows;
   *nodes_out = nodes;
   rows = NULL;
@@ -110,6 +93,31 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
   data = NULL;
 done:
   dpbo_svm_data_destroy(data);
+  return status;
+}
+
+dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
+                                int64_t n_eval, const char *what, const char *path,
+                                dpbo_svm_data **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *train = NULL, *eval = NULL;
+  dpbo_scaling scaling;
+  memset(&scaling, 0, sizeof scaling);
+  *out = NULL;
+  status = dpbo_dataset_split(data, seed, n_train, n_eval, &train, &eval, err);
+  if (status != DPBO_OK) {
+    dpbo_error_prefix(err, "%s on %s", what, path);
+    goto done;
+  }
+  /* Ranges from the training rows only, applied to both. */
+  DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
+  dpbo_scaling_apply(&scaling, train);
+  dpbo_scaling_apply(&scaling, eval);
+  DPBO_TRY(dpbo_svm_data_create(train, eval, out, err));
+done:
+  dpbo_scaling_free(&scaling);
+  dpbo_dataset_destroy(train);
+  dpbo_dataset_destroy(eval);
   return status;
 }
 
@@ -238,20 +246,13 @@ static const dpbo_objective_ops svm_ops = {.name = "svm", .evaluate = svm_evalua
 dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_objective *objective,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_dataset *data = NULL, *train = NULL, *valid = NULL;
-  dpbo_scaling scaling;
-  memset(&scaling, 0, sizeof scaling);
+  dpbo_dataset *data = NULL;
   svm_impl *impl = NULL;
   if (!options || !objective) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_objective_create: NULL argument");
   objective->ops = NULL;
   objective->impl = NULL;
-  if (!memchr(options->data_path, '\0', sizeof options->data_path))
-    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: data path is not NUL-terminated");
-  if (!options->data_path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: no data file given");
-  if (options->train_rows < 1 || options->validation_rows < 1)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "svm objective: needs at least 1 training and 1 validation row, got %lld and %lld",
-               (long long)options->train_rows, (long long)options->validation_rows);
+  DPBO_TRY(dpbo_dataset_check_source("svm objective", options->data_path, sizeof options->data_path,
+                                     options->train_rows, options->validation_rows, err));
   if (options->train_rows > INT_MAX || options->validation_rows > INT_MAX)
     DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: LIBSVM takes at most %d rows per split", INT_MAX);
   if (!(options->cache_mb > 0.0) || !(options->tolerance > 0.0))
@@ -264,29 +265,17 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
 
   DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
-  status = dpbo_dataset_split(data, options->split_seed, options->train_rows,
-                              options->validation_rows, &train, &valid, err);
-  if (status != DPBO_OK) {
-    dpbo_error_prefix(err, "svm objective on %s", options->data_path);
-    goto done;
-  }
-  /* Ranges from the training split only, applied to both splits. */
-  DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, valid);
-
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;
-  DPBO_TRY(dpbo_svm_data_create(train, valid, &impl->data, err));
+  DPBO_TRY(dpbo_svm_data_split(data, options->split_seed, options->train_rows,
+                               options->validation_rows, "svm objective", options->data_path,
+                               &impl->data, err));
 
   objective->ops = &svm_ops;
   objective->impl = impl;
   impl = NULL;
 done:
   svm_destroy(impl);
-  dpbo_scaling_free(&scaling);
   dpbo_dataset_destroy(data);
-  dpbo_dataset_destroy(train);
-  dpbo_dataset_destroy(valid);
   return status;
 }

@@ -30,6 +30,13 @@ void dpbo_dataset_destroy(dpbo_dataset *data);
 dpbo_status dpbo_dataset_subset(const dpbo_dataset *data, const int64_t *rows, int64_t count,
                                 dpbo_dataset **out, dpbo_error *err);
 
+/* The checks every objective on a dataset (svm, logreg) makes of its data
+ * options: a path NUL-terminated within path_size and not empty, at least
+ * one training and one validation row. Messages begin with `what`. */
+dpbo_status dpbo_dataset_check_source(const char *what, const char *path, size_t path_size,
+                                      int64_t train_rows, int64_t validation_rows,
+                                      dpbo_error *err);
+
 /* Random train/validation split drawn from PCG (seed, stream 0): a uniformly
  * random permutation; the first n_train rows train, the next n_valid
  * validate. n_train + n_valid <= n. */

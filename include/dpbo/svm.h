@@ -36,6 +36,14 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
                                  dpbo_svm_data **out, dpbo_error *err);
 void dpbo_svm_data_destroy(dpbo_svm_data *data);
 
+/* The preparation shared by the svm objective and the k1 sweep: splits data
+ * (dpbo_dataset_split: n_train training rows, the next n_eval rows to
+ * predict), scales both with ranges from the training rows alone and builds
+ * the LIBSVM data. A split error is prefixed "<what> on <path>". */
+dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
+                                int64_t n_eval, const char *what, const char *path,
+                                dpbo_svm_data **out, dpbo_error *err);
+
 /* Refuses labels LIBSVM would mangle ((int)label groups classes). */
 dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err);
 
