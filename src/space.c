@@ -75,6 +75,17 @@ done:
   return status;
 }
 
+/* The end of every constructor: *out = space on success; on failure the
+ * space is destroyed and *out = NULL. */
+static dpbo_status space_finish(dpbo_status status, dpbo_space *space, dpbo_space **out) {
+  if (status != DPBO_OK) {
+    dpbo_space_destroy(space);
+    space = NULL;
+  }
+  *out = space;
+  return status;
+}
+
 /* Checks d and every dimension, and allocates a space holding copies of them. */
 static dpbo_status space_new(int d, const dpbo_dim *dims, dpbo_space_kind kind, dpbo_space **out,
                              dpbo_error *err) {
@@ -124,13 +135,7 @@ dpbo_status dpbo_space_create_grid(int d, const dpbo_dim *dims, dpbo_space **out
   }
   space->n = n;
 done:
-  if (status == DPBO_OK) {
-    *out = space;
-  } else {
-    dpbo_space_destroy(space);
-    *out = NULL;
-  }
-  return status;
+  return space_finish(status, space, out);
 }
 
 dpbo_status dpbo_space_create_sobol(int d, const dpbo_dim *dims, int64_t n, dpbo_space **out,
@@ -148,13 +153,7 @@ dpbo_status dpbo_space_create_sobol(int d, const dpbo_dim *dims, int64_t n, dpbo
                SOBOL_BITS, (long long)SOBOL_MAX_POINTS, SOBOL_BITS, (long long)n);
   space->n = n;
 done:
-  if (status == DPBO_OK) {
-    *out = space;
-  } else {
-    dpbo_space_destroy(space);
-    *out = NULL;
-  }
-  return status;
+  return space_finish(status, space, out);
 }
 
 /* Parses one line of a list file (comment already cut off) into row[0..d-1]
@@ -261,13 +260,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
 done:
   free(line);
   if (file) fclose(file);
-  if (status == DPBO_OK) {
-    *out = space;
-  } else {
-    dpbo_space_destroy(space);
-    *out = NULL;
-  }
-  return status;
+  return space_finish(status, space, out);
 }
 
 void dpbo_space_destroy(dpbo_space *space) {
