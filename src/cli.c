@@ -89,9 +89,10 @@ typedef struct cli_args {
   long long stop_after;
 } cli_args;
 
-/* Reads the arguments of `dpbo <command>`; `missing` names the positional
- * argument. Returns DPBO_EXIT_OK, or the exit code after rank 0 printed
- * why with the usage. Free args->overrides afterwards (also on failure). */
+/* Reads the arguments of `dpbo <command>` (`missing` names the positional
+ * argument) and sets up logging (quiet with --quiet). Returns DPBO_EXIT_OK,
+ * or the exit code after rank 0 printed why with the usage. Free
+ * args->overrides afterwards (also on failure). */
 static int cli_parse(int rank, const char *command, const char *missing, unsigned accept, int argc,
                      char **argv, cli_args *args) {
   memset(args, 0, sizeof *args);
@@ -125,6 +126,7 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
+  dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
   return DPBO_EXIT_OK;
 }
 
@@ -182,8 +184,6 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  dpbo_log_setup(rank, rank == 0, args.quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
-
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
   CLI_TRY(dpbo_driver_run(comm, config, &run, &err));
   char path[DPBO_PATH_MAX + 300];
@@ -292,7 +292,6 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_BAD_INPUT;
     goto done;
   }
-  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
   CLI_TRY(dpbo_driver_replay(comm, config, steps, index, gain, &run, &err));
   dpbo_noise noise;
   cli_noise(&noise, config, rank);
@@ -369,7 +368,6 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  dpbo_log_setup(rank, rank == 0, args.quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
   CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
   memset(&action, 0, sizeof action);
   action.sa_handler = k1sweep_on_signal;
