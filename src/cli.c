@@ -71,6 +71,13 @@ static int report(int rank, const dpbo_error *err) {
     }                                                                          \
   } while (0)
 
+/* In a command: allocates *ptr zeroed, or fails with "out of memory". */
+#define CLI_ALLOC(ptr)                                                         \
+  do {                                                                         \
+    (ptr) = calloc(1, sizeof *(ptr));                                          \
+    if (!(ptr)) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory")); \
+  } while (0)
+
 /* The options a command takes besides its one positional argument and
  * `--set section.key=value`. */
 enum {
@@ -178,12 +185,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
-  config = calloc(1, sizeof *config);
-  if (!config) {
-    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
+  CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
   CLI_TRY(dpbo_driver_run(comm, config, &run, &err));
   char path[DPBO_PATH_MAX + 300];
@@ -240,13 +242,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   const char *runfile = args.positional, *prefix = args.out;
-  config = calloc(1, sizeof *config);
-  release = calloc(1, sizeof *release);
-  if (!config || !release) {
-    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
+  CLI_ALLOC(config);
+  CLI_ALLOC(release);
   for (int i = 0; i < args.override_count; i++)
     if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
       if (rank == 0)
@@ -362,12 +359,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER, argc,
                        argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
-  config = calloc(1, sizeof *config);
-  if (!config) {
-    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
+  CLI_ALLOC(config);
   CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
   memset(&action, 0, sizeof action);
   action.sa_handler = k1sweep_on_signal;
