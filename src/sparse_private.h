@@ -17,7 +17,8 @@
 /* Nodes a sparse copy of data needs: its nonzeros and one terminator a row. */
 static inline size_t dpbo__sparse_count(const dpbo_dataset *data) {
   size_t count = (size_t)data->n;
-  for (size_t k = 0; k < (size_t)data->n * (size_t)data->d; k++) count += data->x[k] != 0.0;
+  for (size_t k = 0; k < (size_t)data->n * (size_t)data->d; k++)
+    count += data->x[k] != 0.0;
   return count;
 }
 

@@ -34,7 +34,8 @@ static inline dpbo_status test_prior_max(const dpbo_config *config, const dpbo_s
   DPBO_TRY(dpbo_synthetic_objective_create(&options, &objective, err));
   const int d = dpbo_space_dims(space);
   const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) names[i] = dpbo_space_dim(space, i)->name;
+  for (int i = 0; i < d; i++)
+    names[i] = dpbo_space_dim(space, i)->name;
   *f_max = -INFINITY;
   *arg = -1;
   for (int64_t k = 0; k < dpbo_space_size(space); k++) {
