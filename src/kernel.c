@@ -97,6 +97,10 @@ static inline double kernel_of_r2(dpbo_kernel_kind kind, double r2) {
 
 double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2) { return kernel_of_r2(kernel->kind, r2); }
 
+/* Cloned for wider vectors where the CPU has them (chosen at load time).
+ * Every clone performs the same IEEE operations in the same order — no
+ * contraction into FMA (-ffp-contract=off) — so all give identical bits. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
 void dpbo_kernel_of_r2_block(const dpbo_kernel *kernel, const double *r2, double *k, int64_t n) {
   /* One loop per kind, so each is a straight line the compiler vectorizes. */
   if (kernel->kind == DPBO_KERNEL_SE) {
