@@ -108,7 +108,16 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
     const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
     /* lᵀ a(x) over the earlier rows: t - 1 streams, the step's memory traffic. */
     for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
-    for (int j = 0; j < prev; j++) {
+    /* Four rows per pass over acc (same order of additions per candidate as
+     * one row at a time, so the same bits), a quarter of the scratch traffic. */
+    int j = 0;
+    for (; j + 4 <= prev; j += 4) {
+      const double c0 = l[j], c1 = l[j + 1], c2 = l[j + 2], c3 = l[j + 3];
+      const double *r0 = ucb->cross + (size_t)j * (size_t)n + start;
+      const double *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
+      for (int64_t i = 0; i < len; i++) acc[i] = (((acc[i] + c0 * r0[i]) + c1 * r1[i]) + c2 * r2[i]) + c3 * r3[i];
+    }
+    for (; j < prev; j++) {
       const double c = l[j];
       const double *row = ucb->cross + (size_t)j * (size_t)n + start;
       for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
