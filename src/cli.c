@@ -161,10 +161,12 @@ static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config 
   dpbo_config_run_path(config, runfile, sizeof runfile);
   int64_t drawn;
   double eps_spent, delta_spent;
-  if (rank == 0) local = dpbo_release_write(release, h5, json, err);
-  if (rank == 0 && local == DPBO_OK)
+  /* The ledger first, as in `dpbo release`: a draw that cannot be recorded
+   * is not written out. */
+  if (rank == 0)
     local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
                                        &eps_spent, &delta_spent, err);
+  if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (rank == 0) {
     dpbo_release_log(release, run);
