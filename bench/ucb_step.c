@@ -22,8 +22,8 @@
  *    the select pass over μ and σ² (16 bytes) are not counted, so the bound
  *    is optimistic and the ratio measured/bound errs high. Alongside, the
  *    time of the kernel column alone over a block (one k(λ_t, x) per
- *    candidate and step, computed as dpbo_ucb_update does) and the select part of the step show the compute
- *    floor that no bandwidth lowers.
+ *    candidate and step, computed as dpbo_ucb_update does) and the select
+ *    part of the step show the compute floor that no bandwidth lowers.
  * 3. Against scikit-learn. Rank 0 runs `python3 bench/sklearn_ucb.py`, a
  *    GP-UCB loop that refits GaussianProcessRegressor and predicts over all N
  *    candidates every step, while the other ranks sleep; then all ranks run
@@ -31,13 +31,9 @@
  *    cold start, and the speed-ups are printed with a check that both loops
  *    chose the same points.
  *
- * The loops in (1) allocate and free the UCB state once per repetition. So
- * that the warm-up pays the page faults of first touch once and later
- * repetitions measure the streaming step itself, large blocks come from the
- * heap and freed memory is kept (glibc mallopt). The comparison loop (3)
- * runs first, before that memory exists, and so includes the first touch,
- * as a real run does; it is then run again on the touched memory, to show
- * what the page faults cost.
+ * Every loop allocates its UCB state afresh, as a run does, so each step
+ * also pays the first touch of its new row (few faults: ucb.c backs the
+ * rows with transparent huge pages); the warm-up loop warms code and caches.
  *
  * Run: mpiexec -n P ucb_step [--n 1e4,1e5,1e6] [--large] [--t 10,20,30] ...
  * (--help lists the options). Only rank 0 prints. */
@@ -52,9 +48,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "dpbo/error.h"
 #include "dpbo/gp.h"
@@ -563,20 +556,14 @@ int main(int argc, char **argv) {
   bench_options o;
   step_row *rows = NULL;
   double *times = NULL, *samples = NULL;
-  loop_result sk, dp, dp2;
+  loop_result sk, dp;
   memset(&sk, 0, sizeof sk);
   memset(&dp, 0, sizeof dp);
-  memset(&dp2, 0, sizeof dp2);
   int code = parse_options(argc, argv, &o, rank);
   if (code) {
     MPI_Finalize();
     return code == 1 ? 0 : 2;
   }
-#ifdef __GLIBC__
-  /* See the head comment: repetitions reuse the memory the warm-up touched. */
-  mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, INT32_MAX);
-#endif
 
   int tmax = 0;
   for (int k = 0; k < o.t_count; k++) tmax = o.t[k] > tmax ? o.t[k] : tmax;
@@ -619,7 +606,7 @@ int main(int argc, char **argv) {
     }
     sleepy_barrier(comm);
   }
-  /* 3b. dpbo's loop: cold, then again on the memory it touched. */
+  /* 3b. dpbo's loop. */
   if (o.compare) {
     if (!FITS(o.compare_n, o.compare_T)) {
       if (rank == 0)
@@ -627,10 +614,8 @@ int main(int argc, char **argv) {
                 (long long)o.compare_n);
     } else {
       DPBO_ALLOC(dp.indices, o.compare_T, "indices");
-      DPBO_ALLOC(dp2.indices, o.compare_T, "indices");
-      if (rank == 0) fprintf(stderr, "ucb_step: running the dpbo loop (twice) ...\n");
+      if (rank == 0) fprintf(stderr, "ucb_step: running the dpbo loop ...\n");
       DPBO_TRY(dpbo_loop(comm, &o, &dp, err));
-      DPBO_TRY(dpbo_loop(comm, &o, &dp2, err)); /* on the pages the first run touched */
     }
   }
 
@@ -756,8 +741,6 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "dpbo (%d rank%s)", size, size == 1 ? "" : "s");
         printf("  %-28s | %9.3f %9.3f %12.4f | %12.6g\n", label, dp.setup_s, dp.loop_s, dp.last_s,
                dp.best_gain);
-        printf("  %-28s | %9.3f %9.3f %12.4f | %12.6g\n", "  again, memory touched", dp2.setup_s,
-               dp2.loop_s, dp2.last_s, dp2.best_gain);
       }
       if (sk.ok && dp.ok) {
         printf("  %-28s | %9.1fx %8.1fx %11.1fx |\n", "speed-up (sklearn / dpbo)",
@@ -772,8 +755,7 @@ int main(int argc, char **argv) {
                  same, same + 1, (long long)(same < sk.steps ? sk.indices[same] : -1),
                  (long long)(same < dp.steps ? dp.indices[same] : -1));
         printf("  setup = candidate generation (and, for dpbo, the UCB state); loop = %d steps of "
-               "select + evaluate + update;\n  speed-ups against dpbo's first run, which pays the "
-               "page faults of first touch as a real run does\n",
+               "select + evaluate + update\n",
                o.compare_T);
       }
     }
@@ -790,7 +772,6 @@ done:
   free(samples);
   free(sk.indices);
   free(dp.indices);
-  free(dp2.indices);
   MPI_Finalize();
   return status == DPBO_OK ? 0 : 1;
 }
