@@ -321,6 +321,8 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
     DPBO_TRY(dpbo_gp_append(gp, u, gain, err));
     MPI_Barrier(comm);
     double start = MPI_Wtime();
+    /* As the driver does: the update also scans for the next selection. */
+    dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA));
     DPBO_TRY(dpbo_ucb_update(ucb, gp, u, err));
     double mid = MPI_Wtime();
     DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA), &choice, err));
@@ -514,6 +516,7 @@ static dpbo_status dpbo_loop(MPI_Comm comm, const bench_options *o, loop_result 
     double u[D], gain = 0.0;
     DPBO_TRY(problem_observe(comm, space, choice.index, u, &gain, err));
     DPBO_TRY(dpbo_gp_append(gp, u, gain, err));
+    if (t < T) dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA));
     DPBO_TRY(dpbo_ucb_update(ucb, gp, u, err));
     res->indices[t - 1] = choice.index;
     if (gain > res->best_gain) res->best_gain = gain;

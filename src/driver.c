@@ -254,6 +254,8 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *
     }
     step->gain = res.gain;
     DPBO_TRY(dpbo_gp_append(run->gp, step->unit, res.gain, err));
+    if (config->acquisition == DPBO_ACQ_UCB && t < config->iterations)
+      dpbo_ucb_prepare_select(run->ucb, dpbo_ucb_beta(n, t + 1, config->delta));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
     run->steps = t;
     if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;

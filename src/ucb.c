@@ -23,6 +23,10 @@ struct dpbo_ucb {
   double *cross; /* capacity * count: row j holds a_j(x) for the block */
   unsigned char *pruned; /* NULL until the first pruning (Algorithm 2) */
   double *work;          /* 2 x UCB_CHUNK scratch: running sums and kernel values */
+  double fused_beta;     /* β announced by dpbo_ucb_prepare_select, NaN if none */
+  int cached_valid;      /* cached_best holds the local best for cached_beta */
+  double cached_beta;
+  dpbo_ucb_choice cached_best;
 };
 
 double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
@@ -65,6 +69,7 @@ dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, 
   DPBO_ALLOC(ucb->mean, count, "posterior means");
   DPBO_ALLOC(ucb->var, count, "posterior variances");
   DPBO_ALLOC(ucb->work, 2 * UCB_CHUNK, "UCB scratch");
+  ucb->fused_beta = NAN;
   DPBO_TRY(ucb_alloc_rows(&ucb->cross, (size_t)capacity * (size_t)count, err));
   for (int64_t i = 0; i < count; i++) {
     DPBO_TRY(dpbo_space_unit(space, begin + i, ucb->unit + (size_t)i * ucb->d, err));
@@ -88,6 +93,24 @@ void dpbo_ucb_destroy(dpbo_ucb *ucb) {
   free(ucb);
 }
 
+void dpbo_ucb_prepare_select(dpbo_ucb *ucb, double beta) { ucb->fused_beta = beta; }
+
+/* The selection's scan over one chunk: larger score wins, the first (lowest)
+ * index wins ties. Shared by the fused and the stand-alone selection so both
+ * compute the same scores in the same order. */
+static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double root_beta, double *score,
+                     dpbo_ucb_choice *best) {
+  const double *mean = ucb->mean + start, *var = ucb->var + start;
+  for (int64_t i = 0; i < len; i++) score[i] = mean[i] + root_beta * sqrt(var[i]);
+  for (int64_t i = 0; i < len; i++) {
+    if (ucb->pruned && ucb->pruned[start + i]) continue;
+    if (score[i] > best->score) {
+      best->score = score[i];
+      best->index = ucb->begin + start + i;
+    }
+  }
+}
+
 dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int t = dpbo_gp_count(gp); /* observations including the new one */
@@ -103,6 +126,9 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
   const int d = ucb->d;
   double *newrow = ucb->cross + (size_t)prev * (size_t)n;
   double *acc = ucb->work, *kx = ucb->work + UCB_CHUNK;
+  const int fuse = !isnan(ucb->fused_beta);
+  const double root_beta = fuse ? sqrt(ucb->fused_beta) : 0.0;
+  dpbo_ucb_choice best = {-INFINITY, -1};
   const double inv_pivot = 1.0 / pivot;
   for (int64_t start = 0; start < n; start += UCB_CHUNK) {
     const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
@@ -123,7 +149,7 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
       for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
     }
     /* k(x, λ_t): r² per candidate, then the kernel in one vectorized pass. */
-    for (int64_t i = 0; i < len; i++) kx[i] = dpbo_kernel_r2(&ucb->kernel, ucb->unit + (size_t)(start + i) * d, u);
+    dpbo_kernel_r2_block(&ucb->kernel, ucb->unit + (size_t)start * d, len, u, kx);
     dpbo_kernel_of_r2_block(&ucb->kernel, kx, kx, len);
     double *mean = ucb->mean + start, *var = ucb->var + start, *out = newrow + start;
     for (int64_t i = 0; i < len; i++) {
@@ -133,27 +159,25 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
       double v = var[i] - a * a;
       var[i] = v > 0.0 ? v : 0.0;
     }
+    if (fuse) ucb_scan(ucb, start, len, root_beta, acc, &best); /* acc is free again */
   }
+  ucb->cached_valid = fuse;
+  ucb->cached_beta = ucb->fused_beta;
+  ucb->cached_best = best;
+  ucb->fused_beta = NAN;
   ucb->t = t;
 done:
   return status;
 }
 
 dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
+  if (ucb->cached_valid && ucb->cached_beta == beta) return ucb->cached_best;
   dpbo_ucb_choice best = {-INFINITY, -1};
   const double root_beta = sqrt(beta);
   double *score = ucb->work; /* the selection never runs during an update */
   for (int64_t start = 0; start < ucb->count; start += UCB_CHUNK) {
     const int64_t len = ucb->count - start < UCB_CHUNK ? ucb->count - start : UCB_CHUNK;
-    const double *mean = ucb->mean + start, *var = ucb->var + start;
-    for (int64_t i = 0; i < len; i++) score[i] = mean[i] + root_beta * sqrt(var[i]);
-    for (int64_t i = 0; i < len; i++) {
-      if (ucb->pruned && ucb->pruned[start + i]) continue;
-      if (score[i] > best.score) { /* strict: the first (lowest) index wins ties */
-        best.score = score[i];
-        best.index = ucb->begin + start + i;
-      }
-    }
+    ucb_scan(ucb, start, len, root_beta, score, &best);
   }
   return best;
 }
@@ -195,6 +219,7 @@ dpbo_status dpbo_ucb_prune(dpbo_ucb *ucb, double beta, double lcb_max, int64_t *
   dpbo_status status = DPBO_OK;
   const double root_beta = sqrt(beta);
   if (!ucb->pruned) DPBO_ALLOC(ucb->pruned, ucb->count, "pruning flags");
+  ucb->cached_valid = 0; /* the cached best may just have been pruned */
   int64_t left = 0;
   for (int64_t i = 0; i < ucb->count; i++) {
     if (!ucb->pruned[i] && ucb->mean[i] + root_beta * sqrt(ucb->var[i]) < lcb_max) ucb->pruned[i] = 1;

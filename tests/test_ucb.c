@@ -51,6 +51,10 @@ int main(int argc, char **argv) {
     CHECK_OK(dpbo_space_unit(space, choice.index, u, &err));
     double v = 0.5 + 0.3 * sin(6 * u[0]) * u[1];
     CHECK_OK(dpbo_gp_append(gp, u, v, &err));
+    /* On odd steps the update also scans for the next selection (as the
+     * driver does), on even steps the selection scans on its own: the
+     * brute-force check above covers both paths. */
+    if (t % 2) dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(1000, t + 1, 0.05));
     CHECK_OK(dpbo_ucb_update(ucb, gp, u, &err));
     for (int64_t i = 0; i < count; i++) {
       double m, s2;

@@ -17,6 +17,7 @@ typedef struct dpbo_kernel {
   dpbo_kernel_kind kind;
   int d;
   double lengthscale[DPBO_MAX_DIM];
+  double inv_lengthscale[DPBO_MAX_DIM]; /* 1/ℓ, set by dpbo_kernel_init */
 } dpbo_kernel;
 
 /* Sets up a kernel; lengthscales has d entries (all > 0). */
@@ -27,13 +28,19 @@ dpbo_status dpbo_kernel_init(dpbo_kernel *kernel, dpbo_kernel_kind kind, int d,
 dpbo_status dpbo_kernel_kind_parse(const char *text, dpbo_kernel_kind *kind, dpbo_error *err);
 const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind);
 
-/* Scaled squared distance r². */
+/* Scaled squared distance r² = Σ_i ((a_i − b_i)·(1/ℓ_i))², summed in index
+ * order. */
 double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *b);
 
 /* k as a function of r² (so callers holding r² avoid recomputing it). */
 double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2);
 
 double dpbo_kernel_eval(const dpbo_kernel *kernel, const double *a, const double *b);
+
+/* r² from u to each of n points (row-major n × d), bit for bit as
+ * dpbo_kernel_r2, vectorized for small d. */
+void dpbo_kernel_r2_block(const dpbo_kernel *kernel, const double *points, int64_t n,
+                          const double *u, double *r2);
 
 /* k for n values of r² at once (k[i] = dpbo_kernel_of_r2(r2[i]), bit for
  * bit): the loop the UCB update spends its compute on, written so the
