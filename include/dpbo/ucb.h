@@ -32,6 +32,11 @@ dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, 
                             int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err);
 void dpbo_ucb_destroy(dpbo_ucb *ucb);
 
+/* Asks the next dpbo_ucb_update to also find the block's best μ + √β σ for
+ * this β while it has μ and σ² in hand, so the following selection with the
+ * same β needs no second pass over the block (same scores, same choice). */
+void dpbo_ucb_prepare_select(dpbo_ucb *ucb, double beta);
+
 /* Folds the GP's newest observation (at unit coordinates u) into the block. */
 dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, dpbo_error *err);
 
