@@ -381,7 +381,7 @@ done:
 
 /* The part of a step that does not depend on t and is computed, not
  * streamed: one kernel value k(λ_t, x) per candidate, computed as the update
- * does (r² per candidate, then dpbo_kernel_of_r2_block over a chunk). Best
+ * does (dpbo_kernel_r2_block, then dpbo_kernel_of_r2_block over a chunk). Best
  * of reps, ns per candidate on the slowest rank, all ranks at once. */
 static dpbo_status kernel_cost(MPI_Comm comm, const dpbo_space *space, const dpbo_kernel *kernel,
                                int64_t begin, int64_t count, int reps, double *ns_per,
@@ -399,7 +399,7 @@ static dpbo_status kernel_cost(MPI_Comm comm, const dpbo_space *space, const dpb
     double start = MPI_Wtime();
     for (int64_t s0 = 0; s0 < count; s0 += CHUNK) {
       const int64_t len = count - s0 < CHUNK ? count - s0 : CHUNK;
-      for (int64_t i = 0; i < len; i++) kx[i] = dpbo_kernel_r2(kernel, unit + (size_t)(s0 + i) * D, u);
+      dpbo_kernel_r2_block(kernel, unit + (size_t)s0 * D, len, u, kx);
       dpbo_kernel_of_r2_block(kernel, kx, kx, len);
       sum += kx[0];
     }
@@ -700,7 +700,7 @@ int main(int argc, char **argv) {
     printf("  %.2f GB/s per rank, %.2f GB/s in all (24 bytes per element)\n\n", bw / 1e9,
            bw * size / 1e9);
     if (kernel_n > 0)
-      printf("Kernel column k(lambda_t, x) alone (r^2 + dpbo_kernel_of_r2_block, computed once per "
+      printf("Kernel column k(lambda_t, x) alone (dpbo_kernel_r2_block + _of_r2_block, once per "
              "candidate and step): %.2f ns per candidate at N = %s\n\n",
              kernel_ns, fmt_n(kernel_n, nbuf, sizeof nbuf));
     printf("UCB step at t observations (update folds in observation t, select picks the next "
