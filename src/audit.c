@@ -377,7 +377,7 @@ static dpbo_status pipeline_once(const dpbo_config *config, uint64_t seed, uint6
   dpbo_run run;
   dpbo_release release;
   memset(&run, 0, sizeof run);
-  DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, &run, err));
+  DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, NULL, &run, err));
   if (run.outcome != DPBO_OK)
     DPBO_RAISE(run.outcome, "the tuning run failed: %s", run.outcome_message);
   dpbo_noise noise;

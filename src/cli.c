@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
@@ -17,10 +18,13 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  dpbo run CONFIG [--set section.key=value ...] [--quiet]\n"
+    "  dpbo run CONFIG [--set section.key=value ...] [--quiet] [--resume] [--stop-after K]\n"
     "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
-    "      with [privacy] algorithm = 1|2|3, also writes the private release\n"
-    "      <output.dir>/<output.name>.release.h5 and .release.json\n"
+    "      (rewritten as a checkpoint after every evaluation); with [privacy] algorithm =\n"
+    "      1|2|3, also writes the private release <output.dir>/<output.name>.release.h5 and\n"
+    "      .release.json. SIGTERM or SIGUSR1 stops it at once (exit code 4); --resume\n"
+    "      continues an unfinished run file with the same settings. --stop-after K (tests)\n"
+    "      stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
     "      a new private release from a finished run (each draw spends budget)\n"
     "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|all] [--broken] ...\n"
@@ -41,8 +45,8 @@ static const char usage_text[] =
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
     "            2 bad input (usage, config, data), 3 other failure,\n"
-    "            4 k1sweep interrupted by a signal or --stop-after (checkpoint written:\n"
-    "              rerun the same command to continue).\n";
+    "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
+    "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
 static int exit_code_for(dpbo_status status) {
   switch (status) {
@@ -84,7 +88,8 @@ enum {
   CLI_SET_JOINED = 1 << 0, /* --set=section.key=value */
   CLI_QUIET = 1 << 1,      /* --quiet */
   CLI_OUT = 1 << 2,        /* --out PREFIX */
-  CLI_STOP_AFTER = 1 << 3  /* --stop-after K, K >= 1 */
+  CLI_STOP_AFTER = 1 << 3, /* --stop-after K, K >= 1 */
+  CLI_RESUME = 1 << 4       /* --resume */
 };
 
 typedef struct cli_args {
@@ -94,6 +99,7 @@ typedef struct cli_args {
   int quiet;
   const char *out;
   long long stop_after;
+  int resume;
 } cli_args;
 
 /* Reads the arguments of `dpbo <command>` (`missing` names the positional
@@ -114,6 +120,8 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
       args->overrides[args->override_count++] = argv[++i];
     } else if ((accept & CLI_SET_JOINED) && strncmp(argv[i], "--set=", 6) == 0) {
       args->overrides[args->override_count++] = argv[i] + 6;
+    } else if ((accept & CLI_RESUME) && strcmp(argv[i], "--resume") == 0) {
+      args->resume = 1;
     } else if ((accept & CLI_QUIET) && strcmp(argv[i], "--quiet") == 0) {
       args->quiet = 1;
     } else if ((accept & CLI_OUT) && strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
@@ -178,28 +186,118 @@ done:
   return status;
 }
 
+/* SIGTERM and SIGUSR1 (Slurm's --signal; Open MPI's mpiexec forwards both)
+ * ask the running command to stop at the next safe point. */
+static void run_on_signal(int signo) {
+  (void)signo;
+  dpbo_driver_request_stop();
+}
+
+/* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
+ * learns it): the checkpoint's steps when continuing. */
+static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config, const char *path,
+                                      int resume, dpbo_trace_step **steps, int *count, int *already_complete,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  char *stored = NULL;
+  int complete = 0;
+  *steps = NULL;
+  *count = 0;
+  *already_complete = 0;
+  if (rank == 0) {
+    int exists = access(path, F_OK) == 0;
+    if (resume && !exists) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
+    } else if (exists) {
+      dpbo_error read_err;
+      dpbo_error_clear(&read_err);
+      dpbo_status got = dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err);
+      char what[DPBO_PATH_MAX + 256];
+      if (got != DPBO_OK && resume) {
+        local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
+      } else if (got == DPBO_OK && !complete && !resume) {
+        local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                               "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "
+                               "--resume`, or remove the file to start over",
+                               path, *count, config->path);
+      } else if (got == DPBO_OK && resume && complete) {
+        *already_complete = 1;
+      } else if (got == DPBO_OK && resume && dpbo_config_differs(config, stored, what, sizeof what)) {
+        local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: the settings changed since %s was written: %s",
+                               path, what);
+      } else if (!resume) {
+        free(*steps); /* a finished run is replaced */
+        *steps = NULL;
+        *count = 0;
+      }
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  int head[2] = {*count, *already_complete};
+  MPI_Bcast(head, 2, MPI_INT, 0, comm);
+  *already_complete = head[1];
+  if (*already_complete || head[0] == 0) goto done;
+  if (rank != 0) {
+    *count = head[0];
+    *steps = calloc((size_t)*count, sizeof **steps);
+    local = *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm);
+done:
+  free(stored);
+  return status;
+}
+
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
+  dpbo_trace_step *resume = NULL;
+  int resume_count = 0, already_complete = 0, handlers = 0;
+  struct sigaction action, old_term, old_usr1;
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
+  int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME, argc,
+                       argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
-  CLI_TRY(dpbo_driver_run(comm, config, &run, &err));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
+  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, args.resume, &resume, &resume_count, &already_complete,
+                             &err));
+  if (already_complete) {
+    if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
+    goto done;
+  }
+  memset(&action, 0, sizeof action);
+  action.sa_handler = run_on_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, &old_term);
+  sigaction(SIGUSR1, &action, &old_usr1);
+  handlers = 1;
+  dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
+  CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
+  if (run.interrupted) {
+    if (rank == 0)
+      fprintf(stderr,
+              "dpbo: stopped after %d of %d evaluations; the checkpoint %s holds them.\n"
+              "dpbo: continue with: dpbo run %s --resume\n",
+              run.finished, run.planned, path, args.positional);
+    code = DPBO_EXIT_INTERRUPTED;
+    goto done;
+  }
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK)
     CLI_TRY(release_after_run(comm, rank, config, &run, &err));
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
-      fprintf(stderr, "dpbo: the run stopped after %d of %d steps: %s\n%s\n", run.steps, run.planned,
-              run.outcome_message, run.steps > 0 ? "dpbo: the steps done are in the run file" : "");
+      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished, run.planned,
+              run.outcome_message, run.finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
     code = DPBO_EXIT_INCOMPLETE;
   }
   if (rank == 0 && run.best_step >= 0) {
@@ -209,15 +307,20 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     for (int i = 0; i < dpbo_space_dims(run.space); i++)
       used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
                                dpbo_space_dim(run.space, i)->name, best->value[i]);
-    double eval = 0;
-    for (int t = 0; t < run.steps; t++) eval += run.trace[t].eval_seconds;
-    dpbo_log_info("best validation gain %.6g at step %d (%s); %d evaluations in %.1f s "
-                  "(%.1f s evaluating)",
-                  best->gain, run.best_step + 1, lambda, run.steps, run.wall_seconds, eval);
+    dpbo_log_info("best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
+                  run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
     dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
   }
 done:
+  if (handlers) {
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
+  }
   dpbo_run_free(&run);
+  free(resume);
   free(config);
   free(args.overrides);
   return code;

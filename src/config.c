@@ -382,6 +382,9 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_double(config, "privacy", "tau", 1.0, 0, &config->alg2_tau, err));
   DPBO_TRY(config_require(config, "privacy", "tau", config->alg2_tau >= 0, "must be >= 0", err));
   static const char *const prior_sources[] = {"public", "validation", NULL};
+  static const char *const yes_no[] = {"no", "yes", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "failures_public", "no", yes_no, &choice, err));
+  config->failures_public = choice == 1;
   DPBO_TRY(config_choice(config, "privacy", "prior_source", "public", prior_sources, &choice, err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && choice == 1)
     DPBO_TRY(config_require(config, "privacy", "prior_source", 0,
@@ -406,6 +409,14 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                             "> 1 with privacy.algorithm = 1: the released value's sensitivity "
                             "(Theorem 3) holds only for sequential GP-UCB; use batch = 1, or "
                             "algorithm = 3 whose bound holds for any acquisition",
+                            err));
+  /* Algorithm 2's pruning needs true confidence bounds; hallucinated
+   * observations shrink σ without data and could prune the maximum. */
+  if (config->algorithm == DPBO_ALGORITHM_2 && config->batch > 1)
+    DPBO_TRY(config_require(config, "run", "batch", 0,
+                            "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
+                            "true confidence bounds, which a batch's hallucinated observations "
+                            "tighten without data; use batch = 1",
                             err));
   if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
       config->acquisition != DPBO_ACQ_UCB)
@@ -433,6 +444,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   config->seed = (uint64_t)i64;
   DPBO_TRY(config_int64(config, "run", "batch", 1, 1, 1 << 20, &i64, err));
   config->batch = (int)i64;
+  DPBO_TRY(config_int64(config, "run", "retries", 1, 0, 100, &i64, err));
+  config->retries = (int)i64;
 
   /* [space] */
   static const char *const space_kinds[] = {"grid", "sobol", "list", NULL};
@@ -573,13 +586,6 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                  "privacy.delta × (1 − privacy.split)); leave ucb.delta unset",
                  config->path, config->delta, delta_default);
   }
-
-  /* Batches are accepted by the config (so the privacy rules above apply)
-   * but the asynchronous batch driver is not there yet. */
-  if (config->batch > 1)
-    DPBO_TRY(config_require(config, "run", "batch", 0,
-                            "> 1 is not available yet: this version evaluates one point at a time",
-                            err));
 
   /* [output] */
   DPBO_TRY(config_output(config, config->output_dir, sizeof config->output_dir, config->output_name,
@@ -735,4 +741,59 @@ dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo
 
 dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err) {
   return config_check_used(config, err);
+}
+
+/* Finds section.key among "section.key=value" lines; returns the value (a
+ * pointer into text, ending at '\n' or '\0') or NULL. */
+static const char *config_stored_value(const char *text, const char *section, const char *key, size_t *len) {
+  const size_t ls = strlen(section), lk = strlen(key);
+  for (const char *line = text; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t line_len = end ? (size_t)(end - line) : strlen(line);
+    if (line_len > ls + lk + 1 && strncmp(line, section, ls) == 0 && line[ls] == '.' &&
+        strncmp(line + ls + 1, key, lk) == 0 && line[ls + 1 + lk] == '=') {
+      *len = line_len - (ls + lk + 2);
+      return line + ls + lk + 2;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size) {
+  /* Every key set now must be stored with the same text... */
+  for (int i = 0; i < config->entry_count; i++) {
+    const dpbo_config_entry *e = &config->entry[i];
+    if (strcmp(e->section, "output") == 0) continue;
+    size_t len = 0;
+    const char *old = config_stored_value(stored, e->section, e->key, &len);
+    if (!old) {
+      snprintf(what, size, "%s.%s is set to '%s' now but was not set in the run", e->section, e->key, e->value);
+      return 1;
+    }
+    if (strlen(e->value) != len || strncmp(e->value, old, len) != 0) {
+      snprintf(what, size, "%s.%s was '%.*s' in the run and is '%s' now", e->section, e->key, (int)len, old,
+               e->value);
+      return 1;
+    }
+  }
+  /* ...and every stored key must still be set. */
+  for (const char *line = stored; line && *line;) {
+    const char *end = strchr(line, '\n'), *dot = strchr(line, '.'), *eq = strchr(line, '=');
+    if (dot && eq && dot < eq && (!end || eq < end)) {
+      char section[64], key[128];
+      snprintf(section, sizeof section, "%.*s", (int)(dot - line), line);
+      snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+      int found = strcmp(section, "output") == 0;
+      for (int i = 0; i < config->entry_count && !found; i++)
+        found = strcmp(config->entry[i].section, section) == 0 && strcmp(config->entry[i].key, key) == 0;
+      if (!found) {
+        int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
+        snprintf(what, size, "%s.%s was '%.*s' in the run and is not set now", section, key, vlen, eq + 1);
+        return 1;
+      }
+    }
+    line = end ? end + 1 : NULL;
+  }
+  return 0;
 }

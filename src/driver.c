@@ -1,32 +1,38 @@
 #include "dpbo/driver.h"
 
 #include <math.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dpbo/comm.h"
+#include "dpbo/evaluator.h"
+#include "dpbo/output.h"
 #include "dpbo/command.h"
 #include "dpbo/log.h"
 #include "dpbo/logreg.h"
 #include "dpbo/svm.h"
 #include "dpbo/synthetic.h"
 
-enum { TAG_EVALUATE = 101, TAG_RESULT = 102 };
+enum { TAG_RESULT = 102 };
 
-/* What travels from rank 0 to a worker and back for one evaluation. */
-typedef struct eval_request {
-  int step;
-  int64_t index;
-} eval_request;
+/* The events rank 0 broadcasts; every rank applies them in order. */
+enum { EVENT_SELECT = 1, EVENT_RESULT = 2, EVENT_STOP = 3 };
 
-typedef struct eval_result {
-  int step;
-  int code; /* dpbo_status */
-  double gain;
-  double seconds;
-  char message[DPBO_ERROR_MSG_MAX];
-} eval_result;
+typedef struct driver_event {
+  int kind;
+  int worker;    /* select: the rank that evaluates */
+  int redo_step; /* select: > 0 re-sends a checkpoint's pending step instead of choosing */
+  int interrupted; /* stop: by a request, not because all T are in */
+  dpbo_eval_result result; /* result */
+} driver_event;
+
+static volatile sig_atomic_t driver_stops = 0;
+
+void dpbo_driver_request_stop(void) { driver_stops = 1; }
 
 dpbo_status dpbo_driver_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err) {
   switch (config->space_kind) {
@@ -64,28 +70,6 @@ static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space 
     return dpbo_logreg_objective_create(&config->logreg, objective, err);
   }
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown objective kind");
-}
-
-static void evaluate_at(dpbo_objective *objective, const dpbo_space *space, const eval_request *req,
-                        eval_result *res) {
-  dpbo_error err;
-  dpbo_error_clear(&err);
-  memset(res, 0, sizeof *res);
-  res->step = req->step;
-  const int d = dpbo_space_dims(space);
-  double u[DPBO_MAX_DIM], values[DPBO_MAX_DIM];
-  const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) names[i] = dpbo_space_dim(space, i)->name;
-  double start = MPI_Wtime();
-  dpbo_status st = dpbo_space_unit(space, req->index, u, &err);
-  if (st == DPBO_OK) {
-    dpbo_space_to_values(space, u, values);
-    dpbo_objective_begin(objective, (uint64_t)req->step);
-    st = dpbo_objective_evaluate(objective, d, names, values, &res->gain, &err);
-  }
-  res->seconds = MPI_Wtime() - start;
-  res->code = (int)st;
-  if (st != DPBO_OK) memcpy(res->message, err.message, sizeof res->message);
 }
 
 static void format_values(const dpbo_space *space, const double *values, char *buf, size_t size) {
@@ -133,88 +117,208 @@ done:
   return status;
 }
 
-dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
-                               const int64_t *index, const double *gain, dpbo_run *run,
-                               dpbo_error *err) {
+/* ---------------------------------------------------------------------------
+ * One run on this rank. */
+
+enum { DRIVER_SEND_SLOTS = 32 };
+
+typedef struct driver {
+  MPI_Comm comm;
+  int rank, size;
+  const dpbo_config *config;
+  const dpbo_driver_options *options;
+  dpbo_run *run;
+  int64_t n;
+  int batch;
+  int first_worker; /* 1, or 0 when rank 0 is alone */
+  int *gp_row;      /* per step: its row in the GP, -1 if it has none */
+  double *started;  /* per step: when it was selected (for step_seconds) */
+  /* rank 0 */
+  int *load;        /* evaluations outstanding per rank */
+  int in_flight;
+  int *redo;        /* a checkpoint's pending steps (1-based), to send out again */
+  int redo_count, redo_next;
+  int results_here; /* results folded in by this invocation */
+  dpbo_status halt; /* rank 0 alone failed (checkpoint): stop everybody */
+  char halt_message[DPBO_ERROR_MSG_MAX];
+  /* evaluating ranks */
+  dpbo_objective objective;
+  dpbo_evaluator *evaluator;
+  dpbo_eval_result send_buf[DRIVER_SEND_SLOTS];
+  MPI_Request send_req[DRIVER_SEND_SLOTS];
+  double start;
+} driver;
+
+/* Waiting for a message: a short spin (a fast objective answers within
+ * microseconds), then naps from 20 µs doubling to 1 ms, so that an idle rank
+ * leaves the core to the busy ones yet answers within a millisecond (a
+ * step of the UCB loop takes milliseconds; waits of the k1 sweep, where a
+ * 10 ms nap is fine, use dpbo_comm_nap). */
+static void driver_pause(int *spins, long *ns) {
+  if (*spins < 100) {
+    (*spins)++;
+    sched_yield();
+    return;
+  }
+  if (*ns < 20000L) *ns = 20000L;
+  struct timespec pause = {0, *ns};
+  nanosleep(&pause, NULL);
+  *ns = *ns * 2 > 1000000L ? 1000000L : *ns * 2;
+}
+
+static int driver_worker_of(const driver *dr) {
+  /* The least loaded evaluating rank, lowest first on ties. */
+  int best = dr->first_worker;
+  for (int r = dr->first_worker; r < dr->size; r++)
+    if (dr->load[r] < dr->load[best]) best = r;
+  return best;
+}
+
+static void driver_note_best(dpbo_run *run, int s) {
+  const dpbo_trace_step *step = &run->trace[s];
+  if (step->state != DPBO_STEP_DONE) return;
+  if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain ||
+      (step->gain == run->trace[run->best_step].gain && s < run->best_step))
+    run->best_step = s;
+}
+
+/* Folds the observation of step s (state DONE) into the GP and the block. */
+static dpbo_status driver_fold(driver *dr, int s, int announce_next, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(driver_setup(comm, config, run, err));
-  if (steps > config->iterations)
-    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps, config->iterations);
-  const int64_t n = dpbo_space_size(run->space);
-  for (int t = 0; t < steps; t++) {
-    dpbo_trace_step *step = &run->trace[t];
-    if (index[t] < 0 || index[t] >= n)
-      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", t + 1, (long long)index[t]);
-    step->index = index[t];
-    step->gain = gain[t];
-    DPBO_TRY(dpbo_space_unit(run->space, index[t], step->unit, err));
-    dpbo_space_to_values(run->space, step->unit, step->value);
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, gain[t], err));
+  dpbo_run *run = dr->run;
+  const dpbo_config *config = dr->config;
+  dpbo_trace_step *step = &run->trace[s];
+  if (dr->gp_row[s] >= 0) {
+    /* A batch's hallucinated row: the real value replaces it. */
+    DPBO_TRY(dpbo_gp_resolve(run->gp, dr->gp_row[s], step->gain, err));
+    DPBO_TRY(dpbo_ucb_refresh_mean(run->ucb, run->gp, err));
+  } else {
+    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
+    dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
+    /* Sequential GP-UCB: the next selection's scan rides on this update. */
+    if (announce_next && config->acquisition == DPBO_ACQ_UCB && run->steps < run->planned)
+      dpbo_ucb_prepare_select(run->ucb, dpbo_ucb_beta(dr->n, run->steps + 1, config->delta));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    run->steps = t + 1;
-    if (run->best_step < 0 || gain[t] > run->trace[run->best_step].gain) run->best_step = t;
   }
 done:
   return status;
 }
 
-dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
+/* Algorithm 2 (de Freitas et al.): before choosing λ_t, t > 1, drop what can
+ * no longer hold the maximum (collective). Returns the survivors. */
+static dpbo_status driver_prune(driver *dr, double beta, int64_t *alive, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_status local = DPBO_OK;
-  dpbo_objective objective = {NULL, NULL};
-  int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  const double start = MPI_Wtime();
+  double lcb = dpbo_ucb_local_max_lcb(dr->run->ucb, beta), lcb_max;
+  int64_t mine;
+  if (MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, dr->comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "reduction of the lower confidence bound failed");
+  DPBO_TRY(dpbo_ucb_prune(dr->run->ucb, beta, lcb_max, &mine, err));
+  if (MPI_Allreduce(&mine, alive, 1, MPI_INT64_T, MPI_SUM, dr->comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "reduction of the surviving candidates failed");
+done:
+  return status;
+}
 
-  /* Set-up: every rank builds Λ and its block; evaluating ranks build the
-   * objective. Failures on any rank stop all ranks with the same message. */
-  DPBO_TRY(driver_setup(comm, config, run, err));
-  const int64_t n = dpbo_space_size(run->space);
-  const int d = dpbo_space_dims(run->space);
-  const int evaluates = size == 1 || rank != 0;
-  if (evaluates) local = driver_objective(config, run->space, &objective, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-
-  if (rank == 0) {
-    unsigned long long total = 0, mine = run->state_bytes;
-    MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-    dpbo_log_info("dpbo: %s objective, |Λ| = %lld candidates (%s, d = %d) on %d rank%s, T = %d, "
-                  "kernel %s; UCB state %.1f MiB on rank 0, %.1f MiB in all",
-                  dpbo_objective_kind_name(config->objective), (long long)n,
-                  dpbo_space_kind_name(config->space_kind), d, size, size == 1 ? "" : "s",
-                  config->iterations, dpbo_kernel_kind_name(config->kernel.kind),
-                  mine / 1048576.0, total / 1048576.0);
-  } else {
-    unsigned long long mine = run->state_bytes;
-    MPI_Reduce(&mine, NULL, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, comm);
-  }
-
-  const double m0 = config->prior.mean, s = config->prior.signal_std;
-  for (int t = 1; t <= config->iterations; t++) {
-    const double step_start = MPI_Wtime();
-    dpbo_trace_step *step = &run->trace[t - 1];
-    step->beta = dpbo_ucb_beta(n, t, config->delta);
-    dpbo_ucb_choice choice;
-    step->alive = n;
-    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1) {
-      /* de Freitas et al.: drop what can no longer hold the maximum. */
-      double lcb = dpbo_ucb_local_max_lcb(run->ucb, step->beta), lcb_max;
-      int64_t alive, total;
-      if (MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "reduction of the lower confidence bound failed");
-      DPBO_TRY(dpbo_ucb_prune(run->ucb, step->beta, lcb_max, &alive, err));
-      if (MPI_Allreduce(&alive, &total, 1, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "reduction of the surviving candidates failed");
-      step->alive = total;
+/* Rebuilds GP and block from the trace (batches: after a failure, whose
+ * hallucinated row must leave the GP, and on resume): observed steps in
+ * order, then the pending ones hallucinated, failed candidates excluded. */
+static dpbo_status driver_rebuild(driver *dr, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_run *run = dr->run;
+  const dpbo_config *config = dr->config;
+  dpbo_ucb_destroy(run->ucb);
+  dpbo_gp_destroy(run->gp);
+  run->ucb = NULL;
+  run->gp = NULL;
+  int64_t begin, count;
+  dpbo_space_block(dr->n, dr->size, dr->rank, &begin, &count);
+  DPBO_TRY(dpbo_ucb_create(run->space, &config->kernel, begin, count, config->iterations, &run->ucb, err));
+  DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int s = 0; s < run->steps; s++) {
+      dpbo_trace_step *step = &run->trace[s];
+      if (pass == 0) dr->gp_row[s] = -1;
+      if (pass == 0 && step->state == DPBO_STEP_DONE) {
+        DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
+      } else if (pass == 1 && step->state == DPBO_STEP_PENDING) {
+        DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
+      } else {
+        if (pass == 0 && step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
+        continue;
+      }
+      dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
+      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
     }
+  }
+done:
+  return status;
+}
+
+/* The trace so far (a checkpoint, or a finished run's for a release) into
+ * GP and block. With batch = 1 it repeats exactly the live run's updates (and
+ * Algorithm 2's pruning when `prune`), so a resumed run continues bit for bit. */
+static dpbo_status driver_replay_trace(driver *dr, int prune, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_run *run = dr->run;
+  const dpbo_config *config = dr->config;
+  run->best_step = -1;
+  run->finished = run->failures = 0;
+  for (int s = 0; s < run->steps; s++) {
+    dpbo_trace_step *step = &run->trace[s];
+    if (step->index < 0 || step->index >= dr->n)
+      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", s + 1, (long long)step->index);
+    DPBO_TRY(dpbo_space_unit(run->space, step->index, step->unit, err));
+    dpbo_space_to_values(run->space, step->unit, step->value);
+    dr->gp_row[s] = -1;
+    run->finished += step->state != DPBO_STEP_PENDING;
+    run->failures += step->state == DPBO_STEP_FAILED;
+    driver_note_best(run, s);
+  }
+  if (dr->batch > 1) {
+    DPBO_TRY(driver_rebuild(dr, err));
+  } else {
+    for (int s = 0; s < run->steps; s++) {
+      dpbo_trace_step *step = &run->trace[s];
+      if (prune && config->algorithm == DPBO_ALGORITHM_2 && s > 0) {
+        int64_t alive;
+        DPBO_TRY(driver_prune(dr, dpbo_ucb_beta(dr->n, s + 1, config->delta), &alive, err));
+      }
+      if (step->state == DPBO_STEP_DONE) DPBO_TRY(driver_fold(dr, s, 0, err));
+      if (step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
+    }
+  }
+done:
+  return status;
+}
+
+/* Event "select" (collective): the next λ_t, or a checkpoint's pending step
+ * again; the chosen worker starts evaluating it. */
+static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_run *run = dr->run;
+  const dpbo_config *config = dr->config;
+  const double m0 = config->prior.mean, s = config->prior.signal_std;
+  int t;
+  if (ev->redo_step > 0) {
+    t = ev->redo_step;
+  } else {
+    t = run->steps + 1;
+    dpbo_trace_step *step = &run->trace[t - 1];
+    memset(step, 0, sizeof *step);
+    step->beta = dpbo_ucb_beta(dr->n, t, config->delta);
+    step->alive = dr->n;
+    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1) DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
+    dpbo_ucb_choice choice;
     if (config->acquisition == DPBO_ACQ_EI) {
       double best = run->best_step < 0 ? 0.0 : (run->trace[run->best_step].gain - m0) / s;
       choice = dpbo_ucb_local_best_ei(run->ucb, best);
-      DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
+      DPBO_TRY(dpbo_ucb_reduce(dr->comm, &choice, err));
     } else {
-      DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
+      DPBO_TRY(dpbo_ucb_select(dr->comm, run->ucb, step->beta, &choice, err));
     }
+    if (choice.index < 0)
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "no candidate is left to evaluate at step %d: every one was excluded "
+                 "after a failed evaluation", t);
     step->index = choice.index;
     DPBO_TRY(dpbo_space_unit(run->space, choice.index, step->unit, err));
     dpbo_space_to_values(run->space, step->unit, step->value);
@@ -222,59 +326,346 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, dpbo_run *
     dpbo_gp_predict(run->gp, step->unit, &step->mean, &var);
     step->std = sqrt(var);
     step->ucb = config->acquisition == DPBO_ACQ_EI ? s * choice.score : m0 + s * choice.score;
-
-    /* Evaluation on the worker, result broadcast from rank 0. */
-    eval_request req = {t, choice.index};
-    eval_result res;
-    const int worker = size == 1 ? 0 : 1 + (t - 1) % (size - 1);
-    if (rank == 0 && worker == 0) {
-      evaluate_at(&objective, run->space, &req, &res);
-    } else if (rank == 0) {
-      if (MPI_Send(&req, (int)sizeof req, MPI_BYTE, worker, TAG_EVALUATE, comm) != MPI_SUCCESS ||
-          MPI_Recv(&res, (int)sizeof res, MPI_BYTE, worker, TAG_RESULT, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "exchange with worker rank %d failed at step %d", worker, t);
-    } else if (rank == worker) {
-      if (MPI_Recv(&req, (int)sizeof req, MPI_BYTE, 0, TAG_EVALUATE, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "worker %d: receiving step %d failed", rank, t);
-      evaluate_at(&objective, run->space, &req, &res);
-      if (MPI_Send(&res, (int)sizeof res, MPI_BYTE, 0, TAG_RESULT, comm) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "worker %d: returning step %d failed", rank, t);
-    }
-    if (MPI_Bcast(&res, (int)sizeof res, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "broadcast of step %d failed", t);
-    step->worker = worker;
-    step->eval_seconds = res.seconds;
-    if (res.code != DPBO_OK) {
-      /* The steps so far stay valid; the caller writes them out. */
-      run->outcome = (dpbo_status)res.code;
-      snprintf(run->outcome_message, sizeof run->outcome_message,
-               "evaluation %d on rank %d failed: %s", t, worker, res.message);
-      dpbo_log_error("%s", run->outcome_message);
-      break;
-    }
-    step->gain = res.gain;
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, res.gain, err));
-    if (config->acquisition == DPBO_ACQ_UCB && t < config->iterations)
-      dpbo_ucb_prepare_select(run->ucb, dpbo_ucb_beta(n, t + 1, config->delta));
-    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
+    step->gain = NAN;
+    step->state = DPBO_STEP_PENDING;
+    dr->gp_row[t - 1] = -1;
     run->steps = t;
-    if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;
-    step->step_seconds = MPI_Wtime() - step_start;
-
-    if (rank == 0) {
-      char lambda[256], elapsed[32], eta[32];
-      format_values(run->space, step->value, lambda, sizeof lambda);
-      double spent = MPI_Wtime() - start;
-      format_duration(spent, elapsed, sizeof elapsed);
-      format_duration(spent / t * (config->iterations - t), eta, sizeof eta);
-      dpbo_log_info("[%*d/%d] %s  v=%.6g  best=%.6g (t=%d)  elapsed %s  eta %s",
-                    (int)floor(log10(config->iterations)) + 1, t, config->iterations, lambda,
-                    step->gain, run->trace[run->best_step].gain, run->best_step + 1, elapsed, eta);
+    if (dr->batch > 1) {
+      /* GP-BUCB: σ shrinks around the point now, μ waits for its value. */
+      DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
+      dr->gp_row[t - 1] = dpbo_gp_count(run->gp) - 1;
+      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
     }
   }
-  run->wall_seconds = MPI_Wtime() - start;
+  run->trace[t - 1].worker = ev->worker;
+  dr->started[t - 1] = MPI_Wtime();
+  if (dr->rank == 0) {
+    dr->load[ev->worker]++;
+    dr->in_flight++;
+  }
+  if (dr->rank == ev->worker) {
+    dpbo_eval_job job = {t, run->trace[t - 1].index};
+    DPBO_TRY(dpbo_evaluator_submit(dr->evaluator, &job, err));
+  }
 done:
-  dpbo_objective_destroy(&objective);
+  return status;
+}
+
+static void driver_log_result(const driver *dr, int s) {
+  const dpbo_run *run = dr->run;
+  const dpbo_trace_step *step = &run->trace[s];
+  char lambda[256], elapsed[32], eta[32];
+  format_values(run->space, step->value, lambda, sizeof lambda);
+  double spent = MPI_Wtime() - dr->start;
+  int here = dr->results_here > 0 ? dr->results_here : 1;
+  format_duration(spent, elapsed, sizeof elapsed);
+  format_duration(spent / here * (run->planned - run->finished), eta, sizeof eta);
+  const int width = (int)floor(log10(run->planned)) + 1;
+  if (step->state == DPBO_STEP_FAILED) {
+    dpbo_log_warn("[%*d/%d] %s  FAILED after %d attempt%s on rank %d: %s  (excluded; %d failure%s so far)",
+                  width, s + 1, run->planned, lambda, step->attempts, step->attempts == 1 ? "" : "s",
+                  step->worker, step->failure, run->failures, run->failures == 1 ? "" : "s");
+  } else {
+    dpbo_log_info("[%*d/%d] %s  v=%.6g  best=%.6g (t=%d)  elapsed %s  eta %s", width, s + 1, run->planned,
+                  lambda, step->gain, run->trace[run->best_step].gain, run->best_step + 1, elapsed, eta);
+  }
+}
+
+/* Event "result" (every rank, no communication): v_t or the failure into the
+ * trace, the GP and the block; rank 0 then rewrites the checkpoint. */
+static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_run *run = dr->run;
+  const int s = res->step - 1;
+  if (s < 0 || s >= run->steps || run->trace[s].state != DPBO_STEP_PENDING)
+    DPBO_RAISE(DPBO_ERR_MPI, "a result arrived for step %d, which is not being evaluated", res->step);
+  dpbo_trace_step *step = &run->trace[s];
+  step->eval_seconds = res->seconds;
+  step->attempts = res->attempts;
+  run->busy_seconds += res->seconds;
+  run->finished++;
+  dr->results_here++;
+  if (dr->rank == 0) {
+    dr->load[step->worker]--;
+    dr->in_flight--;
+  }
+  if (res->code == DPBO_OK) {
+    step->gain = res->gain;
+    step->state = DPBO_STEP_DONE;
+    DPBO_TRY(driver_fold(dr, s, 1, err));
+    driver_note_best(run, s);
+  } else {
+    step->gain = NAN;
+    step->state = DPBO_STEP_FAILED;
+    snprintf(step->failure, sizeof step->failure, "%s", res->message);
+    run->failures++;
+    DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
+    if (dr->gp_row[s] >= 0) DPBO_TRY(driver_rebuild(dr, err));
+  }
+  step->step_seconds = MPI_Wtime() - dr->started[s];
+  if (dr->rank == 0) {
+    driver_log_result(dr, s);
+    if (dr->options->checkpoint) {
+      dpbo_error cerr;
+      dpbo_error_clear(&cerr);
+      run->wall_seconds = MPI_Wtime() - dr->start;
+      if (dpbo_output_write_checkpoint(dr->options->checkpoint, dr->config, run, dr->size, &cerr) != DPBO_OK) {
+        dr->halt = cerr.code;
+        snprintf(dr->halt_message, sizeof dr->halt_message, "cannot write the checkpoint %s: %s",
+                 dr->options->checkpoint, cerr.message);
+      }
+    }
+  }
+done:
+  return status;
+}
+
+/* Rank 0: waits until there is something to announce. */
+static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_run *run = dr->run;
+  int spins = 0;
+  long ns = 0;
+  for (;;) {
+    memset(ev, 0, sizeof *ev);
+    if (dr->halt != DPBO_OK) {
+      ev->kind = EVENT_STOP;
+      ev->result.code = (int)dr->halt;
+      snprintf(ev->result.message, sizeof ev->result.message, "%s", dr->halt_message);
+      goto done;
+    }
+    if (run->finished == run->planned) {
+      ev->kind = EVENT_STOP;
+      goto done;
+    }
+    if (driver_stops || (dr->options->stop_after > 0 && dr->results_here >= dr->options->stop_after)) {
+      ev->kind = EVENT_STOP;
+      ev->interrupted = 1;
+      goto done;
+    }
+    /* Results first: they sharpen the next choice. */
+    if (dr->size == 1) {
+      if (dpbo_evaluator_poll(dr->evaluator, &ev->result)) {
+        ev->kind = EVENT_RESULT;
+        goto done;
+      }
+    } else {
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st) != MPI_SUCCESS)
+        DPBO_RAISE(DPBO_ERR_MPI, "MPI_Iprobe for results failed");
+      if (flag) {
+        if (MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, dr->comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          DPBO_RAISE(DPBO_ERR_MPI, "receiving a result from rank %d failed", st.MPI_SOURCE);
+        ev->kind = EVENT_RESULT;
+        goto done;
+      }
+    }
+    if (dr->in_flight < dr->batch && (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
+      ev->kind = EVENT_SELECT;
+      ev->worker = driver_worker_of(dr);
+      if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
+      goto done;
+    }
+    if (dr->size == 1) {
+      /* Alone: sleep on our own evaluation thread (waking for signals). */
+      if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1)) {
+        ev->kind = EVENT_RESULT;
+        goto done;
+      }
+    } else {
+      driver_pause(&spins, &ns);
+    }
+  }
+done:
+  return status;
+}
+
+/* Evaluating ranks: hands finished evaluations to rank 0 (non-blocking, so
+ * this rank keeps taking part in collectives meanwhile). */
+static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!dr->evaluator || dr->rank == 0) goto done;
+  for (;;) {
+    int slot = -1;
+    for (int i = 0; i < DRIVER_SEND_SLOTS; i++) {
+      int flag = 1;
+      if (dr->send_req[i] != MPI_REQUEST_NULL && MPI_Test(&dr->send_req[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        DPBO_RAISE(DPBO_ERR_MPI, "sending a result failed");
+      if (flag && slot < 0) slot = i;
+    }
+    if (slot < 0) break; /* all slots in flight; try again on the next poll */
+    if (!dpbo_evaluator_poll(dr->evaluator, &dr->send_buf[slot])) break;
+    if (MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0, TAG_RESULT, dr->comm,
+                  &dr->send_req[slot]) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "sending the result of step %d failed", dr->send_buf[slot].step);
+  }
+done:
+  return status;
+}
+
+/* Every rank: the next event from rank 0. */
+static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  MPI_Request req;
+  if (dr->rank == 0) DPBO_TRY(driver_next_event(dr, ev, err));
+  if (dr->size == 1) goto done;
+  if (MPI_Ibcast(ev, (int)sizeof *ev, MPI_BYTE, 0, dr->comm, &req) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
+  int spins = 0;
+  long ns = 0;
+  for (;;) {
+    int flag = 0;
+    if (MPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
+    if (flag) break;
+    DPBO_TRY(driver_forward_results(dr, err));
+    driver_pause(&spins, &ns);
+  }
+done:
+  return status;
+}
+
+static void driver_free(driver *dr) {
+  for (int i = 0; i < DRIVER_SEND_SLOTS; i++)
+    if (dr->send_req[i] != MPI_REQUEST_NULL) {
+      /* Only after an interruption: rank 0 no longer listens. */
+      MPI_Cancel(&dr->send_req[i]);
+      MPI_Request_free(&dr->send_req[i]);
+    }
+  /* An evaluation in progress cannot be interrupted (LIBSVM): leave it
+   * running; the process is about to exit. */
+  if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
+  free(dr->gp_row);
+  free(dr->started);
+  free(dr->load);
+  free(dr->redo);
+}
+
+static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
+                               const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(dr, 0, sizeof *dr);
+  for (int i = 0; i < DRIVER_SEND_SLOTS; i++) dr->send_req[i] = MPI_REQUEST_NULL;
+  dr->comm = comm;
+  MPI_Comm_rank(comm, &dr->rank);
+  MPI_Comm_size(comm, &dr->size);
+  dr->config = config;
+  dr->options = options;
+  dr->run = run;
+  dr->batch = config->batch > 0 ? config->batch : 1;
+  dr->first_worker = dr->size == 1 ? 0 : 1;
+  dr->start = MPI_Wtime();
+  DPBO_TRY(driver_setup(comm, config, run, err));
+  dr->n = dpbo_space_size(run->space);
+  run->workers = dr->size - dr->first_worker;
+  DPBO_ALLOC(dr->gp_row, config->iterations, "the driver");
+  DPBO_ALLOC(dr->started, config->iterations, "the driver");
+  DPBO_ALLOC(dr->load, dr->size, "the driver");
+  DPBO_ALLOC(dr->redo, config->iterations, "the driver");
+  for (int s = 0; s < config->iterations; s++) dr->gp_row[s] = -1;
+done:
+  return status;
+}
+
+/* Evaluating ranks build the objective and its thread (collective: a
+ * failure anywhere, e.g. an unreadable dataset, fails all ranks). */
+static dpbo_status driver_start_workers(driver *dr, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  if (dr->rank >= dr->first_worker) {
+    local = driver_objective(dr->config, dr->run->space, &dr->objective, err);
+    if (local == DPBO_OK)
+      local = dpbo_evaluator_create(&dr->objective, dr->run->space, dr->config->retries, &dr->evaluator, err);
+  }
+  DPBO_TRY(dpbo_comm_agree(dr->comm, local, err));
+done:
+  return status;
+}
+
+static void driver_log_start(const driver *dr) {
+  const dpbo_config *config = dr->config;
+  const dpbo_run *run = dr->run;
+  unsigned long long total = 0, mine = run->state_bytes;
+  MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, dr->comm);
+  if (dr->rank != 0) return;
+  dpbo_log_info("dpbo: %s objective, |Λ| = %lld candidates (%s, d = %d) on %d rank%s, T = %d, "
+                "batch %d, kernel %s; UCB state %.1f MiB on rank 0, %.1f MiB in all",
+                dpbo_objective_kind_name(config->objective), (long long)dr->n,
+                dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
+                dr->size == 1 ? "" : "s", config->iterations, dr->batch,
+                dpbo_kernel_kind_name(config->kernel.kind), mine / 1048576.0, total / 1048576.0);
+  if (run->resumed > 0)
+    dpbo_log_info("dpbo: resuming after %d of %d evaluations (%d failed; %d to evaluate again)",
+                  run->finished, run->planned, run->failures, dr->redo_count);
+  if (dr->options->checkpoint)
+    dpbo_log_info("dpbo: checkpoint after every evaluation in %s; if the job dies, continue it "
+                  "with `dpbo run CONFIG --resume`", dr->options->checkpoint);
+}
+
+dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo_driver_options *options,
+                            dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
+  driver dr;
+  DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
+  driver_stops = 0; /* a request belongs to one run */
+  if (dr.options->resume_count > 0) {
+    if (dr.options->resume_count > config->iterations)
+      DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d", dr.options->resume_count,
+                 config->iterations);
+    memcpy(run->trace, dr.options->resume, (size_t)dr.options->resume_count * sizeof *run->trace);
+    run->steps = run->resumed = dr.options->resume_count;
+    DPBO_TRY(driver_replay_trace(&dr, 1, err));
+    for (int s = 0; s < run->steps; s++)
+      if (run->trace[s].state == DPBO_STEP_PENDING) dr.redo[dr.redo_count++] = s + 1;
+  }
+  DPBO_TRY(driver_start_workers(&dr, err));
+  driver_log_start(&dr);
+
+  for (;;) {
+    driver_event ev;
+    DPBO_TRY(driver_exchange_event(&dr, &ev, err));
+    if (ev.kind == EVENT_STOP) {
+      run->interrupted = ev.interrupted;
+      if (ev.result.code != DPBO_OK) {
+        run->outcome = (dpbo_status)ev.result.code;
+        snprintf(run->outcome_message, sizeof run->outcome_message, "%s", ev.result.message);
+        if (dr.rank == 0) dpbo_log_error("%s", run->outcome_message);
+      }
+      break;
+    }
+    if (ev.kind == EVENT_SELECT) DPBO_TRY(driver_select(&dr, &ev, err));
+    if (ev.kind == EVENT_RESULT) DPBO_TRY(driver_result(&dr, &ev.result, err));
+  }
+  run->wall_seconds = MPI_Wtime() - dr.start;
+  if (run->workers > 0 && run->wall_seconds > 0)
+    run->utilization = run->busy_seconds / (run->workers * run->wall_seconds);
+done:
+  driver_free(&dr);
+  return status;
+}
+
+dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
+                               const int64_t *index, const double *gain, dpbo_run *run,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
+  driver dr;
+  DPBO_TRY(driver_init(&dr, comm, config, &no_options, run, err));
+  if (steps > config->iterations)
+    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps, config->iterations);
+  for (int t = 0; t < steps; t++) {
+    run->trace[t].index = index[t];
+    run->trace[t].gain = gain[t];
+    run->trace[t].state = isnan(gain[t]) ? DPBO_STEP_FAILED : DPBO_STEP_DONE;
+  }
+  run->steps = steps;
+  /* As recorded; a release does not repeat Algorithm 2's pruning. */
+  dr.batch = 1;
+  DPBO_TRY(driver_replay_trace(&dr, 0, err));
+done:
+  driver_free(&dr);
   return status;
 }
 

@@ -5,7 +5,9 @@
 #include "dpbo/cli.h"
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  /* Objectives run in a second thread (evaluator.h) that never calls MPI. */
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = dpbo_cli_main(MPI_COMM_WORLD, argc, argv);
   MPI_Finalize();
   return code;

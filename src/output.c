@@ -18,6 +18,11 @@ int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
   return n <= 1000000;
 }
 
+/* All T evaluations are in and nothing ended the run early. */
+static int run_complete(const dpbo_run *run) {
+  return run->steps == run->planned && run->finished == run->planned && run->outcome == DPBO_OK;
+}
+
 static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run, int nranks,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -25,11 +30,14 @@ static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
   DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
   int64_t seed = (int64_t)config->seed, ranks = nranks;
-  int64_t complete = run->steps == run->planned && run->outcome == DPBO_OK;
+  int64_t complete = run_complete(run);
   DPBO_TRY(dpbo_h5io_attr_int64(file, "seed", &seed, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "ranks", &ranks, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "complete", &complete, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", complete ? "completed all iterations" : run->outcome_message, err));
+  const char *outcome = complete ? "completed all iterations"
+                        : run->outcome != DPBO_OK ? run->outcome_message
+                                                  : "in progress or interrupted: continue with dpbo run CONFIG --resume";
+  DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", outcome, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
                           "yes: /trace and /posterior depend on the validation data and are NOT "
                           "differentially private; never publish them",
@@ -59,6 +67,38 @@ done:
   return status;
 }
 
+/* The trace's scalar columns, one dataset each (written and read back). */
+static const dpbo_h5io_field trace_columns[] = {{"index", offsetof(dpbo_trace_step, index), 1},
+                                                {"alive", offsetof(dpbo_trace_step, alive), 1},
+                                                {"gain", offsetof(dpbo_trace_step, gain), 0},
+                                                {"mean", offsetof(dpbo_trace_step, mean), 0},
+                                                {"std", offsetof(dpbo_trace_step, std), 0},
+                                                {"beta", offsetof(dpbo_trace_step, beta), 0},
+                                                {"ucb", offsetof(dpbo_trace_step, ucb), 0},
+                                                {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
+                                                {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
+
+/* Failed evaluations' reasons, one "t<TAB>reason" line each, as the string
+ * attribute /trace failures (empty when none failed). */
+static dpbo_status write_failures(hid_t group, const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *text = NULL;
+  size_t used = 0;
+  DPBO_ALLOC(text, (size_t)run->failures * (DPBO_FAILURE_MAX + 16) + 1, "the failure list");
+  for (int t = 0; t < run->steps; t++) {
+    const dpbo_trace_step *step = &run->trace[t];
+    if (step->state != DPBO_STEP_FAILED) continue;
+    used += (size_t)sprintf(text + used, "%d\t", t + 1);
+    for (const char *c = step->failure; *c; c++) text[used++] = (*c == '\n' || *c == '\t') ? ' ' : *c;
+    text[used++] = '\n';
+  }
+  text[used] = '\0';
+  DPBO_TRY(dpbo_h5io_attr_string(group, "failures", text, err));
+done:
+  free(text);
+  return status;
+}
+
 static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run, int rank,
                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -72,29 +112,28 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   DPBO_ALLOC(ibuf, steps ? steps : 1, "trace buffer");
   hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
 
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker; /* an int */
+  /* int members, widened to int64 columns */
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
   DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].state;
+  DPBO_TRY(dpbo_h5io_write_small(group, "state", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].attempts;
+  DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
   for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
-  static const dpbo_h5io_field columns[] = {{"index", offsetof(dpbo_trace_step, index), 1},
-                                            {"alive", offsetof(dpbo_trace_step, alive), 1},
-                                            {"gain", offsetof(dpbo_trace_step, gain), 0},
-                                            {"mean", offsetof(dpbo_trace_step, mean), 0},
-                                            {"std", offsetof(dpbo_trace_step, std), 0},
-                                            {"beta", offsetof(dpbo_trace_step, beta), 0},
-                                            {"ucb", offsetof(dpbo_trace_step, ucb), 0},
-                                            {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
-                                            {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
-  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, columns,
-                                  sizeof columns / sizeof columns[0], rank, err));
+  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
+                                  sizeof trace_columns / sizeof trace_columns[0], rank, err));
+  DPBO_TRY(write_failures(group, run, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
-                          "gain = v_t; mean, std: GP posterior of f at lambda_t before v_t; "
-                          "ucb = mean + sqrt(beta) std; beta_t = 2 log(N t^2 pi^2 / (3 delta))",
+                          "gain = v_t (NaN: failed or pending, see state: 0 done, 1 failed, "
+                          "2 pending); mean, std: GP posterior of f at lambda_t when it was "
+                          "chosen; ucb = mean + sqrt(beta) std; "
+                          "beta_t = 2 log(N t^2 pi^2 / (3 delta))",
                           err));
 done:
   free(buf);
@@ -140,7 +179,14 @@ static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *er
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
   int64_t steps = run->steps, best = run->best_step + 1;
+  int64_t finished = run->finished, failures = run->failures, workers = run->workers, resumed = run->resumed;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "steps", &steps, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "finished", &finished, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "failures", &failures, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "resumed_steps", &resumed, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "workers", &workers, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "busy_seconds", &run->busy_seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "worker_utilization", &run->utilization, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "best_step", &best, 1, err));
   if (run->best_step >= 0) {
     const dpbo_trace_step *b = &run->trace[run->best_step];
@@ -152,23 +198,101 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
-                                  const dpbo_run *run, dpbo_error *err) {
+/* The run file on comm; `posterior` adds the block-distributed /posterior. */
+static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                const dpbo_run *run, int nranks, int posterior, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int rank, size;
+  int rank;
   MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   dpbo_h5io_file out;
   DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
-  DPBO_TRY(write_root(out.id, config, run, size, err));
+  DPBO_TRY(write_root(out.id, config, run, nranks, err));
   DPBO_TRY(write_space(out.id, config, run->space, err));
   DPBO_TRY(write_trace(out.id, config, run, rank, err));
-  if (dpbo_output_wants_posterior(config, dpbo_space_size(run->space)))
-    DPBO_TRY(write_posterior(out.id, config, run, err));
+  if (posterior) DPBO_TRY(write_posterior(out.id, config, run, err));
   DPBO_TRY(write_summary(out.id, run, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                  const dpbo_run *run, dpbo_error *err) {
+  int size;
+  MPI_Comm_size(comm, &size);
+  return output_write(comm, path, config, run, size, dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
+}
+
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
+                                         int nranks, dpbo_error *err) {
+  return output_write(MPI_COMM_SELF, path, config, run, nranks, 0, err);
+}
+
+dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+                                        dpbo_trace_step **steps, int *count, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, group = -1;
+  char *text = NULL, *failures = NULL;
+  int64_t *ibuf = NULL;
+  dpbo_trace_step *trace = NULL;
+  *assignments = NULL;
+  *steps = NULL;
+  *count = 0;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK || !text)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  int64_t done_flag = 0;
+  DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
+  *complete = (int)done_flag;
+  H5E_BEGIN_TRY { group = H5Gopen2(file, "trace", H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (group < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace", path);
+  hsize_t n = 0;
+  DPBO_TRY(dpbo_h5io_shape(group, "index", 1, &n, err));
+  DPBO_ALLOC(trace, n + 1, "the checkpoint's trace");
+  DPBO_ALLOC(ibuf, n + 1, "the checkpoint's trace");
+  if (n > 0) {
+    DPBO_TRY(dpbo_h5io_read_fields(group, trace, sizeof *trace, n, trace_columns,
+                                   sizeof trace_columns / sizeof trace_columns[0], err));
+    static const char *const ints[] = {"worker", "state", "attempts"};
+    for (int c = 0; c < 3; c++) {
+      char name[64];
+      snprintf(name, sizeof name, "trace/%s", ints[c]);
+      if (dpbo_h5io_read(file, name, H5T_NATIVE_INT64, ibuf, err) != DPBO_OK)
+        DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path, name);
+      for (hsize_t t = 0; t < n; t++) {
+        int *member = c == 0 ? &trace[t].worker : c == 1 ? &trace[t].state : &trace[t].attempts;
+        *member = (int)ibuf[t];
+      }
+    }
+    DPBO_TRY(dpbo_h5io_read_attr_string(group, "failures", &failures, err));
+    for (char *line = failures; line && *line;) {
+      char *end = strchr(line, '\n'), *tab = strchr(line, '\t');
+      if (end) *end = '\0';
+      long t = strtol(line, NULL, 10);
+      if (tab && t >= 1 && t <= (long)n) snprintf(trace[t - 1].failure, sizeof trace[t - 1].failure, "%s", tab + 1);
+      line = end ? end + 1 : NULL;
+    }
+  }
+  for (hsize_t t = 0; t < n; t++)
+    if (trace[t].state < DPBO_STEP_DONE || trace[t].state > DPBO_STEP_PENDING)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: trace step %llu has an unknown state %d", path, (unsigned long long)t + 1,
+                 trace[t].state);
+  *assignments = text;
+  *steps = trace;
+  *count = (int)n;
+  text = NULL;
+  trace = NULL;
+done:
+  free(text);
+  free(trace);
+  free(ibuf);
+  free(failures);
+  if (group >= 0) H5Gclose(group);
+  if (file >= 0) H5Fclose(file);
   return status;
 }
 

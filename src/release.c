@@ -128,6 +128,20 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
     DPBO_RAISE(DPBO_ERR_ARG,
                "the run did not complete its %d iterations (%d done): the theorems need all T "
                "steps, so nothing is released", config->iterations, run->steps);
+  /* Which evaluations failed is itself an output of the run. SVM and
+   * logistic-regression training fail before the validation set is read,
+   * so their failures depend on λ and the public training data only; a
+   * command's failure (exit code, timeout) may depend on the validation
+   * records, so the user must vouch for it. A failed step counts in T (the
+   * bounds grow with T) but adds no observation. */
+  int failures = 0;
+  for (int t = 0; t < run->steps; t++) failures += run->trace[t].state == DPBO_STEP_FAILED;
+  if (failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%d of the %d evaluations failed, and a command's failures may depend on the "
+               "validation data, which would make the release leak it: nothing is released. If "
+               "the failures cannot depend on the validation set (e.g. a crash before it is "
+               "read), set [privacy] failures_public = yes", failures, run->steps);
   if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
 

@@ -230,6 +230,38 @@ done:
   return status;
 }
 
+dpbo_status dpbo_ucb_exclude(dpbo_ucb *ucb, int64_t index, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (index < ucb->begin || index >= ucb->begin + ucb->count) goto done; /* another rank's */
+  if (!ucb->pruned) DPBO_ALLOC(ucb->pruned, ucb->count, "exclusion flags");
+  ucb->pruned[index - ucb->begin] = 1;
+  ucb->cached_valid = 0;
+done:
+  return status;
+}
+
+dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int t = dpbo_gp_count(gp);
+  if (t != ucb->t) DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
+  const double *z = dpbo_gp_whitened_targets(gp);
+  const int64_t n = ucb->count;
+  for (int64_t start = 0; start < n; start += UCB_CHUNK) {
+    const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
+    double *mean = ucb->mean + start;
+    for (int64_t i = 0; i < len; i++) mean[i] = 0.0;
+    for (int j = 0; j < t; j++) {
+      const double c = z[j];
+      const double *row = ucb->cross + (size_t)j * (size_t)n + start;
+      for (int64_t i = 0; i < len; i++) mean[i] += c * row[i];
+    }
+  }
+  ucb->cached_valid = 0;
+  ucb->fused_beta = NAN;
+done:
+  return status;
+}
+
 /* MPI reduction operator on dpbo_ucb_choice: larger score, then lower index.
  * An empty block's index -1 never wins because its score is -inf. */
 static void ucb_choice_max(void *in, void *inout, int *len, MPI_Datatype *type) {

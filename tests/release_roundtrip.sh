@@ -85,11 +85,15 @@ PY
 status=$?
 [[ $status -eq 0 ]] || exit 1
 
-# An incomplete run (the objective fails at step 3) releases nothing.
+# A run whose command objective fails (every evaluation: exit 3) completes
+# with every step recorded as failed, but releases nothing: a command's
+# failures may depend on the validation data.
 sed -e 's/^kind = synthetic/kind = command/' -e 's/^function = gp_prior/command = sh -c "exit 3"/' \
     -e '/^noise_std = 0.1$/{x;s/^/seen/;x}' "$work/run.ini" | awk '!(/^noise_std = 0.1$/ && ++n==2)' > "$work/bad.ini"
 "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/bad.ini" --set output.name=bad > "$work/log3.txt" 2>&1
 code=$?
-[[ $code -eq 1 ]] || { cat "$work/log3.txt"; fail "a failed evaluation should exit 1, got $code"; }
-[[ ! -e $work/bad.release.json ]] || fail "an incomplete run produced a release"
+[[ $code -eq 2 ]] || { cat "$work/log3.txt"; fail "a release after failed command evaluations should be refused (exit 2), got $code"; }
+grep -q "failures_public" "$work/log3.txt" || { cat "$work/log3.txt"; fail "the refusal does not say how to vouch for the failures"; }
+[[ -e $work/bad.h5 ]] || fail "the run file of a run with failures is missing"
+[[ ! -e $work/bad.release.json ]] || fail "a run with failed command evaluations produced a release"
 echo "release round trip OK"

@@ -139,7 +139,7 @@ int main(int argc, char **argv) {
     delta_run = config->delta;
 
     dpbo_run run;
-    CHECK_OK(st = dpbo_driver_run(MPI_COMM_WORLD, config, &run, &err));
+    CHECK_OK(st = dpbo_driver_run(MPI_COMM_WORLD, config, NULL, &run, &err));
     if (st != DPBO_OK) break;
     CHECK(run.outcome == DPBO_OK && run.steps == ITERATIONS);
     if (run.steps != ITERATIONS) {
@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
     int same = 1;
     if (size > 1 && rank == 0) {
       dpbo_run solo;
-      CHECK_OK(st = dpbo_driver_run(MPI_COMM_SELF, config, &solo, &err));
+      CHECK_OK(st = dpbo_driver_run(MPI_COMM_SELF, config, NULL, &solo, &err));
       same = st == DPBO_OK && solo.steps == run.steps;
       for (int t = 0; same && t < run.steps; t++)
         same = solo.trace[t].index == run.trace[t].index && solo.trace[t].alive == run.trace[t].alive &&

@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
 
     dpbo_run run;
     memset(&run, 0, sizeof run);
-    st = dpbo_driver_run(MPI_COMM_WORLD, config, &run, &err);
+    st = dpbo_driver_run(MPI_COMM_WORLD, config, NULL, &run, &err);
     CHECK_OK(st);
     if (st != DPBO_OK || run.outcome != DPBO_OK) {
       dpbo_run_free(&run);

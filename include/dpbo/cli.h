@@ -18,7 +18,7 @@ enum {
   DPBO_EXIT_INCOMPLETE = 1,
   DPBO_EXIT_BAD_INPUT = 2,
   DPBO_EXIT_FAILURE = 3,
-  DPBO_EXIT_INTERRUPTED = 4 /* dpbo k1sweep stopped by a signal: rerun to continue */
+  DPBO_EXIT_INTERRUPTED = 4 /* stopped by a signal, checkpoint written: resume to continue */
 };
 
 /* Runs the command line on comm (collective); returns the process exit code. */

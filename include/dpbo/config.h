@@ -1,7 +1,7 @@
 /* Run configuration: an INI file (read with inih) plus `--set
  * section.key=value` overrides from the command line.
  *
- *   [run]       iterations (T), seed, batch
+ *   [run]       iterations (T), seed, batch, retries
  *   [space]     kind = sobol|grid|list, points (sobol), file (list),
  *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
  *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
@@ -10,7 +10,7 @@
  *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
  *               selection = exponential|permute_and_flip, noise = os|seeded,
  *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
- *               prior_source = public|validation
+ *               prior_source = public|validation, failures_public = no|yes
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  *
@@ -61,6 +61,7 @@ typedef struct dpbo_config {
   int iterations;
   uint64_t seed;
   int batch; /* evaluations in flight (1: the paper's sequential GP-UCB) */
+  int retries; /* further attempts after a failed evaluation */
   /* [space] */
   dpbo_space_kind space_kind;
   int64_t points;
@@ -84,6 +85,7 @@ typedef struct dpbo_config {
   int clamp_value;
   double value_lo, value_hi;
   double alg2_A, alg2_tau;
+  int failures_public; /* the user vouches that failed evaluations do not depend on V */
   /* [objective] */
   dpbo_objective_kind objective;
   dpbo_svm_options svm;
@@ -144,6 +146,11 @@ dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_si
                                    size_t name_size, dpbo_error *err);
 dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err);
 dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
+
+/* Compares the settings with those stored in a run file ("section.key=value"
+ * lines, dpbo_h5io_read_config); [output] may differ. Returns 1 and names the
+ * first key that differs in `what`, or 0. */
+int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
 

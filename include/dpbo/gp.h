@@ -37,6 +37,21 @@ void dpbo_gp_destroy(dpbo_gp *gp);
  * and no jitter). */
 dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err);
 
+/* Batches (GP-BUCB, Desautels, Krause & Burdick 2014): a point whose
+ * evaluation is still running enters the factor at once with a hallucinated
+ * value, its posterior mean given the completed observations, so the mean
+ * stays what the completed observations say and only the variance shrinks.
+ * dpbo_gp_resolve puts the real value in place of row's hallucination
+ * (rows count from 0) and re-hallucinates the other pending rows with their
+ * new means; the whole of z = L^{-1} y changes, so a UCB state must then
+ * refresh its means (dpbo_ucb_refresh_mean). */
+dpbo_status dpbo_gp_append_pending(dpbo_gp *gp, const double *u, dpbo_error *err);
+dpbo_status dpbo_gp_resolve(dpbo_gp *gp, int row, double v, dpbo_error *err);
+int dpbo_gp_pending_count(const dpbo_gp *gp);
+int dpbo_gp_is_pending(const dpbo_gp *gp, int row);
+/* z = L^{-1} y (t values, normalized units). */
+const double *dpbo_gp_whitened_targets(const dpbo_gp *gp);
+
 int dpbo_gp_count(const dpbo_gp *gp);
 int dpbo_gp_capacity(const dpbo_gp *gp);
 const dpbo_kernel *dpbo_gp_kernel(const dpbo_gp *gp);

@@ -9,10 +9,17 @@
  *                sensitive (the trace depends on the validation data)
  *   /space       attributes kind, size, names, lower, upper, scale, levels
  *   /trace       index, lambda (T x d), unit (T x d), gain, mean, std, beta,
- *                ucb, eval_seconds, step_seconds, worker, alive (Algorithm 2 pruning)
+ *                ucb, eval_seconds, step_seconds, worker, alive (Algorithm 2 pruning),
+ *                state (0 done, 1 failed, 2 pending), attempts; attribute
+ *                failures: one "t<TAB>reason" line per failed evaluation
  *   /posterior   unit (N x d), mean, std after the last step (units of v),
  *                each rank writing its block; only when enabled
- *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds */
+ *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds,
+ *                steps, finished, failures, resumed_steps, workers,
+ *                busy_seconds, worker_utilization
+ *
+ * During a run the same file, without /posterior and with complete = 0, is
+ * the checkpoint (dpbo_output_write_checkpoint). */
 #ifndef DPBO_OUTPUT_H
 #define DPBO_OUTPUT_H
 
@@ -28,6 +35,18 @@ int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n);
 
 dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
                                   const dpbo_run *run, dpbo_error *err);
+
+/* The checkpoint: the run file without /posterior, written by one rank
+ * (rank 0 holds the whole trace) through a temporary file and a rename, so a
+ * crash at any moment leaves the previous checkpoint whole. */
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
+                                         int nranks, dpbo_error *err);
+
+/* Reads a run file back for `dpbo run --resume` (serial): the stored
+ * settings (as dpbo_output_read_trace), whether it is complete, and every
+ * trace step with its state, attempts and failure reason (malloc'd). */
+dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+                                        dpbo_trace_step **steps, int *count, dpbo_error *err);
 
 /* Prints a run file's summary (and its trace when `trace` is set) to stdout;
  * serial, for `dpbo info`. */

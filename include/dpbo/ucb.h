@@ -63,6 +63,15 @@ double dpbo_ucb_local_max_lcb(const dpbo_ucb *ucb, double beta);
 dpbo_status dpbo_ucb_prune(dpbo_ucb *ucb, double beta, double lcb_max, int64_t *alive,
                            dpbo_error *err);
 
+/* Never proposes global candidate `index` again (a failed evaluation); a
+ * no-op on ranks that do not own it. */
+dpbo_status dpbo_ucb_exclude(dpbo_ucb *ucb, int64_t index, dpbo_error *err);
+
+/* Recomputes every mean from the stored rows, μ(x) = Σ_j a_j(x) z_j, after
+ * the GP's whitened targets changed for earlier rows (a batch's hallucinated
+ * value replaced by the real one, gp.h). O(t·N/P), the cost of one update. */
+dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *err);
+
 /* The global best over all ranks of comm (collective). */
 dpbo_status dpbo_ucb_select(MPI_Comm comm, const dpbo_ucb *ucb, double beta,
                             dpbo_ucb_choice *choice, dpbo_error *err);
