@@ -351,6 +351,10 @@ _Noreturn static void run_child(const int src[3], int report_fd, int max_fd, con
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   signal(SIGPIPE, SIG_DFL); /* an ignored SIGPIPE would survive exec */
+  /* Slurm's --signal=USR1 reaches every process of the job step, this one
+   * included; it announces the walltime to dpbo, and must not kill the
+   * evaluation in progress (an ignored signal stays ignored across exec). */
+  signal(SIGUSR1, SIG_IGN);
   for (int target = 0; target < 3; target++)
     if (dup2(src[target], target) < 0) goto fail;
   /* Descriptors the parent opened without close-on-exec (MPI sockets,

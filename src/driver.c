@@ -445,7 +445,8 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     }
     /* Results first: they sharpen the next choice. */
     if (dr->size == 1) {
-      if (dpbo_evaluator_poll(dr->evaluator, &ev->result)) {
+      /* (A failure during a stop request is dropped, as on the workers.) */
+      if (dpbo_evaluator_poll(dr->evaluator, &ev->result) && !(driver_stops && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -470,7 +471,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     }
     if (dr->size == 1) {
       /* Alone: sleep on our own evaluation thread (waking for signals). */
-      if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1)) {
+      if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) && !(driver_stops && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -497,6 +498,11 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
     }
     if (slot < 0) break; /* all slots in flight; try again on the next poll */
     if (!dpbo_evaluator_poll(dr->evaluator, &dr->send_buf[slot])) break;
+    /* A failure while the job is being stopped is most likely the stop
+     * itself (Slurm signals every process of the step, an objective's
+     * children too): not a property of λ. Drop it; the resumed run repeats
+     * the evaluation. */
+    if (driver_stops && dr->send_buf[slot].code != DPBO_OK) continue;
     if (MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0, TAG_RESULT, dr->comm,
                   &dr->send_req[slot]) != MPI_SUCCESS)
       DPBO_RAISE(DPBO_ERR_MPI, "sending the result of step %d failed", dr->send_buf[slot].step);

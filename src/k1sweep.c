@@ -280,6 +280,7 @@ typedef struct k1sweep__model {
 typedef struct k1sweep__head {
   int64_t model;
   k1sweep__model result;
+  double score_seconds; /* deriving the set accuracies from the predictions */
   int32_t code, pad;
   char message[DPBO_ERROR_MSG_MAX];
 } k1sweep__head;
@@ -321,6 +322,11 @@ typedef struct k1sweep__state {
   /* F matrices (rank 0): [size] sets × n */
   double **fv, **fvp;
   double synthetic_jitter;
+  /* where this invocation's time went (rank 0): inside LIBSVM (training and
+   * predicting the pool, summed over workers), scoring the sets, phases */
+  double perf_train, perf_predict, perf_score;
+  int64_t perf_models;
+  double perf_load, perf_training_phase, perf_likelihood;
   char fingerprint[8192];
   char hash[32];
 } k1sweep__state;
@@ -444,6 +450,7 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, 
     snprintf(head.message, sizeof head.message, "model %lld on rank %d: %s", (long long)j, st->rank,
              err.message);
   } else {
+    double t1 = MPI_Wtime();
     dpbo_valset_pack(flags, st->pool, bits);
     for (int s = 0; s < c->size_count; s++) {
       double *row = acc + (size_t)s * 2 * (size_t)c->sets;
@@ -451,6 +458,7 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, 
         dpbo_valset_accuracy(bits, c->size[s], st->rows[s] + i * c->size[s], &st->change[s][i],
                              &row[i], &row[c->sets + i]);
     }
+    head.score_seconds = MPI_Wtime() - t1;
   }
   memcpy(message, &head, sizeof head);
 }
@@ -609,6 +617,10 @@ static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *mess
   st->model[j] = head.result;
   st->done[j] = 1;
   st->done_count++;
+  st->perf_train += head.result.train_seconds;
+  st->perf_predict += head.result.predict_seconds;
+  st->perf_score += head.score_seconds;
+  st->perf_models++;
   DPBO_TRY(k1sweep__write_checkpoint(st, checkpoint, err));
   dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
                 "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
@@ -946,6 +958,41 @@ done:
   return status;
 }
 
+/* Where this invocation's wall time went (models resumed from a checkpoint
+ * are not counted): the share of the workers' time spent inside LIBSVM. */
+static double k1sweep__libsvm_share(const k1sweep__state *st, double wall_seconds) {
+  const int workers = st->size > 1 ? st->size - 1 : 1;
+  return wall_seconds > 0 ? (st->perf_train + st->perf_predict) / (workers * wall_seconds) : 0.0;
+}
+
+static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st, double wall_seconds,
+                                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /performance");
+  int64_t workers = st->size > 1 ? st->size - 1 : 1;
+  const double libsvm_share = k1sweep__libsvm_share(st, wall_seconds);
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "models_trained", &st->perf_models, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "workers", &workers, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &wall_seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_train_seconds", &st->perf_train, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_predict_seconds", &st->perf_predict, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "scoring_seconds", &st->perf_score, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "load_seconds", &st->perf_load, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "training_phase_seconds", &st->perf_training_phase, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "likelihood_seconds", &st->perf_likelihood, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_share", &libsvm_share, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
+                                 "libsvm_share = (libsvm_train_seconds + libsvm_predict_seconds) / "
+                                 "(workers x wall_seconds), for the models trained in this "
+                                 "invocation; everything else (loading, scoring the sets, "
+                                 "messages, idle workers, the likelihood) is 1 - libsvm_share",
+                                 err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
 static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
                                   const dpbo_k1lik_result *results, double wall_seconds,
                                   dpbo_error *err) {
@@ -970,6 +1017,7 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
   DPBO_TRY(dpbo_h5io_attr_array(f, "sizes", H5T_NATIVE_INT64, c->size, (hsize_t)c->size_count, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
   DPBO_TRY(dpbo_h5io_attr_doubles(f, "wall_seconds", &wall_seconds, 1, err));
+  DPBO_TRY(k1sweep__write_performance(f, st, wall_seconds, err));
   if (synthetic) {
     const double truth[5] = {c->synthetic_k1, c->synthetic_mean, c->synthetic_signal_std,
                              c->synthetic_lengthscale, st->synthetic_jitter};
@@ -1020,8 +1068,9 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   st->data_rows = shape[0];
   st->pool = shape[1];
   st->nbytes = (st->pool + 7) / 8;
+  st->perf_load = MPI_Wtime() - t0;
   dpbo_log_info("k1sweep: %lld data rows, %lld training, pool of %lld for validation (%.1f s to load)",
-                (long long)st->data_rows, (long long)c->train_rows, (long long)st->pool, MPI_Wtime() - t0);
+                (long long)st->data_rows, (long long)c->train_rows, (long long)st->pool, st->perf_load);
   if (c->size[c->size_count - 1] >= st->pool)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
@@ -1039,6 +1088,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   }
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 
+  const double t_train = MPI_Wtime();
   if (st->size == 1)
     local = k1sweep__solo(st, stop_after, checkpoint, outcome, err);
   else if (st->rank == 0)
@@ -1051,6 +1101,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   }
   /* Idle ranks sleep here while the last trainings finish. */
   DPBO_TRY(dpbo_comm_barrier_idle(st->comm, err));
+  st->perf_training_phase = MPI_Wtime() - t_train;
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
   int64_t finished = st->done_count;
   MPI_Bcast(&finished, 1, MPI_INT64_T, 0, st->comm);
@@ -1108,6 +1159,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   }
 
   /* The likelihood sweep, one size at a time (collective). */
+  const double t_likelihood = MPI_Wtime();
   for (int s = 0; s < config->size_count; s++) {
     double t0 = MPI_Wtime();
     DPBO_TRY(dpbo_k1lik_create(comm, (int)config->sets, (int)st.n, st.d, st.rank == 0 ? st.fv[s] : NULL,
@@ -1128,8 +1180,18 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
 
   char path[DPBO_PATH_MAX + 300];
   dpbo_k1sweep_output_path(config, path, sizeof path);
+  st.perf_likelihood = MPI_Wtime() - t_likelihood;
   double wall = MPI_Wtime() - t_start;
   MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm);
+  if (!synthetic && st.rank == 0 && st.perf_models > 0)
+    dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside LIBSVM (%.1f training, %.1f "
+                  "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
+                  "(training phase %.1f s, likelihood %.1f s, loading %.1f s): LIBSVM %.1f%% of the "
+                  "workers' time, everything else %.1f%%",
+                  (long long)st.perf_models, st.perf_train + st.perf_predict, st.perf_train, st.perf_predict,
+                  st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
+                  st.perf_likelihood, st.perf_load, 100.0 * k1sweep__libsvm_share(&st, wall),
+                  100.0 * (1.0 - k1sweep__libsvm_share(&st, wall)));
   DPBO_TRY(k1sweep__write(&st, path, results, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];
