@@ -149,18 +149,14 @@ typedef struct driver {
   double start;
 } driver;
 
-/* Waiting for a message: a short spin (a fast objective answers within
- * microseconds), then naps from 20 µs doubling to 1 ms, so that an idle rank
- * leaves the core to the busy ones yet answers within a millisecond (a
- * step of the UCB loop takes milliseconds; waits of the k1 sweep, where a
- * 10 ms nap is fine, use dpbo_comm_nap). */
-static void driver_pause(int *spins, long *ns) {
-  if (*spins < 100) {
-    (*spins)++;
-    sched_yield();
-    return;
-  }
-  if (*ns < 20000L) *ns = 20000L;
+/* Waiting for a message: naps from 10 µs doubling to 1 ms, so that an idle
+ * rank leaves the core to the busy ones (and to its own evaluation thread)
+ * yet answers within a millisecond; a step of the UCB loop takes
+ * milliseconds. (Spinning, even with sched_yield, costs a whole time slice
+ * per turn on an oversubscribed node. The k1 sweep's waits, where 10 ms is
+ * fine, use dpbo_comm_nap.) */
+static void driver_pause(long *ns) {
+  if (*ns < 10000L) *ns = 10000L;
   struct timespec pause = {0, *ns};
   nanosleep(&pause, NULL);
   *ns = *ns * 2 > 1000000L ? 1000000L : *ns * 2;
@@ -424,7 +420,6 @@ done:
 static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_run *run = dr->run;
-  int spins = 0;
   long ns = 0;
   for (;;) {
     memset(ev, 0, sizeof *ev);
@@ -476,7 +471,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
         goto done;
       }
     } else {
-      driver_pause(&spins, &ns);
+      driver_pause(&ns);
     }
   }
 done:
@@ -519,7 +514,6 @@ static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_erro
   if (dr->size == 1) goto done;
   if (MPI_Ibcast(ev, (int)sizeof *ev, MPI_BYTE, 0, dr->comm, &req) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
-  int spins = 0;
   long ns = 0;
   for (;;) {
     int flag = 0;
@@ -527,7 +521,7 @@ static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_erro
       DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
     if (flag) break;
     DPBO_TRY(driver_forward_results(dr, err));
-    driver_pause(&spins, &ns);
+    driver_pause(&ns);
   }
 done:
   return status;
@@ -582,7 +576,9 @@ static dpbo_status driver_start_workers(driver *dr, dpbo_error *err) {
   if (dr->rank >= dr->first_worker) {
     local = driver_objective(dr->config, dr->run->space, &dr->objective, err);
     if (local == DPBO_OK)
-      local = dpbo_evaluator_create(&dr->objective, dr->run->space, dr->config->retries, &dr->evaluator, err);
+      local = dpbo_evaluator_create(&dr->objective, dr->run->space, dr->config->retries,
+                                    /* alone, rank 0 has nobody to stay responsive for */ dr->size > 1,
+                                    &dr->evaluator, err);
   }
   DPBO_TRY(dpbo_comm_agree(dr->comm, local, err));
 done:

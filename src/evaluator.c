@@ -12,6 +12,7 @@ struct dpbo_evaluator {
   dpbo_objective *objective;
   const dpbo_space *space;
   int retries;
+  int threaded; /* 0: jobs run inside dpbo_evaluator_submit */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t wake;     /* a job was queued, or quit */
@@ -82,7 +83,7 @@ static void *evaluator_main(void *arg) {
 }
 
 dpbo_status dpbo_evaluator_create(dpbo_objective *objective, const dpbo_space *space, int retries,
-                                  dpbo_evaluator **out, dpbo_error *err) {
+                                  int threaded, dpbo_evaluator **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_evaluator *ev = NULL;
   int locks = 0;
@@ -92,6 +93,7 @@ dpbo_status dpbo_evaluator_create(dpbo_objective *objective, const dpbo_space *s
   ev->objective = objective;
   ev->space = space;
   ev->retries = retries;
+  ev->threaded = threaded;
   ev->capacity = 8;
   DPBO_ALLOC(ev->jobs, ev->capacity, "the evaluation queue");
   DPBO_ALLOC(ev->results, ev->capacity, "the evaluation queue");
@@ -106,7 +108,7 @@ dpbo_status dpbo_evaluator_create(dpbo_objective *objective, const dpbo_space *s
     DPBO_RAISE(DPBO_ERR_LIBRARY, "pthread_cond_init failed");
   }
   locks = 1;
-  if (pthread_create(&ev->thread, NULL, evaluator_main, ev) != 0)
+  if (threaded && pthread_create(&ev->thread, NULL, evaluator_main, ev) != 0)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "cannot start the evaluation thread");
   *out = ev;
   ev = NULL;
@@ -150,6 +152,15 @@ dpbo_status dpbo_evaluator_submit(dpbo_evaluator *ev, const dpbo_eval_job *job, 
   }
   ev->jobs[ev->submitted % ev->capacity] = *job;
   ev->submitted++;
+  if (!ev->threaded) {
+    /* In place: nobody else touches the queue. */
+    dpbo_eval_result res;
+    pthread_mutex_unlock(&ev->lock);
+    evaluator_run_job(ev, job, &res);
+    pthread_mutex_lock(&ev->lock);
+    ev->results[ev->done % ev->capacity] = res;
+    ev->done++;
+  }
   pthread_cond_signal(&ev->wake);
   pthread_mutex_unlock(&ev->lock);
 done:
@@ -206,11 +217,11 @@ int dpbo_evaluator_destroy(dpbo_evaluator *ev, int wait) {
   int busy = ev->busy;
   pthread_cond_signal(&ev->wake);
   pthread_mutex_unlock(&ev->lock);
-  if (busy && !wait) {
+  if (ev->threaded && busy && !wait) {
     pthread_detach(ev->thread);
     return 0;
   }
-  pthread_join(ev->thread, NULL);
+  if (ev->threaded) pthread_join(ev->thread, NULL);
   pthread_cond_destroy(&ev->finished);
   pthread_cond_destroy(&ev->wake);
   pthread_mutex_destroy(&ev->lock);

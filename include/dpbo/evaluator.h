@@ -35,11 +35,13 @@ typedef struct dpbo_eval_result {
   char message[DPBO_ERROR_MSG_MAX];
 } dpbo_eval_result;
 
-/* Takes ownership of nothing: objective and space must outlive the evaluator. */
+/* Takes ownership of nothing: objective and space must outlive the
+ * evaluator. threaded = 0 runs each job inside dpbo_evaluator_submit (a rank
+ * alone, which has no collective to stay responsive for). */
 dpbo_status dpbo_evaluator_create(dpbo_objective *objective, const dpbo_space *space, int retries,
-                                  dpbo_evaluator **out, dpbo_error *err);
+                                  int threaded, dpbo_evaluator **out, dpbo_error *err);
 
-/* Queues a job (never blocks). */
+/* Queues a job (returns at once when threaded). */
 dpbo_status dpbo_evaluator_submit(dpbo_evaluator *ev, const dpbo_eval_job *job, dpbo_error *err);
 
 /* Takes the oldest finished result if there is one: returns 1 and fills
