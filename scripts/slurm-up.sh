@@ -17,7 +17,8 @@
 # same reason (DPBO_SLURM_PORT sets the first; the second is one more).
 #
 # Idempotent: daemons already running from this directory are left alone;
-# the configuration is (re)written only while none of them runs. Exits 0 once
+# slurm.conf is (re)written only while neither slurmctld nor slurmd runs (to
+# apply a changed one: scripts/slurm-down.sh, then this script). Exits 0 once
 # `sinfo` shows the node idle, 1 (with the reason and the log's tail) if a
 # daemon does not come up within DPBO_SLURM_TIMEOUT seconds (default 60).
 #
@@ -48,7 +49,7 @@ export SLURM_CONF=$conf
 mkdir -p "$dir"/{run,log,state,spool,munge}
 chmod 711 "$dir/munge"
 
-if ! running munged && ! running slurmctld && ! running slurmd; then
+if ! running slurmctld && ! running slurmd; then
   host=$(hostname -s)
   # The node's hardware as slurmd itself detects it (sockets, cores,
   # threads, memory), so that slurmd registers without a mismatch; memory is
