@@ -89,7 +89,8 @@ if ! up=$("$src/scripts/slurm-up.sh" 2> "$work/up.log"); then
 fi
 cat "$work/up.log"
 eval "$up"
-echo "cluster ready after $(( SECONDS - t0 )) s (was already up: $was_up); SLURM_CONF=$SLURM_CONF"
+t_up=$(( SECONDS - t0 ))
+echo "cluster ready after $t_up s (was already up: $was_up); SLURM_CONF=$SLURM_CONF"
 srun --mpi=pmix -n 2 hostname > "$work/hostname.out" 2>&1 || { cat "$work/hostname.out"; fail "srun --mpi=pmix -n 2 hostname"; }
 [[ $(wc -l < "$work/hostname.out") -eq 2 ]] || fail "srun -n 2 hostname: $(cat "$work/hostname.out")"
 
@@ -250,5 +251,5 @@ with h5py.File(ref, "r") as a, h5py.File(got, "r") as b:
         assert x.shape == y.shape and np.array_equal(x, y), f"{name}: {x} != {y}"
         print(f"{name}: {x.shape} identical")
 PY
-echo "timings: cluster ready in $(( t_submit - t0 )) s; requeue seen at $t_requeue s; job done at $t_done s after submission"
+echo "timings: cluster ready in $t_up s; requeue seen at $t_requeue s, job done at $t_done s after submission"
 echo "PASS"
