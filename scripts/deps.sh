@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dpbo needs, only those that are missing.
 # Used by jobs/local.sh and tests/run.sh so that both work on a fresh machine.
+#   scripts/deps.sh              the build and test packages below
+#   scripts/deps.sh PKG...       these packages instead (scripts/slurm-up.sh)
 set -euo pipefail
 
 packages=(
@@ -12,6 +14,7 @@ packages=(
   libinih-dev zlib1g-dev libsodium-dev libpcg-cpp-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib python3-sklearn
 )
+[[ $# -gt 0 ]] && packages=("$@")
 
 missing=()
 for p in "${packages[@]}"; do
