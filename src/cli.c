@@ -12,8 +12,10 @@
 #include "dpbo/log.h"
 #include "dpbo/audit.h"
 #include "dpbo/comm.h"
+#include "dpbo/compare.h"
 #include "dpbo/output.h"
 #include "dpbo/release.h"
+#include "dpbo/utility.h"
 #include "dpbo/version.h"
 
 static const char usage_text[] =
@@ -27,6 +29,16 @@ static const char usage_text[] =
     "      stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
     "      a new private release from a finished run (each draw spends budget)\n"
+    "  dpbo utility RUNFILE [--epsilon LIST] [--tail P]\n"
+    "      what the private release of a finished run costs, for each total epsilon of LIST\n"
+    "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
+    "      at probability 1 - (delta + P), P = --tail, default 0.05) and figures FOR THE\n"
+    "      DATA HOLDER ONLY (exact distribution of lambda~, Laplace error quantiles),\n"
+    "      written into the run file as /utility, never into a release file\n"
+    "  dpbo compare CONFIG [--set section.key=value ...] [--quiet]\n"
+    "      DP-BO against private random search, Liu-Talwar random stopping and\n"
+    "      Papernot-Steinke repeated search at equal (epsilon, delta), over\n"
+    "      [compare] epsilons and repetitions; writes <output.dir>/<output.name>.h5\n"
     "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|all] [--broken] ...\n"
     "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
     "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
@@ -89,7 +101,9 @@ enum {
   CLI_QUIET = 1 << 1,      /* --quiet */
   CLI_OUT = 1 << 2,        /* --out PREFIX */
   CLI_STOP_AFTER = 1 << 3, /* --stop-after K, K >= 1 */
-  CLI_RESUME = 1 << 4       /* --resume */
+  CLI_RESUME = 1 << 4,     /* --resume */
+  CLI_EPSILON = 1 << 5,    /* --epsilon LIST */
+  CLI_TAIL = 1 << 6        /* --tail P */
 };
 
 typedef struct cli_args {
@@ -100,6 +114,8 @@ typedef struct cli_args {
   const char *out;
   long long stop_after;
   int resume;
+  const char *epsilon; /* --epsilon LIST, as written */
+  const char *tail;    /* --tail P, as written */
 } cli_args;
 
 /* Reads the arguments of `dpbo <command>` (`missing` names the positional
@@ -126,6 +142,10 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
       args->quiet = 1;
     } else if ((accept & CLI_OUT) && strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
       args->out = argv[++i];
+    } else if ((accept & CLI_EPSILON) && strcmp(argv[i], "--epsilon") == 0 && i + 1 < argc) {
+      args->epsilon = argv[++i];
+    } else if ((accept & CLI_TAIL) && strcmp(argv[i], "--tail") == 0 && i + 1 < argc) {
+      args->tail = argv[++i];
     } else if ((accept & CLI_STOP_AFTER) && strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc &&
                (args->stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
       i++;
@@ -326,13 +346,14 @@ done:
   return code;
 }
 
-/* dpbo release RUNFILE: a new private release from a finished run, without
- * evaluating anything again (the posterior is rebuilt from the trace). */
-static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
-  dpbo_error err;
-  dpbo_error_clear(&err);
-  dpbo_status local = DPBO_OK;
-  cli_args args;
+/* A finished run, rebuilt on every rank (collective): rank 0 reads the
+ * settings and the trace of `runfile`, every rank gets them, applies the
+ * overrides and replays the trace (the posterior is rebuilt, nothing is
+ * evaluated again). A run that did not complete is refused with `why`. */
+static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
+                                const char *const *overrides, const char *why, dpbo_config *config,
+                                dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
   const char **assignments = NULL;
   int assignment_count = 0;
   char *text = NULL;
@@ -340,6 +361,49 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   double *gain = NULL;
   int complete = 0, steps = 0;
   long long text_len = 0;
+  if (rank == 0) {
+    local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, err);
+    if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm);
+  MPI_Bcast(&steps, 1, MPI_INT, 0, comm);
+  MPI_Bcast(&complete, 1, MPI_INT, 0, comm);
+  if (rank != 0) {
+    text = malloc((size_t)text_len);
+    index = malloc(sizeof *index * (size_t)(steps + 1));
+    gain = malloc(sizeof *gain * (size_t)(steps + 1));
+    if (!text || !index || !gain) {
+      fprintf(stderr, "dpbo: error: out of memory\n");
+      MPI_Abort(comm, DPBO_EXIT_FAILURE);
+    }
+  }
+  MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm);
+  MPI_Bcast(index, steps, MPI_INT64_T, 0, comm);
+  MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm);
+  DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
+  DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
+                                        overrides, config, err));
+  if (!complete || steps != config->iterations)
+    DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
+               config->iterations, steps, why);
+  DPBO_TRY(dpbo_driver_replay(comm, config, steps, index, gain, run, err));
+done:
+  free(assignments);
+  free(text);
+  free(index);
+  free(gain);
+  return status;
+}
+
+/* dpbo release RUNFILE: a new private release from a finished run, without
+ * evaluating anything again (the posterior is rebuilt from the trace). */
+static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_status local = DPBO_OK;
+  cli_args args;
   dpbo_config *config = NULL;
   dpbo_release *release = NULL;
   dpbo_run run;
@@ -357,44 +421,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
     }
-
-  /* Rank 0 reads the run; every rank gets the settings and the trace. */
-  if (rank == 0) {
-    local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, &err);
-    if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
-  }
-  CLI_TRY(dpbo_comm_agree(comm, local, &err));
-  MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm);
-  MPI_Bcast(&steps, 1, MPI_INT, 0, comm);
-  MPI_Bcast(&complete, 1, MPI_INT, 0, comm);
-  if (rank != 0) {
-    text = malloc((size_t)text_len);
-    index = malloc(sizeof *index * (size_t)(steps + 1));
-    gain = malloc(sizeof *gain * (size_t)(steps + 1));
-    if (!text || !index || !gain) {
-      fprintf(stderr, "dpbo: error: out of memory\n");
-      MPI_Abort(comm, DPBO_EXIT_FAILURE);
-    }
-  }
-  MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm);
-  MPI_Bcast(index, steps, MPI_INT64_T, 0, comm);
-  MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm);
-  assignments = calloc((size_t)text_len, sizeof *assignments);
-  if (!assignments) {
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
-  CLI_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, args.override_count,
-                                       args.overrides, config, &err));
-  if (!complete || steps != config->iterations) {
-    if (rank == 0)
-      fprintf(stderr, "dpbo: error: %s did not complete its %d iterations (%d done): nothing is released\n",
-              runfile, config->iterations, steps);
-    code = DPBO_EXIT_BAD_INPUT;
-    goto done;
-  }
-  CLI_TRY(dpbo_driver_replay(comm, config, steps, index, gain, &run, &err));
+  CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides,
+                       "nothing is released", config, &run, &err));
   dpbo_noise noise;
   cli_noise(&noise, config, rank);
   CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
@@ -437,11 +465,106 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
 done:
   dpbo_run_free(&run);
-  free(assignments);
-  free(text);
-  free(index);
-  free(gain);
   free(release);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* "0.1,0.3 1" into values (comma or space separated, each positive). */
+static int cli_epsilons(const char *text, double *values, int max) {
+  int n = 0;
+  const char *cursor = text;
+  for (;;) {
+    while (*cursor == ' ' || *cursor == ',') cursor++;
+    if (!*cursor) break;
+    char *end;
+    double v = strtod(cursor, &end);
+    if (end == cursor || !(v > 0.0 && v < 1e300) || n >= max) return -1;
+    values[n++] = v;
+    cursor = end;
+  }
+  return n;
+}
+
+/* dpbo utility RUNFILE [--epsilon LIST] [--tail P]: public bounds and the
+ * data holder's exact figures, written into the run file (never a release
+ * file). */
+static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_status local = DPBO_OK;
+  cli_args args;
+  dpbo_config *config = NULL;
+  dpbo_utility_report *reports = NULL;
+  double epsilons[DPBO_UTILITY_MAX_EPSILONS], tail = 0.05;
+  int count = 0;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  for (int i = 0; i < args.override_count; i++)
+    if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo utility: --set %s: only [privacy] settings can change after the run\n",
+                args.overrides[i]);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+  if (args.epsilon &&
+      (count = cli_epsilons(args.epsilon, epsilons, DPBO_UTILITY_MAX_EPSILONS)) < 1) {
+    if (rank == 0)
+      fprintf(stderr, "dpbo utility: --epsilon '%s': expected 1 to %d positive numbers (e.g. 0.1,1,10)\n",
+              args.epsilon, DPBO_UTILITY_MAX_EPSILONS);
+    code = DPBO_EXIT_BAD_INPUT;
+    goto done;
+  }
+  if (args.tail) {
+    char *end;
+    tail = strtod(args.tail, &end);
+    if (end == args.tail || *end || !(tail > 0.0 && tail < 1.0)) {
+      if (rank == 0) fprintf(stderr, "dpbo utility: --tail '%s': expected a probability in (0, 1)\n", args.tail);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+  }
+  CLI_ALLOC(config);
+  CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides,
+                       "the theorems need all T steps", config, &run, &err));
+  if (count == 0) {
+    epsilons[0] = config->privacy_epsilon;
+    count = 1;
+  }
+  reports = calloc((size_t)count, sizeof *reports);
+  if (!reports) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory"));
+  CLI_TRY(dpbo_utility_compute(comm, config, &run, epsilons, count, tail, reports, &err));
+  if (rank == 0) local = dpbo_utility_write(args.positional, reports, count, &err);
+  CLI_TRY(dpbo_comm_agree(comm, local, &err));
+  if (rank == 0) {
+    dpbo_utility_log(config, reports, count);
+    dpbo_log_info("utility report written to %s:/utility (the run file: sensitive, never publish; "
+                  "no release file was touched and no budget was spent)", args.positional);
+  }
+done:
+  dpbo_run_free(&run);
+  free(reports);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* dpbo compare CONFIG: DP-BO against the private-selection baselines. */
+static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  cli_args args;
+  dpbo_config *config = NULL;
+  int code = cli_parse(rank, "compare", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  CLI_ALLOC(config);
+  CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  CLI_TRY(dpbo_compare_run(comm, config, &err));
+done:
   free(config);
   free(args.overrides);
   return code;
@@ -535,6 +658,8 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "utility") == 0) return cli_utility(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "compare") == 0) return cli_compare(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "k1sweep") == 0) return cli_k1sweep(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
   if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);

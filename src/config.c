@@ -223,7 +223,8 @@ done:
   return status;
 }
 
-static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy", NULL};
+static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy",
+                                             "compare", NULL};
 
 static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -427,6 +428,45 @@ done:
   return status;
 }
 
+/* [compare] (dpbo compare, issue #6): R repetitions, the grid of total ε
+ * (a list of positive numbers, increasing) and the Papernot-Steinke shape η.
+ * Read by every command so that one file serves `dpbo run` and `dpbo
+ * compare`; only dpbo compare uses the values. */
+static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t i64;
+  char text[DPBO_PATH_MAX];
+  DPBO_TRY(config_int64(config, "compare", "repetitions", 20, 1, 100000, &i64, err));
+  config->compare_repetitions = (int)i64;
+  DPBO_TRY(config_string(config, "compare", "epsilons", "0.1 0.3 1 3 10", text, sizeof text, err));
+  {
+    int n = 0, ok = 1;
+    char *cursor = text;
+    for (;;) {
+      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+      if (!*cursor) break;
+      char *end;
+      double v = strtod(cursor, &end);
+      if (end == cursor || !(v > 0.0 && isfinite(v)) || n >= DPBO_COMPARE_MAX_EPSILONS ||
+          (n > 0 && v <= config->compare_epsilon[n - 1])) {
+        ok = 0;
+        break;
+      }
+      config->compare_epsilon[n++] = v;
+      cursor = end;
+    }
+    config->compare_epsilon_count = n;
+    DPBO_TRY(config_require(config, "compare", "epsilons", ok && n >= 1,
+                            "must be 1 to 32 positive numbers in increasing order", err));
+  }
+  DPBO_TRY(config_double(config, "compare", "ps_eta", 1.0, 0, &config->compare_ps_eta, err));
+  DPBO_TRY(config_require(config, "compare", "ps_eta",
+                          config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
+                          "(the truncated negative binomial shape) must lie in [0, 10]", err));
+done:
+  return status;
+}
+
 static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t i64;
@@ -513,6 +553,10 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &svm->validation_rows, err));
     DPBO_TRY(config_require(config, "objective", "validation_rows", svm->validation_rows >= 1,
                             "is required (>= 1)", err));
+    /* Held-out test rows (dpbo compare): the rows after the validation rows
+     * in the same permutation, so train and validation rows are the same
+     * with or without them. */
+    DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &svm->test_rows, err));
     DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
     svm->split_seed = (uint64_t)i64;
     DPBO_TRY(config_double(config, "objective", "cache_mb", svm->cache_mb, 0, &svm->cache_mb, err));
@@ -594,6 +638,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
   config->posterior = (dpbo_posterior_output)choice;
 
+  DPBO_TRY(config_compare(config, err));
   DPBO_TRY(config_check_used(config, err));
 done:
   return status;

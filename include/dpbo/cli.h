@@ -1,6 +1,8 @@
 /* The `dpbo` command line:
  *   dpbo run CONFIG [--set section.key=value ...] [--quiet]
  *   dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]
+ *   dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--set privacy.key=value ...]
+ *   dpbo compare CONFIG [--set section.key=value ...] [--quiet]
  *   dpbo info FILE.h5 [--trace]
  *   dpbo --help | --version
  * Exit codes: 0 success; 1 the run stopped early (an evaluation failed; the

@@ -13,6 +13,9 @@
  *               prior_source = public|validation, failures_public = no|yes
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
+ *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
+ *               Papernot-Steinke shape η): read by every command, used by
+ *               dpbo compare
  *
  * Every key must be known and used: an unknown section or key, or a key that
  * does not apply to the chosen objective, is an error naming the file and
@@ -36,6 +39,7 @@
 
 #define DPBO_PATH_MAX 4096
 #define DPBO_CONFIG_MAX_ENTRIES 256
+#define DPBO_COMPARE_MAX_EPSILONS 32
 
 typedef enum {
   DPBO_OBJECTIVE_SVM = 0,
@@ -99,6 +103,11 @@ typedef struct dpbo_config {
   char output_dir[DPBO_PATH_MAX];
   char output_name[256];
   dpbo_posterior_output posterior;
+  /* [compare] */
+  int compare_repetitions;
+  int compare_epsilon_count;
+  double compare_epsilon[DPBO_COMPARE_MAX_EPSILONS];
+  double compare_ps_eta;
   /* everything as written, for the run file's attributes */
   int entry_count;
   dpbo_config_entry entry[DPBO_CONFIG_MAX_ENTRIES];

@@ -15,6 +15,8 @@ typedef struct dpbo_svm_options {
   dpbo_data_format format;
   int64_t train_rows;      /* rows drawn for training */
   int64_t validation_rows; /* rows drawn for validation (disjoint) */
+  int64_t test_rows;       /* held-out rows after the validation rows of the same
+                              permutation (0: none; only dpbo compare reads them) */
   uint64_t split_seed;
   double cache_mb;         /* LIBSVM kernel cache (svm-train -m), default 100 */
   double tolerance;        /* LIBSVM stopping tolerance (-e), default 0.001 */
