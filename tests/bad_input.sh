@@ -64,6 +64,7 @@ INI
 good_rows() { printf '0.1,0.2,1\n0.3,0.1,2\n0.5,0.9,1\n0.7,0.4,2\n0.2,0.8,1\n0.9,0.3,2\n'; }
 
 args=()
+command=run
 config=run.ini
 expect=
 case $case_name in
@@ -91,10 +92,20 @@ case $case_name in
   privacy_prior_on_validation) write_base; printf '[privacy]\nalgorithm = 1\nprior_source = validation\n' >> run.ini; expect="run.ini:23: privacy.prior_source = validation: a GP prior .* voids the guarantee" ;;
   privacy_alg1_ei)  write_base; sed -i 's/^\[objective\]/[ucb]\nacquisition = ei\n[objective]/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="only algorithm 3 allows ucb.acquisition = ei" ;;
   privacy_alg1_batch) write_base; sed -i 's/^seed = 1/seed = 1\nbatch = 4/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="run.ini:4: run.batch > 1 with privacy.algorithm = 1: the released value's sensitivity" ;;
+  # [compare] is read by every command (strict keys); dpbo compare's own refusals.
+  compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:23: unknown key 'repeats' in \[compare\]" ;;
+  compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:23: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;
+  compare_repetitions) write_base; printf '[compare]\nrepetitions = 0\n' >> run.ini; expect="run.ini:23: compare.repetitions = 0 is outside" ;;
+  compare_ps_eta)   write_base; printf '[compare]\nps_eta = -1\n' >> run.ini; expect="run.ini:23: compare.ps_eta .*must lie in \[0, 10\]" ;;
+  compare_not_svm)  write_base; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="dpbo compare needs objective.kind = svm" ;;
+  compare_no_test_rows) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare needs held-out rows: set objective.test_rows >= 1" ;;
+  compare_no_privacy) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = 1/' run.ini; command=compare; expect="run.ini: dpbo compare runs DP-BO with privacy.algorithm = 1" ;;
+  compare_test_rows_negative) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = -1/' run.ini; expect="run.ini:[0-9]+: objective.test_rows = -1 is outside" ;;
+  utility_missing_run) command=utility; config=$work/nope.h5; expect="$work/nope.h5" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 
-"$mpiexec" -n 2 --oversubscribe "$bin" run "$config" "${args[@]}" > stdout.txt 2> stderr.txt
+"$mpiexec" -n 2 --oversubscribe "$bin" "$command" "$config" "${args[@]}" > stdout.txt 2> stderr.txt
 code=$?
 fail=0
 if [[ $code -ne 2 ]]; then echo "FAIL: exit code $code, expected 2"; fail=1; fi
