@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""Figures and a table from a `dpbo compare` file (layout in include/dpbo/compare.h).
+
+    plot_compare.py COMPARE.h5 [-o OUT.png] [--dpi D] [--table]
+
+Draws three panels:
+  1. held-out test accuracy of the released hyper-parameter against the total
+     epsilon (log axis), one line per private method: the median over the
+     repetitions with an interquartile band; the non-private references
+     (GP-UCB's best observed point, the best of T random candidates) as
+     horizontal lines, and the test accuracy of the dpbo lambda~ averaged
+     over its exact distribution (dotted);
+  2. the absolute error of the released validation accuracy (released value
+     against the true validation accuracy of the released hyper-parameter),
+     median and interquartile band, per private method, log axis;
+  3. the utility curves of the dpbo run: P(max mu_T - mu_T(lambda~) <= x)
+     against x for each epsilon, from the exact distribution of lambda~.
+With --table it also prints the medians and quartiles as a Markdown table.
+
+The comparison file holds validation accuracies: it is an experiment file,
+not a release (the figure's title says so).
+
+Needs Debian's python3-h5py and python3-matplotlib (use /usr/bin/python3).
+Exit status: 0 on success, 2 when the file is missing or not a compare file.
+"""
+import argparse
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import h5py  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+LABELS = {
+    "dpbo": "DP-BO (Algorithm 1: exp. mechanism on $\\mu_T$)",
+    "random_search": "private random search (exp. mechanism, $\\Delta = 1/m$)",
+    "liu_talwar": "Liu-Talwar random stopping ($3\\epsilon_0$)",
+    "papernot_steinke": "Papernot-Steinke repeated search (RDP)",
+    "gp_ucb": "GP-UCB, non-private",
+    "random_search_nonprivate": "random search, non-private",
+}
+PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
+REFERENCE = ["gp_ucb", "random_search_nonprivate"]
+COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_steinke": "C4",
+          "gp_ucb": "k", "random_search_nonprivate": "0.5"}
+
+
+def load(path):
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        print(f"plot_compare.py: cannot open {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+    with f:
+        if "methods" not in f or "accounting" not in f:
+            print(f"plot_compare.py: {path} is not a dpbo compare file (no /methods)", file=sys.stderr)
+            sys.exit(2)
+        m = f["methods"]
+        d = {
+            "names": m.attrs["names"].decode() if isinstance(m.attrs["names"], bytes) else m.attrs["names"],
+            "eps": m["epsilon"][:],
+            "test": m["test_accuracy"][:],
+            "val": m["val_accuracy"][:],
+            "released": m["released_value"][:],
+            "evaluations": m["evaluations"][:],
+            "eps_base": f["accounting/epsilon_base"][:],
+            "eps_accounted": f["accounting/epsilon_accounted"][:],
+            "delta_accounted": f["accounting/delta_accounted"][:],
+            "attrs": {k: f.attrs[k] for k in f.attrs if not k.startswith("config.")},
+            "table_val": f["table/val_accuracy"][:],
+            "table_test": f["table/test_accuracy"][:],
+        }
+        if "utility" in f:
+            u = f["utility"]
+            d["utility"] = {k: u[k][:] for k in u}
+    d["names"] = d["names"].split(",")
+    return d
+
+
+def quartiles(x):
+    return np.percentile(x, [25, 50, 75], axis=-1)
+
+
+def attr(d, key, default=None):
+    v = d["attrs"].get(key, default)
+    if isinstance(v, np.ndarray) and v.size == 1:
+        v = v.item()
+    if isinstance(v, bytes):
+        v = v.decode()
+    return v
+
+
+def plot(d, out, dpi):
+    names, eps = d["names"], d["eps"]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
+    ax = axes[0]
+    for name in PRIVATE:
+        k = names.index(name)
+        q1, med, q3 = quartiles(d["test"][k])
+        ax.plot(eps, med, "o-", color=COLORS[name], label=LABELS[name])
+        ax.fill_between(eps, q1, q3, color=COLORS[name], alpha=0.18)
+    for name in REFERENCE:
+        k = names.index(name)
+        ax.axhline(np.median(d["test"][k]), color=COLORS[name], ls="--", lw=1.2, label=LABELS[name])
+    if "utility" in d:
+        ax.plot(eps, d["utility"]["expected_test_accuracy"], ":", color=COLORS["dpbo"], lw=2,
+                label="DP-BO, exact $E$ over $\\tilde\\lambda$'s distribution")
+    ax.axhline(np.mean(d["table_test"]), color="0.6", ls="-.", lw=1,
+               label="mean over $\\Lambda$ (a uniformly random choice)")
+    ax.set_xscale("log")
+    ax.set_xlabel("total $\\epsilon$ (each method by its own accounting)")
+    ax.set_ylabel("held-out test accuracy of the released $\\lambda$")
+    ax.set_title("test accuracy: median and interquartile band")
+    ax.legend(fontsize=7.5, loc="lower right")
+
+    ax = axes[1]
+    for name in PRIVATE:
+        k = names.index(name)
+        err = np.maximum(np.abs(d["released"][k] - d["val"][k]), 1e-5)
+        q1, med, q3 = quartiles(err)
+        ax.plot(eps, med, "o-", color=COLORS[name], label=LABELS[name])
+        ax.fill_between(eps, q1, q3, color=COLORS[name], alpha=0.18)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("total $\\epsilon$")
+    ax.set_ylabel("|released value $-$ validation accuracy of the released $\\lambda$|")
+    ax.set_title("error of the released accuracy (floor 1e-5)")
+
+    ax = axes[2]
+    if "utility" in d:
+        u = d["utility"]
+        cmap = plt.get_cmap("viridis")
+        for e in range(len(eps)):
+            ax.plot(u["regret_x"][e], u["regret_cdf"][e], color=cmap(e / max(1, len(eps) - 1)),
+                    label=f"$\\epsilon$ = {eps[e]:g}")
+        ax.set_xlabel("regret in posterior mean, $\\max\\mu_T - \\mu_T(\\tilde\\lambda)$")
+        ax.set_ylabel("$P$(regret $\\leq x$)")
+        ax.set_title("DP-BO utility curves (exact, data holder only)")
+        ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no exact distribution\n(permute-and-flip over > 512 candidates)",
+                ha="center", va="center", transform=ax.transAxes)
+    n, T, R = attr(d, "N"), attr(d, "T"), attr(d, "repetitions")
+    m, mt = attr(d, "validation_rows"), attr(d, "test_rows")
+    fig.suptitle(f"dpbo compare: N = {n} candidates, T = {T}, R = {R} repetitions, m = {m} validation / "
+                 f"{mt} test rows, $\\delta$ = {attr(d, 'delta'):g}, $\\Delta_\\lambda$ = "
+                 f"{attr(d, 'sensitivity_lambda'):.3g} vs 1/m = {1.0 / m:.3g} "
+                 "(experiment file: NOT differentially private)", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    fig.savefig(out, dpi=dpi)
+    print(f"wrote {out}")
+
+
+def table(d):
+    names, eps = d["names"], d["eps"]
+    print("| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |")
+    print("|---|" + "---|" * len(eps))
+    for name in PRIVATE + REFERENCE:
+        k = names.index(name)
+        q1, med, q3 = quartiles(d["test"][k])
+        print(f"| {name} | " + " | ".join(f"{med[e]:.4f} [{q1[e]:.4f}, {q3[e]:.4f}]" for e in range(len(eps))) + " |")
+    if "utility" in d:
+        u = d["utility"]
+        print("| dpbo, exact E[test] | " + " | ".join(f"{v:.4f}" for v in u["expected_test_accuracy"]) + " |")
+        print("| dpbo, P(argmax mu_T) | " + " | ".join(f"{v:.3g}" for v in u["probability_argmax"]) + " |")
+    print()
+    print("| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |")
+    print("|---|" + "---|" * len(eps))
+    for name in PRIVATE:
+        k = names.index(name)
+        err = np.abs(d["released"][k] - d["val"][k])
+        print(f"| {name}: median abs. error of released value | " +
+              " | ".join(f"{v:.4f}" for v in np.median(err, axis=-1)) + " |")
+    for name in ["liu_talwar", "papernot_steinke"]:
+        k = names.index(name)
+        print(f"| {name}: base eps0 | " + " | ".join(f"{v:.4g}" for v in d["eps_base"][k]) + " |")
+        print(f"| {name}: mean evaluations | " + " | ".join(f"{v:.1f}" for v in d["evaluations"][k].mean(axis=-1)) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("-o", "--out", default=None)
+    ap.add_argument("--dpi", type=int, default=110)
+    ap.add_argument("--table", action="store_true")
+    args = ap.parse_args()
+    if not os.path.exists(args.file):
+        print(f"plot_compare.py: {args.file}: no such file", file=sys.stderr)
+        sys.exit(2)
+    d = load(args.file)
+    out = args.out or os.path.splitext(args.file)[0] + ".png"
+    plot(d, out, args.dpi)
+    if args.table:
+        table(d)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# dpbo compare and dpbo utility end to end on a tiny synthetic problem (issue #6):
+#  - a two-class data set drawn here (240 rows, 4 features, fixed seed);
+#  - dpbo compare on 1 and on 2 ranks (N = 32 candidates, T = 4, R = 6, two
+#    values of epsilon, seeded noise): same results on both (repetition r has
+#    its own streams wherever it runs), every accuracy read from the table,
+#    each method's accounting within the budget (Liu-Talwar 3 eps0 <= eps,
+#    DP-BO and random search eps_select + eps_value = eps, Papernot-Steinke
+#    <= (eps, delta)), the private random search never above the non-private
+#    one on the same candidates, GP-UCB's reference = its best observation;
+#  - analysis/plot_compare.py draws it;
+#  - dpbo run + dpbo utility on the same config: /utility with public and
+#    data-holder groups in the run file, none of it in the release files, and
+#    dpbo release still works on the run file afterwards;
+#  - bad command lines of dpbo utility exit with 2.
+set -euo pipefail
+bin=${DPBO_BIN:?}
+py=${DPBO_PYTHON:-/usr/bin/python3}
+src=${DPBO_SOURCE_DIR:?}
+mpiexec=${MPIEXEC:-mpiexec}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$py" - <<'PY'
+import numpy as np
+rng = np.random.default_rng(6)
+n = 240
+y = rng.integers(0, 2, n)
+x = rng.normal(0, 1, (n, 4)) + np.outer(2 * y - 1, [1.0, 0.6, 0.0, 0.0])
+np.savetxt("blobs.csv", np.column_stack([x, y + 1]), delimiter=",", fmt="%.6f")
+PY
+
+cat > cmp.ini <<INI
+[run]
+iterations = 4
+seed = 3
+[space]
+kind = sobol
+points = 32
+dim.C = log 0.01 1000
+dim.gamma = log 0.001 10
+[gp]
+kernel = matern52
+lengthscale = 0.3
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = svm
+data = $work/blobs.csv
+format = csv
+train_rows = 80
+validation_rows = 80
+test_rows = 80
+split_seed = 5
+[privacy]
+algorithm = 1
+delta = 0.05
+noise = seeded
+noise_seed = 9
+[compare]
+repetitions = 6
+epsilons = 0.5 5
+ps_eta = 1
+[output]
+dir = $work/out
+name = cmp
+INI
+
+"$mpiexec" -n 1 "$bin" compare cmp.ini --set output.name=cmp1 --quiet
+"$mpiexec" -n 2 --oversubscribe "$bin" compare cmp.ini > compare.log
+cat compare.log
+grep -q "held-out test accuracy of the released hyper-parameter" compare.log
+
+"$py" - "$work/out/cmp.h5" "$work/out/cmp1.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+f, g = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+names = f["methods"].attrs["names"]
+names = (names.decode() if isinstance(names, bytes) else names).split(",")
+assert names == ["dpbo", "random_search", "liu_talwar", "papernot_steinke", "gp_ucb",
+                 "random_search_nonprivate"], names
+M, E, R, T = 6, 2, 6, 4
+for key in ["val_accuracy", "test_accuracy", "released_value", "evaluations", "index"]:
+    a, b = f["methods"][key][:], g["methods"][key][:]
+    assert a.shape == (M, E, R), (key, a.shape)
+    assert np.array_equal(a, b), f"{key} differs between 1 and 2 ranks"
+val, test = f["table/val_accuracy"][:], f["table/test_accuracy"][:]
+assert val.shape == (32,) and np.all((val >= 0) & (val <= 1)) and np.all((test >= 0) & (test <= 1))
+# accuracies are multiples of 1/80 (80 validation and 80 test rows)
+assert np.allclose(val * 80, np.round(val * 80)) and np.allclose(test * 80, np.round(test * 80))
+idx = f["methods/index"][:]
+assert np.array_equal(f["methods/val_accuracy"][:], val[idx])
+assert np.array_equal(f["methods/test_accuracy"][:], test[idx])
+rel = f["methods/released_value"][:]
+assert np.all((rel >= 0) & (rel <= 1)), rel
+ev = f["methods/evaluations"][:]
+assert np.all(ev[[0, 1, 4, 5]] == T) and np.all(ev[2:4] >= 1)
+# the private random search chooses among the same T candidates as the non-private one
+assert np.all(f["methods/val_accuracy"][1] <= f["methods/val_accuracy"][5])
+gain, gidx = f["gp_ucb/gain"][:], f["gp_ucb/index"][:]
+assert len(gain) == T and np.array_equal(gain, val[gidx])
+assert np.all(f["methods/index"][4] == gidx[np.argmax(gain)])
+assert np.all(rel[4] == gain.max())
+acc = f["accounting"]
+eps = f["methods/epsilon"][:]
+assert list(eps) == [0.5, 5.0]
+ea, da = acc["epsilon_accounted"][:], acc["delta_accounted"][:]
+for k in range(4):
+    assert np.all(ea[k] <= eps * (1 + 1e-12)) and np.all(ea[k] >= eps * 0.999), (k, ea[k])
+    assert np.all(da[k] <= 0.05 * (1 + 1e-12))
+assert np.allclose(acc["epsilon_select"][0] + acc["epsilon_value"][0], eps, rtol=1e-15)
+assert np.allclose(acc["epsilon_select"][1] + acc["epsilon_value"][1], eps, rtol=1e-15)
+assert np.all(da[1] == 0) and np.all(da[2] == 0)
+assert np.all(3 * acc["epsilon_base"][2] <= eps) and np.allclose(acc["epsilon_base"][2], eps / 3)
+assert np.allclose(acc["gamma"][2], 1 / T) and np.allclose(acc["expected_runs"][3], T)
+u = f["utility"]
+assert np.allclose(u["regret_cdf"][:, -1], 1.0, atol=1e-12)
+assert np.all(np.diff(u["regret_cdf"][:], axis=1) >= 0)
+ev_exact = u["expected_val_accuracy"][:]
+assert np.all((ev_exact >= val.min() - 1e-12) & (ev_exact <= val.max() + 1e-12))
+assert "yes" in (f.attrs["sensitive"].decode() if isinstance(f.attrs["sensitive"], bytes) else f.attrs["sensitive"])
+print("compare file checks passed")
+PY
+
+"$py" "$src/analysis/plot_compare.py" "$work/out/cmp.h5" -o "$work/out/cmp.png" --table
+test -s "$work/out/cmp.png"
+
+# dpbo run, then dpbo utility on its run file.
+"$mpiexec" -n 2 --oversubscribe "$bin" run cmp.ini --set output.name=run --quiet
+"$mpiexec" -n 2 --oversubscribe "$bin" utility "$work/out/run.h5" --epsilon 0.5,5 --tail 0.1 > utility.log
+cat utility.log
+grep -q "PUBLIC figures" utility.log
+grep -q "FOR THE DATA HOLDER ONLY" utility.log
+"$py" - "$work/out/run.h5" "$work/out/run.release.h5" "$work/out/run.release.json" <<'PY'
+import json
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+u = f["utility"]
+assert "public" in u and "data_holder" in u
+assert list(u["public/epsilon"][:]) == [0.5, 5.0]
+assert np.allclose(u["public/tail"][:], 0.1)
+lb = u["public/lambda_bound"][:]
+assert np.allclose(lb, u["public/lambda_term_beta"][:] + u["public/lambda_term_q"][:] +
+                   u["public/lambda_term_mechanism"][:], rtol=1e-14)
+assert lb[1] < lb[0]  # more budget, tighter bound
+assert np.allclose(u["data_holder/regret_cdf"][:, -1], 1.0, atol=1e-12)
+assert u["data_holder/expected_regret_mean"][1] <= u["data_holder/expected_regret_mean"][0] + 1e-12
+pub = u["data_holder"].attrs["publication"]
+assert "DATA HOLDER ONLY" in (pub.decode() if isinstance(pub, bytes) else pub)
+assert "utility.tmp" not in f
+# nothing of the report in the release files
+r = h5py.File(sys.argv[2], "r")
+names = []
+r.visit(names.append)
+assert not any("utility" in n or "holder" in n for n in names), names
+assert not any("regret" in k or "holder" in k for k in r.attrs), list(r.attrs)
+text = open(sys.argv[3]).read()
+assert "regret" not in text and "holder" not in text and "utility" not in text
+json.loads(text)
+print("utility checks passed")
+PY
+# A second report replaces the first; dpbo release still reads the run file.
+"$mpiexec" -n 1 "$bin" utility "$work/out/run.h5" --quiet
+"$py" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); assert list(f['utility/public/epsilon'][:]) == [1.0]" "$work/out/run.h5"
+"$mpiexec" -n 1 "$bin" release "$work/out/run.h5" --out "$work/out/again" > /dev/null
+test -s "$work/out/again.json"
+
+# Bad command lines: exit code 2, a message naming the problem.
+for args in "--epsilon abc" "--epsilon 0" "--tail 2" "--bogus"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$mpiexec" -n 1 "$bin" utility "$work/out/run.h5" $args > bad.out 2> bad.err
+  code=$?
+  set -e
+  if [[ $code -ne 2 ]]; then echo "FAIL: dpbo utility $args exited $code"; cat bad.err; exit 1; fi
+  grep -Eq "epsilon|tail|unexpected argument" bad.err
+done
+echo "test_compare: all checks passed"
