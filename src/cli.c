@@ -29,7 +29,7 @@ static const char usage_text[] =
     "      stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
     "      a new private release from a finished run (each draw spends budget)\n"
-    "  dpbo utility RUNFILE [--epsilon LIST] [--tail P]\n"
+    "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
     "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
     "      at probability 1 - (delta + P), P = --tail, default 0.05) and figures FOR THE\n"
@@ -501,7 +501,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   int count = 0;
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL, argc, argv, &args);
+  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   for (int i = 0; i < args.override_count; i++)
     if (strncmp(args.overrides[i], "privacy.", 8) != 0) {

@@ -347,9 +347,25 @@ typedef struct compare_utility {
   int available;
 } compare_utility;
 
+/* The file is written by rank 0 alone (MPI_COMM_SELF): plain writes of
+ * whole arrays of 1 to 3 dimensions. */
+static dpbo_status write_array(hid_t group, const char *name, hid_t type, int ndims,
+                               const hsize_t *dims, const void *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t space = H5Screate_simple(ndims, dims, NULL), dset = -1;
+  if (space < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot describe dataset %s", name);
+  dset = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0 || H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+done:
+  if (dset >= 0) H5Dclose(dset);
+  if (space >= 0) H5Sclose(space);
+  return status;
+}
+
 static dpbo_status write_doubles(hid_t group, const char *name, int ndims, const hsize_t *dims,
                                  const double *data, dpbo_error *err) {
-  return dpbo_h5io_write_small(group, name, H5T_NATIVE_DOUBLE, ndims, dims, data, 0, err);
+  return write_array(group, name, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
 }
 
 static dpbo_status compare_write(const char *path, const compare_context *ctx, const dpbo_space *space,
@@ -418,7 +434,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /gp_ucb");
   for (int t = 0; t < T; t++) trace_index[t] = ctx->run->trace[t].index;
   dims[0] = (hsize_t)T;
-  DPBO_TRY(dpbo_h5io_write_small(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, 0, err));
+  DPBO_TRY(write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
   {
     double *gain = NULL;
     DPBO_ALLOC(gain, T, "the trace gains");
@@ -454,7 +470,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
       int64_t *idx = NULL;
       DPBO_ALLOC(idx, block, "the chosen indices");
       for (size_t i = 0; i < block; i++) idx[i] = (int64_t)results[4 * block + i];
-      status = dpbo_h5io_write_small(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, 0, err);
+      status = write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
       free(idx);
       if (status != DPBO_OK) goto done;
     } else {

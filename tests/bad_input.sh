@@ -93,10 +93,10 @@ case $case_name in
   privacy_alg1_ei)  write_base; sed -i 's/^\[objective\]/[ucb]\nacquisition = ei\n[objective]/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="only algorithm 3 allows ucb.acquisition = ei" ;;
   privacy_alg1_batch) write_base; sed -i 's/^seed = 1/seed = 1\nbatch = 4/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="run.ini:4: run.batch > 1 with privacy.algorithm = 1: the released value's sensitivity" ;;
   # [compare] is read by every command (strict keys); dpbo compare's own refusals.
-  compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:23: unknown key 'repeats' in \[compare\]" ;;
-  compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:23: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;
-  compare_repetitions) write_base; printf '[compare]\nrepetitions = 0\n' >> run.ini; expect="run.ini:23: compare.repetitions = 0 is outside" ;;
-  compare_ps_eta)   write_base; printf '[compare]\nps_eta = -1\n' >> run.ini; expect="run.ini:23: compare.ps_eta .*must lie in \[0, 10\]" ;;
+  compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:22: unknown key 'repeats' in \[compare\]" ;;
+  compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:22: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;
+  compare_repetitions) write_base; printf '[compare]\nrepetitions = 0\n' >> run.ini; expect="run.ini:22: compare.repetitions = 0 is outside" ;;
+  compare_ps_eta)   write_base; printf '[compare]\nps_eta = -1\n' >> run.ini; expect="run.ini:22: compare.ps_eta .*must lie in \[0, 10\]" ;;
   compare_not_svm)  write_base; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="dpbo compare needs objective.kind = svm" ;;
   compare_no_test_rows) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare needs held-out rows: set objective.test_rows >= 1" ;;
   compare_no_privacy) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = 1/' run.ini; command=compare; expect="run.ini: dpbo compare runs DP-BO with privacy.algorithm = 1" ;;

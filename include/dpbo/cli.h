@@ -1,7 +1,7 @@
 /* The `dpbo` command line:
  *   dpbo run CONFIG [--set section.key=value ...] [--quiet]
  *   dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]
- *   dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--set privacy.key=value ...]
+ *   dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--set privacy.key=value ...] [--quiet]
  *   dpbo compare CONFIG [--set section.key=value ...] [--quiet]
  *   dpbo info FILE.h5 [--trace]
  *   dpbo --help | --version
