@@ -12,7 +12,8 @@ double dpbo_baseline_lt_epsilon(double epsilon0) { return dpbo_privacy_round_up(
 double dpbo_baseline_lt_base_epsilon(double epsilon) {
   /* ε/3 rounded down, so that 3 ε0 <= ε exactly. */
   double e0 = epsilon / 3.0;
-  while (3.0 * e0 > epsilon) e0 = nextafter(e0, 0.0);
+  while (3.0 * e0 > epsilon)
+    e0 = nextafter(e0, 0.0);
   return e0;
 }
 
@@ -143,7 +144,8 @@ dpbo_status dpbo_baseline_ps_base_epsilon(double epsilon, double delta, double e
       hi = mid;
   }
   if (!(lo > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "repeated search: no positive base epsilon fits epsilon = %g", epsilon);
+    DPBO_RAISE(DPBO_ERR_ARG, "repeated search: no positive base epsilon fits epsilon = %g",
+               epsilon);
   *epsilon0 = lo;
 done:
   return status;

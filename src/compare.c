@@ -27,7 +27,8 @@
 #include "release_private.h"
 
 static const char *const method_names[DPBO_COMPARE_METHODS] = {
-    "dpbo", "random_search", "liu_talwar", "papernot_steinke", "gp_ucb", "random_search_nonprivate"};
+    "dpbo",   "random_search",           "liu_talwar", "papernot_steinke",
+    "gp_ucb", "random_search_nonprivate"};
 
 const char *dpbo_compare_method_name(int method) {
   return method >= 0 && method < DPBO_COMPARE_METHODS ? method_names[method] : "unknown";
@@ -40,8 +41,9 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
   out->epsilon = epsilon;
   out->delta = delta;
   if (!(epsilon > 0.0 && delta > 0.0 && delta < 1.0 && split > 0.0 && split < 1.0 && T >= 1))
-    DPBO_RAISE(DPBO_ERR_ARG, "compare accounting: bad budget (epsilon %g, delta %g, split %g, T %d)",
-               epsilon, delta, split, T);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "compare accounting: bad budget (epsilon %g, delta %g, split %g, T %d)", epsilon,
+               delta, split, T);
   switch (method) {
   case DPBO_COMPARE_DPBO:
     /* Two releases, basic composition (the paper's (2ε, 2δ) remark). */
@@ -68,7 +70,8 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     out->eta = ps_eta;
     DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
     out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
-    DPBO_TRY(dpbo_baseline_ps_base_epsilon(epsilon, delta, ps_eta, out->gamma, &out->epsilon_base, err));
+    DPBO_TRY(
+        dpbo_baseline_ps_base_epsilon(epsilon, delta, ps_eta, out->gamma, &out->epsilon_base, err));
     out->epsilon_accounted = dpbo_baseline_ps_epsilon(out->epsilon_base, ps_eta, out->gamma, delta,
                                                       &out->rdp_order, &out->rdp_order_hat);
     out->delta_accounted = delta;
@@ -128,10 +131,13 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
     if (strcmp(names[i], "gamma") == 0) ig = i;
   }
   if (d != 2 || ic < 0 || ig < 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare tunes the svm objective's two dimensions, "
-                                "dim.C and dim.gamma", config->path);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare tunes the svm objective's two dimensions, "
+               "dim.C and dim.gamma",
+               config->path);
   int64_t mine = 0, done_count = 0;
-  for (int64_t i = rank; i < n; i += size) mine++;
+  for (int64_t i = rank; i < n; i += size)
+    mine++;
   double seconds = 0.0, start = MPI_Wtime(), next_log = 0.1;
   for (int64_t i = rank; i < n && local == DPBO_OK; i += size) {
     double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], t = 0.0;
@@ -144,15 +150,18 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
       break;
     }
     int64_t right_v = 0, right_t = 0;
-    for (int64_t r = 0; r < m; r++) right_v += correct[r];
-    for (int64_t r = 0; r < m_test; r++) right_t += correct[m + r];
+    for (int64_t r = 0; r < m; r++)
+      right_v += correct[r];
+    for (int64_t r = 0; r < m_test; r++)
+      right_t += correct[m + r];
     table->val[i] = (double)right_v / (double)m;
     table->test[i] = (double)right_t / (double)m_test;
     seconds += t;
     done_count++;
     if (rank == 0 && (double)done_count >= next_log * (double)mine) {
-      dpbo_log_info("table: %lld of %lld candidates on rank 0 (%.0f%%), %.1f s", (long long)done_count,
-                    (long long)mine, 100.0 * done_count / mine, MPI_Wtime() - start);
+      dpbo_log_info("table: %lld of %lld candidates on rank 0 (%.0f%%), %.1f s",
+                    (long long)done_count, (long long)mine, 100.0 * done_count / mine,
+                    MPI_Wtime() - start);
       next_log += 0.1;
     }
   }
@@ -219,7 +228,7 @@ typedef struct compare_cell {
 typedef struct compare_context {
   const dpbo_config *config;
   const compare_table *table;
-  const double *mean;      /* μ_T over Λ, units of v */
+  const double *mean; /* μ_T over Λ, units of v */
   const dpbo_run *run;
   dpbo_sensitivity sens;
   dpbo_compare_accounting acc[DPBO_COMPARE_METHODS][DPBO_COMPARE_MAX_EPSILONS];
@@ -241,7 +250,8 @@ static void cell_at(const compare_context *ctx, int64_t index, double released, 
  * noisy score is kept. K runs when K > 0, else random stopping with γ = 1/T
  * (an exact Bernoulli(1/T) coin after every run). */
 static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dpbo_noise *noise,
-                                   double epsilon0, int64_t K, compare_cell *cell, dpbo_error *err) {
+                                   double epsilon0, int64_t K, compare_cell *cell,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int T = ctx->config->iterations;
   double best = -INFINITY;
@@ -249,7 +259,8 @@ static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dp
   for (;;) {
     int64_t index = (int64_t)dpbo_rng_below64(rng, (uint64_t)ctx->n);
     dpbo_laplace_release lap;
-    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->val[index], 1.0 / ctx->m, epsilon0, 0.0, 0.0, &lap, err));
+    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->val[index], 1.0 / ctx->m, epsilon0, 0.0, 0.0,
+                               &lap, err));
     runs++;
     if (lap.value > best) {
       best = lap.value;
@@ -295,16 +306,17 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
   const double lo = config->clamp_value ? config->value_lo : 0.0;
   const double hi = config->clamp_value ? config->value_hi : 0.0;
   for (int e = 0; e < E; e++) {
-#define CELL(method) (&cells[(size_t)(method) * (size_t)stride_method + (size_t)e * (size_t)stride_eps])
+#define CELL(method)                                                                               \
+  (&cells[(size_t)(method) * (size_t)stride_method + (size_t)e * (size_t)stride_eps])
     const dpbo_compare_accounting *a;
     dpbo_select_release sel;
     dpbo_laplace_release lap;
     /* dpbo: λ̃ over μ_T, ṽ = max_t v_t + Laplace. */
     a = &ctx->acc[DPBO_COMPARE_DPBO][e];
-    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, ctx->mean, 0, ctx->n, ctx->n,
-                              ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
-    DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo, hi,
-                               &lap, err));
+    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, ctx->mean, 0, ctx->n,
+                              ctx->n, ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
+    DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
+                               hi, &lap, err));
     cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
@@ -318,11 +330,13 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
      * for every ε of the repetition (common random numbers). */
     a = &ctx->acc[DPBO_COMPARE_LIU_TALWAR][e];
     rep_streams(config, rep, 1, &rng);
-    DPBO_TRY(stopping_search(ctx, &rng, &noise, a->epsilon_base, 0, CELL(DPBO_COMPARE_LIU_TALWAR), err));
+    DPBO_TRY(
+        stopping_search(ctx, &rng, &noise, a->epsilon_base, 0, CELL(DPBO_COMPARE_LIU_TALWAR), err));
     a = &ctx->acc[DPBO_COMPARE_PAPERNOT_STEINKE][e];
     rep_streams(config, rep, 2, &rng);
     int64_t K = dpbo_baseline_tnb_sample(&noise, a->eta, a->gamma);
-    DPBO_TRY(stopping_search(ctx, &rng, &noise, a->epsilon_base, K, CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
+    DPBO_TRY(stopping_search(ctx, &rng, &noise, a->epsilon_base, K,
+                             CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
     /* Non-private references. */
     const dpbo_trace_step *b = &ctx->run->trace[ctx->run->best_step];
     cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
@@ -368,12 +382,14 @@ static dpbo_status write_doubles(hid_t group, const char *name, int ndims, const
   return write_array(group, name, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
 }
 
-static dpbo_status compare_write(const char *path, const compare_context *ctx, const dpbo_space *space,
-                                 const double *results, const compare_utility *util,
-                                 const char *noise_source, double wall, dpbo_error *err) {
+static dpbo_status compare_write(const char *path, const compare_context *ctx,
+                                 const dpbo_space *space, const double *results,
+                                 const compare_utility *util, const char *noise_source, double wall,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions, T = config->iterations;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+            T = config->iterations;
   const int M = DPBO_COMPARE_METHODS, d = dpbo_space_dims(space);
   const int64_t n = ctx->n;
   hid_t group = -1;
@@ -398,7 +414,8 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
   DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
                                  "yes: the table, the GP-UCB run and every accuracy depend on the "
-                                 "validation data; an experiment file, never a release", err));
+                                 "validation data; an experiment file, never a release",
+                                 err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", noise_source, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &values[0], 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &values[1], 1, err));
@@ -411,12 +428,15 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "train_seconds", &ctx->table->seconds, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(config->algorithm), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "selection", dpbo_select_kind_name(config->selection), err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
+  DPBO_TRY(
+      dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &ctx->sens.value_sensitivity, 1, err));
   {
     const dpbo_sensitivity *s = &ctx->sens;
-    double terms[] = {s->beta_T1, s->c_lambda, s->beta_T, s->c_value, s->q, s->C1, s->gamma_T, s->regret_term};
-    const char *names[] = {"beta_T_plus_1", "c_lambda", "beta_T", "c_value", "q", "C1", "gamma_T", "regret_term"};
+    double terms[] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
+                      s->q,       s->C1,       s->gamma_T, s->regret_term};
+    const char *names[] = {"beta_T_plus_1", "c_lambda",   "beta_T", "c_value", "q", "C1",
+                           "gamma_T",       "regret_term"};
     for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
       DPBO_TRY(dpbo_h5io_attr_doubles(file, names[i], &terms[i], 1, err));
   }
@@ -432,13 +452,15 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
 
   group = H5Gcreate2(file, "gp_ucb", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /gp_ucb");
-  for (int t = 0; t < T; t++) trace_index[t] = ctx->run->trace[t].index;
+  for (int t = 0; t < T; t++)
+    trace_index[t] = ctx->run->trace[t].index;
   dims[0] = (hsize_t)T;
   DPBO_TRY(write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
   {
     double *gain = NULL;
     DPBO_ALLOC(gain, T, "the trace gains");
-    for (int t = 0; t < T; t++) gain[t] = ctx->run->trace[t].gain;
+    for (int t = 0; t < T; t++)
+      gain[t] = ctx->run->trace[t].gain;
     status = write_doubles(group, "gain", 1, dims, gain, err);
     free(gain);
     if (status != DPBO_OK) goto done;
@@ -463,13 +485,15 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
   dims[1] = (hsize_t)E;
   dims[2] = (hsize_t)R;
   /* results: [field][M][E][R] with fields val, test, released, evaluations, index. */
-  static const char *const fields[] = {"val_accuracy", "test_accuracy", "released_value", "evaluations", "index"};
+  static const char *const fields[] = {"val_accuracy", "test_accuracy", "released_value",
+                                       "evaluations", "index"};
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
   for (int f = 0; f < 5; f++) {
     if (f == 4) {
       int64_t *idx = NULL;
       DPBO_ALLOC(idx, block, "the chosen indices");
-      for (size_t i = 0; i < block; i++) idx[i] = (int64_t)results[4 * block + i];
+      for (size_t i = 0; i < block; i++)
+        idx[i] = (int64_t)results[4 * block + i];
       status = write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
       free(idx);
       if (status != DPBO_OK) goto done;
@@ -481,11 +505,12 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
 
   group = H5Gcreate2(file, "accounting", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /accounting");
-#define ACC_COLUMN(name, member)                                               \
-  do {                                                                         \
-    for (int k = 0; k < M; k++)                                                \
-      for (int e = 0; e < E; e++) column[k * E + e] = ctx->acc[k][e].member;    \
-    DPBO_TRY(write_doubles(group, name, 2, dims, column, err));                \
+#define ACC_COLUMN(name, member)                                                                   \
+  do {                                                                                             \
+    for (int k = 0; k < M; k++)                                                                    \
+      for (int e = 0; e < E; e++)                                                                  \
+        column[k * E + e] = ctx->acc[k][e].member;                                                 \
+    DPBO_TRY(write_doubles(group, name, 2, dims, column, err));                                    \
   } while (0)
   ACC_COLUMN("epsilon", epsilon);
   ACC_COLUMN("delta", delta);
@@ -505,18 +530,23 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx, c
   if (util->available) {
     group = H5Gcreate2(file, "utility", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /utility");
-    DPBO_TRY(dpbo_h5io_attr_string(group, "note",
-                                   "exact distribution of the dpbo lambda~ given mu_T at each epsilon "
-                                   "(data holder only): regret curve P(max mu_T - mu_T(lambda~) <= x) "
-                                   "and expected accuracies of lambda~", err));
+    DPBO_TRY(
+        dpbo_h5io_attr_string(group, "note",
+                              "exact distribution of the dpbo lambda~ given mu_T at each epsilon "
+                              "(data holder only): regret curve P(max mu_T - mu_T(lambda~) <= x) "
+                              "and expected accuracies of lambda~",
+                              err));
     dims[0] = (hsize_t)E;
     dims[1] = DPBO_UTILITY_CDF_POINTS;
     double *rows = NULL;
     DPBO_ALLOC(rows, (size_t)E * DPBO_UTILITY_CDF_POINTS, "utility rows");
-    for (int e = 0; e < E; e++) memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e], sizeof util->regret_x[e]);
+    for (int e = 0; e < E; e++)
+      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e],
+             sizeof util->regret_x[e]);
     status = write_doubles(group, "regret_x", 2, dims, rows, err);
     for (int e = 0; e < E && status == DPBO_OK; e++)
-      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e], sizeof util->regret_cdf[e]);
+      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e],
+             sizeof util->regret_cdf[e]);
     if (status == DPBO_OK) status = write_doubles(group, "regret_cdf", 2, dims, rows, err);
     free(rows);
     if (status != DPBO_OK) goto done;
@@ -573,14 +603,16 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   if (config->objective != DPBO_OBJECTIVE_SVM)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs objective.kind = svm (the baselines rest on accuracy's "
-               "sensitivity 1/m over m validation records)", config->path);
-  if (config->svm.test_rows < 1)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1",
+               "sensitivity 1/m over m validation records)",
                config->path);
+  if (config->svm.test_rows < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
   if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare runs DP-BO with privacy.algorithm = 1 (or 2): set it (algorithm 3 "
-               "needs the logreg objective and releases no hyper-parameter)", config->path);
+               "needs the logreg objective and releases no hyper-parameter)",
+               config->path);
   if (config->iterations < 2)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare needs run.iterations >= 2", config->path);
 
@@ -589,15 +621,18 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   ctx->config = config;
   ctx->table = &table;
   ctx->m = (double)config->svm.validation_rows;
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions, T = config->iterations;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+            T = config->iterations;
   const int M = DPBO_COMPARE_METHODS;
   /* Accounting first: a budget a baseline cannot meet fails before hours of training. */
   for (int k = 0; k < M; k++)
     for (int e = 0; e < E; e++) {
       status = dpbo_compare_account(k, config->compare_epsilon[e], config->privacy_delta,
-                                    config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e], err);
+                                    config->privacy_split, T, config->compare_ps_eta,
+                                    &ctx->acc[k][e], err);
       if (status != DPBO_OK) {
-        dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k], config->compare_epsilon[e]);
+        dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
+                          config->compare_epsilon[e]);
         goto done;
       }
     }
@@ -618,7 +653,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     }
     dpbo_log_info("table done in %.1f s (%.1f s training over all ranks): best validation accuracy "
                   "over Λ %.4f (test %.4f there), best test accuracy over Λ %.4f",
-                  MPI_Wtime() - start, table.seconds, table.val[bv], table.test[bv], table.test[bt]);
+                  MPI_Wtime() - start, table.seconds, table.val[bv], table.test[bv],
+                  table.test[bt]);
   }
 
   DPBO_TRY(compare_gp_ucb(comm, config, space, &table, &run, err));
@@ -658,8 +694,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   }
   free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(5 * block), MPI_DOUBLE, MPI_SUM, 0,
-                 comm) != MPI_SUCCESS)
+  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(5 * block), MPI_DOUBLE, MPI_SUM,
+                 0, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "collecting the repetitions failed");
 
   /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
@@ -672,8 +708,9 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
       dpbo_utility_holder h;
       memset(&h, 0, sizeof h);
       h.best_observed = run.trace[run.best_step].gain;
-      local = dpbo_utility_lambda_figures(config->selection, mean, ctx->n, ctx->sens.lambda_sensitivity,
-                                          ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err);
+      local =
+          dpbo_utility_lambda_figures(config->selection, mean, ctx->n, ctx->sens.lambda_sensitivity,
+                                      ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err);
       if (local != DPBO_OK) break;
       long double ev = 0.0L, et = 0.0L;
       for (int64_t i = 0; i < ctx->n; i++) {
@@ -690,8 +727,10 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     if (local == DPBO_OK && !(scratch = malloc(sizeof *scratch * (size_t)R)))
       local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory");
     if (local == DPBO_OK) {
-      dpbo_log_info("held-out test accuracy of the released hyper-parameter, median [25%%, 75%%] over "
-                    "%d repetitions:", R);
+      dpbo_log_info(
+          "held-out test accuracy of the released hyper-parameter, median [25%%, 75%%] over "
+          "%d repetitions:",
+          R);
       for (int k = 0; k < M; k++) {
         char line[2048];
         size_t used = (size_t)snprintf(line, sizeof line, "  %-26s", method_names[k]);
@@ -708,8 +747,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         for (int e = 0; e < E; e++)
           dpbo_log_info("  dpbo exact (data holder): eps=%g  E[test accuracy of lambda~] = %.4f, "
                         "E[max mu_T - mu_T(lambda~)] = %.4f, P(argmax mu_T) = %.3g",
-                        config->compare_epsilon[e], util->expected_test[e], util->expected_regret[e],
-                        util->probability_argmax[e]);
+                        config->compare_epsilon[e], util->expected_test[e],
+                        util->expected_regret[e], util->probability_argmax[e]);
       char path[DPBO_PATH_MAX + 300], source[256];
       dpbo_noise probe;
       if (config->noise == DPBO_NOISE_SEEDED)
@@ -718,11 +757,13 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         dpbo_noise_init_os(&probe);
       dpbo_noise_describe(&probe, source, sizeof source);
       if (config->noise == DPBO_NOISE_SEEDED)
-        snprintf(source + strlen(source), sizeof source - strlen(source), "; repetition r uses stream 1000 + r");
+        snprintf(source + strlen(source), sizeof source - strlen(source),
+                 "; repetition r uses stream 1000 + r");
       dpbo_config_run_path(config, path, sizeof path);
       local = compare_write(path, ctx, space, results, util, source, MPI_Wtime() - start, err);
       if (local == DPBO_OK)
-        dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path, MPI_Wtime() - start);
+        dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path,
+                      MPI_Wtime() - start);
     }
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));

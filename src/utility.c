@@ -20,8 +20,8 @@ static double laplace_quantile(double b, double p) {
   return p < 0.5 ? b * log(2.0 * p) : -b * log(2.0 * (1.0 - p));
 }
 
-dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config,
-                                     const dpbo_run *run, double **mean, dpbo_error *err) {
+dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                     double **mean, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int size, *counts = NULL, *displs = NULL;
   double *local = NULL, *all = NULL;
@@ -42,8 +42,10 @@ dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config,
     counts[r] = (int)c;
     displs[r] = (int)b;
   }
-  for (int64_t i = 0; i < count; i++) local[i] = config->prior.mean + config->prior.signal_std * mu[i];
-  if (MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm) != MPI_SUCCESS)
+  for (int64_t i = 0; i < count; i++)
+    local[i] = config->prior.mean + config->prior.signal_std * mu[i];
+  if (MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm) !=
+      MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "gathering the posterior mean failed");
   *mean = all;
   all = NULL;
@@ -66,15 +68,16 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
   out->epsilon_lambda = epsilon * config->privacy_split;
   out->epsilon_value = epsilon - out->epsilon_lambda;
   out->delta_lambda = config->privacy_delta * config->privacy_split;
-  out->delta_value = config->algorithm == DPBO_ALGORITHM_3 ? 0.0 : config->privacy_delta - out->delta_lambda;
+  out->delta_value =
+      config->algorithm == DPBO_ALGORITHM_3 ? 0.0 : config->privacy_delta - out->delta_lambda;
   out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   if (out->has_lambda) {
     /* Theorem 2 in units of v. */
     out->lambda_term_beta = s * 2.0 * sqrt(dpbo_privacy_beta(sens->n, sens->T, delta));
     out->lambda_term_q =
         config->algorithm == DPBO_ALGORITHM_1 ? s * dpbo_privacy_q(sens->sigma_n, delta) : 0.0;
-    out->lambda_term_mechanism = 2.0 * sens->lambda_sensitivity / out->epsilon_lambda *
-                                 (log((double)sens->n) + out->a);
+    out->lambda_term_mechanism =
+        2.0 * sens->lambda_sensitivity / out->epsilon_lambda * (log((double)sens->n) + out->a);
     out->lambda_bound = out->lambda_term_beta + out->lambda_term_q + out->lambda_term_mechanism;
     out->lambda_probability = 1.0 - (delta + tail);
   }
@@ -116,7 +119,8 @@ dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mea
   DPBO_TRY(dpbo_mech_select_probabilities(kind, mean, n, sensitivity, epsilon, p, err));
   DPBO_ALLOC(items, n, "the regret distribution");
   double top = -INFINITY;
-  for (int64_t i = 0; i < n; i++) top = fmax(top, mean[i]);
+  for (int64_t i = 0; i < n; i++)
+    top = fmax(top, mean[i]);
   long double e_mu = 0.0L, p_top = 0.0L;
   double worst = 0.0;
   for (int64_t i = 0; i < n; i++) {
@@ -138,7 +142,8 @@ dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mea
   for (int c = 0; c < DPBO_UTILITY_CDF_POINTS; c++) {
     double x = worst * c / (DPBO_UTILITY_CDF_POINTS - 1);
     if (c == DPBO_UTILITY_CDF_POINTS - 1) x = worst;
-    while (j < n && items[j].regret <= x) cum += items[j++].p;
+    while (j < n && items[j].regret <= x)
+      cum += items[j++].p;
     out->regret_x[c] = x;
     out->regret_cdf[c] = (double)fminl(cum, 1.0L);
   }
@@ -175,20 +180,24 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
   if (config->algorithm == DPBO_ALGORITHM_NONE)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
-               "(rerun with privacy.algorithm = 1, 2 or 3)", config->path);
+               "(rerun with privacy.algorithm = 1, 2 or 3)",
+               config->path);
   if (run->steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
                config->iterations, run->steps);
-  if (!(tail > 0.0 && tail < 1.0)) DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
+  if (!(tail > 0.0 && tail < 1.0))
+    DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
   if (count < 1 || count > DPBO_UTILITY_MAX_EPSILONS)
     DPBO_RAISE(DPBO_ERR_USAGE, "utility: between 1 and %d values of epsilon, got %d",
                DPBO_UTILITY_MAX_EPSILONS, count);
   for (int e = 0; e < count; e++)
     if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
-      DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g", epsilons[e]);
+      DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
+                 epsilons[e]);
   DPBO_TRY(dpbo_release_inputs(config, run->space, &in, err));
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel, dpbo_ucb_begin(run->ucb),
-                                      dpbo_ucb_count(run->ucb), &sens, err));
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
+                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb), &sens,
+                                      err));
   const int64_t n = dpbo_space_size(run->space);
   const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   if (has_lambda) {
@@ -236,7 +245,8 @@ static dpbo_status put_string(hid_t obj, const char *name, const char *value, dp
   hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
   H5Tset_size(type, strlen(value) + 1);
   attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0 || H5Awrite(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+  if (attr < 0 || H5Awrite(attr, type, value) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
 done:
   if (attr >= 0) H5Aclose(attr);
   H5Sclose(space);
@@ -245,20 +255,20 @@ done:
 }
 
 /* One column (count values, or count × width) gathered from the reports. */
-#define UTILITY_COLUMN(group, name, expr)                                      \
-  do {                                                                         \
-    for (int e_ = 0; e_ < count; e_++) {                                       \
-      const dpbo_utility_report *r = &reports[e_];                             \
-      column[e_] = (expr);                                                     \
-    }                                                                          \
-    DPBO_TRY(put(group, name, 1, (hsize_t)count, 0, column, err));             \
+#define UTILITY_COLUMN(group, name, expr)                                                          \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++) {                                                           \
+      const dpbo_utility_report *r = &reports[e_];                                                 \
+      column[e_] = (expr);                                                                         \
+    }                                                                                              \
+    DPBO_TRY(put(group, name, 1, (hsize_t)count, 0, column, err));                                 \
   } while (0)
 
-#define UTILITY_ROWS(group, name, member, width)                               \
-  do {                                                                         \
-    for (int e_ = 0; e_ < count; e_++)                                         \
-      memcpy(rows + (size_t)e_ * (width), reports[e_].member, sizeof(double) * (width)); \
-    DPBO_TRY(put(group, name, 2, (hsize_t)count, (hsize_t)(width), rows, err)); \
+#define UTILITY_ROWS(group, name, member, width)                                                   \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++)                                                             \
+      memcpy(rows + (size_t)e_ * (width), reports[e_].member, sizeof(double) * (width));           \
+    DPBO_TRY(put(group, name, 2, (hsize_t)count, (hsize_t)(width), rows, err));                    \
   } while (0)
 
 static const char tmp_name[] = "utility.tmp";
@@ -285,11 +295,14 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   DPBO_TRY(put(top, "quantile_levels", 1, DPBO_UTILITY_QUANTILES, 0, dpbo_utility_levels, err));
   pub = H5Gcreate2(top, "public", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   holder = H5Gcreate2(top, "data_holder", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (pub < 0 || holder < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the utility groups in %s", runfile);
-  DPBO_TRY(put_string(pub, "publication", "public: depends only on public settings (theorem bounds)", err));
+  if (pub < 0 || holder < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the utility groups in %s", runfile);
+  DPBO_TRY(put_string(pub, "publication",
+                      "public: depends only on public settings (theorem bounds)", err));
   DPBO_TRY(put_string(holder, "publication",
                       "DATA HOLDER ONLY: computed from the sensitive run (posterior mean and best "
-                      "observed gain); never publish", err));
+                      "observed gain); never publish",
+                      err));
   UTILITY_COLUMN(pub, "epsilon", r->pub.epsilon);
   UTILITY_COLUMN(pub, "epsilon_lambda", r->pub.epsilon_lambda);
   UTILITY_COLUMN(pub, "epsilon_value", r->pub.epsilon_value);
@@ -310,14 +323,17 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   UTILITY_ROWS(pub, "noise_quantiles", pub.noise_quantiles, DPBO_UTILITY_QUANTILES);
   UTILITY_COLUMN(holder, "max_mean", r->holder.has_lambda ? r->holder.max_mean : NAN);
   UTILITY_COLUMN(holder, "best_observed", r->holder.best_observed);
-  UTILITY_COLUMN(holder, "expected_regret_mean", r->holder.has_lambda ? r->holder.expected_regret_mean : NAN);
+  UTILITY_COLUMN(holder, "expected_regret_mean",
+                 r->holder.has_lambda ? r->holder.expected_regret_mean : NAN);
   UTILITY_COLUMN(holder, "expected_regret_observed",
                  r->holder.has_lambda ? r->holder.expected_regret_observed : NAN);
-  UTILITY_COLUMN(holder, "probability_argmax", r->holder.has_lambda ? r->holder.probability_argmax : NAN);
+  UTILITY_COLUMN(holder, "probability_argmax",
+                 r->holder.has_lambda ? r->holder.probability_argmax : NAN);
   UTILITY_ROWS(holder, "regret_x", holder.regret_x, DPBO_UTILITY_CDF_POINTS);
   UTILITY_ROWS(holder, "regret_cdf", holder.regret_cdf, DPBO_UTILITY_CDF_POINTS);
   UTILITY_COLUMN(holder, "released_value", r->holder.released_value);
-  UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles, DPBO_UTILITY_QUANTILES);
+  UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles,
+               DPBO_UTILITY_QUANTILES);
   UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
   H5Gclose(pub);
   H5Gclose(holder);
@@ -375,14 +391,15 @@ void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *repo
           median = h->regret_x[c];
           break;
         }
-      dpbo_log_info("    lambda~: E[max mu_T - mu_T(lambda~)] = %.4g, E[max_t v_t - mu_T(lambda~)] = "
-                    "%.4g, P(argmax) = %.3g, P(regret <= %.4g) >= 0.5",
-                    h->expected_regret_mean, h->expected_regret_observed, h->probability_argmax,
-                    median);
+      dpbo_log_info(
+          "    lambda~: E[max mu_T - mu_T(lambda~)] = %.4g, E[max_t v_t - mu_T(lambda~)] = "
+          "%.4g, P(argmax) = %.3g, P(regret <= %.4g) >= 0.5",
+          h->expected_regret_mean, h->expected_regret_observed, h->probability_argmax, median);
     }
     dpbo_log_info("    value~ error quantiles (5/25/50/75/95%%): %.4g %.4g %.4g %.4g %.4g; "
                   "P(clamped) = %.3g",
-                  h->value_error_quantiles[0], h->value_error_quantiles[1], h->value_error_quantiles[2],
-                  h->value_error_quantiles[3], h->value_error_quantiles[4], h->probability_clamped);
+                  h->value_error_quantiles[0], h->value_error_quantiles[1],
+                  h->value_error_quantiles[2], h->value_error_quantiles[3],
+                  h->value_error_quantiles[4], h->probability_clamped);
   }
 }

@@ -33,7 +33,8 @@
 #include "stat_check.h"
 
 static void near(double got, double want, double tol, const char *what) {
-  CHECK_MSG(fabs(got - want) <= tol, "%s: got %.12g, want %.12g (tolerance %g)", what, got, want, tol);
+  CHECK_MSG(fabs(got - want) <= tol, "%s: got %.12g, want %.12g (tolerance %g)", what, got, want,
+            tol);
 }
 
 static void test_liu_talwar(void) {
@@ -85,7 +86,8 @@ static void test_tnb_sampler(void) {
     CHECK(dpbo_baseline_tnb_gamma(etas[i], means[i], &gamma, NULL) == DPBO_OK);
     dpbo_noise noise;
     dpbo_noise_init_seeded(&noise, 20190601u + (uint64_t)i, 3u);
-    for (int k = 0; k <= KMAX; k++) counts[k] = 0;
+    for (int k = 0; k <= KMAX; k++)
+      counts[k] = 0;
     for (int d = 0; d < DRAWS; d++) {
       int64_t k = dpbo_baseline_tnb_sample(&noise, etas[i], gamma);
       CHECK(k >= 1);
@@ -107,8 +109,8 @@ static void test_tnb_sampler(void) {
     p[cells] = 1.0 - head;
     cell[cells++] = DRAWS - seen;
     double x = stat_chi2(cell, p, cells, DRAWS), crit = stat_chi2_critical(cells - 1, STAT_ALPHA);
-    printf("eta %.1f, E[K] %.0f: chi-square %.2f over %d cells, critical value %.2f\n", etas[i], means[i],
-           x, cells, crit);
+    printf("eta %.1f, E[K] %.0f: chi-square %.2f over %d cells, critical value %.2f\n", etas[i],
+           means[i], x, cells, crit);
     CHECK_MSG(x <= crit, "K's frequencies do not follow D_{eta,gamma} (eta = %g)", etas[i]);
   }
   free(counts);
@@ -117,15 +119,19 @@ static void test_tnb_sampler(void) {
 static void test_renyi(void) {
   near(dpbo_baseline_pure_rdp(0.2, 4.0), 0.08, 1e-15, "rho(4)");
   near(dpbo_baseline_pure_rdp(0.2, 40.0), 0.2, 1e-15, "rho(40)");
-  near(dpbo_baseline_ps_rdp(0.5, 1.0, 1.0 / 30.0, 10.0, 5.0), 3.0383897728495457, 1e-12, "PS Theorem 2");
+  near(dpbo_baseline_ps_rdp(0.5, 1.0, 1.0 / 30.0, 10.0, 5.0), 3.0383897728495457, 1e-12,
+       "PS Theorem 2");
   near(dpbo_baseline_rdp_to_dp(1.0, 10.0, 1e-5), 1.9180106367839718, 1e-12, "RDP to DP");
   /* The grid minimum is a valid bound: no larger than any one grid point's
    * value, e.g. λ = 1 + 10^-2 + 6·(399/399) ... take λ̂ = 1 and λ from the grid. */
   double gamma = 1.0 / 30.0, lambda, lambda_hat;
   double eps = dpbo_baseline_ps_epsilon(0.1, 1.0, gamma, 1e-5, &lambda, &lambda_hat);
-  double one_point = dpbo_baseline_rdp_to_dp(dpbo_baseline_ps_rdp(0.1, 1.0, gamma, lambda, 1.0), lambda, 1e-5);
-  CHECK_MSG(eps <= one_point * (1.0 + 1e-12), "grid minimum %g above a grid point %g", eps, one_point);
-  near(dpbo_baseline_rdp_to_dp(dpbo_baseline_ps_rdp(0.1, 1.0, gamma, lambda, lambda_hat), lambda, 1e-5),
+  double one_point =
+      dpbo_baseline_rdp_to_dp(dpbo_baseline_ps_rdp(0.1, 1.0, gamma, lambda, 1.0), lambda, 1e-5);
+  CHECK_MSG(eps <= one_point * (1.0 + 1e-12), "grid minimum %g above a grid point %g", eps,
+            one_point);
+  near(dpbo_baseline_rdp_to_dp(dpbo_baseline_ps_rdp(0.1, 1.0, gamma, lambda, lambda_hat), lambda,
+                               1e-5),
        eps, 1e-12 * eps, "the reported orders give the reported epsilon");
   /* The base ε0 inverts the accounting: within budget, and 1e-7 more is not. */
   const double targets[] = {0.1, 1.0, 10.0};
@@ -135,7 +141,8 @@ static void test_renyi(void) {
     CHECK(dpbo_baseline_ps_epsilon(e0, 1.0, gamma, 1e-5, NULL, NULL) <= targets[i]);
     CHECK(dpbo_baseline_ps_epsilon(e0 * (1.0 + 1e-7), 1.0, gamma, 1e-5, NULL, NULL) > targets[i]);
     printf("Papernot-Steinke, eta 1, E[K] 30, delta 1e-5: epsilon %g -> base epsilon %.6g "
-           "(Liu-Talwar: %.6g)\n", targets[i], e0, targets[i] / 3.0);
+           "(Liu-Talwar: %.6g)\n",
+           targets[i], e0, targets[i] / 3.0);
   }
   double e0;
   dpbo_error err;
@@ -150,16 +157,19 @@ static void test_compare_accounting(void) {
   near(a.epsilon_accounted, 1.0, 1e-15, "dpbo eps");
   near(a.delta_accounted, 0.05, 1e-15, "dpbo delta");
   CHECK(a.epsilon_accounted <= 1.0 * (1 + 1e-15) && a.epsilon_accounted >= 1.0);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_RANDOM_SEARCH, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_RANDOM_SEARCH, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
+        DPBO_OK);
   near(a.epsilon_select, 0.5, 0, "random search eps_select");
   near(a.epsilon_value, 0.5, 0, "random search eps_value");
   near(a.delta_accounted, 0.0, 0, "random search delta");
-  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
+        DPBO_OK);
   near(a.epsilon_base, 1.0 / 3.0, 1e-15, "Liu-Talwar eps0");
   near(a.gamma, 1.0 / 30.0, 0, "Liu-Talwar gamma");
   near(a.delta_accounted, 0.0, 0, "Liu-Talwar delta");
   CHECK(a.epsilon_accounted <= 1.0 + 1e-15);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
+        DPBO_OK);
   CHECK(a.epsilon_accounted <= 1.0);
   near(a.delta_accounted, 0.05, 0, "Papernot-Steinke delta");
   near(a.expected_runs, 30.0, 1e-9, "Papernot-Steinke E[K]");

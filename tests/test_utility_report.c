@@ -62,16 +62,33 @@ int main(int argc, char **argv) {
   memset(&run, 0, sizeof run);
   CHECK(config != NULL);
   if (!config) goto finish;
-  const char *const settings[] = {
-      "run.iterations=8", "run.seed=77", "space.kind=sobol", "space.points=64",
-      "space.dim.x=linear 0 1", "space.dim.y=linear 0 1", "gp.kernel=matern52",
-      "gp.lengthscale=0.3", "gp.mean=0.7", "gp.signal_std=0.1", "gp.noise_std=0.01",
-      "objective.kind=synthetic", "objective.function=gp_prior", "objective.noise_std=0.01",
-      "objective.seed=5", "privacy.algorithm=1", "privacy.epsilon=2", "privacy.delta=0.1",
-      "privacy.split=0.5", "privacy.k1=0.9", "privacy.noise=seeded", "privacy.noise_seed=11",
-      "output.dir=.", "output.name=test_utility_report"};
-  dpbo_status st = dpbo_config_load_assignments("test_utility_report", (int)(sizeof settings / sizeof *settings),
-                                                settings, 0, NULL, config, &err);
+  const char *const settings[] = {"run.iterations=8",
+                                  "run.seed=77",
+                                  "space.kind=sobol",
+                                  "space.points=64",
+                                  "space.dim.x=linear 0 1",
+                                  "space.dim.y=linear 0 1",
+                                  "gp.kernel=matern52",
+                                  "gp.lengthscale=0.3",
+                                  "gp.mean=0.7",
+                                  "gp.signal_std=0.1",
+                                  "gp.noise_std=0.01",
+                                  "objective.kind=synthetic",
+                                  "objective.function=gp_prior",
+                                  "objective.noise_std=0.01",
+                                  "objective.seed=5",
+                                  "privacy.algorithm=1",
+                                  "privacy.epsilon=2",
+                                  "privacy.delta=0.1",
+                                  "privacy.split=0.5",
+                                  "privacy.k1=0.9",
+                                  "privacy.noise=seeded",
+                                  "privacy.noise_seed=11",
+                                  "output.dir=.",
+                                  "output.name=test_utility_report"};
+  dpbo_status st =
+      dpbo_config_load_assignments("test_utility_report", (int)(sizeof settings / sizeof *settings),
+                                   settings, 0, NULL, config, &err);
   CHECK_OK(st);
   if (st != DPBO_OK) goto finish;
   CHECK_OK(st = dpbo_driver_run(MPI_COMM_WORLD, config, &run, &err));
@@ -87,16 +104,19 @@ int main(int argc, char **argv) {
   const int64_t begin = dpbo_ucb_begin(run.ucb), count = dpbo_ucb_count(run.ucb);
   scores = calloc((size_t)count + 1, sizeof *scores);
   if (!p || !counts || !cells || !scores) goto finish;
-  for (int64_t i = 0; i < count; i++) scores[i] = m0 + s * dpbo_ucb_mean(run.ucb)[i];
+  for (int64_t i = 0; i < count; i++)
+    scores[i] = m0 + s * dpbo_ucb_mean(run.ucb)[i];
   double best_v = -INFINITY;
-  for (int t = 0; t < T; t++) best_v = fmax(best_v, run.trace[t].gain);
+  for (int t = 0; t < T; t++)
+    best_v = fmax(best_v, run.trace[t].gain);
 
   const double totals[2] = {2.0, 200.0};
   const double tail = 0.05;
   for (int kind = 0; kind < 2; kind++) {
     config->selection = (dpbo_select_kind)kind;
     dpbo_utility_report reports[2];
-    CHECK_OK(st = dpbo_utility_compute(MPI_COMM_WORLD, config, &run, totals, 2, tail, reports, &err));
+    CHECK_OK(
+        st = dpbo_utility_compute(MPI_COMM_WORLD, config, &run, totals, 2, tail, reports, &err));
     if (st != DPBO_OK) break;
     for (int e = 0; e < 2; e++) {
       /* A real release at this budget: its Δ_λ, ε_λ and Δ_v. */
@@ -112,11 +132,13 @@ int main(int argc, char **argv) {
       dpbo_utility_holder h;
       memset(&h, 0, sizeof h);
       h.best_observed = best_v;
-      CHECK_OK(st = dpbo_utility_lambda_figures(config->selection, mean, n, Delta, eps_l, p, &h, &err));
+      CHECK_OK(
+          st = dpbo_utility_lambda_figures(config->selection, mean, n, Delta, eps_l, p, &h, &err));
       if (st != DPBO_OK) break;
       long double sum = 0.0L, regret = 0.0L, at_max = 0.0L;
       double top = -INFINITY;
-      for (int64_t i = 0; i < n; i++) top = fmax(top, mean[i]);
+      for (int64_t i = 0; i < n; i++)
+        top = fmax(top, mean[i]);
       for (int64_t i = 0; i < n; i++) {
         CHECK(p[i] >= 0.0);
         sum += p[i];
@@ -129,7 +151,8 @@ int main(int argc, char **argv) {
       CHECK_CLOSE(h.probability_argmax, (double)at_max, 1e-12, 1e-15);
       CHECK_CLOSE(h.regret_cdf[0], (double)at_max, 1e-12, 1e-15);
       CHECK(fabs(h.regret_cdf[DPBO_UTILITY_CDF_POINTS - 1] - 1.0) <= 1e-12);
-      for (int c = 1; c < DPBO_UTILITY_CDF_POINTS; c++) CHECK(h.regret_cdf[c] >= h.regret_cdf[c - 1]);
+      for (int c = 1; c < DPBO_UTILITY_CDF_POINTS; c++)
+        CHECK(h.regret_cdf[c] >= h.regret_cdf[c - 1]);
       /* dpbo_utility_compute reports the same (same Δ_λ and ε_λ). */
       CHECK_CLOSE(reports[e].holder.expected_regret_mean, h.expected_regret_mean, 1e-12, 1e-15);
       CHECK_CLOSE(reports[e].pub.epsilon_lambda, eps_l, 1e-15, 0);
@@ -140,15 +163,16 @@ int main(int argc, char **argv) {
        * block; test_select checks that the split of Λ does not change its
        * law, and one rank keeps this test fast on a busy machine). */
       dpbo_select_release sel;
-      CHECK_OK(st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, config->selection, scores, begin, count,
-                                     n, Delta, eps_l, &sel, &err));
+      CHECK_OK(st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, config->selection, scores, begin,
+                                     count, n, Delta, eps_l, &sel, &err));
       if (st != DPBO_OK) break;
       CHECK(sel.index >= 0 && sel.index < n && p[sel.index] > 0.0);
       if (rank != 0) continue;
-      for (int64_t i = 0; i < n; i++) counts[i] = 0;
+      for (int64_t i = 0; i < n; i++)
+        counts[i] = 0;
       for (int d = 0; d < DRAWS && st == DPBO_OK; d++) {
-        st = dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, mean, 0, n, n, Delta, eps_l,
-                              &sel, &err);
+        st = dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, mean, 0, n, n, Delta,
+                              eps_l, &sel, &err);
         if (st == DPBO_OK) counts[sel.index]++;
       }
       CHECK_OK(st);
@@ -181,8 +205,9 @@ int main(int argc, char **argv) {
       }
       double x = stat_chi2(obs, probs, k, DRAWS), crit = stat_chi2_critical(k - 1, STAT_ALPHA);
       printf("%s, total epsilon %g: P(argmax) %.4f, E[regret] %.4g; chi-square %.2f over %d cells "
-               "(critical %.2f)\n", dpbo_select_kind_name(config->selection), totals[e],
-               h.probability_argmax, h.expected_regret_mean, x, k, crit);
+             "(critical %.2f)\n",
+             dpbo_select_kind_name(config->selection), totals[e], h.probability_argmax,
+             h.expected_regret_mean, x, k, crit);
       CHECK(k >= 2);
       CHECK_MSG(x <= crit, "the sampler's frequencies do not follow the exact distribution");
 
@@ -192,13 +217,15 @@ int main(int argc, char **argv) {
       const double beta_T = 2.0 * log((double)n * T * T * pi * pi / (3.0 * delta));
       const double sigma_n = config->prior.noise_std / s;
       const double q = sigma_n * sqrt(4.0 * log(3.0 / delta));
-      const double lambda_bound = s * (2.0 * sqrt(beta_T) + q) + 2.0 * Delta / eps_l * (log((double)n) + a);
+      const double lambda_bound =
+          s * (2.0 * sqrt(beta_T) + q) + 2.0 * Delta / eps_l * (log((double)n) + a);
       CHECK_CLOSE(pub->lambda_bound, lambda_bound, 1e-12, 0);
       CHECK_CLOSE(pub->lambda_probability, 1.0 - (delta + tail), 1e-15, 0);
       const double C1 = 8.0 / log(1.0 + 1.0 / (sigma_n * sigma_n));
       const double omega_T = sqrt(C1 * beta_T * rel.sens.gamma_T / T);
       const double b = rel.sens.value_sensitivity / rel.epsilon_value;
-      const double value_bound = config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta)) + s * omega_T + a * b;
+      const double value_bound =
+          config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta)) + s * omega_T + a * b;
       CHECK_CLOSE(pub->value_bound, value_bound, 1e-12, 0);
       CHECK_CLOSE(pub->laplace_scale, b, 1e-12, 0);
       /* No clamping for the synthetic objective: the error quantiles are
@@ -216,7 +243,7 @@ int main(int argc, char **argv) {
     dpbo_utility_holder h;
     memset(&h, 0, sizeof h);
     dpbo_utility_value_figures(0.99, 0.1, 1, 0.0, 1.0, &h);
-    CHECK_CLOSE(h.value_error_quantiles[4], 0.01, 1e-12, 0);   /* clamped at 1 */
+    CHECK_CLOSE(h.value_error_quantiles[4], 0.01, 1e-12, 0); /* clamped at 1 */
     CHECK_CLOSE(h.value_error_quantiles[0], 0.1 * log(0.1), 1e-12, 0);
     CHECK_CLOSE(h.probability_clamped, 0.5 * exp(-0.01 / 0.1) + 0.5 * exp(-0.99 / 0.1), 1e-12, 0);
   }

@@ -63,12 +63,13 @@ const char *dpbo_compare_method_name(int method);
 
 /* How one method spends a total (ε, δ). */
 typedef struct dpbo_compare_accounting {
-  double epsilon, delta;             /* the total budget asked for */
-  double epsilon_accounted, delta_accounted; /* what the method's own accounting claims (<= asked) */
-  double epsilon_select, epsilon_value;      /* the two releases of dpbo and random_search */
-  double epsilon_base;               /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
-  double gamma, eta, expected_runs;  /* the stopping law */
-  double rdp_order, rdp_order_hat;   /* papernot_steinke: the orders reached */
+  double epsilon, delta; /* the total budget asked for */
+  double epsilon_accounted,
+      delta_accounted;                  /* what the method's own accounting claims (<= asked) */
+  double epsilon_select, epsilon_value; /* the two releases of dpbo and random_search */
+  double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
+  double gamma, eta, expected_runs; /* the stopping law */
+  double rdp_order, rdp_order_hat;  /* papernot_steinke: the orders reached */
 } dpbo_compare_accounting;
 
 /* The accounting of `method` at total (ε, δ) for budget T and split

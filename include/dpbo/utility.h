@@ -66,12 +66,12 @@ typedef struct dpbo_utility_public {
 /* Figures computed from the sensitive run: for the data holder only. */
 typedef struct dpbo_utility_holder {
   int has_lambda;
-  double max_mean, best_observed;     /* max_Λ μ_T, max_t v_t (units of v) */
-  double expected_regret_mean;        /* E[max_Λ μ_T − μ_T(λ̃)] */
-  double expected_regret_observed;    /* E[max_t v_t − μ_T(λ̃)] */
-  double probability_argmax;          /* P(λ̃ maximizes μ_T) */
+  double max_mean, best_observed;  /* max_Λ μ_T, max_t v_t (units of v) */
+  double expected_regret_mean;     /* E[max_Λ μ_T − μ_T(λ̃)] */
+  double expected_regret_observed; /* E[max_t v_t − μ_T(λ̃)] */
+  double probability_argmax;       /* P(λ̃ maximizes μ_T) */
   double regret_x[DPBO_UTILITY_CDF_POINTS], regret_cdf[DPBO_UTILITY_CDF_POINTS];
-  double released_value;              /* x: the value the release perturbs */
+  double released_value; /* x: the value the release perturbs */
   double value_error_quantiles[DPBO_UTILITY_QUANTILES];
   double probability_clamped;
 } dpbo_utility_holder;
@@ -83,8 +83,8 @@ typedef struct dpbo_utility_report {
 
 /* μ_T over all of Λ in units of v (m0 + s μ), on every rank (collective;
  * malloc'd, N doubles). */
-dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config,
-                                     const dpbo_run *run, double **mean, dpbo_error *err);
+dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                     double **mean, dpbo_error *err);
 
 /* The public figures for one total ε from the sensitivities (no data). */
 void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivity *sens,
