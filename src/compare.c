@@ -15,6 +15,7 @@
 #include "dpbo/gp.h"
 #include "dpbo/h5io.h"
 #include "dpbo/log.h"
+#include "dpbo/logreg.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
 #include "dpbo/privacy.h"
@@ -27,8 +28,8 @@
 #include "release_private.h"
 
 static const char *const method_names[DPBO_COMPARE_METHODS] = {
-    "dpbo",   "random_search",           "liu_talwar", "papernot_steinke",
-    "gp_ucb", "random_search_nonprivate"};
+    "dpbo",   "random_search",            "liu_talwar",     "papernot_steinke",
+    "gp_ucb", "random_search_nonprivate", "dpbo_algorithm3"};
 
 const char *dpbo_compare_method_name(int method) {
   return method >= 0 && method < DPBO_COMPARE_METHODS ? method_names[method] : "unknown";
@@ -76,6 +77,11 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
                                                       &out->rdp_order, &out->rdp_order_hat);
     out->delta_accounted = delta;
     break;
+  case DPBO_COMPARE_ALGORITHM3:
+    /* One pure release, f~_L (Theorem 6): the whole ε on the value. */
+    out->epsilon_value = epsilon;
+    out->epsilon_accounted = epsilon;
+    break;
   case DPBO_COMPARE_GP_UCB:
   case DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE:
     break;
@@ -91,71 +97,123 @@ done:
 
 typedef struct compare_table {
   int64_t n;
-  double *val, *test;
+  double *gain;      /* the objective's gain, what the methods select on (svm: = val) */
+  double *val, *test; /* accuracy on the validation and on the held-out test rows */
   double seconds; /* training time summed over ranks */
 } compare_table;
+
+/* One candidate's row of the table on this rank's objective. */
+typedef struct compare_evaluator {
+  int logreg;
+  dpbo_svm_data *svm; /* svm: eval rows = validation rows, then test rows */
+  unsigned char *correct;
+  dpbo_objective objective; /* logreg */
+  int ic, ig, il;           /* positions of C, gamma (svm) or lambda (logreg) */
+} compare_evaluator;
+
+static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *config,
+                                    const double *v, double *gain, double *val, double *test,
+                                    double *seconds, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (ev->logreg) {
+    double t0 = MPI_Wtime();
+    DPBO_TRY(dpbo_logreg_compare_evaluate(&ev->objective, v[ev->il], gain, val, test, err));
+    *seconds = MPI_Wtime() - t0;
+  } else {
+    const int64_t m = config->svm.validation_rows, m_test = config->svm.test_rows;
+    DPBO_TRY(dpbo_svm_fit_predict(ev->svm, &config->svm, v[ev->ic], v[ev->ig], ev->correct, NULL,
+                                  NULL, seconds, err));
+    int64_t right_v = 0, right_t = 0;
+    for (int64_t r = 0; r < m; r++) right_v += ev->correct[r];
+    for (int64_t r = 0; r < m_test; r++) right_t += ev->correct[m + r];
+    *val = (double)right_v / (double)m;
+    *test = (double)right_t / (double)m_test;
+    *gain = *val; /* the svm objective's gain is the validation accuracy */
+  }
+done:
+  return status;
+}
+
+/* This rank's evaluator: the data read, split (train, validation, test)
+ * and prepared once. */
+static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpbo_space *space,
+                                            compare_evaluator *ev, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL;
+  const int d = dpbo_space_dims(space);
+  memset(ev, 0, sizeof *ev);
+  ev->ic = ev->ig = ev->il = -1;
+  for (int i = 0; i < d; i++) {
+    const char *name = dpbo_space_dim(space, i)->name;
+    if (strcmp(name, "C") == 0) ev->ic = i;
+    if (strcmp(name, "gamma") == 0) ev->ig = i;
+    if (strcmp(name, "lambda") == 0) ev->il = i;
+  }
+  ev->logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  if (ev->logreg) {
+    if (d != 1 || ev->il < 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare tunes the logreg objective's one dimension, dim.lambda",
+                 config->path);
+    DPBO_TRY(dpbo_logreg_compare_create(&config->logreg, config->logreg.test_rows, &ev->objective,
+                                        err));
+  } else {
+    const dpbo_svm_options *opt = &config->svm;
+    if (d != 2 || ev->ic < 0 || ev->ig < 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: dpbo compare tunes the svm objective's two dimensions, dim.C and dim.gamma",
+                 config->path);
+    /* The eval rows are the validation rows followed by the test rows: the
+     * svm objective's split with n_valid + n_test rows after training. */
+    DPBO_TRY(dpbo_dataset_read(opt->data_path, opt->format, &data, err));
+    DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
+    DPBO_TRY(dpbo_svm_data_split(data, opt->split_seed, opt->train_rows,
+                                 opt->validation_rows + opt->test_rows,
+                                 "dpbo compare (train, validation and test rows)", opt->data_path,
+                                 &ev->svm, err));
+    DPBO_ALLOC(ev->correct, (size_t)(opt->validation_rows + opt->test_rows), "the predictions");
+  }
+done:
+  dpbo_dataset_destroy(data);
+  return status;
+}
+
+static void compare_evaluator_destroy(compare_evaluator *ev) {
+  dpbo_svm_data_destroy(ev->svm);
+  free(ev->correct);
+  dpbo_objective_destroy(&ev->objective);
+  memset(ev, 0, sizeof *ev);
+}
 
 static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
                                       const dpbo_space *space, compare_table *table,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_dataset *data = NULL;
-  dpbo_svm_data *svm = NULL;
-  unsigned char *correct = NULL;
+  compare_evaluator ev;
+  memset(&ev, 0, sizeof ev);
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
-  const dpbo_svm_options *opt = &config->svm;
-  const int64_t m = opt->validation_rows, m_test = opt->test_rows, n = dpbo_space_size(space);
-  const int d = dpbo_space_dims(space);
+  const int64_t n = dpbo_space_size(space);
   table->n = n;
+  DPBO_ALLOC(table->gain, n, "the gains");
   DPBO_ALLOC(table->val, n, "the validation accuracies");
   DPBO_ALLOC(table->test, n, "the test accuracies");
-  /* The eval rows are the validation rows followed by the test rows: the
-   * svm objective's split with n_valid + n_test rows after training. */
-  local = dpbo_dataset_read(opt->data_path, opt->format, &data, err);
-  if (local == DPBO_OK) local = dpbo_svm_check_labels(data, opt->data_path, err);
-  if (local == DPBO_OK)
-    local = dpbo_svm_data_split(data, opt->split_seed, opt->train_rows, m + m_test,
-                                "dpbo compare (train, validation and test rows)", opt->data_path,
-                                &svm, err);
-  if (local == DPBO_OK && !(correct = malloc((size_t)(m + m_test))))
-    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the predictions");
+  local = compare_evaluator_create(config, space, &ev, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-
-  const char *names[DPBO_MAX_DIM];
-  int ic = -1, ig = -1;
-  for (int i = 0; i < d; i++) {
-    names[i] = dpbo_space_dim(space, i)->name;
-    if (strcmp(names[i], "C") == 0) ic = i;
-    if (strcmp(names[i], "gamma") == 0) ig = i;
-  }
-  if (d != 2 || ic < 0 || ig < 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: dpbo compare tunes the svm objective's two dimensions, "
-               "dim.C and dim.gamma",
-               config->path);
   int64_t mine = 0, done_count = 0;
-  for (int64_t i = rank; i < n; i += size)
-    mine++;
+  for (int64_t i = rank; i < n; i += size) mine++;
   double seconds = 0.0, start = MPI_Wtime(), next_log = 0.1;
   for (int64_t i = rank; i < n && local == DPBO_OK; i += size) {
     double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], t = 0.0;
     local = dpbo_space_unit(space, i, u, err);
     if (local != DPBO_OK) break;
     dpbo_space_to_values(space, u, v);
-    local = dpbo_svm_fit_predict(svm, opt, v[ic], v[ig], correct, NULL, NULL, &t, err);
+    local = compare_evaluate(&ev, config, v, &table->gain[i], &table->val[i], &table->test[i], &t,
+                             err);
     if (local != DPBO_OK) {
       dpbo_error_prefix(err, "dpbo compare, candidate %lld", (long long)i);
       break;
     }
-    int64_t right_v = 0, right_t = 0;
-    for (int64_t r = 0; r < m; r++)
-      right_v += correct[r];
-    for (int64_t r = 0; r < m_test; r++)
-      right_t += correct[m + r];
-    table->val[i] = (double)right_v / (double)m;
-    table->test[i] = (double)right_t / (double)m_test;
     seconds += t;
     done_count++;
     if (rank == 0 && (double)done_count >= next_log * (double)mine) {
@@ -167,14 +225,13 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry was filled by exactly one rank; the others hold zeros. */
-  if (MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+  if (MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
       MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
       MPI_Allreduce(&seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "sharing the accuracy table failed");
 done:
-  dpbo_dataset_destroy(data);
-  dpbo_svm_data_destroy(svm);
-  free(correct);
+  compare_evaluator_destroy(&ev);
   return status;
 }
 
@@ -207,7 +264,7 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo
     step->index = choice.index;
     DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
     dpbo_space_to_values(space, step->unit, step->value);
-    step->gain = table->val[choice.index];
+    step->gain = table->gain[choice.index];
     DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
     run->steps = t;
@@ -222,8 +279,10 @@ done:
  * One repetition of every method at every ε. */
 
 typedef struct compare_cell {
-  double val, test, released, evaluations, index;
+  double val, test, gain, released, evaluations, index;
 } compare_cell;
+
+enum { COMPARE_FIELDS = 6 }; /* val, test, gain, released, evaluations, index */
 
 typedef struct compare_context {
   const dpbo_config *config;
@@ -233,13 +292,17 @@ typedef struct compare_context {
   dpbo_sensitivity sens;
   dpbo_compare_accounting acc[DPBO_COMPARE_METHODS][DPBO_COMPARE_MAX_EPSILONS];
   int64_t n;
-  double m; /* validation records */
+  double score_sensitivity; /* of a gain at a fixed λ: 1/m (svm accuracy), g* / m (logreg) */
+  double lo, hi;            /* the gain's range: released values are clamped to it */
+  int has_algorithm3;       /* logreg: Algorithm 3's f~_L as well */
+  double alg3_sensitivity;  /* Theorem 6's Δ (units of the gain) */
 } compare_context;
 
 static void cell_at(const compare_context *ctx, int64_t index, double released, double evaluations,
                     compare_cell *cell) {
   cell->val = ctx->table->val[index];
   cell->test = ctx->table->test[index];
+  cell->gain = ctx->table->gain[index];
   cell->released = released;
   cell->evaluations = evaluations;
   cell->index = (double)index;
@@ -259,7 +322,7 @@ static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dp
   for (;;) {
     int64_t index = (int64_t)dpbo_rng_below64(rng, (uint64_t)ctx->n);
     dpbo_laplace_release lap;
-    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->val[index], 1.0 / ctx->m, epsilon0, 0.0, 0.0,
+    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->gain[index], ctx->score_sensitivity, epsilon0, 0.0, 0.0,
                                &lap, err));
     runs++;
     if (lap.value > best) {
@@ -269,8 +332,8 @@ static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dp
     if (K > 0 ? runs >= K : dpbo_mech_bernoulli(noise, 1, (uint64_t)T)) break;
   }
   DPBO_TRY(dpbo_noise_check(noise, err));
-  /* The released score, clamped to [0, 1] (post-processing). */
-  cell_at(ctx, best_index, fmin(fmax(best, 0.0), 1.0), (double)runs, cell);
+  /* The released score, clamped to the gain's range (post-processing). */
+  cell_at(ctx, best_index, fmin(fmax(best, ctx->lo), ctx->hi), (double)runs, cell);
 done:
   return status;
 }
@@ -299,12 +362,11 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
   int64_t rs_best = 0;
   for (int t = 0; t < T; t++) {
     set[t] = (int64_t)dpbo_rng_below64(&rng, (uint64_t)ctx->n);
-    scores[t] = ctx->table->val[set[t]];
-    if (scores[t] > ctx->table->val[set[rs_best]]) rs_best = t;
+    scores[t] = ctx->table->gain[set[t]];
+    if (scores[t] > ctx->table->gain[set[rs_best]]) rs_best = t;
   }
   const double best_v = dpbo__release_best_value(config, ctx->run);
-  const double lo = config->clamp_value ? config->value_lo : 0.0;
-  const double hi = config->clamp_value ? config->value_hi : 0.0;
+  const double lo = ctx->lo, hi = ctx->hi;
   for (int e = 0; e < E; e++) {
 #define CELL(method)                                                                               \
   (&cells[(size_t)(method) * (size_t)stride_method + (size_t)e * (size_t)stride_eps])
@@ -321,10 +383,10 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
     DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, scores, 0, T, T,
-                              1.0 / ctx->m, a->epsilon_select, &sel, err));
+                              ctx->score_sensitivity, a->epsilon_select, &sel, err));
     int64_t chosen = set[sel.index];
-    DPBO_TRY(dpbo_mech_laplace(&noise, ctx->table->val[chosen], 1.0 / ctx->m, a->epsilon_value, 0.0,
-                               1.0, &lap, err));
+    DPBO_TRY(dpbo_mech_laplace(&noise, ctx->table->gain[chosen], ctx->score_sensitivity,
+                               a->epsilon_value, lo, hi, &lap, err));
     cell_at(ctx, chosen, lap.value, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
     /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
      * for every ε of the repetition (common random numbers). */
@@ -341,6 +403,20 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     const dpbo_trace_step *b = &ctx->run->trace[ctx->run->best_step];
     cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
     cell_at(ctx, set[rs_best], scores[rs_best], T, CELL(DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE));
+    /* Algorithm 3 (logreg): f~_L = max_t f_V(w_λt) + Lap(Δ_f3/ε), the whole ε
+     * on the value; it releases no hyper-parameter, so no accuracy. */
+    compare_cell *c3 = CELL(DPBO_COMPARE_ALGORITHM3);
+    c3->val = c3->test = c3->gain = c3->released = NAN;
+    c3->evaluations = 0.0;
+    c3->index = -1.0;
+    if (ctx->has_algorithm3) {
+      a = &ctx->acc[DPBO_COMPARE_ALGORITHM3][e];
+      DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi,
+                                 &lap, err));
+      c3->released = lap.value;
+      c3->gain = best_v;
+      c3->evaluations = T;
+    }
 #undef CELL
   }
   DPBO_TRY(dpbo_noise_check(&noise, err));
@@ -431,6 +507,9 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   DPBO_TRY(
       dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &ctx->sens.value_sensitivity, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_baselines", &ctx->score_sensitivity, 1, err));
+  if (ctx->has_algorithm3)
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_algorithm3", &ctx->alg3_sensitivity, 1, err));
   {
     const dpbo_sensitivity *s = &ctx->sens;
     double terms[] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
@@ -446,6 +525,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   DPBO_TRY(dpbo_h5io_attr_dims(group, d, config->dim, err));
   hsize_t dims[3] = {(hsize_t)n, (hsize_t)d, 0};
   DPBO_TRY(write_doubles(group, "lambda", 2, dims, lambda, err));
+  DPBO_TRY(write_doubles(group, "gain", 1, dims, ctx->table->gain, err));
   DPBO_TRY(write_doubles(group, "val_accuracy", 1, dims, ctx->table->val, err));
   DPBO_TRY(write_doubles(group, "test_accuracy", 1, dims, ctx->table->test, err));
   H5Gclose(group);
@@ -484,16 +564,19 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   dims[0] = (hsize_t)M;
   dims[1] = (hsize_t)E;
   dims[2] = (hsize_t)R;
-  /* results: [field][M][E][R] with fields val, test, released, evaluations, index. */
-  static const char *const fields[] = {"val_accuracy", "test_accuracy", "released_value",
-                                       "evaluations", "index"};
+  /* results: [field][M][E][R]: the validation and test accuracy and the
+   * gain of the released λ, the released value (units of the gain), the
+   * evaluations spent and the released λ's index (NaN and -1 where a method
+   * releases no λ). */
+  static const char *const fields[COMPARE_FIELDS] = {
+      "val_accuracy", "test_accuracy", "gain", "released_value", "evaluations", "index"};
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
-  for (int f = 0; f < 5; f++) {
-    if (f == 4) {
+  for (int f = 0; f < COMPARE_FIELDS; f++) {
+    if (f == COMPARE_FIELDS - 1) {
       int64_t *idx = NULL;
       DPBO_ALLOC(idx, block, "the chosen indices");
       for (size_t i = 0; i < block; i++)
-        idx[i] = (int64_t)results[4 * block + i];
+        idx[i] = (int64_t)results[(size_t)f * block + i];
       status = write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
       free(idx);
       if (status != DPBO_OK) goto done;
@@ -591,7 +674,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   dpbo_space *space = NULL;
-  compare_table table = {0, NULL, NULL, 0.0};
+  compare_table table = {0, NULL, NULL, NULL, 0.0};
   compare_context *ctx = NULL;
   compare_utility *util = NULL;
   double *results = NULL, *mean = NULL, *p = NULL, *scratch = NULL;
@@ -600,18 +683,19 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   const double start = MPI_Wtime();
 
   /* What the comparison needs from the config. */
-  if (config->objective != DPBO_OBJECTIVE_SVM)
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  if (config->objective != DPBO_OBJECTIVE_SVM && !logreg)
     DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: dpbo compare needs objective.kind = svm (the baselines rest on accuracy's "
-               "sensitivity 1/m over m validation records)",
+               "%s: dpbo compare needs objective.kind = svm or logreg (the baselines rest on the "
+               "gain's sensitivity 1/m over m validation records)",
                config->path);
-  if (config->svm.test_rows < 1)
+  if ((logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
   if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2)
     DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: dpbo compare runs DP-BO with privacy.algorithm = 1 (or 2): set it (algorithm 3 "
-               "needs the logreg objective and releases no hyper-parameter)",
+               "%s: dpbo compare runs DP-BO with privacy.algorithm = 1 (or 2): set it (with the "
+               "logreg objective Algorithm 3's released value is compared as well)",
                config->path);
   if (config->iterations < 2)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare needs run.iterations >= 2", config->path);
@@ -620,7 +704,17 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   DPBO_ALLOC(util, 1, "the utility curves");
   ctx->config = config;
   ctx->table = &table;
-  ctx->m = (double)config->svm.validation_rows;
+  if (logreg) {
+    /* g ∈ [0, g*]: one swapped record moves f_V(w_λ) by at most g* / m for a
+     * fixed λ (w_λ depends on the public training set only). */
+    double L, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
+    ctx->score_sensitivity = gstar / (double)config->logreg.validation_rows;
+  } else {
+    ctx->score_sensitivity = 1.0 / (double)config->svm.validation_rows;
+  }
+  ctx->lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
+  ctx->hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;
   const int E = config->compare_epsilon_count, R = config->compare_repetitions,
             T = config->iterations;
   const int M = DPBO_COMPARE_METHODS;
@@ -635,6 +729,9 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                           config->compare_epsilon[e]);
         goto done;
       }
+      if (k == DPBO_COMPARE_ALGORITHM3 && !logreg) /* not applicable: all zero */
+        dpbo_compare_account(DPBO_COMPARE_GP_UCB, config->compare_epsilon[e], config->privacy_delta,
+                             config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e], err);
     }
 
   local = dpbo_driver_space(config, &space, err);
@@ -667,15 +764,26 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run.ucb),
                                         dpbo_ucb_count(run.ucb), &ctx->sens, err));
   }
+  if (logreg) {
+    /* Theorem 6 with the space's λ range and the validation loss's L, g*. */
+    const dpbo_dim *dim = dpbo_space_dim(space, 0);
+    double L, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
+    ctx->has_algorithm3 = 1;
+    ctx->alg3_sensitivity =
+        dpbo_privacy_alg3_sensitivity(config->logreg.validation_rows, dim->lo, dim->hi, L, gstar);
+  }
   if (rank == 0)
-    dpbo_log_info("GP-UCB: best validation accuracy %.4f at step %d; Delta_lambda = %.4g, "
-                  "Delta_v = %.4g (units of accuracy) against 1/m = %.4g for the baselines",
+    dpbo_log_info("GP-UCB: best gain %.4f at step %d; Delta_lambda = %.4g, Delta_v = %.4g (units "
+                  "of the gain) against %.4g for the baselines",
                   run.trace[run.best_step].gain, run.best_step + 1, ctx->sens.lambda_sensitivity,
-                  ctx->sens.value_sensitivity, 1.0 / ctx->m);
+                  ctx->sens.value_sensitivity, ctx->score_sensitivity);
+  if (rank == 0 && logreg)
+    dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
 
   /* Repetitions over ranks: results[field][method][ε][rep]. */
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
-  DPBO_ALLOC(results, 5 * block, "the results");
+  DPBO_ALLOC(results, COMPARE_FIELDS * block, "the results");
   compare_cell *cells = NULL;
   DPBO_ALLOC(cells, (size_t)M * (size_t)E, "one repetition's results");
   local = DPBO_OK;
@@ -685,16 +793,15 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
       for (int e = 0; e < E; e++) {
         const compare_cell *c = &cells[k * E + e];
         size_t at = ((size_t)k * (size_t)E + (size_t)e) * (size_t)R + (size_t)rep;
-        results[0 * block + at] = c->val;
-        results[1 * block + at] = c->test;
-        results[2 * block + at] = c->released;
-        results[3 * block + at] = c->evaluations;
-        results[4 * block + at] = c->index;
+        const double fields[COMPARE_FIELDS] = {c->val,      c->test,        c->gain,
+                                               c->released, c->evaluations, c->index};
+        for (int f = 0; f < COMPARE_FIELDS; f++) results[(size_t)f * block + at] = fields[f];
       }
   }
   free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(5 * block), MPI_DOUBLE, MPI_SUM,
+  /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
+  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM,
                  0, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "collecting the repetitions failed");
 
@@ -732,6 +839,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
           "%d repetitions:",
           R);
       for (int k = 0; k < M; k++) {
+        if (k == DPBO_COMPARE_ALGORITHM3) continue; /* releases no hyper-parameter */
         char line[2048];
         size_t used = (size_t)snprintf(line, sizeof line, "  %-26s", method_names[k]);
         for (int e = 0; e < E && used < sizeof line; e++) {
@@ -742,6 +850,16 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
           if (k >= DPBO_COMPARE_GP_UCB) break; /* the references do not depend on ε */
         }
         dpbo_log_info("%s", line);
+      }
+      for (int e = 0; e < E && ctx->has_algorithm3; e++) {
+        const double *v =
+            results + 3 * block + ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        const double *g =
+            results + 2 * block + ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        for (int r = 0; r < R; r++) scratch[r] = fabs(v[r] - g[r]);
+        qsort(scratch, (size_t)R, sizeof *scratch, cmp_double);
+        dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
+                      config->compare_epsilon[e], scratch[R / 2]);
       }
       if (util->available)
         for (int e = 0; e < E; e++)
@@ -771,6 +889,7 @@ done:
   run.space = NULL; /* borrowed */
   dpbo_run_free(&run);
   dpbo_space_destroy(space);
+  free(table.gain);
   free(table.val);
   free(table.test);
   free(ctx);

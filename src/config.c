@@ -592,6 +592,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &lr->validation_rows, err));
     DPBO_TRY(config_require(config, "objective", "validation_rows", lr->validation_rows >= 1,
                             "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &lr->test_rows, err));
     DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
     lr->split_seed = (uint64_t)i64;
     DPBO_TRY(config_double(config, "objective", "positive_label", lr->positive_label, 0, &lr->positive_label, err));

@@ -522,3 +522,66 @@ done:
   free(pl);
   return status;
 }
+
+dpbo_status dpbo_logreg_compare_create(const dpbo_logreg_options *options, int64_t test_rows,
+                                       dpbo_objective *objective, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  dpbo_dataset *test = NULL;
+  int64_t *rows = NULL;
+  if (!options || !objective) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_compare_create: NULL argument");
+  objective->ops = NULL;
+  objective->impl = NULL;
+  if (options->swap_validation_row >= 0 || options->swap_with_row >= 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_compare_create: no swap allowed");
+  DPBO_TRY(logreg_prepare(options, 1, &impl, err));
+  if (test_rows < 1 || test_rows > impl->pool->n)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "logreg objective on %s: test_rows = %lld, but %lld rows are in neither the "
+               "training nor the validation split",
+               options->data_path, (long long)test_rows, (long long)impl->pool->n);
+  /* The pool, in the split's order, begins with the held-out rows. */
+  DPBO_ALLOC(rows, (size_t)test_rows, "the test rows");
+  for (int64_t i = 0; i < test_rows; i++) rows[i] = i;
+  DPBO_TRY(dpbo_dataset_subset(impl->pool, rows, test_rows, &test, err));
+  dpbo_dataset_destroy(impl->pool);
+  impl->pool = test;
+  test = NULL;
+  objective->ops = &logreg_ops;
+  objective->impl = impl;
+  impl = NULL;
+done:
+  logreg_destroy(impl);
+  dpbo_dataset_destroy(test);
+  free(rows);
+  return status;
+}
+
+/* The fraction of rows of v that sign(wᵀx) classifies right. */
+static double logreg_accuracy(const dpbo_dataset *v, const double *w) {
+  size_t d = (size_t)v->d;
+  int64_t right = 0;
+  for (int64_t i = 0; i < v->n; i++) {
+    double label = dot(w, v->x + (size_t)i * d, d) > 0.0 ? 1.0 : -1.0;
+    right += label == v->y[i];
+  }
+  return v->n ? (double)right / (double)v->n : 0.0;
+}
+
+dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double lambda,
+                                         double *gain, double *val_accuracy,
+                                         double *test_accuracy, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  double *w = NULL;
+  DPBO_TRY(get_impl(objective, &impl, err));
+  if (!impl->pool) DPBO_RAISE(DPBO_ERR_ARG, "not a logreg objective made for dpbo compare");
+  DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
+  DPBO_TRY(train_w(impl, lambda, w, err));
+  *gain = validation_gain(impl, w);
+  *val_accuracy = logreg_accuracy(impl->valid, w);
+  *test_accuracy = logreg_accuracy(impl->pool, w);
+done:
+  free(w);
+  return status;
+}

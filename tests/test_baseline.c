@@ -18,7 +18,8 @@
  *    1 + log(0.9) − (log(1e-5) + log 10)/9 = 1.918010637.
  *  - compare accounting at ε = 1, δ = 0.05, split 0.5, T = 30: dpbo
  *    (0.5 + 0.5, 0.025 + 0.025), random search (0.5 + 0.5, 0),
- *    Liu–Talwar ε0 = 1/3, γ = 1/30, Papernot–Steinke (≤ 1, 0.05).
+ *    Liu–Talwar ε0 = 1/3, γ = 1/30, Papernot–Steinke (≤ 1, 0.05), Algorithm 3
+ *    (1 on the value, 0).
  *
  * The sampler: 200,000 draws of K at a fixed seed for three laws, Pearson's
  * chi-square over the cells with expected count >= 20 (the rest pooled into
@@ -174,6 +175,9 @@ static void test_compare_accounting(void) {
   near(a.delta_accounted, 0.05, 0, "Papernot-Steinke delta");
   near(a.expected_runs, 30.0, 1e-9, "Papernot-Steinke E[K]");
   CHECK(a.epsilon_base > 0.0 && a.epsilon_base < 1.0);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_ALGORITHM3, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  near(a.epsilon_value, 1.0, 0, "Algorithm 3: the whole epsilon on the value");
+  near(a.delta_accounted, 0.0, 0, "Algorithm 3 delta");
   CHECK(dpbo_compare_account(DPBO_COMPARE_GP_UCB, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
   near(a.epsilon_accounted, 0.0, 0, "non-private");
   dpbo_error err;

@@ -81,22 +81,27 @@ f, g = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 names = f["methods"].attrs["names"]
 names = (names.decode() if isinstance(names, bytes) else names).split(",")
 assert names == ["dpbo", "random_search", "liu_talwar", "papernot_steinke", "gp_ucb",
-                 "random_search_nonprivate"], names
-M, E, R, T = 6, 2, 6, 4
-for key in ["val_accuracy", "test_accuracy", "released_value", "evaluations", "index"]:
+                 "random_search_nonprivate", "dpbo_algorithm3"], names
+M, E, R, T = 7, 2, 6, 4
+for key in ["val_accuracy", "test_accuracy", "gain", "released_value", "evaluations", "index"]:
     a, b = f["methods"][key][:], g["methods"][key][:]
     assert a.shape == (M, E, R), (key, a.shape)
-    assert np.array_equal(a, b), f"{key} differs between 1 and 2 ranks"
+    assert np.array_equal(a, b, equal_nan=True), f"{key} differs between 1 and 2 ranks"
+# Algorithm 3 needs the logreg objective: not applicable here
+assert np.all(np.isnan(f["methods/released_value"][6])) and np.all(f["methods/index"][6] == -1)
+assert np.all(f["accounting/epsilon_accounted"][6] == 0)
 val, test = f["table/val_accuracy"][:], f["table/test_accuracy"][:]
 assert val.shape == (32,) and np.all((val >= 0) & (val <= 1)) and np.all((test >= 0) & (test <= 1))
 # accuracies are multiples of 1/80 (80 validation and 80 test rows)
 assert np.allclose(val * 80, np.round(val * 80)) and np.allclose(test * 80, np.round(test * 80))
-idx = f["methods/index"][:]
-assert np.array_equal(f["methods/val_accuracy"][:], val[idx])
-assert np.array_equal(f["methods/test_accuracy"][:], test[idx])
-rel = f["methods/released_value"][:]
+assert np.array_equal(f["table/gain"][:], val)  # the svm gain is the validation accuracy
+idx = f["methods/index"][:6]
+assert np.array_equal(f["methods/val_accuracy"][:6], val[idx])
+assert np.array_equal(f["methods/test_accuracy"][:6], test[idx])
+assert np.array_equal(f["methods/gain"][:6], val[idx])
+rel = f["methods/released_value"][:6]
 assert np.all((rel >= 0) & (rel <= 1)), rel
-ev = f["methods/evaluations"][:]
+ev = f["methods/evaluations"][:6]
 assert np.all(ev[[0, 1, 4, 5]] == T) and np.all(ev[2:4] >= 1)
 # the private random search chooses among the same T candidates as the non-private one
 assert np.all(f["methods/val_accuracy"][1] <= f["methods/val_accuracy"][5])
@@ -127,6 +132,36 @@ PY
 
 "$py" "$src/analysis/plot_compare.py" "$work/out/cmp.h5" -o "$work/out/cmp.png" --table
 test -s "$work/out/cmp.png"
+
+# The logreg objective (one dimension, lambda): Algorithm 3's released value
+# is compared as well; the gains are -mean sigmoid losses in [-1, 0].
+sed -e 's/^kind = svm/kind = logreg/' -e '/^dim.C/d' -e 's/^dim.gamma = .*/dim.lambda = log 0.0001 1/' \
+    -e '/^format = csv/d' -e 's/^mean = 0.5/mean = -0.35/' -e 's/^signal_std = 0.25/signal_std = 0.15/' \
+    -e 's/^name = cmp/name = lr/' cmp.ini > lr.ini
+"$mpiexec" -n 2 --oversubscribe "$bin" compare lr.ini > lr.log
+cat lr.log
+grep -q "Algorithm 3 (value only)" lr.log
+"$py" - "$work/out/lr.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+gain, val, test = f["table/gain"][:], f["table/val_accuracy"][:], f["table/test_accuracy"][:]
+assert np.all((gain >= -1) & (gain <= 0)) and not np.array_equal(gain, val)
+assert np.all((val >= 0) & (val <= 1)) and np.all((test >= 0) & (test <= 1))
+rel = f["methods/released_value"][:]
+assert np.all((rel >= -1) & (rel <= 0)), rel
+idx = f["methods/index"][:6]
+assert np.array_equal(f["methods/gain"][:6], gain[idx])
+assert np.array_equal(f["methods/test_accuracy"][:6], test[idx])
+# Algorithm 3: a value only, the whole epsilon, delta 0, over max_t f_V of the GP-UCB run
+assert np.all(np.isnan(f["methods/test_accuracy"][6])) and np.all(f["methods/index"][6] == -1)
+assert np.allclose(f["methods/gain"][6], f["gp_ucb/gain"][:].max())
+eps = f["methods/epsilon"][:]
+assert np.allclose(f["accounting/epsilon_value"][6], eps) and np.all(f["accounting/delta_accounted"][6] == 0)
+# the baselines' sensitivity is g*/m = 1/80 for the sigmoid loss
+print("logreg compare checks passed")
+PY
 
 # dpbo run, then dpbo utility on its run file.
 "$mpiexec" -n 2 --oversubscribe "$bin" run cmp.ini --set output.name=run --quiet

@@ -1,12 +1,13 @@
 /* `dpbo compare CONFIG` (issue #6): what privacy costs, against simpler
  * private methods, at equal total (ε, δ) by each method's own accounting.
  *
- * On the svm objective (accuracy has sensitivity 1/m for m validation
- * records), for every ε of [compare] epsilons and R = [compare] repetitions
- * with fresh noise, the validation and held-out test accuracy
- * (objective.test_rows: the rows after the validation rows of the same
- * split) of the hyper-parameter each method releases, and the value it
- * releases:
+ * On the svm objective (gain = validation accuracy, sensitivity 1/m for m
+ * validation records) or the logreg objective (gain f_V = −mean validation
+ * loss g ∈ [0, g*], sensitivity g* / m at a fixed λ), for every ε of
+ * [compare] epsilons and R = [compare] repetitions with fresh noise, the
+ * validation and held-out test accuracy (objective.test_rows: the rows after
+ * the validation rows of the same split) and the gain of the hyper-parameter
+ * each method releases, and the value it releases (units of the gain):
  *
  *   dpbo            Algorithm 1 (or 2) of the paper on a GP-UCB run of T steps:
  *                   λ̃ by the exponential mechanism (or permute-and-flip) over
@@ -24,6 +25,12 @@
  *                   same GP-UCB run (its validation accuracy released as is).
  *   random_search_nonprivate  non-private reference: the best of the same T
  *                   random candidates.
+ *   dpbo_algorithm3 logreg only: Algorithm 3's f~_L = max_t f_V(w_λt) +
+ *                   Lap(Δ_f3/ε) over the same GP-UCB run (any acquisition is
+ *                   allowed there), the whole ε on the value: (ε, 0). It
+ *                   releases no hyper-parameter: its accuracies are NaN.
+ * The baselines select on the gain with the sensitivity above; released
+ * values are clamped to the gain's range (privacy.value_range).
  * baseline.h states the baselines' formulas. The candidates of the
  * baselines are drawn from the same Λ as GP-UCB, so every method chooses
  * from the same set.
@@ -38,7 +45,9 @@
  * publication) and its own candidate streams (PCG, seed run.seed).
  *
  * Output <output.dir>/<output.name>.h5, sensitive (it holds validation
- * accuracies): /table, /gp_ucb, /methods ([method][ε][repetition]),
+ * accuracies): /table (gain, val_accuracy, test_accuracy, lambda per
+ * candidate), /gp_ucb, /methods ([method][ε][repetition]: val_accuracy,
+ * test_accuracy, gain, released_value, evaluations, index),
  * /accounting ([method][ε]) and /utility (the exact distribution of the
  * dpbo λ̃ at each ε: regret curve and expected accuracies). */
 #ifndef DPBO_COMPARE_H
@@ -56,7 +65,8 @@ enum {
   DPBO_COMPARE_PAPERNOT_STEINKE = 3,
   DPBO_COMPARE_GP_UCB = 4,
   DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE = 5,
-  DPBO_COMPARE_METHODS = 6
+  DPBO_COMPARE_ALGORITHM3 = 6,
+  DPBO_COMPARE_METHODS = 7
 };
 
 const char *dpbo_compare_method_name(int method);

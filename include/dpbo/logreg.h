@@ -49,6 +49,7 @@ typedef struct dpbo_logreg_options {
   dpbo_data_format format;
   int64_t train_rows;      /* n: public rows drawn for training */
   int64_t validation_rows; /* m: private rows drawn for validation (disjoint) */
+  int64_t test_rows;       /* held-out rows after the validation rows (dpbo compare only) */
   uint64_t split_seed;
   /* Rows with this label are y = +1, all others y = −1. NaN (the default):
    * the data must have exactly two distinct labels, and the larger is +1. */
@@ -115,5 +116,19 @@ dpbo_status dpbo_logreg_train(const dpbo_objective *objective, double lambda, do
 dpbo_status dpbo_logreg_record_losses(const dpbo_logreg_options *options, double lambda,
                                       double **valid_loss, int64_t *m, double **pool_loss,
                                       int64_t *pool_rows, dpbo_error *err);
+
+/* For dpbo compare: the objective prepared as dpbo_logreg_objective_create
+ * does, keeping as held-out test rows the first test_rows rows after the
+ * validation rows of the split (the pool above: scaled and projected like
+ * the validation rows; the training and validation rows are unchanged). */
+dpbo_status dpbo_logreg_compare_create(const dpbo_logreg_options *options, int64_t test_rows,
+                                       dpbo_objective *objective, dpbo_error *err);
+
+/* Trains w_λ as an evaluation does and returns the gain f_V(w_λ) and the
+ * classification accuracy of sign(wᵀx) (0 counts as −1) on the validation
+ * and on the test rows. */
+dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double lambda,
+                                         double *gain, double *val_accuracy,
+                                         double *test_accuracy, dpbo_error *err);
 
 #endif
