@@ -42,7 +42,7 @@ LABELS = {
     "papernot_steinke": "Papernot-Steinke repeated search (RDP)",
     "gp_ucb": "GP-UCB, non-private",
     "random_search_nonprivate": "random search, non-private",
-    "dpbo_algorithm3": "DP-BO Algorithm 3 (value only)",
+    "dpbo_algorithm3": "DP-BO Algorithm 3 (value only; against $\\max_t f_V$)",
 }
 PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
 REFERENCE = ["gp_ucb", "random_search_nonprivate"]
@@ -117,7 +117,7 @@ def plot(d, out, dpi):
     ax.set_xlabel("total $\\epsilon$ (each method by its own accounting)")
     ax.set_ylabel("held-out test accuracy of the released $\\lambda$")
     ax.set_title("test accuracy: median and interquartile band")
-    ax.legend(fontsize=7.5, loc="lower right")
+    ax.legend(fontsize=7, loc="best", framealpha=0.7)
 
     ax = axes[1]
     for name in PRIVATE + ["dpbo_algorithm3"]:
@@ -131,7 +131,8 @@ def plot(d, out, dpi):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("total $\\epsilon$")
-    ax.set_ylabel("|released value $-$ gain of the released $\\lambda$| (Alg. 3: $-\\max_t f_V$)")
+    ax.set_ylabel("|released value $-$ gain of the released $\\lambda$|")
+    ax.legend(fontsize=7, loc="lower left", framealpha=0.7)
     ax.set_title("error of the released accuracy (floor 1e-5)")
 
     ax = axes[2]
@@ -150,9 +151,13 @@ def plot(d, out, dpi):
                 ha="center", va="center", transform=ax.transAxes)
     n, T, R = attr(d, "N"), attr(d, "T"), attr(d, "repetitions")
     m, mt = attr(d, "validation_rows"), attr(d, "test_rows")
+    alg3 = ""
+    if attr(d, "sensitivity_algorithm3") is not None:
+        alg3 = f", Algorithm 3's $\\Delta$ = {attr(d, 'sensitivity_algorithm3'):.4g}"
     fig.suptitle(f"dpbo compare: N = {n} candidates, T = {T}, R = {R} repetitions, m = {m} validation / "
                  f"{mt} test rows, $\\delta$ = {attr(d, 'delta'):g}, $\\Delta_\\lambda$ = "
-                 f"{attr(d, 'sensitivity_lambda'):.3g} vs 1/m = {1.0 / m:.3g} "
+                 f"{attr(d, 'sensitivity_lambda'):.3g} vs {attr(d, 'sensitivity_baselines'):.3g} "
+                 f"for the baselines{alg3} "
                  "(experiment file: NOT differentially private)", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

@@ -484,7 +484,13 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   }
   DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
   hid_t file = out.id;
-  int64_t values[6] = {n, T, R, config->svm.validation_rows, config->svm.test_rows, E};
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  int64_t values[6] = {n,
+                       T,
+                       R,
+                       logreg ? config->logreg.validation_rows : config->svm.validation_rows,
+                       logreg ? config->logreg.test_rows : config->svm.test_rows,
+                       E};
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
   DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
@@ -503,6 +509,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "wall_seconds", &wall, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "train_seconds", &ctx->table->seconds, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(config->algorithm), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "objective", dpbo_objective_kind_name(config->objective), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "selection", dpbo_select_kind_name(config->selection), err));
   DPBO_TRY(
       dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
