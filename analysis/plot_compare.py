@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Figures and a table from a `dpbo compare` file (layout in include/dpbo/compare.h).
 
-    plot_compare.py COMPARE.h5 [-o OUT.png] [--dpi D] [--table]
+    plot_compare.py COMPARE.h5 [-o OUT.png] [--dpi D] [--table] [--run RUNFILE.h5]
 
 Draws three panels:
   1. held-out test accuracy of the released hyper-parameter against the total
@@ -15,7 +15,9 @@ Draws three panels:
      Algorithm 3, which releases no hyper-parameter, against max_t f_V),
      median and interquartile band, per private method, log axis;
   3. the utility curves of the dpbo run: P(max mu_T - mu_T(lambda~) <= x)
-     against x for each epsilon, from the exact distribution of lambda~.
+     against x for each epsilon, from the exact distribution of lambda~
+     (with --run, those of a run file's `dpbo utility` report instead:
+     RUNFILE:/utility/data_holder).
 With --table it also prints the medians and quartiles as a Markdown table.
 
 The comparison file holds validation accuracies: it is an experiment file,
@@ -83,6 +85,22 @@ def load(path):
     return d
 
 
+def load_run_utility(path):
+    """The regret curves of a `dpbo utility` report in a run file."""
+    try:
+        with h5py.File(path, "r") as f:
+            if "utility" not in f:
+                print(f"plot_compare.py: {path} has no /utility (run dpbo utility on it first)",
+                      file=sys.stderr)
+                sys.exit(2)
+            u = f["utility"]
+            return {"eps": u["public/epsilon"][:], "regret_x": u["data_holder/regret_x"][:],
+                    "regret_cdf": u["data_holder/regret_cdf"][:], "source": path}
+    except OSError as e:
+        print(f"plot_compare.py: cannot open {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
 def quartiles(x):
     return np.percentile(x, [25, 50, 75], axis=-1)
 
@@ -96,7 +114,7 @@ def attr(d, key, default=None):
     return v
 
 
-def plot(d, out, dpi):
+def plot(d, out, dpi, run_utility=None):
     names, eps = d["names"], d["eps"]
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
     ax = axes[0]
@@ -136,15 +154,17 @@ def plot(d, out, dpi):
     ax.set_title("error of the released accuracy (floor 1e-5)")
 
     ax = axes[2]
-    if "utility" in d:
-        u = d["utility"]
+    if run_utility is not None or "utility" in d:
+        u = run_utility if run_utility is not None else d["utility"]
+        ueps = run_utility["eps"] if run_utility is not None else eps
         cmap = plt.get_cmap("viridis")
-        for e in range(len(eps)):
-            ax.plot(u["regret_x"][e], u["regret_cdf"][e], color=cmap(e / max(1, len(eps) - 1)),
-                    label=f"$\\epsilon$ = {eps[e]:g}")
+        for e in range(len(ueps)):
+            ax.plot(u["regret_x"][e], u["regret_cdf"][e], color=cmap(e / max(1, len(ueps) - 1)),
+                    label=f"$\\epsilon$ = {ueps[e]:g}")
         ax.set_xlabel("regret in posterior mean, $\\max\\mu_T - \\mu_T(\\tilde\\lambda)$")
         ax.set_ylabel("$P$(regret $\\leq x$)")
-        ax.set_title("DP-BO utility curves (exact, data holder only)")
+        ax.set_title("DP-BO utility curves (exact, data holder only)" if run_utility is None else
+                     f"utility curves of {os.path.basename(run_utility['source'])} (data holder only)")
         ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "no exact distribution\n(permute-and-flip over > 512 candidates)",
@@ -199,13 +219,14 @@ def main():
     ap.add_argument("-o", "--out", default=None)
     ap.add_argument("--dpi", type=int, default=110)
     ap.add_argument("--table", action="store_true")
+    ap.add_argument("--run", default=None, help="draw the utility curves of this run file's /utility")
     args = ap.parse_args()
     if not os.path.exists(args.file):
         print(f"plot_compare.py: {args.file}: no such file", file=sys.stderr)
         sys.exit(2)
     d = load(args.file)
     out = args.out or os.path.splitext(args.file)[0] + ".png"
-    plot(d, out, args.dpi)
+    plot(d, out, args.dpi, load_run_utility(args.run) if args.run else None)
     if args.table:
         table(d)
 

@@ -204,6 +204,8 @@ PY
 # A second report replaces the first; dpbo release still reads the run file.
 "$mpiexec" -n 1 "$bin" utility "$work/out/run.h5" --quiet
 "$py" -c "import h5py,sys; f=h5py.File(sys.argv[1],'r'); assert list(f['utility/public/epsilon'][:]) == [1.0]" "$work/out/run.h5"
+"$py" "$src/analysis/plot_compare.py" "$work/out/cmp.h5" -o "$work/out/cmp-run.png" --run "$work/out/run.h5"
+test -s "$work/out/cmp-run.png"
 "$mpiexec" -n 1 "$bin" release "$work/out/run.h5" --out "$work/out/again" > /dev/null
 test -s "$work/out/again.json"
 
