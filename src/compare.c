@@ -223,6 +223,10 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
       next_log += 0.1;
     }
   }
+  /* Ranks finish their share at different times (training times differ
+   * tenfold); one that is done sleeps instead of polling in the reduction,
+   * so it leaves its core to the ranks still training. */
+  if (dpbo_comm_barrier_idle(comm, err) != DPBO_OK && local == DPBO_OK) local = err->code;
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry was filled by exactly one rank; the others hold zeros. */
   if (MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
