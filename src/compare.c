@@ -269,9 +269,11 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo
     DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
     dpbo_space_to_values(space, step->unit, step->value);
     step->gain = table->gain[choice.index];
+    step->state = DPBO_STEP_DONE;
+    step->attempts = 1;
     DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    run->steps = t;
+    run->steps = run->finished = t;
     if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;
   }
   run->outcome = DPBO_OK;

@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
                                    settings, 0, NULL, config, &err);
   CHECK_OK(st);
   if (st != DPBO_OK) goto finish;
-  CHECK_OK(st = dpbo_driver_run(MPI_COMM_WORLD, config, &run, &err));
+  CHECK_OK(st = dpbo_driver_run(MPI_COMM_WORLD, config, NULL, &run, &err));
   if (st != DPBO_OK || run.outcome != DPBO_OK) goto finish;
   const int64_t n = dpbo_space_size(run.space);
   const int T = config->iterations;
