@@ -28,8 +28,10 @@
 #include "release_private.h"
 
 static const char *const method_names[DPBO_COMPARE_METHODS] = {
-    "dpbo",   "random_search",            "liu_talwar",     "papernot_steinke",
-    "gp_ucb", "random_search_nonprivate", "dpbo_algorithm3"};
+    "dpbo",           "random_search",
+    "liu_talwar",     "papernot_steinke",
+    "gp_ucb",         "random_search_nonprivate",
+    "dpbo_algorithm3"};
 
 const char *dpbo_compare_method_name(int method) {
   return method >= 0 && method < DPBO_COMPARE_METHODS ? method_names[method] : "unknown";
@@ -97,9 +99,9 @@ done:
 
 typedef struct compare_table {
   int64_t n;
-  double *gain;      /* the objective's gain, what the methods select on (svm: = val) */
+  double *gain;       /* the objective's gain, what the methods select on (svm: = val) */
   double *val, *test; /* accuracy on the validation and on the held-out test rows */
-  double seconds; /* training time summed over ranks */
+  double seconds;     /* training time summed over ranks */
 } compare_table;
 
 /* One candidate's row of the table on this rank's objective. */
@@ -124,8 +126,10 @@ static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *co
     DPBO_TRY(dpbo_svm_fit_predict(ev->svm, &config->svm, v[ev->ic], v[ev->ig], ev->correct, NULL,
                                   NULL, seconds, err));
     int64_t right_v = 0, right_t = 0;
-    for (int64_t r = 0; r < m; r++) right_v += ev->correct[r];
-    for (int64_t r = 0; r < m_test; r++) right_t += ev->correct[m + r];
+    for (int64_t r = 0; r < m; r++)
+      right_v += ev->correct[r];
+    for (int64_t r = 0; r < m_test; r++)
+      right_t += ev->correct[m + r];
     *val = (double)right_v / (double)m;
     *test = (double)right_t / (double)m_test;
     *gain = *val; /* the svm objective's gain is the validation accuracy */
@@ -152,10 +156,11 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
   ev->logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   if (ev->logreg) {
     if (d != 1 || ev->il < 0)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare tunes the logreg objective's one dimension, dim.lambda",
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: dpbo compare tunes the logreg objective's one dimension, dim.lambda",
                  config->path);
-    DPBO_TRY(dpbo_logreg_compare_create(&config->logreg, config->logreg.test_rows, &ev->objective,
-                                        err));
+    DPBO_TRY(
+        dpbo_logreg_compare_create(&config->logreg, config->logreg.test_rows, &ev->objective, err));
   } else {
     const dpbo_svm_options *opt = &config->svm;
     if (d != 2 || ev->ic < 0 || ev->ig < 0)
@@ -166,10 +171,9 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
      * svm objective's split with n_valid + n_test rows after training. */
     DPBO_TRY(dpbo_dataset_read(opt->data_path, opt->format, &data, err));
     DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
-    DPBO_TRY(dpbo_svm_data_split(data, opt->split_seed, opt->train_rows,
-                                 opt->validation_rows + opt->test_rows,
-                                 "dpbo compare (train, validation and test rows)", opt->data_path,
-                                 &ev->svm, err));
+    DPBO_TRY(dpbo_svm_data_split(
+        data, opt->split_seed, opt->train_rows, opt->validation_rows + opt->test_rows,
+        "dpbo compare (train, validation and test rows)", opt->data_path, &ev->svm, err));
     DPBO_ALLOC(ev->correct, (size_t)(opt->validation_rows + opt->test_rows), "the predictions");
   }
 done:
@@ -201,15 +205,16 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   local = compare_evaluator_create(config, space, &ev, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   int64_t mine = 0, done_count = 0;
-  for (int64_t i = rank; i < n; i += size) mine++;
+  for (int64_t i = rank; i < n; i += size)
+    mine++;
   double seconds = 0.0, start = MPI_Wtime(), next_log = 0.1;
   for (int64_t i = rank; i < n && local == DPBO_OK; i += size) {
     double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], t = 0.0;
     local = dpbo_space_unit(space, i, u, err);
     if (local != DPBO_OK) break;
     dpbo_space_to_values(space, u, v);
-    local = compare_evaluate(&ev, config, v, &table->gain[i], &table->val[i], &table->test[i], &t,
-                             err);
+    local =
+        compare_evaluate(&ev, config, v, &table->gain[i], &table->val[i], &table->test[i], &t, err);
     if (local != DPBO_OK) {
       dpbo_error_prefix(err, "dpbo compare, candidate %lld", (long long)i);
       break;
@@ -328,8 +333,8 @@ static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dp
   for (;;) {
     int64_t index = (int64_t)dpbo_rng_below64(rng, (uint64_t)ctx->n);
     dpbo_laplace_release lap;
-    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->gain[index], ctx->score_sensitivity, epsilon0, 0.0, 0.0,
-                               &lap, err));
+    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->gain[index], ctx->score_sensitivity, epsilon0,
+                               0.0, 0.0, &lap, err));
     runs++;
     if (lap.value > best) {
       best = lap.value;
@@ -515,14 +520,16 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "wall_seconds", &wall, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "train_seconds", &ctx->table->seconds, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(config->algorithm), err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "objective", dpbo_objective_kind_name(config->objective), err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(file, "objective", dpbo_objective_kind_name(config->objective), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "selection", dpbo_select_kind_name(config->selection), err));
   DPBO_TRY(
       dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &ctx->sens.value_sensitivity, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_baselines", &ctx->score_sensitivity, 1, err));
   if (ctx->has_algorithm3)
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_algorithm3", &ctx->alg3_sensitivity, 1, err));
+    DPBO_TRY(
+        dpbo_h5io_attr_doubles(file, "sensitivity_algorithm3", &ctx->alg3_sensitivity, 1, err));
   {
     const dpbo_sensitivity *s = &ctx->sens;
     double terms[] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
@@ -581,8 +588,8 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
    * gain of the released λ, the released value (units of the gain), the
    * evaluations spent and the released λ's index (NaN and -1 where a method
    * releases no λ). */
-  static const char *const fields[COMPARE_FIELDS] = {
-      "val_accuracy", "test_accuracy", "gain", "released_value", "evaluations", "index"};
+  static const char *const fields[COMPARE_FIELDS] = {"val_accuracy",   "test_accuracy", "gain",
+                                                     "released_value", "evaluations",   "index"};
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
   for (int f = 0; f < COMPARE_FIELDS; f++) {
     if (f == COMPARE_FIELDS - 1) {
@@ -744,7 +751,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
       }
       if (k == DPBO_COMPARE_ALGORITHM3 && !logreg) /* not applicable: all zero */
         dpbo_compare_account(DPBO_COMPARE_GP_UCB, config->compare_epsilon[e], config->privacy_delta,
-                             config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e], err);
+                             config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e],
+                             err);
     }
 
   local = dpbo_driver_space(config, &space, err);
@@ -808,14 +816,15 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         size_t at = ((size_t)k * (size_t)E + (size_t)e) * (size_t)R + (size_t)rep;
         const double fields[COMPARE_FIELDS] = {c->val,      c->test,        c->gain,
                                                c->released, c->evaluations, c->index};
-        for (int f = 0; f < COMPARE_FIELDS; f++) results[(size_t)f * block + at] = fields[f];
+        for (int f = 0; f < COMPARE_FIELDS; f++)
+          results[(size_t)f * block + at] = fields[f];
       }
   }
   free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
-  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM,
-                 0, comm) != MPI_SUCCESS)
+  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block),
+                 MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "collecting the repetitions failed");
 
   /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
@@ -865,11 +874,12 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         dpbo_log_info("%s", line);
       }
       for (int e = 0; e < E && ctx->has_algorithm3; e++) {
-        const double *v =
-            results + 3 * block + ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
-        const double *g =
-            results + 2 * block + ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
-        for (int r = 0; r < R; r++) scratch[r] = fabs(v[r] - g[r]);
+        const double *v = results + 3 * block +
+                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        const double *g = results + 2 * block +
+                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        for (int r = 0; r < R; r++)
+          scratch[r] = fabs(v[r] - g[r]);
         qsort(scratch, (size_t)R, sizeof *scratch, cmp_double);
         dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
                       config->compare_epsilon[e], scratch[R / 2]);

@@ -175,7 +175,8 @@ static void test_compare_accounting(void) {
   near(a.delta_accounted, 0.05, 0, "Papernot-Steinke delta");
   near(a.expected_runs, 30.0, 1e-9, "Papernot-Steinke E[K]");
   CHECK(a.epsilon_base > 0.0 && a.epsilon_base < 1.0);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_ALGORITHM3, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_ALGORITHM3, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
+        DPBO_OK);
   near(a.epsilon_value, 1.0, 0, "Algorithm 3: the whole epsilon on the value");
   near(a.delta_accounted, 0.0, 0, "Algorithm 3 delta");
   CHECK(dpbo_compare_account(DPBO_COMPARE_GP_UCB, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
