@@ -312,8 +312,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
-  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK)
+  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+    /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
+     * of its own: the run's rows go first, so the peak is one state, not two. */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
     CLI_TRY(release_after_run(comm, rank, config, &run, &err));
+  }
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
       fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished, run.planned,
@@ -413,16 +417,20 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
+  /* ucb.memory_limit_mb changes how the posterior is rebuilt, never what it is. */
   for (int i = 0; i < args.override_count; i++)
-    if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
+    if (strncmp(args.overrides[i], "privacy.", 8) != 0 &&
+        strncmp(args.overrides[i], "ucb.memory_limit_mb=", 20) != 0) {
       if (rank == 0)
-        fprintf(stderr, "dpbo release: --set %s: only [privacy] settings can change after the run\n",
+        fprintf(stderr, "dpbo release: --set %s: only [privacy] settings and ucb.memory_limit_mb "
+                        "can change after the run\n",
                 args.overrides[i]);
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
     }
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides,
                        "nothing is released", config, &run, &err));
+  CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err)); /* as in `dpbo run`: one UCB state at a time */
   dpbo_noise noise;
   cli_noise(&noise, config, rank);
   CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));

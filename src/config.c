@@ -614,6 +614,28 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   static const char *const acquisitions[] = {"ucb", "ei", NULL};
   DPBO_TRY(config_choice(config, "ucb", "acquisition", "ucb", acquisitions, &choice, err));
   config->acquisition = (dpbo_acquisition)choice;
+  {
+    /* auto, off, or MiB per rank: above it the UCB state recomputes a(x)
+     * instead of storing T·N/P doubles (same results, slower steps). */
+    char text[64];
+    DPBO_TRY(config_string(config, "ucb", "memory_limit_mb", "auto", text, sizeof text, err));
+    if (strcmp(text, "auto") == 0) {
+      config->memory_limit_mb = -1.0;
+    } else if (strcmp(text, "off") == 0) {
+      config->memory_limit_mb = 0.0;
+    } else {
+      char *end;
+      double mb = strtod(text, &end);
+      while (*end == ' ' || *end == '\t') end++;
+      char what[160];
+      snprintf(what, sizeof what, "must be auto, off, or a positive number of MiB per rank (got '%s')",
+               text);
+      DPBO_TRY(config_require(config, "ucb", "memory_limit_mb",
+                              end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12,
+                              what, err));
+      config->memory_limit_mb = mb;
+    }
+  }
   DPBO_TRY(config_privacy(config, err));
   /* With a GP-based release the run's β_t must use the δ the theorems use
    * for ṽ (Srinivas et al.'s regret bound holds for the β the run used). */
@@ -806,11 +828,18 @@ static const char *config_stored_value(const char *text, const char *section, co
   return NULL;
 }
 
+/* Keys a resumed run may change: where the output goes, and the UCB state's
+ * memory limit (it decides how μ and σ² are computed, never their values:
+ * the recompute mode gives the same bits, ucb.h). */
+static int config_key_may_differ(const char *section, const char *key) {
+  return strcmp(section, "output") == 0 || (strcmp(section, "ucb") == 0 && strcmp(key, "memory_limit_mb") == 0);
+}
+
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size) {
   /* Every key set now must be stored with the same text... */
   for (int i = 0; i < config->entry_count; i++) {
     const dpbo_config_entry *e = &config->entry[i];
-    if (strcmp(e->section, "output") == 0) continue;
+    if (config_key_may_differ(e->section, e->key)) continue;
     size_t len = 0;
     const char *old = config_stored_value(stored, e->section, e->key, &len);
     if (!old) {
@@ -830,7 +859,7 @@ int dpbo_config_differs(const dpbo_config *config, const char *stored, char *wha
       char section[64], key[128];
       snprintf(section, sizeof section, "%.*s", (int)(dot - line), line);
       snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
-      int found = strcmp(section, "output") == 0;
+      int found = config_key_may_differ(section, key);
       for (int i = 0; i < config->entry_count && !found; i++)
         found = strcmp(config->entry[i].section, section) == 0 && strcmp(config->entry[i].key, key) == 0;
       if (!found) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "dpbo/comm.h"
@@ -104,7 +105,23 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   int64_t begin, count;
   dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
-  local = dpbo_ucb_create(run->space, &config->kernel, begin, count, config->iterations, &run->ucb, err);
+  const int d = dpbo_space_dims(run->space);
+  /* Incremental when T·N/P doubles fit the per-rank limit, else recompute
+   * (ucb.h): each rank decides for its own block; results are the same. */
+  DPBO_TRY(dpbo_ucb_memory_limit(comm, config->memory_limit_mb, &run->memory_limit, err));
+  dpbo_ucb_mode mode = DPBO_UCB_INCREMENTAL;
+  local = dpbo_ucb_choose_mode(count, d, config->iterations, run->memory_limit, &mode, err);
+  if (local != DPBO_OK) {
+    char limit[32];
+    if (config->memory_limit_mb < 0)
+      snprintf(limit, sizeof limit, "auto");
+    else
+      snprintf(limit, sizeof limit, "%g", config->memory_limit_mb);
+    dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
+  }
+  if (local == DPBO_OK)
+    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
+                                 &run->ucb, err);
   if (local == DPBO_OK)
     local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
   if (local == DPBO_OK) {
@@ -113,8 +130,38 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   run->state_bytes = dpbo_ucb_memory(run->ucb);
+  {
+    /* The summary's figures, identical on every rank (the run file's
+     * attributes are written collectively). A limit of 0 means none, so the
+     * smallest limit is the smallest of (limit - 1) wrapped around, plus 1. */
+    unsigned long long mine[3] = {run->state_bytes,
+                                  dpbo_ucb_memory_needed(count, d, config->iterations, DPBO_UCB_INCREMENTAL),
+                                  mode == DPBO_UCB_RECOMPUTE},
+                       max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull, min_limit;
+    if (MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "reduction of the UCB state sizes failed");
+    run->state_bytes_max = max[0];
+    run->state_bytes_total = sum[0];
+    run->incremental_bytes_max = max[1];
+    run->memory_limit_min = (size_t)(min_limit + 1ull);
+    run->recompute_ranks = (int)sum[2];
+    run->ranks = size;
+  }
 done:
   return status;
+}
+
+const char *dpbo_run_ucb_mode(const dpbo_run *run, char *buf, size_t size) {
+  if (run->recompute_ranks == 0)
+    snprintf(buf, size, "incremental");
+  else if (run->recompute_ranks == run->ranks)
+    snprintf(buf, size, "recompute");
+  else
+    snprintf(buf, size, "recompute on %d of %d ranks, incremental on the others",
+             run->recompute_ranks, run->ranks);
+  return buf;
 }
 
 /* ---------------------------------------------------------------------------
@@ -222,13 +269,15 @@ static dpbo_status driver_rebuild(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_run *run = dr->run;
   const dpbo_config *config = dr->config;
+  const dpbo_ucb_mode mode = dpbo_ucb_get_mode(run->ucb); /* the mode setup chose */
   dpbo_ucb_destroy(run->ucb);
   dpbo_gp_destroy(run->gp);
   run->ucb = NULL;
   run->gp = NULL;
   int64_t begin, count;
   dpbo_space_block(dr->n, dr->size, dr->rank, &begin, &count);
-  DPBO_TRY(dpbo_ucb_create(run->space, &config->kernel, begin, count, config->iterations, &run->ucb, err));
+  DPBO_TRY(dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
+                                &run->ucb, err));
   DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err));
   for (int pass = 0; pass < 2; pass++) {
     for (int s = 0; s < run->steps; s++) {
@@ -588,15 +637,26 @@ done:
 static void driver_log_start(const driver *dr) {
   const dpbo_config *config = dr->config;
   const dpbo_run *run = dr->run;
-  unsigned long long total = 0, mine = run->state_bytes;
-  MPI_Reduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, dr->comm);
   if (dr->rank != 0) return;
+  char mode[96], limit[64];
+  if (run->memory_limit_min == 0)
+    snprintf(limit, sizeof limit, "no limit");
+  else
+    snprintf(limit, sizeof limit, "limit %.1f MiB per rank%s", run->memory_limit_min / 1048576.0,
+             config->memory_limit_mb < 0 ? ", auto" : "");
   dpbo_log_info("dpbo: %s objective, |Λ| = %lld candidates (%s, d = %d) on %d rank%s, T = %d, "
-                "batch %d, kernel %s; UCB state %.1f MiB on rank 0, %.1f MiB in all",
+                "batch %d, kernel %s; UCB state (%s) %.1f MiB per rank (largest), %.1f MiB in all (%s)",
                 dpbo_objective_kind_name(config->objective), (long long)dr->n,
                 dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
                 dr->size == 1 ? "" : "s", config->iterations, dr->batch,
-                dpbo_kernel_kind_name(config->kernel.kind), mine / 1048576.0, total / 1048576.0);
+                dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
+                run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
+  if (run->recompute_ranks > 0)
+    dpbo_log_info("dpbo: recompute mode: the incremental UCB state (T x N/P doubles, %.1f MiB on "
+                  "the largest rank) exceeds ucb.memory_limit_mb, so a(x) = L^-1 k(X_t, x) is "
+                  "recomputed from the kernel at every step: O(t^2 N/P) work per step instead of "
+                  "O(t N/P), same selections",
+                  run->incremental_bytes_max / 1048576.0);
   if (run->resumed > 0)
     dpbo_log_info("dpbo: resuming after %d of %d evaluations (%d failed; %d to evaluate again)",
                   run->finished, run->planned, run->failures, dr->redo_count);
@@ -643,6 +703,20 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo
   run->wall_seconds = MPI_Wtime() - dr.start;
   if (run->workers > 0 && run->wall_seconds > 0)
     run->utilization = run->busy_seconds / (run->workers * run->wall_seconds);
+  {
+    /* What the run really held, objective and MPI included. */
+    struct rusage usage;
+    unsigned long long rss = getrusage(RUSAGE_SELF, &usage) == 0 ? (unsigned long long)usage.ru_maxrss * 1024ull : 0;
+    unsigned long long max = 0, sum = 0;
+    if (MPI_Allreduce(&rss, &max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
+        MPI_Allreduce(&rss, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "reduction of the peak memory failed");
+    run->peak_rss_max = (size_t)max;
+    run->peak_rss_total = (size_t)sum;
+    if (dr.rank == 0)
+      dpbo_log_info("dpbo: peak resident memory %.1f MiB per rank (largest), %.1f MiB in all",
+                    max / 1048576.0, sum / 1048576.0);
+  }
 done:
   driver_free(&dr);
   return status;

@@ -213,6 +213,52 @@ done:
   return status;
 }
 
+dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
+                                         int ndims, const hsize_t *dims, hsize_t offset,
+                                         hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
+                                         void *user, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
+  hid_t dset = -1, memspace = -1, xfer = -1;
+  void *buf = NULL;
+  const hsize_t width = ndims > 1 ? dims[1] : 1;
+  const size_t size = H5Tget_size(type);
+  if (chunk < 1) chunk = 1;
+  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
+  if (MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "cannot agree on the writes of dataset %s", name);
+  const hsize_t buf_rows = rows < chunk ? rows : chunk;
+  DPBO_ALLOC(buf, (buf_rows ? buf_rows : 1) * width * size, "a dataset write buffer");
+  xfer = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  for (unsigned long long r = 0; r < rounds; r++) {
+    const hsize_t first = (hsize_t)r * chunk;
+    const hsize_t len = first >= rows ? 0 : rows - first < chunk ? rows - first : chunk;
+    hsize_t start[2] = {offset + first, 0}, count[2] = {len, width};
+    memspace = H5Screate_simple(ndims, count, NULL);
+    if (len > 0) {
+      fill(user, first, len, buf);
+      H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
+    } else {
+      H5Sselect_none(filespace);
+      H5Sselect_none(memspace);
+    }
+    herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
+    H5Sclose(memspace);
+    memspace = -1;
+    if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+  }
+done:
+  free(buf);
+  if (xfer >= 0) H5Pclose(xfer);
+  if (memspace >= 0) H5Sclose(memspace);
+  if (dset >= 0) H5Dclose(dset);
+  H5Sclose(filespace);
+  return status;
+}
+
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
   return dpbo_h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);

@@ -142,33 +142,48 @@ done:
   return status;
 }
 
-static dpbo_status write_posterior(hid_t file, const dpbo_config *config, const dpbo_run *run,
-                                   dpbo_error *err) {
+/* The posterior in units of v, produced chunk by chunk for the writes. */
+typedef struct posterior_fill {
+  const double *mu, *var;
+  double m0, s;
+} posterior_fill;
+
+static void fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
+  const posterior_fill *p = user;
+  double *out = buf;
+  for (hsize_t i = 0; i < rows; i++) out[i] = p->m0 + p->s * p->mu[first + i];
+}
+
+static void fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
+  const posterior_fill *p = user;
+  double *out = buf;
+  for (hsize_t i = 0; i < rows; i++) out[i] = p->s * sqrt(p->var[first + i]);
+}
+
+/* Rows per write of the converted posterior: 8 MiB buffers, however large
+ * the block (a copy of the whole block would add N/P doubles per rank). */
+enum { POSTERIOR_CHUNK = 1 << 20 };
+
+static dpbo_status write_posterior(MPI_Comm comm, hid_t file, const dpbo_config *config,
+                                   const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int64_t count = dpbo_ucb_count(run->ucb), begin = dpbo_ucb_begin(run->ucb);
   const int d = dpbo_space_dims(run->space);
-  const double m0 = config->prior.mean, s = config->prior.signal_std;
-  double *mean = NULL, *std = NULL;
+  posterior_fill fill = {dpbo_ucb_mean(run->ucb), dpbo_ucb_var(run->ucb), config->prior.mean,
+                         config->prior.signal_std};
   hid_t group = H5Gcreate2(file, "posterior", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /posterior");
-  DPBO_ALLOC(mean, count, "posterior mean buffer");
-  DPBO_ALLOC(std, count, "posterior std buffer");
-  const double *mu = dpbo_ucb_mean(run->ucb), *var = dpbo_ucb_var(run->ucb);
-  for (int64_t i = 0; i < count; i++) {
-    mean[i] = m0 + s * mu[i];
-    std[i] = s * sqrt(var[i]);
-  }
   hsize_t n = (hsize_t)dpbo_space_size(run->space);
   hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
   DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
                           dpbo_ucb_unit(run->ucb), err));
-  DPBO_TRY(dpbo_h5io_write_block(group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, mean, err));
-  DPBO_TRY(dpbo_h5io_write_block(group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin, (hsize_t)count, std, err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
+                                        (hsize_t)count, POSTERIOR_CHUNK, fill_mean, &fill, err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
+                                        (hsize_t)count, POSTERIOR_CHUNK, fill_std, &fill, err));
   int64_t observations = run->steps;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
 done:
-  free(mean);
-  free(std);
   if (group >= 0) H5Gclose(group);
   return status;
 }
@@ -193,6 +208,19 @@ static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *er
     DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_gain", &b->gain, 1, err));
     DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
   }
+  /* The UCB state (ucb.h), the same figures on every rank. */
+  char mode[96];
+  DPBO_TRY(dpbo_h5io_attr_string(group, "ucb_mode", dpbo_run_ucb_mode(run, mode, sizeof mode), err));
+  const int64_t memory[] = {(int64_t)run->state_bytes_max,   (int64_t)run->state_bytes_total,
+                            (int64_t)run->incremental_bytes_max, (int64_t)run->memory_limit_min,
+                            run->recompute_ranks,             (int64_t)run->peak_rss_max,
+                            (int64_t)run->peak_rss_total};
+  static const char *const names[] = {"ucb_state_bytes_max_rank", "ucb_state_bytes_total",
+                                      "ucb_incremental_bytes_max_rank", "ucb_memory_limit_bytes",
+                                      "ucb_recompute_ranks", "peak_rss_bytes_max_rank",
+                                      "peak_rss_bytes_total"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    DPBO_TRY(dpbo_h5io_attr_int64(group, names[i], &memory[i], 1, err));
 done:
   if (group >= 0) H5Gclose(group);
   return status;
@@ -209,7 +237,7 @@ static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_conf
   DPBO_TRY(write_root(out.id, config, run, nranks, err));
   DPBO_TRY(write_space(out.id, config, run->space, err));
   DPBO_TRY(write_trace(out.id, config, run, rank, err));
-  if (posterior) DPBO_TRY(write_posterior(out.id, config, run, err));
+  if (posterior) DPBO_TRY(write_posterior(comm, out.id, config, run, err));
   DPBO_TRY(write_summary(out.id, run, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:

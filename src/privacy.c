@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpbo/comm.h"
 #include "dpbo/gp.h"
 #include "dpbo/ucb.h"
 
@@ -34,11 +35,12 @@ double dpbo_privacy_alg3_sensitivity(int64_t m, double lambda_min, double lambda
 
 dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
                                       const dpbo_kernel *kernel, double sigma_n, int T,
-                                      int64_t begin, int64_t count, double *gamma_greedy,
-                                      dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
+                                      int64_t begin, int64_t count, size_t memory_limit,
+                                      double *gamma_greedy, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local;
   dpbo_gp *gp = NULL;
   dpbo_ucb *ucb = NULL;
+  dpbo_ucb_mode mode;
   *gamma_greedy = 0.0;
   if (!(sigma_n > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "the information gain needs observation noise (σ > 0), got σ/s = %g", sigma_n);
@@ -47,8 +49,13 @@ dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
    * ½ log(1 + σ_n⁻² σ²_{t−1}(x)) — runs on a GP fed zeros. Selection by
    * variance alone is the UCB selection with the mean ignored: β → ∞. */
   dpbo_gp_prior prior = {.mean = 0.0, .signal_std = 1.0, .noise_std = sigma_n, .jitter = 0.0};
-  DPBO_TRY(dpbo_gp_create(kernel, &prior, T, &gp, err));
-  DPBO_TRY(dpbo_ucb_create(space, kernel, begin, count, T, &ucb, err));
+  /* A rank that cannot build its state must not leave the others waiting
+   * in the reductions below. */
+  local = dpbo_gp_create(kernel, &prior, T, &gp, err);
+  if (local == DPBO_OK)
+    local = dpbo_ucb_choose_mode(count, dpbo_space_dims(space), T, memory_limit, &mode, err);
+  if (local == DPBO_OK) local = dpbo_ucb_create_mode(space, kernel, begin, count, T, mode, &ucb, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
   double gain = 0.0;
   for (int t = 1; t <= T; t++) {
     dpbo_ucb_choice choice = {-INFINITY, -1};
@@ -102,7 +109,7 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
       out->q = dpbo_privacy_q(out->sigma_n, in->delta_value);
       out->C1 = dpbo_privacy_C1(out->sigma_n);
       DPBO_TRY(dpbo_privacy_gamma_greedy(comm, space, kernel, out->sigma_n, in->T, begin, count,
-                                         &out->gamma_greedy, err));
+                                         in->memory_limit, &out->gamma_greedy, err));
       out->gamma_T = out->gamma_greedy / (1.0 - exp(-1.0));
       out->regret_term = sqrt(out->C1 * out->beta_T * out->gamma_T / in->T);
       out->value_sensitivity = s * (out->regret_term + out->c_value + out->q);

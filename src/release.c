@@ -146,6 +146,7 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
 
   DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
+  out->inputs.memory_limit = run->memory_limit; /* γ_T's UCB state obeys the run's limit */
   const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
   DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
                                       &out->sens, err));

@@ -1,10 +1,14 @@
+#define _GNU_SOURCE /* getline, MADV_HUGEPAGE */
+
 #include "dpbo/ucb.h"
 
 #include <math.h>
 #include <stddef.h>
-#include <sys/mman.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Candidates are updated in chunks: each of the t - 1 earlier rows is read
  * as one long contiguous run per chunk (the prefetchers need long runs; 1,024
@@ -12,17 +16,26 @@
  * bench/ucb_step. */
 enum { UCB_CHUNK = 16384 };
 
+/* Recompute mode rebuilds a_1..a_t of one chunk at a time in a scratch of
+ * capacity × chunk doubles; about this many bytes keep the rows of a chunk
+ * in L2 while each new row reads all earlier ones (bench/ucb_step). */
+enum { UCB_RECOMPUTE_SCRATCH = 256 * 1024, UCB_RECOMPUTE_MIN_CHUNK = 64 };
+
 struct dpbo_ucb {
   dpbo_kernel kernel;
   int d;
   int64_t begin, count;
   int capacity, t;
+  dpbo_ucb_mode mode;
+  int64_t chunk;  /* candidates per pass: UCB_CHUNK (incremental) or ucb_recompute_chunk */
   double *unit; /* count * d */
   double *mean; /* count */
   double *var;  /* count */
-  double *cross; /* capacity * count: row j holds a_j(x) for the block */
+  double *cross; /* incremental: capacity * count, row j holds a_j(x) for the block; else NULL */
+  double *rows;  /* recompute: capacity * chunk, a_1..a_t of the chunk in hand; else NULL */
+  double *obs;   /* capacity * d: unit coordinates of the observations, in order */
   unsigned char *pruned; /* NULL until the first pruning (Algorithm 2) */
-  double *work;          /* 2 x UCB_CHUNK scratch: running sums and kernel values */
+  double *work;          /* 2 x min(count, UCB_CHUNK) scratch: running sums and kernel values */
   double fused_beta;     /* β announced by dpbo_ucb_prepare_select, NaN if none */
   int cached_valid;      /* cached_best holds the local best for cached_beta */
   double cached_beta;
@@ -34,16 +47,127 @@ double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
   return 2.0 * log((double)n_candidates * (double)t * (double)t * pi2 / (3.0 * delta));
 }
 
+const char *dpbo_ucb_mode_name(dpbo_ucb_mode mode) {
+  return mode == DPBO_UCB_RECOMPUTE ? "recompute" : "incremental";
+}
+
+static const size_t ucb_huge_page = (size_t)2 << 20;
+
+/* Bytes of the incremental rows: whole huge pages (ucb_alloc_rows). */
+static size_t ucb_rows_bytes(size_t doubles) {
+  size_t bytes = doubles * sizeof(double);
+  bytes = (bytes + ucb_huge_page - 1) / ucb_huge_page * ucb_huge_page;
+  return bytes ? bytes : ucb_huge_page;
+}
+
+/* Candidates per pass of the scratch buffers: no more than the block holds. */
+static int64_t ucb_work_len(int64_t count) {
+  return count < 1 ? 1 : count < UCB_CHUNK ? count : UCB_CHUNK;
+}
+
+/* Candidates per chunk in recompute mode: a multiple of 64 whose capacity
+ * rows take about UCB_RECOMPUTE_SCRATCH bytes, within [64, UCB_CHUNK] and no
+ * larger than the block needs. The chunk only decides which candidates are
+ * processed together, never the arithmetic done for one candidate. */
+static int64_t ucb_recompute_chunk(int64_t count, int capacity) {
+  int64_t chunk = UCB_RECOMPUTE_SCRATCH / ((int64_t)sizeof(double) * (capacity > 0 ? capacity : 1));
+  chunk = chunk / UCB_RECOMPUTE_MIN_CHUNK * UCB_RECOMPUTE_MIN_CHUNK;
+  if (chunk < UCB_RECOMPUTE_MIN_CHUNK) chunk = UCB_RECOMPUTE_MIN_CHUNK;
+  if (chunk > UCB_CHUNK) chunk = UCB_CHUNK;
+  return chunk < ucb_work_len(count) ? chunk : ucb_work_len(count);
+}
+
+size_t dpbo_ucb_memory_needed(int64_t count, int d, int capacity, dpbo_ucb_mode mode) {
+  const size_t n = count > 0 ? (size_t)count : 0, cap = capacity > 0 ? (size_t)capacity : 0;
+  size_t doubles = n * ((size_t)d + 2) + 2 * (size_t)ucb_work_len(count) + cap * (size_t)d;
+  size_t bytes = sizeof(struct dpbo_ucb) + doubles * sizeof(double);
+  if (mode == DPBO_UCB_INCREMENTAL)
+    bytes += ucb_rows_bytes(cap * n);
+  else
+    bytes += cap * (size_t)ucb_recompute_chunk(count, capacity) * sizeof(double);
+  return bytes;
+}
+
+dpbo_status dpbo_ucb_choose_mode(int64_t count, int d, int capacity, size_t limit,
+                                 dpbo_ucb_mode *mode, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const size_t incremental = dpbo_ucb_memory_needed(count, d, capacity, DPBO_UCB_INCREMENTAL);
+  const size_t recompute = dpbo_ucb_memory_needed(count, d, capacity, DPBO_UCB_RECOMPUTE);
+  *mode = DPBO_UCB_INCREMENTAL;
+  if (limit == 0 || incremental <= limit) goto done;
+  *mode = DPBO_UCB_RECOMPUTE;
+  if (recompute > limit)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "the UCB state of %lld candidates needs %.3g MiB even in recompute mode (%.3g MiB "
+               "incremental), above the limit of %.3g MiB per rank: raise ucb.memory_limit_mb or "
+               "use more ranks",
+               (long long)count, recompute / 1048576.0, incremental / 1048576.0, limit / 1048576.0);
+done:
+  return status;
+}
+
+/* The memory limit of a control group, or 0 when there is none: cgroup v2
+ * ("0::PATH" in /proc/self/cgroup, PATH/memory.max) or v1 ("N:memory:PATH",
+ * memory/PATH/memory.limit_in_bytes). Whatever cannot be read means none. */
+static size_t ucb_cgroup_limit(void) {
+  size_t limit = 0;
+  char *line = NULL;
+  size_t cap = 0;
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  while (f && getline(&line, &cap, f) > 0) {
+    line[strcspn(line, "\n")] = '\0';
+    char path[4096 + 64];
+    const char *v1 = strstr(line, ":memory:");
+    if (strncmp(line, "0::", 3) == 0)
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+    else if (v1)
+      snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1 + 8);
+    else
+      continue;
+    FILE *g = fopen(path, "r");
+    unsigned long long value = 0;
+    if (g && fscanf(g, "%llu", &value) == 1 && value > 0 && value < ((unsigned long long)1 << 60) &&
+        (limit == 0 || value < limit))
+      limit = (size_t)value; /* "max" (v2) and the v1 "unlimited" 2^63 - 4096 are no limit */
+    if (g) fclose(g);
+  }
+  free(line);
+  if (f) fclose(f);
+  return limit;
+}
+
+dpbo_status dpbo_ucb_memory_limit(MPI_Comm comm, double limit_mb, size_t *bytes, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  MPI_Comm node = MPI_COMM_NULL;
+  *bytes = 0;
+  if (limit_mb > 0) {
+    *bytes = (size_t)(limit_mb * 1048576.0);
+  } else if (limit_mb < 0) {
+    int local_ranks = 1, rank;
+    MPI_Comm_rank(comm, &rank);
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
+        MPI_Comm_size(node, &local_ranks) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "cannot count the ranks on this node");
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double node_bytes = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    size_t group = ucb_cgroup_limit();
+    if (group > 0 && (node_bytes == 0.0 || (double)group < node_bytes)) node_bytes = (double)group;
+    /* Half: the rest is for the objective (datasets, SVM caches), MPI and
+     * HDF5 buffers, and the other processes of the node. */
+    if (node_bytes > 0) *bytes = (size_t)(0.5 * node_bytes / local_ranks);
+  }
+done:
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  return status;
+}
+
 /* The cross-covariance rows are the step's whole memory traffic: ask for
  * transparent huge pages, so that a step streams through few TLB entries and
  * a run's first touch takes 512 times fewer page faults. Rows are always
  * written before they are read, so the memory is not cleared. */
 static dpbo_status ucb_alloc_rows(double **rows, size_t count, dpbo_error *err) {
-  const size_t huge = (size_t)2 << 20;
-  size_t bytes = count * sizeof(double);
-  bytes = (bytes + huge - 1) / huge * huge;
-  if (bytes == 0) bytes = huge;
-  *rows = aligned_alloc(huge, bytes);
+  const size_t bytes = ucb_rows_bytes(count);
+  *rows = aligned_alloc(ucb_huge_page, bytes);
   if (!*rows)
     return DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory allocating %zu MiB of UCB state",
                           bytes >> 20);
@@ -51,26 +175,48 @@ static dpbo_status ucb_alloc_rows(double **rows, size_t count, dpbo_error *err) 
   return DPBO_OK;
 }
 
-dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
-                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err) {
+/* The recompute scratch: capacity rows of one chunk, cache-line aligned. */
+static dpbo_status ucb_alloc_scratch(dpbo_ucb *ucb, dpbo_error *err) {
+  const int64_t chunk = ucb_recompute_chunk(ucb->count, ucb->capacity);
+  size_t bytes = (size_t)ucb->capacity * (size_t)chunk * sizeof(double);
+  bytes = (bytes + 63) / 64 * 64;
+  ucb->rows = aligned_alloc(64, bytes ? bytes : 64);
+  if (!ucb->rows)
+    return DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory allocating the UCB recompute scratch");
+  ucb->chunk = chunk;
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_ucb_create_mode(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
+                                 int64_t count, int capacity, dpbo_ucb_mode mode, dpbo_ucb **out,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_ucb *ucb = NULL;
   *out = NULL;
   if (count < 0 || begin < 0 || begin + count > dpbo_space_size(space))
     DPBO_RAISE(DPBO_ERR_ARG, "block [%lld, %lld) outside the space of %lld points",
                (long long)begin, (long long)(begin + count), (long long)dpbo_space_size(space));
+  if (capacity < 1) DPBO_RAISE(DPBO_ERR_ARG, "UCB capacity must be >= 1, got %d", capacity);
+  if (mode != DPBO_UCB_INCREMENTAL && mode != DPBO_UCB_RECOMPUTE)
+    DPBO_RAISE(DPBO_ERR_ARG, "unknown UCB mode %d", (int)mode);
   DPBO_ALLOC(ucb, 1, "UCB state");
   ucb->kernel = *kernel;
   ucb->d = dpbo_space_dims(space);
   ucb->begin = begin;
   ucb->count = count;
   ucb->capacity = capacity;
+  ucb->mode = mode;
+  ucb->chunk = UCB_CHUNK;
   DPBO_ALLOC(ucb->unit, (size_t)count * ucb->d, "candidate coordinates");
   DPBO_ALLOC(ucb->mean, count, "posterior means");
   DPBO_ALLOC(ucb->var, count, "posterior variances");
-  DPBO_ALLOC(ucb->work, 2 * UCB_CHUNK, "UCB scratch");
+  DPBO_ALLOC(ucb->obs, (size_t)capacity * ucb->d, "observation coordinates");
+  DPBO_ALLOC(ucb->work, 2 * ucb_work_len(count), "UCB scratch");
   ucb->fused_beta = NAN;
-  DPBO_TRY(ucb_alloc_rows(&ucb->cross, (size_t)capacity * (size_t)count, err));
+  if (mode == DPBO_UCB_INCREMENTAL)
+    DPBO_TRY(ucb_alloc_rows(&ucb->cross, (size_t)capacity * (size_t)count, err));
+  else
+    DPBO_TRY(ucb_alloc_scratch(ucb, err));
   for (int64_t i = 0; i < count; i++) {
     DPBO_TRY(dpbo_space_unit(space, begin + i, ucb->unit + (size_t)i * ucb->d, err));
     ucb->var[i] = 1.0;
@@ -82,15 +228,35 @@ done:
   return status;
 }
 
+dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
+                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err) {
+  return dpbo_ucb_create_mode(space, kernel, begin, count, capacity, DPBO_UCB_INCREMENTAL, out, err);
+}
+
 void dpbo_ucb_destroy(dpbo_ucb *ucb) {
   if (!ucb) return;
   free(ucb->unit);
   free(ucb->mean);
   free(ucb->var);
   free(ucb->cross);
+  free(ucb->rows);
+  free(ucb->obs);
   free(ucb->pruned);
   free(ucb->work);
   free(ucb);
+}
+
+dpbo_ucb_mode dpbo_ucb_get_mode(const dpbo_ucb *ucb) { return ucb->mode; }
+
+dpbo_status dpbo_ucb_drop_rows(dpbo_ucb *ucb, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (ucb->mode == DPBO_UCB_RECOMPUTE) goto done;
+  DPBO_TRY(ucb_alloc_scratch(ucb, err)); /* before freeing: a failure leaves the state whole */
+  free(ucb->cross);
+  ucb->cross = NULL;
+  ucb->mode = DPBO_UCB_RECOMPUTE;
+done:
+  return status;
 }
 
 void dpbo_ucb_prepare_select(dpbo_ucb *ucb, double beta) { ucb->fused_beta = beta; }
@@ -111,6 +277,49 @@ static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double roo
   }
 }
 
+/* Row j of a over `len` candidates with coordinates `unit`:
+ *     out[i] = (k(λ_j, x_i) − Σ_{k<j} l[k] a_k(x_i)) · inv_pivot,
+ * with a_k(x_i) = rows[k·stride + i]; when mean is not NULL the same pass
+ * folds the row into the posterior (μ += a z, σ² −= a², floored at 0).
+ * Both modes compute every a_j(x) here, in the same order of operations per
+ * candidate whatever the chunk, so the recompute mode reproduces the
+ * incremental rows, μ and σ² bit for bit (no contraction: -ffp-contract=off). */
+static void ucb_row(const dpbo_ucb *ucb, const double *unit, int64_t len, const double *rows,
+                    size_t stride, int j, const double *l, double inv_pivot, const double *u,
+                    double *out, double *mean, double *var, double z) {
+  double *acc = ucb->work, *kx = ucb->work + ucb_work_len(ucb->count);
+  /* lᵀ a(x) over the earlier rows: j streams, the step's memory traffic. */
+  for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
+  /* Four rows per pass over acc (same order of additions per candidate as
+   * one row at a time, so the same bits), a quarter of the scratch traffic. */
+  int k = 0;
+  for (; k + 4 <= j; k += 4) {
+    const double c0 = l[k], c1 = l[k + 1], c2 = l[k + 2], c3 = l[k + 3];
+    const double *r0 = rows + (size_t)k * stride;
+    const double *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
+    for (int64_t i = 0; i < len; i++) acc[i] = (((acc[i] + c0 * r0[i]) + c1 * r1[i]) + c2 * r2[i]) + c3 * r3[i];
+  }
+  for (; k < j; k++) {
+    const double c = l[k];
+    const double *row = rows + (size_t)k * stride;
+    for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
+  }
+  /* k(x, λ_j): r² per candidate, then the kernel in one vectorized pass. */
+  dpbo_kernel_r2_block(&ucb->kernel, unit, len, u, kx);
+  dpbo_kernel_of_r2_block(&ucb->kernel, kx, kx, len);
+  if (mean) {
+    for (int64_t i = 0; i < len; i++) {
+      double a = (kx[i] - acc[i]) * inv_pivot;
+      out[i] = a;
+      mean[i] += a * z;
+      double v = var[i] - a * a;
+      var[i] = v > 0.0 ? v : 0.0;
+    }
+  } else {
+    for (int64_t i = 0; i < len; i++) out[i] = (kx[i] - acc[i]) * inv_pivot;
+  }
+}
+
 dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int t = dpbo_gp_count(gp); /* observations including the new one */
@@ -124,42 +333,34 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
   const int prev = t - 1;
   const int64_t n = ucb->count;
   const int d = ucb->d;
-  double *newrow = ucb->cross + (size_t)prev * (size_t)n;
-  double *acc = ucb->work, *kx = ucb->work + UCB_CHUNK;
+  int ld;
+  const double *factor = dpbo_gp_factor(gp, &ld);
+  memcpy(ucb->obs + (size_t)prev * d, u, (size_t)d * sizeof *u);
   const int fuse = !isnan(ucb->fused_beta);
   const double root_beta = fuse ? sqrt(ucb->fused_beta) : 0.0;
   dpbo_ucb_choice best = {-INFINITY, -1};
   const double inv_pivot = 1.0 / pivot;
-  for (int64_t start = 0; start < n; start += UCB_CHUNK) {
-    const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
-    /* lᵀ a(x) over the earlier rows: t - 1 streams, the step's memory traffic. */
-    for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
-    /* Four rows per pass over acc (same order of additions per candidate as
-     * one row at a time, so the same bits), a quarter of the scratch traffic. */
-    int j = 0;
-    for (; j + 4 <= prev; j += 4) {
-      const double c0 = l[j], c1 = l[j + 1], c2 = l[j + 2], c3 = l[j + 3];
-      const double *r0 = ucb->cross + (size_t)j * (size_t)n + start;
-      const double *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-      for (int64_t i = 0; i < len; i++) acc[i] = (((acc[i] + c0 * r0[i]) + c1 * r1[i]) + c2 * r2[i]) + c3 * r3[i];
+  for (int64_t start = 0; start < n; start += ucb->chunk) {
+    const int64_t len = n - start < ucb->chunk ? n - start : ucb->chunk;
+    const double *unit = ucb->unit + (size_t)start * d;
+    if (ucb->mode == DPBO_UCB_INCREMENTAL) {
+      double *rows = ucb->cross + start;
+      ucb_row(ucb, unit, len, rows, (size_t)n, prev, l, inv_pivot, u, rows + (size_t)prev * (size_t)n,
+              ucb->mean + start, ucb->var + start, z);
+    } else {
+      /* Rows a_1..a_{t-1} of the chunk again, each exactly as its own step
+       * computed it (the GP's row j of L and λ_j), then a_t as above. */
+      double *rows = ucb->rows;
+      const size_t stride = (size_t)ucb->chunk;
+      for (int j = 0; j < prev; j++) {
+        const double *lj = factor + (size_t)j * (size_t)ld;
+        ucb_row(ucb, unit, len, rows, stride, j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
+                rows + (size_t)j * stride, NULL, NULL, 0.0);
+      }
+      ucb_row(ucb, unit, len, rows, stride, prev, l, inv_pivot, u, rows + (size_t)prev * stride,
+              ucb->mean + start, ucb->var + start, z);
     }
-    for (; j < prev; j++) {
-      const double c = l[j];
-      const double *row = ucb->cross + (size_t)j * (size_t)n + start;
-      for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
-    }
-    /* k(x, λ_t): r² per candidate, then the kernel in one vectorized pass. */
-    dpbo_kernel_r2_block(&ucb->kernel, ucb->unit + (size_t)start * d, len, u, kx);
-    dpbo_kernel_of_r2_block(&ucb->kernel, kx, kx, len);
-    double *mean = ucb->mean + start, *var = ucb->var + start, *out = newrow + start;
-    for (int64_t i = 0; i < len; i++) {
-      double a = (kx[i] - acc[i]) * inv_pivot;
-      out[i] = a;
-      mean[i] += a * z;
-      double v = var[i] - a * a;
-      var[i] = v > 0.0 ? v : 0.0;
-    }
-    if (fuse) ucb_scan(ucb, start, len, root_beta, acc, &best); /* acc is free again */
+    if (fuse) ucb_scan(ucb, start, len, root_beta, ucb->work, &best); /* the sums are free again */
   }
   ucb->cached_valid = fuse;
   ucb->cached_beta = ucb->fused_beta;
@@ -175,8 +376,9 @@ dpbo_ucb_choice dpbo_ucb_local_best(const dpbo_ucb *ucb, double beta) {
   dpbo_ucb_choice best = {-INFINITY, -1};
   const double root_beta = sqrt(beta);
   double *score = ucb->work; /* the selection never runs during an update */
-  for (int64_t start = 0; start < ucb->count; start += UCB_CHUNK) {
-    const int64_t len = ucb->count - start < UCB_CHUNK ? ucb->count - start : UCB_CHUNK;
+  const int64_t chunk = ucb_work_len(ucb->count);
+  for (int64_t start = 0; start < ucb->count; start += chunk) {
+    const int64_t len = ucb->count - start < chunk ? ucb->count - start : chunk;
     ucb_scan(ucb, start, len, root_beta, score, &best);
   }
   return best;
@@ -246,13 +448,29 @@ dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *
   if (t != ucb->t) DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
   const double *z = dpbo_gp_whitened_targets(gp);
   const int64_t n = ucb->count;
-  for (int64_t start = 0; start < n; start += UCB_CHUNK) {
-    const int64_t len = n - start < UCB_CHUNK ? n - start : UCB_CHUNK;
+  const int d = ucb->d;
+  int ld;
+  const double *factor = dpbo_gp_factor(gp, &ld);
+  for (int64_t start = 0; start < n; start += ucb->chunk) {
+    const int64_t len = n - start < ucb->chunk ? n - start : ucb->chunk;
+    const double *rows = ucb->cross + start;
+    size_t stride = (size_t)n;
+    if (ucb->mode == DPBO_UCB_RECOMPUTE) {
+      /* The rows of the chunk again, as their updates computed them. */
+      const double *unit = ucb->unit + (size_t)start * d;
+      stride = (size_t)ucb->chunk;
+      for (int j = 0; j < t; j++) {
+        const double *lj = factor + (size_t)j * (size_t)ld;
+        ucb_row(ucb, unit, len, ucb->rows, stride, j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
+                ucb->rows + (size_t)j * stride, NULL, NULL, 0.0);
+      }
+      rows = ucb->rows;
+    }
     double *mean = ucb->mean + start;
     for (int64_t i = 0; i < len; i++) mean[i] = 0.0;
     for (int j = 0; j < t; j++) {
       const double c = z[j];
-      const double *row = ucb->cross + (size_t)j * (size_t)n + start;
+      const double *row = rows + (size_t)j * stride;
       for (int64_t i = 0; i < len; i++) mean[i] += c * row[i];
     }
   }
@@ -308,7 +526,6 @@ const double *dpbo_ucb_var(const dpbo_ucb *ucb) { return ucb->var; }
 const double *dpbo_ucb_unit(const dpbo_ucb *ucb) { return ucb->unit; }
 
 size_t dpbo_ucb_memory(const dpbo_ucb *ucb) {
-  size_t per_candidate = (size_t)ucb->d + 2 + (size_t)ucb->capacity;
-  return sizeof *ucb + (per_candidate * (size_t)ucb->count + 2 * UCB_CHUNK) * sizeof(double) +
+  return dpbo_ucb_memory_needed(ucb->count, ucb->d, ucb->capacity, ucb->mode) +
          (ucb->pruned ? (size_t)ucb->count : 0);
 }

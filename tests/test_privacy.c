@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
   int64_t begin, count;
   dpbo_space_block(60, size, rank, &begin, &count);
   double gamma = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, space, &kernel, sigma_n, T, begin, count, &gamma, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, space, &kernel, sigma_n, T, begin, count, 0, &gamma, &err));
 
   double u[60 * 2];
   for (int i = 0; i < 60; i++) CHECK_OK(dpbo_space_unit(space, i, u + 2 * i, &err));
@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
   CHECK_OK(dpbo_space_create_sobol(2, dims, 12, &tiny, &err));
   dpbo_space_block(12, size, rank, &begin, &count);
   double g3 = 0, opt = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, sigma_n, 3, begin, count, &g3, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, sigma_n, 3, begin, count, 0, &g3, &err));
   for (int a = 0; a < 12; a++)
     for (int b = a + 1; b < 12; b++)
       for (int c = b + 1; c < 12; c++) {
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
         opt = fmax(opt, info_gain(&kernel, u, 2, idx, 3, sigma_n));
       }
   CHECK_MSG(g3 <= opt + 1e-12 && g3 >= (1 - exp(-1)) * opt, "greedy %g vs optimum %g", g3, opt);
-  CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, &g3, &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3, &err) == DPBO_ERR_ARG);
 
   dpbo_space_destroy(space);
   dpbo_space_destroy(tiny);

@@ -6,7 +6,8 @@
  *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
  *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
  *               mean (m0), signal_std (s), noise_std (σ), jitter
- *   [ucb]       delta (δ in β_t), acquisition = ucb|ei
+ *   [ucb]       delta (δ in β_t), acquisition = ucb|ei,
+ *               memory_limit_mb = auto|off|MiB (per rank; ucb.h)
  *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
  *               selection = exponential|permute_and_flip, noise = os|seeded,
  *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
@@ -78,6 +79,9 @@ typedef struct dpbo_config {
   /* [ucb] */
   double delta;
   dpbo_acquisition acquisition;
+  /* Per-rank limit of the UCB state in MiB: > 0 as given, 0 = off, -1 = auto
+   * (half of the node's memory shared among its ranks; dpbo_ucb_memory_limit). */
+  double memory_limit_mb;
   /* [privacy] */
   dpbo_algorithm algorithm;
   double privacy_epsilon, privacy_delta; /* totals over everything released */
@@ -157,7 +161,7 @@ dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo
 dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
 
 /* Compares the settings with those stored in a run file ("section.key=value"
- * lines, dpbo_h5io_read_config); [output] may differ. Returns 1 and names the
+ * lines, dpbo_h5io_read_config); [output] and ucb.memory_limit_mb may differ. Returns 1 and names the
  * first key that differs in `what`, or 0. */
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
 

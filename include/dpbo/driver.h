@@ -26,6 +26,7 @@
 #define DPBO_DRIVER_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dpbo/config.h"
@@ -78,6 +79,16 @@ typedef struct dpbo_run {
   dpbo_ucb *ucb;
   dpbo_gp *gp;
   size_t state_bytes; /* this rank's UCB state */
+  /* The UCB state over all ranks (the same on every rank; ucb.h): */
+  size_t memory_limit;          /* this rank's limit in bytes (0: none) */
+  size_t memory_limit_min;      /* the smallest limit of any rank (0: none anywhere) */
+  size_t state_bytes_max;       /* largest rank's state */
+  size_t state_bytes_total;     /* sum over ranks */
+  size_t incremental_bytes_max; /* largest rank's state in incremental mode */
+  int recompute_ranks;          /* ranks whose state runs in recompute mode */
+  int ranks;
+  /* Peak resident set size (getrusage) at the end of the run's loop. */
+  size_t peak_rss_max, peak_rss_total;
 } dpbo_run;
 
 typedef struct dpbo_driver_options {
@@ -109,6 +120,10 @@ dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int ste
                                dpbo_error *err);
 
 void dpbo_run_free(dpbo_run *run);
+
+/* "incremental", "recompute", or "recompute on R of P ranks, ...": the UCB
+ * state's mode over all ranks, into buf. */
+const char *dpbo_run_ucb_mode(const dpbo_run *run, char *buf, size_t size);
 
 /* Builds Λ from the config (all ranks; lists are read by every rank). */
 dpbo_status dpbo_driver_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err);

@@ -59,6 +59,17 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
                                   const hsize_t *dims, hsize_t offset, hsize_t rows,
                                   const void *data, dpbo_error *err);
 
+/* The same for a block computed on the fly: fill(user, first, rows, buf)
+ * writes block rows [first, first+rows) into buf, at most `chunk` rows at a
+ * time, so no rank holds a converted copy of its whole block. Collective over
+ * comm (the file's communicator): every rank joins as many writes as the
+ * rank with the most rows needs. */
+typedef void (*dpbo_h5io_fill)(void *user, hsize_t first, hsize_t rows, void *buf);
+dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
+                                         int ndims, const hsize_t *dims, hsize_t offset,
+                                         hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
+                                         void *user, dpbo_error *err);
+
 /* Rank 0 writes the whole array; the other ranks only join. */
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err);

@@ -16,7 +16,13 @@
  *                each rank writing its block; only when enabled
  *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds,
  *                steps, finished, failures, resumed_steps, workers,
- *                busy_seconds, worker_utilization
+ *                busy_seconds, worker_utilization; the UCB state: ucb_mode
+ *                (incremental | recompute | recompute on R of P ranks),
+ *                ucb_state_bytes_max_rank, ucb_state_bytes_total,
+ *                ucb_incremental_bytes_max_rank (what incremental would hold),
+ *                ucb_memory_limit_bytes (smallest per-rank limit, 0 = none),
+ *                ucb_recompute_ranks; peak_rss_bytes_max_rank and
+ *                peak_rss_bytes_total (getrusage at the end of the loop)
  *
  * During a run the same file, without /posterior and with complete = 0, is
  * the checkpoint (dpbo_output_write_checkpoint). */

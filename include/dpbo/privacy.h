@@ -75,6 +75,7 @@ typedef struct dpbo_privacy_inputs {
   int64_t validation_size;                  /* Algorithm 3: m */
   double lambda_min, lambda_max;            /* Algorithm 3 */
   double lipschitz, gstar;                  /* Algorithm 3: L, g* of the validation loss */
+  size_t memory_limit;                      /* bytes per rank for γ_T's UCB state (0: none) */
 } dpbo_privacy_inputs;
 
 /* Fills every term of dpbo_sensitivity for the algorithm (collective: γ_T
@@ -85,11 +86,13 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
                                        dpbo_error *err);
 
 /* Greedy information gain over Λ for T steps (collective over comm; each
- * rank searches its block [begin, begin+count)): γ_greedy in nats. */
+ * rank searches its block [begin, begin+count) with a UCB state of at most
+ * memory_limit bytes, 0 for no limit: ucb.h's recompute mode gives the same
+ * γ when the incremental state does not fit): γ_greedy in nats. */
 dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
                                       const dpbo_kernel *kernel, double sigma_n, int T,
-                                      int64_t begin, int64_t count, double *gamma_greedy,
-                                      dpbo_error *err);
+                                      int64_t begin, int64_t count, size_t memory_limit,
+                                      double *gamma_greedy, dpbo_error *err);
 
 /* Composition of k releases of an (ε, δ) mechanism: basic (kε, kδ) and the
  * advanced bound of Dwork, Rothblum & Vadhan (2010) with slack δ':
