@@ -349,7 +349,10 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
               ucb->mean + start, ucb->var + start, z);
     } else {
       /* Rows a_1..a_{t-1} of the chunk again, each exactly as its own step
-       * computed it (the GP's row j of L and λ_j), then a_t as above. */
+       * computed it (the GP's row j of L and λ_j), then a_t as above. Any
+       * other pass over all rows (e.g. μ = Σ_j a_j z_j again after the
+       * whitened targets z changed) rebuilds them the same way, chunk by
+       * chunk, with mean = NULL. */
       double *rows = ucb->rows;
       const size_t stride = (size_t)ucb->chunk;
       for (int j = 0; j < prev; j++) {

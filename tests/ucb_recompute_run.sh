@@ -3,8 +3,9 @@
 # in recompute mode (ucb.memory_limit_mb below the incremental state, above
 # the recompute state) must give the same trace (every λ_t and v_t), the same
 # posterior μ_T and σ_T to 1e-9, and the same seeded private release
-# (Algorithm 1: γ_T's greedy state obeys the limit too); the log and the run
-# file's /summary say which mode ran and how much memory the state held.
+# (Algorithm 1: γ_T's greedy state obeys the limit too), also when `dpbo
+# release` redraws it with either limit; the log and the run file's /summary
+# say which mode ran and how much memory the state held.
 set -uo pipefail
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -62,6 +63,18 @@ if ! cmp -s "$work/incremental.trace" "$work/recompute.trace"; then
 fi
 if ! cmp -s "$work/incremental.release.json" "$work/recompute.release.json"; then
   echo "FAIL: the seeded releases differ:"; cat "$work/incremental.release.json" "$work/recompute.release.json"; status=1
+fi
+# `dpbo release` rebuilds the posterior from the trace; ucb.memory_limit_mb
+# may change there (it changes how, not what): the same seeded release.
+for mode in incremental recompute; do
+  limit=off
+  [[ $mode == recompute ]] && limit=1
+  "$mpiexec" -n 2 --oversubscribe "$bin" release "$work/incremental.h5" --out "$work/redraw-$mode" \
+    --set ucb.memory_limit_mb=$limit > "$work/redraw-$mode.log" 2>&1 \
+    || { echo "FAIL: dpbo release with ucb.memory_limit_mb=$limit exited $?"; cat "$work/redraw-$mode.log"; status=1; }
+done
+if ! cmp -s "$work/redraw-incremental.json" "$work/redraw-recompute.json"; then
+  echo "FAIL: the redrawn releases differ:"; cat "$work/redraw-incremental.json" "$work/redraw-recompute.json"; status=1
 fi
 "$python" - "$work" <<'PY' || status=1
 import sys
