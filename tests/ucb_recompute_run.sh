@@ -4,7 +4,8 @@
 # the recompute state) must give the same trace (every λ_t and v_t), the same
 # posterior μ_T and σ_T to 1e-9, and the same seeded private release
 # (Algorithm 1: γ_T's greedy state obeys the limit too), also when `dpbo
-# release` redraws it with either limit; the log and the run file's /summary
+# release` redraws it with either limit and when a run stopped in one mode
+# resumes in the other; the log and the run file's /summary
 # say which mode ran and how much memory the state held.
 set -uo pipefail
 bin=${DPBO_BIN:?}
@@ -64,6 +65,21 @@ fi
 if ! cmp -s "$work/incremental.release.json" "$work/recompute.release.json"; then
   echo "FAIL: the seeded releases differ:"; cat "$work/incremental.release.json" "$work/recompute.release.json"; status=1
 fi
+# A run stopped in incremental mode may resume in recompute mode (another
+# machine, less memory): ucb.memory_limit_mb may differ on --resume, and the
+# trace is the same.
+"$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --quiet --set output.name=resumed \
+  --set ucb.memory_limit_mb=off --stop-after 12 > "$work/stopped.log" 2>&1
+code=$?
+[[ $code -eq 4 ]] || { echo "FAIL: --stop-after 12 exited $code, expected 4"; cat "$work/stopped.log"; status=1; }
+"$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --set output.name=resumed \
+  --set ucb.memory_limit_mb=1 --resume > "$work/resumed.log" 2>&1 \
+  || { echo "FAIL: --resume with another ucb.memory_limit_mb exited $?"; cat "$work/resumed.log"; status=1; }
+grep -q "UCB state (recompute)" "$work/resumed.log" || { echo "FAIL: the resumed run is not in recompute mode"; status=1; }
+"$bin" info "$work/resumed.h5" --trace | sed -n '/^\/trace/,$p' > "$work/resumed.trace"
+cmp -s "$work/incremental.trace" "$work/resumed.trace" \
+  || { echo "FAIL: the resumed trace differs:"; diff "$work/incremental.trace" "$work/resumed.trace" | head; status=1; }
+
 # `dpbo release` rebuilds the posterior from the trace; ucb.memory_limit_mb
 # may change there (it changes how, not what): the same seeded release.
 for mode in incremental recompute; do
