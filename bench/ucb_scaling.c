@@ -70,8 +70,10 @@ static int parse_list(const char *text, int64_t *out, int max) {
     double v = strtod(p, &end);
     if (end == p || errno || !(v >= 1) || v > 9e15 || v != floor(v) || count == max) return -1;
     out[count++] = (int64_t)v;
-    if (*end == ',') end++;
-    else if (*end) return -1;
+    if (*end == ',')
+      end++;
+    else if (*end)
+      return -1;
     p = end;
   }
   return count;
@@ -93,7 +95,8 @@ static int parse_options(int argc, char **argv, options *o, int rank) {
     int bad = 0;
     if (strcmp(a, "--help") == 0) {
       if (rank == 0)
-        printf("usage: mpiexec -n P ucb_scaling [--n LIST] [--t LIST] [--modes incremental,recompute]\n"
+        printf("usage: mpiexec -n P ucb_scaling [--n LIST] [--t LIST] [--modes "
+               "incremental,recompute]\n"
                "                                [--reps R] [--calls C]\n");
       return 1;
     } else if (v && strcmp(a, "--n") == 0) {
@@ -270,7 +273,8 @@ static void time_op(MPI_Comm comm, comm_op op, int calls, double *median_us, dou
   dpbo_ucb_choice *choice = (dpbo_ucb_choice *)(void *)buf;
   choice->score = rank;
   choice->index = rank;
-  for (int i = 0; i < calls / 10; i++) op(comm, buf);
+  for (int i = 0; i < calls / 10; i++)
+    op(comm, buf);
   const int batches = calls / BATCH;
   double *t = malloc((size_t)batches * sizeof *t);
   if (!t) {
@@ -280,7 +284,8 @@ static void time_op(MPI_Comm comm, comm_op op, int calls, double *median_us, dou
   for (int b = 0; b < batches; b++) {
     MPI_Barrier(comm);
     double start = MPI_Wtime();
-    for (int i = 0; i < BATCH; i++) op(comm, buf);
+    for (int i = 0; i < BATCH; i++)
+      op(comm, buf);
     double local = (MPI_Wtime() - start) / BATCH, slowest;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     t[b] = slowest * 1e6;
@@ -310,7 +315,8 @@ int main(int argc, char **argv) {
   char load_before[128], load_after[128];
   loadavg(load_before, sizeof load_before);
   int tmax = 0;
-  for (int k = 0; k < o.t_count; k++) tmax = o.t[k] > tmax ? o.t[k] : tmax;
+  for (int k = 0; k < o.t_count; k++)
+    tmax = o.t[k] > tmax ? o.t[k] : tmax;
   DPBO_ALLOC(rows, (size_t)o.n_count * o.t_count * 2, "rows");
   DPBO_ALLOC(times, 2 * (size_t)tmax, "step times");
   DPBO_ALLOC(samples, 2 * (size_t)tmax * o.reps, "samples");
@@ -325,7 +331,8 @@ int main(int argc, char **argv) {
              {"MPI_Allreduce of one double", op_allreduce},
              {"MPI_Barrier", op_barrier}};
   double comm_median[4], comm_min[4];
-  for (int k = 0; k < 4; k++) time_op(comm, ops[k].op, o.calls, &comm_median[k], &comm_min[k]);
+  for (int k = 0; k < 4; k++)
+    time_op(comm, ops[k].op, o.calls, &comm_median[k], &comm_min[k]);
 
   /* 1. Computation. */
   for (int m = 0; m < o.mode_count; m++) {
@@ -342,10 +349,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "ucb_scaling: %s, N = %lld, %d + 1 loops of %d steps ...\n",
                 dpbo_ucb_mode_name(mode), (long long)n, o.reps, tmax);
       /* A short warm-up loop (code, page cache of the allocator), then reps. */
-      status = loop_times(comm, space, &kernel, &prior, begin, count, mode, tmax < 3 ? tmax : 3, times, err);
+      status = loop_times(comm, space, &kernel, &prior, begin, count, mode, tmax < 3 ? tmax : 3,
+                          times, err);
       for (int r = 0; r < o.reps && status == DPBO_OK; r++) {
         status = loop_times(comm, space, &kernel, &prior, begin, count, mode, tmax, times, err);
-        for (int t = 0; t < 2 * tmax; t++) samples[(size_t)t * o.reps + r] = times[t];
+        for (int t = 0; t < 2 * tmax; t++)
+          samples[(size_t)t * o.reps + r] = times[t];
       }
       dpbo_space_destroy(space);
       if (status != DPBO_OK) goto done;
@@ -373,7 +382,8 @@ int main(int argc, char **argv) {
            o.reps);
     printf("  %-11s %9s %3s %4s | %10s %10s | %16s %17s\n", "mode", "N", "P", "t", "cpu ms",
            "wall ms", "ns/(cand*obs)", "ns/(cand*obs^2)");
-    printf("  ----------- --------- --- ---- + ---------- ---------- + ---------------- -----------------\n");
+    printf("  ----------- --------- --- ---- + ---------- ---------- + ---------------- "
+           "-----------------\n");
     for (int i = 0; i < row_count; i++) {
       const row *r = &rows[i];
       printf("  %-11s %9lld %3d %4d | %10.3f %10.3f | %16.3f %17.4f\n",
@@ -400,14 +410,16 @@ int main(int argc, char **argv) {
       double a, b;
       fit2(x1, x2, y, k, &a, &b);
       double worst = 0.0;
-      for (int i = 0; i < k; i++) worst = fmax(worst, fabs(a * x1[i] + b * x2[i] - y[i]) / y[i]);
+      for (int i = 0; i < k; i++)
+        worst = fmax(worst, fabs(a * x1[i] + b * x2[i] - y[i]) / y[i]);
       if (o.modes[m] == DPBO_UCB_INCREMENTAL)
-        printf("  incremental: %.3f ns x t + %.3f ns   (c_row, c_0; worst row off by %.0f%%)\n", a, b,
-               100 * worst);
+        printf("  incremental: %.3f ns x t + %.3f ns   (c_row, c_0; worst row off by %.0f%%)\n", a,
+               b, 100 * worst);
       else
-        printf("  recompute:   %.3f ns x t(t-1)/2 + %.3f ns x t   (c_fma, c_kernel; worst row off by "
-               "%.0f%%)\n",
-               a, b, 100 * worst);
+        printf(
+            "  recompute:   %.3f ns x t(t-1)/2 + %.3f ns x t   (c_fma, c_kernel; worst row off by "
+            "%.0f%%)\n",
+            a, b, 100 * worst);
     }
     printf("\nCollectives on %d rank%s (per call, slowest rank; median and minimum over batches of "
            "10 calls, %d calls)\n",

@@ -53,7 +53,8 @@ int main(int argc, char **argv) {
    * recompute, else an error naming the key. */
   const size_t inc_bytes = dpbo_ucb_memory_needed(count, D, T, DPBO_UCB_INCREMENTAL);
   const size_t rec_bytes = dpbo_ucb_memory_needed(count, D, T, DPBO_UCB_RECOMPUTE);
-  CHECK_MSG(rec_bytes < inc_bytes, "recompute state %zu bytes, incremental %zu", rec_bytes, inc_bytes);
+  CHECK_MSG(rec_bytes < inc_bytes, "recompute state %zu bytes, incremental %zu", rec_bytes,
+            inc_bytes);
   dpbo_ucb_mode mode = DPBO_UCB_RECOMPUTE;
   CHECK_OK(dpbo_ucb_choose_mode(count, D, T, 0, &mode, &err));
   CHECK(mode == DPBO_UCB_INCREMENTAL);
@@ -77,11 +78,13 @@ int main(int argc, char **argv) {
   CHECK(bytes == (size_t)(2.5 * 1048576));
   CHECK_OK(dpbo_ucb_memory_limit(MPI_COMM_WORLD, -1.0, &bytes, &err));
   const double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  CHECK_MSG(bytes > 0 && (double)bytes <= 0.5 * phys + 1, "auto limit %zu bytes of %g", bytes, phys);
+  CHECK_MSG(bytes > 0 && (double)bytes <= 0.5 * phys + 1, "auto limit %zu bytes of %g", bytes,
+            phys);
 
   /* 0: incremental, 1: recompute, 2: incremental that drops its rows at T/2. */
   dpbo_ucb *ucb[MODES] = {NULL, NULL, NULL};
-  CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T, DPBO_UCB_INCREMENTAL, &ucb[0], &err));
+  CHECK_OK(
+      dpbo_ucb_create_mode(space, &kernel, begin, count, T, DPBO_UCB_INCREMENTAL, &ucb[0], &err));
   CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T, mode, &ucb[1], &err));
   CHECK_OK(dpbo_ucb_create(space, &kernel, begin, count, T, &ucb[2], &err));
   CHECK(dpbo_ucb_get_mode(ucb[1]) == DPBO_UCB_RECOMPUTE);
@@ -154,7 +157,8 @@ int main(int argc, char **argv) {
   /* The capacity still binds in recompute mode. */
   double u[D] = {0.5, 0.5, 0.5};
   CHECK(dpbo_ucb_update(ucb[1], gp, u, &err) == DPBO_ERR_ARG);
-  for (int m = 0; m < MODES; m++) dpbo_ucb_destroy(ucb[m]);
+  for (int m = 0; m < MODES; m++)
+    dpbo_ucb_destroy(ucb[m]);
   dpbo_gp_destroy(gp);
 
   /* GP-BUCB batches of 3: each chosen point enters with a hallucinated value
@@ -164,8 +168,8 @@ int main(int argc, char **argv) {
   gp = NULL;
   CHECK_OK(dpbo_gp_create(&kernel, &prior, T, &gp, &err));
   for (int m = 0; m < 2; m++)
-    CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T, m ? DPBO_UCB_RECOMPUTE : DPBO_UCB_INCREMENTAL,
-                                  &ucb[m], &err));
+    CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T,
+                                  m ? DPBO_UCB_RECOMPUTE : DPBO_UCB_INCREMENTAL, &ucb[m], &err));
   double pending_u[T][D];
   int pending_row[T], oldest = 0, chosen = 0, refreshes = 0;
   double worst_batch = 0.0;
@@ -174,17 +178,21 @@ int main(int argc, char **argv) {
   while (chosen < T) {
     const double beta = dpbo_ucb_beta(N, chosen + 1, 0.05);
     dpbo_ucb_choice choice[2];
-    for (int m = 0; m < 2; m++) CHECK_OK(dpbo_ucb_select(MPI_COMM_WORLD, ucb[m], beta, &choice[m], &err));
-    if (choice[1].index != choice[0].index || choice[1].score != choice[0].score) same_batch_choices = 0;
+    for (int m = 0; m < 2; m++)
+      CHECK_OK(dpbo_ucb_select(MPI_COMM_WORLD, ucb[m], beta, &choice[m], &err));
+    if (choice[1].index != choice[0].index || choice[1].score != choice[0].score)
+      same_batch_choices = 0;
     CHECK_OK(dpbo_space_unit(space, choice[0].index, pending_u[chosen], &err));
     CHECK_OK(dpbo_gp_append_pending(gp, pending_u[chosen], &err));
     pending_row[chosen] = dpbo_gp_count(gp) - 1;
-    for (int m = 0; m < 2; m++) CHECK_OK(dpbo_ucb_update(ucb[m], gp, pending_u[chosen], &err));
+    for (int m = 0; m < 2; m++)
+      CHECK_OK(dpbo_ucb_update(ucb[m], gp, pending_u[chosen], &err));
     chosen++;
     if (chosen - oldest == 3 || chosen == T) { /* the oldest evaluation returns */
       CHECK_OK(dpbo_gp_resolve(gp, pending_row[oldest], objective(pending_u[oldest]), &err));
       oldest++;
-      for (int m = 0; m < 2; m++) CHECK_OK(dpbo_ucb_refresh_mean(ucb[m], gp, &err));
+      for (int m = 0; m < 2; m++)
+        CHECK_OK(dpbo_ucb_refresh_mean(ucb[m], gp, &err));
       refreshes++;
       const double *mu0 = dpbo_ucb_mean(ucb[0]), *mu1 = dpbo_ucb_mean(ucb[1]);
       for (int64_t i = 0; i < count; i++) {
@@ -195,14 +203,17 @@ int main(int argc, char **argv) {
   }
   CHECK(same_batch_choices);
   CHECK(refreshes >= T / 3);
-  CHECK_MSG(worst_batch <= 1e-9, "batch means differ by %g after dpbo_ucb_refresh_mean", worst_batch);
+  CHECK_MSG(worst_batch <= 1e-9, "batch means differ by %g after dpbo_ucb_refresh_mean",
+            worst_batch);
   long long all_batch_bits = 0;
   MPI_Allreduce(&batch_bits, &all_batch_bits, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    printf("test_ucb_recompute: GP-BUCB batches of 3, %d mean refreshes: same choices; max |Δμ| = %g; "
-           "%lld values not bit-identical\n",
-           refreshes, worst_batch, all_batch_bits);
-  for (int m = 0; m < 2; m++) dpbo_ucb_destroy(ucb[m]);
+    printf(
+        "test_ucb_recompute: GP-BUCB batches of 3, %d mean refreshes: same choices; max |Δμ| = %g; "
+        "%lld values not bit-identical\n",
+        refreshes, worst_batch, all_batch_bits);
+  for (int m = 0; m < 2; m++)
+    dpbo_ucb_destroy(ucb[m]);
   dpbo_gp_destroy(gp);
   dpbo_space_destroy(space);
   int failed = dpbo_test_summary("test_ucb_recompute");
