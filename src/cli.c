@@ -207,7 +207,32 @@ done:
 }
 
 /* SIGTERM and SIGUSR1 (Slurm's --signal; Open MPI's mpiexec forwards both)
- * ask the running command to stop at the next safe point. */
+ * ask a long command to stop at its next safe point: `on_stop` is installed
+ * for both, and cli_stop_signals_restore puts the previous handlers back. */
+typedef struct cli_stop_signals {
+  int installed;
+  struct sigaction old_term, old_usr1;
+} cli_stop_signals;
+
+static void cli_stop_signals_install(cli_stop_signals *saved, void (*on_stop)(int)) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, &saved->old_term);
+  sigaction(SIGUSR1, &action, &saved->old_usr1);
+  saved->installed = 1;
+}
+
+static void cli_stop_signals_restore(cli_stop_signals *saved) {
+  if (!saved->installed) return;
+  sigaction(SIGTERM, &saved->old_term, NULL);
+  sigaction(SIGUSR1, &saved->old_usr1, NULL);
+  saved->installed = 0;
+}
+
+/* dpbo run's stop request. */
 static void run_on_signal(int signo) {
   (void)signo;
   dpbo_driver_request_stop();
@@ -275,8 +300,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_args args;
   dpbo_config *config = NULL;
   dpbo_trace_step *resume = NULL;
-  int resume_count = 0, already_complete = 0, handlers = 0;
-  struct sigaction action, old_term, old_usr1;
+  int resume_count = 0, already_complete = 0;
+  cli_stop_signals signals = {0};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME, argc,
@@ -292,13 +317,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
     goto done;
   }
-  memset(&action, 0, sizeof action);
-  action.sa_handler = run_on_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &action, &old_term);
-  sigaction(SIGUSR1, &action, &old_usr1);
-  handlers = 1;
+  cli_stop_signals_install(&signals, run_on_signal);
   dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
@@ -339,10 +358,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
   }
 done:
-  if (handlers) {
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGUSR1, &old_usr1, NULL);
-  }
+  cli_stop_signals_restore(&signals);
   dpbo_run_free(&run);
   free(resume);
   free(config);
@@ -589,21 +605,14 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   cli_args args;
-  int handlers = 0;
+  cli_stop_signals signals = {0};
   dpbo_k1sweep_config *config = NULL;
-  struct sigaction action, old_term, old_usr1;
   int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER, argc,
                        argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
-  memset(&action, 0, sizeof action);
-  action.sa_handler = k1sweep_on_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(SIGTERM, &action, &old_term);
-  sigaction(SIGUSR1, &action, &old_usr1);
-  handlers = 1;
+  cli_stop_signals_install(&signals, k1sweep_on_signal);
   dpbo_k1sweep_outcome outcome;
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
     code = report(rank, &err);
@@ -617,10 +626,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   if (outcome.interrupted) code = DPBO_EXIT_INTERRUPTED;
 done:
-  if (handlers) {
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGUSR1, &old_usr1, NULL);
-  }
+  cli_stop_signals_restore(&signals);
   free(config);
   free(args.overrides);
   return code;
