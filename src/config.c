@@ -1,4 +1,7 @@
+#define _POSIX_C_SOURCE 200809L /* fmemopen, for dpbo__config_load_buffer */
+
 #include "dpbo/config.h"
+#include "config_private.h"
 
 #include <errno.h>
 #include <ini.h>
@@ -670,17 +673,19 @@ done:
 static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
                                           const char *const *overrides, dpbo_error *err);
 
-/* Reads the file and the overrides into config->entry, uninterpreted. */
-static dpbo_status config_read_entries(const char *path, int override_count,
+/* Reads the file and the overrides into config->entry, uninterpreted. With
+ * `stream` (closed here in any case) the text comes from there and path only
+ * names it in messages. */
+static dpbo_status config_read_entries(const char *path, FILE *stream, int override_count,
                                        const char *const *overrides, dpbo_config *config,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  config_reader reader = {NULL, 0, 0};
+  config_reader reader = {stream, 0, 0};
   memset(config, 0, sizeof *config);
   if (strlen(path) >= sizeof config->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
   snprintf(config->path, sizeof config->path, "%s", path);
 
-  reader.file = fopen(path, "r");
+  if (!reader.file) reader.file = fopen(path, "r");
   if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot open config file %s: %s", path, strerror(errno));
   config_parse parse = {config, &reader, DPBO_OK, err};
   int rc = ini_parse_stream(config_read_line, &reader, config_handler, &parse);
@@ -703,7 +708,24 @@ done:
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
+  DPBO_TRY(config_interpret(config, err));
+done:
+  return status;
+}
+
+/* The text is read through a stdio stream on the buffer (fmemopen), so the
+ * bytes take the same fgets/inih path as a file's. */
+dpbo_status dpbo__config_load_buffer(const char *label, const char *text, size_t size,
+                                     int override_count, const char *const *overrides,
+                                     dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const char empty[1] = "";
+  /* fmemopen refuses a NULL buffer; an empty text is an empty config. */
+  FILE *stream = fmemopen((void *)(size ? text : empty), size, "r");
+  if (!stream)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot open the config text: %s", label, strerror(errno));
+  DPBO_TRY(config_read_entries(label, stream, override_count, overrides, config, err));
   DPBO_TRY(config_interpret(config, err));
 done:
   return status;
@@ -763,7 +785,7 @@ void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
 dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
                              const char *const *sections, dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
   DPBO_TRY(config_check_sections(config, sections, err));
 done:
   return status;
