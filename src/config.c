@@ -3,6 +3,7 @@
 #include "dpbo/config.h"
 #include "config_private.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -229,6 +230,9 @@ done:
 static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy",
                                              "compare", NULL};
 
+/* The end of a blank-separated field. */
+static int field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
+
 static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char where[DPBO_PATH_MAX + 32];
@@ -244,18 +248,25 @@ static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, d
   char scale[32];
   double lo, hi;
   long long levels = 1;
-  int consumed = 0;
-  int fields = sscanf(e->value, "%31s %lf %lf %n", scale, &lo, &hi, &consumed);
-  if (fields < 3)
+  int after_lo = 0, after_hi = 0, consumed = 0;
+  int fields =
+      sscanf(e->value, "%31s %lf%n %lf%n %n", scale, &lo, &after_lo, &hi, &after_hi, &consumed);
+  /* Each number must end at a blank or the end: %lf alone would read
+   * "0 15-1" as HI = 15 followed by LEVELS = -1. */
+  if (fields < 3 || !field_ends(e->value[after_lo]) || !field_ends(e->value[after_hi]))
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s = '%s': expected 'linear|log LO HI [LEVELS]'",
                where, name, e->value);
   const char *rest = e->value + consumed;
   if (*rest) {
     char *end;
+    errno = 0;
     levels = strtoll(rest, &end, 10);
     while (*end == ' ' || *end == '\t') end++;
-    if (end == rest || *end)
+    if (end == rest || *end || errno == ERANGE)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS '%s' is not an integer", where, name, rest);
+    if (levels < 1)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS = %lld must be at least 1", where, name,
+                 levels);
   }
   if (strcmp(scale, "linear") == 0)
     dim->scale = DPBO_SCALE_LINEAR;
