@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dpbo needs, only those that are missing.
 # Used by jobs/local.sh and tests/run.sh so that both work on a fresh machine.
-#   scripts/deps.sh              the build and test packages below
-#   scripts/deps.sh PKG...       these packages instead (scripts/slurm-up.sh)
+#   scripts/deps.sh            what building and running dpbo needs
+#   scripts/deps.sh --tests    that and the test stages' tools (tests/run.sh)
+#   scripts/deps.sh PKG...     these packages instead (scripts/slurm-up.sh)
 set -euo pipefail
 
 packages=(
@@ -14,7 +15,14 @@ packages=(
   libinih-dev zlib1g-dev libsodium-dev libpcg-cpp-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib python3-sklearn
 )
-[[ $# -gt 0 ]] && packages=("$@")
+# The test stages: valgrind (memcheck of the demo), clang with its runtime
+# libraries (libclang_rt.fuzzer and the sanitizers of Debian 12's clang 14
+# are in libclang-rt-14-dev) for the libFuzzer targets.
+if [[ ${1:-} == --tests ]]; then
+  packages+=(valgrind clang libclang-rt-14-dev)
+elif [[ $# -gt 0 ]]; then
+  packages=("$@")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,9 @@
-#include "dpbo/config.h"
+#define _POSIX_C_SOURCE 200809L /* fmemopen, for dpbo__config_load_buffer */
 
+#include "dpbo/config.h"
+#include "config_private.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
@@ -226,6 +230,9 @@ done:
 static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy",
                                              "compare", NULL};
 
+/* The end of a blank-separated field. */
+static int field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
+
 static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char where[DPBO_PATH_MAX + 32];
@@ -241,18 +248,25 @@ static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, d
   char scale[32];
   double lo, hi;
   long long levels = 1;
-  int consumed = 0;
-  int fields = sscanf(e->value, "%31s %lf %lf %n", scale, &lo, &hi, &consumed);
-  if (fields < 3)
+  int after_lo = 0, after_hi = 0, consumed = 0;
+  int fields =
+      sscanf(e->value, "%31s %lf%n %lf%n %n", scale, &lo, &after_lo, &hi, &after_hi, &consumed);
+  /* Each number must end at a blank or the end: %lf alone would read
+   * "0 15-1" as HI = 15 followed by LEVELS = -1. */
+  if (fields < 3 || !field_ends(e->value[after_lo]) || !field_ends(e->value[after_hi]))
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s = '%s': expected 'linear|log LO HI [LEVELS]'",
                where, name, e->value);
   const char *rest = e->value + consumed;
   if (*rest) {
     char *end;
+    errno = 0;
     levels = strtoll(rest, &end, 10);
     while (*end == ' ' || *end == '\t') end++;
-    if (end == rest || *end)
+    if (end == rest || *end || errno == ERANGE)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS '%s' is not an integer", where, name, rest);
+    if (levels < 1)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS = %lld must be at least 1", where, name,
+                 levels);
   }
   if (strcmp(scale, "linear") == 0)
     dim->scale = DPBO_SCALE_LINEAR;
@@ -670,17 +684,19 @@ done:
 static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
                                           const char *const *overrides, dpbo_error *err);
 
-/* Reads the file and the overrides into config->entry, uninterpreted. */
-static dpbo_status config_read_entries(const char *path, int override_count,
+/* Reads the file and the overrides into config->entry, uninterpreted. With
+ * `stream` (closed here in any case) the text comes from there and path only
+ * names it in messages. */
+static dpbo_status config_read_entries(const char *path, FILE *stream, int override_count,
                                        const char *const *overrides, dpbo_config *config,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  config_reader reader = {NULL, 0, 0};
+  config_reader reader = {stream, 0, 0};
   memset(config, 0, sizeof *config);
   if (strlen(path) >= sizeof config->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
   snprintf(config->path, sizeof config->path, "%s", path);
 
-  reader.file = fopen(path, "r");
+  if (!reader.file) reader.file = fopen(path, "r");
   if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot open config file %s: %s", path, strerror(errno));
   config_parse parse = {config, &reader, DPBO_OK, err};
   int rc = ini_parse_stream(config_read_line, &reader, config_handler, &parse);
@@ -703,7 +719,24 @@ done:
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
+  DPBO_TRY(config_interpret(config, err));
+done:
+  return status;
+}
+
+/* The text is read through a stdio stream on the buffer (fmemopen), so the
+ * bytes take the same fgets/inih path as a file's. */
+dpbo_status dpbo__config_load_buffer(const char *label, const char *text, size_t size,
+                                     int override_count, const char *const *overrides,
+                                     dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const char empty[1] = "";
+  /* fmemopen refuses a NULL buffer; an empty text is an empty config. */
+  FILE *stream = fmemopen((void *)(size ? text : empty), size, "r");
+  if (!stream)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot open the config text: %s", label, strerror(errno));
+  DPBO_TRY(config_read_entries(label, stream, override_count, overrides, config, err));
   DPBO_TRY(config_interpret(config, err));
 done:
   return status;
@@ -763,7 +796,7 @@ void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
 dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
                              const char *const *sections, dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, override_count, overrides, config, err));
+  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
   DPBO_TRY(config_check_sections(config, sections, err));
 done:
   return status;

@@ -1,6 +1,6 @@
 /* Dataset readers (CSV and LIBSVM, plain or gzip through zlib), random
  * train/validation splits, min-max scaling and a LIBSVM writer. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memfd_create, for dpbo__dataset_read_buffer */
 
 #include "dpbo/dataset.h"
 
@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "dataset_private.h"
 
 /* ------------------------------------------------------------------------ */
 /* Reading lines of any length                                               */
@@ -27,15 +30,18 @@ typedef struct line_reader {
   long long line_no; /* 1-based number of the line in buf */
 } line_reader;
 
-static dpbo_status reader_open(line_reader *r, const char *path, dpbo_error *err) {
+/* Opens path, or takes over `fd` (closed here in any case) when it is >= 0;
+ * path then only names the data in messages. zbuffer: zlib's buffer size
+ * (0: its default). */
+static dpbo_status reader_open(line_reader *r, const char *path, int fd, unsigned zbuffer,
+                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int fd = -1;
   memset(r, 0, sizeof *r);
   r->path = path;
   if (!path || !path[0]) DPBO_RAISE(DPBO_ERR_ARG, "dataset path is empty");
   /* open() + fstat() ourselves so that the message carries the real errno
    * and a directory is refused up front instead of failing on first read. */
-  fd = open(path, O_RDONLY);
+  if (fd < 0) fd = open(path, O_RDONLY);
   if (fd < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open dataset '%s': %s", path, strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0)
@@ -45,8 +51,10 @@ static dpbo_status reader_open(line_reader *r, const char *path, dpbo_error *err
   r->gz = gzdopen(fd, "rb");
   if (!r->gz) DPBO_RAISE(DPBO_ERR_IO, "cannot open dataset '%s' through zlib", path);
   fd = -1; /* owned by r->gz now */
-  /* A large zlib buffer: fewer read() calls and inflate restarts. */
-  gzbuffer(r->gz, 1u << 18);
+  /* Files get a large zlib buffer: fewer read() calls and inflate restarts.
+   * (The in-memory reader keeps zlib's default: its 768 KiB of buffers per
+   * call would dominate fuzzing; reading gives the same lines either way.) */
+  if (zbuffer) gzbuffer(r->gz, zbuffer);
   r->cap = 1u << 16;
   DPBO_ALLOC(r->buf, r->cap, "the line buffer");
 done:
@@ -479,8 +487,9 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Public API                                                                */
 
-dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
-                              dpbo_error *err) {
+/* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
+static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
+                                dpbo_data_format format, dpbo_dataset **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_dataset *data = NULL;
   line_reader r;
@@ -490,7 +499,11 @@ dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_da
   if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': unknown format %d", path ? path : "(null)",
                (int)format);
-  DPBO_TRY(reader_open(&r, path, err));
+  {
+    int given = fd;
+    fd = -1; /* reader_open closes it or hands it to zlib */
+    DPBO_TRY(reader_open(&r, path, given, zbuffer, err));
+  }
   DPBO_ALLOC(data, 1, "a dataset");
 
   /* Find the first data line; AUTO decides the format from it. */
@@ -516,8 +529,44 @@ dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_da
   *out = data;
   data = NULL;
 done:
+  if (fd >= 0) close(fd);
   reader_close(&r);
   dpbo_dataset_destroy(data);
+  /* Out-of-memory messages (the dense matrix of a file with a huge feature
+   * index, say) come from helpers that do not know the file: name it. */
+  if (status != DPBO_OK && err && path && path[0] && !strstr(err->message, path))
+    dpbo_error_prefix(err, "%s", path);
+  return status;
+}
+
+dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
+                              dpbo_error *err) {
+  return dataset_read(path, -1, 1u << 18, format, out, err);
+}
+
+/* The bytes go into an anonymous in-memory file (memfd: no file system, no
+ * temporary file) and through the path a file takes, zlib's transparent gzip
+ * reading included; only zlib's buffer is its default size. */
+dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
+                                      dpbo_data_format format, dpbo_dataset **out,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int fd = memfd_create("dpbo-dataset", MFD_CLOEXEC);
+  if (fd < 0)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot create an in-memory file: %s", name, strerror(errno));
+  for (size_t done_bytes = 0; done_bytes < size;) {
+    ssize_t wrote = write(fd, (const char *)bytes + done_bytes, size - done_bytes);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0)
+      DPBO_RAISE(DPBO_ERR_IO, "%s: cannot fill the in-memory file: %s", name, strerror(errno));
+    done_bytes += (size_t)wrote;
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot rewind the in-memory file: %s", name, strerror(errno));
+  status = dataset_read(name, fd, 0, format, out, err);
+  fd = -1; /* dataset_read closed it */
+done:
+  if (fd >= 0) close(fd);
   return status;
 }
 

@@ -98,10 +98,20 @@ static inline double kernel_of_r2(dpbo_kernel_kind kind, double r2) {
 
 double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2) { return kernel_of_r2(kernel->kind, r2); }
 
+/* Function multiversioning for the block loops below. Only with GCC: clang
+ * before 18 names the dispatcher "<name>.ifunc", so calls from other files
+ * (ucb.c) fail to link (llvm-project PR 71706); clang (the fuzz build) gets
+ * the plain function, which computes the same bits. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DPBO_KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DPBO_KERNEL_CLONES
+#endif
+
 /* The common small dimensions get loops with a constant inner trip count,
  * which the compiler vectorizes; the order of the sum is that of
  * dpbo_kernel_r2 in every branch. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+DPBO_KERNEL_CLONES
 void dpbo_kernel_r2_block(const dpbo_kernel *kernel, const double *points, int64_t n,
                           const double *u, double *r2) {
   const double *w = kernel->inv_lengthscale;
@@ -133,7 +143,7 @@ void dpbo_kernel_r2_block(const dpbo_kernel *kernel, const double *points, int64
 /* Cloned for wider vectors where the CPU has them (chosen at load time).
  * Every clone performs the same IEEE operations in the same order — no
  * contraction into FMA (-ffp-contract=off) — so all give identical bits. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+DPBO_KERNEL_CLONES
 void dpbo_kernel_of_r2_block(const dpbo_kernel *kernel, const double *r2, double *k, int64_t n) {
   /* One loop per kind, so each is a straight line the compiler vectorizes. */
   if (kernel->kind == DPBO_KERNEL_SE) {

@@ -1,12 +1,92 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds with warnings as errors
-# and runs CTest (everything but the `slow` label unless DPBO_TEST_ALL=1).
-#   tests/run.sh [extra ctest arguments]
-set -euo pipefail
+# The test command (CI runs it on a clean clone through .ci/run). It installs
+# what is missing and runs these stages, all of them by default:
+#   main  build/: warnings as errors; CTest without the `slow` label (with it
+#         when DPBO_TEST_ALL=1), the demo under valgrind memcheck included
+#   asan  build-asan/: AddressSanitizer + UndefinedBehaviorSanitizer
+#         (-DDPBO_SANITIZE=ON, any UB fatal); CTest's unit and mpi labels
+#         without `slow` and `sanitizer_slow` (tests/CMakeLists.txt says why)
+#   fuzz  build-fuzz/: clang, -DDPBO_FUZZ=ON; each libFuzzer target of
+#         tests/fuzz for DPBO_FUZZ_SECONDS (default 30) from its seed corpus
+#   tests/run.sh [extra ctest arguments for the main stage]
+#   DPBO_TEST_STAGES="asan" tests/run.sh        one stage (any subset, in order)
+# Every stage runs even if an earlier one failed; the script fails if any did
+# and ends with one line counting the tests of all stages.
+set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$here/scripts/build.sh" -DDPBO_WERROR=ON
+stages=${DPBO_TEST_STAGES:-main asan fuzz}
+for s in $stages; do
+  case $s in
+    main | asan | fuzz) ;;
+    *) echo "tests/run.sh: unknown stage '$s' in DPBO_TEST_STAGES (main, asan, fuzz)" >&2; exit 2 ;;
+  esac
+done
+"$here/scripts/deps.sh" --tests || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd "$here/build"
-exclude=(-LE slow)
-[[ ${DPBO_TEST_ALL:-0} == 1 ]] && exclude=()
-ctest --output-on-failure "${exclude[@]}" "$@"
+
+passed=0 failed=0 summary=()
+
+# Runs ctest in $1 with the remaining arguments; adds its counts to the totals.
+run_ctest() {
+  local dir=$1
+  shift
+  (cd "$dir" && ctest --output-on-failure "$@") 2>&1 | tee "$dir/ctest-stage.log"
+  local rc=${PIPESTATUS[0]}
+  local line total bad
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$dir/ctest-stage.log" | tail -1)
+  if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
+    bad=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
+    passed=$((passed + total - bad)) failed=$((failed + bad))
+  elif [[ $rc -ne 0 ]]; then
+    failed=$((failed + 1))
+  fi
+  return "$rc"
+}
+
+stage_main() {
+  "$here/scripts/build.sh" -DDPBO_WERROR=ON || { failed=$((failed + 1)); return 1; }
+  local exclude=(-LE slow)
+  [[ ${DPBO_TEST_ALL:-0} == 1 ]] && exclude=()
+  run_ctest "$here/build" "${exclude[@]}" "$@"
+}
+
+stage_asan() {
+  DPBO_BUILD_DIR=$here/build-asan "$here/scripts/build.sh" -DDPBO_WERROR=ON -DDPBO_SANITIZE=ON \
+    || { failed=$((failed + 1)); return 1; }
+  UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$here/build-asan" -L 'unit|mpi' -LE 'slow|sanitizer_slow'
+}
+
+stage_fuzz() {
+  # Only the library and the fuzz targets: the CTest suite is not built here.
+  CC=clang CXX=clang++ DPBO_BUILD_DIR=$here/build-fuzz "$here/scripts/build.sh" \
+    -DDPBO_FUZZ=ON -DDPBO_WERROR=ON -DDPBO_BUILD_TESTS=OFF -DDPBO_BUILD_BENCH=OFF \
+    || { failed=$((failed + 1)); return 1; }
+  "$here/tests/fuzz/run_fuzz.sh" "$here/build-fuzz" "${DPBO_FUZZ_SECONDS:-30}" 2>&1 \
+    | tee "$here/build-fuzz/fuzz-stage.log"
+  local rc=${PIPESTATUS[0]} good bad
+  good=$(grep -c '^=== fuzz_[a-z]*: no failure' "$here/build-fuzz/fuzz-stage.log")
+  bad=$(grep -c '^=== fuzz_[a-z]*: FAILED' "$here/build-fuzz/fuzz-stage.log")
+  [[ $rc -ne 0 && $bad -eq 0 ]] && bad=1
+  passed=$((passed + good)) failed=$((failed + bad))
+  return "$rc"
+}
+
+status=0
+for s in $stages; do
+  echo "=================== stage $s ==================="
+  start=$(date +%s)
+  if [[ $s == main ]]; then stage_main "$@"; else "stage_$s"; fi
+  rc=$?
+  seconds=$(($(date +%s) - start))
+  if [[ $rc -eq 0 ]]; then
+    summary+=("stage $s: passed in $seconds s")
+  else
+    summary+=("stage $s: FAILED (exit $rc) after $seconds s")
+    status=1
+  fi
+done
+echo "=================== summary ==================="
+printf '%s\n' "${summary[@]}"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "tests: $passed passed, $failed failed"
+exit "$status"

@@ -110,7 +110,7 @@ static void dense_posterior(const dpbo_kernel *kernel, const dpbo_gp_prior *prio
     alpha[i] = v[idx[i]] - prior->mean;
     kstar[i] = s2 * dpbo_kernel_eval(kernel, x[idx[i]], u);
   }
-  memcpy(w, kstar, sizeof w);
+  memcpy(w, kstar, (size_t)c * sizeof *w); /* only the c rows in use are set */
   *mean = prior->mean;
   *var = s2;
   if (c > 0) {
