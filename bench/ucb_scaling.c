@@ -46,6 +46,7 @@
 #include "dpbo/kernel.h"
 #include "dpbo/space.h"
 #include "dpbo/synthetic.h"
+#include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 
 enum { MAX_LIST = 16, D = 2, RESULT_BYTES = 1072 };
@@ -195,7 +196,7 @@ static dpbo_status loop_times(MPI_Comm comm, const dpbo_space *space, const dpbo
   DPBO_TRY(dpbo_gp_create(kernel, prior, steps, &gp, err));
   DPBO_TRY(dpbo_ucb_create_mode(space, kernel, begin, count, steps, mode, &ucb, err));
   dpbo_ucb_choice choice;
-  DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, 1, 0.05), &choice, err));
+  DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, 1, 0.05), &choice, err));
   for (int t = 1; t <= steps; t++) {
     double u[D], x[D], gain = 0.0;
     DPBO_TRY(dpbo_space_unit(space, choice.index, u, err));
@@ -207,11 +208,11 @@ static dpbo_status loop_times(MPI_Comm comm, const dpbo_space *space, const dpbo
     DPBO_TRY(dpbo_gp_append(gp, u, gain, err));
     MPI_Barrier(comm);
     double start = MPI_Wtime(), cpu_start = cpu_now();
-    dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(n, t + 1, 0.05));
+    dpbo_ucb_prepare_select(ucb, dpbo_privacy_beta(n, t + 1, 0.05));
     DPBO_TRY(dpbo_ucb_update(ucb, gp, u, err));
     local[t - 1] = cpu_now() - cpu_start;
     local[steps + t - 1] = MPI_Wtime() - start;
-    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, t + 1, 0.05), &choice, err));
+    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, t + 1, 0.05), &choice, err));
   }
   if (MPI_Allreduce(local, update_s, 2 * steps, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "reduction of the step times failed");

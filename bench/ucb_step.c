@@ -54,6 +54,7 @@
 #include "dpbo/kernel.h"
 #include "dpbo/space.h"
 #include "dpbo/synthetic.h"
+#include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 
 #ifndef DPBO_SOURCE_DIR
@@ -314,7 +315,7 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
   DPBO_TRY(dpbo_gp_create(kernel, prior, steps, &gp, err));
   DPBO_TRY(dpbo_ucb_create(space, kernel, begin, count, steps, &ucb, err));
   dpbo_ucb_choice choice;
-  DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, 1, PROBLEM_DELTA), &choice, err));
+  DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, 1, PROBLEM_DELTA), &choice, err));
   for (int t = 1; t <= steps; t++) {
     double u[D], gain = 0.0;
     DPBO_TRY(problem_observe(comm, space, choice.index, u, &gain, err));
@@ -322,10 +323,10 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
     MPI_Barrier(comm);
     double start = MPI_Wtime();
     /* As the driver does: the update also scans for the next selection. */
-    dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA));
+    dpbo_ucb_prepare_select(ucb, dpbo_privacy_beta(n, t + 1, PROBLEM_DELTA));
     DPBO_TRY(dpbo_ucb_update(ucb, gp, u, err));
     double mid = MPI_Wtime();
-    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA), &choice, err));
+    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, t + 1, PROBLEM_DELTA), &choice, err));
     double end = MPI_Wtime();
     local[2 * (t - 1)] = end - start;
     local[2 * (t - 1) + 1] = end - mid;
@@ -512,11 +513,11 @@ static dpbo_status dpbo_loop(MPI_Comm comm, const bench_options *o, loop_result 
   for (int t = 1; t <= T; t++) {
     double step_start = MPI_Wtime();
     dpbo_ucb_choice choice;
-    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_ucb_beta(n, t, PROBLEM_DELTA), &choice, err));
+    DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, t, PROBLEM_DELTA), &choice, err));
     double u[D], gain = 0.0;
     DPBO_TRY(problem_observe(comm, space, choice.index, u, &gain, err));
     DPBO_TRY(dpbo_gp_append(gp, u, gain, err));
-    if (t < T) dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(n, t + 1, PROBLEM_DELTA));
+    if (t < T) dpbo_ucb_prepare_select(ucb, dpbo_privacy_beta(n, t + 1, PROBLEM_DELTA));
     DPBO_TRY(dpbo_ucb_update(ucb, gp, u, err));
     res->indices[t - 1] = choice.index;
     if (gain > res->best_gain) res->best_gain = gain;

@@ -368,11 +368,12 @@ done:
 
 /* A finished run, rebuilt on every rank (collective): rank 0 reads the
  * settings and the trace of `runfile`, every rank gets them, applies the
- * overrides and replays the trace (the posterior is rebuilt, nothing is
+ * overrides (with `redraw`, only those dpbo_release_check_overrides allows
+ * for the stored run) and replays the trace (the posterior is rebuilt, nothing is
  * evaluated again). A run that did not complete is refused with `why`. */
 static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
-                                const char *const *overrides, const char *why, dpbo_config *config,
-                                dpbo_run *run, dpbo_error *err) {
+                                const char *const *overrides, int redraw, const char *why,
+                                dpbo_config *config, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   const char **assignments = NULL;
   int assignment_count = 0;
@@ -403,6 +404,13 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm);
   DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
+  if (redraw) {
+    /* A redraw may change only what the guarantee does not fix before the
+     * data is seen; which depends on the run's own algorithm. */
+    DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config,
+                                          err));
+    DPBO_TRY(dpbo_release_check_overrides(config->algorithm, override_count, overrides, err));
+  }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
                                         overrides, config, err));
   if (!complete || steps != config->iterations)
@@ -426,6 +434,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_args args;
   dpbo_config *config = NULL;
   dpbo_release *release = NULL;
+  double *beta = NULL;
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
@@ -433,19 +442,19 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
-  /* ucb.memory_limit_mb changes how the posterior is rebuilt, never what it is. */
-  for (int i = 0; i < args.override_count; i++)
-    if (strncmp(args.overrides[i], "privacy.", 8) != 0 &&
-        strncmp(args.overrides[i], "ucb.memory_limit_mb=", 20) != 0) {
-      if (rank == 0)
-        fprintf(stderr, "dpbo release: --set %s: only [privacy] settings and ucb.memory_limit_mb "
-                        "can change after the run\n",
-                args.overrides[i]);
-      code = DPBO_EXIT_BAD_INPUT;
-      goto done;
-    }
-  CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides,
+  CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
+  /* The β_t the run used must be the one the release's accounting assumes. */
+  if (rank == 0) {
+    double stored_delta = 0.0;
+    beta = calloc((size_t)run.steps + 1, sizeof *beta);
+    local = beta ? DPBO_OK : DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory for beta_t");
+    if (local == DPBO_OK) local = dpbo_output_read_beta(runfile, run.steps, beta, &stored_delta, &err);
+    if (local == DPBO_OK)
+      local = dpbo_release_check_beta(config, dpbo_space_size(run.space), run.steps, beta,
+                                      stored_delta, &err);
+  }
+  CLI_TRY(dpbo_comm_agree(comm, local, &err));
   CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err)); /* as in `dpbo run`: one UCB state at a time */
   dpbo_noise noise;
   cli_noise(&noise, config, rank);
@@ -489,6 +498,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
 done:
   dpbo_run_free(&run);
+  free(beta);
   free(release);
   free(config);
   free(args.overrides);
@@ -553,7 +563,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
     }
   }
   CLI_ALLOC(config);
-  CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides,
+  CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
                        "the theorems need all T steps", config, &run, &err));
   if (count == 0) {
     epsilons[0] = config->privacy_epsilon;

@@ -47,17 +47,23 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     DPBO_RAISE(DPBO_ERR_ARG,
                "compare accounting: bad budget (epsilon %g, delta %g, split %g, T %d)", epsilon,
                delta, split, T);
+  /* DP-BO and private random search split (ε, δ) between the selection
+   * and the value as Algorithm 1 does (the split is the same under both
+   * bounds; they differ in the δ shares inside the value's δ). */
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, epsilon, delta, split,
+                                     &budget, err));
   switch (method) {
   case DPBO_COMPARE_DPBO:
     /* Two releases, basic composition (the paper's (2ε, 2δ) remark). */
-    out->epsilon_select = epsilon * split;
-    out->epsilon_value = epsilon - out->epsilon_select;
+    out->epsilon_select = budget.epsilon_lambda;
+    out->epsilon_value = budget.epsilon_value;
     out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
-    out->delta_accounted = dpbo_privacy_round_up(delta * split + (delta - delta * split));
+    out->delta_accounted = dpbo_privacy_round_up(budget.delta_lambda + budget.delta_value);
     break;
   case DPBO_COMPARE_RANDOM_SEARCH:
-    out->epsilon_select = epsilon * split;
-    out->epsilon_value = epsilon - out->epsilon_select;
+    out->epsilon_select = budget.epsilon_lambda;
+    out->epsilon_value = budget.epsilon_value;
     out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
     break;
   case DPBO_COMPARE_LIU_TALWAR:
@@ -268,7 +274,7 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo
   for (int t = 1; t <= T; t++) {
     dpbo_trace_step *step = &run->trace[t - 1];
     dpbo_ucb_choice choice;
-    step->beta = dpbo_ucb_beta(n, t, config->delta);
+    step->beta = dpbo_privacy_beta(n, t, config->delta);
     DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
     step->index = choice.index;
     DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
@@ -792,7 +798,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
     ctx->has_algorithm3 = 1;
     ctx->alg3_sensitivity =
-        dpbo_privacy_alg3_sensitivity(config->logreg.validation_rows, dim->lo, dim->hi, L, gstar);
+        dpbo_privacy_alg3_sensitivity(config->bounds, config->logreg.validation_rows, dim->lo,
+                                      dim->hi, L, gstar, config->logreg.tolerance);
   }
   if (rank == 0)
     dpbo_log_info("GP-UCB: best gain %.4f at step %d; Delta_lambda = %.4g, Delta_v = %.4g (units "

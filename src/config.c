@@ -364,6 +364,9 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                             config->privacy_split > 0 && config->privacy_split < 1,
                             "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)",
                             err));
+  static const char *const bounds[] = {"corrected", "paper", NULL};
+  DPBO_TRY(config_choice(config, "privacy", "bounds", "corrected", bounds, &choice, err));
+  config->bounds = (dpbo_bounds)choice;
   DPBO_TRY(config_double(config, "privacy", "k1", 0.95, 0, &config->k1, err));
   DPBO_TRY(config_require(config, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
                           "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
@@ -652,20 +655,28 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   }
   DPBO_TRY(config_privacy(config, err));
   /* With a GP-based release the run's β_t must use the δ the theorems use
-   * for ṽ (Srinivas et al.'s regret bound holds for the β the run used). */
+   * for ṽ (Srinivas et al.'s regret bound holds for the β the run used):
+   * the budget's δ_β, which a given ucb.delta must equal exactly. */
   {
-    double delta_default = 0.05;
-    if (config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2)
-      delta_default = config->privacy_delta * (1.0 - config->privacy_split);
+    dpbo_privacy_budget budget;
+    DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
+                                       config->privacy_delta, config->privacy_split, &budget, err));
+    const int gp_release =
+        config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2;
     dpbo_config_entry *given = config_find(config, "ucb", "delta");
-    DPBO_TRY(config_double(config, "ucb", "delta", delta_default, 0, &config->delta, err));
+    DPBO_TRY(config_double(config, "ucb", "delta", budget.delta_beta, 0, &config->delta, err));
     DPBO_TRY(config_require(config, "ucb", "delta", config->delta > 0 && config->delta < 1,
                             "must lie in (0, 1)", err));
-    if (given && delta_default != 0.05 && config->delta != delta_default)
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "%s: ucb.delta = %g differs from the δ share of the released value (%g = "
-                 "privacy.delta × (1 − privacy.split)); leave ucb.delta unset",
-                 config->path, config->delta, delta_default);
+    if (given && gp_release && config->delta != budget.delta_beta) {
+      char what[512];
+      snprintf(what, sizeof what,
+               "= %.17g differs from the delta %.17g that beta_t needs for privacy.algorithm = %d "
+               "with bounds = %s (privacy.delta = %g, split = %g): the released value's "
+               "sensitivity holds only for that beta; leave ucb.delta unset",
+               config->delta, budget.delta_beta, (int)config->algorithm,
+               dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split);
+      DPBO_TRY(config_require(config, "ucb", "delta", 0, what, err));
+    }
   }
 
   /* [output] */

@@ -240,7 +240,7 @@ static dpbo_status driver_fold(driver *dr, int s, int announce_next, dpbo_error 
     dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
     /* Sequential GP-UCB: the next selection's scan rides on this update. */
     if (announce_next && config->acquisition == DPBO_ACQ_UCB && run->steps < run->planned)
-      dpbo_ucb_prepare_select(run->ucb, dpbo_ucb_beta(dr->n, run->steps + 1, config->delta));
+      dpbo_ucb_prepare_select(run->ucb, dpbo_privacy_beta(dr->n, run->steps + 1, config->delta));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
   }
 done:
@@ -326,7 +326,7 @@ static dpbo_status driver_replay_trace(driver *dr, int prune, dpbo_error *err) {
       dpbo_trace_step *step = &run->trace[s];
       if (prune && config->algorithm == DPBO_ALGORITHM_2 && s > 0) {
         int64_t alive;
-        DPBO_TRY(driver_prune(dr, dpbo_ucb_beta(dr->n, s + 1, config->delta), &alive, err));
+        DPBO_TRY(driver_prune(dr, dpbo_privacy_beta(dr->n, s + 1, config->delta), &alive, err));
       }
       if (step->state == DPBO_STEP_DONE) DPBO_TRY(driver_fold(dr, s, 0, err));
       if (step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
@@ -350,7 +350,7 @@ static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error 
     t = run->steps + 1;
     dpbo_trace_step *step = &run->trace[t - 1];
     memset(step, 0, sizeof *step);
-    step->beta = dpbo_ucb_beta(dr->n, t, config->delta);
+    step->beta = dpbo_privacy_beta(dr->n, t, config->delta);
     step->alive = dr->n;
     if (config->algorithm == DPBO_ALGORITHM_2 && t > 1) DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
     dpbo_ucb_choice choice;

@@ -129,6 +129,11 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
                                   sizeof trace_columns / sizeof trace_columns[0], rank, err));
   DPBO_TRY(write_failures(group, run, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
+  {
+    /* N of β_t next to its δ: a release recomputes β_t from both. */
+    int64_t beta_n = dpbo_space_size(run->space);
+    DPBO_TRY(dpbo_h5io_attr_int64(group, "N", &beta_n, 1, err));
+  }
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                           "gain = v_t (NaN: failed or pending, see state: 0 done, 1 failed, "
                           "2 pending); mean, std: GP posterior of f at lambda_t when it was "
@@ -460,6 +465,24 @@ done:
     *index = NULL;
     *gain = NULL;
   }
+  return status;
+}
+
+dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, double *delta,
+                                  dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, group = -1;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  group = H5Gopen2(file, "trace", H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace", path);
+  if (dpbo_h5io_read_attr_double(group, "delta", delta, err) != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: /trace has no delta attribute (the delta of beta_t)", path);
+  if (steps > 0) DPBO_TRY(dpbo_h5io_read(file, "trace/beta", H5T_NATIVE_DOUBLE, beta, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  if (file >= 0) H5Fclose(file);
   return status;
 }
 

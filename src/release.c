@@ -28,13 +28,29 @@ static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_spa
   if (dpbo_space_dims(space) != 1 || strcmp(dpbo_space_dim(space, 0)->name, "lambda") != 0)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: privacy.algorithm = 3 needs exactly one dimension, dim.lambda",
                config->path);
+  /* L/(m λ_min) bounds one record's change only for a margin loss g(w, x, y)
+   * = φ(y wᵀx) with φ L-Lipschitz (|φ(z) − φ(z')| ≤ 2L‖w‖) and a training
+   * loss with ‖w_λ‖ ≤ 1/(2λ), which the logistic loss has
+   * (docs/privacy-proofs.md): both shipped validation losses are such φ. */
+  if (config->logreg.loss != DPBO_LOGREG_LOSS_SIGMOID && config->logreg.loss != DPBO_LOGREG_LOSS_RAMP)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 3: Theorem 6's bound is shown only for the margin losses "
+               "sigmoid and ramp (g = phi(y w'x), phi Lipschitz) on the logistic training loss",
+               config->path);
   const dpbo_dim *dim = dpbo_space_dim(space, 0);
   in->lambda_min = dim->lo;
   in->lambda_max = dim->hi;
   in->validation_size = config->logreg.validation_rows;
+  in->solver_tolerance = config->logreg.tolerance;
   dpbo_logreg_loss_constants(config->logreg.loss, &in->lipschitz, &in->gstar);
 done:
   return status;
+}
+
+dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
+                                dpbo_privacy_budget *budget, dpbo_error *err) {
+  return dpbo_privacy_budget_split(config->algorithm, config->bounds, epsilon,
+                                   config->privacy_delta, config->privacy_split, budget, err);
 }
 
 dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *space,
@@ -42,17 +58,107 @@ dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *spa
   dpbo_status status = DPBO_OK;
   memset(in, 0, sizeof *in);
   in->algorithm = config->algorithm;
+  in->bounds = config->bounds;
   in->T = config->iterations;
   in->k1 = config->k1;
   in->signal_std = config->prior.signal_std;
   in->noise_std = config->prior.noise_std;
   /* The total (ε, δ) is split between λ̃ and the value; basic composition
    * adds the two back up. */
-  in->delta_lambda = config->privacy_delta * config->privacy_split;
-  in->delta_value = config->privacy_delta * (1.0 - config->privacy_split);
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  in->delta_lambda = budget.delta_lambda;
+  in->delta_value = budget.delta_value;
+  in->delta_beta = budget.delta_beta;
   in->alg2_A = config->alg2_A;
   in->alg2_tau = config->alg2_tau;
   if (config->algorithm == DPBO_ALGORITHM_3) DPBO_TRY(release_alg3_inputs(config, space, in, err));
+done:
+  return status;
+}
+
+/* The key of a "section.key=value" override, into key. */
+static void release_override_key(const char *override, char *key, size_t size) {
+  size_t len = strcspn(override, "=");
+  while (len > 0 && (override[len - 1] == ' ' || override[len - 1] == '\t')) len--;
+  if (len >= size) len = size - 1;
+  memcpy(key, override, len);
+  key[len] = '\0';
+}
+
+static int release_key_in(const char *key, const char *const *keys) {
+  for (; *keys; keys++)
+    if (strcmp(key, *keys) == 0) return 1;
+  return 0;
+}
+
+dpbo_status dpbo_release_check_overrides(dpbo_algorithm stored_algorithm, int count,
+                                         const char *const *overrides, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const char *const redraw[] = {"privacy.epsilon", "privacy.noise", "privacy.noise_seed",
+                                       "privacy.failures_public", "ucb.memory_limit_mb", NULL};
+  static const char *const accounting[] = {"privacy.algorithm", "privacy.delta", "privacy.split",
+                                           "privacy.bounds", NULL};
+  static const char *const assumptions[] = {"privacy.k1", "privacy.A", "privacy.tau",
+                                            "privacy.prior_source", NULL};
+  for (int i = 0; i < count; i++) {
+    char key[160];
+    release_override_key(overrides[i], key, sizeof key);
+    if (release_key_in(key, redraw)) continue;
+    if (release_key_in(key, accounting)) {
+      /* Held to the run's β by dpbo_release_check_beta. bounds alone can
+       * match a GP run's β in one way only (δ_β differs between the two),
+       * which lets a run file written before bounds existed be redrawn
+       * with bounds = paper. */
+      if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
+      if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: %s fixed the run's beta_t (its delta share), and the released value's "
+                 "sensitivity (Theorem 3, Theorem 5) holds only for the beta_t the run used; a "
+                 "redraw may change privacy.epsilon and the noise source (privacy.noise, "
+                 "privacy.noise_seed) only",
+                 overrides[i], key);
+    }
+    if (release_key_in(key, assumptions) || strncmp(key, "gp.", 3) == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: %s is an assumption of the guarantee (the GP prior and kernel, k1 of "
+                 "Assumption 1, Algorithm 2's A and tau) and must be fixed before the validation "
+                 "data is seen: a value chosen after the run could be tuned to the data",
+                 overrides[i], key);
+    if (strcmp(key, "ucb.delta") == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: ucb.delta is the delta of the run's beta_t, which the run has already "
+                 "used; it cannot change after the run",
+                 overrides[i]);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "--set %s: %s cannot change after the run: a redraw may change privacy.epsilon and "
+               "the noise source (privacy.noise, privacy.noise_seed) only",
+               overrides[i], key);
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
+                                    const double *beta, double stored_delta, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2) goto done;
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  for (int t = 1; t <= steps; t++) {
+    const double want = dpbo_privacy_beta(n, t, budget.delta_beta), had = beta[t - 1];
+    /* The same function computed both: equal up to the last bits. */
+    if (!(fabs(want - had) <= 1e-12 * fabs(want)))
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "the run's beta_t came from delta = %.6g (N = %lld; /trace/beta at t = %d is "
+                 "%.10g), but this release (privacy.algorithm = %d, bounds = %s, privacy.delta = "
+                 "%g, split = %g) needs beta_t from delta = %.6g (%.10g at t = %d): the released "
+                 "value's sensitivity holds only for the beta_t the run used, so nothing is "
+                 "released",
+                 stored_delta, (long long)n, t, had, (int)config->algorithm,
+                 dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split,
+                 budget.delta_beta, want, t);
+  }
 done:
   return status;
 }
@@ -68,6 +174,10 @@ double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) 
 
 static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
   const dpbo_privacy_inputs *in = &r->inputs;
+  const char *bounds = r->bounds == DPBO_BOUNDS_PAPER
+                           ? " Sensitivities: the paper's literal formulas (bounds = paper), whose "
+                             "proofs have known gaps, so the stated delta may not hold"
+                           : " Sensitivities: dpbo's corrected bounds (bounds = corrected)";
   switch (r->algorithm) {
   case DPBO_ALGORITHM_1:
   case DPBO_ALGORITHM_2:
@@ -76,7 +186,7 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
              "validation set (together (%.6g, %.6g)-DP by basic composition), assuming "
              "(Assumption 1 of Kusner et al. 2015) that the validation gains of all validation "
              "sets form a multi-task GP with k1(V,V') = %.6g and the stated prior (m0 = %.6g, "
-             "s = %.6g, sigma = %.6g, %s kernel, fixed before the validation data was seen)%s.",
+             "s = %.6g, sigma = %.6g, %s kernel, fixed before the validation data was seen)%s.%s.",
              r->epsilon_lambda, r->delta_lambda,
              r->algorithm == DPBO_ALGORITHM_1 ? "v_tilde" : "f_tilde", r->epsilon_value,
              r->delta_value, r->epsilon_total, r->delta_total, in->k1, config->prior.mean,
@@ -84,7 +194,8 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
              r->algorithm == DPBO_ALGORITHM_2
                  ? ", noise-free observations and the regret bound of de Freitas, Smola and Zoghi "
                    "(2012) with the given A and tau"
-                 : "");
+                 : "",
+             bounds);
     break;
   case DPBO_ALGORITHM_3:
     snprintf(r->guarantee, sizeof r->guarantee,
@@ -92,9 +203,9 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
              "assuming (Assumption 2 of Kusner et al. 2015) a public training set, "
              "L2-regularized logistic regression (a 1-Lipschitz convex loss) on inputs of norm "
              "<= 1, lambda in [%.6g, %.6g], and a validation loss that is %.6g-Lipschitz and "
-             "bounded by %.6g.",
+             "bounded by %.6g.%s.",
              r->epsilon_value, (long long)in->validation_size, in->lambda_min, in->lambda_max,
-             in->lipschitz, in->gstar);
+             in->lipschitz, in->gstar, bounds);
     break;
   case DPBO_ALGORITHM_NONE:
     break;
@@ -158,10 +269,13 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
     out->sens.lambda_sensitivity *= sensitivity_factor;
     out->sens.value_sensitivity *= sensitivity_factor;
   }
-  out->epsilon_lambda = config->privacy_epsilon * config->privacy_split;
-  out->epsilon_value = config->privacy_epsilon - out->epsilon_lambda;
-  out->delta_lambda = out->inputs.delta_lambda;
-  out->delta_value = config->algorithm == DPBO_ALGORITHM_3 ? 0.0 : out->inputs.delta_value;
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  out->bounds = config->bounds;
+  out->epsilon_lambda = budget.epsilon_lambda;
+  out->epsilon_value = budget.epsilon_value;
+  out->delta_lambda = budget.delta_lambda;
+  out->delta_value = budget.delta_value;
   out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   out->has_value = 1;
   out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
@@ -247,7 +361,7 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 21 };
+enum { RELEASE_NUMBERS = 23 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
@@ -268,6 +382,8 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
                                 {RELEASE_TERM, "gamma_greedy", s->gamma_greedy},
                                 {RELEASE_TERM, "gamma_T", s->gamma_T},
                                 {RELEASE_TERM, "regret_term", s->regret_term},
+                                {RELEASE_TERM, "tolerance_term", s->tolerance_term},
+                                {RELEASE_TERM, "delta_beta", s->delta_beta},
                                 {RELEASE_TERM, "k1", s->k1},
                                 {RELEASE_TERM, "signal_std", s->signal_std},
                                 {RELEASE_TERM, "laplace_granularity", r->value.granularity},
@@ -299,6 +415,8 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   release_numbers(r, numbers);
   fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
   json_string(f, dpbo_algorithm_name(r->algorithm));
+  fputs(",\"bounds\":", f);
+  json_string(f, dpbo_bounds_name(r->bounds));
   if (r->has_lambda) {
     fputs(",\"lambda\":{", f);
     for (int i = 0; i < r->d; i++) {
@@ -347,6 +465,7 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
   int64_t n = r->n, T = r->T;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "bounds", dpbo_bounds_name(r->bounds), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "publication",

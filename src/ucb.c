@@ -42,11 +42,6 @@ struct dpbo_ucb {
   dpbo_ucb_choice cached_best;
 };
 
-double dpbo_ucb_beta(int64_t n_candidates, int t, double delta) {
-  const double pi2 = 9.8696044010893586188;
-  return 2.0 * log((double)n_candidates * (double)t * (double)t * pi2 / (3.0 * delta));
-}
-
 const char *dpbo_ucb_mode_name(dpbo_ucb_mode mode) {
   return mode == DPBO_UCB_RECOMPUTE ? "recompute" : "incremental";
 }

@@ -61,21 +61,32 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
                                  double epsilon, double tail, dpbo_utility_public *out) {
   memset(out, 0, sizeof *out);
   const double s = config->prior.signal_std, sigma = config->prior.noise_std;
-  const double delta = config->delta; /* the run's δ: β_t and the noise bounds */
+  dpbo_privacy_budget budget;
+  /* The config was validated, so the budget split cannot fail here. */
+  if (dpbo_privacy_budget_split(config->algorithm, sens->bounds, epsilon, config->privacy_delta,
+                                config->privacy_split, &budget, NULL) != DPBO_OK)
+    return;
+  /* The run's δ_β: β_t fails (Srinivas et al.'s Lemma 5.1) with probability
+   * δ_β/2, and the noise bounds below take the other δ_β/2. */
+  const double delta = budget.delta_beta;
+  out->bounds = sens->bounds;
   out->epsilon = epsilon;
   out->tail = tail;
   out->a = log(1.0 / tail);
-  out->epsilon_lambda = epsilon * config->privacy_split;
-  out->epsilon_value = epsilon - out->epsilon_lambda;
-  out->delta_lambda = config->privacy_delta * config->privacy_split;
-  out->delta_value =
-      config->algorithm == DPBO_ALGORITHM_3 ? 0.0 : config->privacy_delta - out->delta_lambda;
+  out->epsilon_lambda = budget.epsilon_lambda;
+  out->epsilon_value = budget.epsilon_value;
+  out->delta_lambda = budget.delta_lambda;
+  out->delta_value = budget.delta_value;
+  out->delta_value_union = budget.delta_value_union;
   out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   if (out->has_lambda) {
-    /* Theorem 2 in units of v. */
+    /* Theorem 2 in units of v: |α_T| ≤ σ √(2 log(2/δ_β)) w.p. 1 − δ_β/2; the
+     * paper writes its (larger) q = σ √(4 log(3/δ)) there. */
     out->lambda_term_beta = s * 2.0 * sqrt(dpbo_privacy_beta(sens->n, sens->T, delta));
-    out->lambda_term_q =
-        config->algorithm == DPBO_ALGORITHM_1 ? s * dpbo_privacy_q(sens->sigma_n, delta) : 0.0;
+    if (config->algorithm == DPBO_ALGORITHM_1)
+      out->lambda_term_q = sens->bounds == DPBO_BOUNDS_PAPER
+                               ? s * dpbo_privacy_q(DPBO_BOUNDS_PAPER, sens->sigma_n, sens->T, delta)
+                               : sigma * sqrt(2.0 * log(2.0 / delta));
     out->lambda_term_mechanism =
         2.0 * sens->lambda_sensitivity / out->epsilon_lambda * (log((double)sens->n) + out->a);
     out->lambda_bound = out->lambda_term_beta + out->lambda_term_q + out->lambda_term_mechanism;
@@ -176,7 +187,7 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
   dpbo_status status = DPBO_OK;
   double *mean = NULL, *p = NULL;
   dpbo_privacy_inputs in;
-  dpbo_sensitivity sens;
+  dpbo_sensitivity sens, sens_other;
   if (config->algorithm == DPBO_ALGORITHM_NONE)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
@@ -198,6 +209,18 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
   DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
                                       dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb), &sens,
                                       err));
+  /* The other bounds side by side (γ_T does not depend on them). */
+  in.bounds = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+  {
+    dpbo_privacy_budget other;
+    DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, in.bounds, config->privacy_epsilon,
+                                       config->privacy_delta, config->privacy_split, &other, err));
+    in.delta_beta = other.delta_beta;
+  }
+  in.gamma_greedy = sens.gamma_greedy;
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
+                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
+                                      &sens_other, err));
   const int64_t n = dpbo_space_size(run->space);
   const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   if (has_lambda) {
@@ -209,6 +232,7 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
     dpbo_utility_report *r = &reports[e];
     memset(r, 0, sizeof *r);
     dpbo_utility_public_figures(config, &sens, epsilons[e], tail, &r->pub);
+    dpbo_utility_public_figures(config, &sens_other, epsilons[e], tail, &r->pub_other);
     r->holder.best_observed = x;
     if (has_lambda)
       DPBO_TRY(dpbo_utility_lambda_figures(config->selection, mean, n, sens.lambda_sensitivity,
@@ -271,12 +295,56 @@ done:
     DPBO_TRY(put(group, name, 2, (hsize_t)count, (hsize_t)(width), rows, err));                    \
   } while (0)
 
+/* The public figures of one set of bounds (other: the report's pub_other)
+ * into group pub. */
+#define PUB(r) (other ? &(r)->pub_other : &(r)->pub)
+#define PUB_COLUMN(name, expr)                                                                     \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++) {                                                           \
+      const dpbo_utility_public *P = PUB(&reports[e_]);                                            \
+      column[e_] = (expr);                                                                         \
+    }                                                                                              \
+    DPBO_TRY(put(pub, name, 1, (hsize_t)count, 0, column, err));                                   \
+  } while (0)
+
+static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *reports, int count,
+                                        int other, double *column, double *rows, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(put_string(pub, "bounds", dpbo_bounds_name(PUB(&reports[0])->bounds), err));
+  PUB_COLUMN("epsilon", P->epsilon);
+  PUB_COLUMN("epsilon_lambda", P->epsilon_lambda);
+  PUB_COLUMN("epsilon_value", P->epsilon_value);
+  PUB_COLUMN("delta_lambda", P->delta_lambda);
+  PUB_COLUMN("delta_value", P->delta_value);
+  PUB_COLUMN("tail", P->tail);
+  PUB_COLUMN("lambda_bound", P->has_lambda ? P->lambda_bound : NAN);
+  PUB_COLUMN("lambda_probability", P->has_lambda ? P->lambda_probability : NAN);
+  PUB_COLUMN("lambda_term_beta", P->lambda_term_beta);
+  PUB_COLUMN("lambda_term_q", P->lambda_term_q);
+  PUB_COLUMN("lambda_term_mechanism", P->lambda_term_mechanism);
+  PUB_COLUMN("value_bound", P->value_bound);
+  PUB_COLUMN("value_probability", P->value_probability);
+  PUB_COLUMN("value_term_noise", P->value_term_noise);
+  PUB_COLUMN("value_term_regret", P->value_term_regret);
+  PUB_COLUMN("value_term_laplace", P->value_term_laplace);
+  PUB_COLUMN("laplace_scale", P->laplace_scale);
+  for (int e_ = 0; e_ < count; e_++)
+    memcpy(rows + (size_t)e_ * DPBO_UTILITY_QUANTILES, PUB(&reports[e_])->noise_quantiles,
+           sizeof(double) * DPBO_UTILITY_QUANTILES);
+  DPBO_TRY(put(pub, "noise_quantiles", 2, (hsize_t)count, DPBO_UTILITY_QUANTILES, rows, err));
+  PUB_COLUMN("delta_value_union", P->delta_value_union);
+done:
+  return status;
+}
+#undef PUB_COLUMN
+#undef PUB
+
 static const char tmp_name[] = "utility.tmp";
 
 dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *reports, int count,
                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  hid_t file = -1, top = -1, pub = -1, holder = -1;
+  hid_t file = -1, top = -1, pub = -1, holder = -1, other = -1;
   double *column = NULL, *rows = NULL;
   DPBO_ALLOC(column, count, "a utility column");
   DPBO_ALLOC(rows, (size_t)count * DPBO_UTILITY_CDF_POINTS, "utility rows");
@@ -303,24 +371,16 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
                       "DATA HOLDER ONLY: computed from the sensitive run (posterior mean and best "
                       "observed gain); never publish",
                       err));
-  UTILITY_COLUMN(pub, "epsilon", r->pub.epsilon);
-  UTILITY_COLUMN(pub, "epsilon_lambda", r->pub.epsilon_lambda);
-  UTILITY_COLUMN(pub, "epsilon_value", r->pub.epsilon_value);
-  UTILITY_COLUMN(pub, "delta_lambda", r->pub.delta_lambda);
-  UTILITY_COLUMN(pub, "delta_value", r->pub.delta_value);
-  UTILITY_COLUMN(pub, "tail", r->pub.tail);
-  UTILITY_COLUMN(pub, "lambda_bound", r->pub.has_lambda ? r->pub.lambda_bound : NAN);
-  UTILITY_COLUMN(pub, "lambda_probability", r->pub.has_lambda ? r->pub.lambda_probability : NAN);
-  UTILITY_COLUMN(pub, "lambda_term_beta", r->pub.lambda_term_beta);
-  UTILITY_COLUMN(pub, "lambda_term_q", r->pub.lambda_term_q);
-  UTILITY_COLUMN(pub, "lambda_term_mechanism", r->pub.lambda_term_mechanism);
-  UTILITY_COLUMN(pub, "value_bound", r->pub.value_bound);
-  UTILITY_COLUMN(pub, "value_probability", r->pub.value_probability);
-  UTILITY_COLUMN(pub, "value_term_noise", r->pub.value_term_noise);
-  UTILITY_COLUMN(pub, "value_term_regret", r->pub.value_term_regret);
-  UTILITY_COLUMN(pub, "value_term_laplace", r->pub.value_term_laplace);
-  UTILITY_COLUMN(pub, "laplace_scale", r->pub.laplace_scale);
-  UTILITY_ROWS(pub, "noise_quantiles", pub.noise_quantiles, DPBO_UTILITY_QUANTILES);
+  DPBO_TRY(utility_write_public(pub, reports, count, 0, column, rows, err));
+  {
+    /* The other bounds, side by side: /utility/public_paper or
+     * /utility/public_corrected. */
+    char name[64];
+    snprintf(name, sizeof name, "public_%s", dpbo_bounds_name(reports[0].pub_other.bounds));
+    other = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (other < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the group %s in %s", name, runfile);
+    DPBO_TRY(utility_write_public(other, reports, count, 1, column, rows, err));
+  }
   UTILITY_COLUMN(holder, "max_mean", r->holder.has_lambda ? r->holder.max_mean : NAN);
   UTILITY_COLUMN(holder, "best_observed", r->holder.best_observed);
   UTILITY_COLUMN(holder, "expected_regret_mean",
@@ -337,8 +397,9 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
   H5Gclose(pub);
   H5Gclose(holder);
+  H5Gclose(other);
   H5Gclose(top);
-  pub = holder = top = -1;
+  pub = holder = top = other = -1;
   /* Into place: the old report goes only once the new one is whole. */
   H5E_BEGIN_TRY { H5Ldelete(file, "utility", H5P_DEFAULT); }
   H5E_END_TRY;
@@ -347,6 +408,7 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
 done:
   if (pub >= 0) H5Gclose(pub);
   if (holder >= 0) H5Gclose(holder);
+  if (other >= 0) H5Gclose(other);
   if (top >= 0) H5Gclose(top);
   if (status != DPBO_OK && file >= 0) {
     H5E_BEGIN_TRY { H5Ldelete(file, tmp_name, H5P_DEFAULT); }
@@ -359,25 +421,36 @@ done:
   return status;
 }
 
+/* One set of public figures (both Theorem lines) under its bounds. */
+static void utility_log_public(const dpbo_config *config, const dpbo_utility_public *p) {
+  dpbo_log_info("    bounds = %s%s: delta = %.3g (the value's delta shares add up to %.3g)",
+                dpbo_bounds_name(p->bounds), p->bounds == config->bounds ? " (this run's)" : "",
+                p->delta_lambda + p->delta_value, p->delta_value_union);
+  if (p->has_lambda)
+    dpbo_log_info("      Theorem 2: f(lambda*) - mu_T(lambda~) <= %.4g  w.p. >= %.4g   "
+                  "[2 s sqrt(beta_T) = %.4g, q = %.4g, exponential mechanism = %.4g]",
+                  p->lambda_bound, p->lambda_probability, p->lambda_term_beta, p->lambda_term_q,
+                  p->lambda_term_mechanism);
+  dpbo_log_info("      %s: |released value - %s| <= %.4g  w.p. >= %.4g   "
+                "[noise %.4g, regret %.4g, Laplace %.4g (scale %.4g)]",
+                config->algorithm == DPBO_ALGORITHM_1   ? "Theorem 4"
+                : config->algorithm == DPBO_ALGORITHM_2 ? "Algorithm 2's bound"
+                                                        : "Algorithm 3's bound",
+                config->algorithm == DPBO_ALGORITHM_3 ? "f^BO" : "f(lambda*)", p->value_bound,
+                p->value_probability, p->value_term_noise, p->value_term_regret,
+                p->value_term_laplace, p->laplace_scale);
+}
+
 void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *reports, int count) {
-  dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish):");
+  dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish), corrected and "
+                "paper bounds side by side:");
   for (int e = 0; e < count; e++) {
     const dpbo_utility_public *p = &reports[e].pub;
-    dpbo_log_info("  epsilon = %.4g (lambda %.4g, value %.4g), delta = %.3g:", p->epsilon,
-                  p->epsilon_lambda, p->epsilon_value, p->delta_lambda + p->delta_value);
-    if (p->has_lambda)
-      dpbo_log_info("    Theorem 2: f(lambda*) - mu_T(lambda~) <= %.4g  w.p. >= %.4g   "
-                    "[2 s sqrt(beta_T) = %.4g, q = %.4g, exponential mechanism = %.4g]",
-                    p->lambda_bound, p->lambda_probability, p->lambda_term_beta, p->lambda_term_q,
-                    p->lambda_term_mechanism);
-    dpbo_log_info("    %s: |released value - %s| <= %.4g  w.p. >= %.4g   "
-                  "[noise %.4g, regret %.4g, Laplace %.4g (scale %.4g)]",
-                  config->algorithm == DPBO_ALGORITHM_1   ? "Theorem 4"
-                  : config->algorithm == DPBO_ALGORITHM_2 ? "Algorithm 2's bound"
-                                                          : "Algorithm 3's bound",
-                  config->algorithm == DPBO_ALGORITHM_3 ? "f^BO" : "f(lambda*)", p->value_bound,
-                  p->value_probability, p->value_term_noise, p->value_term_regret,
-                  p->value_term_laplace, p->laplace_scale);
+    dpbo_log_info("  epsilon = %.4g (lambda %.4g, value %.4g):", p->epsilon, p->epsilon_lambda,
+                  p->epsilon_value);
+    const int paper_first = config->bounds == DPBO_BOUNDS_PAPER;
+    utility_log_public(config, paper_first ? &reports[e].pub_other : p);
+    utility_log_public(config, paper_first ? p : &reports[e].pub_other);
   }
   dpbo_log_info("FOR THE DATA HOLDER ONLY (computed from the sensitive run; never publish; "
                 "written to the run file's /utility/data_holder):");

@@ -67,7 +67,7 @@ static dpbo_status replay_pruning(const dpbo_config *config, const dpbo_run *run
     int64_t left = n;
     if (t > 1) {
       /* The driver's rule, in normalized units (ucb.c). */
-      const double root_beta = sqrt(dpbo_ucb_beta(n, t, config->delta));
+      const double root_beta = sqrt(dpbo_privacy_beta(n, t, config->delta));
       double lcb_max = -INFINITY;
       for (int64_t k = 0; k < n; k++) {
         double m, v;

@@ -44,16 +44,85 @@ int main(int argc, char **argv) {
   CHECK_CLOSE(dpbo_privacy_beta(4096, 31, 0.025), 40.130935025668528, 1e-14, 0);
   CHECK_CLOSE(dpbo_privacy_c(0.95, 4096, 0.025, 3.0), 1.6189662077697238, 1e-14, 0);
   CHECK_CLOSE(dpbo_privacy_c(0.95, 4096, 0.025, 2.0), 1.5937247442010327, 1e-14, 0);
-  CHECK_CLOSE(dpbo_privacy_q(0.04, 0.025), 0.17504270094409846, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_q(DPBO_BOUNDS_PAPER, 0.04, 30, 0.025), 0.17504270094409846, 1e-14, 0);
   CHECK_CLOSE(dpbo_privacy_C1(0.04), 1.2423613468687962, 1e-14, 0);
   CHECK(dpbo_privacy_c(1.0, 4096, 0.025, 3.0) == 0.0); /* k1 = 1: identical functions */
   /* Algorithm 2: 2*exp(-2*0.5/log(2)**(2/4)) = 0.60171267706763887 (A = 2, τ = 0.5, d = 2) */
-  CHECK_CLOSE(dpbo_privacy_alg2_regret(2.0, 0.5, 2), 0.60171267706763887, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, 2.0, 0.5, 2), 0.60171267706763887, 1e-14, 0);
   /* Algorithm 3, m = 797, L = 1/4, g* = 1:
    *   λ ∈ [1e-4, 10]: min(1/797, 0.25/(797*1e-4)) + (10-1e-4)*0.25/(10*1e-4) = 2499.9762547051441
    *   λ ∈ [10, 20]:   min(1/797, 0.25/(797*10)) + (20-10)*0.25/(20*10)       = 0.012531367628607277 */
-  CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(797, 1e-4, 10, 0.25, 1), 2499.9762547051441, 1e-14, 0);
-  CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(797, 10, 20, 0.25, 1), 0.012531367628607277, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 1e-4, 10, 0.25, 1, 1e-6),
+              2499.9762547051441, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 10, 20, 0.25, 1, 1e-6),
+              0.012531367628607277, 1e-14, 0);
+
+  /* Corrected bounds (docs/privacy-proofs.md), each against its closed form
+   * evaluated here:
+   *   q = 2 σ √(2 log(6T/δ)): 2*0.04*sqrt(2*log(6*30/0.025)) = 0.3371757771608943
+   * (the paper's 0.175 above treats |α| + |α'| as one N(0, 2σ²) variable). */
+  CHECK_CLOSE(dpbo_privacy_q(DPBO_BOUNDS_CORRECTED, 0.04, 30, 0.025),
+              2.0 * 0.04 * sqrt(2.0 * log(6.0 * 30 / 0.025)), 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_q(DPBO_BOUNDS_CORRECTED, 0.04, 30, 0.025), 0.3371757771608943, 1e-14, 0);
+  /* Algorithm 2: the maximum over t ≥ 2 of A e^{−τt/(log t)^{d/4}} against a
+   * brute-force scan of t = 2..10^5 (the exponent grows without bound after
+   * its minimum at t ≈ e^{d/4}, so the scan covers it for d ≤ 40). At d = 4
+   * it is t = 3: exp(-3/log(3)) = 0.06517249988816158, above the paper's
+   * exp(-2/log(2)) = 0.0558. */
+  for (int d = 1; d <= 40; d++) {
+    const double A = 1.5, tau = 0.7;
+    double scan = 0.0;
+    int scan_t = 0;
+    for (int t = 2; t <= 100000; t++) {
+      double v = A * exp(-tau * t / pow(log((double)t), d / 4.0));
+      if (v > scan) {
+        scan = v;
+        scan_t = t;
+      }
+    }
+    CHECK_MSG(dpbo_privacy_alg2_worst_t(d) == scan_t, "d = %d: worst t %d, scan %d", d,
+              dpbo_privacy_alg2_worst_t(d), scan_t);
+    CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_CORRECTED, A, tau, d), scan, 1e-14, 0);
+    if (d <= 3) /* t = 2 is the worst case there: both agree */
+      CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_CORRECTED, A, tau, d),
+                  dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, A, tau, d), 1e-15, 0);
+  }
+  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_CORRECTED, 1.0, 1.0, 4), 0.06517249988816158,
+              1e-14, 0);
+  /* Algorithm 3 with the solver tolerance, r = tol/(4 λ_min):
+   *   2499.9762547051441 + 2*0.25*(1e-6/(4*1e-4))*(1+1/797) = 2499.9775062735257 */
+  CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_CORRECTED, 797, 1e-4, 10, 0.25, 1, 1e-6),
+              2499.9775062735257, 1e-14, 0);
+
+  /* The budget: ε and δ of each release, and the δ shares of Theorem 3's
+   * union bound (both runs' regret events at δ_β/2 each, c, q), which add up
+   * to the value's δ under corrected bounds and to 5δ_v/3 (Algorithm 1),
+   * 3δ_v/2 (Algorithm 2) under the paper's. */
+  {
+    dpbo_privacy_budget b;
+    const double eps = 1.0, delta = 0.05, split = 0.5, dv = 0.025;
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK(b.epsilon_lambda == 0.5 && b.epsilon_value == 0.5);
+    CHECK(b.delta_lambda == 0.025 && b.delta_value == dv);
+    CHECK_CLOSE(b.delta_beta, dv / 3, 1e-15, 0);
+    CHECK_CLOSE(2 * b.delta_regret_run + b.delta_c_value + b.delta_q, dv, 1e-15, 0);
+    CHECK_CLOSE(b.delta_value_union, dv, 1e-15, 0);
+    CHECK_CLOSE(b.delta_lambda + b.delta_value, delta, 1e-15, 0);
+    /* β_T of the corrected run: 2*log(4096*30**2*pi**2/(3*(0.025/3))) = 42.197000311712785 */
+    CHECK_CLOSE(dpbo_privacy_beta(4096, 30, b.delta_beta), 42.197000311712785, 1e-14, 0);
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK_CLOSE(2 * b.delta_regret_run + b.delta_c_value + b.delta_q, dv, 1e-15, 0);
+    CHECK(b.delta_q == 0.0);
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK(b.delta_beta == 0.05 * (1.0 - 0.5)); /* the paper's β: the same bits as before */
+    CHECK_CLOSE(b.delta_value_union, 5.0 * dv / 3.0, 1e-15, 0);
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK_CLOSE(b.delta_value_union, 1.5 * dv, 1e-15, 0);
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b, &err));
+    CHECK(b.epsilon_value == eps && b.delta_value == 0.0 && b.delta_lambda == 0.0);
+    CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b, &err) ==
+          DPBO_ERR_ARG);
+  }
 
   /* Composition of 10 releases of (0.1, 1e-5) with δ' = 1e-6:
    *   advanced ε = sqrt(2*10*log(1e6))*0.1 + 10*0.1*expm1(0.1) = 1.7674290543447579 */

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "dpbo/gp.h"
 #include "dpbo/space.h"
+#include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 
 int main(int argc, char **argv) {
@@ -36,7 +37,7 @@ int main(int argc, char **argv) {
 
   double worst_mean = 0, worst_var = 0;
   for (int t = 1; t <= T; t++) {
-    double beta = dpbo_ucb_beta(1000, t, 0.05);
+    double beta = dpbo_privacy_beta(1000, t, 0.05);
     CHECK_CLOSE(beta, 2 * log(1000.0 * t * t * M_PI * M_PI / (3 * 0.05)), 1e-14, 0);
     dpbo_ucb_choice choice;
     CHECK_OK(dpbo_ucb_select(MPI_COMM_WORLD, ucb, beta, &choice, &err));
@@ -54,7 +55,7 @@ int main(int argc, char **argv) {
     /* On odd steps the update also scans for the next selection (as the
      * driver does), on even steps the selection scans on its own: the
      * brute-force check above covers both paths. */
-    if (t % 2) dpbo_ucb_prepare_select(ucb, dpbo_ucb_beta(1000, t + 1, 0.05));
+    if (t % 2) dpbo_ucb_prepare_select(ucb, dpbo_privacy_beta(1000, t + 1, 0.05));
     CHECK_OK(dpbo_ucb_update(ucb, gp, u, &err));
     for (int64_t i = 0; i < count; i++) {
       double m, s2;

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "dpbo/gp.h"
 #include "dpbo/space.h"
+#include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 
 enum { N = 3000, T = 40, D = 3, MODES = 3 };
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
   long long differing_bits = 0;
   int same_choices = 1;
   for (int t = 1; t <= T; t++) {
-    const double beta = dpbo_ucb_beta(N, t, 0.05);
+    const double beta = dpbo_privacy_beta(N, t, 0.05);
     dpbo_ucb_choice choice[MODES], ei[MODES];
     for (int m = 0; m < MODES; m++) {
       CHECK_OK(dpbo_ucb_select(MPI_COMM_WORLD, ucb[m], beta, &choice[m], &err));
@@ -122,7 +123,7 @@ int main(int argc, char **argv) {
     }
     for (int m = 0; m < MODES; m++) {
       /* Odd steps fuse the next scan into the update, even steps do not. */
-      if (t % 2) dpbo_ucb_prepare_select(ucb[m], dpbo_ucb_beta(N, t + 1, 0.05));
+      if (t % 2) dpbo_ucb_prepare_select(ucb[m], dpbo_privacy_beta(N, t + 1, 0.05));
       CHECK_OK(dpbo_ucb_update(ucb[m], gp, u, &err));
     }
     const double *mu0 = dpbo_ucb_mean(ucb[0]), *var0 = dpbo_ucb_var(ucb[0]);
@@ -176,7 +177,7 @@ int main(int argc, char **argv) {
   long long batch_bits = 0;
   int same_batch_choices = 1;
   while (chosen < T) {
-    const double beta = dpbo_ucb_beta(N, chosen + 1, 0.05);
+    const double beta = dpbo_privacy_beta(N, chosen + 1, 0.05);
     dpbo_ucb_choice choice[2];
     for (int m = 0; m < 2; m++)
       CHECK_OK(dpbo_ucb_select(MPI_COMM_WORLD, ucb[m], beta, &choice[m], &err));

@@ -86,6 +86,7 @@ typedef struct dpbo_config {
   dpbo_algorithm algorithm;
   double privacy_epsilon, privacy_delta; /* totals over everything released */
   double privacy_split;                  /* share of ε and δ spent on λ̃ */
+  dpbo_bounds bounds;                    /* corrected (default) or the paper's formulas */
   double k1;
   dpbo_select_kind selection;
   dpbo_noise_kind noise;

@@ -58,6 +58,11 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
  * serial, for `dpbo info`. */
 dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err);
 
+/* The run's β_t (/trace/beta, steps values into beta) and the δ it was
+ * computed with (/trace attribute delta). */
+dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, double *delta,
+                                  dpbo_error *err);
+
 /* What `dpbo release` needs from a finished run file (serial, one rank):
  * the stored settings as "section.key=value" lines joined by '\n'
  * (malloc'd), whether the run completed, and the trace's candidate indices

@@ -1,17 +1,26 @@
-/* Every privacy formula of the paper, in one place (DESIGN.md section 2).
+/* Every privacy formula of the paper, in one place (DESIGN.md section 2;
+ * docs/privacy-proofs.md derives each one and the corrections).
  *
  * Notation: N = |Λ|, T iterations, (ε, δ) per released quantity, σ_n = σ/s
  * the noise in normalized units (the paper's formulas assume s = 1, m0 = 0;
  * every sensitivity below is converted back to units of v by multiplying by s).
  *
- *  β_t   = 2 log(N t² π² / (3δ))                       Algorithm 1, line 3
- *  c     = 2 √((1 − k1) log(3N/δ))                     Algorithm 1 (2N/δ in Algorithm 2)
- *  q     = σ_n √(4 log(3/δ))                           Algorithm 1
- *  C1    = 8 / log(1 + σ_n⁻²)                          Algorithm 1
- *  Δ_λ   = 2 √β_{T+1} + c                              Theorem 1 (q = 0 changes nothing here)
- *  Δ_v   = √(C1 β_T γ_T / T) + c + q                   Theorem 3
- *  Δ_f2  = A e^{−2τ/(log 2)^{d/4}} + c                 Theorem 5 (Algorithm 2; A in units of v)
- *  Δ_f3  = min{g* / m, L/(m λ_min)} + (λ_max − λ_min) L/(λ_max λ_min)   Theorem 6 (Algorithm 3)
+ * Two sets of bounds ([privacy] bounds): `corrected` (the default) closes
+ * the gaps of the paper's proofs, `paper` keeps its literal formulas. Where
+ * they differ (δ_v: the value's δ, δ_β: the δ of the run's β_t):
+ *
+ *                 paper                            corrected
+ *  β_t   = 2 log(N t² π² / (3 δ_β))   δ_β = δ_v    δ_β = δ_v/3 (Alg. 1), δ_v/2 (Alg. 2)
+ *  q     = σ_n √(4 log(3/δ_v))                     2 σ_n √(2 log(6T/δ_v))
+ *  Δ_f2  = A e^{−2τ/(log 2)^{d/4}} + c             A max_{t≥2} e^{−τt/(log t)^{d/4}} + c
+ *  Δ_f3  = min{g* / m, L/(m λ_min)} + (λ_max − λ_min) L/(λ_max λ_min)
+ *                                                  + 2 L r (1 + 1/m), r = tol/(4 λ_min)
+ *
+ * and in both:
+ *  c     = 2 √((1 − k1) log(3N/δ))                 Algorithm 1 (2N/δ in Algorithm 2)
+ *  C1    = 8 / log(1 + σ_n⁻²)                      Algorithm 1
+ *  Δ_λ   = 2 √β_{T+1} + c   (β_{T+1} with δ_λ)     Theorem 1 (q = 0 changes nothing here)
+ *  Δ_v   = √(C1 β_T γ_T / T) + c + q               Theorem 3 (β_T with δ_β)
  *  γ_T   = γ_greedy / (1 − 1/e), γ_greedy from the greedy maximization of
  *          ½ log det(I + σ_n⁻² K_A) over Λ (monotone submodular, so greedy is
  *          within 1 − 1/e of the optimum; Nemhauser, Wolsey & Fisher 1978).
@@ -33,19 +42,74 @@ typedef enum {
   DPBO_ALGORITHM_3 = 3     /* Lipschitz and convex: f̃_L */
 } dpbo_algorithm;
 
+/* Which proofs the bounds follow (docs/privacy-proofs.md). */
+typedef enum {
+  DPBO_BOUNDS_CORRECTED = 0, /* the gaps of the paper's proofs closed (default) */
+  DPBO_BOUNDS_PAPER = 1      /* the paper's literal formulas */
+} dpbo_bounds;
+
+const char *dpbo_bounds_name(dpbo_bounds bounds);
+
+/* How a total budget is spent: ε and δ of each release, and the δ share of
+ * every failure event the sensitivity proofs take a union bound over. Every
+ * place that splits a budget calls dpbo_privacy_budget. */
+typedef struct dpbo_privacy_budget {
+  dpbo_algorithm algorithm;
+  dpbo_bounds bounds;
+  double epsilon_lambda, epsilon_value; /* ε of λ̃ and of the value */
+  double delta_lambda, delta_value;     /* δ of λ̃ and of the value (0 for Algorithm 3) */
+  /* The δ in the run's β_t = 2 log(N t² π²/(3 δ_β)) (ucb.delta): with it,
+   * Srinivas et al.'s Lemma 5.1 (hence Theorem 1) fails with probability
+   * δ_β/2 per run, and the proof of Theorem 3 (Theorem 5) needs it on both
+   * runs, V and V'. 0.05 (ucb.delta's default) without a GP release. */
+  double delta_beta;
+  double delta_regret_run; /* δ_β/2: one run's regret event */
+  double delta_c_value;    /* c of the value: max_λ |f − f'| > c */
+  double delta_q;          /* q (Algorithm 1): the observation noise of both runs */
+  /* The value's δ the shares really add up to: 2 δ_regret_run + δ_c + δ_q.
+   * Corrected: δ_value (rounding aside); paper: 5δ_v/3 (Algorithm 1), 3δ_v/2
+   * (Algorithm 2), since the paper counts the regret event once, at δ/3. */
+  double delta_value_union;
+  /* λ̃ (Theorem 1, the same in both): the c event at δ_λ/3 and each run's
+   * confidence bound at t = T + 1, which fails with probability
+   * 3δ_λ/(π²(T+1)²) ≤ δ_λ/3 (Lemma 5.1 at one t). */
+  double delta_c_lambda;
+} dpbo_privacy_budget;
+
+/* The budget of total (epsilon, delta) split between λ̃ and the value
+ * (split: λ̃'s share of both; Algorithm 3 releases the value only and
+ * ignores split). */
+dpbo_status dpbo_privacy_budget_split(dpbo_algorithm algorithm, dpbo_bounds bounds, double epsilon,
+                                      double delta, double split, dpbo_privacy_budget *out,
+                                      dpbo_error *err);
+
+/* β_t = 2 log(N t² π² / (3δ)) (Algorithm 1, line 3): the UCB rule's and
+ * every bound's; the run's δ comes from dpbo_privacy_budget's delta_beta. */
 double dpbo_privacy_beta(int64_t n, int t, double delta);
 /* factor = 3 for Algorithm 1, 2 for Algorithm 2. */
 double dpbo_privacy_c(double k1, int64_t n, double delta, double factor);
-double dpbo_privacy_q(double sigma_n, double delta);
+/* q of Algorithm 1: bounds |α| + |α'|, the two runs' largest observation
+ * noise. paper: σ_n √(4 log(3/δ)); corrected: 2 σ_n √(2 log(2T/δ_q)) with
+ * δ_q = delta/3 (a union bound over the 2T Gaussians). */
+double dpbo_privacy_q(dpbo_bounds bounds, double sigma_n, int T, double delta);
 double dpbo_privacy_C1(double sigma_n);
-double dpbo_privacy_alg2_regret(double A, double tau, int d);
-double dpbo_privacy_alg3_sensitivity(int64_t m, double lambda_min, double lambda_max,
-                                     double lipschitz, double gstar);
+/* Algorithm 2's regret term: A e^{−τt/(log t)^{d/4}} at t = 2 (paper), or
+ * its maximum over integers t ≥ 2 (corrected; t = 2 only for d ≤ 3). */
+double dpbo_privacy_alg2_regret(dpbo_bounds bounds, double A, double tau, int d);
+/* The integer t ≥ 2 where τt/(log t)^{d/4} is smallest (2 for d ≤ 3). */
+int dpbo_privacy_alg2_worst_t(int d);
+/* Algorithm 3's Δ_f3. tolerance: the solver's relative stopping tolerance
+ * (LIBLINEAR's eps), which adds 2 L r (1 + 1/m) with r = tol/(4 λ_min) under
+ * corrected bounds (see the .c file); ignored under paper. */
+double dpbo_privacy_alg3_sensitivity(dpbo_bounds bounds, int64_t m, double lambda_min,
+                                     double lambda_max, double lipschitz, double gstar,
+                                     double tolerance);
 
 /* Everything a release reports about its sensitivities (units of v where
  * marked; the rest are the paper's normalized quantities). */
 typedef struct dpbo_sensitivity {
   dpbo_algorithm algorithm;
+  dpbo_bounds bounds;
   int64_t n;
   int T;
   int d;
@@ -53,12 +117,14 @@ typedef struct dpbo_sensitivity {
   double sigma_n;     /* σ/s */
   double k1;
   double delta_lambda_priv, delta_value_priv; /* δ of each release */
-  double beta_T, beta_T1; /* β_T with the value's δ, β_{T+1} with λ̃'s δ */
+  double delta_beta;      /* the δ of the run's β_t */
+  double beta_T, beta_T1; /* β_T with δ_β, β_{T+1} with λ̃'s δ */
   double c_lambda, c_value;
   double q;
   double C1;
   double gamma_greedy, gamma_T;
   double regret_term;  /* √(C1 β_T γ_T/T) (Alg. 1), A e^{...} (Alg. 2), λ-term (Alg. 3) */
+  double tolerance_term; /* Algorithm 3, corrected: the solver tolerance's 2 L r (1 + 1/m) */
   double lambda_sensitivity; /* Δ_λ, units of v */
   double value_sensitivity;  /* Δ_v, Δ_f2 or Δ_f3, units of v */
 } dpbo_sensitivity;
@@ -67,15 +133,19 @@ typedef struct dpbo_sensitivity {
  * by the caller, so this module never reads a config). */
 typedef struct dpbo_privacy_inputs {
   dpbo_algorithm algorithm;
+  dpbo_bounds bounds;
   int T;
   double k1;
   double signal_std, noise_std;             /* s, σ */
   double delta_lambda, delta_value;         /* δ of each release */
+  double delta_beta;                        /* the δ of the run's β_t (budget's delta_beta) */
   double alg2_A, alg2_tau;                  /* Algorithm 2 */
   int64_t validation_size;                  /* Algorithm 3: m */
   double lambda_min, lambda_max;            /* Algorithm 3 */
   double lipschitz, gstar;                  /* Algorithm 3: L, g* of the validation loss */
+  double solver_tolerance;                  /* Algorithm 3: LIBLINEAR's eps */
   size_t memory_limit;                      /* bytes per rank for γ_T's UCB state (0: none) */
+  double gamma_greedy;                      /* > 0: γ_greedy known already (not recomputed) */
 } dpbo_privacy_inputs;
 
 /* Fills every term of dpbo_sensitivity for the algorithm (collective: γ_T

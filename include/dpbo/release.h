@@ -19,6 +19,7 @@
 
 typedef struct dpbo_release {
   dpbo_algorithm algorithm;
+  dpbo_bounds bounds; /* which proofs the sensitivities follow ([privacy] bounds) */
   dpbo_privacy_inputs inputs;
   dpbo_sensitivity sens;
   int64_t n;
@@ -36,6 +37,36 @@ typedef struct dpbo_release {
   char source[256];
   char guarantee[1024];
 } dpbo_release;
+
+/* The config's total budget split (dpbo_privacy_budget_split) at total
+ * epsilon (the config's own, or one of dpbo utility's list). */
+dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
+                                dpbo_privacy_budget *budget, dpbo_error *err);
+
+/* Which `--set` settings a redraw from a finished run may change (`dpbo
+ * release`): privacy.epsilon, the noise source (privacy.noise,
+ * privacy.noise_seed), privacy.failures_public (a statement about the
+ * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
+ * posterior is rebuilt, never what it is). A run made without a private
+ * release (stored_algorithm none) may also choose privacy.algorithm,
+ * privacy.delta, privacy.split and privacy.bounds, which
+ * dpbo_release_check_beta then holds to the run's β_t; a run of Algorithm
+ * 1 or 2 may name privacy.bounds (only the bounds its β_t was drawn for
+ * pass that check; run files written before bounds existed are paper
+ * runs). Everything else is
+ * fixed before the validation data is seen (the GP prior and kernel, k1, A,
+ * τ, ...) or fixed the run's β_t (δ, split, bounds, algorithm), and is
+ * refused with the reason. */
+dpbo_status dpbo_release_check_overrides(dpbo_algorithm stored_algorithm, int count,
+                                         const char *const *overrides, dpbo_error *err);
+
+/* Theorem 3's regret bound (and Theorem 5's) holds only for the β_t the run
+ * used: recomputes β_t = dpbo_privacy_beta(N, t, δ_β) for t = 1..steps with
+ * the release's δ_β and refuses, naming both δ, when any differs from the
+ * run's /trace/beta (stored_delta: the run's /trace delta). Algorithm 3 does
+ * not rest on β and passes. */
+dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
+                                    const double *beta, double stored_delta, dpbo_error *err);
 
 /* The inputs of the sensitivities from a config and a run (public settings
  * only; m for Algorithm 3 is the validation size, itself public). */

@@ -36,8 +36,7 @@ typedef enum { DPBO_UCB_INCREMENTAL = 0, DPBO_UCB_RECOMPUTE = 1 } dpbo_ucb_mode;
 
 const char *dpbo_ucb_mode_name(dpbo_ucb_mode mode);
 
-/* β_t = 2 log(N t² π² / (3δ)) (Algorithm 1, line 3). */
-double dpbo_ucb_beta(int64_t n_candidates, int t, double delta);
+/* β_t of the selection rule: dpbo_privacy_beta (privacy.h), its one home. */
 
 /* Builds the state of block [begin, begin+count) of `space` for up to
  * `capacity` observations, at the prior (μ = 0, σ² = 1 normalized), in

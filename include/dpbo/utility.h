@@ -52,7 +52,9 @@ extern const double dpbo_utility_levels[DPBO_UTILITY_QUANTILES];
 
 /* Figures that depend only on public settings (units of v). */
 typedef struct dpbo_utility_public {
+  dpbo_bounds bounds; /* which proofs the figures follow */
   double epsilon, epsilon_lambda, epsilon_value, delta_lambda, delta_value;
+  double delta_value_union; /* what the value's δ shares really add up to */
   double tail, a; /* e^{−a} and a */
   int has_lambda;
   double lambda_bound, lambda_probability;
@@ -77,7 +79,8 @@ typedef struct dpbo_utility_holder {
 } dpbo_utility_holder;
 
 typedef struct dpbo_utility_report {
-  dpbo_utility_public pub;
+  dpbo_utility_public pub;       /* under the run's [privacy] bounds */
+  dpbo_utility_public pub_other; /* under the other bounds, side by side */
   dpbo_utility_holder holder;
 } dpbo_utility_report;
 
