@@ -409,7 +409,7 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
      * data is seen; which depends on the run's own algorithm. */
     DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config,
                                           err));
-    DPBO_TRY(dpbo_release_check_overrides(config->algorithm, override_count, overrides, err));
+    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
                                         overrides, config, err));

@@ -92,9 +92,10 @@ static int release_key_in(const char *key, const char *const *keys) {
   return 0;
 }
 
-dpbo_status dpbo_release_check_overrides(dpbo_algorithm stored_algorithm, int count,
+dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                          const char *const *overrides, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const dpbo_algorithm stored_algorithm = stored->algorithm;
   static const char *const redraw[] = {"privacy.epsilon", "privacy.noise", "privacy.noise_seed",
                                        "privacy.failures_public", "ucb.memory_limit_mb", NULL};
   static const char *const accounting[] = {"privacy.algorithm", "privacy.delta", "privacy.split",
@@ -113,11 +114,14 @@ dpbo_status dpbo_release_check_overrides(dpbo_algorithm stored_algorithm, int co
       if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
       if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
       DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "--set %s: %s fixed the run's beta_t (its delta share), and the released value's "
-                 "sensitivity (Theorem 3, Theorem 5) holds only for the beta_t the run used; a "
-                 "redraw may change privacy.epsilon and the noise source (privacy.noise, "
-                 "privacy.noise_seed) only",
-                 overrides[i], key);
+                 "--set %s: the run's beta_t came from delta = %g (privacy.algorithm = %d, delta "
+                 "= %g, split = %g, bounds = %s), and %s fixes it: the released value's "
+                 "sensitivity (Theorem 3, Theorem 5) holds only for the beta_t the run used, and "
+                 "the split of delta may not be chosen after the data is seen; a redraw may "
+                 "change privacy.epsilon and the noise source (privacy.noise, privacy.noise_seed) "
+                 "only",
+                 overrides[i], stored->delta, (int)stored_algorithm, stored->privacy_delta,
+                 stored->privacy_split, dpbo_bounds_name(stored->bounds), key);
     }
     if (release_key_in(key, assumptions) || strncmp(key, "gp.", 3) == 0)
       DPBO_RAISE(DPBO_ERR_CONFIG,

@@ -48,7 +48,7 @@ dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
  * privacy.noise_seed), privacy.failures_public (a statement about the
  * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
  * posterior is rebuilt, never what it is). A run made without a private
- * release (stored_algorithm none) may also choose privacy.algorithm,
+ * release (stored: the run's settings, algorithm none) may also choose privacy.algorithm,
  * privacy.delta, privacy.split and privacy.bounds, which
  * dpbo_release_check_beta then holds to the run's β_t; a run of Algorithm
  * 1 or 2 may name privacy.bounds (only the bounds its β_t was drawn for
@@ -57,7 +57,7 @@ dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
  * fixed before the validation data is seen (the GP prior and kernel, k1, A,
  * τ, ...) or fixed the run's β_t (δ, split, bounds, algorithm), and is
  * refused with the reason. */
-dpbo_status dpbo_release_check_overrides(dpbo_algorithm stored_algorithm, int count,
+dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                          const char *const *overrides, dpbo_error *err);
 
 /* Theorem 3's regret bound (and Theorem 5's) holds only for the β_t the run
