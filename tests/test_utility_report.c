@@ -211,23 +211,49 @@ int main(int argc, char **argv) {
       CHECK(k >= 2);
       CHECK_MSG(x <= crit, "the sampler's frequencies do not follow the exact distribution");
 
-      /* Public figures: Theorem 2 and Theorem 4 written out. */
+      /* Public figures: Theorem 2 and Theorem 4 written out, under the
+       * corrected bounds (the default) with the run's δ_β = δ_v/3: the
+       * confidence event fails w.p. δ_β/2 and the noise bounds take the
+       * other δ_β/2, so Theorem 2's noise term is σ √(2 log(2/δ_β)). */
       const dpbo_utility_public *pub = &reports[e].pub;
-      const double delta = config->delta, a = log(1.0 / tail);
+      const double delta_v = 0.1 * (1.0 - 0.5), delta = delta_v / 3.0, a = log(1.0 / tail);
+      CHECK_CLOSE(config->delta, delta, 1e-15, 0);
+      CHECK(pub->bounds == DPBO_BOUNDS_CORRECTED && reports[e].pub_other.bounds == DPBO_BOUNDS_PAPER);
       const double beta_T = 2.0 * log((double)n * T * T * pi * pi / (3.0 * delta));
       const double sigma_n = config->prior.noise_std / s;
-      const double q = sigma_n * sqrt(4.0 * log(3.0 / delta));
-      const double lambda_bound =
-          s * (2.0 * sqrt(beta_T) + q) + 2.0 * Delta / eps_l * (log((double)n) + a);
+      const double lambda_bound = s * 2.0 * sqrt(beta_T) +
+                                  config->prior.noise_std * sqrt(2.0 * log(2.0 / delta)) +
+                                  2.0 * Delta / eps_l * (log((double)n) + a);
       CHECK_CLOSE(pub->lambda_bound, lambda_bound, 1e-12, 0);
       CHECK_CLOSE(pub->lambda_probability, 1.0 - (delta + tail), 1e-15, 0);
+      CHECK_CLOSE(pub->delta_value_union, delta_v, 1e-15, 0);
       const double C1 = 8.0 / log(1.0 + 1.0 / (sigma_n * sigma_n));
       const double omega_T = sqrt(C1 * beta_T * rel.sens.gamma_T / T);
+      /* Δ_v = s (Ω_T + c + q), q = 2 σ_n √(2 log(6T/δ_v)) */
+      const double c_v = 2.0 * sqrt((1.0 - config->k1) * log(3.0 * n / delta_v));
+      const double q = 2.0 * sigma_n * sqrt(2.0 * log(6.0 * T / delta_v));
+      CHECK_CLOSE(rel.sens.value_sensitivity, s * (omega_T + c_v + q), 1e-12, 0);
       const double b = rel.sens.value_sensitivity / rel.epsilon_value;
       const double value_bound =
           config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta)) + s * omega_T + a * b;
       CHECK_CLOSE(pub->value_bound, value_bound, 1e-12, 0);
       CHECK_CLOSE(pub->laplace_scale, b, 1e-12, 0);
+      /* The paper's figures beside them: β from δ_v, q = σ_n √(4 log(3/δ_v))
+       * in Theorem 2 and in Δ_v, and shares that add up to 5δ_v/3. */
+      const dpbo_utility_public *paper = &reports[e].pub_other;
+      const double beta_p = 2.0 * log((double)n * T * T * pi * pi / (3.0 * delta_v));
+      const double q_p = sigma_n * sqrt(4.0 * log(3.0 / delta_v));
+      CHECK_CLOSE(paper->lambda_bound,
+                  s * (2.0 * sqrt(beta_p) + q_p) + 2.0 * Delta / eps_l * (log((double)n) + a),
+                  1e-12, 0);
+      CHECK_CLOSE(paper->lambda_probability, 1.0 - (delta_v + tail), 1e-15, 0);
+      CHECK_CLOSE(paper->delta_value_union, 5.0 * delta_v / 3.0, 1e-15, 0);
+      const double omega_p = sqrt(C1 * beta_p * rel.sens.gamma_T / T);
+      const double b_p = s * (omega_p + c_v + q_p) / rel.epsilon_value;
+      CHECK_CLOSE(paper->laplace_scale, b_p, 1e-12, 0);
+      CHECK_CLOSE(paper->value_bound,
+                  config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta_v)) + s * omega_p + a * b_p,
+                  1e-12, 0);
       /* No clamping for the synthetic objective: the error quantiles are
        * the Laplace quantiles. */
       CHECK(!config->clamp_value);
