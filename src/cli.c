@@ -17,6 +17,7 @@
 #include "dpbo/comm.h"
 #include "dpbo/compare.h"
 #include "dpbo/output.h"
+#include "dpbo/proc.h"
 #include "dpbo/release.h"
 #include "dpbo/utility.h"
 #include "dpbo/version.h"
@@ -175,7 +176,8 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
   }
   if (args->resume && args->overwrite) {
     if (rank == 0)
-      fprintf(stderr, "dpbo %s: --resume continues a run file and --overwrite replaces it: give one\n",
+      fprintf(stderr,
+              "dpbo %s: --resume continues a run file and --overwrite replaces it: give one\n",
               command);
     return DPBO_EXIT_BAD_INPUT;
   }
@@ -275,11 +277,13 @@ static int cli_release_files(const char *run_path, int remove, char *first, size
   int count = 0, failed = 0;
   for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
     const char *name = entry->d_name;
-    if (strncmp(name, stem, stem_len) != 0 || strncmp(name + stem_len, ".release", 8) != 0) continue;
+    if (strncmp(name, stem, stem_len) != 0 || strncmp(name + stem_len, ".release", 8) != 0)
+      continue;
     const char *rest = name + stem_len + 8;
     if (*rest == '-') { /* .release-K: K a draw number */
       const char *digits = ++rest;
-      while (*rest >= '0' && *rest <= '9') rest++;
+      while (*rest >= '0' && *rest <= '9')
+        rest++;
       if (rest == digits) continue;
     }
     if (strcmp(rest, ".h5") != 0 && strcmp(rest, ".json") != 0) continue;
@@ -296,9 +300,10 @@ static int cli_release_files(const char *run_path, int remove, char *first, size
  * replaced without --overwrite (a finished run holds the privacy ledger of
  * its releases); with it, the run file and its release files are removed
  * here, before anything is evaluated. */
-static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config, const char *path,
-                                      const cli_args *args, dpbo_trace_step **steps, int *count,
-                                      int *already_complete, dpbo_error *err) {
+static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config,
+                                      const char *path, const cli_args *args,
+                                      dpbo_trace_step **steps, int *count, int *already_complete,
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   char *stored = NULL;
   int complete = 0;
@@ -312,8 +317,9 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
     int releases = cli_release_files(path, 0, release, sizeof release);
     dpbo_error read_err;
     dpbo_error_clear(&read_err);
-    dpbo_status got = exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
-                             : DPBO_OK;
+    dpbo_status got =
+        exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
+               : DPBO_OK;
     char what[DPBO_PATH_MAX + 256];
     if (resume && !exists) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
@@ -322,8 +328,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
     } else if (resume && complete) {
       *already_complete = 1;
     } else if (resume && dpbo_config_differs(config, stored, what, sizeof what)) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: the settings changed since %s was written: %s",
-                             path, what);
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "--resume: the settings changed since %s was written: %s", path, what);
     } else if (resume || args->overwrite) {
       /* continue the checkpoint, or start over below */
     } else if (exists && got != DPBO_OK) {
@@ -337,30 +343,34 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
                              "--resume`, or start over with --overwrite",
                              path, *count, config->path);
     } else if (exists) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s holds a finished run and the ledger of the releases drawn from it: "
-                             "nothing was written; replace it (and remove its release files) with "
-                             "--overwrite, or choose another output.name",
-                             path);
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s holds a finished run and the ledger of the releases drawn from it: "
+                         "nothing was written; replace it (and remove its release files) with "
+                         "--overwrite, or choose another output.name",
+                         path);
     } else if (releases > 0) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s is a release of an earlier run named like this one, whose run file "
-                             "is gone: nothing was written; remove it with --overwrite, or choose "
-                             "another output.name",
-                             release);
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s is a release of an earlier run named like this one, whose run file "
+                         "is gone: nothing was written; remove it with --overwrite, or choose "
+                         "another output.name",
+                         release);
     }
     if (local == DPBO_OK && args->overwrite) {
       free(*steps);
       *steps = NULL;
       *count = 0;
       if ((exists && unlink(path) != 0) || cli_release_files(path, 1, release, sizeof release) < 0)
-        local = DPBO_ERROR_SET(err, DPBO_ERR_IO, "--overwrite: cannot remove %s or its release files: %s",
-                               path, strerror(errno));
+        local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
+                               "--overwrite: cannot remove %s or its release files: %s", path,
+                               strerror(errno));
       else if (exists || releases > 0)
-        dpbo_log_info("dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
-                      "validation data stays spent)",
-                      exists ? path : "", exists ? " and " : "", releases > 0 ? releases : 0,
-                      releases == 1 ? "" : "s");
+        dpbo_log_info(
+            "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
+            "validation data stays spent)",
+            exists ? path : "", exists ? " and " : "", releases > 0 ? releases : 0,
+            releases == 1 ? "" : "s");
     }
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -392,7 +402,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG",
-                       CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE, argc, argv, &args);
+                       CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE,
+                       argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -400,7 +411,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
   CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", &lock, &err));
-  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count, &already_complete, &err));
+  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
+                             &already_complete, &err));
   if (already_complete) {
     if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
     goto done;
@@ -423,6 +435,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_INTERRUPTED;
     goto done;
   }
+  if (dpbo_proc_launcher_lost()) goto done; /* about to be ended: write nothing */
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
@@ -652,7 +665,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
     }
   }
   CLI_ALLOC(config);
-  CLI_TRY(dpbo_lock_acquire(comm, args.positional, "utility", &lock, &err)); /* /utility is written */
+  CLI_TRY(
+      dpbo_lock_acquire(comm, args.positional, "utility", &lock, &err)); /* /utility is written */
   CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides,
                        "the theorems need all T steps", config, &run, &err));
   if (count == 0) {
@@ -757,10 +771,7 @@ static int cli_info(int rank, int argc, char **argv) {
   return DPBO_EXIT_OK;
 }
 
-int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     if (rank == 0) fputs(usage_text, argc < 2 ? stderr : stdout);
@@ -779,4 +790,18 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
   if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
   return DPBO_EXIT_BAD_INPUT;
+}
+
+int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
+   * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
+  if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return report(rank, &err);
+  int code = cli_dispatch(comm, rank, argc, argv);
+  dpbo_proc_unwatch_launcher();
+  return code;
 }

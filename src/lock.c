@@ -32,7 +32,8 @@ static void lock_holder(int fd, char *out, size_t size) {
 
 /* Rank 0: opens and locks the file, retrying when the path was replaced
  * between open and lock (someone removed the lock file). */
-static dpbo_status lock_take(const char *run_path, const char *command, int *fd_out, dpbo_error *err) {
+static dpbo_status lock_take(const char *run_path, const char *command, int *fd_out,
+                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char path[4200];
   int fd = -1, writable = 1;
@@ -47,8 +48,8 @@ static dpbo_status lock_take(const char *run_path, const char *command, int *fd_
       fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (fd < 0)
-      DPBO_RAISE(DPBO_ERR_IO, "cannot open the lock file %s of %s: %s%s", path, run_path, strerror(errno),
-                 errno == ELOOP ? " (a symbolic link: remove it)" : "");
+      DPBO_RAISE(DPBO_ERR_IO, "cannot open the lock file %s of %s: %s%s", path, run_path,
+                 strerror(errno), errno == ELOOP ? " (a symbolic link: remove it)" : "");
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
         char holder[256];
@@ -83,8 +84,8 @@ static dpbo_status lock_take(const char *run_path, const char *command, int *fd_
     time_t t = time(NULL);
     struct tm tm;
     if (gmtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    int n = snprintf(line, sizeof line, "`dpbo %s`, pid %ld on host %s, since %s\n", command, (long)getpid(),
-                     host, when);
+    int n = snprintf(line, sizeof line, "`dpbo %s`, pid %ld on host %s, since %s\n", command,
+                     (long)getpid(), host, when);
     /* A failure here only costs a refused writer's message its detail. */
     if (n <= 0 || ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)n, 0) != n)
       dpbo_log_debug("dpbo: cannot record the holder in %s: %s", path, strerror(errno));
