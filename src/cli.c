@@ -1,5 +1,7 @@
 #include "dpbo/cli.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,24 +11,28 @@
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
 #include "dpbo/k1sweep.h"
+#include "dpbo/lock.h"
 #include "dpbo/log.h"
 #include "dpbo/audit.h"
 #include "dpbo/comm.h"
 #include "dpbo/compare.h"
 #include "dpbo/output.h"
+#include "dpbo/proc.h"
 #include "dpbo/release.h"
 #include "dpbo/utility.h"
 #include "dpbo/version.h"
 
 static const char usage_text[] =
     "usage:\n"
-    "  dpbo run CONFIG [--set section.key=value ...] [--quiet] [--resume] [--stop-after K]\n"
+    "  dpbo run CONFIG [--set section.key=value ...] [--quiet] [--resume | --overwrite]\n"
+    "                  [--stop-after K]\n"
     "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
     "      (rewritten as a checkpoint after every evaluation); with [privacy] algorithm =\n"
     "      1|2|3, also writes the private release <output.dir>/<output.name>.release.h5 and\n"
-    "      .release.json. SIGTERM or SIGUSR1 stops it at once (exit code 4); --resume\n"
-    "      continues an unfinished run file with the same settings. --stop-after K (tests)\n"
-    "      stops likewise after K evaluations\n"
+    "      .release.json. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to mpiexec) stops it at\n"
+    "      once (exit code 4); --resume continues an unfinished run file with the same\n"
+    "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
+    "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
     "      a new private release from a finished run (each draw spends budget)\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
@@ -55,8 +61,11 @@ static const char usage_text[] =
     "  dpbo --help | --version\n"
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
+    "Commands that write a run file (run, release, utility) hold a lock beside it\n"
+    "(.<file>.lock): a second writer is refused, naming the holder's host and pid.\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
-    "            2 bad input (usage, config, data), 3 other failure,\n"
+    "            2 bad input (usage, config, data; a run file in use, or one that\n"
+    "              --overwrite would replace), 3 other failure,\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
@@ -103,7 +112,8 @@ enum {
   CLI_STOP_AFTER = 1 << 3, /* --stop-after K, K >= 1 */
   CLI_RESUME = 1 << 4,     /* --resume */
   CLI_EPSILON = 1 << 5,    /* --epsilon LIST */
-  CLI_TAIL = 1 << 6        /* --tail P */
+  CLI_TAIL = 1 << 6,       /* --tail P */
+  CLI_OVERWRITE = 1 << 7   /* --overwrite */
 };
 
 typedef struct cli_args {
@@ -114,6 +124,7 @@ typedef struct cli_args {
   const char *out;
   long long stop_after;
   int resume;
+  int overwrite;
   const char *epsilon; /* --epsilon LIST, as written */
   const char *tail;    /* --tail P, as written */
 } cli_args;
@@ -138,6 +149,8 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
       args->overrides[args->override_count++] = argv[i] + 6;
     } else if ((accept & CLI_RESUME) && strcmp(argv[i], "--resume") == 0) {
       args->resume = 1;
+    } else if ((accept & CLI_OVERWRITE) && strcmp(argv[i], "--overwrite") == 0) {
+      args->overwrite = 1;
     } else if ((accept & CLI_QUIET) && strcmp(argv[i], "--quiet") == 0) {
       args->quiet = 1;
     } else if ((accept & CLI_OUT) && strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
@@ -159,6 +172,13 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
   }
   if (!args->positional) {
     if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  if (args->resume && args->overwrite) {
+    if (rank == 0)
+      fprintf(stderr,
+              "dpbo %s: --resume continues a run file and --overwrite replaces it: give one\n",
+              command);
     return DPBO_EXIT_BAD_INPUT;
   }
   dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
@@ -238,43 +258,119 @@ static void run_on_signal(int signo) {
   dpbo_driver_request_stop();
 }
 
+/* The release files drawn from the run file `run_path` (<stem>.release.h5
+ * and .json from `dpbo run`, <stem>.release-K.h5 and .json from `dpbo
+ * release`): counts them, names the first in `first`, and removes them when
+ * `remove` is set. Returns -1 (errno set) when the folder cannot be read or
+ * a file cannot be removed. */
+static int cli_release_files(const char *run_path, int remove, char *first, size_t first_size) {
+  char dir[DPBO_PATH_MAX], stem[DPBO_PATH_MAX], file[2 * DPBO_PATH_MAX + 2];
+  const char *slash = strrchr(run_path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - run_path) : 1, slash ? run_path : ".");
+  if (slash && slash == run_path) snprintf(dir, sizeof dir, "/");
+  snprintf(stem, sizeof stem, "%s", slash ? slash + 1 : run_path);
+  size_t stem_len = strlen(stem);
+  if (stem_len > 3 && strcmp(stem + stem_len - 3, ".h5") == 0) stem[stem_len -= 3] = '\0';
+  first[0] = '\0';
+  DIR *folder = opendir(dir);
+  if (!folder) return errno == ENOENT ? 0 : -1;
+  int count = 0, failed = 0;
+  for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
+    const char *name = entry->d_name;
+    if (strncmp(name, stem, stem_len) != 0 || strncmp(name + stem_len, ".release", 8) != 0)
+      continue;
+    const char *rest = name + stem_len + 8;
+    if (*rest == '-') { /* .release-K: K a draw number */
+      const char *digits = ++rest;
+      while (*rest >= '0' && *rest <= '9')
+        rest++;
+      if (rest == digits) continue;
+    }
+    if (strcmp(rest, ".h5") != 0 && strcmp(rest, ".json") != 0) continue;
+    snprintf(file, sizeof file, "%s/%s", dir, name);
+    if (count++ == 0) snprintf(first, first_size, "%s", file);
+    if (remove && unlink(file) != 0) failed = 1;
+  }
+  closedir(folder);
+  return failed ? -1 : count;
+}
+
 /* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
- * learns it): the checkpoint's steps when continuing. */
-static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config, const char *path,
-                                      int resume, dpbo_trace_step **steps, int *count, int *already_complete,
+ * learns it): the checkpoint's steps when continuing. A file is never
+ * replaced without --overwrite (a finished run holds the privacy ledger of
+ * its releases); with it, the run file and its release files are removed
+ * here, before anything is evaluated. */
+static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config,
+                                      const char *path, const cli_args *args,
+                                      dpbo_trace_step **steps, int *count, int *already_complete,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   char *stored = NULL;
   int complete = 0;
+  const int resume = args->resume;
   *steps = NULL;
   *count = 0;
   *already_complete = 0;
   if (rank == 0) {
     int exists = access(path, F_OK) == 0;
+    char release[DPBO_PATH_MAX + 300];
+    int releases = cli_release_files(path, 0, release, sizeof release);
+    dpbo_error read_err;
+    dpbo_error_clear(&read_err);
+    dpbo_status got =
+        exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
+               : DPBO_OK;
+    char what[DPBO_PATH_MAX + 256];
     if (resume && !exists) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
+    } else if (resume && got != DPBO_OK) {
+      local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
+    } else if (resume && complete) {
+      *already_complete = 1;
+    } else if (resume && dpbo_config_differs(config, stored, what, sizeof what)) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "--resume: the settings changed since %s was written: %s", path, what);
+    } else if (resume || args->overwrite) {
+      /* continue the checkpoint, or start over below */
+    } else if (exists && got != DPBO_OK) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s exists and is not a readable run file (%s): nothing was written; "
+                             "replace it with --overwrite, or choose another output.name",
+                             path, read_err.message);
+    } else if (exists && !complete) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "
+                             "--resume`, or start over with --overwrite",
+                             path, *count, config->path);
     } else if (exists) {
-      dpbo_error read_err;
-      dpbo_error_clear(&read_err);
-      dpbo_status got = dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err);
-      char what[DPBO_PATH_MAX + 256];
-      if (got != DPBO_OK && resume) {
-        local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
-      } else if (got == DPBO_OK && !complete && !resume) {
-        local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                               "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "
-                               "--resume`, or remove the file to start over",
-                               path, *count, config->path);
-      } else if (got == DPBO_OK && resume && complete) {
-        *already_complete = 1;
-      } else if (got == DPBO_OK && resume && dpbo_config_differs(config, stored, what, sizeof what)) {
-        local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: the settings changed since %s was written: %s",
-                               path, what);
-      } else if (!resume) {
-        free(*steps); /* a finished run is replaced */
-        *steps = NULL;
-        *count = 0;
-      }
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s holds a finished run and the ledger of the releases drawn from it: "
+                         "nothing was written; replace it (and remove its release files) with "
+                         "--overwrite, or choose another output.name",
+                         path);
+    } else if (releases > 0) {
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s is a release of an earlier run named like this one, whose run file "
+                         "is gone: nothing was written; remove it with --overwrite, or choose "
+                         "another output.name",
+                         release);
+    }
+    if (local == DPBO_OK && args->overwrite) {
+      free(*steps);
+      *steps = NULL;
+      *count = 0;
+      if ((exists && unlink(path) != 0) || cli_release_files(path, 1, release, sizeof release) < 0)
+        local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
+                               "--overwrite: cannot remove %s or its release files: %s", path,
+                               strerror(errno));
+      else if (exists || releases > 0)
+        dpbo_log_info(
+            "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
+            "validation data stays spent)",
+            exists ? path : "", exists ? " and " : "", releases > 0 ? releases : 0,
+            releases == 1 ? "" : "s");
     }
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -302,17 +398,21 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_trace_step *resume = NULL;
   int resume_count = 0, already_complete = 0;
   cli_stop_signals signals = {0};
+  dpbo_lock lock = {-1};
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code = cli_parse(rank, "run", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME, argc,
-                       argv, &args);
+  int code = cli_parse(rank, "run", "CONFIG",
+                       CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE,
+                       argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
-  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, args.resume, &resume, &resume_count, &already_complete,
-                             &err));
+  /* Before anything is read or evaluated: one writer per run file. */
+  CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", &lock, &err));
+  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
+                             &already_complete, &err));
   if (already_complete) {
     if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
     goto done;
@@ -321,14 +421,21 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
-    if (rank == 0)
+    /* A checkpoint exists once an evaluation is in (or when resuming one). */
+    if (rank == 0 && access(path, F_OK) == 0)
       fprintf(stderr,
               "dpbo: stopped after %d of %d evaluations; the checkpoint %s holds them.\n"
               "dpbo: continue with: dpbo run %s --resume\n",
               run.finished, run.planned, path, args.positional);
+    else if (rank == 0)
+      fprintf(stderr,
+              "dpbo: stopped before the first evaluation finished; nothing was written.\n"
+              "dpbo: start again with: dpbo run %s\n",
+              args.positional);
     code = DPBO_EXIT_INTERRUPTED;
     goto done;
   }
+  if (dpbo_proc_launcher_lost()) goto done; /* about to be ended: write nothing */
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
@@ -359,6 +466,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
 done:
   cli_stop_signals_restore(&signals);
+  dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(resume);
   free(config);
@@ -435,6 +543,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config *config = NULL;
   dpbo_release *release = NULL;
   double *beta = NULL;
+  dpbo_lock lock = {-1};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
@@ -442,6 +551,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
+  CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
   /* The β_t the run used must be the one the release's accounting assumes. */
@@ -497,6 +607,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
 done:
+  dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(beta);
   free(release);
@@ -533,6 +644,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_utility_report *reports = NULL;
   double epsilons[DPBO_UTILITY_MAX_EPSILONS], tail = 0.05;
   int count = 0;
+  dpbo_lock lock = {-1};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
@@ -563,6 +675,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
     }
   }
   CLI_ALLOC(config);
+  CLI_TRY(
+      dpbo_lock_acquire(comm, args.positional, "utility", &lock, &err)); /* /utility is written */
   CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
                        "the theorems need all T steps", config, &run, &err));
   if (count == 0) {
@@ -580,6 +694,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
                   "no release file was touched and no budget was spent)", args.positional);
   }
 done:
+  dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(reports);
   free(config);
@@ -666,10 +781,7 @@ static int cli_info(int rank, int argc, char **argv) {
   return DPBO_EXIT_OK;
 }
 
-int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
-  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     if (rank == 0) fputs(usage_text, argc < 2 ? stderr : stdout);
@@ -688,4 +800,18 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
   if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
   return DPBO_EXIT_BAD_INPUT;
+}
+
+int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
+   * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
+  if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return report(rank, &err);
+  int code = cli_dispatch(comm, rank, argc, argv);
+  dpbo_proc_unwatch_launcher();
+  return code;
 }

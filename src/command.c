@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 
 #include "dpbo/command.h"
+#include "dpbo/proc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -44,6 +46,7 @@ typedef struct command {
   char *path;                  /* the resolved program */
   dpbo_pass_mode pass;
   double timeout_s;
+  volatile sig_atomic_t cancelled; /* set by command_cancel from another thread */
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -344,9 +347,12 @@ static void close_fds(int lo, int hi) {
 /* The child between fork and execve: async-signal-safe calls only. src[3]
  * become its stdin, stdout and stderr (all >= 3, see lift_fd). On failure it
  * reports errno through the close-on-exec pipe and exits 127. */
-_Noreturn static void run_child(const int src[3], int report_fd, int max_fd, const char *path,
-                                char **argv, char **envp) {
+_Noreturn static void run_child(const int src[3], int report_fd, int max_fd, pid_t parent,
+                                const char *path, char **argv, char **envp) {
   setpgid(0, 0); /* its own group, so a timeout kills its children too */
+  /* Killed with the thread that started it should dpbo die without ending
+   * it (SIGKILL); if that happened already, do not start at all. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent) _exit(127);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -426,7 +432,7 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   char **argv = NULL, **envp = NULL;
   int null_fd = -1, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
   pid_t pid = -1;
-  int reaped = 0, wstatus = 0, timed_out = 0;
+  int reaped = 0, wstatus = 0, timed_out = 0, stopped = 0;
   line_tracker *out = NULL;
   tail_buffer errtail = {{0}, 0, 0};
   char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8];
@@ -449,12 +455,16 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   long open_max = sysconf(_SC_OPEN_MAX);
   int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
 
+  const pid_t parent = getpid();
   double start = now_seconds();
+  if (c->cancelled)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
+               CMD_SHOW_COMMAND, c->text, params);
   pid = fork();
   if (pid < 0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': fork failed: %s", CMD_SHOW_COMMAND, c->text,
                strerror(errno));
-  if (pid == 0) run_child(child_fds, rep_pipe[1], max_fd, c->path, argv, envp);
+  if (pid == 0) run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
   /* Also set the group here: whichever of parent and child runs first, the
    * group exists before we might kill it (EACCES after exec is harmless). */
   setpgid(pid, pid);
@@ -492,6 +502,10 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
       timed_out = 1;
       break;
     }
+    if (c->cancelled) {
+      stopped = 1;
+      break;
+    }
     /* With the pipes open, their end of file signals the exit; once both are
      * closed, poll the child's state with a growing interval (<= 50 ms). */
     int wait_ms = nfd ? 100 : idle_ms;
@@ -518,8 +532,9 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
                  c->text, strerror(errno));
     }
   }
-  if (timed_out) {
-    /* The whole group: a shell script's own children die with it. */
+  if (timed_out || stopped) {
+    /* The whole group: a shell script's own children die with it (and
+     * those that left the group, below). */
     if (kill(-pid, SIGKILL) < 0) kill(pid, SIGKILL);
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
@@ -545,6 +560,9 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   if (timed_out)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s timed out after %g s (killed)%s%s",
                CMD_SHOW_COMMAND, c->text, params, c->timeout_s, sep, stderr_text);
+  if (stopped)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s killed after %.3g s: dpbo is stopping%s%s",
+               CMD_SHOW_COMMAND, c->text, params, elapsed, sep, stderr_text);
   if (WIFSIGNALED(wstatus))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s was killed by signal %d (%s)%s%s",
                CMD_SHOW_COMMAND, c->text, params, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
@@ -571,6 +589,9 @@ done:
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
   }
+  /* Nothing an evaluation started outlives it: children it backgrounded,
+   * or that left its group with setsid, came to us (the subreaper). */
+  if (pid > 0) dpbo_proc_kill_descendants(1);
   close_fd(&null_fd);
   close_fd(&out_pipe[0]);
   close_fd(&out_pipe[1]);
@@ -584,8 +605,18 @@ done:
   return status;
 }
 
-static const dpbo_objective_ops command_ops = {
-    .name = "command", .evaluate = command_evaluate, .destroy = command_destroy};
+/* From another thread: ends the evaluation in progress (its loop notices
+ * the flag within 0.1 s; the processes die now) and refuses new ones. */
+static void command_cancel(void *impl) {
+  command *c = impl;
+  c->cancelled = 1;
+  dpbo_proc_kill_descendants(0);
+}
+
+static const dpbo_objective_ops command_ops = {.name = "command",
+                                               .evaluate = command_evaluate,
+                                               .destroy = command_destroy,
+                                               .cancel = command_cancel};
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
                                           dpbo_objective *objective, dpbo_error *err) {
@@ -606,6 +637,7 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   /* Resolved once: a missing program is a configuration error found before
    * the first evaluation, not a failure of every evaluation. */
   DPBO_TRY(resolve_program(c->argv[0], &c->path, err));
+  DPBO_TRY(dpbo_proc_adopt_orphans(err));
   objective->ops = &command_ops;
   objective->impl = c;
   c = NULL;

@@ -624,7 +624,10 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     static const char *const passes[] = {"args", "env", NULL};
     DPBO_TRY(config_choice(config, "objective", "pass", "args", passes, &choice, err));
     cmd->pass = (dpbo_pass_mode)choice;
-    DPBO_TRY(config_double(config, "objective", "timeout_s", 0.0, 0, &cmd->timeout_s, err));
+    DPBO_TRY(config_double(config, "objective", "timeout_s", DPBO_COMMAND_TIMEOUT_DEFAULT, 0,
+                           &cmd->timeout_s, err));
+    DPBO_TRY(config_require(config, "objective", "timeout_s", cmd->timeout_s >= 0,
+                            "must be a number of seconds >= 0 (0: no limit)", err));
   }
 
   /* [ucb] */

@@ -14,11 +14,12 @@
 #include "dpbo/output.h"
 #include "dpbo/command.h"
 #include "dpbo/log.h"
+#include "dpbo/proc.h"
 #include "dpbo/logreg.h"
 #include "dpbo/svm.h"
 #include "dpbo/synthetic.h"
 
-enum { TAG_RESULT = 102 };
+enum { TAG_RESULT = 102, TAG_STOP = 103 };
 
 /* The events rank 0 broadcasts; every rank applies them in order. */
 enum { EVENT_SELECT = 1, EVENT_RESULT = 2, EVENT_STOP = 3 };
@@ -187,12 +188,15 @@ typedef struct driver {
   int redo_count, redo_next;
   int results_here; /* results folded in by this invocation */
   dpbo_status halt; /* rank 0 alone failed (checkpoint): stop everybody */
+  int stop_from;    /* rank 0: a worker asked to stop (its signal), 0 if none */
   char halt_message[DPBO_ERROR_MSG_MAX];
   /* evaluating ranks */
   dpbo_objective objective;
   dpbo_evaluator *evaluator;
   dpbo_eval_result send_buf[DRIVER_SEND_SLOTS];
   MPI_Request send_req[DRIVER_SEND_SLOTS];
+  int stop_flag; /* a worker's stop request, sent once to rank 0 */
+  MPI_Request stop_req;
   double start;
 } driver;
 
@@ -450,7 +454,8 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
   step->step_seconds = MPI_Wtime() - dr->started[s];
   if (dr->rank == 0) {
     driver_log_result(dr, s);
-    if (dr->options->checkpoint) {
+    /* (Not once the launcher is gone: the process is about to be ended.) */
+    if (dr->options->checkpoint && !dpbo_proc_launcher_lost()) {
       dpbo_error cerr;
       dpbo_error_clear(&cerr);
       run->wall_seconds = MPI_Wtime() - dr->start;
@@ -482,7 +487,24 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       ev->kind = EVENT_STOP;
       goto done;
     }
-    if (driver_stops || (dr->options->stop_after > 0 && dr->results_here >= dr->options->stop_after)) {
+    if (dr->size > 1 && !dr->stop_from) {
+      /* A signal to a worker alone (not through mpiexec) stops the run too. */
+      int flag = 0;
+      MPI_Status st;
+      if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st) != MPI_SUCCESS)
+        DPBO_RAISE(DPBO_ERR_MPI, "MPI_Iprobe for stop requests failed");
+      if (flag) {
+        int ignored;
+        if (MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE) !=
+            MPI_SUCCESS)
+          DPBO_RAISE(DPBO_ERR_MPI, "receiving a stop request from rank %d failed", st.MPI_SOURCE);
+        dr->stop_from = st.MPI_SOURCE;
+        dpbo_log_info("dpbo: rank %d was told to stop (SIGTERM or SIGUSR1): stopping the run",
+                      st.MPI_SOURCE);
+      }
+    }
+    if (driver_stops || dr->stop_from ||
+        (dr->options->stop_after > 0 && dr->results_here >= dr->options->stop_after)) {
       ev->kind = EVENT_STOP;
       ev->interrupted = 1;
       goto done;
@@ -528,10 +550,16 @@ done:
 }
 
 /* Evaluating ranks: hands finished evaluations to rank 0 (non-blocking, so
- * this rank keeps taking part in collectives meanwhile). */
+ * this rank keeps taking part in collectives meanwhile), and a stop request
+ * this rank received (only rank 0 decides when the run stops). */
 static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!dr->evaluator || dr->rank == 0) goto done;
+  if (driver_stops && !dr->stop_flag) {
+    dr->stop_flag = 1;
+    if (MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req) != MPI_SUCCESS)
+      DPBO_RAISE(DPBO_ERR_MPI, "sending a stop request to rank 0 failed");
+  }
   for (;;) {
     int slot = -1;
     for (int i = 0; i < DRIVER_SEND_SLOTS; i++) {
@@ -577,14 +605,17 @@ done:
 }
 
 static void driver_free(driver *dr) {
-  for (int i = 0; i < DRIVER_SEND_SLOTS; i++)
-    if (dr->send_req[i] != MPI_REQUEST_NULL) {
+  for (int i = 0; i <= DRIVER_SEND_SLOTS; i++) {
+    MPI_Request *req = i < DRIVER_SEND_SLOTS ? &dr->send_req[i] : &dr->stop_req;
+    if (*req != MPI_REQUEST_NULL) {
       /* Only after an interruption: rank 0 no longer listens. */
-      MPI_Cancel(&dr->send_req[i]);
-      MPI_Request_free(&dr->send_req[i]);
+      MPI_Cancel(req);
+      MPI_Request_free(req);
     }
-  /* An evaluation in progress cannot be interrupted (LIBSVM): leave it
-   * running; the process is about to exit. */
+  }
+  /* An evaluation in progress is ended if it can be (a command's
+   * processes); one that cannot (LIBSVM) is left running: the process is
+   * about to exit. */
   if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
   free(dr->gp_row);
   free(dr->started);
@@ -597,6 +628,7 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   dpbo_status status = DPBO_OK;
   memset(dr, 0, sizeof *dr);
   for (int i = 0; i < DRIVER_SEND_SLOTS; i++) dr->send_req[i] = MPI_REQUEST_NULL;
+  dr->stop_req = MPI_REQUEST_NULL;
   dr->comm = comm;
   MPI_Comm_rank(comm, &dr->rank);
   MPI_Comm_size(comm, &dr->size);
@@ -660,6 +692,13 @@ static void driver_log_start(const driver *dr) {
   if (run->resumed > 0)
     dpbo_log_info("dpbo: resuming after %d of %d evaluations (%d failed; %d to evaluate again)",
                   run->finished, run->planned, run->failures, dr->redo_count);
+  if (config->objective == DPBO_OBJECTIVE_COMMAND && config->command.timeout_s > 0)
+    dpbo_log_info("dpbo: command objective: time-out %g s per evaluation (objective.timeout_s)",
+                  config->command.timeout_s);
+  else if (config->objective == DPBO_OBJECTIVE_COMMAND)
+    dpbo_log_warn("dpbo: objective.timeout_s = 0: no time limit per evaluation, so a program that "
+                  "hangs holds the job until its wall-time limit (default %g s)",
+                  DPBO_COMMAND_TIMEOUT_DEFAULT);
   if (dr->options->checkpoint)
     dpbo_log_info("dpbo: checkpoint after every evaluation in %s; if the job dies, continue it "
                   "with `dpbo run CONFIG --resume`", dr->options->checkpoint);

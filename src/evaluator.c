@@ -213,10 +213,13 @@ int dpbo_evaluator_outstanding(dpbo_evaluator *ev) {
 int dpbo_evaluator_destroy(dpbo_evaluator *ev, int wait) {
   if (!ev) return 1;
   pthread_mutex_lock(&ev->lock);
-  ev->quit = 1;
+  ev->quit = 1; /* no queued job starts after this */
   int busy = ev->busy;
   pthread_cond_signal(&ev->wake);
   pthread_mutex_unlock(&ev->lock);
+  /* An evaluation that can be ended (a command's processes) is ended, so
+   * that none of its processes outlives dpbo; the thread then returns. */
+  if (ev->threaded && busy && !wait && dpbo_objective_cancel(ev->objective)) busy = 0;
   if (ev->threaded && busy && !wait) {
     pthread_detach(ev->thread);
     return 0;

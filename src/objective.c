@@ -23,6 +23,12 @@ void dpbo_objective_destroy(dpbo_objective *objective) {
   objective->impl = NULL;
 }
 
+int dpbo_objective_cancel(dpbo_objective *objective) {
+  if (!objective || !objective->ops || !objective->ops->cancel) return 0;
+  objective->ops->cancel(objective->impl);
+  return 1;
+}
+
 void dpbo_objective_begin(dpbo_objective *objective, uint64_t evaluation) {
   if (objective && objective->ops && objective->ops->begin_evaluation)
     objective->ops->begin_evaluation(objective->impl, evaluation);

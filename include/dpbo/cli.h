@@ -1,5 +1,5 @@
 /* The `dpbo` command line:
- *   dpbo run CONFIG [--set section.key=value ...] [--quiet]
+ *   dpbo run CONFIG [--set section.key=value ...] [--quiet] [--resume | --overwrite]
  *   dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]
  *   dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--set privacy.key=value ...] [--quiet]
  *   dpbo compare CONFIG [--set section.key=value ...] [--quiet]
@@ -7,9 +7,10 @@
  *   dpbo --help | --version
  * Exit codes: 0 success; 1 the run stopped early (an evaluation failed; the
  * run file holds the steps done); 2 bad input (usage, config, dataset,
- * candidate list); 3 any other failure (I/O, MPI, HDF5, numerics); 4 dpbo
- * k1sweep stopped early on request (its checkpoint holds the finished
- * models; rerunning the same command continues). */
+ * candidate list; a run file in use by another writer, or a finished one
+ * without --overwrite); 3 any other failure (I/O, MPI, HDF5, numerics); 4
+ * dpbo run or k1sweep stopped early on request (the checkpoint holds what
+ * was done; --resume, or rerunning the same k1sweep, continues). */
 #ifndef DPBO_CLI_H
 #define DPBO_CLI_H
 

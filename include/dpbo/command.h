@@ -20,12 +20,17 @@
 
 #define DPBO_COMMAND_MAX 4096
 
+/* objective.timeout_s when the config does not set it: a hung program fails
+ * its evaluation after an hour instead of holding the job until its
+ * wall-time limit. 0 turns the limit off (dpbo run warns). */
+#define DPBO_COMMAND_TIMEOUT_DEFAULT 3600.0
+
 typedef enum { DPBO_PASS_ARGS = 0, DPBO_PASS_ENV = 1 } dpbo_pass_mode;
 
 typedef struct dpbo_command_options {
   char command[DPBO_COMMAND_MAX]; /* program and fixed arguments, split on blanks; "..." quotes */
   dpbo_pass_mode pass;
-  double timeout_s; /* <= 0: no limit */
+  double timeout_s; /* <= 0: no limit; configs default to DPBO_COMMAND_TIMEOUT_DEFAULT */
 } dpbo_command_options;
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,

@@ -55,11 +55,13 @@ int dpbo_evaluator_wait(dpbo_evaluator *ev, dpbo_eval_result *result, double tim
 /* Jobs queued or running whose result has not been polled yet. */
 int dpbo_evaluator_outstanding(dpbo_evaluator *ev);
 
-/* Stops the thread. With jobs still running and `wait` = 0 the thread is
- * left to finish on its own (detached) and the evaluator is not freed: the
- * process is about to exit, and the job in progress cannot be interrupted
- * safely (LIBSVM has no cancellation point). Returns 1 when it freed
- * everything, 0 when it had to abandon a running job. */
+/* Stops the thread; queued jobs do not start. With a job still running and
+ * `wait` = 0, an objective that can be cancelled (dpbo_objective_cancel: a
+ * command's processes) is ended and the thread joined; otherwise the thread
+ * is left to finish on its own (detached) and the evaluator is not freed:
+ * the process is about to exit, and the job in progress cannot be
+ * interrupted safely (LIBSVM has no cancellation point). Returns 1 when it
+ * freed everything, 0 when it had to abandon a running job. */
 int dpbo_evaluator_destroy(dpbo_evaluator *ev, int wait);
 
 #endif

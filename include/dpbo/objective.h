@@ -24,6 +24,11 @@ typedef struct dpbo_objective_ops {
    * run, so that randomness inside an objective (synthetic noise) depends on
    * which evaluation it is, not on which worker process runs it. */
   void (*begin_evaluation)(void *impl, uint64_t evaluation);
+  /* Optional: called from another thread when the process is about to end
+   * (a stop, an error): ends the evaluation in progress at once and makes
+   * later ones fail without starting. Objectives without it (LIBSVM cannot
+   * be interrupted) are left to run until the process exits. */
+  void (*cancel)(void *impl);
 } dpbo_objective_ops;
 
 typedef struct dpbo_objective {
@@ -36,6 +41,10 @@ dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char
 
 /* Destroys the implementation and resets the handle (safe on a zeroed one). */
 void dpbo_objective_destroy(dpbo_objective *objective);
+
+/* Ends the evaluation in progress (from another thread) if the objective
+ * can; returns whether it can. */
+int dpbo_objective_cancel(dpbo_objective *objective);
 
 /* Announces evaluation number `evaluation` (>= 1) to objectives that care. */
 void dpbo_objective_begin(dpbo_objective *objective, uint64_t evaluation);

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# How dpbo run's processes end (issue #11, items 5-8). The `command`
+# objective starts, at every evaluation, a background child and a child that
+# leaves its session with setsid (each records its pid), and on the
+# evaluation chosen by $DPBO_P/hang it hangs until killed.
+#  A. time-out: the hanging evaluation times out; after the run no child of
+#     any evaluation is alive (killed at the time-out and at the end of each
+#     evaluation); the start log shows the time-out (default 3600 s) and a
+#     run with timeout_s = 0 warns.
+#  B. SIGUSR1 to mpiexec while the first evaluation hangs: exit 4, the
+#     evaluation's processes are gone, and no --resume advice (no run file).
+#  C. SIGTERM to the worker rank alone, in the 3rd evaluation: the run stops
+#     with exit 4 and --resume advice; the evaluation's processes are gone.
+#  D. SIGKILL of mpiexec in the 3rd evaluation: both ranks and the
+#     evaluation's processes are gone within 20 s and the run file is not
+#     written again.
+#  E. SIGTERM to jobs/local.sh: exit 4 (it asks mpiexec with SIGUSR1).
+# Every wait polls for a file or a state, with a generous upper bound.
+# DPBO_CASES (default ABCDE) picks some of the cases.
+set -uo pipefail
+cases=${DPBO_CASES:-ABCDE}
+want() { [[ $cases == *$1* ]]; }
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+src=${DPBO_SOURCE_DIR:?}
+work=$(mktemp -d)
+cleanup() {
+  touch "$work/release"
+  [[ -n ${job:-} ]] && kill -9 "$job" 2>/dev/null
+  for f in "$work"/*/bg-* "$work"/*/sid-* "$work"/*/ranks; do
+    [[ -s $f ]] && kill -9 $(cat "$f") 2>/dev/null
+  done
+  wait 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# running PID: the process exists and is not a zombie.
+running() { [[ -r /proc/$1/stat ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" | cut -c1) != Z ]]; }
+# wait_for CONDITION...: polls for up to 60 s.
+wait_for() {
+  for _ in $(seq 1 600); do "$@" && return 0; sleep 0.1; done
+  fail "timed out (60 s) waiting for: $*"
+}
+# all_gone DIR: no recorded child of any evaluation runs.
+all_gone() {
+  local f
+  for f in "$1"/bg-* "$1"/sid-*; do
+    [[ -s $f ]] && running "$(cat "$f")" && return 1
+  done
+  return 0
+}
+cat > "$work/obj.sh" <<'SH'
+#!/bin/sh
+D=$DPBO_P
+n=$(( $(cat "$D/count" 2>/dev/null || echo 0) + 1 ))
+echo $n > "$D/count"
+echo $PPID > "$D/rank.pid"
+sh -c 'echo $$ > "$1"; exec sleep 300' sh "$D/bg-$n" &
+setsid sh -c 'echo $$ > "$1"; exec sleep 300' sh "$D/sid-$n" &
+i=0
+while { [ ! -s "$D/bg-$n" ] || [ ! -s "$D/sid-$n" ]; } && [ $i -lt 1000 ]; do sleep 0.02; i=$((i + 1)); done
+if [ "$n" = "$(cat "$D/hang" 2>/dev/null)" ]; then
+  : > "$D/hanging"
+  i=0
+  while [ ! -e "$D/../release" ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+fi
+a=${1#a=}
+awk -v a="$a" 'BEGIN { printf "%.17g\n", 1 - (a - 0.4)^2 }'
+SH
+chmod +x "$work/obj.sh"
+# case_dir NAME HANG [extra config lines]: a fresh folder and its config.
+case_dir() {
+  local d=$work/$1
+  mkdir -p "$d"
+  echo "$2" > "$d/hang"
+  cat > "$d/run.ini" <<INI
+[run]
+iterations = 5
+retries = 0
+seed = 5
+[space]
+kind = grid
+dim.a = linear 0 1 21
+[gp]
+kernel = matern52
+lengthscale = 0.3
+mean = 0.5
+signal_std = 0.5
+noise_std = 0.05
+[objective]
+kind = command
+command = $work/obj.sh
+$3
+[output]
+dir = $d
+name = r
+INI
+}
+trace_rows() { "$bin" info "$1" --trace | sed -n '/^\/trace/,$p' | tail -n +2 | wc -l; }
+
+# --- A. time-out, and leftovers of finished evaluations ------------------------
+if want A; then
+case_dir a 2 "timeout_s = 2"
+DPBO_P=$work/a "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/a/run.ini" > "$work/a/log" 2>&1 ||
+  { cat "$work/a/log"; fail "A: the run exited $?"; }
+grep -q "timed out after 2 s" "$work/a/log" || { cat "$work/a/log"; fail "A: evaluation 2 did not time out"; }
+[[ $(cat "$work/a/count") -ge 5 ]] || fail "A: expected at least 5 evaluations"
+all_gone "$work/a" || fail "A: a backgrounded or setsid child of an evaluation outlived it: $(cd "$work/a" && grep -l . bg-* sid-* | while read -r f; do running "$(cat "$f")" && echo "$f"; done)"
+case_dir a0 0 "timeout_s = 0"
+DPBO_P=$work/a0 "$mpiexec" -n 1 "$bin" run "$work/a0/run.ini" --set run.iterations=1 > "$work/a0/log" 2>&1 ||
+  { cat "$work/a0/log"; fail "A: the run with timeout_s = 0 exited $?"; }
+grep -q "timeout_s = 0: no time limit" "$work/a0/log" || { cat "$work/a0/log"; fail "A: no warning for timeout_s = 0"; }
+case_dir ad 0 ""
+DPBO_P=$work/ad "$mpiexec" -n 1 "$bin" run "$work/ad/run.ini" --set run.iterations=1 > "$work/ad/log" 2>&1 ||
+  { cat "$work/ad/log"; fail "A: the run with the default time-out exited $?"; }
+grep -q "time-out 3600 s per evaluation" "$work/ad/log" && ! grep -q "no time limit" "$work/ad/log" ||
+  { cat "$work/ad/log"; fail "A: the log does not show the default time-out of 3600 s"; }
+fi
+
+# --- B. SIGUSR1 to mpiexec in the first evaluation ---------------------------------
+if want B; then
+case_dir b 1 ""
+DPBO_P=$work/b "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/b/run.ini" > "$work/b/log" 2>&1 &
+job=$!
+wait_for test -e "$work/b/hanging"
+kill -USR1 $job
+wait $job
+code=$?
+job=
+[[ $code -eq 4 ]] || { cat "$work/b/log"; fail "B: SIGUSR1 should stop the run with exit 4, got $code"; }
+grep -q "continue with: .*--resume" "$work/b/log" && { cat "$work/b/log"; fail "B: --resume advised though nothing was written"; }
+grep -q "nothing was written" "$work/b/log" || { cat "$work/b/log"; fail "B: the stop message does not say nothing was written"; }
+[[ ! -e $work/b/r.h5 ]] || fail "B: a run file was written"
+wait_for all_gone "$work/b"
+fi
+
+# --- C. SIGTERM to the worker rank alone ----------------------------------------------
+if want C; then
+case_dir c 3 ""
+DPBO_P=$work/c "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/c/run.ini" > "$work/c/log" 2>&1 &
+job=$!
+wait_for test -e "$work/c/hanging"
+kill -TERM "$(cat "$work/c/rank.pid")"
+for _ in $(seq 1 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+kill -0 $job 2>/dev/null && fail "C: SIGTERM to the worker rank did not stop the run within 60 s"
+wait $job
+code=$?
+job=
+[[ $code -eq 4 ]] || { cat "$work/c/log"; fail "C: SIGTERM to a worker rank should stop the run with exit 4, got $code"; }
+grep -q "continue with: .*--resume" "$work/c/log" || { cat "$work/c/log"; fail "C: no --resume advice after 2 evaluations"; }
+[[ $(trace_rows "$work/c/r.h5") -eq 2 ]] || fail "C: the checkpoint should hold the 2 finished evaluations"
+wait_for all_gone "$work/c"
+fi
+
+# --- D. SIGKILL of mpiexec -------------------------------------------------------------
+if want D; then
+case_dir d 3 ""
+DPBO_P=$work/d "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/d/run.ini" --quiet > "$work/d/log" 2>&1 &
+job=$!
+wait_for test -e "$work/d/hanging"
+pgrep -P $job > "$work/d/ranks"
+[[ $(wc -l < "$work/d/ranks") -eq 2 ]] || fail "D: expected 2 ranks under mpiexec, found: $(cat "$work/d/ranks")"
+sum=$(sha256sum < "$work/d/r.h5")
+kill -9 $job
+wait $job 2>/dev/null
+job=
+ranks_gone() { local p; for p in $(cat "$work/d/ranks"); do running "$p" && return 1; done; return 0; }
+for _ in $(seq 1 200); do ranks_gone && break; sleep 0.1; done
+ranks_gone || fail "D: ranks $(cat "$work/d/ranks" | tr '\n' ' ')still run 20 s after mpiexec was killed"
+wait_for all_gone "$work/d"
+touch "$work/release" # had anything survived, it would now finish its evaluation
+sleep 1
+[[ $(sha256sum < "$work/d/r.h5") == "$sum" ]] || fail "D: the run file was written after mpiexec was killed"
+rm -f "$work/release"
+fi
+
+# --- E. SIGTERM to jobs/local.sh -------------------------------------------------------
+if want E; then
+case_dir e 3 ""
+DPBO_P=$work/e DPBO_BIN=$bin bash "$src/jobs/local.sh" "$work/e/run.ini" 2 -- --quiet > "$work/e/log" 2>&1 &
+job=$!
+wait_for test -e "$work/e/hanging"
+kill -TERM $job
+wait $job
+code=$?
+job=
+[[ $code -eq 4 ]] || { cat "$work/e/log"; fail "E: SIGTERM to jobs/local.sh should stop the run with exit 4, got $code"; }
+wait_for all_gone "$work/e"
+fi
+
+echo "processes OK: time-out, SIGUSR1, SIGTERM to a worker, SIGKILL of mpiexec and SIGTERM to jobs/local.sh leave no process behind"
