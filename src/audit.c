@@ -985,10 +985,13 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       }
     } else if ((value = option_value(argc, argv, &i, "--mechanism", &missing))) {
       mechanism_only = 1;
-      int found = strcmp(value, "all") == 0;
+      /* Each mechanism on its own merit: "all" or its own name (a flag
+       * carried over from an earlier match switched on every later one). */
+      const int all = strcmp(value, "all") == 0;
+      int found = all;
       for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-        int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
-        which[k] = found || match;
+        const int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
+        which[k] = all || match;
         found |= match;
       }
       if (!found) {
