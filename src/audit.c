@@ -234,16 +234,74 @@ static audit_bins laplace_bins_make(double epsilon, double sensitivity) {
   return audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
 }
 
+/* The selection audit's neighbouring score vectors (audit.h): N candidates,
+ * u = (0, ..., 0) and u' = (Δ, -Δ, ..., -Δ). The raised candidate 0 has
+ * P(0 | u) = 1/N and, for the exponential mechanism at rate ε/(2Δ),
+ * P(0 | u') = e^ε / (e^ε + r), r = N - 1, so its privacy loss is
+ *
+ *     L(r) = log( e^ε (1 + r) / (e^ε + r) ),   increasing in r, -> ε.
+ *
+ * L(r) >= f ε  <=>  r >= (e^(f ε) - 1) / (1 - e^(-(1 - f) ε)); with
+ * f = 0.965 and ε = 1: r >= 1.6248 / 0.034395 = 47.24, so N = 49 and
+ * L = log(49 e / (e + 48)) = 0.96553. The target f trades the loss against
+ * the rarity of the event (P(0 | u) = 1/N): at the default 10^6 trials
+ * the expected counts are 53,596 (on u') and 20,408 (on u); the one-sided
+ * Clopper-Pearson bounds at γ = α/8 = 1.25e-4 (z = 3.662) are
+ * p'_lower = 0.05276 and p_upper = 0.02093 (scipy.stats.beta.ppf), so the
+ * audited bound is log(0.05276 / 0.02093) = 0.9248 >= 0.9 ε, and its
+ * standard deviation over seeds, sqrt((1-p)/(n p) + (1-p')/(n p')) =
+ * 0.0081, puts 0.9 three standard deviations below it. At 4·10^5 trials
+ * the expected bound is 0.901, at 5·10^5 0.908: hence the default of 10^6.
+ * With --broken (rate doubled) the same pair loses
+ * log(49 e^2 / (e^2 + 48)) = 1.877.
+ *
+ * Permute-and-flip needs no crowd: with N = 2, u = (0, 0) and u' = (Δ, -Δ),
+ * the lowered candidate 1 is chosen with probability 1/2 on u and, on u',
+ * only if it is proposed first (1/2) and then accepted (e^(-ε)): the ratio
+ * is exactly e^ε (McKenna & Sheldon 2020 show ε-DP, so this pair is tight),
+ * with event probabilities 0.5 and 0.18 that the trials resolve well. */
+enum { AUDIT_MAX_CANDIDATES = 1 << 16 };
+#define AUDIT_EM_LOSS_TARGET 0.965
+
+static int64_t audit_select_candidates(dpbo_audit_kind kind, double epsilon) {
+  if (kind != DPBO_AUDIT_EXPONENTIAL) return 2;
+  const double f = AUDIT_EM_LOSS_TARGET;
+  double r = ceil(expm1(f * epsilon) / -expm1(-(1.0 - f) * epsilon));
+  /* Above ε ≈ 11 the crowd would exceed the cap; the pair then falls short
+   * of f ε, and the reported pair loss says by how much. */
+  if (!(r < AUDIT_MAX_CANDIDATES - 1)) r = AUDIT_MAX_CANDIDATES - 1;
+  return (int64_t)r + 1;
+}
+
+/* Exact privacy loss of the audited pair for a mechanism whose real ε is
+ * `true_epsilon` (the claimed ε divided by the noise scale factor), up to
+ * the samplers' grid rounding (a relative 2^-20). */
+static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t candidates) {
+  if (kind != DPBO_AUDIT_EXPONENTIAL) return true_epsilon;
+  const double r = (double)(candidates - 1);
+  return true_epsilon + log1p(r) - log(exp(true_epsilon) + r);
+}
+
 /* Draws `trials` outputs on D (hist[0..bins)) and on D' (hist[bins..2 bins))
- * with this rank's noise. */
+ * with this rank's noise. Selection outputs fall in two bins: the raised
+ * candidate 0 and the rest. */
 static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
                               double factor, int64_t trials, dpbo_noise *noise,
                               const audit_bins *bins, int nbins, int64_t *hist,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const double u[2] = {0.0, sensitivity}, u_prime[2] = {-sensitivity, 2.0 * sensitivity};
+  double *u = NULL, *u_prime = NULL;
+  const int64_t n = audit_select_candidates(kind, epsilon);
   const dpbo_select_kind sk =
       kind == DPBO_AUDIT_EXPONENTIAL ? DPBO_SELECT_EXPONENTIAL : DPBO_SELECT_PERMUTE_AND_FLIP;
+  if (kind != DPBO_AUDIT_LAPLACE) {
+    DPBO_ALLOC(u, n, "audit scores");
+    DPBO_ALLOC(u_prime, n, "audit scores");
+    for (int64_t i = 0; i < n; i++) {
+      u[i] = 0.0;
+      u_prime[i] = i == 0 ? sensitivity : -sensitivity;
+    }
+  }
   for (int64_t i = 0; i < trials; i++) {
     for (int side = 0; side < 2; side++) {
       int bin;
@@ -254,14 +312,16 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         bin = audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
-        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, 2,
-                                          2, sensitivity, epsilon, factor, &rel, err));
-        bin = (int)rel.index;
+        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n,
+                                          n, sensitivity, epsilon, factor, &rel, err));
+        bin = rel.index == 0 ? 0 : 1;
       }
       hist[side * nbins + bin]++;
     }
   }
 done:
+  free(u);
+  free(u_prime);
   return status;
 }
 
@@ -334,12 +394,14 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   if (bound.lo >= 0 && kind == DPBO_AUDIT_LAPLACE)
     audit_bins_event(&bins, bound.lo, bound.hi, "release", name, sizeof name);
   else if (bound.lo >= 0)
-    snprintf(name, sizeof name, "index = %d", bound.lo);
+    snprintf(name, sizeof name, "%s candidate", bound.lo == 0 ? "raised" : "a lowered");
   audit_witness(&bound, name, trials, result->witness, sizeof result->witness);
 
   result->kind = kind;
   result->epsilon_claimed = epsilon;
   result->epsilon_lower = bound.epsilon;
+  result->candidates = kind == DPBO_AUDIT_LAPLACE ? 0 : audit_select_candidates(kind, epsilon);
+  result->pair_loss = audit_pair_loss(kind, epsilon / noise_scale_factor, result->candidates);
   result->sensitivity = sensitivity;
   result->alpha = alpha;
   result->noise_scale_factor = noise_scale_factor;
@@ -761,7 +823,10 @@ static const char audit_usage[] =
     "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
     "  the events tested). --broken halves the noise scale (the true epsilon\n"
     "  doubles) to show that the audit detects a violation.\n"
-    "  Defaults: all, E = 1, D = 1, N = 200000, S = 20150706, A = 0.001.\n"
+    "  'loss on pair' is the exact privacy loss of the neighbouring inputs used\n"
+    "  (close to the mechanism's real epsilon: the audit can only find what the\n"
+    "  pair exhibits).\n"
+    "  Defaults: all, E = 1, D = 1, N = 1000000, S = 20150706, A = 0.001.\n"
     "  --pipeline runs CONFIG's whole tuning run and private release R times on\n"
     "  its validation set and R times on a neighbour with one record swapped\n"
     "  (objective.kind = logreg; the swap is chosen adversarially, or at random\n"
@@ -1052,13 +1117,13 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
     code = audit_pipeline_main(comm, pipeline, set_count, sets, &options);
     goto done;
   }
-  if (!trials) trials = 200000;
+  if (!trials) trials = DPBO_AUDIT_DEFAULT_TRIALS;
   if (rank == 0) {
     printf("dpbo audit: %s mechanisms, sensitivity %g, seeded noise (seed %llu), alpha %g\n",
            broken ? "DELIBERATELY BROKEN (noise scale x0.5)" : "real", sensitivity,
            (unsigned long long)seed, alpha);
-    printf("%-18s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "audited eps >=",
-           "trials", "verdict");
+    printf("%-18s %12s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "loss on pair",
+           "audited eps >=", "trials", "verdict");
   }
   for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
     if (!which[k]) continue;
@@ -1072,9 +1137,12 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       goto done;
     }
     if (rank == 0) {
-      printf("%-18s %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
-             res.epsilon_claimed, res.epsilon_lower, (long long)res.trials,
+      printf("%-18s %12.4f %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
+             res.epsilon_claimed, res.pair_loss, res.epsilon_lower, (long long)res.trials,
              res.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
+      if (res.candidates)
+        printf("%-18s   pair: %lld candidates, u = 0, u' = (+D, -D%s)\n", "",
+               (long long)res.candidates, res.candidates > 2 ? ", ..., -D" : "");
       printf("%-18s   strongest event: %s\n", "", res.witness);
       fflush(stdout);
     }
