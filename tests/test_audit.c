@@ -52,17 +52,15 @@ int main(int argc, char **argv) {
     dpbo_error err;
     dpbo_error_clear(&err);
     CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0,
-                                  &res, &err));
+                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0, &res, &err));
     CHECK_MSG(!res.violated && res.epsilon_lower >= 0.9 && res.epsilon_lower <= res.pair_loss,
               "real %s: audited %.4f, pair loss %.4f", mechanisms[m], res.epsilon_lower,
               res.pair_loss);
     if (rank == 0) printf("real %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
     CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5,
-                                  &res, &err));
-    CHECK_MSG(res.violated && res.epsilon_lower > 1.5, "broken %s: audited %.4f",
-              mechanisms[m], res.epsilon_lower);
+                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5, &res, &err));
+    CHECK_MSG(res.violated && res.epsilon_lower > 1.5, "broken %s: audited %.4f", mechanisms[m],
+              res.epsilon_lower);
     if (rank == 0) printf("broken %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
   }
   /* The command line: exit 0 for the real mechanism, 1 for a broken one. */
@@ -78,12 +76,12 @@ int main(int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   dpbo_audit_result res;
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 1.0, 1.0, 10, 7u, 1e-3,
-                                1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 1.0, 1.0, 10, 7u, 1e-3, 1.0,
+                                &res, &err));
   CHECK(res.candidates == 49);
   CHECK_CLOSE(res.pair_loss, 0.965533864177312, 1e-12, 0);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.1, 1.0, 10, 7u, 1e-3,
-                                1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.1, 1.0, 10, 7u, 1e-3, 1.0,
+                                &res, &err));
   CHECK_MSG(res.pair_loss >= 0.965 * 0.1 && res.pair_loss < 0.1, "EM pair at 0.1: N %lld, %g",
             (long long)res.candidates, res.pair_loss);
 
