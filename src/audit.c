@@ -260,15 +260,18 @@ static audit_bins laplace_bins_make(double epsilon, double sensitivity) {
  * only if it is proposed first (1/2) and then accepted (e^(-ε)): the ratio
  * is exactly e^ε (McKenna & Sheldon 2020 show ε-DP, so this pair is tight),
  * with event probabilities 0.5 and 0.18 that the trials resolve well. */
-enum { AUDIT_MAX_CANDIDATES = 1 << 16 };
+/* Every draw rounds all N scores, so N is capped to keep an audit at large
+ * ε within seconds per 10^6 trials. */
+enum { AUDIT_MAX_CANDIDATES = 256 };
 #define AUDIT_EM_LOSS_TARGET 0.965
 
 static int64_t audit_select_candidates(dpbo_audit_kind kind, double epsilon) {
   if (kind != DPBO_AUDIT_EXPONENTIAL) return 2;
   const double f = AUDIT_EM_LOSS_TARGET;
   double r = ceil(expm1(f * epsilon) / -expm1(-(1.0 - f) * epsilon));
-  /* Above ε ≈ 11 the crowd would exceed the cap; the pair then falls short
-   * of f ε, and the reported pair loss says by how much. */
+  /* Above ε ≈ 3.55 the crowd would exceed the cap; the pair then falls
+   * short of f ε (0.68 ε at ε = 8), and the reported pair loss says by how
+   * much. Such an ε is hard to audit anyway: P(0 | u) = 1/N is tiny. */
   if (!(r < AUDIT_MAX_CANDIDATES - 1)) r = AUDIT_MAX_CANDIDATES - 1;
   return (int64_t)r + 1;
 }

@@ -25,7 +25,8 @@
  *    rises by e^(ε/2) while the crowd's falls by e^(-ε/2), so its
  *    probability ratio is e^ε (1 + r)/(e^ε + r), r = N - 1, which tends to
  *    e^ε as N grows. N is chosen so that this loss is >= 0.965 ε (N = 49 at
- *    ε = 1: loss 0.9655); the arithmetic behind that choice and the default
+ *    ε = 1: loss 0.9655), at most 256 (enough up to ε = 3.55; above, the
+ *    reported pair loss is lower); the arithmetic behind that choice and the default
  *    of 10^6 trials (audited bound about 0.925 at ε = 1) is in audit.c.
  *  - Permute-and-flip: u = (0, 0), u' = (Δ, -Δ): the lowered candidate is
  *    chosen with probability 1/2 on u and e^(-ε)/2 on u', exactly e^ε.
