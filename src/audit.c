@@ -234,16 +234,77 @@ static audit_bins laplace_bins_make(double epsilon, double sensitivity) {
   return audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
 }
 
+/* The selection audit's neighbouring score vectors (audit.h): N candidates,
+ * u = (0, ..., 0) and u' = (Δ, -Δ, ..., -Δ). The raised candidate 0 has
+ * P(0 | u) = 1/N and, for the exponential mechanism at rate ε/(2Δ),
+ * P(0 | u') = e^ε / (e^ε + r), r = N - 1, so its privacy loss is
+ *
+ *     L(r) = log( e^ε (1 + r) / (e^ε + r) ),   increasing in r, -> ε.
+ *
+ * L(r) >= f ε  <=>  r >= (e^(f ε) - 1) / (1 - e^(-(1 - f) ε)); with
+ * f = 0.965 and ε = 1: r >= 1.6248 / 0.034395 = 47.24, so N = 49 and
+ * L = log(49 e / (e + 48)) = 0.96553. The target f trades the loss against
+ * the rarity of the event (P(0 | u) = 1/N): at the default 10^6 trials
+ * the expected counts are 53,596 (on u') and 20,408 (on u); the one-sided
+ * Clopper-Pearson bounds at γ = α/8 = 1.25e-4 (z = 3.662) are
+ * p'_lower = 0.05276 and p_upper = 0.02093 (scipy.stats.beta.ppf), so the
+ * audited bound is log(0.05276 / 0.02093) = 0.9248 >= 0.9 ε, and its
+ * standard deviation over seeds, sqrt((1-p)/(n p) + (1-p')/(n p')) =
+ * 0.0081, puts 0.9 three standard deviations below it. At 4·10^5 trials
+ * the expected bound is 0.901, at 5·10^5 0.908: hence the default of 10^6.
+ * With --broken (rate doubled) the same pair loses
+ * log(49 e^2 / (e^2 + 48)) = 1.877.
+ *
+ * Permute-and-flip needs no crowd: with N = 2, u = (0, 0) and u' = (Δ, -Δ),
+ * the lowered candidate 1 is chosen with probability 1/2 on u and, on u',
+ * only if it is proposed first (1/2) and then accepted (e^(-ε)): the ratio
+ * is exactly e^ε (McKenna & Sheldon 2020 show ε-DP, so this pair is tight),
+ * with event probabilities 0.5 and 0.18 that the trials resolve well. */
+/* Every draw rounds all N scores, so N is capped to keep an audit at large
+ * ε within seconds per 10^6 trials. */
+enum { AUDIT_MAX_CANDIDATES = 256 };
+#define AUDIT_EM_LOSS_TARGET 0.965
+
+static int64_t audit_select_candidates(dpbo_audit_kind kind, double epsilon) {
+  if (kind != DPBO_AUDIT_EXPONENTIAL) return 2;
+  const double f = AUDIT_EM_LOSS_TARGET;
+  double r = ceil(expm1(f * epsilon) / -expm1(-(1.0 - f) * epsilon));
+  /* Above ε ≈ 3.55 the crowd would exceed the cap; the pair then falls
+   * short of f ε (0.68 ε at ε = 8), and the reported pair loss says by how
+   * much. Such an ε is hard to audit anyway: P(0 | u) = 1/N is tiny. */
+  if (!(r < AUDIT_MAX_CANDIDATES - 1)) r = AUDIT_MAX_CANDIDATES - 1;
+  return (int64_t)r + 1;
+}
+
+/* Exact privacy loss of the audited pair for a mechanism whose real ε is
+ * `true_epsilon` (the claimed ε divided by the noise scale factor), up to
+ * the samplers' grid rounding (a relative 2^-20). */
+static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t candidates) {
+  if (kind != DPBO_AUDIT_EXPONENTIAL) return true_epsilon;
+  const double r = (double)(candidates - 1);
+  return true_epsilon + log1p(r) - log(exp(true_epsilon) + r);
+}
+
 /* Draws `trials` outputs on D (hist[0..bins)) and on D' (hist[bins..2 bins))
- * with this rank's noise. */
+ * with this rank's noise. Selection outputs fall in two bins: the raised
+ * candidate 0 and the rest. */
 static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
                               double factor, int64_t trials, dpbo_noise *noise,
                               const audit_bins *bins, int nbins, int64_t *hist,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const double u[2] = {0.0, sensitivity}, u_prime[2] = {-sensitivity, 2.0 * sensitivity};
+  double *u = NULL, *u_prime = NULL;
+  const int64_t n = audit_select_candidates(kind, epsilon);
   const dpbo_select_kind sk =
       kind == DPBO_AUDIT_EXPONENTIAL ? DPBO_SELECT_EXPONENTIAL : DPBO_SELECT_PERMUTE_AND_FLIP;
+  if (kind != DPBO_AUDIT_LAPLACE) {
+    DPBO_ALLOC(u, n, "audit scores");
+    DPBO_ALLOC(u_prime, n, "audit scores");
+    for (int64_t i = 0; i < n; i++) {
+      u[i] = 0.0;
+      u_prime[i] = i == 0 ? sensitivity : -sensitivity;
+    }
+  }
   for (int64_t i = 0; i < trials; i++) {
     for (int side = 0; side < 2; side++) {
       int bin;
@@ -254,14 +315,16 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         bin = audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
-        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, 2,
-                                          2, sensitivity, epsilon, factor, &rel, err));
-        bin = (int)rel.index;
+        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n, n,
+                                          sensitivity, epsilon, factor, &rel, err));
+        bin = rel.index == 0 ? 0 : 1;
       }
       hist[side * nbins + bin]++;
     }
   }
 done:
+  free(u);
+  free(u_prime);
   return status;
 }
 
@@ -334,12 +397,14 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   if (bound.lo >= 0 && kind == DPBO_AUDIT_LAPLACE)
     audit_bins_event(&bins, bound.lo, bound.hi, "release", name, sizeof name);
   else if (bound.lo >= 0)
-    snprintf(name, sizeof name, "index = %d", bound.lo);
+    snprintf(name, sizeof name, "%s candidate", bound.lo == 0 ? "raised" : "a lowered");
   audit_witness(&bound, name, trials, result->witness, sizeof result->witness);
 
   result->kind = kind;
   result->epsilon_claimed = epsilon;
   result->epsilon_lower = bound.epsilon;
+  result->candidates = kind == DPBO_AUDIT_LAPLACE ? 0 : audit_select_candidates(kind, epsilon);
+  result->pair_loss = audit_pair_loss(kind, epsilon / noise_scale_factor, result->candidates);
   result->sensitivity = sensitivity;
   result->alpha = alpha;
   result->noise_scale_factor = noise_scale_factor;
@@ -355,7 +420,7 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Whole-pipeline audit                                                     */
 
-/* What one pipeline (tuning run + release) gives the audit. */
+/* What one release gives the audit. */
 typedef struct pipeline_draw {
   double best;            /* the non-private value the release perturbs */
   double value;           /* ṽ */
@@ -367,26 +432,27 @@ typedef struct pipeline_draw {
   double lambda_sensitivity, epsilon_lambda;
 } pipeline_draw;
 
-/* One whole pipeline on MPI_COMM_SELF: dpbo_driver_run on config, then the
- * release with noise (seed, stream). If keep is not NULL the finished run
- * is handed back (the caller frees it), else freed here. */
-static dpbo_status pipeline_once(const dpbo_config *config, uint64_t seed, uint64_t stream,
-                                 const dpbo_audit_pipeline_options *options, dpbo_run *keep,
-                                 pipeline_draw *draw, dpbo_error *err) {
+/* The tuning run of config on MPI_COMM_SELF, complete or an error. */
+static dpbo_status pipeline_run(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_run run;
+  DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, NULL, run, err));
+  if (run->outcome != DPBO_OK)
+    DPBO_RAISE(run->outcome, "the tuning run failed: %s", run->outcome_message);
+done:
+  return status;
+}
+
+/* One release of a finished run on MPI_COMM_SELF, through the release code
+ * every `dpbo run` uses (release.c), with the given noise. */
+static dpbo_status pipeline_release(const dpbo_config *config, const dpbo_run *run,
+                                    dpbo_noise *noise, const dpbo_audit_pipeline_options *options,
+                                    pipeline_draw *draw, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   dpbo_release release;
-  memset(&run, 0, sizeof run);
-  DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, NULL, &run, err));
-  if (run.outcome != DPBO_OK)
-    DPBO_RAISE(run.outcome, "the tuning run failed: %s", run.outcome_message);
-  dpbo_noise noise;
-  dpbo_noise_init_seeded(&noise, seed, stream);
-  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, &run, &noise,
-                                     options->sensitivity_factor, options->noise_scale_factor,
-                                     &release, err));
+  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
+                                     options->noise_scale_factor, &release, err));
   memset(draw, 0, sizeof *draw);
-  draw->best = dpbo__release_best_value(config, &run);
+  draw->best = dpbo__release_best_value(config, run);
   draw->value = release.value.value;
   draw->value_scale = release.value.scale;
   draw->value_grid = release.value.granularity;
@@ -399,71 +465,88 @@ static dpbo_status pipeline_once(const dpbo_config *config, uint64_t seed, uint6
     draw->lambda_sensitivity = release.sens.lambda_sensitivity;
     draw->epsilon_lambda = release.epsilon_lambda;
   }
-  if (keep) {
-    *keep = run;
-    memset(&run, 0, sizeof run);
-  }
 done:
-  dpbo_run_free(&run);
   return status;
 }
 
-/* What rank 0 learns before the trials and every rank needs. */
+/* What rank 0 learns before the releases and every rank needs. */
 typedef struct pipeline_pilot {
   int64_t validation_rows, pool_rows, j, k;
-  double lambda, gain_change, score_difference;
-  int records_differ, path_first_difference;
+  double lambda, gain_change;
+  int records_differ;
 } pipeline_pilot;
 
-/* Stream of the random swap choice: no trial's noise uses it. */
+/* Stream of the random swap choice. */
 #define AUDIT_SWAP_STREAM UINT64_MAX
 
-/* The neighbour's record swap (see audit.h), chosen at λ. */
+/* The neighbour's record swap (see audit.h), chosen over the λ_t the run
+ * on D evaluated (trace[0..steps), first coordinate: the logreg objective
+ * has the one dimension lambda). */
 static dpbo_status pipeline_choose_swap(const dpbo_config *config,
-                                        const dpbo_audit_pipeline_options *options, double lambda,
-                                        pipeline_pilot *pilot, dpbo_error *err) {
+                                        const dpbo_audit_pipeline_options *options,
+                                        const dpbo_run *run, pipeline_pilot *pilot,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *vl = NULL, *pl = NULL;
   int64_t m = 0, pool = 0;
-  DPBO_TRY(dpbo_logreg_record_losses(&config->logreg, lambda, &vl, &m, &pl, &pool, err));
-  if (pool < 1)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: every row is in the training or the validation split, so there is no record "
-               "to swap in: lower objective.train_rows or objective.validation_rows",
-               config->path);
-  int64_t j = 0, k = 0;
-  if (options->swap == DPBO_AUDIT_SWAP_RANDOM) {
-    dpbo_rng rng;
-    dpbo_rng_seed(&rng, options->seed, AUDIT_SWAP_STREAM);
-    j = (int64_t)dpbo_rng_below64(&rng, (uint64_t)m);
-    k = (int64_t)dpbo_rng_below64(&rng, (uint64_t)pool);
-  } else {
-    /* The change (g_j - g_k)/m is extreme at an extreme of each list: the
-     * best-fitted validation record out and the worst-fitted pool record
-     * in, or the reverse. */
-    int64_t vmin = 0, vmax = 0, pmin = 0, pmax = 0;
-    for (int64_t i = 1; i < m; i++) {
-      if (vl[i] < vl[vmin]) vmin = i;
-      if (vl[i] > vl[vmax]) vmax = i;
-    }
-    for (int64_t i = 1; i < pool; i++) {
-      if (pl[i] < pl[pmin]) pmin = i;
-      if (pl[i] > pl[pmax]) pmax = i;
-    }
-    if (pl[pmax] - vl[vmin] >= vl[vmax] - pl[pmin]) {
-      j = vmin;
-      k = pmax;
+  int chosen = 0;
+  for (int t = 0; t < run->steps; t++) {
+    const double lambda = run->trace[t].value[0];
+    int seen = 0; /* λ_t evaluated before: the same losses */
+    for (int s = 0; s < t && !seen; s++)
+      seen = run->trace[s].value[0] == lambda;
+    if (seen || (options->swap == DPBO_AUDIT_SWAP_RANDOM && t > 0)) continue;
+    free(vl);
+    free(pl);
+    vl = pl = NULL;
+    DPBO_TRY(dpbo_logreg_record_losses(&config->logreg, lambda, &vl, &m, &pl, &pool, err));
+    if (pool < 1)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: every row is in the training or the validation split, so there is no "
+                 "record to swap in: lower objective.train_rows or objective.validation_rows",
+                 config->path);
+    int64_t j = 0, k = 0;
+    if (options->swap == DPBO_AUDIT_SWAP_RANDOM) {
+      /* Drawn once, at λ_1, where its gain change is reported. */
+      dpbo_rng rng;
+      dpbo_rng_seed(&rng, options->seed, AUDIT_SWAP_STREAM);
+      j = (int64_t)dpbo_rng_below64(&rng, (uint64_t)m);
+      k = (int64_t)dpbo_rng_below64(&rng, (uint64_t)pool);
     } else {
-      j = vmax;
-      k = pmin;
+      /* The change (g_j - g_k)/m is extreme at an extreme of each list: the
+       * best-fitted validation record out and the worst-fitted pool record
+       * in, or the reverse. */
+      int64_t vmin = 0, vmax = 0, pmin = 0, pmax = 0;
+      for (int64_t i = 1; i < m; i++) {
+        if (vl[i] < vl[vmin]) vmin = i;
+        if (vl[i] > vl[vmax]) vmax = i;
+      }
+      for (int64_t i = 1; i < pool; i++) {
+        if (pl[i] < pl[pmin]) pmin = i;
+        if (pl[i] > pl[pmax]) pmax = i;
+      }
+      if (pl[pmax] - vl[vmin] >= vl[vmax] - pl[pmin]) {
+        j = vmin;
+        k = pmax;
+      } else {
+        j = vmax;
+        k = pmin;
+      }
+    }
+    /* The swap that moves the gains the most at any evaluated λ (the
+     * largest |f_V'(λ_t) - f_V(λ_t)|, which bounds the change of max_t v_t
+     * and drives the change of μ_T). */
+    const double change = (vl[j] - pl[k]) / (double)m;
+    if (!chosen || fabs(change) > fabs(pilot->gain_change)) {
+      chosen = 1;
+      pilot->j = j;
+      pilot->k = k;
+      pilot->lambda = lambda;
+      pilot->gain_change = change;
     }
   }
   pilot->validation_rows = m;
   pilot->pool_rows = pool;
-  pilot->j = j;
-  pilot->k = k;
-  pilot->lambda = lambda;
-  pilot->gain_change = (vl[j] - pl[k]) / (double)m;
 done:
   free(vl);
   free(pl);
@@ -494,34 +577,16 @@ done:
   return status;
 }
 
-/* Rank 0, before the trials: the pipeline once on D, the swap, the
- * pipeline once on D' (search paths and posterior means compared), and a
- * check that V' differs from V in the one chosen record. The pilot's
- * releases are not counted. */
+/* Rank 0, from its run on D: the swap, and a check that V' differs from V
+ * in the one chosen record. */
 static dpbo_status pipeline_pilot_run(dpbo_config *cfg, const dpbo_audit_pipeline_options *options,
-                                      pipeline_pilot *pilot, dpbo_error *err) {
+                                      const dpbo_run *run_d, pipeline_pilot *pilot,
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_run run[2];
-  memset(run, 0, sizeof run);
-  pipeline_draw draw;
   memset(pilot, 0, sizeof *pilot);
-  DPBO_TRY(pipeline_once(&cfg[0], options->seed, AUDIT_SWAP_STREAM - 1, options, &run[0], &draw,
-                         err));
-  const dpbo_trace_step *best = &run[0].trace[run[0].best_step];
-  DPBO_TRY(pipeline_choose_swap(&cfg[0], options, best->value[0], pilot, err));
+  DPBO_TRY(pipeline_choose_swap(&cfg[0], options, run_d, pilot, err));
   cfg[1].logreg.swap_validation_row = pilot->j;
   cfg[1].logreg.swap_with_row = pilot->k;
-  DPBO_TRY(pipeline_once(&cfg[1], options->seed, AUDIT_SWAP_STREAM - 1, options, &run[1], &draw,
-                         err));
-  for (int t = 0; t < run[0].steps && !pilot->path_first_difference; t++)
-    if (run[0].trace[t].index != run[1].trace[t].index) pilot->path_first_difference = t + 1;
-  if (cfg[0].algorithm != DPBO_ALGORITHM_3) {
-    /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
-    const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
-    const double s = cfg[0].prior.signal_std;
-    for (int64_t i = 0; i < dpbo_ucb_count(run[0].ucb); i++)
-      pilot->score_difference = fmax(pilot->score_difference, s * fabs(mu0[i] - mu1[i]));
-  }
   DPBO_TRY(pipeline_count_differences(&cfg[0], &cfg[1], &pilot->records_differ, err));
   if (pilot->records_differ > 1)
     DPBO_RAISE(DPBO_ERR_DATA,
@@ -529,24 +594,22 @@ static dpbo_status pipeline_pilot_run(dpbo_config *cfg, const dpbo_audit_pipelin
                "swap is broken",
                pilot->records_differ);
 done:
-  dpbo_run_free(&run[0]);
-  dpbo_run_free(&run[1]);
   return status;
 }
 
-/* This rank's share of the trials: draws[2 i + side] for i < count. */
-static dpbo_status pipeline_trials(const dpbo_config *cfg,
-                                   const dpbo_audit_pipeline_options *options, int64_t first,
-                                   int64_t count, pipeline_draw *draws, dpbo_error *err) {
+/* This rank's share of the releases: draws[2 i + side] for i < count, from
+ * the operating system's CSPRNG (the noise every published release uses). */
+static dpbo_status pipeline_releases(const dpbo_config *cfg, const dpbo_run *run,
+                                     const dpbo_audit_pipeline_options *options, int64_t count,
+                                     pipeline_draw *draws, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  dpbo_noise noise;
+  dpbo_noise_init_os(&noise);
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      uint64_t stream = 2u * (uint64_t)(first + i) + (uint64_t)side;
-      status = pipeline_once(&cfg[side], options->seed, stream, options, NULL,
-                             &draws[2 * i + side], err);
+      status = pipeline_release(&cfg[side], &run[side], &noise, options, &draws[2 * i + side], err);
       if (status != DPBO_OK) {
-        dpbo_error_prefix(err, "pipeline trial %lld on %s", (long long)(first + i),
-                          side ? "D'" : "D");
+        dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");
         goto done;
       }
     }
@@ -602,6 +665,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   dpbo_config *cfg = NULL;
   pipeline_draw *draws = NULL;
   dpbo_space *space = NULL;
+  dpbo_run run[2];
+  memset(run, 0, sizeof run);
   dpbo_error local_err;
   dpbo_error_clear(&local_err);
   int rank, size;
@@ -629,34 +694,50 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   if (options->trials > INT64_MAX / 2 - 2)
     DPBO_RAISE(DPBO_ERR_ARG, "audit: too many trials");
 
-  /* cfg[0] = D, cfg[1] = D' (its swap set by the pilot); seeded noise. */
+  /* cfg[0] = D, cfg[1] = D' (its swap set from the pilot). */
   DPBO_ALLOC(cfg, 2, "the audit configs");
   cfg[0] = *config;
-  cfg[0].noise = DPBO_NOISE_SEEDED;
-  cfg[0].noise_seed = options->seed;
+  cfg[0].noise = DPBO_NOISE_OS;
   cfg[0].logreg.swap_validation_row = cfg[0].logreg.swap_with_row = -1;
   cfg[1] = cfg[0];
 
+  /* Every rank runs the tuning on D; rank 0 chooses the neighbour from its
+   * run and every rank runs the tuning on D'. The runs are deterministic
+   * (logreg training and the GP search use no randomness), which the
+   * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  if (rank == 0) local = pipeline_pilot_run(cfg, options, &pilot, &local_err);
+  local = pipeline_run(&cfg[0], &run[0], &local_err);
+  if (local == DPBO_OK && rank == 0)
+    local = pipeline_pilot_run(cfg, options, &run[0], &pilot, &local_err);
   DPBO_TRY(audit_agree(comm, local, &local_err, err));
   if (MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "audit: broadcast of the neighbour failed");
   cfg[1].logreg.swap_validation_row = pilot.j;
   cfg[1].logreg.swap_with_row = pilot.k;
+  local = pipeline_run(&cfg[1], &run[1], &local_err);
+  DPBO_TRY(audit_agree(comm, local, &local_err, err));
+  for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
+    if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
+  if (config->algorithm != DPBO_ALGORITHM_3) {
+    /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
+    const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
+    const double s = config->prior.signal_std;
+    for (int64_t i = 0; i < dpbo_ucb_count(run[0].ucb); i++)
+      result->score_difference = fmax(result->score_difference, s * fabs(mu0[i] - mu1[i]));
+  }
 
-  /* Trials in contiguous blocks over the ranks. */
+  /* The releases: split over the ranks, each from its own OS noise. */
   const int64_t trials = options->trials;
   const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
-  const int64_t first = rank * (trials / size) + (rank < trials % size ? rank : trials % size);
   DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  local = pipeline_trials(cfg, options, first, count, draws, &local_err);
+  local = pipeline_releases(cfg, run, options, count, draws, &local_err);
   DPBO_TRY(audit_agree(comm, local, &local_err, err));
 
-  /* Ranges over every trial: the non-private best values on D and D' (equal
-   * across trials unless the pipeline is not deterministic) and the
-   * releases' parameters (always equal). Reduced as maxima of (x, -x). */
+  /* Ranges over every release on every rank: the non-private best values
+   * on D and D' (equal on all ranks unless the tuning run is not
+   * deterministic) and the releases' parameters (always equal). Reduced as
+   * maxima of (x, -x). A rank with no release contributes -inf. */
   enum { R_BEST_D, R_BEST_D1, R_SCALE, R_GRID, R_SENS, R_EPS, R_ETA, R_SGRID, R_LSENS, R_LEPS,
          R_COUNT };
   double mx[2 * R_COUNT], gmx[2 * R_COUNT];
@@ -681,8 +762,10 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   }
   for (int r = R_SCALE; r < R_COUNT; r++)
     if (gmx[2 * r] != -gmx[2 * r + 1])
-      DPBO_RAISE(DPBO_ERR_NUMERIC, "audit: a release parameter changed between trials "
-                                   "(%.17g vs %.17g)", -gmx[2 * r + 1], gmx[2 * r]);
+      DPBO_RAISE(DPBO_ERR_NUMERIC,
+                 "audit: a release parameter changed between releases "
+                 "(%.17g vs %.17g)",
+                 -gmx[2 * r + 1], gmx[2 * r]);
   double top[R_COUNT]; /* the (common) value of each parameter */
   for (int r = 0; r < R_COUNT; r++) top[r] = gmx[2 * r];
 
@@ -717,8 +800,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
      * the scores: loss <= 2 η (max |Δ score| / g + 1). */
     result->lambda.epsilon_claimed = top[R_LEPS];
     result->lambda.sensitivity = top[R_LSENS];
-    result->lambda.pair_loss =
-        2.0 * top[R_ETA] * (pilot.score_difference / top[R_SGRID] + 1.0);
+    result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
     DPBO_TRY(pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
                             &result->lambda, err));
   }
@@ -733,13 +815,13 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   result->swap_lambda = pilot.lambda;
   result->swap_gain_change = pilot.gain_change;
   result->records_differ = pilot.records_differ;
-  result->path_first_difference = pilot.path_first_difference;
   result->value_scale = scale;
   result->has_lambda = has_lambda;
-  result->score_difference = pilot.score_difference;
   result->violated = result->value.violated || (has_lambda && result->lambda.violated);
   result->seconds = MPI_Wtime() - start;
 done:
+  dpbo_run_free(&run[0]);
+  dpbo_run_free(&run[1]);
   dpbo_space_destroy(space);
   free(draws);
   free(cfg);
@@ -761,14 +843,18 @@ static const char audit_usage[] =
     "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
     "  the events tested). --broken halves the noise scale (the true epsilon\n"
     "  doubles) to show that the audit detects a violation.\n"
-    "  Defaults: all, E = 1, D = 1, N = 200000, S = 20150706, A = 0.001.\n"
-    "  --pipeline runs CONFIG's whole tuning run and private release R times on\n"
-    "  its validation set and R times on a neighbour with one record swapped\n"
-    "  (objective.kind = logreg; the swap is chosen adversarially, or at random\n"
-    "  with --swap random) and applies the same test to what is released.\n"
-    "  --sensitivity-factor F < 1 makes the release claim F times its\n"
-    "  sensitivity, so that its noise is too small for the observed change.\n"
-    "  Defaults: R = 400, F = 1.\n"
+    "  'loss on pair' is the exact privacy loss of the neighbouring inputs used\n"
+    "  (close to the mechanism's real epsilon: the audit can only find what the\n"
+    "  pair exhibits).\n"
+    "  Defaults: all, E = 1, D = 1, N = 1000000, S = 20150706, A = 0.001.\n"
+    "  --pipeline runs CONFIG's whole tuning run once on its validation set and\n"
+    "  once on a neighbour with one record swapped (objective.kind = logreg; the\n"
+    "  swap is chosen adversarially, or at random with --swap random and --seed),\n"
+    "  draws R private releases of each with the operating system's noise and\n"
+    "  applies the same test to what is released. --sensitivity-factor F < 1\n"
+    "  makes the release claim F times its sensitivity, so that its noise is\n"
+    "  too small for the observed change.\n"
+    "  Defaults: R = 20000, F = 1.\n"
     "  Exit codes: 0 every bound within its claim, 1 a bound exceeds its claim,\n"
     "  2 bad usage or configuration, 3 other failure.\n";
 
@@ -826,11 +912,12 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
          config->acquisition == DPBO_ACQ_EI ? "ei" : "ucb");
   printf("  D : the config's validation set (%lld records)\n", (long long)r->validation_rows);
   printf("  D': validation record %lld swapped for record %lld of the %lld rows in neither split,\n"
-         "      chosen %s; at lambda = %.6g (the best lambda on D) f_V changes by %+.6g\n",
+         "      chosen %s; at lambda = %.6g f_V changes by %+.6g\n",
          (long long)r->swap_validation_row, (long long)r->swap_with_row, (long long)r->pool_rows,
-         o->swap == DPBO_AUDIT_SWAP_RANDOM ? "at random (seeded)"
-                                           : "adversarially (the swap that moves f_V(w_lambda) "
-                                             "the most)",
+         o->swap == DPBO_AUDIT_SWAP_RANDOM
+             ? "at random (seeded)"
+             : "adversarially (the swap that moves f_V(w_lambda) the most at any lambda_t "
+               "evaluated on D)",
          r->swap_lambda, r->swap_gain_change);
   printf("      V and V' differ in %d record%s (checked on the data the objective holds)\n",
          r->records_differ, r->records_differ == 1 ? "" : "s");
@@ -842,8 +929,8 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
   printf("  non-private best value: D %.9g, D' %.9g (|difference| %.3g)%s\n", r->best_hi[0],
          r->best_hi[1], fabs(r->best_hi[0] - r->best_hi[1]),
          r->best_lo[0] == r->best_hi[0] && r->best_lo[1] == r->best_hi[1]
-             ? ", the same in every trial"
-             : "; NOT the same in every trial: the tuning run is not deterministic");
+             ? ", the same on every rank"
+             : "; NOT the same on every rank: the tuning run is not deterministic");
   if (o->noise_scale_factor == 1.0 && o->sensitivity_factor == 1.0) {
     printf("  release: real (the mechanisms exactly as every release uses them)\n");
   } else {
@@ -853,10 +940,11 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
       printf(" claimed sensitivities x%g (the noise is scaled to them);", o->sensitivity_factor);
     printf(" the claimed epsilon is unchanged\n");
   }
-  printf("  noise: seeded PCG (seed %llu; streams 2i and 2i+1 for trial i); %lld pipelines on "
-         "each of D and D' over %d rank%s; alpha %g%s; %.1f s\n",
-         (unsigned long long)o->seed, (long long)o->trials, size, size == 1 ? "" : "s",
-         o->alpha, r->has_lambda ? " (half for each released quantity)" : "", r->seconds);
+  printf("  noise: the operating system's CSPRNG (getrandom), as in every published release;\n"
+         "      one tuning run on each of D and D' per rank, then %lld releases on each over %d "
+         "rank%s; alpha %g%s; %.1f s\n",
+         (long long)o->trials, size, size == 1 ? "" : "s", o->alpha,
+         r->has_lambda ? " (half for each released quantity)" : "", r->seconds);
   printf("%-10s %12s %14s %16s %10s  %s\n", "released", "claimed eps", "loss on pair",
          "audited eps >=", "trials", "verdict");
   const dpbo_audit_check *checks[2] = {&r->value, r->has_lambda ? &r->lambda : NULL};
@@ -868,22 +956,30 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
            k->epsilon_lower, (long long)o->trials,
            k->violated ? "FAIL (lower bound exceeds the claim)" : "pass");
     printf("%-10s   strongest event: %s\n", "", k->witness);
-    if (c == 0)
+    if (c == 0) {
       printf("%-10s   sensitivity %.6g, Laplace scale %.6g\n", "", k->sensitivity, r->value_scale);
-    else
-      printf("%-10s   sensitivity %.6g; max |mu_T(D) - mu_T(D')| over Lambda = %.3g\n", "",
-             k->sensitivity, r->score_difference);
+      /* The loss scales as 1/sensitivity: what this pair can reveal. */
+      if (k->pair_loss > 0.0 && k->pair_loss < k->epsilon_claimed)
+        printf("%-10s   this pair uses %.3g of the claim: only a sensitivity understated more "
+               "than about %.0f times would show on it\n",
+               "", k->pair_loss / k->epsilon_claimed, k->epsilon_claimed / k->pair_loss);
+    } else {
+      printf("%-10s   sensitivity %.6g; max |mu_T(D) - mu_T(D')| over Lambda = %.3g; the loss on "
+             "the pair is an upper bound, 2 eta (max |d score| / g + 1)\n",
+             "", k->sensitivity, r->score_difference);
+    }
     /* 1e-9: the pair loss is computed in doubles. */
     if (k->epsilon_lower > k->pair_loss * (1.0 + 1e-9) + 1e-12)
       printf("%-10s   WARNING: the audited bound exceeds the exact loss on this pair computed "
              "from the mechanism's inputs: the release does not behave as documented\n", "");
   }
   printf("What is checked: the privacy of this implementation on this one pair (D, D'), not the\n"
-         "worst case. 'loss on pair' is the exact privacy loss of the release mechanism for\n"
-         "the inputs it received on D and D'; the sensitivity bounds it over all pairs, so on\n"
+         "worst case. 'loss on pair' is the privacy loss of the release mechanism for the\n"
+         "inputs it received on D and D' (exact for the value, an upper bound for lambda~);\n"
+         "the sensitivity bounds it over all pairs, so on\n"
          "a real pair it is usually far below the claim and the audited bound is small (even\n"
-         "--broken may pass). With a --sensitivity-factor small enough that the loss on the\n"
-         "pair exceeds the claim, the audit must fail.\n");
+         "--broken may pass). A sensitivity understated so far that the loss on the pair\n"
+         "exceeds the claim (e.g. --sensitivity-factor 0.01 on the small audit configs) fails.\n");
   if (r->algorithm == DPBO_ALGORITHM_1 || r->algorithm == DPBO_ALGORITHM_2)
     printf("NOTE: Algorithm %d's sensitivities rest on Assumption 1 (the validation gains of\n"
            "neighbouring validation sets form a multi-task GP with k1 = %g and the configured\n"
@@ -985,10 +1081,13 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       }
     } else if ((value = option_value(argc, argv, &i, "--mechanism", &missing))) {
       mechanism_only = 1;
-      int found = strcmp(value, "all") == 0;
+      /* Each mechanism on its own merit: "all" or its own name (a flag
+       * carried over from an earlier match switched on every later one). */
+      const int all = strcmp(value, "all") == 0;
+      int found = all;
       for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-        int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
-        which[k] = found || match;
+        const int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
+        which[k] = all || match;
         found |= match;
       }
       if (!found) {
@@ -1044,18 +1143,18 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
 
   const double factor = broken ? 0.5 : 1.0;
   if (pipeline) {
-    dpbo_audit_pipeline_options options = {trials ? trials : 400, seed, alpha, factor,
-                                           sensitivity_factor, swap};
+    const int64_t releases = trials ? trials : DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS;
+    dpbo_audit_pipeline_options options = {releases, seed, alpha, factor, sensitivity_factor, swap};
     code = audit_pipeline_main(comm, pipeline, set_count, sets, &options);
     goto done;
   }
-  if (!trials) trials = 200000;
+  if (!trials) trials = DPBO_AUDIT_DEFAULT_TRIALS;
   if (rank == 0) {
     printf("dpbo audit: %s mechanisms, sensitivity %g, seeded noise (seed %llu), alpha %g\n",
            broken ? "DELIBERATELY BROKEN (noise scale x0.5)" : "real", sensitivity,
            (unsigned long long)seed, alpha);
-    printf("%-18s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "audited eps >=",
-           "trials", "verdict");
+    printf("%-18s %12s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "loss on pair",
+           "audited eps >=", "trials", "verdict");
   }
   for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
     if (!which[k]) continue;
@@ -1069,9 +1168,12 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       goto done;
     }
     if (rank == 0) {
-      printf("%-18s %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
-             res.epsilon_claimed, res.epsilon_lower, (long long)res.trials,
+      printf("%-18s %12.4f %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
+             res.epsilon_claimed, res.pair_loss, res.epsilon_lower, (long long)res.trials,
              res.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
+      if (res.candidates)
+        printf("%-18s   pair: %lld candidates, u = 0, u' = (+D, -D%s)\n", "",
+               (long long)res.candidates, res.candidates > 2 ? ", ..., -D" : "");
       printf("%-18s   strongest event: %s\n", "", res.witness);
       fflush(stdout);
     }

@@ -20,18 +20,26 @@
  * The neighbouring inputs (sensitivity Δ, claimed ε):
  *  - Laplace: x = 0 and x' = Δ. Every event "release <= c" with c <= 0 has
  *    ratio exactly e^ε, the worst case, and probability about 1/2.
- *  - Exponential mechanism and permute-and-flip: two candidates, scores
- *    u = (0, Δ) and u' = (-Δ, 2Δ) (‖u - u'‖∞ = Δ). Lowering candidate 0 by Δ
- *    and raising its rival by Δ moves both factors of P(0) the same way: its
- *    own weight falls by e^(-ε/2) and the normalizer, dominated by the rival,
- *    rises by up to e^(ε/2). For permute-and-flip the ratio P(0|u)/P(0|u') is
- *    exactly e^ε (P(0) = exp(-η (K - k_0))/2 with two candidates), i.e. the
- *    pair is tight. For the exponential mechanism no pair reaches e^ε (the
- *    loss tends to ε only as P(0) tends to 0, which no finite audit can
- *    resolve); the gap Δ keeps P(0) between 0.38 and 0.05, where 10^5
- *    trials estimate the ratio to a few percent. The loss of output 0 is
- *    log((1 + e^(3ε/2))/(1 + e^(ε/2))): 0.73 for ε = 1, and 1.73 when the
- *    broken variant really spends 2 while claiming 1.
+ *  - Exponential mechanism: N candidates, u = (0, ..., 0) and
+ *    u' = (Δ, -Δ, ..., -Δ) (‖u - u'‖∞ = Δ): the raised candidate's weight
+ *    rises by e^(ε/2) while the crowd's falls by e^(-ε/2), so its
+ *    probability ratio is e^ε (1 + r)/(e^ε + r), r = N - 1, which tends to
+ *    e^ε as N grows. N is chosen so that this loss is >= 0.965 ε (N = 49 at
+ *    ε = 1: loss 0.9655), at most 256 (enough up to ε = 3.55; above, the
+ *    reported pair loss is lower); the arithmetic behind that choice and the default
+ *    of 10^6 trials (audited bound about 0.925 at ε = 1) is in audit.c.
+ *  - Permute-and-flip: u = (0, 0), u' = (Δ, -Δ): the lowered candidate is
+ *    chosen with probability 1/2 on u and e^(-ε)/2 on u', exactly e^ε.
+ *  Selection outputs are tested as two bins: the raised candidate and the
+ *  rest. The result reports the exact loss of the pair (pair_loss). The
+ *  audit can only exhibit a loss the pair has, less its statistical
+ *  resolution: at the defaults a correct mechanism audits at about 0.99 ε
+ *  (Laplace, permute-and-flip) and 0.925 ε (exponential), so a mechanism
+ *  whose real ε exceeds the claim by more than about 2% (Laplace,
+ *  permute-and-flip) or 8% (exponential: 0.9655 c - 0.04 > 1 for c > 1.08)
+ *  fails; the --broken variant's doubled ε fails by a wide margin. It checks
+ *  the mechanisms, not the sensitivities fed to them (the pipeline audit
+ *  below does that on real data).
  *
  * The noise is seeded PCG (seed, stream = rank): the audit is reproducible
  * and runs split over the ranks of comm. A noise_scale_factor below 1 runs a
@@ -54,6 +62,9 @@ typedef enum {
   DPBO_AUDIT_KIND_COUNT
 } dpbo_audit_kind;
 
+/* Default draws on each input: see the arithmetic in audit.c. */
+#define DPBO_AUDIT_DEFAULT_TRIALS 1000000
+
 typedef struct dpbo_audit_result {
   dpbo_audit_kind kind;
   double epsilon_claimed;    /* ε requested from the mechanism */
@@ -63,6 +74,8 @@ typedef struct dpbo_audit_result {
   double noise_scale_factor; /* 1 for the real mechanism */
   int64_t trials;            /* draws on each of the two inputs */
   int events;                /* events tested, each in both directions */
+  int64_t candidates;        /* selection: candidates of the audited pair (0 for Laplace) */
+  double pair_loss;          /* exact privacy loss of the pair at the mechanism's real ε */
   char witness[160];         /* the event and direction that attain epsilon_lower */
   int violated;              /* epsilon_lower > epsilon_claimed */
 } dpbo_audit_result;
@@ -89,50 +102,60 @@ double dpbo_audit_cp_upper(int64_t k, int64_t n, double gamma);
  * Whole-pipeline audit (`dpbo audit --pipeline CONFIG`).
  *
  * The complete tuning procedure of a config (the GP-UCB/EI run of
- * dpbo_driver_run, then the private release of dpbo_release_draw) is
- * repeated `trials` times on the validation set V of the config (D) and
- * `trials` times on a neighbour V' with one record swapped (D', paper
- * Definition 1), and the histogram test above is applied to what is
- * released: ṽ (f̃, f̃_L), and λ̃ where the algorithm releases it (Algorithms
- * 1 and 2). The objective must be logreg (paper Algorithm 3's logistic
- * regression), the one objective whose validation records dpbo can swap
- * (dpbo_logreg_options.swap_validation_row).
+ * dpbo_driver_run, then the private release of dpbo_release_draw) on the
+ * validation set V of the config (D) and on a neighbour V' with one record
+ * swapped (D', paper Definition 1), and the histogram test above applied to
+ * what is released: ṽ (f̃, f̃_L), and λ̃ where the algorithm releases it
+ * (Algorithms 1 and 2). The objective must be logreg (paper Algorithm 3's
+ * logistic regression), the one objective whose validation records dpbo
+ * can swap (dpbo_logreg_options.swap_validation_row).
  *
- * The trials are split over the ranks of comm; each rank runs whole
- * pipelines alone, on MPI_COMM_SELF, and the histograms are summed at the
- * end. Release noise is seeded PCG, seed `seed` and stream 2i for trial i
- * on D and 2i + 1 on D', so the result does not depend on the number of
- * ranks (the config's [privacy] noise setting is overridden). The tuning
- * run itself is deterministic for logreg, so the release noise is the only
- * randomness; the run is still repeated in full every trial, so anything
- * else that varied would show (best_lo < best_hi).
+ * The tuning run is deterministic (logreg training and the GP search draw
+ * no randomness), so it runs once on D and once on D' on every rank of comm
+ * (on MPI_COMM_SELF; the ranks' agreement on the best values checks the
+ * determinism), and only the release is repeated: `trials` releases of each
+ * run, split over the ranks, each through the release code every `dpbo run`
+ * uses (sensitivities, μ_T, max v_t, mechanisms) with the operating
+ * system's CSPRNG, the noise every published release uses (the config's
+ * [privacy] noise setting is overridden).
  *
  * The neighbour: V' replaces validation record j by pool record k (pool =
- * rows in neither split). ADVERSARIAL (the default) first runs the pipeline
- * once on D, takes the λ that run found best, and picks the (j, k) that
- * moves f_V(w_λ) the most, (g_j − g_k)/m, over all m × pool pairs (w_λ
- * does not depend on V, so this is exact and cheap); RANDOM draws j and k
- * uniformly (PCG, seed `seed`, a stream no trial uses).
+ * rows in neither split). ADVERSARIAL (the default) takes the λ_t evaluated
+ * by the run on D and picks, at each, the (j, k) that moves f_V(w_λ) the
+ * most, (g_j − g_k)/m, over all m × pool pairs (w_λ does not depend on V, so
+ * this is exact and cheap), keeping the largest change over the λ_t: it
+ * bounds the change of max_t v_t and drives the change of μ_T. RANDOM draws
+ * j and k uniformly (PCG, seed `seed`).
  *
  * What is checked is the privacy of this implementation on this one pair,
  * not the worst case the sensitivities bound: the true loss on a real pair
  * is usually far below ε, so the audited lower bound is small and even a
- * release with half the noise passes. The result also reports the exact
- * loss of each mechanism on this pair (pair_loss) from the observed inputs
- * of the mechanisms, and sensitivity_factor < 1 makes the release claim
- * a smaller sensitivity than the observed difference supports, which the
- * audit must then catch. For Algorithms 1 and 2 the sensitivities rest on
- * Assumption 1 (the gains of neighbouring validation sets form a
- * multi-task GP); the audit is then an empirical check of that assumption
- * on this data pair, not a proof. With two released quantities each test
- * is run at level alpha/2, so both bounds hold together with probability
- * >= 1 - alpha. */
+ * release with half the noise passes. The result reports each mechanism's
+ * loss on this pair (pair_loss: exact for ṽ, an upper bound for λ̃) from
+ * its observed inputs; sensitivity_factor < 1 makes the release claim a
+ * smaller sensitivity than the observed difference supports, which the
+ * audit catches once pair_loss / sensitivity_factor exceeds the claim by the
+ * audit's resolution (about 0.3 at the default trials). The small audit
+ * configs (configs/audit-alg{1,2,3}-small.ini) are chosen so that a real
+ * pair uses about 5% of the claim: there a factor of 0.01 fails. For
+ * Algorithms 1 and 2 the sensitivities rest on Assumption 1 (the gains of
+ * neighbouring validation sets form a multi-task GP); the audit is then an
+ * empirical check of that assumption on this data pair, not a proof. With
+ * two released quantities each test is run at level alpha/2, so both bounds
+ * hold together with probability >= 1 - alpha. */
+
+/* Default releases on each of D and D'. A Laplace release whose pair loss
+ * is L is audited at about L - z (sqrt(1/R) + sqrt(2 e^L / R)), z = 4.7 at
+ * the Bonferroni level of the histogram test: 20,000 releases resolve a
+ * loss of 2.5 to within 0.25 and take about 5 s for Algorithm 1 (which
+ * recomputes γ_T in every release) and well under a second for 2 and 3. */
+#define DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS 20000
 
 typedef enum { DPBO_AUDIT_SWAP_ADVERSARIAL = 0, DPBO_AUDIT_SWAP_RANDOM = 1 } dpbo_audit_swap;
 
 typedef struct dpbo_audit_pipeline_options {
-  int64_t trials;            /* pipelines on each of D and D' */
-  uint64_t seed;
+  int64_t trials;            /* releases on each of D and D' */
+  uint64_t seed;             /* of the random swap (--swap random) only */
   double alpha;
   double noise_scale_factor; /* 1: the real release; 0.5: --broken */
   double sensitivity_factor; /* 1: the real release; < 1 claims a smaller sensitivity */
@@ -143,7 +166,8 @@ typedef struct dpbo_audit_pipeline_options {
 typedef struct dpbo_audit_check {
   double epsilon_claimed; /* the ε the release states for this quantity */
   double sensitivity;     /* the sensitivity the release used (x sensitivity_factor) */
-  double pair_loss;       /* exact privacy loss of the mechanism on this pair, from its inputs */
+  double pair_loss;       /* privacy loss of the mechanism on this pair, from its inputs
+                           * (exact for the value, an upper bound for λ̃) */
   double epsilon_lower;   /* audited lower bound */
   int events;
   char witness[192];
@@ -157,11 +181,11 @@ typedef struct dpbo_audit_pipeline_result {
   int T;
   int64_t validation_rows, pool_rows;
   int64_t swap_validation_row, swap_with_row;
-  double swap_lambda;             /* λ at which the swap was chosen (best λ on D) */
+  double swap_lambda;             /* the λ_t at which the chosen swap moves f_V the most */
   double swap_gain_change;        /* f_V'(w_λ) − f_V(w_λ) there */
   int records_differ;             /* rows in which V and V' differ (1, or 0: equal records) */
   int path_first_difference;      /* first step t with λ_t(D) != λ_t(D'), 0 if none */
-  double best_lo[2], best_hi[2];  /* non-private best value on D, D' over all trials */
+  double best_lo[2], best_hi[2];  /* non-private best value on D, D' over all ranks */
   double value_scale;             /* Laplace noise scale of ṽ actually used */
   int has_lambda;
   double score_difference;        /* max over Λ of |μ_T(D) − μ_T(D')|, units of v */
@@ -178,11 +202,11 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
 
 /* `dpbo audit [options]`, argv holding the options after the word "audit":
  *   --mechanism laplace|exponential|permute_and_flip|all   (default all)
- *   --epsilon E (1)  --sensitivity D (1)  --trials N (200000)
+ *   --epsilon E (1)  --sensitivity D (1)  --trials N (1000000)
  *   --seed S (20150706)  --alpha A (1e-3)
  *   --broken   halve the noise scale (true ε doubles; the audit must fail)
  * or, for the whole pipeline,
- *   --pipeline CONFIG [--trials R (400)] [--seed S] [--alpha A] [--broken]
+ *   --pipeline CONFIG [--trials R (20000)] [--seed S] [--alpha A] [--broken]
  *   [--sensitivity-factor F (1)] [--swap adversarial|random]
  *   [--set section.key=value ...]
  * Collective; rank 0 prints a table (mechanism or released quantity,

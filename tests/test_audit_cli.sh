@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `dpbo audit --mechanism X` audits X and nothing else (issue #10: after the
+# first match every later mechanism was switched on), and `all` audits all
+# three. Few trials: only which rows the table has is checked here, not the
+# bounds (tests/test_audit.c checks those).
+set -uo pipefail
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+all=(laplace exponential permute_and_flip)
+
+# The mechanisms named in the result rows of the table in file $1.
+rows() { grep -Eo '^(laplace|exponential|permute_and_flip) ' "$1" | tr -d ' ' | tr '\n' ' '; }
+
+for m in "${all[@]}" all; do
+  "$mpiexec" -n 2 --oversubscribe "$bin" audit --mechanism "$m" --trials 2000 > "$work/$m.txt" 2>&1
+  code=$?
+  cat "$work/$m.txt"
+  [[ $code -eq 0 ]] || fail "--mechanism $m: exit $code"
+  got=$(rows "$work/$m.txt")
+  if [[ $m == all ]]; then want="${all[*]} "; else want="$m "; fi
+  [[ "$got" == "$want" ]] || fail "--mechanism $m audited '$got', expected '$want'"
+done
+echo "audit --mechanism OK"
