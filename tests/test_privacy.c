@@ -48,7 +48,8 @@ int main(int argc, char **argv) {
   CHECK_CLOSE(dpbo_privacy_C1(0.04), 1.2423613468687962, 1e-14, 0);
   CHECK(dpbo_privacy_c(1.0, 4096, 0.025, 3.0) == 0.0); /* k1 = 1: identical functions */
   /* Algorithm 2: 2*exp(-2*0.5/log(2)**(2/4)) = 0.60171267706763887 (A = 2, τ = 0.5, d = 2) */
-  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, 2.0, 0.5, 2), 0.60171267706763887, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, 2.0, 0.5, 2), 0.60171267706763887, 1e-14,
+              0);
   /* Algorithm 3, m = 797, L = 1/4, g* = 1:
    *   λ ∈ [1e-4, 10]: min(1/797, 0.25/(797*1e-4)) + (10-1e-4)*0.25/(10*1e-4) = 2499.9762547051441
    *   λ ∈ [10, 20]:   min(1/797, 0.25/(797*10)) + (20-10)*0.25/(20*10)       = 0.012531367628607277 */
@@ -101,7 +102,8 @@ int main(int argc, char **argv) {
   {
     dpbo_privacy_budget b;
     const double eps = 1.0, delta = 0.05, split = 0.5, dv = 0.025;
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, split,
+                                       &b, &err));
     CHECK(b.epsilon_lambda == 0.5 && b.epsilon_value == 0.5);
     CHECK(b.delta_lambda == 0.025 && b.delta_value == dv);
     CHECK_CLOSE(b.delta_beta, dv / 3, 1e-15, 0);
@@ -110,18 +112,22 @@ int main(int argc, char **argv) {
     CHECK_CLOSE(b.delta_lambda + b.delta_value, delta, 1e-15, 0);
     /* β_T of the corrected run: 2*log(4096*30**2*pi**2/(3*(0.025/3))) = 42.197000311712785 */
     CHECK_CLOSE(dpbo_privacy_beta(4096, 30, b.delta_beta), 42.197000311712785, 1e-14, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_CORRECTED, eps, delta, split,
+                                       &b, &err));
     CHECK_CLOSE(2 * b.delta_regret_run + b.delta_c_value + b.delta_q, dv, 1e-15, 0);
     CHECK(b.delta_q == 0.0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_PAPER, eps, delta, split, &b,
+                                       &err));
     CHECK(b.delta_beta == 0.05 * (1.0 - 0.5)); /* the paper's β: the same bits as before */
     CHECK_CLOSE(b.delta_value_union, 5.0 * dv / 3.0, 1e-15, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_PAPER, eps, delta, split, &b,
+                                       &err));
     CHECK_CLOSE(b.delta_value_union, 1.5 * dv, 1e-15, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b,
+                                       &err));
     CHECK(b.epsilon_value == eps && b.delta_value == 0.0 && b.delta_lambda == 0.0);
-    CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b, &err) ==
-          DPBO_ERR_ARG);
+    CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b,
+                                    &err) == DPBO_ERR_ARG);
   }
 
   /* Composition of 10 releases of (0.1, 1e-5) with δ' = 1e-6:
