@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "dpbo/config.h"
 #include "dpbo/privacy.h"
+#include "dpbo/release.h"
 #include "dpbo/space.h"
 
 /* ½ log det(I + σ⁻² K_A) for the points idx[0..k) of the unit coordinates u. */
@@ -191,6 +193,36 @@ int main(int argc, char **argv) {
       }
   CHECK_MSG(g3 <= opt + 1e-12 && g3 >= (1 - exp(-1)) * opt, "greedy %g vs optimum %g", g3, opt);
   CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3, &err) == DPBO_ERR_ARG);
+
+  /* Algorithm 3's record term L/(m λ_min) is shown only for the margin
+   * losses on the logistic training loss (docs/privacy-proofs.md): any
+   * other validation loss is refused; a shipped one gets the corrected Δ_f3. */
+  {
+    dpbo_config *cfg = calloc(1, sizeof *cfg);
+    dpbo_space *line = NULL;
+    dpbo_dim lam = {"lambda", 0.5, 10, DPBO_SCALE_LOG, 16};
+    CHECK(cfg != NULL);
+    CHECK_OK(dpbo_space_create_grid(1, &lam, &line, &err));
+    if (cfg && line) {
+      cfg->algorithm = DPBO_ALGORITHM_3;
+      cfg->bounds = DPBO_BOUNDS_CORRECTED;
+      cfg->objective = DPBO_OBJECTIVE_LOGREG;
+      cfg->iterations = 5;
+      cfg->privacy_epsilon = 1.0;
+      cfg->privacy_delta = 0.05;
+      cfg->logreg.validation_rows = 797;
+      cfg->logreg.tolerance = 1e-6;
+      dpbo_privacy_inputs in;
+      cfg->logreg.loss = DPBO_LOGREG_LOSS_SIGMOID;
+      CHECK_OK(dpbo_release_inputs(cfg, line, &in, &err));
+      CHECK(in.solver_tolerance == 1e-6 && in.lipschitz == 0.25 && in.gstar == 1.0);
+      cfg->logreg.loss = (dpbo_logreg_loss)7; /* a loss the proof does not cover */
+      CHECK(dpbo_release_inputs(cfg, line, &in, &err) == DPBO_ERR_CONFIG);
+      CHECK(strstr(err.message, "margin losses") != NULL);
+    }
+    dpbo_space_destroy(line);
+    free(cfg);
+  }
 
   dpbo_space_destroy(space);
   dpbo_space_destroy(tiny);
