@@ -34,7 +34,8 @@ static const char usage_text[] =
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
-    "      a new private release from a finished run (each draw spends budget)\n"
+    "      a new private release from a finished run (each draw spends budget); --set may\n"
+    "      change privacy.epsilon, privacy.noise and privacy.noise_seed only\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
     "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
@@ -515,8 +516,8 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   if (redraw) {
     /* A redraw may change only what the guarantee does not fix before the
      * data is seen; which depends on the run's own algorithm. */
-    DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config,
-                                          err));
+    DPBO_TRY(
+        dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
     DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
@@ -559,7 +560,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     double stored_delta = 0.0;
     beta = calloc((size_t)run.steps + 1, sizeof *beta);
     local = beta ? DPBO_OK : DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory for beta_t");
-    if (local == DPBO_OK) local = dpbo_output_read_beta(runfile, run.steps, beta, &stored_delta, &err);
+    if (local == DPBO_OK)
+      local = dpbo_output_read_beta(runfile, run.steps, beta, &stored_delta, &err);
     if (local == DPBO_OK)
       local = dpbo_release_check_beta(config, dpbo_space_size(run.space), run.steps, beta,
                                       stored_delta, &err);

@@ -279,9 +279,11 @@ static dpbo_status train_certificate(const logreg_impl *impl, double lambda, con
   for (int64_t i = 0; i < t->n; i++) {
     const double *x = t->x + (size_t)i * d;
     double coef = t->y[i] * validation_loss(DPBO_LOGREG_LOSS_SIGMOID, t->y[i] * dot(w, x, d));
-    for (size_t j = 0; j < d; j++) grad[j] -= coef * x[j];
+    for (size_t j = 0; j < d; j++)
+      grad[j] -= coef * x[j];
   }
-  for (size_t j = 0; j < d; j++) grad[j] = lambda * w[j] + grad[j] / (double)t->n;
+  for (size_t j = 0; j < d; j++)
+    grad[j] = lambda * w[j] + grad[j] / (double)t->n;
   *bound = norm2(grad, d) / lambda;
 done:
   free(grad);

@@ -212,13 +212,13 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
   }
   case DPBO_ALGORITHM_3:
     out->regret_term = (in->lambda_max - in->lambda_min) * in->lipschitz / (in->lambda_max * in->lambda_min);
-    out->value_sensitivity =
-        dpbo_privacy_alg3_sensitivity(in->bounds, in->validation_size, in->lambda_min, in->lambda_max,
-                                      in->lipschitz, in->gstar, in->solver_tolerance);
+    out->value_sensitivity = dpbo_privacy_alg3_sensitivity(
+        in->bounds, in->validation_size, in->lambda_min, in->lambda_max, in->lipschitz, in->gstar,
+        in->solver_tolerance);
     out->tolerance_term =
-        out->value_sensitivity - dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, in->validation_size,
-                                                               in->lambda_min, in->lambda_max,
-                                                               in->lipschitz, in->gstar, 0.0);
+        out->value_sensitivity -
+        dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, in->validation_size, in->lambda_min,
+                                      in->lambda_max, in->lipschitz, in->gstar, 0.0);
     break;
   case DPBO_ALGORITHM_NONE:
     DPBO_RAISE(DPBO_ERR_ARG, "no privacy algorithm chosen");

@@ -32,7 +32,8 @@ static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_spa
    * = φ(y wᵀx) with φ L-Lipschitz (|φ(z) − φ(z')| ≤ 2L‖w‖) and a training
    * loss with ‖w_λ‖ ≤ 1/(2λ), which the logistic loss has
    * (docs/privacy-proofs.md): both shipped validation losses are such φ. */
-  if (config->logreg.loss != DPBO_LOGREG_LOSS_SIGMOID && config->logreg.loss != DPBO_LOGREG_LOSS_RAMP)
+  if (config->logreg.loss != DPBO_LOGREG_LOSS_SIGMOID &&
+      config->logreg.loss != DPBO_LOGREG_LOSS_RAMP)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 3: Theorem 6's bound is shown only for the margin losses "
                "sigmoid and ramp (g = phi(y w'x), phi Lipschitz) on the logistic training loss",
@@ -80,7 +81,8 @@ done:
 /* The key of a "section.key=value" override, into key. */
 static void release_override_key(const char *override, char *key, size_t size) {
   size_t len = strcspn(override, "=");
-  while (len > 0 && (override[len - 1] == ' ' || override[len - 1] == '\t')) len--;
+  while (len > 0 && (override[len - 1] == ' ' || override[len - 1] == '\t'))
+    len--;
   if (len >= size) len = size - 1;
   memcpy(key, override, len);
   key[len] = '\0';
@@ -96,8 +98,9 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                          const char *const *overrides, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_algorithm stored_algorithm = stored->algorithm;
-  static const char *const redraw[] = {"privacy.epsilon", "privacy.noise", "privacy.noise_seed",
-                                       "privacy.failures_public", "ucb.memory_limit_mb", NULL};
+  static const char *const redraw[] = {"privacy.epsilon",     "privacy.noise",
+                                       "privacy.noise_seed",  "privacy.failures_public",
+                                       "ucb.memory_limit_mb", NULL};
   static const char *const accounting[] = {"privacy.algorithm", "privacy.delta", "privacy.split",
                                            "privacy.bounds", NULL};
   static const char *const assumptions[] = {"privacy.k1", "privacy.A", "privacy.tau",

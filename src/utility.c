@@ -84,9 +84,10 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
      * paper writes its (larger) q = σ √(4 log(3/δ)) there. */
     out->lambda_term_beta = s * 2.0 * sqrt(dpbo_privacy_beta(sens->n, sens->T, delta));
     if (config->algorithm == DPBO_ALGORITHM_1)
-      out->lambda_term_q = sens->bounds == DPBO_BOUNDS_PAPER
-                               ? s * dpbo_privacy_q(DPBO_BOUNDS_PAPER, sens->sigma_n, sens->T, delta)
-                               : sigma * sqrt(2.0 * log(2.0 / delta));
+      out->lambda_term_q =
+          sens->bounds == DPBO_BOUNDS_PAPER
+              ? s * dpbo_privacy_q(DPBO_BOUNDS_PAPER, sens->sigma_n, sens->T, delta)
+              : sigma * sqrt(2.0 * log(2.0 / delta));
     out->lambda_term_mechanism =
         2.0 * sens->lambda_sensitivity / out->epsilon_lambda * (log((double)sens->n) + out->a);
     out->lambda_bound = out->lambda_term_beta + out->lambda_term_q + out->lambda_term_mechanism;

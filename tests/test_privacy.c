@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "dpbo/config.h"
 #include "dpbo/privacy.h"
+#include "dpbo/release.h"
 #include "dpbo/space.h"
 
 /* ½ log det(I + σ⁻² K_A) for the points idx[0..k) of the unit coordinates u. */
@@ -48,7 +50,8 @@ int main(int argc, char **argv) {
   CHECK_CLOSE(dpbo_privacy_C1(0.04), 1.2423613468687962, 1e-14, 0);
   CHECK(dpbo_privacy_c(1.0, 4096, 0.025, 3.0) == 0.0); /* k1 = 1: identical functions */
   /* Algorithm 2: 2*exp(-2*0.5/log(2)**(2/4)) = 0.60171267706763887 (A = 2, τ = 0.5, d = 2) */
-  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, 2.0, 0.5, 2), 0.60171267706763887, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg2_regret(DPBO_BOUNDS_PAPER, 2.0, 0.5, 2), 0.60171267706763887, 1e-14,
+              0);
   /* Algorithm 3, m = 797, L = 1/4, g* = 1:
    *   λ ∈ [1e-4, 10]: min(1/797, 0.25/(797*1e-4)) + (10-1e-4)*0.25/(10*1e-4) = 2499.9762547051441
    *   λ ∈ [10, 20]:   min(1/797, 0.25/(797*10)) + (20-10)*0.25/(20*10)       = 0.012531367628607277 */
@@ -101,7 +104,8 @@ int main(int argc, char **argv) {
   {
     dpbo_privacy_budget b;
     const double eps = 1.0, delta = 0.05, split = 0.5, dv = 0.025;
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, split,
+                                       &b, &err));
     CHECK(b.epsilon_lambda == 0.5 && b.epsilon_value == 0.5);
     CHECK(b.delta_lambda == 0.025 && b.delta_value == dv);
     CHECK_CLOSE(b.delta_beta, dv / 3, 1e-15, 0);
@@ -110,18 +114,22 @@ int main(int argc, char **argv) {
     CHECK_CLOSE(b.delta_lambda + b.delta_value, delta, 1e-15, 0);
     /* β_T of the corrected run: 2*log(4096*30**2*pi**2/(3*(0.025/3))) = 42.197000311712785 */
     CHECK_CLOSE(dpbo_privacy_beta(4096, 30, b.delta_beta), 42.197000311712785, 1e-14, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_CORRECTED, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_CORRECTED, eps, delta, split,
+                                       &b, &err));
     CHECK_CLOSE(2 * b.delta_regret_run + b.delta_c_value + b.delta_q, dv, 1e-15, 0);
     CHECK(b.delta_q == 0.0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_PAPER, eps, delta, split, &b,
+                                       &err));
     CHECK(b.delta_beta == 0.05 * (1.0 - 0.5)); /* the paper's β: the same bits as before */
     CHECK_CLOSE(b.delta_value_union, 5.0 * dv / 3.0, 1e-15, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_PAPER, eps, delta, split, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_2, DPBO_BOUNDS_PAPER, eps, delta, split, &b,
+                                       &err));
     CHECK_CLOSE(b.delta_value_union, 1.5 * dv, 1e-15, 0);
-    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b, &err));
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b,
+                                       &err));
     CHECK(b.epsilon_value == eps && b.delta_value == 0.0 && b.delta_lambda == 0.0);
-    CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b, &err) ==
-          DPBO_ERR_ARG);
+    CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b,
+                                    &err) == DPBO_ERR_ARG);
   }
 
   /* Composition of 10 releases of (0.1, 1e-5) with δ' = 1e-6:
@@ -185,6 +193,36 @@ int main(int argc, char **argv) {
       }
   CHECK_MSG(g3 <= opt + 1e-12 && g3 >= (1 - exp(-1)) * opt, "greedy %g vs optimum %g", g3, opt);
   CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3, &err) == DPBO_ERR_ARG);
+
+  /* Algorithm 3's record term L/(m λ_min) is shown only for the margin
+   * losses on the logistic training loss (docs/privacy-proofs.md): any
+   * other validation loss is refused; a shipped one gets the corrected Δ_f3. */
+  {
+    dpbo_config *cfg = calloc(1, sizeof *cfg);
+    dpbo_space *line = NULL;
+    dpbo_dim lam = {"lambda", 0.5, 10, DPBO_SCALE_LOG, 16};
+    CHECK(cfg != NULL);
+    CHECK_OK(dpbo_space_create_grid(1, &lam, &line, &err));
+    if (cfg && line) {
+      cfg->algorithm = DPBO_ALGORITHM_3;
+      cfg->bounds = DPBO_BOUNDS_CORRECTED;
+      cfg->objective = DPBO_OBJECTIVE_LOGREG;
+      cfg->iterations = 5;
+      cfg->privacy_epsilon = 1.0;
+      cfg->privacy_delta = 0.05;
+      cfg->logreg.validation_rows = 797;
+      cfg->logreg.tolerance = 1e-6;
+      dpbo_privacy_inputs in;
+      cfg->logreg.loss = DPBO_LOGREG_LOSS_SIGMOID;
+      CHECK_OK(dpbo_release_inputs(cfg, line, &in, &err));
+      CHECK(in.solver_tolerance == 1e-6 && in.lipschitz == 0.25 && in.gstar == 1.0);
+      cfg->logreg.loss = (dpbo_logreg_loss)7; /* a loss the proof does not cover */
+      CHECK(dpbo_release_inputs(cfg, line, &in, &err) == DPBO_ERR_CONFIG);
+      CHECK(strstr(err.message, "margin losses") != NULL);
+    }
+    dpbo_space_destroy(line);
+    free(cfg);
+  }
 
   dpbo_space_destroy(space);
   dpbo_space_destroy(tiny);

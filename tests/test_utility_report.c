@@ -218,7 +218,8 @@ int main(int argc, char **argv) {
       const dpbo_utility_public *pub = &reports[e].pub;
       const double delta_v = 0.1 * (1.0 - 0.5), delta = delta_v / 3.0, a = log(1.0 / tail);
       CHECK_CLOSE(config->delta, delta, 1e-15, 0);
-      CHECK(pub->bounds == DPBO_BOUNDS_CORRECTED && reports[e].pub_other.bounds == DPBO_BOUNDS_PAPER);
+      CHECK(pub->bounds == DPBO_BOUNDS_CORRECTED &&
+            reports[e].pub_other.bounds == DPBO_BOUNDS_PAPER);
       const double beta_T = 2.0 * log((double)n * T * T * pi * pi / (3.0 * delta));
       const double sigma_n = config->prior.noise_std / s;
       const double lambda_bound = s * 2.0 * sqrt(beta_T) +
@@ -252,7 +253,8 @@ int main(int argc, char **argv) {
       const double b_p = s * (omega_p + c_v + q_p) / rel.epsilon_value;
       CHECK_CLOSE(paper->laplace_scale, b_p, 1e-12, 0);
       CHECK_CLOSE(paper->value_bound,
-                  config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta_v)) + s * omega_p + a * b_p,
+                  config->prior.noise_std * sqrt(2.0 * log(2.0 * T / delta_v)) + s * omega_p +
+                      a * b_p,
                   1e-12, 0);
       /* No clamping for the synthetic objective: the error quantiles are
        * the Laplace quantiles. */

@@ -117,14 +117,14 @@ typedef struct dpbo_sensitivity {
   double sigma_n;     /* σ/s */
   double k1;
   double delta_lambda_priv, delta_value_priv; /* δ of each release */
-  double delta_beta;      /* the δ of the run's β_t */
-  double beta_T, beta_T1; /* β_T with δ_β, β_{T+1} with λ̃'s δ */
+  double delta_beta;                          /* the δ of the run's β_t */
+  double beta_T, beta_T1;                     /* β_T with δ_β, β_{T+1} with λ̃'s δ */
   double c_lambda, c_value;
   double q;
   double C1;
   double gamma_greedy, gamma_T;
   double regret_term;  /* √(C1 β_T γ_T/T) (Alg. 1), A e^{...} (Alg. 2), λ-term (Alg. 3) */
-  double tolerance_term; /* Algorithm 3, corrected: the solver tolerance's 2 L r (1 + 1/m) */
+  double tolerance_term;     /* Algorithm 3, corrected: the solver tolerance's 2 L r (1 + 1/m) */
   double lambda_sensitivity; /* Δ_λ, units of v */
   double value_sensitivity;  /* Δ_v, Δ_f2 or Δ_f3, units of v */
 } dpbo_sensitivity;
