@@ -399,7 +399,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_trace_step *resume = NULL;
   int resume_count = 0, already_complete = 0;
   cli_stop_signals signals = {0};
-  dpbo_lock lock = {-1};
+  dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG",
@@ -411,7 +411,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
-  CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", &lock, &err));
+  CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
   CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
                              &already_complete, &err));
   if (already_complete) {
@@ -544,7 +544,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config *config = NULL;
   dpbo_release *release = NULL;
   double *beta = NULL;
-  dpbo_lock lock = {-1};
+  dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
@@ -552,7 +552,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
-  CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", &lock, &err)); /* the ledger is written */
+  CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
   /* The β_t the run used must be the one the release's accounting assumes. */
@@ -646,7 +646,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_utility_report *reports = NULL;
   double epsilons[DPBO_UTILITY_MAX_EPSILONS], tail = 0.05;
   int count = 0;
-  dpbo_lock lock = {-1};
+  dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
@@ -678,7 +678,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   CLI_ALLOC(config);
   CLI_TRY(
-      dpbo_lock_acquire(comm, args.positional, "utility", &lock, &err)); /* /utility is written */
+      dpbo_lock_acquire(comm, args.positional, "utility", 0, &lock, &err)); /* /utility is written */
   CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
                        "the theorems need all T steps", config, &run, &err));
   if (count == 0) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dpbo/comm.h"
+#include "dpbo/h5io.h"
 #include "dpbo/log.h"
 
 /* `<dir>/.<file>.lock` for the run file `<dir>/<file>`. */
@@ -32,14 +33,14 @@ static void lock_holder(int fd, char *out, size_t size) {
 
 /* Rank 0: opens and locks the file, retrying when the path was replaced
  * between open and lock (someone removed the lock file). */
-static dpbo_status lock_take(const char *run_path, const char *command, int *fd_out,
-                             dpbo_error *err) {
+static dpbo_status lock_take(const char *run_path, const char *command, int create_dir,
+                             int *fd_out, char *path, size_t path_size, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char path[4200];
   int fd = -1, writable = 1;
   *fd_out = -1;
-  if (!lock_path(run_path, path, sizeof path))
+  if (!lock_path(run_path, path, path_size))
     DPBO_RAISE(DPBO_ERR_IO, "%s: path too long for its lock file", run_path);
+  if (create_dir) DPBO_TRY(dpbo_h5io_ensure_dir(path, err));
   for (int attempt = 0;; attempt++) {
     writable = 1;
     fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -47,6 +48,8 @@ static dpbo_status lock_take(const char *run_path, const char *command, int *fd_
       writable = 0;
       fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     }
+    if (fd < 0 && errno == ENOENT)
+      DPBO_RAISE(DPBO_ERR_IO, "there is no run file %s (its folder does not exist)", run_path);
     if (fd < 0)
       DPBO_RAISE(DPBO_ERR_IO, "cannot open the lock file %s of %s: %s%s", path, run_path,
                  strerror(errno), errno == ELOOP ? " (a symbolic link: remove it)" : "");
@@ -100,16 +103,17 @@ done:
 }
 
 dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command,
-                              dpbo_lock *lock, dpbo_error *err) {
+                              int create_dir, dpbo_lock *lock, dpbo_error *err) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   lock->fd = -1;
-  dpbo_status local = rank == 0 ? lock_take(run_path, command, &lock->fd, err) : DPBO_OK;
+  dpbo_status local = rank == 0 ? lock_take(run_path, command, create_dir, &lock->fd, lock->path, sizeof lock->path, err) : DPBO_OK;
   return dpbo_comm_agree(comm, local, err);
 }
 
 void dpbo_lock_release(dpbo_lock *lock) {
   if (!lock || lock->fd < 0) return;
-  close(lock->fd); /* closing the only descriptor drops the flock */
+  unlink(lock->path); /* while held: see lock.h */
+  close(lock->fd);    /* closing the only descriptor drops the flock */
   lock->fd = -1;
 }

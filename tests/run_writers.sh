@@ -142,4 +142,8 @@ code=$?
   { cat "$work/orphan.txt"; fail "a run beside an earlier run's release files should be refused (exit 2), got $code"; }
 "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --quiet --resume --overwrite > "$work/both.txt" 2>&1
 [[ $? -eq 2 ]] || fail "--resume with --overwrite should be refused as usage (exit 2)"
+# A new run creates its output folder (the lock file goes there first).
+"$mpiexec" -n 1 "$bin" run "$work/run.ini" --quiet --set output.dir="$work/new/sub" > "$work/new.txt" 2>&1 ||
+  { cat "$work/new.txt"; fail "a run into a new folder exited $?"; }
+[[ -e $work/new/sub/x.h5 ]] || fail "no run file in the new folder"
 echo "writers OK: a second writer is refused naming pid $pid on $host; a finished run and its ledger stay unless --overwrite"

@@ -5,9 +5,10 @@
  * it, `<dir>/.<file>.lock`, for its whole life; a second writer is refused
  * with the holder's host, pid and command. The lock is flock(2) on a file
  * opened with O_NOFOLLOW: it dies with the process that holds it, so a lock
- * file left by a killed job never blocks (the file itself stays; it is never
- * removed, since unlinking a lock file lets two processes lock two different
- * files of the same name).
+ * file left by a killed job never blocks. The holder removes the file before
+ * it lets go; a process that locked a file no longer at that path (removed
+ * or replaced meanwhile) lets go and starts again, so two processes never
+ * hold two files of the same name.
  *
  * Shared file systems: on Linux NFS, flock is carried out as a POSIX lock on
  * the server (NFSv4, or NFSv3 with lockd), so it holds across nodes; after a
@@ -23,16 +24,20 @@
 #include "dpbo/error.h"
 
 typedef struct dpbo_lock {
-  int fd; /* rank 0: the locked file, -1 otherwise */
+  int fd;         /* rank 0: the locked file, -1 otherwise */
+  char path[4200]; /* rank 0: its name */
 } dpbo_lock;
 
 /* Collective: rank 0 locks the run file `run_path` for `command` ("run",
- * "release", ...); every rank learns the outcome. Fails with DPBO_ERR_IO,
- * naming the holder, when another process holds it. */
-dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command,
+ * "release", ...); every rank learns the outcome. With `create_dir`, the run
+ * file's folder is created first (a new run); otherwise a missing folder is
+ * a missing run file. Fails with DPBO_ERR_IO, naming the holder, when
+ * another process holds the lock. */
+dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command, int create_dir,
                               dpbo_lock *lock, dpbo_error *err);
 
-/* Releases the lock (safe on a zeroed or never-acquired lock with fd -1). */
+/* Removes the lock file and releases the lock (safe on a never-acquired
+ * lock with fd -1). */
 void dpbo_lock_release(dpbo_lock *lock);
 
 #endif
