@@ -120,7 +120,7 @@ expect_accepted "... with bounds = paper at delta = 0.1 (beta's delta 0.05 match
 # A paper run names its bounds (only the matching bounds pass the beta check).
 expect_accepted "release of a paper run with --set privacy.bounds=paper" \
   run release "$work/paper.h5" --set privacy.bounds=paper --out "$work/paper2"
-expect_refused "release of a paper run under corrected bounds" "0.05" "0.01666" -- \
+expect_refused "release of a paper run under corrected bounds" "0.05" "0.01666" "privacy.bounds=paper" -- \
   run release "$work/paper.h5" --set privacy.bounds=corrected --out "$work/x"
 
 # 4. The release files say which bounds they follow; the paper run's say paper.
