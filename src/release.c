@@ -116,6 +116,13 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
        * with bounds = paper. */
       if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
       if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
+      if (stored_algorithm == DPBO_ALGORITHM_3)
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "--set %s: %s fixes the sensitivity of the run's release (Algorithm 3), and a "
+                   "choice made after the data is seen could tune the noise to the data; a redraw "
+                   "may change privacy.epsilon and the noise source (privacy.noise, "
+                   "privacy.noise_seed) only",
+                   overrides[i], key);
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "--set %s: the run's beta_t came from delta = %g (privacy.algorithm = %d, delta "
                  "= %g, split = %g, bounds = %s), and %s fixes it: the released value's "
