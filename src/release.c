@@ -116,6 +116,13 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
        * with bounds = paper. */
       if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
       if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
+      if (stored_algorithm == DPBO_ALGORITHM_3)
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "--set %s: %s fixes the sensitivity of the run's release (Algorithm 3), and a "
+                   "choice made after the data is seen could tune the noise to the data; a redraw "
+                   "may change privacy.epsilon and the noise source (privacy.noise, "
+                   "privacy.noise_seed) only",
+                   overrides[i], key);
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "--set %s: the run's beta_t came from delta = %g (privacy.algorithm = %d, delta "
                  "= %g, split = %g, bounds = %s), and %s fixes it: the released value's "
@@ -146,26 +153,44 @@ done:
   return status;
 }
 
+/* Whether beta[0..steps) is β_t = dpbo_privacy_beta(n, t, delta) at every
+ * step (*bad: the first step that is not, 1-based). */
+static int release_beta_matches(int64_t n, int steps, const double *beta, double delta, int *bad) {
+  for (int t = 1; t <= steps; t++) {
+    const double want = dpbo_privacy_beta(n, t, delta);
+    /* The same function computed both: equal up to the last bits. */
+    if (!(fabs(want - beta[t - 1]) <= 1e-12 * fabs(want))) {
+      *bad = t;
+      return 0;
+    }
+  }
+  return 1;
+}
+
 dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
                                     const double *beta, double stored_delta, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2) goto done;
-  dpbo_privacy_budget budget;
+  dpbo_privacy_budget budget, other;
+  int t = 0, other_t = 0;
   DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
-  for (int t = 1; t <= steps; t++) {
-    const double want = dpbo_privacy_beta(n, t, budget.delta_beta), had = beta[t - 1];
-    /* The same function computed both: equal up to the last bits. */
-    if (!(fabs(want - had) <= 1e-12 * fabs(want)))
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "the run's beta_t came from delta = %.6g (N = %lld; /trace/beta at t = %d is "
-                 "%.10g), but this release (privacy.algorithm = %d, bounds = %s, privacy.delta = "
-                 "%g, split = %g) needs beta_t from delta = %.6g (%.10g at t = %d): the released "
-                 "value's sensitivity holds only for the beta_t the run used, so nothing is "
-                 "released",
-                 stored_delta, (long long)n, t, had, (int)config->algorithm,
-                 dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split,
-                 budget.delta_beta, want, t);
-  }
+  if (release_beta_matches(n, steps, beta, budget.delta_beta, &t)) goto done;
+  /* A run file written before [privacy] bounds existed is a paper run. */
+  const dpbo_bounds alt = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+  DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, alt, config->privacy_epsilon,
+                                     config->privacy_delta, config->privacy_split, &other, err));
+  char hint[160] = "";
+  if (release_beta_matches(n, steps, beta, other.delta_beta, &other_t))
+    snprintf(hint, sizeof hint, " (the run's beta_t is the one of bounds = %s: --set privacy.bounds=%s)",
+             dpbo_bounds_name(alt), dpbo_bounds_name(alt));
+  DPBO_RAISE(DPBO_ERR_CONFIG,
+             "the run's beta_t came from delta = %.6g (N = %lld; /trace/beta at t = %d is %.10g), "
+             "but this release (privacy.algorithm = %d, bounds = %s, privacy.delta = %g, split = "
+             "%g) needs beta_t from delta = %.6g (%.10g at t = %d): the released value's "
+             "sensitivity holds only for the beta_t the run used, so nothing is released%s",
+             stored_delta, (long long)n, t, beta[t - 1], (int)config->algorithm,
+             dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split,
+             budget.delta_beta, dpbo_privacy_beta(n, t, budget.delta_beta), t, hint);
 done:
   return status;
 }

@@ -117,10 +117,12 @@ expect_refused "... with bounds = paper at delta = 0.05 (beta needs 0.025)" "0.0
 expect_accepted "... with bounds = paper at delta = 0.1 (beta's delta 0.05 matches)" \
   run release "$work/np.h5" --set privacy.algorithm=1 --set privacy.bounds=paper --set privacy.delta=0.1 \
   --set privacy.noise=seeded --out "$work/npok"
-# A paper run names its bounds (only the matching bounds pass the beta check).
+# A paper run keeps its bounds in its settings, and may name them (only the
+# matching bounds pass the beta check).
+expect_accepted "release of a paper run as it was run" run release "$work/paper.h5" --out "$work/paper1"
 expect_accepted "release of a paper run with --set privacy.bounds=paper" \
   run release "$work/paper.h5" --set privacy.bounds=paper --out "$work/paper2"
-expect_refused "release of a paper run under corrected bounds" "0.05" "0.01666" -- \
+expect_refused "release of a paper run under corrected bounds" "0.05" "0.01666" "privacy.bounds=paper" -- \
   run release "$work/paper.h5" --set privacy.bounds=corrected --out "$work/x"
 
 # 4. The release files say which bounds they follow; the paper run's say paper.

@@ -33,7 +33,11 @@
  * scaling ranges from the training split) are public; only the validation
  * rows are private, as in the paper. w_λ is computed to LIBLINEAR's stopping
  * tolerance, not exactly; since g is L-Lipschitz in w, an error r in w moves
- * the gain by at most L·r (see dpbo_logreg_train for a certified r). */
+ * the gain by at most L·r (see dpbo_logreg_train for a certified r). Every
+ * evaluation checks that certificate against r ≤ tolerance/(4λ), what
+ * LIBLINEAR's stopping rule promises and what Algorithm 3's corrected
+ * sensitivity adds (privacy.h, docs/privacy-proofs.md), and fails when the
+ * solver stopped short of it (e.g. at its iteration limit). */
 #ifndef DPBO_LOGREG_H
 #define DPBO_LOGREG_H
 
