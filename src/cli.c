@@ -1,5 +1,6 @@
 #include "dpbo/cli.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
+#include "dpbo/h5io.h"
 #include "dpbo/k1sweep.h"
 #include "dpbo/log.h"
 #include "dpbo/audit.h"
@@ -174,6 +176,39 @@ static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
     dpbo_noise_init_os(noise);
 }
 
+/* Records a drawn release in the run file's ledger (refused past the run's
+ * privacy.budget) and the ledger after it in the release. The ledger goes
+ * first, before any release file is written: a crash between the two leaves
+ * a ledger that counts a release nobody saw (over-counting, which is safe),
+ * never a published release the ledger misses (under-counting, which would
+ * let later draws exceed the budget). */
+static dpbo_status cli_release_record(const char *runfile, const dpbo_config *config,
+                                      dpbo_release *release, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_privacy_ledger after;
+  DPBO_TRY(dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total,
+                                      config->budget_epsilon, config->budget_delta, &after, err));
+  dpbo_release_set_ledger(release, config, &after);
+done:
+  return status;
+}
+
+/* Logs the run's cumulative spend after a release. */
+static void cli_release_log_ledger(const dpbo_release *release) {
+  dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
+                "releases of this run file have spent epsilon = %.4g, delta = %.3g in all (basic "
+                "composition; advanced composition: epsilon = %.4g, delta = %.3g)%s",
+                release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
+                release->ledger.epsilon_sum, release->ledger.delta_sum,
+                release->ledger_epsilon_advanced, release->ledger_delta_advanced,
+                isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
+  if (!isnan(release->budget_epsilon))
+    dpbo_log_info("privacy.budget = %.4g %.3g: %.4g of epsilon and %.3g of delta remain",
+                  release->budget_epsilon, release->budget_delta,
+                  fmax(0.0, release->budget_epsilon - release->ledger.epsilon_sum),
+                  fmax(0.0, release->budget_delta - release->ledger.delta_sum));
+}
+
 /* Draws the configured private release from a finished run and writes the
  * release file pair next to the run file. */
 static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
@@ -187,19 +222,15 @@ static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config 
   char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
   dpbo_release_paths(config, h5, json, sizeof h5);
   dpbo_config_run_path(config, runfile, sizeof runfile);
-  int64_t drawn;
-  double eps_spent, delta_spent;
-  /* The ledger first, as in `dpbo release`: a draw that cannot be recorded
-   * is not written out. */
-  if (rank == 0)
-    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
-                                       &eps_spent, &delta_spent, err);
+  /* The ledger first, as in `dpbo release` (cli_release_record). */
+  if (rank == 0) local = cli_release_record(runfile, config, release, err);
   if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (rank == 0) {
     dpbo_release_log(release, run);
     dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
                   release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+    cli_release_log_ledger(release);
   }
 done:
   free(release);
@@ -238,6 +269,25 @@ static void run_on_signal(int signo) {
   dpbo_driver_request_stop();
 }
 
+/* On --resume: removes the temporary files that killed writes of this run
+ * (its run file and its release pair) left behind (h5io.h). */
+static dpbo_status cli_run_remove_stale(const dpbo_config *config, const char *path,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
+  const char *paths[] = {path, h5, json};
+  int total = 0;
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  for (int i = 0; i < 3; i++) {
+    int removed = 0;
+    DPBO_TRY(dpbo_h5io_remove_stale(paths[i], &removed, err));
+    total += removed;
+  }
+  if (total > 0) dpbo_log_info("removed %d temporary file(s) that interrupted writes left", total);
+done:
+  return status;
+}
+
 /* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
  * learns it): the checkpoint's steps when continuing. */
 static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config, const char *path,
@@ -249,7 +299,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   *steps = NULL;
   *count = 0;
   *already_complete = 0;
-  if (rank == 0) {
+  if (rank == 0 && resume) local = cli_run_remove_stale(config, path, err);
+  if (rank == 0 && local == DPBO_OK) {
     int exists = access(path, F_OK) == 0;
     if (resume && !exists) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
@@ -433,9 +484,20 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
-  /* ucb.memory_limit_mb changes how the posterior is rebuilt, never what it is. */
+  /* ucb.memory_limit_mb changes how the posterior is rebuilt, never what it
+   * is. privacy.budget is fixed when the run is made: a redraw that could
+   * raise it would make the cap meaningless. */
   for (int i = 0; i < args.override_count; i++)
-    if (strncmp(args.overrides[i], "privacy.", 8) != 0 &&
+    if (strncmp(args.overrides[i], "privacy.budget", 14) == 0 &&
+        (args.overrides[i][14] == '=' || args.overrides[i][14] == ' ')) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo release: --set %s: privacy.budget is fixed when the run is made (it "
+                        "is stored in %s and caps every release drawn from it), so a release "
+                        "cannot change it\n",
+                args.overrides[i], runfile);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    } else if (strncmp(args.overrides[i], "privacy.", 8) != 0 &&
         strncmp(args.overrides[i], "ucb.memory_limit_mb=", 20) != 0) {
       if (rank == 0)
         fprintf(stderr, "dpbo release: --set %s: only [privacy] settings and ucb.memory_limit_mb "
@@ -451,12 +513,9 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_noise(&noise, config, rank);
   CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
   if (rank == 0) {
-    int64_t drawn = 0;
-    double eps_spent = 0, delta_spent = 0;
     char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
     /* The ledger first: a draw that cannot be recorded is not written out. */
-    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
-                                       &eps_spent, &delta_spent, &err);
+    local = cli_release_record(runfile, config, release, &err);
     if (local == DPBO_OK) {
       if (prefix) {
         snprintf(base, sizeof base, "%s", prefix);
@@ -465,7 +524,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
         size_t len = strlen(base);
         if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
         size_t used = strlen(base);
-        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)drawn);
+        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)release->ledger.draws);
       }
       snprintf(h5, sizeof h5, "%s.h5", base);
       snprintf(json, sizeof json, "%s.json", base);
@@ -473,17 +532,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     }
     if (local == DPBO_OK) {
       dpbo_release_log(release, &run);
-      double eb, db, ea, da;
-      dpbo_privacy_compose((int)drawn, release->epsilon_total, release->delta_total, 1e-6, &eb, &db, &ea, &da);
       dpbo_log_info("release files: %s, %s", h5, json);
-      dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                    "releases of this run have spent epsilon = %.4g, delta = %.3g in all (basic "
-                    "composition)%s.",
-                    release->epsilon_total, release->delta_total, (long long)drawn, eps_spent, delta_spent,
-                    "");
-      if (drawn > 1 && ea < eps_spent)
-        dpbo_log_info("advanced composition (Dwork-Rothblum-Vadhan, delta' = 1e-6) bounds the same "
-                      "draws by epsilon = %.4g, delta = %.3g when all use the same settings.", ea, da);
+      cli_release_log_ledger(release);
     }
   }
   if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);

@@ -86,6 +86,9 @@ typedef struct dpbo_config {
   dpbo_algorithm algorithm;
   double privacy_epsilon, privacy_delta; /* totals over everything released */
   double privacy_split;                  /* share of ε and δ spent on λ̃ */
+  /* privacy.budget = ε_max δ_max: cap on the basic-composition totals of
+   * every release drawn from the run file (0 0: no cap). Fixed at run time. */
+  double budget_epsilon, budget_delta;
   double k1;
   dpbo_select_kind selection;
   dpbo_noise_kind noise;
