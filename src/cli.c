@@ -269,8 +269,10 @@ static void run_on_signal(int signo) {
   dpbo_driver_request_stop();
 }
 
-/* On --resume: removes the temporary files that killed writes of this run
- * (its run file and its release pair) left behind (h5io.h). */
+/* When a run starts or resumes: removes the temporary files that killed
+ * writes of this run (its run file and its release pair) left behind
+ * (h5io.h). Nobody else writes these files meanwhile: a run holds its
+ * output to itself. */
 static dpbo_status cli_run_remove_stale(const dpbo_config *config, const char *path,
                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -299,7 +301,7 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   *steps = NULL;
   *count = 0;
   *already_complete = 0;
-  if (rank == 0 && resume) local = cli_run_remove_stale(config, path, err);
+  if (rank == 0) local = cli_run_remove_stale(config, path, err);
   if (rank == 0 && local == DPBO_OK) {
     int exists = access(path, F_OK) == 0;
     if (resume && !exists) {
