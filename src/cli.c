@@ -30,7 +30,8 @@ static const char usage_text[] =
     "      continues an unfinished run file with the same settings. --stop-after K (tests)\n"
     "      stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
-    "      a new private release from a finished run (each draw spends budget)\n"
+    "      a new private release from a finished run (each draw spends budget: the run\n"
+    "      file's ledger counts it, refused past the run's privacy.budget)\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
     "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
@@ -58,7 +59,8 @@ static const char usage_text[] =
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
-    "            2 bad input (usage, config, data), 3 other failure,\n"
+    "            2 bad input (usage, config, data, a corrupted run file, a release\n"
+    "              past privacy.budget), 3 other failure,\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 

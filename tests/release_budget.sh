@@ -68,7 +68,7 @@ code=$?
   { cat "$work/over.log"; fail "a draw past the budget should be refused (exit 2) naming privacy.budget, got $code"; }
 [[ ! -e $work/r.release-3.h5 && ! -e $work/r.release-3.json ]] || fail "a refused draw wrote a release file"
 cmp -s "$work/r.h5" "$work/before.h5" || fail "a refused draw changed the run file"
-[[ -z $(find "$work" -mindepth 1 -name '.*.tmp.*') ]] || fail "a refused draw left a temporary file"
+[[ -z $(find "$work" -mindepth 1 -name '*.tmp.*') ]] || fail "a refused draw left a temporary file"
 
 # At ε = 0.4 the draw fits (2.4 <= 2.5); the ledger composes unequal ε.
 release --set privacy.epsilon=0.4 > "$work/r3.log" 2>&1 || { code=$?; cat "$work/r3.log"; fail "a draw within the budget exited $code"; }

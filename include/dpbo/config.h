@@ -11,7 +11,8 @@
  *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
  *               selection = exponential|permute_and_flip, noise = os|seeded,
  *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
- *               prior_source = public|validation, failures_public = no|yes
+ *               prior_source = public|validation, failures_public = no|yes,
+ *               budget = EPSILON_MAX DELTA_MAX (cap of the run file's ledger)
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
