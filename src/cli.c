@@ -495,14 +495,15 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     if (strncmp(args.overrides[i], "privacy.budget", 14) == 0 &&
         (args.overrides[i][14] == '=' || args.overrides[i][14] == ' ')) {
       if (rank == 0)
-        fprintf(stderr, "dpbo release: --set %s: privacy.budget is fixed when the run is made (it "
-                        "is stored in %s and caps every release drawn from it), so a release "
-                        "cannot change it\n",
+        fprintf(stderr,
+                "dpbo release: --set %s: privacy.budget is fixed when the run is made (it "
+                "is stored in %s and caps every release drawn from it), so a release "
+                "cannot change it\n",
                 args.overrides[i], runfile);
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
     } else if (strncmp(args.overrides[i], "privacy.", 8) != 0 &&
-        strncmp(args.overrides[i], "ucb.memory_limit_mb=", 20) != 0) {
+               strncmp(args.overrides[i], "ucb.memory_limit_mb=", 20) != 0) {
       if (rank == 0)
         fprintf(stderr, "dpbo release: --set %s: only [privacy] settings and ucb.memory_limit_mb "
                         "can change after the run\n",
@@ -528,7 +529,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
         size_t len = strlen(base);
         if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
         size_t used = strlen(base);
-        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)release->ledger.draws);
+        snprintf(base + used, sizeof base - used, ".release-%lld",
+                 (long long)release->ledger.draws);
       }
       snprintf(h5, sizeof h5, "%s.h5", base);
       snprintf(json, sizeof json, "%s.json", base);

@@ -400,12 +400,13 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
     config->budget_epsilon = config->budget_delta = 0.0;
     if (text[0]) {
       char tail;
-      int ok = sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
-               isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
-               config->budget_delta > 0 && config->budget_delta < 1;
-      DPBO_TRY(config_require(config, "privacy", "budget", ok,
-                              "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)",
-                              err));
+      int ok =
+          sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
+          isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
+          config->budget_delta > 0 && config->budget_delta < 1;
+      DPBO_TRY(config_require(
+          config, "privacy", "budget", ok,
+          "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
       DPBO_TRY(config_require(config, "privacy", "budget",
                               config->budget_epsilon >= config->privacy_epsilon &&
                                   config->budget_delta >= config->privacy_delta,

@@ -199,7 +199,8 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   dpbo_status status = DPBO_OK;
   hid_t filespace = H5Screate_simple(ndims, dims, NULL);
   hid_t dset = -1, memspace = -1, xfer = -1, dcpl = -1;
-  for (int i = 0; i < ndims; i++) checked = checked && dims[i] > 0;
+  for (int i = 0; i < ndims; i++)
+    checked = checked && dims[i] > 0;
   if (checked) {
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (dcpl < 0 || H5Pset_chunk(dcpl, ndims, dims) < 0 || H5Pset_fletcher32(dcpl) < 0)
@@ -283,7 +284,8 @@ done:
 
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
-  return h5io__write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1, err);
+  return h5io__write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1,
+                           err);
 }
 
 /* Both kinds of member are 8 bytes: one buffer of doubles carries either. */
@@ -349,7 +351,8 @@ dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, d
    * checksum mismatch (dpbo_h5io_write_small): say so. */
   return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_DATA,
                                  "cannot read %s: its data is corrupted (checksum mismatch) "
-                                 "or unreadable; the file cannot be trusted", name)
+                                 "or unreadable; the file cannot be trusted",
+                                 name)
                 : DPBO_OK;
 }
 
@@ -459,8 +462,7 @@ dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, si
     for (int i = 0; i < H5IO_TEMP_RANDOM; i++)
       tmp[used + (size_t)i] = h5io__alphabet[random[i] % (sizeof h5io__alphabet - 1)];
     tmp[used + H5IO_TEMP_RANDOM] = '\0';
-    *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-               public_mode ? 0666 : 0600);
+    *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, public_mode ? 0666 : 0600);
     if (*fd < 0 && errno != EEXIST)
       DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
   }
@@ -564,7 +566,8 @@ done:
   return status;
 }
 
-dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err) {
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                             dpbo_error *err) {
   return h5io__create(comm, path, 0, file, err);
 }
 
@@ -614,8 +617,10 @@ dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error 
    * the file, and the file it pointed to would keep the old contents. */
   if (lstat(path, &st) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s: %s", path, strerror(errno));
   if (!S_ISREG(st.st_mode))
-    DPBO_RAISE(DPBO_ERR_IO, "%s is not a regular file (a symbolic link?): dpbo updates a run file "
-               "by replacing it, so name the file itself", path);
+    DPBO_RAISE(DPBO_ERR_IO,
+               "%s is not a regular file (a symbolic link?): dpbo updates a run file "
+               "by replacing it, so name the file itself",
+               path);
   in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (in < 0 || fstat(in, &st) != 0)
     DPBO_RAISE(DPBO_ERR_IO, "cannot open %s: %s", path, strerror(errno));
@@ -626,7 +631,8 @@ dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error 
   if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot copy %s to %s: %s", path, file->tmp, strerror(rc));
   H5E_BEGIN_TRY { file->id = H5Fopen(file->tmp, H5F_ACC_RDWR, H5P_DEFAULT); }
   H5E_END_TRY;
-  if (file->id < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot open %s (a copy of %s) as an HDF5 file", file->tmp, path);
+  if (file->id < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot open %s (a copy of %s) as an HDF5 file", file->tmp, path);
 done:
   if (in >= 0) close(in);
   if (status != DPBO_OK) dpbo_h5io_discard(file);
@@ -642,7 +648,8 @@ static dpbo_status h5io__publish(dpbo_h5io_file *file, dpbo_error *err) {
     struct stat now;
     if (lstat(file->path, &now) != 0 || (unsigned long long)now.st_dev != file->orig_dev ||
         (unsigned long long)now.st_ino != file->orig_ino)
-      DPBO_RAISE(DPBO_ERR_IO, "%s was replaced while dpbo was updating it: nothing changed; try again",
+      DPBO_RAISE(DPBO_ERR_IO,
+                 "%s was replaced while dpbo was updating it: nothing changed; try again",
                  file->path);
   }
   DPBO_TRY(dpbo_h5io_temp_publish(file->fd, file->tmp, file->path, err));
@@ -664,7 +671,8 @@ dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   if (MPI_Bcast(&local, 1, MPI_INT, 0, file->comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
   if (local != DPBO_OK) {
-    if (file->rank != 0) DPBO_ERROR_SET(err, local, "cannot rename %s to %s", file->tmp, file->path);
+    if (file->rank != 0)
+      DPBO_ERROR_SET(err, local, "cannot rename %s to %s", file->tmp, file->path);
     status = local;
     goto done;
   }

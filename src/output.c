@@ -490,7 +490,8 @@ static dpbo_status ledger_read(hid_t file, const char *name, hid_t type, void *v
   *present = exists > 0;
   if (!exists) goto done;
   attr = H5Aopen(file, name, H5P_DEFAULT);
-  if (attr < 0 || H5Aread(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
+  if (attr < 0 || H5Aread(attr, type, value) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
 done:
   if (attr >= 0) H5Aclose(attr);
   return status;
@@ -502,7 +503,8 @@ static dpbo_status ledger_write(hid_t file, const char *name, hid_t type, const 
   dpbo_status status = DPBO_OK;
   htri_t exists = H5Aexists(file, name);
   if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
-  if (exists > 0 && H5Adelete(file, name) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot replace attribute %s", name);
+  if (exists > 0 && H5Adelete(file, name) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot replace attribute %s", name);
   DPBO_TRY(dpbo_h5io_attr_numbers(file, name, type, value, 1, err));
 done:
   return status;
@@ -524,7 +526,8 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1;
   H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }

@@ -157,8 +157,8 @@ void dpbo_privacy_ledger_add(dpbo_privacy_ledger *ledger, double epsilon, double
   ledger->draws++;
   ledger->epsilon_sum = dpbo_privacy_round_up(ledger->epsilon_sum + epsilon);
   ledger->delta_sum = dpbo_privacy_round_up(ledger->delta_sum + delta);
-  ledger->epsilon_sq_sum =
-      dpbo_privacy_round_up(ledger->epsilon_sq_sum + dpbo_privacy_round_up(epsilon * epsilon) * margin);
+  ledger->epsilon_sq_sum = dpbo_privacy_round_up(ledger->epsilon_sq_sum +
+                                                 dpbo_privacy_round_up(epsilon * epsilon) * margin);
   ledger->epsilon_tanh_sum = dpbo_privacy_round_up(
       ledger->epsilon_tanh_sum + dpbo_privacy_round_up(epsilon * tanh(epsilon / 2)) * margin);
 }
