@@ -2,6 +2,7 @@
 # Run files against attacks and decay (issue #11, items 2, 4, 9 and 15):
 #  - permissions: under umask 022 the run file and a checkpoint are 0600,
 #    the release files 0644 (they follow the umask; 0600 under umask 077);
+#    the ledger and `dpbo utility` replace the run file, never edit it;
 #  - a symbolic link planted where the old scheme put its temporary files
 #    ("<path>.tmp.<pid>"; the pid is known in advance to whoever starts the
 #    process, here through exec) and at the release file's own name is never
@@ -66,6 +67,13 @@ done
 (umask 077 && "$bin" release "$work/out/r.h5") > "$work/release.log" 2>&1 || { code=$?; cat "$work/release.log"; fail "release exited $code"; }
 [[ $(mode "$work/out/r.release-2.json") == 600 ]] || fail "a release file under umask 077 is not 600"
 [[ $(mode "$work/out/r.h5") == 600 ]] || fail "the run file is not 600 after the ledger update"
+# dpbo utility changes the run file through the same path: a new file
+# (another inode) replaces it, never an update in place.
+inode=$(stat -c %i "$work/out/r.h5")
+(umask 022 && "$bin" utility "$work/out/r.h5" --quiet) > "$work/utility.log" 2>&1 ||
+  { code=$?; cat "$work/utility.log"; fail "utility exited $code"; }
+[[ $(stat -c %i "$work/out/r.h5") != "$inode" ]] || fail "dpbo utility changed the run file in place"
+[[ $(mode "$work/out/r.h5") == 600 ]] || fail "the run file is not 600 after dpbo utility"
 echo "modes: run file and checkpoint 600, release files follow the umask"
 
 }
