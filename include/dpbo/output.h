@@ -1,7 +1,9 @@
 /* The HDF5 run file (DESIGN.md section 6), written collectively with
- * parallel HDF5 and atomically: every rank writes into "<path>.tmp.<pid>",
- * rank 0 renames it to <path> once the file is closed, and on any failure the
- * temporary file is removed, so a file at <path> is always whole.
+ * parallel HDF5 and atomically through h5io.h's path: every rank writes into
+ * an exclusive temporary file ".<name>.tmp.<random>", rank 0 syncs it and
+ * renames it to <path>, and on any failure the temporary file is removed,
+ * so a file at <path> is always whole. Mode 0600 whatever the umask. Later
+ * changes (the ledger, dpbo utility's report) replace it the same way.
  *
  * Layout:
  *   /            attributes: dpbo_version, config_file, config.<section>.<key>
