@@ -17,9 +17,10 @@ packages=(
 )
 # The test stages: valgrind (memcheck of the demo), clang with its runtime
 # libraries (libclang_rt.fuzzer and the sanitizers of Debian 12's clang 14
-# are in libclang-rt-14-dev) for the libFuzzer targets.
+# are in libclang-rt-14-dev) for the libFuzzer targets, strace (kills timed
+# to a write, tests/run_storm.sh).
 if [[ ${1:-} == --tests ]]; then
-  packages+=(valgrind clang libclang-rt-14-dev)
+  packages+=(valgrind clang libclang-rt-14-dev strace)
 elif [[ $# -gt 0 ]]; then
   packages=("$@")
 fi

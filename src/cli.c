@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
+#include "dpbo/h5io.h"
 #include "dpbo/k1sweep.h"
 #include "dpbo/lock.h"
 #include "dpbo/log.h"
@@ -34,7 +36,8 @@ static const char usage_text[] =
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
-    "      a new private release from a finished run (each draw spends budget); --set may\n"
+    "      a new private release from a finished run (each draw spends budget: the run\n"
+    "      file's ledger counts it, refused past the run's privacy.budget); --set may\n"
     "      change privacy.epsilon, privacy.noise and privacy.noise_seed only\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
@@ -65,8 +68,9 @@ static const char usage_text[] =
     "Commands that write a run file (run, release, utility) hold a lock beside it\n"
     "(.<file>.lock): a second writer is refused, naming the holder's host and pid.\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
-    "            2 bad input (usage, config, data; a run file in use, or one that\n"
-    "              --overwrite would replace), 3 other failure,\n"
+    "            2 bad input (usage, config, data, a corrupted run file, a release\n"
+    "              past privacy.budget; a run file in use, or one that --overwrite\n"
+    "              would replace), 3 other failure,\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
@@ -195,6 +199,39 @@ static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
     dpbo_noise_init_os(noise);
 }
 
+/* Records a drawn release in the run file's ledger (refused past the run's
+ * privacy.budget) and the ledger after it in the release. The ledger goes
+ * first, before any release file is written: a crash between the two leaves
+ * a ledger that counts a release nobody saw (over-counting, which is safe),
+ * never a published release the ledger misses (under-counting, which would
+ * let later draws exceed the budget). */
+static dpbo_status cli_release_record(const char *runfile, const dpbo_config *config,
+                                      dpbo_release *release, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_privacy_ledger after;
+  DPBO_TRY(dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total,
+                                      config->budget_epsilon, config->budget_delta, &after, err));
+  dpbo_release_set_ledger(release, config, &after);
+done:
+  return status;
+}
+
+/* Logs the run's cumulative spend after a release. */
+static void cli_release_log_ledger(const dpbo_release *release) {
+  dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
+                "releases of this run file have spent epsilon = %.4g, delta = %.3g in all (basic "
+                "composition; advanced composition: epsilon = %.4g, delta = %.3g)%s",
+                release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
+                release->ledger.epsilon_sum, release->ledger.delta_sum,
+                release->ledger_epsilon_advanced, release->ledger_delta_advanced,
+                isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
+  if (!isnan(release->budget_epsilon))
+    dpbo_log_info("privacy.budget = %.4g %.3g: %.4g of epsilon and %.3g of delta remain",
+                  release->budget_epsilon, release->budget_delta,
+                  fmax(0.0, release->budget_epsilon - release->ledger.epsilon_sum),
+                  fmax(0.0, release->budget_delta - release->ledger.delta_sum));
+}
+
 /* Draws the configured private release from a finished run and writes the
  * release file pair next to the run file. */
 static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
@@ -208,19 +245,15 @@ static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config 
   char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
   dpbo_release_paths(config, h5, json, sizeof h5);
   dpbo_config_run_path(config, runfile, sizeof runfile);
-  int64_t drawn;
-  double eps_spent, delta_spent;
-  /* The ledger first, as in `dpbo release`: a draw that cannot be recorded
-   * is not written out. */
-  if (rank == 0)
-    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
-                                       &eps_spent, &delta_spent, err);
+  /* The ledger first, as in `dpbo release` (cli_release_record). */
+  if (rank == 0) local = cli_release_record(runfile, config, release, err);
   if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (rank == 0) {
     dpbo_release_log(release, run);
     dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
                   release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+    cli_release_log_ledger(release);
   }
 done:
   free(release);
@@ -296,6 +329,27 @@ static int cli_release_files(const char *run_path, int remove, char *first, size
   return failed ? -1 : count;
 }
 
+/* When a run starts or resumes: removes the temporary files that killed
+ * writes of this run (its run file and its release pair) left behind
+ * (h5io.h). Nobody else writes these files meanwhile: a run holds its
+ * output to itself. */
+static dpbo_status cli_run_remove_stale(const dpbo_config *config, const char *path,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
+  const char *paths[] = {path, h5, json};
+  int total = 0;
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  for (int i = 0; i < 3; i++) {
+    int removed = 0;
+    DPBO_TRY(dpbo_h5io_remove_stale(paths[i], &removed, err));
+    total += removed;
+  }
+  if (total > 0) dpbo_log_info("removed %d temporary file(s) that interrupted writes left", total);
+done:
+  return status;
+}
+
 /* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
  * learns it): the checkpoint's steps when continuing. A file is never
  * replaced without --overwrite (a finished run holds the privacy ledger of
@@ -312,7 +366,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   *steps = NULL;
   *count = 0;
   *already_complete = 0;
-  if (rank == 0) {
+  if (rank == 0) local = cli_run_remove_stale(config, path, err);
+  if (rank == 0 && local == DPBO_OK) {
     int exists = access(path, F_OK) == 0;
     char release[DPBO_PATH_MAX + 300];
     int releases = cli_release_files(path, 0, release, sizeof release);
@@ -552,6 +607,20 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   const char *runfile = args.positional, *prefix = args.out;
   CLI_ALLOC(config);
   CLI_ALLOC(release);
+  /* privacy.budget is fixed when the run is made: a redraw that could
+   * raise it would make the cap meaningless. */
+  for (int i = 0; i < args.override_count; i++)
+    if (strncmp(args.overrides[i], "privacy.budget", 14) == 0 &&
+        (args.overrides[i][14] == '=' || args.overrides[i][14] == ' ')) {
+      if (rank == 0)
+        fprintf(stderr,
+                "dpbo release: --set %s: privacy.budget is fixed when the run is made (it "
+                "is stored in %s and caps every release drawn from it), so a release "
+                "cannot change it\n",
+                args.overrides[i], runfile);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
   CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
@@ -572,12 +641,9 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_noise(&noise, config, rank);
   CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
   if (rank == 0) {
-    int64_t drawn = 0;
-    double eps_spent = 0, delta_spent = 0;
     char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
     /* The ledger first: a draw that cannot be recorded is not written out. */
-    local = dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total, &drawn,
-                                       &eps_spent, &delta_spent, &err);
+    local = cli_release_record(runfile, config, release, &err);
     if (local == DPBO_OK) {
       if (prefix) {
         snprintf(base, sizeof base, "%s", prefix);
@@ -586,7 +652,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
         size_t len = strlen(base);
         if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
         size_t used = strlen(base);
-        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)drawn);
+        snprintf(base + used, sizeof base - used, ".release-%lld",
+                 (long long)release->ledger.draws);
       }
       snprintf(h5, sizeof h5, "%s.h5", base);
       snprintf(json, sizeof json, "%s.json", base);
@@ -594,17 +661,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
     }
     if (local == DPBO_OK) {
       dpbo_release_log(release, &run);
-      double eb, db, ea, da;
-      dpbo_privacy_compose((int)drawn, release->epsilon_total, release->delta_total, 1e-6, &eb, &db, &ea, &da);
       dpbo_log_info("release files: %s, %s", h5, json);
-      dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                    "releases of this run have spent epsilon = %.4g, delta = %.3g in all (basic "
-                    "composition)%s.",
-                    release->epsilon_total, release->delta_total, (long long)drawn, eps_spent, delta_spent,
-                    "");
-      if (drawn > 1 && ea < eps_spent)
-        dpbo_log_info("advanced composition (Dwork-Rothblum-Vadhan, delta' = 1e-6) bounds the same "
-                      "draws by epsilon = %.4g, delta = %.3g when all use the same settings.", ea, da);
+      cli_release_log_ledger(release);
     }
   }
   if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);

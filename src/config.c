@@ -395,6 +395,27 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
       config->clamp_value = 1;
     }
   }
+  {
+    /* The cap of the run's ledger (output.h): a release that would bring the
+     * totals past it is refused. One release must fit. */
+    char text[256];
+    DPBO_TRY(config_string(config, "privacy", "budget", "", text, sizeof text, err));
+    config->budget_epsilon = config->budget_delta = 0.0;
+    if (text[0]) {
+      char tail;
+      int ok =
+          sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
+          isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
+          config->budget_delta > 0 && config->budget_delta < 1;
+      DPBO_TRY(config_require(
+          config, "privacy", "budget", ok,
+          "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
+      DPBO_TRY(config_require(config, "privacy", "budget",
+                              config->budget_epsilon >= config->privacy_epsilon &&
+                                  config->budget_delta >= config->privacy_delta,
+                              "is smaller than one release (privacy.epsilon, privacy.delta)", err));
+    }
+  }
   DPBO_TRY(config_double(config, "privacy", "A", 1.0, 0, &config->alg2_A, err));
   DPBO_TRY(config_require(config, "privacy", "A", config->alg2_A >= 0, "must be >= 0", err));
   DPBO_TRY(config_double(config, "privacy", "tau", 1.0, 0, &config->alg2_tau, err));

@@ -1,9 +1,13 @@
+#define _GNU_SOURCE /* copy_file_range, for dpbo_h5io_modify */
 #include "dpbo/h5io.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -185,13 +189,25 @@ done:
 /* ---------------------------------------------------------------------------
  * Datasets. */
 
-dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                  const void *data, dpbo_error *err) {
+/* With `checked`, the dataset is one chunk with HDF5's Fletcher-32 checksum,
+ * which every read verifies (H5Dread fails on a mismatch), so a corrupted
+ * trace is refused instead of resumed or released. An empty dataset cannot
+ * be chunked and has nothing to check. */
+static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                     const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                     const void *data, int checked, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t filespace = H5Screate_simple(ndims, dims, NULL);
-  hid_t dset = -1, memspace = -1, xfer = -1;
-  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t dset = -1, memspace = -1, xfer = -1, dcpl = -1;
+  for (int i = 0; i < ndims; i++)
+    checked = checked && dims[i] > 0;
+  if (checked) {
+    dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (dcpl < 0 || H5Pset_chunk(dcpl, ndims, dims) < 0 || H5Pset_fletcher32(dcpl) < 0)
+      DPBO_RAISE(DPBO_ERR_HDF5, "cannot set up the checksum of dataset %s", name);
+  }
+  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, checked ? dcpl : H5P_DEFAULT,
+                    H5P_DEFAULT);
   if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
   memspace = H5Screate_simple(ndims, count, NULL);
@@ -206,11 +222,18 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
   if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
 done:
+  if (dcpl >= 0) H5Pclose(dcpl);
   if (xfer >= 0) H5Pclose(xfer);
   if (memspace >= 0) H5Sclose(memspace);
   if (dset >= 0) H5Dclose(dset);
   H5Sclose(filespace);
   return status;
+}
+
+dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                  const void *data, dpbo_error *err) {
+  return h5io__write_block(group, name, type, ndims, dims, offset, rows, data, 0, err);
 }
 
 dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
@@ -261,7 +284,8 @@ done:
 
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
-  return dpbo_h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, err);
+  return h5io__write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1,
+                           err);
 }
 
 /* Both kinds of member are 8 bytes: one buffer of doubles carries either. */
@@ -323,7 +347,13 @@ dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, d
   if (dset < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "dataset %s is missing", name);
   herr_t rc = H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   H5Dclose(dset);
-  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read %s", name) : DPBO_OK;
+  /* A failed read of a whole, checksummed dataset is almost always a
+   * checksum mismatch (dpbo_h5io_write_small): say so. */
+  return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_DATA,
+                                 "cannot read %s: its data is corrupted (checksum mismatch) "
+                                 "or unreadable; the file cannot be trusted",
+                                 name)
+                : DPBO_OK;
 }
 
 dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims, dpbo_error *err) {
@@ -362,27 +392,173 @@ dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err) {
   return DPBO_OK;
 }
 
-dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err) {
+/* Temporary files are ".<name>.tmp.XXXXXXXXXXXX" next to <dir>/<name>: in
+ * the target's directory, so the rename never crosses file systems; hidden
+ * and recognisable, so a resume can find the ones a killed write left
+ * (dpbo_h5io_remove_stale); with 12 characters from the operating system's
+ * CSPRNG, so nobody can plant a symbolic link at the name in advance. */
+#define H5IO_TEMP_TAG ".tmp."
+enum { H5IO_TEMP_RANDOM = 12 };
+
+static const char h5io__alphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/* Splits path into its directory ("." when none) and base name. */
+static dpbo_status h5io__split(const char *path, char *dir, size_t dir_size, const char **base,
+                               dpbo_error *err) {
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  if (!**base) return DPBO_ERROR_SET(err, DPBO_ERR_IO, "%s names a directory, not a file", path);
+  if (!slash)
+    snprintf(dir, dir_size, ".");
+  else if (slash == path)
+    snprintf(dir, dir_size, "/");
+  else if ((size_t)(slash - path) >= dir_size)
+    return DPBO_ERROR_SET(err, DPBO_ERR_IO, "output path is too long: %s", path);
+  else
+    snprintf(dir, dir_size, "%.*s", (int)(slash - path), path);
+  return DPBO_OK;
+}
+
+/* The temporary-name prefix of path: "<dir>/.<name>.tmp." */
+static dpbo_status h5io__temp_prefix(const char *path, char *prefix, size_t size, dpbo_error *err) {
+  char dir[DPBO_PATH_MAX];
+  const char *base;
+  dpbo_status status = h5io__split(path, dir, sizeof dir, &base, err);
+  if (status != DPBO_OK) return status;
+  int len = snprintf(prefix, size, "%s/.%s" H5IO_TEMP_TAG, dir, base);
+  if (len < 0 || (size_t)len + H5IO_TEMP_RANDOM >= size)
+    return DPBO_ERROR_SET(err, DPBO_ERR_IO, "output path is too long: %s", path);
+  return DPBO_OK;
+}
+
+/* fsync of path's directory, so a rename into it survives a power cut.
+ * EINVAL: the file system cannot sync directories (nothing more to do). */
+static int h5io__sync_dir(const char *path) {
+  char dir[DPBO_PATH_MAX];
+  const char *base;
+  if (h5io__split(path, dir, sizeof dir, &base, NULL) != DPBO_OK) return ENAMETOOLONG;
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int rc = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+  close(fd);
+  return rc;
+}
+
+dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, size_t size, int *fd,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  *fd = -1;
+  DPBO_TRY(h5io__temp_prefix(path, tmp, size, err));
+  const size_t used = strlen(tmp);
+  /* O_EXCL with O_CREAT never follows a symbolic link, and O_NOFOLLOW says
+   * so twice: an existing name (planted or not) fails with EEXIST and the
+   * next random name is tried. */
+  for (int attempt = 0; attempt < 100 && *fd < 0; attempt++) {
+    unsigned char random[H5IO_TEMP_RANDOM];
+    if (getrandom(random, sizeof random, 0) != (ssize_t)sizeof random)
+      DPBO_RAISE(DPBO_ERR_IO, "cannot name a temporary file for %s: getrandom: %s", path,
+                 strerror(errno));
+    for (int i = 0; i < H5IO_TEMP_RANDOM; i++)
+      tmp[used + (size_t)i] = h5io__alphabet[random[i] % (sizeof h5io__alphabet - 1)];
+    tmp[used + H5IO_TEMP_RANDOM] = '\0';
+    *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, public_mode ? 0666 : 0600);
+    if (*fd < 0 && errno != EEXIST)
+      DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  }
+  if (*fd < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot create a temporary file next to %s", path);
+  /* Run files and checkpoints hold the sensitive trace: owner only, whatever
+   * the umask (open's mode is filtered by it). Release files follow it. */
+  if (!public_mode && fchmod(*fd, 0600) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot restrict %s to its owner: %s", tmp, strerror(errno));
+done:
+  if (status != DPBO_OK) {
+    if (*fd >= 0) {
+      close(*fd);
+      unlink(tmp);
+    }
+    *fd = -1;
+    tmp[0] = '\0'; /* never the name of a file someone else created */
+  }
+  return status;
+}
+
+dpbo_status dpbo_h5io_temp_publish(int fd, const char *tmp, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct stat mine, named;
+  /* The name must still be the regular file this process created (same
+   * inode): nothing swapped it for a link to somewhere else. rename() then
+   * replaces whatever is at path, a symbolic link included, without
+   * following it. */
+  if (fstat(fd, &mine) != 0 || lstat(tmp, &named) != 0 || !S_ISREG(named.st_mode) ||
+      named.st_dev != mine.st_dev || named.st_ino != mine.st_ino)
+    DPBO_RAISE(DPBO_ERR_IO, "%s is no longer the temporary file dpbo created: not published", tmp);
+  if (fsync(fd) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
+  if (rename(tmp, path) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  int rc = h5io__sync_dir(path);
+  if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync the directory of %s: %s", path, strerror(rc));
+done:
+  return status;
+}
+
+dpbo_status dpbo_h5io_remove_stale(const char *path, int *removed, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char prefix[DPBO_PATH_MAX + 64], dir[DPBO_PATH_MAX];
+  const char *base;
+  DIR *listing = NULL;
+  *removed = 0;
+  DPBO_TRY(h5io__split(path, dir, sizeof dir, &base, err));
+  DPBO_TRY(h5io__temp_prefix(path, prefix, sizeof prefix, err));
+  const char *pattern = prefix + strlen(dir) + 1; /* ".<name>.tmp." */
+  const size_t plen = strlen(pattern);
+  listing = opendir(dir);
+  if (!listing) DPBO_RAISE(DPBO_ERR_IO, "cannot list %s: %s", dir, strerror(errno));
+  for (struct dirent *e = readdir(listing); e; e = readdir(listing)) {
+    if (strncmp(e->d_name, pattern, plen) != 0 || strlen(e->d_name) != plen + H5IO_TEMP_RANDOM ||
+        strspn(e->d_name + plen, h5io__alphabet) != H5IO_TEMP_RANDOM)
+      continue;
+    /* Only this user's regular files: never a link, never someone else's. */
+    struct stat st;
+    if (fstatat(dirfd(listing), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != geteuid())
+      continue;
+    if (unlinkat(dirfd(listing), e->d_name, 0) == 0) (*removed)++;
+  }
+done:
+  if (listing) closedir(listing);
+  return status;
+}
+
+static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode,
+                                dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   hid_t fapl = -1;
   file->id = -1;
+  file->fd = -1;
   file->comm = comm;
   file->tmp[0] = '\0';
+  file->modify = 0;
   MPI_Comm_rank(comm, &file->rank);
   if (strlen(path) >= sizeof file->path) DPBO_RAISE(DPBO_ERR_IO, "output path is too long: %s", path);
   snprintf(file->path, sizeof file->path, "%s", path);
-  long pid = (long)getpid();
-  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
-  snprintf(file->tmp, sizeof file->tmp, "%s.tmp.%ld", path, pid);
+  /* Rank 0 creates the temporary file exclusively and keeps it open until
+   * the commit checks that the name still leads to it; every rank then
+   * opens it by the name rank 0 drew. */
   if (file->rank == 0) local = dpbo_h5io_ensure_dir(path, err);
+  if (file->rank == 0 && local == DPBO_OK)
+    local = dpbo_h5io_temp_open(path, public_mode, file->tmp, sizeof file->tmp, &file->fd, err);
   if (MPI_Bcast(&local, 1, MPI_INT, 0, comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
   if (local != DPBO_OK) {
-    if (file->rank != 0) DPBO_ERROR_SET(err, local, "cannot create the directory of %s", path);
+    if (file->rank != 0) DPBO_ERROR_SET(err, local, "cannot create a temporary file for %s", path);
     status = local;
     goto done;
   }
+  if (MPI_Bcast(file->tmp, (int)sizeof file->tmp, MPI_CHAR, 0, comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
   fapl = H5Pcreate(H5P_FILE_ACCESS);
-  H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
+  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot set up the MPI-IO driver for %s", file->tmp);
   file->id = H5Fcreate(file->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file->id < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", file->tmp);
 done:
@@ -390,23 +566,120 @@ done:
   return status;
 }
 
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                             dpbo_error *err) {
+  return h5io__create(comm, path, 0, file, err);
+}
+
+dpbo_status dpbo_h5io_create_public(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                                    dpbo_error *err) {
+  return h5io__create(comm, path, 1, file, err);
+}
+
+/* Copies the whole of in into out (both at offset 0). */
+static int h5io__copy(int in, int out) {
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t got = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
+    if (got == 0) return 0;
+    if (got > 0) continue;
+    if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) return errno;
+    break; /* no in-kernel copy here: read and write */
+  }
+  for (;;) {
+    ssize_t got = read(in, buf, sizeof buf);
+    if (got == 0) return 0;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    for (ssize_t done = 0; done < got;) {
+      ssize_t put = write(out, buf + done, (size_t)(got - done));
+      if (put < 0 && errno != EINTR) return errno;
+      if (put > 0) done += put;
+    }
+  }
+}
+
+dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int in = -1;
+  struct stat st;
+  file->id = -1;
+  file->fd = -1;
+  file->comm = MPI_COMM_SELF;
+  file->rank = 0;
+  file->tmp[0] = '\0';
+  file->modify = 1;
+  if (strlen(path) >= sizeof file->path) DPBO_RAISE(DPBO_ERR_IO, "path is too long: %s", path);
+  snprintf(file->path, sizeof file->path, "%s", path);
+  /* The change lands by replacing path: a symbolic link would be replaced by
+   * the file, and the file it pointed to would keep the old contents. */
+  if (lstat(path, &st) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    DPBO_RAISE(DPBO_ERR_IO,
+               "%s is not a regular file (a symbolic link?): dpbo updates a run file "
+               "by replacing it, so name the file itself",
+               path);
+  in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0 || fstat(in, &st) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot open %s: %s", path, strerror(errno));
+  file->orig_dev = (unsigned long long)st.st_dev;
+  file->orig_ino = (unsigned long long)st.st_ino;
+  DPBO_TRY(dpbo_h5io_temp_open(path, 0, file->tmp, sizeof file->tmp, &file->fd, err));
+  int rc = h5io__copy(in, file->fd);
+  if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot copy %s to %s: %s", path, file->tmp, strerror(rc));
+  H5E_BEGIN_TRY { file->id = H5Fopen(file->tmp, H5F_ACC_RDWR, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file->id < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot open %s (a copy of %s) as an HDF5 file", file->tmp, path);
+done:
+  if (in >= 0) close(in);
+  if (status != DPBO_OK) dpbo_h5io_discard(file);
+  return status;
+}
+
+/* Rank 0's half of a commit: the checks, the syncs and the rename. */
+static dpbo_status h5io__publish(dpbo_h5io_file *file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (file->modify) {
+    /* Another writer replaced the file since it was copied: renaming now
+     * would drop its change (e.g. a release recorded in the ledger). */
+    struct stat now;
+    if (lstat(file->path, &now) != 0 || (unsigned long long)now.st_dev != file->orig_dev ||
+        (unsigned long long)now.st_ino != file->orig_ino)
+      DPBO_RAISE(DPBO_ERR_IO,
+                 "%s was replaced while dpbo was updating it: nothing changed; try again",
+                 file->path);
+  }
+  DPBO_TRY(dpbo_h5io_temp_publish(file->fd, file->tmp, file->path, err));
+done:
+  return status;
+}
+
 dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  int saved_errno = 0;
+  /* Flush first: with the MPI-IO driver this syncs every rank's writes
+   * (MPI_File_sync), which rank 0's fsync alone would not on a parallel
+   * file system. */
+  herr_t flushed = H5Fflush(file->id, H5F_SCOPE_GLOBAL);
   herr_t rc = H5Fclose(file->id);
   file->id = -1;
-  if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", file->tmp);
-  MPI_Barrier(file->comm);
-  if (file->rank == 0 && rename(file->tmp, file->path) != 0) {
-    local = DPBO_ERR_IO;
-    saved_errno = errno;
+  if (flushed < 0 || rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", file->tmp);
+  if (MPI_Barrier(file->comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "barrier failed");
+  if (file->rank == 0) local = h5io__publish(file, err);
+  if (MPI_Bcast(&local, 1, MPI_INT, 0, file->comm) != MPI_SUCCESS)
+    DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
+  if (local != DPBO_OK) {
+    if (file->rank != 0)
+      DPBO_ERROR_SET(err, local, "cannot rename %s to %s", file->tmp, file->path);
+    status = local;
+    goto done;
   }
-  MPI_Bcast(&local, 1, MPI_INT, 0, file->comm);
-  MPI_Bcast(&saved_errno, 1, MPI_INT, 0, file->comm);
-  if (local != DPBO_OK)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", file->tmp, file->path, strerror(saved_errno));
   file->tmp[0] = '\0';
 done:
+  if (file->fd >= 0) close(file->fd);
+  file->fd = -1;
   if (status != DPBO_OK) dpbo_h5io_discard(file);
   return status;
 }
@@ -414,6 +687,8 @@ done:
 void dpbo_h5io_discard(dpbo_h5io_file *file) {
   if (file->id >= 0) H5Fclose(file->id);
   file->id = -1;
-  if (file->rank == 0 && file->tmp[0]) remove(file->tmp);
+  if (file->fd >= 0) close(file->fd);
+  file->fd = -1;
+  if (file->rank == 0 && file->tmp[0]) unlink(file->tmp);
   file->tmp[0] = '\0';
 }

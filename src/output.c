@@ -294,7 +294,12 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
     for (int c = 0; c < 3; c++) {
       char name[64];
       snprintf(name, sizeof name, "trace/%s", ints[c]);
-      if (dpbo_h5io_read(file, name, H5T_NATIVE_INT64, ibuf, err) != DPBO_OK)
+      dpbo_status got = dpbo_h5io_read(file, name, H5T_NATIVE_INT64, ibuf, err);
+      if (got == DPBO_ERR_DATA) { /* there, but corrupted: the message says so */
+        status = got;
+        goto done;
+      }
+      if (got != DPBO_OK)
         DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path, name);
       for (hsize_t t = 0; t < n; t++) {
         int *member = c == 0 ? &trace[t].worker : c == 1 ? &trace[t].state : &trace[t].attempts;
@@ -486,52 +491,101 @@ done:
   return status;
 }
 
-/* Reads a scalar attribute if present (else leaves *value), then rewrites it. */
-static dpbo_status ledger_update(hid_t file, const char *name, hid_t type, void *value,
-                                 void (*add)(void *value, const void *increment), const void *increment,
-                                 dpbo_error *err) {
+/* The ledger's attributes on / (name, member of dpbo_privacy_ledger). */
+typedef struct ledger_attr {
+  const char *name;
+  size_t offset;
+} ledger_attr;
+
+static const ledger_attr ledger_sums[] = {
+    {"release_epsilon_spent", offsetof(dpbo_privacy_ledger, epsilon_sum)},
+    {"release_delta_spent", offsetof(dpbo_privacy_ledger, delta_sum)},
+    {"release_epsilon_squared_sum", offsetof(dpbo_privacy_ledger, epsilon_sq_sum)},
+    {"release_epsilon_tanh_sum", offsetof(dpbo_privacy_ledger, epsilon_tanh_sum)}};
+
+/* Reads a scalar attribute of / if present: 1 when read, 0 when missing. */
+static dpbo_status ledger_read(hid_t file, const char *name, hid_t type, void *value, int *present,
+                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  hid_t attr = -1, space = -1;
+  hid_t attr = -1;
   htri_t exists = H5Aexists(file, name);
   if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
-  if (exists) {
-    attr = H5Aopen(file, name, H5P_DEFAULT);
-    if (attr < 0 || H5Aread(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
-  } else {
-    space = H5Screate(H5S_SCALAR);
-    attr = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
-  }
-  add(value, increment);
-  if (H5Awrite(attr, type, value) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+  *present = exists > 0;
+  if (!exists) goto done;
+  attr = H5Aopen(file, name, H5P_DEFAULT);
+  if (attr < 0 || H5Aread(attr, type, value) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
 done:
   if (attr >= 0) H5Aclose(attr);
-  if (space >= 0) H5Sclose(space);
   return status;
 }
 
-static void add_int64(void *value, const void *inc) { *(int64_t *)value += *(const int64_t *)inc; }
-static void add_budget(void *value, const void *inc) {
-  /* Outward rounding: the recorded spend is never below the true sum. */
-  *(double *)value = nextafter(*(double *)value + *(const double *)inc, INFINITY);
+/* Writes a scalar attribute of /, replacing an existing one. */
+static dpbo_status ledger_write(hid_t file, const char *name, hid_t type, const void *value,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  htri_t exists = H5Aexists(file, name);
+  if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
+  if (exists > 0 && H5Adelete(file, name) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot replace attribute %s", name);
+  DPBO_TRY(dpbo_h5io_attr_numbers(file, name, type, value, 1, err));
+done:
+  return status;
 }
 
-dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta, int64_t *count,
-                                       double *epsilon_spent, double *delta_spent, dpbo_error *err) {
+static dpbo_status ledger_load(hid_t file, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int present;
+  memset(ledger, 0, sizeof *ledger);
+  DPBO_TRY(ledger_read(file, "releases_drawn", H5T_NATIVE_INT64, &ledger->draws, &present, err));
+  for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++) {
+    double *sum = (double *)((char *)ledger + ledger_sums[i].offset);
+    DPBO_TRY(ledger_read(file, ledger_sums[i].name, H5T_NATIVE_DOUBLE, sum, &present, err));
+    /* A ledger begun by an older dpbo lacks the sums of advanced
+     * composition: unknown, never zero. */
+    if (!present && ledger->draws > 0) *sum = NAN;
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1;
-  int64_t one = 1;
-  *count = 0;
-  *epsilon_spent = 0.0;
-  *delta_spent = 0.0;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT); }
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s to record the release in its ledger", path);
-  DPBO_TRY(ledger_update(file, "releases_drawn", H5T_NATIVE_INT64, count, add_int64, &one, err));
-  DPBO_TRY(ledger_update(file, "release_epsilon_spent", H5T_NATIVE_DOUBLE, epsilon_spent, add_budget, &epsilon, err));
-  DPBO_TRY(ledger_update(file, "release_delta_spent", H5T_NATIVE_DOUBLE, delta_spent, add_budget, &delta, err));
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(ledger_load(file, ledger, err));
 done:
-  if (file >= 0 && H5Fclose(file) < 0 && status == DPBO_OK)
-    status = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot close %s", path);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
+                                       double budget_epsilon, double budget_delta,
+                                       dpbo_privacy_ledger *after, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  /* A copy of the run file takes the change and replaces it (h5io.h): a
+   * crash at any moment leaves either the old ledger or the new one, in a
+   * whole file. */
+  DPBO_TRY(dpbo_h5io_modify(path, &out, err));
+  DPBO_TRY(ledger_load(out.id, after, err));
+  dpbo_privacy_ledger_add(after, epsilon, delta);
+  if (budget_epsilon > 0 && !dpbo_privacy_ledger_within(after, budget_epsilon, budget_delta))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: this release (epsilon = %.6g, delta = %.6g) would bring the run's spend to "
+               "epsilon = %.6g, delta = %.6g over %lld releases (basic composition), past its "
+               "privacy.budget = %.6g %.6g: refused, nothing released",
+               path, epsilon, delta, after->epsilon_sum, after->delta_sum, (long long)after->draws,
+               budget_epsilon, budget_delta);
+  DPBO_TRY(ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
+  for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
+    DPBO_TRY(ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
+                          (const char *)after + ledger_sums[i].offset, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
   return status;
 }

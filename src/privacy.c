@@ -243,6 +243,42 @@ void dpbo_privacy_compose(int k, double epsilon, double delta, double delta_slac
   *delta_advanced = dpbo_privacy_round_up(k * delta + delta_slack);
 }
 
+void dpbo_privacy_ledger_add(dpbo_privacy_ledger *ledger, double epsilon, double delta) {
+  /* tanh and the products carry a few ulps of error: one more relative
+   * 4 ulps upward, as in dpbo_privacy_compose, keeps every sum an upper
+   * bound of the exact one. */
+  const double margin = 1.0 + 4 * 0x1p-52;
+  ledger->draws++;
+  ledger->epsilon_sum = dpbo_privacy_round_up(ledger->epsilon_sum + epsilon);
+  ledger->delta_sum = dpbo_privacy_round_up(ledger->delta_sum + delta);
+  ledger->epsilon_sq_sum = dpbo_privacy_round_up(ledger->epsilon_sq_sum +
+                                                 dpbo_privacy_round_up(epsilon * epsilon) * margin);
+  ledger->epsilon_tanh_sum = dpbo_privacy_round_up(
+      ledger->epsilon_tanh_sum + dpbo_privacy_round_up(epsilon * tanh(epsilon / 2)) * margin);
+}
+
+/* Kairouz, Oh & Viswanath, "The Composition Theorem for Differential
+ * Privacy" (IEEE Trans. Inf. Theory 2017), Theorem 3.5: k-fold adaptive
+ * composition of (ε_i, δ_i)-DP mechanisms is (ε̃, 1 − (1 − δ')Π(1 − δ_i))-DP
+ * with ε̃ = Σ (e^ε_i − 1) ε_i/(e^ε_i + 1) + √(2 Σ ε_i² log(1/δ')), among
+ * other forms; 1 − (1 − δ')Π(1 − δ_i) <= δ' + Σ δ_i. For equal ε it is
+ * tighter than Dwork, Rothblum & Vadhan's kε(e^ε − 1) + √(2k log(1/δ')) ε.
+ * The theorem fixes the ε_i and their number in advance; see the README
+ * (privacy ledger) for why the budget is enforced by basic composition. */
+void dpbo_privacy_ledger_advanced(const dpbo_privacy_ledger *ledger, double delta_slack,
+                                  double *epsilon, double *delta) {
+  double root = sqrt(2.0 * ledger->epsilon_sq_sum * log(1.0 / delta_slack));
+  double sum = dpbo_privacy_round_up(ledger->epsilon_tanh_sum + dpbo_privacy_round_up(root));
+  *epsilon = dpbo_privacy_round_up(sum * (1.0 + 4 * 0x1p-52));
+  *delta = dpbo_privacy_round_up(ledger->delta_sum + delta_slack);
+}
+
+int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon_max,
+                               double delta_max) {
+  return ledger->epsilon_sum <= epsilon_max * (1.0 + 1e-12) &&
+         ledger->delta_sum <= delta_max * (1.0 + 1e-12);
+}
+
 const char *dpbo_algorithm_name(dpbo_algorithm algorithm) {
   switch (algorithm) {
   case DPBO_ALGORITHM_NONE: return "none";

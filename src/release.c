@@ -352,6 +352,25 @@ done:
   return status;
 }
 
+/* What the ledger's numbers mean, in both release files. */
+static const char release_ledger_note[] =
+    "The run's cumulative spend after this release, over every release drawn from the run file "
+    "(draws): basic composition (sums of epsilon and delta) and advanced composition (Kairouz, "
+    "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
+    "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
+    "caps the basic totals, which stay valid for redraws chosen adaptively. A copy of the run "
+    "file has a ledger of its own: releases drawn from copies are not counted here.";
+
+void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
+                             const dpbo_privacy_ledger *ledger) {
+  release->ledger = *ledger;
+  release->ledger_delta_slack = config->privacy_delta;
+  dpbo_privacy_ledger_advanced(ledger, release->ledger_delta_slack,
+                               &release->ledger_epsilon_advanced, &release->ledger_delta_advanced);
+  release->budget_epsilon = config->budget_epsilon > 0 ? config->budget_epsilon : NAN;
+  release->budget_delta = config->budget_epsilon > 0 ? config->budget_delta : NAN;
+}
+
 void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size) {
   snprintf(h5_path, size, "%s/%s.release.h5", config->output_dir, config->output_name);
   snprintf(json_path, size, "%s/%s.release.json", config->output_dir, config->output_name);
@@ -385,7 +404,13 @@ static void json_number(FILE *f, double x) {
  * the HDF5 attributes. The lambda group is written only with a λ̃; the
  * terms behind the sensitivities and the value's noise form the JSON
  * "terms" object and are top-level attributes of the HDF5 file. */
-typedef enum { RELEASE_LAMBDA, RELEASE_VALUE, RELEASE_TOTAL, RELEASE_TERM } release_group;
+typedef enum {
+  RELEASE_LAMBDA,
+  RELEASE_VALUE,
+  RELEASE_TOTAL,
+  RELEASE_TERM,
+  RELEASE_LEDGER
+} release_group;
 
 typedef struct release_number {
   release_group group;
@@ -393,7 +418,7 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 23 };
+enum { RELEASE_NUMBERS = 31 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
@@ -419,7 +444,15 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
                                 {RELEASE_TERM, "k1", s->k1},
                                 {RELEASE_TERM, "signal_std", s->signal_std},
                                 {RELEASE_TERM, "laplace_granularity", r->value.granularity},
-                                {RELEASE_TERM, "laplace_scale", r->value.scale}};
+                                {RELEASE_TERM, "laplace_scale", r->value.scale},
+                                {RELEASE_LEDGER, "draws", (double)r->ledger.draws},
+                                {RELEASE_LEDGER, "epsilon_basic", r->ledger.epsilon_sum},
+                                {RELEASE_LEDGER, "delta_basic", r->ledger.delta_sum},
+                                {RELEASE_LEDGER, "epsilon_advanced", r->ledger_epsilon_advanced},
+                                {RELEASE_LEDGER, "delta_advanced", r->ledger_delta_advanced},
+                                {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
+                                {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
+                                {RELEASE_LEDGER, "budget_delta", r->budget_delta}};
   _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
   memcpy(numbers, all, sizeof all);
 }
@@ -439,10 +472,16 @@ static void json_group(FILE *f, const release_number *numbers, release_group gro
 
 static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char tmp[DPBO_PATH_MAX + 64];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  char tmp[DPBO_PATH_MAX + 64] = "";
+  FILE *f = NULL;
+  int fd = -1;
+  /* The atomic path of h5io.h: an exclusive, unpredictable temporary name,
+   * then a checked rename (a planted link can neither take the write nor be
+   * published). Release files follow the umask. */
+  DPBO_TRY(dpbo_h5io_temp_open(path, 1, tmp, sizeof tmp, &fd, err));
+  f = fdopen(fd, "w");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fd = -1; /* f owns it */
   release_number numbers[RELEASE_NUMBERS];
   release_numbers(r, numbers);
   fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
@@ -469,28 +508,35 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
   fputs(",\"terms\":{", f);
   json_group(f, numbers, RELEASE_TERM, 1);
+  fputs("},\"ledger\":{", f);
+  json_group(f, numbers, RELEASE_LEDGER, 1);
+  fputs(",\"note\":", f);
+  json_string(f, release_ledger_note);
   fputs("},\"randomness\":", f);
   json_string(f, r->source);
   fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":", r->reproducible ? "true" : "false");
   json_string(f, r->guarantee);
   fputs("}\n", f);
-  if (fclose(f) != 0) {
-    f = NULL;
+  if (fflush(f) != 0 || ferror(f))
     DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  }
+  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
+  tmp[0] = '\0'; /* published */
+  int closed = fclose(f);
   f = NULL;
-  if (rename(tmp, path) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
 done:
   if (f) fclose(f);
-  if (status != DPBO_OK) remove(tmp);
+  if (fd >= 0) close(fd);
+  if (status != DPBO_OK && tmp[0]) unlink(tmp);
   return status;
 }
 
 static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
-  /* One rank writes alone: the release is a handful of numbers. */
-  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
+  /* One rank writes alone: the release is a handful of numbers. Published,
+   * so its mode follows the umask. */
+  DPBO_TRY(dpbo_h5io_create_public(MPI_COMM_SELF, path, &out, err));
   hid_t file = out.id;
   release_number numbers[RELEASE_NUMBERS];
   release_numbers(r, numbers);
@@ -520,8 +566,17 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
-    if (numbers[i].group != RELEASE_LAMBDA || r->has_lambda)
+    if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) && numbers[i].group != RELEASE_LEDGER)
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
+  /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
+   * (the release file holds attributes only). */
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++)
+    if (numbers[i].group == RELEASE_LEDGER) {
+      char name[64];
+      snprintf(name, sizeof name, "ledger_%s", numbers[i].name);
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
+    }
+  DPBO_TRY(dpbo_h5io_attr_string(file, "ledger_note", release_ledger_note, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpbo/h5io.h"
 #include "dpbo/log.h"
 #include "dpbo/release.h"
 #include "dpbo/ucb.h"
@@ -347,11 +348,14 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   dpbo_status status = DPBO_OK;
   hid_t file = -1, top = -1, pub = -1, holder = -1, other = -1;
   double *column = NULL, *rows = NULL;
+  dpbo_h5io_file out = {.id = -1, .fd = -1, .tmp = ""};
   DPBO_ALLOC(column, count, "a utility column");
   DPBO_ALLOC(rows, (size_t)count * DPBO_UTILITY_CDF_POINTS, "utility rows");
-  H5E_BEGIN_TRY { file = H5Fopen(runfile, H5F_ACC_RDWR, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s to write its utility report", runfile);
+  /* Every change to a run file takes the atomic path (h5io.h): a copy is
+   * changed and replaces it, so a crash never leaves half a report or a
+   * broken file. */
+  DPBO_TRY(dpbo_h5io_modify(runfile, &out, err));
+  file = out.id;
   H5E_BEGIN_TRY { H5Ldelete(file, tmp_name, H5P_DEFAULT); }
   H5E_END_TRY;
   top = H5Gcreate2(file, tmp_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -406,17 +410,13 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   H5E_END_TRY;
   if (H5Lmove(file, tmp_name, file, "utility", H5P_DEFAULT, H5P_DEFAULT) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot move the utility report into place in %s", runfile);
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (pub >= 0) H5Gclose(pub);
   if (holder >= 0) H5Gclose(holder);
   if (other >= 0) H5Gclose(other);
   if (top >= 0) H5Gclose(top);
-  if (status != DPBO_OK && file >= 0) {
-    H5E_BEGIN_TRY { H5Ldelete(file, tmp_name, H5P_DEFAULT); }
-    H5E_END_TRY;
-  }
-  if (file >= 0 && H5Fclose(file) < 0 && status == DPBO_OK)
-    status = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot close %s", runfile);
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
   free(column);
   free(rows);
   return status;

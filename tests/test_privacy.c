@@ -143,6 +143,25 @@ int main(int argc, char **argv) {
   /* Outward rounding: never below the exact sum. */
   CHECK(dpbo_privacy_round_up(0.3) > 0.3);
 
+  /* The ledger (Kairouz, Oh & Viswanath, Theorem 3.5): 10 draws of 0.1 give
+   * Σ ε tanh(ε/2) + sqrt(2 Σ ε² log(1/δ')) = 1.7122165112269903 with δ' = 1e-6,
+   * below Dwork-Rothblum-Vadhan's 1.767 above; unequal ε = 1, 0.5, 0.25 with
+   * δ' = 0.01 give 4.092527079898255. The budget is checked on the sums. */
+  dpbo_privacy_ledger ledger = {0};
+  for (int i = 0; i < 10; i++) dpbo_privacy_ledger_add(&ledger, 0.1, 1e-5);
+  dpbo_privacy_ledger_advanced(&ledger, 1e-6, &ea, &da);
+  CHECK(ledger.draws == 10 && ledger.epsilon_sum >= 1.0 && ledger.delta_sum >= 1e-4);
+  CHECK(ea >= 1.7122165112269903 && ea <= 1.7122165112269903 * (1 + 1e-14));
+  CHECK(da >= 1e-4 + 1e-6 && da <= (1e-4 + 1e-6) * (1 + 1e-14));
+  CHECK(dpbo_privacy_ledger_within(&ledger, 1.0, 1e-4));   /* 10 x 0.1 fits 1.0 */
+  CHECK(!dpbo_privacy_ledger_within(&ledger, 0.99, 1e-4)); /* not 0.99 */
+  dpbo_privacy_ledger mixed = {0};
+  dpbo_privacy_ledger_add(&mixed, 1.0, 0);
+  dpbo_privacy_ledger_add(&mixed, 0.5, 0);
+  dpbo_privacy_ledger_add(&mixed, 0.25, 0);
+  dpbo_privacy_ledger_advanced(&mixed, 0.01, &ea, &da);
+  CHECK(ea >= 4.092527079898255 && ea <= 4.092527079898255 * (1 + 1e-14));
+
   /* Greedy information gain: a 2-D Sobol set of 60 points, T = 8. */
   dpbo_dim dims[2] = {{"a", 0, 1, DPBO_SCALE_LINEAR, 1}, {"b", 0, 1, DPBO_SCALE_LINEAR, 1}};
   dpbo_space *space = NULL;

@@ -11,7 +11,8 @@
  *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
  *               selection = exponential|permute_and_flip, noise = os|seeded,
  *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
- *               prior_source = public|validation, failures_public = no|yes
+ *               prior_source = public|validation, failures_public = no|yes,
+ *               budget = EPSILON_MAX DELTA_MAX (cap of the run file's ledger)
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
@@ -87,6 +88,9 @@ typedef struct dpbo_config {
   double privacy_epsilon, privacy_delta; /* totals over everything released */
   double privacy_split;                  /* share of ε and δ spent on λ̃ */
   dpbo_bounds bounds;                    /* corrected (default) or the paper's formulas */
+  /* privacy.budget = ε_max δ_max: cap on the basic-composition totals of
+   * every release drawn from the run file (0 0: no cap). Fixed at run time. */
+  double budget_epsilon, budget_delta;
   double k1;
   dpbo_select_kind selection;
   dpbo_noise_kind noise;

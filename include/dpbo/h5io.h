@@ -5,10 +5,16 @@
  *    string attributes, written and read back;
  *  - collective dataset writes where each rank writes a block of rows (or
  *    rank 0 writes a small array and the others only join);
- *  - atomic files (DESIGN.md section 6): every rank of comm writes into
- *    "<path>.tmp.<pid of rank 0>", rank 0 renames it to <path> once it is
- *    closed, and on failure the temporary file is removed, so a file at
- *    <path> is always whole. With comm = MPI_COMM_SELF one rank writes alone.
+ *  - atomic files (DESIGN.md section 6): rank 0 creates a temporary file
+ *    ".<name>.tmp.<12 random characters>" next to <path> exclusively
+ *    (O_EXCL | O_NOFOLLOW, unpredictable, so no planted symbolic link can
+ *    redirect the write), every rank of comm writes into it, and once it is
+ *    closed rank 0 checks that the name still leads to the file it created,
+ *    fsyncs it, renames it to <path> and fsyncs the directory. On failure
+ *    the temporary file is removed, so a file at <path> is always whole,
+ *    even after a SIGKILL at any instant. With comm = MPI_COMM_SELF one rank
+ *    writes alone. A change to an existing file (dpbo_h5io_modify) takes the
+ *    same path: a copy is changed and renamed over the original.
  *
  * Attribute and dataset creation is collective in parallel HDF5: every rank
  * of the file's communicator calls these with the same arguments. */
@@ -70,7 +76,8 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
                                          hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
                                          void *user, dpbo_error *err);
 
-/* Rank 0 writes the whole array; the other ranks only join. */
+/* Rank 0 writes the whole array; the other ranks only join. The dataset
+ * carries HDF5's Fletcher-32 checksum, verified by every read. */
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err);
 
@@ -106,23 +113,57 @@ dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err);
 
 typedef struct dpbo_h5io_file {
   hid_t id; /* the open temporary file */
+  int fd;   /* rank 0: the temporary file as created, open until the commit */
   MPI_Comm comm;
   int rank;
+  int modify; /* dpbo_h5io_modify: path must not have been replaced meanwhile */
+  unsigned long long orig_dev, orig_ino;
   char path[DPBO_PATH_MAX];
   char tmp[DPBO_PATH_MAX + 32];
 } dpbo_h5io_file;
 
 /* Collective over comm: creates the directory of path and the temporary file
- * with the MPI-IO driver. On failure nothing is left behind. */
+ * with the MPI-IO driver, readable and writable by its owner only (0600,
+ * whatever the umask: run files, checkpoints and other files that hold
+ * sensitive results). On failure nothing is left behind. */
 dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err);
 
-/* Collective: closes the temporary file and renames it to path. On failure
- * the temporary file is removed. */
+/* The same for a file meant to be published (release files): its mode
+ * follows the umask (0666 & ~umask). */
+dpbo_status dpbo_h5io_create_public(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                                    dpbo_error *err);
+
+/* One rank, no MPI: a change to the existing HDF5 file path (a regular file,
+ * not a symbolic link) through the atomic path: path is copied into a
+ * temporary file (0600), which file->id opens read-write; dpbo_h5io_commit
+ * renames it over path, refusing if path was replaced meanwhile (another
+ * writer's change would be lost). On failure path is unchanged. */
+dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error *err);
+
+/* Collective: closes the temporary file, syncs it and renames it to path. On
+ * failure the temporary file is removed. */
 dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err);
 
 /* Closes and removes the temporary file (after an error); safe to call on a
  * file that was never created or was already committed. Not collective when
  * the file is already closed. */
 void dpbo_h5io_discard(dpbo_h5io_file *file);
+
+/* The same atomic path for a file written without HDF5 (one process):
+ * dpbo_h5io_temp_open creates the temporary file of path exclusively and
+ * returns its name in tmp (size >= strlen(path) + 32) and an fd open for
+ * writing, mode 0600 or, with public_mode, 0666 & ~umask;
+ * dpbo_h5io_temp_publish checks that tmp is still that file, fsyncs it,
+ * renames it to path and fsyncs the directory (the caller closes fd and, on
+ * failure, removes tmp). */
+dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, size_t size, int *fd,
+                                dpbo_error *err);
+dpbo_status dpbo_h5io_temp_publish(int fd, const char *tmp, const char *path, dpbo_error *err);
+
+/* Removes the temporary files killed writes of path left behind: regular
+ * files of this user named ".<name>.tmp.<12 characters>" in path's
+ * directory (never a symbolic link, never another user's file). Call only
+ * when no other process writes path (a resume). */
+dpbo_status dpbo_h5io_remove_stale(const char *path, int *removed, dpbo_error *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* The HDF5 run file (DESIGN.md section 6), written collectively with
- * parallel HDF5 and atomically: every rank writes into "<path>.tmp.<pid>",
- * rank 0 renames it to <path> once the file is closed, and on any failure the
- * temporary file is removed, so a file at <path> is always whole.
+ * parallel HDF5 and atomically through h5io.h's path: every rank writes into
+ * an exclusive temporary file ".<name>.tmp.<random>", rank 0 syncs it and
+ * renames it to <path>, and on any failure the temporary file is removed,
+ * so a file at <path> is always whole. Mode 0600 whatever the umask. Later
+ * changes (the ledger, dpbo utility's report) replace it the same way.
  *
  * Layout:
  *   /            attributes: dpbo_version, config_file, config.<section>.<key>
@@ -34,6 +36,7 @@
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
 #include "dpbo/error.h"
+#include "dpbo/privacy.h"
 
 /* Whether /posterior is written for a space of n points under this config
  * (auto: n <= 1e6). */
@@ -70,10 +73,20 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
 dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
                                    int64_t **index, double **gain, dpbo_error *err);
 
-/* The run file's privacy ledger: adds one release of (ε, δ) to the
- * attributes releases_drawn, release_epsilon_spent and release_delta_spent
- * (basic composition, rounded outward) and returns the new totals. */
-dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta, int64_t *count,
-                                       double *epsilon_spent, double *delta_spent, dpbo_error *err);
+/* The run file's privacy ledger, attributes of /: releases_drawn,
+ * release_epsilon_spent and release_delta_spent (basic composition),
+ * release_epsilon_squared_sum and release_epsilon_tanh_sum (what advanced
+ * composition needs; NaN in a ledger an older dpbo began). */
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);
+
+/* Adds one release of (ε, δ) to the ledger through the atomic path of
+ * h5io.h (a crash leaves the old ledger or the new one, in a whole file) and
+ * returns the ledger after it. With budget_epsilon > 0, a release that would
+ * bring the basic-composition totals past (budget_epsilon, budget_delta) is
+ * refused (DPBO_ERR_CONFIG, the file unchanged). Call it BEFORE the release
+ * files are written: a crash in between over-counts, never under-counts. */
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
+                                       double budget_epsilon, double budget_delta,
+                                       dpbo_privacy_ledger *after, dpbo_error *err);
 
 #endif

@@ -171,6 +171,32 @@ void dpbo_privacy_compose(int k, double epsilon, double delta, double delta_slac
                           double *eps_basic, double *delta_basic, double *eps_advanced,
                           double *delta_advanced);
 
+/* The privacy ledger of one run file: what the releases drawn from it
+ * spent, as the sums both composition theorems need. Each sum is rounded
+ * outward as it grows. */
+typedef struct dpbo_privacy_ledger {
+  int64_t draws;
+  double epsilon_sum, delta_sum; /* Σ ε_i, Σ δ_i: basic composition */
+  double epsilon_sq_sum;         /* Σ ε_i² */
+  double epsilon_tanh_sum;       /* Σ ε_i tanh(ε_i / 2) = Σ ε_i (e^ε_i − 1)/(e^ε_i + 1) */
+} dpbo_privacy_ledger;
+
+/* Adds one (ε, δ) release to the ledger. */
+void dpbo_privacy_ledger_add(dpbo_privacy_ledger *ledger, double epsilon, double delta);
+
+/* Advanced composition of the ledger's draws, whatever their ε (the
+ * heterogeneous form of Kairouz, Oh & Viswanath 2017, Theorem 3.5), with
+ * slack δ' > 0: ε = Σ ε_i tanh(ε_i/2) + √(2 log(1/δ') Σ ε_i²) and
+ * δ = Σ δ_i + δ'. Rounded outward. */
+void dpbo_privacy_ledger_advanced(const dpbo_privacy_ledger *ledger, double delta_slack,
+                                  double *epsilon, double *delta);
+
+/* Whether the ledger's basic-composition totals stay within the budget
+ * (ε_max, δ_max); a total above it by no more than the outward rounding of
+ * the sums (a relative 1e-12) counts as within (DESIGN.md section 3). */
+int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon_max,
+                               double delta_max);
+
 /* Rounds x up / down to the next representable double (budget arithmetic
  * rounds outward, DESIGN.md section 3). */
 double dpbo_privacy_round_up(double x);

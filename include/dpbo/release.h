@@ -36,6 +36,10 @@ typedef struct dpbo_release {
   int reproducible;                  /* seeded noise: not for publication */
   char source[256];
   char guarantee[1024];
+  /* The run's ledger after this draw (dpbo_release_set_ledger). */
+  dpbo_privacy_ledger ledger;
+  double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
+  double budget_epsilon, budget_delta; /* NaN: the run has no budget */
 } dpbo_release;
 
 /* The config's total budget split (dpbo_privacy_budget_split) at total
@@ -67,6 +71,12 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
  * not rest on β and passes. */
 dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
                                     const double *beta, double stored_delta, dpbo_error *err);
+
+/* Records in the release the run's cumulative spend after it: the ledger
+ * (basic composition), advanced composition with slack δ' = the run's
+ * privacy.delta, and the run's privacy.budget (both stated in the files). */
+void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
+                             const dpbo_privacy_ledger *ledger);
 
 /* The inputs of the sensitivities from a config and a run (public settings
  * only; m for Algorithm 3 is the validation size, itself public). */
