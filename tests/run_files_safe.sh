@@ -85,9 +85,17 @@ check_links() {
 # O_EXCL. Rank 0 alone (a singleton), so the pid of the writer is $$.
 rm -rf "$work/out" && mkdir -p "$work/out"
 printf 'precious\n' > "$work/victim"
+# A link planted at the release JSON's own name looks like a release of an
+# earlier run whose run file is gone: a plain run refuses (exit 2) and writes
+# nothing; --overwrite removes the link itself (never its target) and publishes
+# regular files.
+ln -s "$work/victim" "$work/out/r.release.json"
+code=0
+"$bin" run "$work/run.ini" --quiet > "$work/link0.log" 2>&1 || code=$?
+[[ $code == 2 ]] || { cat "$work/link0.log"; fail "a run beside a planted release link exited $code, not 2"; }
+[[ $(cat "$work/victim") == precious ]] || fail "a refused run wrote through the planted release link"
 bash -c 'for f in r.h5 r.release.h5 r.release.json; do ln -s "$1/victim" "$1/out/$f.tmp.$$"; done
-         ln -s "$1/victim" "$1/out/r.release.json"
-         exec "$2" run "$1/run.ini" --quiet' _ "$work" "$bin" > "$work/link.log" 2>&1 || { code=$?; cat "$work/link.log"; fail "the run with planted links exited $code"; }
+         exec "$2" run "$1/run.ini" --quiet --overwrite' _ "$work" "$bin" > "$work/link.log" 2>&1 || { code=$?; cat "$work/link.log"; fail "the run with planted links exited $code"; }
 [[ $(cat "$work/victim") == precious ]] || fail "a planted symbolic link redirected a write: the victim was overwritten"
 for f in r.h5 r.release.h5 r.release.json; do
   [[ -f $work/out/$f && ! -L $work/out/$f ]] || fail "$f is not a regular file (published through a link?)"
