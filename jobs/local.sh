@@ -9,10 +9,10 @@
 # release files. Any other finished run file is kept: dpbo refuses to replace
 # it unless you pass `-- --overwrite`.
 #
-# SIGTERM or SIGINT (Ctrl-C) to this script stops the run with its
+# SIGTERM, SIGINT (Ctrl-C) or SIGHUP to this script stops the run with its
 # checkpoint written and exit code 4, as for SIGUSR1: it is passed on to
 # mpiexec as SIGUSR1, which Open MPI forwards to every rank (Open MPI's
-# mpiexec itself answers SIGTERM by killing the ranks and exits 1).
+# mpiexec itself answers SIGTERM or SIGINT by killing the ranks and exits 1).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 config=${1:-$here/configs/demo.ini}
@@ -33,10 +33,15 @@ if [[ -z $bin ]]; then
 fi
 # Open MPI refuses root unless told; more ranks than cores need oversubscribe.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpiexec -n "$nprocs" --oversubscribe "$bin" run "$config" "${extra[@]}" "$@" &
+# mpiexec in a process group of its own (set -m), so that Ctrl-C in a
+# terminal reaches only this script, which turns it into SIGUSR1; stdin is
+# not the terminal's, which a background group may not read.
+set -m
+mpiexec -n "$nprocs" --oversubscribe "$bin" run "$config" "${extra[@]}" "$@" < /dev/null &
 launcher=$!
+set +m
 stopping=0
-trap 'stopping=1; kill -USR1 "$launcher" 2>/dev/null || true' TERM INT
+trap 'stopping=1; kill -USR1 "$launcher" 2>/dev/null || true' TERM INT HUP
 # `wait` returns early when a trapped signal arrives: then wait again for
 # mpiexec's own exit code.
 code=0

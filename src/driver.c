@@ -657,8 +657,11 @@ static dpbo_status driver_start_workers(driver *dr, dpbo_error *err) {
   if (dr->rank >= dr->first_worker) {
     local = driver_objective(dr->config, dr->run->space, &dr->objective, err);
     if (local == DPBO_OK)
+      /* Alone, rank 0 has nobody to stay responsive for, but it still
+       * evaluates in a thread when the objective can be cancelled (a
+       * command), so that a stop ends the evaluation at once. */
       local = dpbo_evaluator_create(&dr->objective, dr->run->space, dr->config->retries,
-                                    /* alone, rank 0 has nobody to stay responsive for */ dr->size > 1,
+                                    dr->size > 1 || dr->objective.ops->cancel != NULL,
                                     &dr->evaluator, err);
   }
   DPBO_TRY(dpbo_comm_agree(dr->comm, local, err));

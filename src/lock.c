@@ -67,6 +67,8 @@ static dpbo_status lock_take(const char *run_path, const char *command, int crea
         dpbo_log_warn("dpbo: cannot lock %s (%s): this file system has no locks, so a second "
                       "dpbo writing %s at the same time would not be detected",
                       path, strerror(errno), run_path);
+        close(fd); /* nothing held: nothing to remove at release */
+        fd = -1;
         goto done;
       }
       DPBO_RAISE(DPBO_ERR_IO, "cannot lock %s: %s", path, strerror(errno));
@@ -107,7 +109,9 @@ dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *c
   int rank;
   MPI_Comm_rank(comm, &rank);
   lock->fd = -1;
-  dpbo_status local = rank == 0 ? lock_take(run_path, command, create_dir, &lock->fd, lock->path, sizeof lock->path, err) : DPBO_OK;
+  dpbo_status local = rank == 0 ? lock_take(run_path, command, create_dir, &lock->fd, lock->path,
+                                            sizeof lock->path, err)
+                                : DPBO_OK;
   return dpbo_comm_agree(comm, local, err);
 }
 

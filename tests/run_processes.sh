@@ -15,10 +15,12 @@
 #     evaluation's processes are gone within 20 s and the run file is not
 #     written again.
 #  E. SIGTERM to jobs/local.sh: exit 4 (it asks mpiexec with SIGUSR1).
+#  F. SIGUSR1 to a single rank (no mpiexec) inside its 2nd evaluation: exit 4
+#     at once, the evaluation's processes gone.
 # Every wait polls for a file or a state, with a generous upper bound.
-# DPBO_CASES (default ABCDE) picks some of the cases.
+# DPBO_CASES (default ABCDEF) picks some of the cases.
 set -uo pipefail
-cases=${DPBO_CASES:-ABCDE}
+cases=${DPBO_CASES:-ABCDEF}
 want() { [[ $cases == *$1* ]]; }
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -189,4 +191,21 @@ job=
 wait_for all_gone "$work/e"
 fi
 
-echo "processes OK: time-out, SIGUSR1, SIGTERM to a worker, SIGKILL of mpiexec and SIGTERM to jobs/local.sh leave no process behind"
+# --- F. SIGUSR1 to a single rank --------------------------------------------------------
+if want F; then
+case_dir f 2 ""
+DPBO_P=$work/f "$bin" run "$work/f/run.ini" > "$work/f/log" 2>&1 &
+job=$!
+wait_for test -e "$work/f/hanging"
+kill -USR1 $job
+for _ in $(seq 1 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+kill -0 $job 2>/dev/null && fail "F: SIGUSR1 did not stop a single rank within 60 s"
+wait $job
+code=$?
+job=
+[[ $code -eq 4 ]] || { cat "$work/f/log"; fail "F: SIGUSR1 to a single rank should stop it with exit 4, got $code"; }
+[[ $(trace_rows "$work/f/r.h5") -eq 1 ]] || fail "F: the checkpoint should hold the 1 finished evaluation"
+wait_for all_gone "$work/f"
+fi
+
+echo "processes OK: time-out, SIGUSR1, SIGTERM to a worker, SIGKILL of mpiexec, SIGTERM to jobs/local.sh and SIGUSR1 to a single rank leave no process behind"

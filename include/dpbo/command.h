@@ -10,7 +10,11 @@
  * at blanks, ':', '=' and ','), e.g. "accuracy: 0.93". A non-zero exit, a signal, no
  * parsable number or running past timeout_s (the process group is killed)
  * fails that evaluation (DPBO_ERR_OBJECTIVE); the error message carries the
- * tail of its stderr. Environment names are upper-cased, with characters
+ * tail of its stderr. No process of an evaluation outlives it: the creating
+ * process becomes a child subreaper (proc.h), and at the end of every
+ * evaluation, at its time-out and at cancel (a stop) every process it
+ * started is killed, those it backgrounded or moved to a new session with
+ * setsid included. Environment names are upper-cased, with characters
  * other than letters, digits and '_' turned into '_'. The program is looked
  * up once, at creation: a missing program is a DPBO_ERR_CONFIG there. */
 #ifndef DPBO_COMMAND_H
