@@ -290,6 +290,26 @@ done:
   return status;
 }
 
+/* Trains w at λ and checks it is within the solver-error bound that
+ * Algorithm 3's corrected sensitivity assumes: ‖ŵ − w_λ‖ ≤ tol/(4λ), what
+ * LIBLINEAR's stopping rule gives (privacy.c). Its iteration limit can stop
+ * it earlier, so every evaluation checks its certificate. The check sees only
+ * λ and the public training set, so a failure reveals nothing of V. */
+static dpbo_status train_checked(const logreg_impl *impl, double lambda, double *w,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double distance;
+  DPBO_TRY(train_w(impl, lambda, w, err));
+  DPBO_TRY(train_certificate(impl, lambda, w, &distance, err));
+  if (!(distance <= impl->options.tolerance / (4.0 * lambda)))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "logreg objective at lambda=%.17g: LIBLINEAR stopped %.3g from the minimizer, more "
+               "than tolerance/(4 lambda) = %.3g (Algorithm 3's bound on the solver error)",
+               lambda, distance, impl->options.tolerance / (4.0 * lambda));
+done:
+  return status;
+}
+
 /* g(w, x̄, ȳ) of row i of a scaled split. */
 static double record_loss(const logreg_impl *impl, const dpbo_dataset *v, int64_t i,
                           const double *w) {
@@ -335,18 +355,7 @@ static dpbo_status logreg_evaluate(void *impl_ptr, int d, const char *const *nam
   double lambda = 0.0;
   DPBO_TRY(find_lambda(d, names, values, &lambda, err));
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
-  DPBO_TRY(train_w(impl, lambda, w, err));
-  /* Algorithm 3's corrected sensitivity assumes ‖ŵ − w_λ‖ ≤ tol/(4λ), what
-   * LIBLINEAR's stopping rule gives (privacy.c); its iteration limit can stop
-   * it earlier, so each evaluation checks its certificate. The check sees
-   * only λ and the public training set, so a failure reveals nothing of V. */
-  double distance;
-  DPBO_TRY(train_certificate(impl, lambda, w, &distance, err));
-  if (!(distance <= impl->options.tolerance / (4.0 * lambda)))
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "logreg objective at lambda=%.17g: LIBLINEAR stopped %.3g from the minimizer, more "
-               "than tolerance/(4 lambda) = %.3g (Algorithm 3's bound on the solver error)",
-               lambda, distance, impl->options.tolerance / (4.0 * lambda));
+  DPBO_TRY(train_checked(impl, lambda, w, err));
   *gain = validation_gain(impl, w);
 done:
   free(w);
@@ -598,18 +607,7 @@ dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double
   DPBO_TRY(get_impl(objective, &impl, err));
   if (!impl->pool) DPBO_RAISE(DPBO_ERR_ARG, "not a logreg objective made for dpbo compare");
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
-  DPBO_TRY(train_w(impl, lambda, w, err));
-  /* Algorithm 3's corrected sensitivity assumes ‖ŵ − w_λ‖ ≤ tol/(4λ), what
-   * LIBLINEAR's stopping rule gives (privacy.c); its iteration limit can stop
-   * it earlier, so each evaluation checks its certificate. The check sees
-   * only λ and the public training set, so a failure reveals nothing of V. */
-  double distance;
-  DPBO_TRY(train_certificate(impl, lambda, w, &distance, err));
-  if (!(distance <= impl->options.tolerance / (4.0 * lambda)))
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "logreg objective at lambda=%.17g: LIBLINEAR stopped %.3g from the minimizer, more "
-               "than tolerance/(4 lambda) = %.3g (Algorithm 3's bound on the solver error)",
-               lambda, distance, impl->options.tolerance / (4.0 * lambda));
+  DPBO_TRY(train_checked(impl, lambda, w, err));
   *gain = validation_gain(impl, w);
   *val_accuracy = logreg_accuracy(impl->valid, w);
   *test_accuracy = logreg_accuracy(impl->pool, w);
