@@ -369,7 +369,9 @@ dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *fi
   file->comm = comm;
   file->tmp[0] = '\0';
   MPI_Comm_rank(comm, &file->rank);
-  if (strlen(path) >= sizeof file->path) DPBO_RAISE(DPBO_ERR_IO, "output path is too long: %s", path);
+  if (strlen(path) > DPBO_H5IO_PATH_MAX)
+    DPBO_RAISE(DPBO_ERR_IO, "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
+               "paths of at most %d characters", path, strlen(path), DPBO_H5IO_PATH_MAX);
   snprintf(file->path, sizeof file->path, "%s", path);
   long pid = (long)getpid();
   MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);

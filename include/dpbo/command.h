@@ -10,7 +10,11 @@
  * at blanks, ':', '=' and ','), e.g. "accuracy: 0.93". A non-zero exit, a signal, no
  * parsable number or running past timeout_s (the process group is killed)
  * fails that evaluation (DPBO_ERR_OBJECTIVE); the error message carries the
- * tail of its stderr. Environment names are upper-cased, with characters
+ * tail of its stderr, with control and non-ASCII bytes escaped as \xHH. A
+ * last line longer than 4096 bytes is read from its last 2048: its last
+ * token must lie wholly there, or the evaluation fails (never a number read
+ * from the cut tail of a longer one). A NUL byte on the last line fails it;
+ * so does, with check_range, a gain outside [value_lo, value_hi]. Environment names are upper-cased, with characters
  * other than letters, digits and '_' turned into '_'. The program is looked
  * up once, at creation: a missing program is a DPBO_ERR_CONFIG there. */
 #ifndef DPBO_COMMAND_H
@@ -26,6 +30,10 @@ typedef struct dpbo_command_options {
   char command[DPBO_COMMAND_MAX]; /* program and fixed arguments, split on blanks; "..." quotes */
   dpbo_pass_mode pass;
   double timeout_s; /* <= 0: no limit */
+  /* With check_range, a gain outside [value_lo, value_hi] (the range the
+   * objective declares, e.g. 0 1 for an accuracy) fails the evaluation. */
+  int check_range;
+  double value_lo, value_hi;
 } dpbo_command_options;
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
