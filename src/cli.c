@@ -8,6 +8,7 @@
 
 #include "dpbo/config.h"
 #include "dpbo/driver.h"
+#include "dpbo/h5io.h"
 #include "dpbo/k1sweep.h"
 #include "dpbo/log.h"
 #include "dpbo/audit.h"
@@ -327,6 +328,18 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
               "dpbo: continue with: dpbo run %s --resume\n",
               run.finished, run.planned, path, args.positional);
     code = DPBO_EXIT_INTERRUPTED;
+    goto done;
+  }
+  if (run.outcome == DPBO_ERR_HDF5) {
+    /* The checkpoint could not be written (a full disk; the driver logged
+     * why, with the file and errno). The last checkpoint on disk is whole;
+     * writing the run file again would fail the same way. */
+    if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr, "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
+              path, args.positional);
+    else if (rank == 0)
+      fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
+    code = DPBO_EXIT_FAILURE;
     goto done;
   }
   if (run.steps > 0 || run.outcome == DPBO_OK)
@@ -660,6 +673,11 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+  {
+    dpbo_error err;
+    dpbo_error_clear(&err);
+    if (dpbo_h5io_silence(&err) != DPBO_OK) return report(rank, &err);
+  }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     if (rank == 0) fputs(usage_text, argc < 2 ? stderr : stdout);

@@ -1,11 +1,83 @@
+#define _GNU_SOURCE /* memfd_create */
+
 #include "dpbo/h5io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "dpbo/comm.h"
+
+/* ---------------------------------------------------------------------------
+ * Errors: one dpbo message per failure, never HDF5's stack. */
+
+dpbo_status dpbo_h5io_silence(dpbo_error *err) {
+  /* HDF5 prints its whole error stack on every failing call by default:
+   * about 400 lines on 2 ranks for one failed write on a full disk. */
+  if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+    return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot turn off HDF5's error printing");
+  return DPBO_OK;
+}
+
+static herr_t h5io__innermost(unsigned n, const H5E_error2_t *record, void *data) {
+  if (n == 0 && record->desc) snprintf(data, 160, "%s", record->desc);
+  return 0;
+}
+
+/* Why a write failed: the system's error (errno, saved right after the
+ * failed call: the MPI-IO layer's write(2) left it there) or, without one,
+ * the innermost message of HDF5's error stack. Call before any other HDF5
+ * call, which would clear the stack. EAGAIN and EINTR are left behind by
+ * MPI's progress engine, not by the write. */
+static void h5io__reason(int saved_errno, char *out, size_t size) {
+  if (saved_errno != 0 && saved_errno != EAGAIN && saved_errno != EINTR) {
+    snprintf(out, size, "%s", strerror(saved_errno));
+    return;
+  }
+  char inner[160] = "";
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5io__innermost, inner) < 0 || !inner[0])
+    snprintf(inner, sizeof inner, "no reason given");
+  snprintf(out, size, "HDF5: %s", inner);
+}
+
+/* A write into the file holding obj failed: "cannot write <what> to <file>:
+ * <reason>". */
+static dpbo_status h5io__fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
+  char reason[200], file[DPBO_PATH_MAX + 64];
+  h5io__reason(saved_errno, reason, sizeof reason);
+  if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0) snprintf(file, sizeof file, "(unknown file)");
+  return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s to %s: %s", what, file, reason);
+}
+
+/* Collective over the file's communicator: a collective write that failed
+ * on one rank (the one whose write(2) hit a full disk) fails on all, with
+ * that rank's message, so no rank goes on to the next collective call
+ * alone (that hung). */
+static dpbo_status h5io__agree(hid_t obj, dpbo_status local, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, fapl = -1;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  file = H5Iget_file_id(obj);
+  if (file < 0 || (fapl = H5Fget_access_plist(file)) < 0 || H5Pget_fapl_mpio(fapl, &comm, &info) < 0) {
+    /* Cannot happen for a file of dpbo_h5io_create; keep the write's own error. */
+    status = local != DPBO_OK ? local : DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot find a file's communicator");
+    goto done;
+  }
+  status = dpbo_comm_agree(comm, local, err);
+done:
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
 
 /* ---------------------------------------------------------------------------
  * Attributes. */
@@ -13,9 +85,14 @@
 static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  char what[300];
+  snprintf(what, sizeof what, "attribute %s", name);
+  errno = 0;
   hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
-  if (H5Awrite(attr, type, data) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+  if (attr < 0 || H5Awrite(attr, type, data) < 0) {
+    status = h5io__fail(obj, errno, what, err);
+    goto done;
+  }
 done:
   if (attr >= 0) H5Aclose(attr);
   return status;
@@ -191,8 +268,15 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
   dpbo_status status = DPBO_OK;
   hid_t filespace = H5Screate_simple(ndims, dims, NULL);
   hid_t dset = -1, memspace = -1, xfer = -1;
+  dpbo_status local = DPBO_OK;
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", name);
+  errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  if (dset < 0) {
+    status = h5io__fail(group, errno, what, err);
+    goto done;
+  }
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
   memspace = H5Screate_simple(ndims, count, NULL);
   if (rows > 0) {
@@ -203,8 +287,9 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
   }
   xfer = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+  errno = 0;
+  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0) local = h5io__fail(group, errno, what, err);
+  DPBO_TRY(h5io__agree(group, local, err));
 done:
   if (xfer >= 0) H5Pclose(xfer);
   if (memspace >= 0) H5Sclose(memspace);
@@ -224,8 +309,14 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
   const hsize_t width = ndims > 1 ? dims[1] : 1;
   const size_t size = H5Tget_size(type);
   if (chunk < 1) chunk = 1;
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", name);
+  errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  if (dset < 0) {
+    status = h5io__fail(group, errno, what, err);
+    goto done;
+  }
   unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
   if (MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "cannot agree on the writes of dataset %s", name);
@@ -245,10 +336,12 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
       H5Sselect_none(filespace);
       H5Sselect_none(memspace);
     }
+    errno = 0;
     herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
+    dpbo_status local = rc < 0 ? h5io__fail(group, errno, what, err) : DPBO_OK;
     H5Sclose(memspace);
     memspace = -1;
-    if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
   }
 done:
   free(buf);
@@ -395,10 +488,28 @@ done:
 dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int saved_errno = 0;
+  /* HDF5's metadata is written by an explicit flush first, whose failure (a
+   * full disk) leaves the file open for dpbo_h5io_discard to close cleanly:
+   * a failed H5Fclose frees the file but keeps its identifier, which HDF5
+   * closes again inside MPI_Finalize (a segfault). Every rank learns of a
+   * failure on any. */
+  errno = 0;
+  if (H5Fflush(file->id, H5F_SCOPE_GLOBAL) < 0) {
+    char reason[200];
+    h5io__reason(errno, reason, sizeof reason);
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
+  }
+  DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
+  errno = 0;
   herr_t rc = H5Fclose(file->id);
-  file->id = -1;
-  if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", file->tmp);
-  MPI_Barrier(file->comm);
+  file->id = -1; /* released by HDF5 even when the close failed */
+  if (rc < 0) {
+    char reason[200];
+    h5io__reason(errno, reason, sizeof reason);
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
+  }
+  /* Also waits until every rank has closed before rank 0 renames. */
+  DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
   if (file->rank == 0 && rename(file->tmp, file->path) != 0) {
     local = DPBO_ERR_IO;
     saved_errno = errno;
@@ -413,8 +524,35 @@ done:
   return status;
 }
 
+/* After a failed write: points this process's descriptors of the temporary
+ * file at an anonymous in-memory file (memfd: writes and the final resize
+ * cost no disk), so that the flush HDF5 insists on when it closes the file
+ * succeeds and the file is released cleanly. A close whose flush fails
+ * keeps the file's identifier, which HDF5 closes again inside MPI_Finalize
+ * (a segfault); and in a collective close the rank whose write fails leaves
+ * the others waiting. The file's content is abandoned anyway. */
+static void h5io__redirect(const char *tmp) {
+  char target[PATH_MAX], link[64], real[PATH_MAX];
+  if (!realpath(tmp, real)) return; /* gone: nothing to redirect */
+  int null_fd = memfd_create("dpbo-discarded", MFD_CLOEXEC);
+  if (null_fd < 0) return;
+  long max_fd = sysconf(_SC_OPEN_MAX);
+  if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
+  for (int fd = 0; fd < max_fd; fd++) {
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (fd != null_fd && strcmp(target, real) == 0) dup2(null_fd, fd);
+  }
+  close(null_fd);
+}
+
 void dpbo_h5io_discard(dpbo_h5io_file *file) {
-  if (file->id >= 0) H5Fclose(file->id);
+  if (file->id >= 0) {
+    if (file->tmp[0]) h5io__redirect(file->tmp);
+    H5Fclose(file->id);
+  }
   file->id = -1;
   if (file->rank == 0 && file->tmp[0]) remove(file->tmp);
   file->tmp[0] = '\0';

@@ -22,6 +22,12 @@
 #include "dpbo/config.h"
 #include "dpbo/error.h"
 
+/* Turns off HDF5's printing of its error stack (hundreds of lines for one
+ * failed write); dpbo reports each failure once, with the file and the
+ * system's reason (errno), e.g. "cannot write dataset unit to
+ * out/run.h5.tmp.123: No space left on device". Call once at start. */
+dpbo_status dpbo_h5io_silence(dpbo_error *err);
+
 dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err);
 
 /* A numeric attribute: a scalar when n = 1, else a 1-D array of n. */
