@@ -57,7 +57,8 @@ static const char usage_text[] =
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
-    "            2 bad input (usage, config, data), 3 other failure,\n"
+    "            2 bad input (usage, config, data), 3 other failure (e.g. an output file\n"
+    "              cannot be written: a full disk; the last checkpoint is kept),\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 

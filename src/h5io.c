@@ -2,6 +2,7 @@
 
 #include "dpbo/h5io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -532,20 +533,22 @@ done:
  * (a segfault); and in a collective close the rank whose write fails leaves
  * the others waiting. The file's content is abandoned anyway. */
 static void h5io__redirect(const char *tmp) {
-  char target[PATH_MAX], link[64], real[PATH_MAX];
+  char target[PATH_MAX], link[300], real[PATH_MAX];
   if (!realpath(tmp, real)) return; /* gone: nothing to redirect */
-  int null_fd = memfd_create("dpbo-discarded", MFD_CLOEXEC);
-  if (null_fd < 0) return;
-  long max_fd = sysconf(_SC_OPEN_MAX);
-  if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
-  for (int fd = 0; fd < max_fd; fd++) {
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  DIR *fds = opendir("/proc/self/fd");
+  if (!fds) return;
+  int memfd = memfd_create("dpbo-discarded", MFD_CLOEXEC);
+  for (struct dirent *e; memfd >= 0 && (e = readdir(fds));) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == memfd || fd == dirfd(fds)) continue;
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
     ssize_t n = readlink(link, target, sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
-    if (fd != null_fd && strcmp(target, real) == 0) dup2(null_fd, fd);
+    if (strcmp(target, real) == 0) dup2(memfd, fd); /* best effort: the close reports */
   }
-  close(null_fd);
+  if (memfd >= 0) close(memfd);
+  closedir(fds);
 }
 
 void dpbo_h5io_discard(dpbo_h5io_file *file) {
