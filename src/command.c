@@ -32,6 +32,7 @@ extern char **environ;
  * much of stderr the error message quotes. */
 #define CMD_LINE_KEEP 4096
 #define CMD_LINE_KEEP_TEXT "2048" /* what a cut line keeps: CMD_LINE_KEEP / 2 */
+_Static_assert(CMD_LINE_KEEP / 2 == 2048, "CMD_LINE_KEEP_TEXT states what a cut line keeps");
 #define CMD_STDERR_KEEP 500
 /* How much of the command and of the hyper-parameters an error message
  * quotes, so the stderr tail always fits in DPBO_ERROR_MSG_MAX. */
