@@ -121,6 +121,9 @@ case $case_name in
   # A LIBSVM feature index is checked before the dense matrix is allocated
   # (index 2^31-1 asked for 96 GiB); the limit is stated and configurable.
   libsvm_huge_index) printf '1 2147483647:1\n2 1:1\n1 1:2\n2 2:1\n1 1:3\n2 2:2\n' > d.svm; write_svm_base "$work/d.svm"; expect="d.svm:1: feature index 2147483647 exceeds the limit of 100000 features \(set max_features" ;;
+  k1sweep_max_features) printf '1 1:1\n2 11:1\n1 1:2\n2 2:1\n1 1:3\n2 2:2\n' > d.svm; command=k1sweep
+    printf '[k1sweep]\ndata = %s\ntrain_rows = 2\nmodels = 2\nsizes = 2\nsets = 1\nmax_features = 10\n[space]\ndim.C = log 1 10\ndim.gamma = log 0.1 1\n[output]\ndir = %s/out\nname = k1\n' "$work/d.svm" "$work" > run.ini
+    expect="d.svm:2: feature index 11 exceeds the limit of 10 features" ;;
   libsvm_max_features) printf '1 1:1\n2 1:1\n1 1:2\n2 11:1\n1 1:3\n2 2:2\n' > d.svm; write_svm_base "$work/d.svm"; sed -i 's/^\[objective\]/[objective]\nmax_features = 10/' run.ini; expect="d.svm:4: feature index 11 exceeds the limit of 10 features" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
