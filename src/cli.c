@@ -70,7 +70,8 @@ static const char usage_text[] =
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
     "            2 bad input (usage, config, data, a corrupted run file, a release\n"
     "              past privacy.budget; a run file in use, or one that --overwrite\n"
-    "              would replace), 3 other failure,\n"
+    "              would replace), 3 other failure (e.g. an output file cannot be\n"
+    "              written: a full disk; the last checkpoint is kept),\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
@@ -492,6 +493,18 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     goto done;
   }
   if (dpbo_proc_launcher_lost()) goto done; /* about to be ended: write nothing */
+  if (run.outcome == DPBO_ERR_HDF5) {
+    /* The checkpoint could not be written (a full disk; the driver logged
+     * why, with the file and errno). The last checkpoint on disk is whole;
+     * writing the run file again would fail the same way. */
+    if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr, "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
+              path, args.positional);
+    else if (rank == 0)
+      fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {

@@ -33,6 +33,8 @@ extern char **environ;
 /* How much of a line of stdout is kept (the gain is its last token) and how
  * much of stderr the error message quotes. */
 #define CMD_LINE_KEEP 4096
+#define CMD_LINE_KEEP_TEXT "2048" /* what a cut line keeps: CMD_LINE_KEEP / 2 */
+_Static_assert(CMD_LINE_KEEP / 2 == 2048, "CMD_LINE_KEEP_TEXT states what a cut line keeps");
 #define CMD_STDERR_KEEP 500
 /* How much of the command and of the hyper-parameters an error message
  * quotes, so the stderr tail always fits in DPBO_ERROR_MSG_MAX. */
@@ -41,6 +43,8 @@ extern char **environ;
 
 typedef struct command {
   char text[DPBO_COMMAND_MAX]; /* the command as configured, for messages */
+  int check_range;             /* objective.value_range given: gains outside are failures */
+  double value_lo, value_hi;
   int argc;                    /* fixed words */
   char **argv;                 /* argc words, NULL-terminated */
   char *path;                  /* the resolved program */
@@ -236,12 +240,16 @@ done:
 /* --- one evaluation: output capture -------------------------------------- */
 
 /* Streaming reader of stdout that keeps only the last non-empty line (its
- * last CMD_LINE_KEEP bytes), so megabytes of output cost no memory. */
+ * last CMD_LINE_KEEP bytes), so megabytes of output cost no memory. A line
+ * longer than that is marked cut: its kept tail may begin inside a token. */
 typedef struct line_tracker {
   char cur[CMD_LINE_KEEP + 1];
   size_t cur_len;
   int cur_blank;
+  int cur_cut; /* bytes of the current line were dropped from its front */
   char last[CMD_LINE_KEEP + 1];
+  size_t last_len; /* the line may hold NUL bytes: strlen does not apply */
+  int last_cut;
   int have_last;
 } line_tracker;
 
@@ -249,10 +257,13 @@ static void tracker_end_line(line_tracker *t) {
   if (!t->cur_blank) {
     memcpy(t->last, t->cur, t->cur_len);
     t->last[t->cur_len] = '\0';
+    t->last_len = t->cur_len;
+    t->last_cut = t->cur_cut;
     t->have_last = 1;
   }
   t->cur_len = 0;
   t->cur_blank = 1;
+  t->cur_cut = 0;
 }
 
 static void tracker_feed(line_tracker *t, const char *data, size_t n) {
@@ -265,6 +276,7 @@ static void tracker_feed(line_tracker *t, const char *data, size_t n) {
     if (t->cur_len == CMD_LINE_KEEP) { /* keep the line's tail: the gain ends it */
       memmove(t->cur, t->cur + CMD_LINE_KEEP / 2, CMD_LINE_KEEP / 2);
       t->cur_len = CMD_LINE_KEEP / 2;
+      t->cur_cut = 1;
     }
     t->cur[t->cur_len++] = ch;
     if (!isspace((unsigned char)ch)) t->cur_blank = 0;
@@ -295,8 +307,35 @@ static void tail_feed(tail_buffer *t, const char *data, size_t n) {
   t->len += n;
 }
 
-/* stderr's tail as one printable line: trailing blanks trimmed, newlines and
- * control characters shown as spaces. */
+/* Bytes of the program's output as printable text for a message (and so
+ * for the log and the run file): tabs and newlines become spaces, other
+ * control bytes, DEL and bytes >= 0x80 (binary output, or text in an
+ * encoding we cannot check) become \xHH, and a backslash \\, so nothing the
+ * program prints can move the terminal's cursor or forge a log line. Stops
+ * before a byte whose escape would not fit in cap (out always ends). */
+static void escape_text(const char *data, size_t len, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)data[i];
+    char piece[8];
+    if (ch == '\t' || ch == '\n' || ch == '\r')
+      snprintf(piece, sizeof piece, " ");
+    else if (ch == '\\')
+      snprintf(piece, sizeof piece, "\\\\");
+    else if (ch < 0x20 || ch >= 0x7f)
+      snprintf(piece, sizeof piece, "\\x%02x", ch);
+    else
+      snprintf(piece, sizeof piece, "%c", ch);
+    size_t n = strlen(piece);
+    if (k + n + 1 > cap) break;
+    memcpy(out + k, piece, n);
+    k += n;
+  }
+  out[k] = '\0';
+}
+
+/* stderr's tail as one printable line: blanks at both ends trimmed, the
+ * rest escaped (escape_text). */
 static void tail_text(const tail_buffer *t, char *out, size_t cap) {
   size_t len = t->len;
   while (len > 0 && isspace((unsigned char)t->data[len - 1])) len--;
@@ -307,11 +346,7 @@ static void tail_text(const tail_buffer *t, char *out, size_t cap) {
     memcpy(out, "...", 3);
     k = 3;
   }
-  for (size_t i = start; i < len && k + 1 < cap; i++) {
-    unsigned char ch = (unsigned char)t->data[i];
-    out[k++] = (ch < 0x20 || ch == 0x7f) ? ' ' : (char)ch;
-  }
-  out[k] = '\0';
+  escape_text(t->data + start, len - start, out + k, cap - k);
 }
 
 static double now_seconds(void) {
@@ -406,16 +441,33 @@ static void format_params(int d, const char *const *names, const double *values,
   }
 }
 
+/* A separator between the tokens of the last line. */
+static int gain_separator(char ch) { return isspace((unsigned char)ch) || (ch && strchr(":=,", ch)); }
+
 /* Parses the gain: the last token of the last non-empty stdout line, tokens
  * separated by blanks, ':' '=' or ','; strtod must consume it whole. Only
- * the last token counts, so "epoch 5 done" is not read as a gain of 5. */
-static int parse_gain(char *line, double *gain) {
-  size_t len = strlen(line);
-  while (len > 0 && (isspace((unsigned char)line[len - 1]) || strchr(":=,", line[len - 1])))
-    line[--len] = '\0';
+ * the last token counts, so "epoch 5 done" is not read as a gain of 5.
+ * Returns 1, or 0 with *why set. The token must lie wholly in the kept part
+ * of a cut line: "-000...0005" cut from the front would read as 5. A NUL
+ * byte in the line refuses it (strtod would stop there unseen). */
+static int parse_gain(const line_tracker *t, double *gain, const char **why) {
+  char line[CMD_LINE_KEEP + 1];
+  size_t len = t->last_len;
+  *why = "no number at the end of its last line";
+  if (memchr(t->last, '\0', len)) {
+    *why = "binary output (a NUL byte) on its last line";
+    return 0;
+  }
+  memcpy(line, t->last, len);
+  line[len] = '\0';
+  while (len > 0 && gain_separator(line[len - 1])) line[--len] = '\0';
   size_t start = len;
-  while (start > 0 && !isspace((unsigned char)line[start - 1]) && !strchr(":=,", line[start - 1]))
-    start--;
+  while (start > 0 && !gain_separator(line[start - 1])) start--;
+  if (t->last_cut && start == 0 && len > 0) {
+    *why = "a last line whose last token is longer than " CMD_LINE_KEEP_TEXT " bytes (not a number "
+           "dpbo can read whole)";
+    return 0;
+  }
   const char *token = line + start;
   if (!*token) return 0;
   char *end = NULL;
@@ -577,11 +629,15 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed no number (stdout was empty)%s%s",
                CMD_SHOW_COMMAND, c->text, params, sep, stderr_text);
   char shown[81];
-  snprintf(shown, sizeof shown, "%s", out->last);
-  if (!parse_gain(out->last, gain))
+  const char *why = NULL;
+  escape_text(out->last, out->last_len, shown, sizeof shown);
+  if (!parse_gain(out, gain, &why))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND, c->text,
+               params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
+  if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "command '%.*s'%s printed no number at the end of its last line ('%s')%s%s",
-               CMD_SHOW_COMMAND, c->text, params, shown, sep, stderr_text);
+               "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, %.17g]%s%s",
+               CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep, stderr_text);
 done:
   if (pid > 0 && !reaped) {
     /* An error while the program runs: do not leave it behind. */
@@ -633,6 +689,12 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   memcpy(c->text, options->command, sizeof c->text);
   c->pass = options->pass;
   c->timeout_s = options->timeout_s > 0.0 ? options->timeout_s : 0.0;
+  if (options->check_range && !(options->value_lo <= options->value_hi))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "objective.value_range [%g, %g] is empty", options->value_lo,
+               options->value_hi);
+  c->check_range = options->check_range;
+  c->value_lo = options->value_lo;
+  c->value_hi = options->value_hi;
   DPBO_TRY(split_words(options->command, &c->argc, &c->argv, err));
   /* Resolved once: a missing program is a configuration error found before
    * the first evaluation, not a failure of every evaluation. */

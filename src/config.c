@@ -2,6 +2,8 @@
 
 #include "dpbo/config.h"
 #include "config_private.h"
+#include "dpbo/h5io.h"
+#include "dpbo/input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------------------
  * Reading: inih calls our reader once per line, so the reader counts lines and
@@ -19,21 +22,31 @@ typedef struct config_reader {
   FILE *file;
   int line;
   int too_long; /* first line that did not fit inih's buffer */
+  int nul;      /* the line holding a NUL byte (reading stops there) */
 } config_reader;
 
+/* fgets for inih, one byte at a time so that a NUL byte is seen: fgets
+ * would hand inih the text before it and silently drop the rest. */
 static char *config_read_line(char *str, int num, void *stream) {
   config_reader *reader = stream;
-  char *got = fgets(str, num, reader->file);
-  if (!got) return NULL;
-  reader->line++;
-  size_t len = strlen(str);
-  if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(reader->file)) {
-    if (!reader->too_long) reader->too_long = reader->line;
-    int c; /* skip the rest of the line; the error is reported afterwards */
-    while ((c = fgetc(reader->file)) != EOF && c != '\n') {
+  int len = 0, c = EOF;
+  while (len < num - 1 && (c = getc(reader->file)) != EOF) {
+    if (c == '\0') {
+      reader->nul = reader->line + 1;
+      return NULL; /* ends inih's reading; reported afterwards */
     }
+    str[len++] = (char)c;
+    if (c == '\n') break;
   }
-  return got;
+  if (len == 0) return NULL;
+  str[len] = '\0';
+  reader->line++;
+  if (len == num - 1 && str[len - 1] != '\n' && (c = getc(reader->file)) != EOF) {
+    if (!reader->too_long) reader->too_long = reader->line;
+    /* skip the rest of the line; the error is reported afterwards */
+    while (c != EOF && c != '\n') c = getc(reader->file);
+  }
+  return str;
 }
 
 typedef struct config_parse {
@@ -45,26 +58,33 @@ typedef struct config_parse {
 
 static dpbo_status config_add_entry(dpbo_config *config, const char *section, const char *key,
                                     const char *value, int line, dpbo_error *err) {
-  const char *where = config->path;
-  if (strlen(section) >= sizeof config->entry[0].section || strlen(key) >= sizeof config->entry[0].key ||
-      strlen(value) >= sizeof config->entry[0].value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: section, key or value too long", where, line);
+  /* Messages name the file and line, or the --set option (line 0). */
+  char where[DPBO_PATH_MAX + 64];
+  if (line > 0)
+    snprintf(where, sizeof where, "%s:%d", config->path, line);
+  else
+    snprintf(where, sizeof where, "--set %.40s.%.60s", section, key);
+  if (strlen(section) >= sizeof config->entry[0].section || strlen(key) >= sizeof config->entry[0].key)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: section or key too long (at most %zu and %zu characters)",
+                          where, sizeof config->entry[0].section - 1, sizeof config->entry[0].key - 1);
+  if (strlen(value) >= sizeof config->entry[0].value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)", where,
+                          strlen(value), sizeof config->entry[0].value - 1);
   /* A --set override (line 0) replaces the file's value; a key written twice
    * in the file is almost always a mistake. */
   for (int i = 0; i < config->entry_count; i++) {
     dpbo_config_entry *e = &config->entry[i];
     if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
       if (line > 0)
-        return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: key %s.%s repeats line %d", where, line,
-                              section, key, e->line);
+        return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: key %s.%s repeats line %d", where, section,
+                              key, e->line);
       snprintf(e->value, sizeof e->value, "%s", value);
       e->line = line;
       return DPBO_OK;
     }
   }
   if (config->entry_count >= DPBO_CONFIG_MAX_ENTRIES)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s:%d: more than %d keys", where, line,
-                          DPBO_CONFIG_MAX_ENTRIES);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: more than %d keys", where, DPBO_CONFIG_MAX_ENTRIES);
   dpbo_config_entry *e = &config->entry[config->entry_count++];
   snprintf(e->section, sizeof e->section, "%s", section);
   snprintf(e->key, sizeof e->key, "%s", key);
@@ -211,6 +231,10 @@ static dpbo_status config_require(dpbo_config *config, const char *section, cons
 
 /* [output] dir and name: the name defaults to the config file's base name
  * without its extension and must be a file name. */
+/* Room for the longest suffix dpbo adds to <dir>/<name>: ".release-N.h5"
+ * with N up to 10 digits, ".release.json", ".partial.h5". */
+#define CONFIG_OUTPUT_SUFFIX_MAX 24
+
 static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
                                  size_t name_size, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -223,6 +247,26 @@ static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size
   DPBO_TRY(config_string(config, "output", "name", fallback, name, name_size, err));
   DPBO_TRY(config_require(config, "output", "name", name[0] && !strchr(name, '/'),
                           "must be a non-empty file name without '/'", err));
+  {
+    /* Refused now rather than when the first file is written (h5io.h): the
+     * longest name is <dir>/<name> plus a suffix such as ".release-12.h5". */
+    const size_t longest = strlen(dir) + 1 + strlen(name) + CONFIG_OUTPUT_SUFFIX_MAX;
+    if (longest > DPBO_H5IO_PATH_MAX) {
+      char where[DPBO_PATH_MAX + 32];
+      dpbo_config_entry *e = config_find(config, "output", "dir");
+      if (e)
+        entry_where(config, e, where, sizeof where);
+      else
+        snprintf(where, sizeof where, "%s", config->path);
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: output.dir and output.name are too long: the output files' paths would reach "
+                 "%zu characters, and dpbo writes through MPI-IO, which handles paths of at most %d "
+                 "(output.dir %zu + output.name %zu + %d for the suffixes); choose a shorter "
+                 "output.dir or output.name",
+                 where, longest, DPBO_H5IO_PATH_MAX, strlen(dir), strlen(name),
+                 1 + CONFIG_OUTPUT_SUFFIX_MAX);
+    }
+  }
 done:
   return status;
 }
@@ -341,6 +385,24 @@ static dpbo_status config_check_used(dpbo_config *config, dpbo_error *err) {
 /* [privacy]: the algorithm, the total budget and every refusal of issue #3
  * (ε ≤ 0, δ ∉ (0,1), k1 ∉ [0,1], σ = 0 with Algorithm 1, a prior fitted on
  * the validation data). Needs [gp] and [objective] read first. */
+/* A range "LO HI" (LO < HI, both finite): *given = 0 when the value (or
+ * the fallback) is empty, else 1 with the bounds. */
+static dpbo_status config_range(dpbo_config *config, const char *section, const char *key,
+                                const char *fallback, int *given, double *lo, double *hi, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char text[256];
+  DPBO_TRY(config_string(config, section, key, fallback, text, sizeof text, err));
+  *given = 0;
+  if (text[0]) {
+    char tail;
+    int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) && *lo < *hi;
+    DPBO_TRY(config_require(config, section, key, ok, "must be 'LO HI' with LO < HI", err));
+    *given = 1;
+  }
+done:
+  return status;
+}
+
 static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int choice;
@@ -383,17 +445,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
     const char *fallback = config->objective == DPBO_OBJECTIVE_SVM      ? "0 1"
                            : config->objective == DPBO_OBJECTIVE_LOGREG ? "-1 0"
                                                                         : "";
-    char text[256];
-    DPBO_TRY(config_string(config, "privacy", "value_range", fallback, text, sizeof text, err));
-    config->clamp_value = 0;
-    if (text[0]) {
-      char tail;
-      int ok = sscanf(text, "%lf %lf %c", &config->value_lo, &config->value_hi, &tail) == 2 &&
-               isfinite(config->value_lo) && isfinite(config->value_hi) &&
-               config->value_lo < config->value_hi;
-      DPBO_TRY(config_require(config, "privacy", "value_range", ok, "must be 'LO HI' with LO < HI", err));
-      config->clamp_value = 1;
-    }
+    DPBO_TRY(config_range(config, "privacy", "value_range", fallback, &config->clamp_value, &config->value_lo,
+                          &config->value_hi, err));
   }
   {
     /* The cap of the run's ledger (output.h): a release that would bring the
@@ -586,6 +639,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
     DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
     svm->format = (dpbo_data_format)choice;
+    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
+                          &svm->max_features, err));
     DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &svm->train_rows, err));
     DPBO_TRY(config_require(config, "objective", "train_rows", svm->train_rows >= 1, "is required (>= 1)", err));
     DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &svm->validation_rows, err));
@@ -625,6 +680,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
     DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
     lr->format = (dpbo_data_format)choice;
+    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
+                          &lr->max_features, err));
     DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &lr->train_rows, err));
     DPBO_TRY(config_require(config, "objective", "train_rows", lr->train_rows >= 1, "is required (>= 1)", err));
     DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &lr->validation_rows, err));
@@ -649,6 +706,11 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                            &cmd->timeout_s, err));
     DPBO_TRY(config_require(config, "objective", "timeout_s", cmd->timeout_s >= 0,
                             "must be a number of seconds >= 0 (0: no limit)", err));
+    /* The range the program's gains lie in (e.g. "0 1" for an accuracy): a
+     * value outside it (1e300 from a broken script) fails the evaluation
+     * instead of entering the GP. Optional: no check without it. */
+    DPBO_TRY(config_range(config, "objective", "value_range", "", &cmd->check_range, &cmd->value_lo,
+                          &cmd->value_hi, err));
   }
 
   /* [ucb] */
@@ -726,15 +788,23 @@ static dpbo_status config_read_entries(const char *path, FILE *stream, int overr
                                        const char *const *overrides, dpbo_config *config,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  config_reader reader = {stream, 0, 0};
+  config_reader reader = {stream, 0, 0, 0};
+  int fd = -1;
   memset(config, 0, sizeof *config);
   if (strlen(path) >= sizeof config->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
   snprintf(config->path, sizeof config->path, "%s", path);
 
-  if (!reader.file) reader.file = fopen(path, "r");
-  if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot open config file %s: %s", path, strerror(errno));
+  if (!reader.file) {
+    DPBO_TRY(dpbo_input_open(path, "config file", &fd, err));
+    reader.file = fdopen(fd, "r");
+    if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+    fd = -1; /* the stream owns it */
+  }
   config_parse parse = {config, &reader, DPBO_OK, err};
   int rc = ini_parse_stream(config_read_line, &reader, config_handler, &parse);
+  /* A NUL byte first: the entries read before it may be cut short. */
+  if (reader.nul)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: contains a NUL byte (not a text file?)", path, reader.nul);
   if (parse.status != DPBO_OK) {
     status = parse.status;
     goto done;
@@ -748,6 +818,7 @@ static dpbo_status config_read_entries(const char *path, FILE *stream, int overr
   DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
 done:
   if (reader.file) fclose(reader.file);
+  if (fd >= 0) close(fd);
   return status;
 }
 

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "dataset_private.h"
+#include "dpbo/input.h"
 
 /* ------------------------------------------------------------------------ */
 /* Reading lines of any length                                               */
@@ -24,6 +25,7 @@
 typedef struct line_reader {
   gzFile gz;
   const char *path;
+  int64_t max_features; /* LIBSVM feature indices beyond are refused */
   char *buf;
   size_t cap;
   size_t len;
@@ -39,15 +41,9 @@ static dpbo_status reader_open(line_reader *r, const char *path, int fd, unsigne
   memset(r, 0, sizeof *r);
   r->path = path;
   if (!path || !path[0]) DPBO_RAISE(DPBO_ERR_ARG, "dataset path is empty");
-  /* open() + fstat() ourselves so that the message carries the real errno
-   * and a directory is refused up front instead of failing on first read. */
-  if (fd < 0) fd = open(path, O_RDONLY);
-  if (fd < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open dataset '%s': %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot stat dataset '%s': %s", path, strerror(errno));
-  if (S_ISDIR(st.st_mode))
-    DPBO_RAISE(DPBO_ERR_IO, "cannot read dataset '%s': %s", path, strerror(EISDIR));
+  /* Opened ourselves so that the message carries the real errno, and a
+   * directory or a FIFO (which would block forever) is refused up front. */
+  if (fd < 0) DPBO_TRY(dpbo_input_open(path, "dataset", &fd, err));
   r->gz = gzdopen(fd, "rb");
   if (!r->gz) DPBO_RAISE(DPBO_ERR_IO, "cannot open dataset '%s' through zlib", path);
   fd = -1; /* owned by r->gz now */
@@ -416,6 +412,13 @@ static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_
       DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature index in '%s' is out of range 1..%d", r->path,
                  r->line_no, text, INT_MAX);
     }
+    /* Checked here, before the dense matrix of idx columns is allocated. */
+    if (idx > r->max_features)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "%s:%lld: feature index %lld exceeds the limit of %lld features (set "
+                 "max_features to allow more; the rows are held dense: %lld features take "
+                 "%.3g MB per row)",
+                 r->path, r->line_no, idx, (long long)r->max_features, idx, 8e-6 * (double)idx);
     if ((int)idx <= previous)
       DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature indices must increase, got %lld after %d", r->path,
                  r->line_no, idx, previous);
@@ -489,7 +492,8 @@ done:
 
 /* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
 static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
-                                dpbo_data_format format, dpbo_dataset **out, dpbo_error *err) {
+                                dpbo_data_format format, int64_t max_features, dpbo_dataset **out,
+                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_dataset *data = NULL;
   line_reader r;
@@ -499,11 +503,15 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
   if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': unknown format %d", path ? path : "(null)",
                (int)format);
+  if (max_features < 1 || max_features > INT_MAX)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': max_features = %lld is outside 1..%d",
+               path ? path : "(null)", (long long)max_features, INT_MAX);
   {
     int given = fd;
     fd = -1; /* reader_open closes it or hands it to zlib */
     DPBO_TRY(reader_open(&r, path, given, zbuffer, err));
   }
+  r.max_features = max_features;
   DPBO_ALLOC(data, 1, "a dataset");
 
   /* Find the first data line; AUTO decides the format from it. */
@@ -541,7 +549,12 @@ done:
 
 dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
                               dpbo_error *err) {
-  return dataset_read(path, -1, 1u << 18, format, out, err);
+  return dpbo_dataset_read_max(path, format, DPBO_DATASET_MAX_FEATURES, out, err);
+}
+
+dpbo_status dpbo_dataset_read_max(const char *path, dpbo_data_format format, int64_t max_features,
+                                  dpbo_dataset **out, dpbo_error *err) {
+  return dataset_read(path, -1, 1u << 18, format, max_features, out, err);
 }
 
 /* The bytes go into an anonymous in-memory file (memfd: no file system, no
@@ -563,7 +576,7 @@ dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_
   }
   if (lseek(fd, 0, SEEK_SET) != 0)
     DPBO_RAISE(DPBO_ERR_IO, "%s: cannot rewind the in-memory file: %s", name, strerror(errno));
-  status = dataset_read(name, fd, 0, format, out, err);
+  status = dataset_read(name, fd, 0, format, DPBO_DATASET_MAX_FEATURES, out, err);
   fd = -1; /* dataset_read closed it */
 done:
   if (fd >= 0) close(fd);

@@ -1,15 +1,84 @@
-#define _GNU_SOURCE /* copy_file_range, for dpbo_h5io_modify */
+#define _GNU_SOURCE /* copy_file_range (dpbo_h5io_modify), memfd_create */
 #include "dpbo/h5io.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "dpbo/comm.h"
+
+/* ---------------------------------------------------------------------------
+ * Errors: one dpbo message per failure, never HDF5's stack. */
+
+dpbo_status dpbo_h5io_silence(dpbo_error *err) {
+  /* HDF5 prints its whole error stack on every failing call by default:
+   * about 400 lines on 2 ranks for one failed write on a full disk. */
+  if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
+    return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot turn off HDF5's error printing");
+  return DPBO_OK;
+}
+
+static herr_t h5io__innermost(unsigned n, const H5E_error2_t *record, void *data) {
+  if (n == 0 && record->desc) snprintf(data, 160, "%s", record->desc);
+  return 0;
+}
+
+/* Why a write failed: the system's error (errno, saved right after the
+ * failed call: the MPI-IO layer's write(2) left it there) or, without one,
+ * the innermost message of HDF5's error stack. Call before any other HDF5
+ * call, which would clear the stack. EAGAIN and EINTR are left behind by
+ * MPI's progress engine, not by the write. */
+static void h5io__reason(int saved_errno, char *out, size_t size) {
+  if (saved_errno != 0 && saved_errno != EAGAIN && saved_errno != EINTR) {
+    snprintf(out, size, "%s", strerror(saved_errno));
+    return;
+  }
+  char inner[160] = "";
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5io__innermost, inner) < 0 || !inner[0])
+    snprintf(inner, sizeof inner, "no reason given");
+  snprintf(out, size, "HDF5: %s", inner);
+}
+
+/* A write into the file holding obj failed: "cannot write <what> to <file>:
+ * <reason>". */
+static dpbo_status h5io__fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
+  char reason[200], file[DPBO_PATH_MAX + 64];
+  h5io__reason(saved_errno, reason, sizeof reason);
+  if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0) snprintf(file, sizeof file, "(unknown file)");
+  return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s to %s: %s", what, file, reason);
+}
+
+/* Collective over the file's communicator: a collective write that failed
+ * on one rank (the one whose write(2) hit a full disk) fails on all, with
+ * that rank's message, so no rank goes on to the next collective call
+ * alone (that hung). */
+static dpbo_status h5io__agree(hid_t obj, dpbo_status local, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, fapl = -1;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  file = H5Iget_file_id(obj);
+  if (file < 0 || (fapl = H5Fget_access_plist(file)) < 0 || H5Pget_fapl_mpio(fapl, &comm, &info) < 0) {
+    /* Cannot happen for a file of dpbo_h5io_create; keep the write's own error. */
+    status = local != DPBO_OK ? local : DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot find a file's communicator");
+    goto done;
+  }
+  status = dpbo_comm_agree(comm, local, err);
+done:
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
 
 /* ---------------------------------------------------------------------------
  * Attributes. */
@@ -17,9 +86,14 @@
 static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  char what[300];
+  snprintf(what, sizeof what, "attribute %s", name);
+  errno = 0;
   hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create attribute %s", name);
-  if (H5Awrite(attr, type, data) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+  if (attr < 0 || H5Awrite(attr, type, data) < 0) {
+    status = h5io__fail(obj, errno, what, err);
+    goto done;
+  }
 done:
   if (attr >= 0) H5Aclose(attr);
   return status;
@@ -199,6 +273,9 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   dpbo_status status = DPBO_OK;
   hid_t filespace = H5Screate_simple(ndims, dims, NULL);
   hid_t dset = -1, memspace = -1, xfer = -1, dcpl = -1;
+  dpbo_status local = DPBO_OK;
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", name);
   for (int i = 0; i < ndims; i++)
     checked = checked && dims[i] > 0;
   if (checked) {
@@ -206,9 +283,13 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
     if (dcpl < 0 || H5Pset_chunk(dcpl, ndims, dims) < 0 || H5Pset_fletcher32(dcpl) < 0)
       DPBO_RAISE(DPBO_ERR_HDF5, "cannot set up the checksum of dataset %s", name);
   }
+  errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, checked ? dcpl : H5P_DEFAULT,
                     H5P_DEFAULT);
-  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  if (dset < 0) {
+    status = h5io__fail(group, errno, what, err);
+    goto done;
+  }
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
   memspace = H5Screate_simple(ndims, count, NULL);
   if (rows > 0) {
@@ -219,8 +300,9 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   }
   xfer = H5Pcreate(H5P_DATASET_XFER);
   H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
-  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+  errno = 0;
+  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0) local = h5io__fail(group, errno, what, err);
+  DPBO_TRY(h5io__agree(group, local, err));
 done:
   if (dcpl >= 0) H5Pclose(dcpl);
   if (xfer >= 0) H5Pclose(xfer);
@@ -247,8 +329,14 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
   const hsize_t width = ndims > 1 ? dims[1] : 1;
   const size_t size = H5Tget_size(type);
   if (chunk < 1) chunk = 1;
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", name);
+  errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create dataset %s", name);
+  if (dset < 0) {
+    status = h5io__fail(group, errno, what, err);
+    goto done;
+  }
   unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
   if (MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "cannot agree on the writes of dataset %s", name);
@@ -268,10 +356,12 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
       H5Sselect_none(filespace);
       H5Sselect_none(memspace);
     }
+    errno = 0;
     herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
+    dpbo_status local = rc < 0 ? h5io__fail(group, errno, what, err) : DPBO_OK;
     H5Sclose(memspace);
     memspace = -1;
-    if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
   }
 done:
   free(buf);
@@ -540,7 +630,9 @@ static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode
   file->tmp[0] = '\0';
   file->modify = 0;
   MPI_Comm_rank(comm, &file->rank);
-  if (strlen(path) >= sizeof file->path) DPBO_RAISE(DPBO_ERR_IO, "output path is too long: %s", path);
+  if (strlen(path) > DPBO_H5IO_PATH_MAX)
+    DPBO_RAISE(DPBO_ERR_IO, "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
+               "paths of at most %d characters", path, strlen(path), DPBO_H5IO_PATH_MAX);
   snprintf(file->path, sizeof file->path, "%s", path);
   /* Rank 0 creates the temporary file exclusively and keeps it open until
    * the commit checks that the name still leads to it; every rank then
@@ -660,13 +752,29 @@ done:
 dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   /* Flush first: with the MPI-IO driver this syncs every rank's writes
-   * (MPI_File_sync), which rank 0's fsync alone would not on a parallel
-   * file system. */
-  herr_t flushed = H5Fflush(file->id, H5F_SCOPE_GLOBAL);
+   * (MPI_File_sync), which rank 0's fsync alone would not on a parallel file
+   * system. HDF5's metadata is written by this explicit flush, whose failure
+   * (a full disk) leaves the file open for dpbo_h5io_discard to close
+   * cleanly: a failed H5Fclose frees the file but keeps its identifier, which
+   * HDF5 closes again inside MPI_Finalize (a segfault). Every rank learns of
+   * a failure on any. */
+  errno = 0;
+  if (H5Fflush(file->id, H5F_SCOPE_GLOBAL) < 0) {
+    char reason[200];
+    h5io__reason(errno, reason, sizeof reason);
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
+  }
+  DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
+  errno = 0;
   herr_t rc = H5Fclose(file->id);
-  file->id = -1;
-  if (flushed < 0 || rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot close %s", file->tmp);
-  if (MPI_Barrier(file->comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "barrier failed");
+  file->id = -1; /* released by HDF5 even when the close failed */
+  if (rc < 0) {
+    char reason[200];
+    h5io__reason(errno, reason, sizeof reason);
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
+  }
+  /* Also waits until every rank has closed before rank 0 renames. */
+  DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
   if (file->rank == 0) local = h5io__publish(file, err);
   if (MPI_Bcast(&local, 1, MPI_INT, 0, file->comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
@@ -684,8 +792,37 @@ done:
   return status;
 }
 
+/* After a failed write: points this process's descriptors of the temporary
+ * file at an anonymous in-memory file (memfd: writes and the final resize
+ * cost no disk), so that the flush HDF5 insists on when it closes the file
+ * succeeds and the file is released cleanly. A close whose flush fails
+ * keeps the file's identifier, which HDF5 closes again inside MPI_Finalize
+ * (a segfault); and in a collective close the rank whose write fails leaves
+ * the others waiting. The file's content is abandoned anyway. */
+static void h5io__redirect(const char *tmp) {
+  char target[PATH_MAX], link[300], real[PATH_MAX];
+  if (!realpath(tmp, real)) return; /* gone: nothing to redirect */
+  DIR *fds = opendir("/proc/self/fd");
+  if (!fds) return;
+  int memfd = memfd_create("dpbo-discarded", MFD_CLOEXEC);
+  for (struct dirent *e; memfd >= 0 && (e = readdir(fds));) {
+    int fd = atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd == memfd || fd == dirfd(fds)) continue;
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    ssize_t n = readlink(link, target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (strcmp(target, real) == 0) dup2(memfd, fd); /* best effort: the close reports */
+  }
+  if (memfd >= 0) close(memfd);
+  closedir(fds);
+}
+
 void dpbo_h5io_discard(dpbo_h5io_file *file) {
-  if (file->id >= 0) H5Fclose(file->id);
+  if (file->id >= 0) {
+    if (file->tmp[0]) h5io__redirect(file->tmp);
+    H5Fclose(file->id);
+  }
   file->id = -1;
   if (file->fd >= 0) close(file->fd);
   file->fd = -1;

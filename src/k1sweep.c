@@ -130,6 +130,10 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(dpbo_config_require(raw, "k1sweep", "tolerance", c->svm.tolerance > 0, "must be positive", err));
   DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
   c->svm.shrinking = (int)i64;
+  /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
+   * must repeat. */
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
+                                 &c->svm.max_features, err));
   DPBO_TRY(k1sweep__parse_sizes(c, err));
   DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS, &c->sets, err));
   static const char *const neighbours[] = {"add_remove", "swap", NULL};
@@ -378,7 +382,7 @@ static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   dpbo_dataset *data = NULL;
-  DPBO_TRY(dpbo_dataset_read(c->data_path, c->format, &data, err));
+  DPBO_TRY(dpbo_dataset_read_max(c->data_path, c->format, c->svm.max_features, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
   if (c->train_rows >= data->n)
     DPBO_RAISE(DPBO_ERR_DATA, "%s has %lld rows: k1sweep.train_rows = %lld leaves none for validation",

@@ -35,6 +35,7 @@ void dpbo_logreg_options_default(dpbo_logreg_options *options) {
   options->tolerance = 1e-6;
   options->swap_validation_row = -1;
   options->swap_with_row = -1;
+  options->max_features = DPBO_DATASET_MAX_FEATURES;
 }
 
 const char *dpbo_logreg_loss_name(dpbo_logreg_loss loss) {
@@ -434,7 +435,7 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: unknown validation loss code %d",
                (int)options->loss);
 
-  DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
+  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data, err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(label_plus_minus(data, options->positive_label, options->data_path, err));
   status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "dpbo/input.h"
 
 /* sobol_v[DPBO_SOBOL_MAX_DIM][SOBOL_BITS], generated from the Joe-Kuo numbers
  * by tools/gen_sobol_directions.py. */
@@ -212,9 +215,15 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
   double row[DPBO_MAX_DIM];
   DPBO_TRY(space_new(d, dims, DPBO_SPACE_LIST, &space, err));
   if (!path) DPBO_RAISE(DPBO_ERR_ARG, "no candidate list file given (NULL path)");
-  file = fopen(path, "r");
-  if (!file)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot open candidate list '%s': %s", path, strerror(errno));
+  {
+    int fd = -1;
+    DPBO_TRY(dpbo_input_open(path, "candidate list", &fd, err));
+    file = fdopen(fd, "r");
+    if (!file) {
+      close(fd);
+      DPBO_RAISE(DPBO_ERR_IO, "cannot read candidate list %s: %s", path, strerror(errno));
+    }
+  }
 
   for (;;) {
     errno = 0; /* so that a read error below reports getline's errno, not strtod's */

@@ -39,6 +39,7 @@ void dpbo_svm_options_default(dpbo_svm_options *options) {
   options->cache_mb = 100.0;
   options->tolerance = 0.001;
   options->shrinking = 1;
+  options->max_features = DPBO_DATASET_MAX_FEATURES;
 }
 
 /* Sparse LIBSVM rows of data (sparse_private.h). */
@@ -263,7 +264,7 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
     DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: shrinking must be 0 or 1, got %d",
                options->shrinking);
 
-  DPBO_TRY(dpbo_dataset_read(options->data_path, options->format, &data, err));
+  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;

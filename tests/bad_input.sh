@@ -107,10 +107,30 @@ case $case_name in
   ucb_memory_limit_word) write_base; printf '[ucb]\nmemory_limit_mb = lots\n' >> run.ini; expect="run.ini:22: ucb.memory_limit_mb must be auto, off, or a positive number of MiB per rank \(got 'lots'\)" ;;
   ucb_memory_limit_negative) write_base; args=(--set ucb.memory_limit_mb=-5); expect="--set ucb.memory_limit_mb: ucb.memory_limit_mb must be auto, off, or a positive number" ;;
   ucb_memory_limit_tiny) write_base; printf '[ucb]\nmemory_limit_mb = 0.001\n' >> run.ini; expect="run.ini: ucb.memory_limit_mb = 0.001 \(rank [01]\): the UCB state of 32 candidates needs .* MiB even in recompute mode" ;;
+  # Issue #11: hostile files. A FIFO used to block open() forever (the
+  # timeout below turns a hang into a failure); a NUL byte cut the line short
+  # unseen; an over-long --set value was reported as "run.ini:0".
+  fifo_config)      mkfifo run.fifo; config=run.fifo; expect="cannot read config file run.fifo: it is a FIFO" ;;
+  nul_config)       write_base; sed -i 's/^seed = 1/seed = 1\x00; iterations = 1000000/' run.ini; expect="run.ini:3: contains a NUL byte" ;;
+  long_set)         write_base; args=(--set "output.name=$(head -c 5000 /dev/zero | tr '\0' n)"); expect="^dpbo: error: --set output.name: value too long \(5000 characters, at most 4095\)" ;;
+  fifo_data)        mkfifo d.csv; write_svm_base "$work/d.csv"; expect="cannot read dataset $work/d.csv: it is a FIFO" ;;
+  fifo_list)        write_base; sed -i 's/^kind = sobol/kind = list\nfile = list.txt/; /^points/d' run.ini; mkfifo list.txt; expect="cannot read candidate list list.txt: it is a FIFO" ;;
+  # An output path Open MPI cannot take used to abort inside MPI_File_open
+  # ("buffer overflow detected", exit 134).
+  long_output_dir)  write_base; args=(--set "output.dir=$work/$(printf 'a%.0s' {1..100})/$(printf 'b%.0s' {1..100})/$(printf 'c%.0s' {1..100})"); expect="--set output.dir: output.dir and output.name are too long: .* at most 200" ;;
+  # A LIBSVM feature index is checked before the dense matrix is allocated
+  # (index 2^31-1 asked for 96 GiB); the limit is stated and configurable.
+  libsvm_huge_index) printf '1 2147483647:1\n2 1:1\n1 1:2\n2 2:1\n1 1:3\n2 2:2\n' > d.svm; write_svm_base "$work/d.svm"; expect="d.svm:1: feature index 2147483647 exceeds the limit of 100000 features \(set max_features" ;;
+  k1sweep_max_features) printf '1 1:1\n2 11:1\n1 1:2\n2 2:1\n1 1:3\n2 2:2\n' > d.svm; command=k1sweep
+    printf '[k1sweep]\ndata = %s\ntrain_rows = 2\nmodels = 2\nsizes = 2\nsets = 1\nmax_features = 10\n[space]\ndim.C = log 1 10\ndim.gamma = log 0.1 1\n[output]\ndir = %s/out\nname = k1\n' "$work/d.svm" "$work" > run.ini
+    expect="d.svm:2: feature index 11 exceeds the limit of 10 features" ;;
+  libsvm_max_features) printf '1 1:1\n2 1:1\n1 1:2\n2 11:1\n1 1:3\n2 2:2\n' > d.svm; write_svm_base "$work/d.svm"; sed -i 's/^\[objective\]/[objective]\nmax_features = 10/' run.ini; expect="d.svm:4: feature index 11 exceeds the limit of 10 features" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 
-"$mpiexec" -n 2 --oversubscribe "$bin" "$command" "$config" "${args[@]}" > stdout.txt 2> stderr.txt
+# A hang (a FIFO opened for reading waits for a writer) fails the case
+# instead of blocking the suite.
+timeout -k 10 120 "$mpiexec" -n 2 --oversubscribe "$bin" "$command" "$config" "${args[@]}" > stdout.txt 2> stderr.txt
 code=$?
 fail=0
 if [[ $code -ne 2 ]]; then echo "FAIL: exit code $code, expected 2"; fail=1; fi
@@ -118,6 +138,8 @@ if ! grep -Eq -- "$expect" stderr.txt; then echo "FAIL: stderr does not match /$
 # One message, from rank 0 only (mpiexec may add its own notice lines).
 n=$(grep -c "dpbo: error:" stderr.txt)
 if [[ $n -ne 1 ]]; then echo "FAIL: $n error lines, expected 1"; fail=1; fi
-if [[ -n $(find "$work" -name '*.h5*' -print -quit) ]]; then echo "FAIL: an output file was written"; fail=1; fi
+# -mindepth 1: the work folder itself is no output (mktemp's random suffix
+# may start with "h5": tmp.h5...).
+if [[ -n $(find "$work" -mindepth 1 -name '*.h5*' -print -quit) ]]; then echo "FAIL: an output file was written"; fail=1; fi
 echo "--- stderr:"; cat stderr.txt
 exit $fail

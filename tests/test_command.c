@@ -59,11 +59,18 @@ static int count_fds(void) {
 
 /* Runs `"<dir>/<script>" extra` once; returns the status, fills gain/err and
  * the elapsed time. */
+static const double *run_range; /* objective.value_range for run(), or NULL */
+
 static dpbo_status run(const char *script, const char *extra, dpbo_pass_mode pass, double timeout,
                        int d, const char *const *names, const double *values, double *gain,
                        dpbo_error *err, double *elapsed) {
   dpbo_command_options opt;
   memset(&opt, 0, sizeof opt);
+  if (run_range) {
+    opt.check_range = 1;
+    opt.value_lo = run_range[0];
+    opt.value_hi = run_range[1];
+  }
   snprintf(opt.command, sizeof opt.command, "\"%s/%s\"%s%s", dir, script, extra ? " " : "",
            extra ? extra : "");
   opt.pass = pass;
@@ -286,6 +293,53 @@ static void test_streams(void) {
   CHECK(gain == 0.0);
 }
 
+/* Issue #11, item 11: output that must not be read as a gain, and output
+ * that must not reach the log unescaped. */
+static void test_hostile_output(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  double gain;
+  /* "-" then 5,000 zeros then "5" is -5 whole, never +5 from the line's cut
+   * tail: refused, since its last token does not fit in what is kept. */
+  write_script("longneg.sh", "printf -- '-'; head -c 5000 /dev/zero | tr '\\0' 0; echo 5", 1);
+  CHECK(run("longneg.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "longer than 2048 bytes") != NULL, "message: %s", err.message);
+  CHECK_MSG(!(gain == 5.0), "read the cut line as %g", gain);
+  /* A long line whose last token is short still works (its tail is kept). */
+  write_script("longok.sh", "head -c 5000 /dev/zero | tr '\\0' 0; echo ' -5'", 1);
+  CHECK_OK(run("longok.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+  CHECK(gain == -5.0);
+  /* Binary output: escaped in the message (no raw control or high bytes),
+   * on stdout and on stderr; a NUL byte on the last line refuses it. */
+  write_script("binary.sh", "printf 'x\\033[2J\\377\\001\\n' >&2; printf '\\033]0;owned\\007\\376 zz\\n'", 1);
+  CHECK(run("binary.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  int raw = 0;
+  for (const char *p = err.message; *p; p++) raw |= (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f;
+  CHECK_MSG(!raw, "raw control or binary bytes in: %s", err.message);
+  CHECK_MSG(strstr(err.message, "\\x1b]0;owned\\x07\\xfe zz") && strstr(err.message, "x\\x1b[2J\\xff\\x01"),
+            "not escaped as \\xHH: %s", err.message);
+  write_script("nul.sh", "printf '0.5\\0001\\n'", 1);
+  CHECK(run("nul.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "NUL") && strstr(err.message, "0.5\\x001"), "message: %s", err.message);
+  /* objective.value_range: 1e300 from a broken script fails the evaluation;
+   * the bounds themselves are inside. */
+  static const double range[2] = {0.0, 1.0};
+  run_range = range;
+  write_script("huge.sh", "echo 1e300", 1);
+  CHECK(run("huge.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "1.0000000000000001e+300, outside objective.value_range [0, 1]"),
+            "message: %s", err.message);
+  write_script("one.sh", "echo 1", 1);
+  CHECK_OK(run("one.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+  CHECK(gain == 1.0);
+  run_range = NULL;
+  CHECK_OK(run("huge.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+}
+
 int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/dpbo command.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -298,6 +352,7 @@ int main(void) {
   test_passing();
   test_failures();
   test_streams();
+  test_hostile_output();
   int fds_after = count_fds();
   CHECK_MSG(fds_before == fds_after, "open descriptors: %d before, %d after", fds_before,
             fds_after);

@@ -131,6 +131,19 @@ static void test_formats(void) {
     }
   }
 
+  /* A LIBSVM feature index past the limit is refused while the file is read
+   * (issue #11: the dense matrix of index 1e8 took 6 GiB), with the limit
+   * in the message; up to the limit is fine. */
+  write_file("limit.libsvm", "1 1:1\n2 11:1\n", path, sizeof path);
+  dpbo_status st = dpbo_dataset_read_max(path, DPBO_FORMAT_AUTO, 10, &data, &err);
+  CHECK(st == DPBO_ERR_DATA && data == NULL);
+  CHECK_MSG(strstr(err.message, "limit.libsvm:2: feature index 11 exceeds the limit of 10 features"),
+            "message: %s", err.message);
+  CHECK_OK(dpbo_dataset_read_max(path, DPBO_FORMAT_AUTO, 11, &data, &err));
+  CHECK(data && data->d == 11);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+
   /* Two 200,000-column lines (about 2 MB each) through the growing line
    * buffer, gzip-compressed. */
   const int cols = 200000;

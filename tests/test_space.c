@@ -320,7 +320,7 @@ static void test_list(void) {
               DPBO_ERR_IO, "test_space_missing.txt", "No such file");
   mkdir("test_space_dir", 0755);
   CHECK_ERROR(dpbo_space_create_list(2, dims, "test_space_dir", &space, &err), DPBO_ERR_IO,
-              "test_space_dir", "read error");
+              "test_space_dir", "directory");
   rmdir("test_space_dir");
   /* A bad dimension is reported before the file is read. */
   dims[1].hi = -1;

@@ -14,7 +14,12 @@
  * process becomes a child subreaper (proc.h), and at the end of every
  * evaluation, at its time-out and at cancel (a stop) every process it
  * started is killed, those it backgrounded or moved to a new session with
- * setsid included. Environment names are upper-cased, with characters
+ * setsid included. Control and non-ASCII bytes of its output are escaped as
+ * \xHH in messages. A last line longer than 4096 bytes is read from its last
+ * 2048: its last token must lie wholly there, or the evaluation fails (never a
+ * number read from the cut tail of a longer one). A NUL byte on the last line
+ * fails it; so does, with check_range, a gain outside [value_lo, value_hi].
+ * Environment names are upper-cased, with characters
  * other than letters, digits and '_' turned into '_'. The program is looked
  * up once, at creation: a missing program is a DPBO_ERR_CONFIG there. */
 #ifndef DPBO_COMMAND_H
@@ -35,6 +40,10 @@ typedef struct dpbo_command_options {
   char command[DPBO_COMMAND_MAX]; /* program and fixed arguments, split on blanks; "..." quotes */
   dpbo_pass_mode pass;
   double timeout_s; /* <= 0: no limit; configs default to DPBO_COMMAND_TIMEOUT_DEFAULT */
+  /* With check_range, a gain outside [value_lo, value_hi] (the range the
+   * objective declares, e.g. 0 1 for an accuracy) fails the evaluation. */
+  int check_range;
+  double value_lo, value_hi;
 } dpbo_command_options;
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,

@@ -21,9 +21,22 @@ typedef struct dpbo_dataset {
   double *y;   /* n labels */
 } dpbo_dataset;
 
-/* AUTO picks LIBSVM when the first data line has an "idx:val" token. */
+/* The largest LIBSVM feature index by default. The rows are held dense
+ * (n x d doubles), so one "100000000:1" in a 130-byte LIBSVM file would ask
+ * for 800 MB per row: a file past the limit is refused while it is read,
+ * before anything of its size is allocated. (A CSV row writes out every
+ * column, so its memory stays proportional to the file: no limit there.) */
+#define DPBO_DATASET_MAX_FEATURES 100000
+
+/* AUTO picks LIBSVM when the first data line has an "idx:val" token. LIBSVM
+ * feature indices up to DPBO_DATASET_MAX_FEATURES. */
 dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
                               dpbo_error *err);
+/* The same with another limit on the LIBSVM feature indices (>= 1); the
+ * message of a file past it states the limit and names the `max_features`
+ * setting. */
+dpbo_status dpbo_dataset_read_max(const char *path, dpbo_data_format format, int64_t max_features,
+                                  dpbo_dataset **out, dpbo_error *err);
 void dpbo_dataset_destroy(dpbo_dataset *data);
 
 /* New dataset holding rows[0..count) of data, in that order. */

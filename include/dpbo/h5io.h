@@ -28,6 +28,12 @@
 #include "dpbo/config.h"
 #include "dpbo/error.h"
 
+/* Turns off HDF5's printing of its error stack (hundreds of lines for one
+ * failed write); dpbo reports each failure once, with the file and the
+ * system's reason (errno), e.g. "cannot write dataset unit to
+ * out/run.h5.tmp.123: No space left on device". Call once at start. */
+dpbo_status dpbo_h5io_silence(dpbo_error *err);
+
 dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err);
 
 /* A numeric attribute: a scalar when n = 1, else a 1-D array of n. */
@@ -110,6 +116,15 @@ dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dim
 
 /* mkdir -p of the directory part of path. */
 dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err);
+
+/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
+ * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
+ * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
+ * longer path aborts the process inside MPI_File_open ("buffer overflow
+ * detected"). The temporary name adds "." and ".tmp." with 12 random
+ * characters (18 bytes) and the rank up to 10 digits:
+ * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
+#define DPBO_H5IO_PATH_MAX 200
 
 typedef struct dpbo_h5io_file {
   hid_t id; /* the open temporary file */

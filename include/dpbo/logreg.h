@@ -51,6 +51,7 @@ typedef enum { DPBO_LOGREG_LOSS_SIGMOID = 0, DPBO_LOGREG_LOSS_RAMP = 1 } dpbo_lo
 typedef struct dpbo_logreg_options {
   char data_path[4096];
   dpbo_data_format format;
+  int64_t max_features;    /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
   int64_t train_rows;      /* n: public rows drawn for training */
   int64_t validation_rows; /* m: private rows drawn for validation (disjoint) */
   int64_t test_rows;       /* held-out rows after the validation rows (dpbo compare only) */

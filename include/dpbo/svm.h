@@ -21,6 +21,7 @@ typedef struct dpbo_svm_options {
   double cache_mb;         /* LIBSVM kernel cache (svm-train -m), default 100 */
   double tolerance;        /* LIBSVM stopping tolerance (-e), default 0.001 */
   int shrinking;           /* LIBSVM -h, default 1 */
+  int64_t max_features;    /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
 } dpbo_svm_options;
 
 void dpbo_svm_options_default(dpbo_svm_options *options);

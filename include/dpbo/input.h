@@ -1,0 +1,19 @@
+/* Opening the files a user names (config, dataset, candidate list) for
+ * reading.
+ *
+ * Only regular files are read: a FIFO would block open() until some writer
+ * appears (forever, in a batch job), and a directory or a device is never a
+ * text file. The file is opened without blocking, checked with fstat, and
+ * only then switched back to ordinary blocking reads. */
+#ifndef DPBO_INPUT_H
+#define DPBO_INPUT_H
+
+#include "dpbo/error.h"
+
+/* Opens path read-only (close-on-exec) into *fd. `what` names the file in
+ * messages ("config file"): "cannot open <what> <path>: <strerror>" when it
+ * cannot be opened, "cannot read <what> <path>: <why>" when it is not a
+ * regular file; both DPBO_ERR_IO. *fd is -1 on failure. */
+dpbo_status dpbo_input_open(const char *path, const char *what, int *fd, dpbo_error *err);
+
+#endif
