@@ -881,6 +881,9 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
   dpbo_error err;
   dpbo_error_clear(&err);
+  /* HDF5's own error stack never reaches the user: each failure becomes one
+   * dpbo message with the file and the reason (h5io.h). */
+  if (dpbo_h5io_silence(&err) != DPBO_OK) return report(rank, &err);
   /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
    * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
   if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return report(rank, &err);

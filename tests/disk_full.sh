@@ -74,7 +74,8 @@ timeout -k 10 120 "$mpiexec" -n 2 --oversubscribe -x LD_PRELOAD="$shim" -x DPBO_
 code=$?
 echo "--- stderr:"; cat stderr.txt
 check '[[ $code -eq 3 ]]' "exit code $code, expected 3 (134/139: crash, 124/137: hang)"
-n=$(grep -c "$work/out/run.h5[^ ]*: No space left on device" stderr.txt)
+# The file is the run file or its temporary (.run.h5.tmp.XXXXXXXXXXXX).
+n=$(grep -cE "$work/out/\.?run\.h5[^ ]*: No space left on device" stderr.txt)
 check '[[ $n -eq 1 ]]' "$n lines name the file and 'No space left on device', expected 1"
 n=$(grep -Eci '^dpbo(\[0\])?:? error' stderr.txt)
 check '[[ $n -eq 1 ]]' "$n error lines, expected 1"
