@@ -117,6 +117,18 @@ finish() {
   for p in $seen; do
     while alive "$p"; do sleep 0.02; done
   done
+  # When mpiexec itself was the victim, its ranks were reparented before
+  # they could be seen here; they end themselves within about 0.1 s of
+  # noticing (proc.h), and one may finish a checkpoint write meanwhile. Wait
+  # until no process of this test's launches is left (their command lines
+  # all name a file under $work), so no straggler writes while the next step
+  # reads. Zombies have no command line and do not count.
+  for i in $(seq 600); do
+    pgrep -f -- "$work/" > /dev/null || return 0
+    sleep 0.05
+  done
+  pgrep -af -- "$work/"
+  fail "processes of a killed launch still run 30 s later"
 }
 # The dpbo ranks of the launched mpiexec: "pid:rank" each.
 ranks_of() {
