@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpbo/comm.h"
 #include "dpbo/driver.h"
 #include "dpbo/log.h"
 #include "dpbo/logreg.h"
@@ -328,24 +329,6 @@ done:
   return status;
 }
 
-/* Every rank's status becomes every rank's: a rank that failed keeps its own
- * message, the others report that another rank failed. */
-static dpbo_status audit_agree(MPI_Comm comm, dpbo_status local, const dpbo_error *local_err,
-                               dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int failed = local != DPBO_OK, any_failed;
-  if (MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: MPI_Allreduce failed");
-  if (failed) {
-    if (err) *err = *local_err;
-    status = local;
-    goto done;
-  }
-  if (any_failed) DPBO_RAISE(DPBO_ERR_ARG, "audit: another rank failed to draw");
-done:
-  return status;
-}
-
 dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
                                  double sensitivity, int64_t trials, uint64_t seed, double alpha,
                                  double noise_scale_factor, dpbo_audit_result *result,
@@ -371,8 +354,8 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   if (!(isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: noise scale factor must be positive, got %g",
                noise_scale_factor);
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: invalid communicator");
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
   audit_bins bins = laplace_bins_make(epsilon, sensitivity);
   const int nbins = kind == DPBO_AUDIT_LAPLACE ? bins.count : 2;
@@ -383,13 +366,10 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   int64_t mine = trials / size + (rank < trials % size ? 1 : 0);
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, seed, (uint64_t)rank);
-  dpbo_error local_err;
-  dpbo_error_clear(&local_err);
   dpbo_status local = audit_draw(kind, epsilon, sensitivity, noise_scale_factor, mine, &noise,
-                                 &bins, nbins, hist, &local_err);
-  DPBO_TRY(audit_agree(comm, local, &local_err, err));
-  if (MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: MPI_Allreduce of the histograms failed");
+                                 &bins, nbins, hist, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
 
   audit_bound bound;
   DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, &bound, err));
@@ -634,8 +614,7 @@ static dpbo_status pipeline_check(MPI_Comm comm, const pipeline_draw *draws, int
     int bin = index ? (int)(draws[i].index / per) : audit_bin(bins, draws[i].value);
     hist[side * nbins + bin]++;
   }
-  if (MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: MPI_Allreduce of the histograms failed");
+  DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
   audit_bound bound;
   DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, &bound, err));
   char name[128] = "";
@@ -667,13 +646,11 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   dpbo_space *space = NULL;
   dpbo_run run[2];
   memset(run, 0, sizeof run);
-  dpbo_error local_err;
-  dpbo_error_clear(&local_err);
   int rank, size;
   const double start = MPI_Wtime();
   memset(result, 0, sizeof *result);
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: invalid communicator");
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   if (config->algorithm == DPBO_ALGORITHM_NONE)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
@@ -707,16 +684,15 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  local = pipeline_run(&cfg[0], &run[0], &local_err);
+  local = pipeline_run(&cfg[0], &run[0], err);
   if (local == DPBO_OK && rank == 0)
-    local = pipeline_pilot_run(cfg, options, &run[0], &pilot, &local_err);
-  DPBO_TRY(audit_agree(comm, local, &local_err, err));
-  if (MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: broadcast of the neighbour failed");
+    local = pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
   cfg[1].logreg.swap_validation_row = pilot.j;
   cfg[1].logreg.swap_with_row = pilot.k;
-  local = pipeline_run(&cfg[1], &run[1], &local_err);
-  DPBO_TRY(audit_agree(comm, local, &local_err, err));
+  local = pipeline_run(&cfg[1], &run[1], err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
   for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
     if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
   if (config->algorithm != DPBO_ALGORITHM_3) {
@@ -731,8 +707,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   const int64_t trials = options->trials;
   const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
   DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  local = pipeline_releases(cfg, run, options, count, draws, &local_err);
-  DPBO_TRY(audit_agree(comm, local, &local_err, err));
+  local = pipeline_releases(cfg, run, options, count, draws, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
 
   /* Ranges over every release on every rank: the non-private best values
    * on D and D' (equal on all ranks unless the tuning run is not
@@ -754,8 +730,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
       mx[2 * r + 1] = fmax(mx[2 * r + 1], -x[r]);
     }
   }
-  if (MPI_Allreduce(mx, gmx, 2 * R_COUNT, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "audit: MPI_Allreduce of the ranges failed");
+  DPBO_MPI_TRY(MPI_Allreduce(mx, gmx, 2 * R_COUNT, MPI_DOUBLE, MPI_MAX, comm));
   for (int side = 0; side < 2; side++) {
     result->best_hi[side] = gmx[2 * (R_BEST_D + side)];
     result->best_lo[side] = -gmx[2 * (R_BEST_D + side) + 1];
@@ -997,6 +972,8 @@ static int audit_pipeline_main(MPI_Comm comm, const char *path, int set_count,
                                const char *const *sets,
                                const dpbo_audit_pipeline_options *options) {
   int rank = 0, size = 1, code = 0;
+  /* Unchecked: dpbo_cli_main ranked this communicator already, so these
+   * local queries cannot fail, and this command returns an exit code. */
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
   dpbo_error err;
@@ -1034,7 +1011,7 @@ done:
 
 int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
   int which[DPBO_AUDIT_KIND_COUNT] = {1, 1, 1};
   double epsilon = 1.0, sensitivity = 1.0, alpha = 1e-3, sensitivity_factor = 1.0;
   int64_t trials = 0;

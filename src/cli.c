@@ -432,7 +432,7 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   int head[2] = {*count, *already_complete};
-  MPI_Bcast(head, 2, MPI_INT, 0, comm);
+  DPBO_MPI_TRY(MPI_Bcast(head, 2, MPI_INT, 0, comm));
   *already_complete = head[1];
   if (*already_complete || head[0] == 0) goto done;
   if (rank != 0) {
@@ -441,7 +441,7 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
     local = *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm);
+  DPBO_MPI_TRY(MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm));
 done:
   free(stored);
   return status;
@@ -564,21 +564,22 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
     if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm);
-  MPI_Bcast(&steps, 1, MPI_INT, 0, comm);
-  MPI_Bcast(&complete, 1, MPI_INT, 0, comm);
+  DPBO_MPI_TRY(MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&steps, 1, MPI_INT, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&complete, 1, MPI_INT, 0, comm));
   if (rank != 0) {
     text = malloc((size_t)text_len);
     index = malloc(sizeof *index * (size_t)(steps + 1));
     gain = malloc(sizeof *gain * (size_t)(steps + 1));
-    if (!text || !index || !gain) {
-      fprintf(stderr, "dpbo: error: out of memory\n");
-      MPI_Abort(comm, DPBO_EXIT_FAILURE);
-    }
+    if (!text || !index || !gain)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the stored run %s", runfile);
   }
-  MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm);
-  MPI_Bcast(index, steps, MPI_INT64_T, 0, comm);
-  MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm);
+  /* A rank without the buffers must not leave the broadcasts below alone:
+   * every rank learns of it here and all return together. */
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(index, steps, MPI_INT64_T, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm));
   DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
   if (redraw) {
@@ -815,8 +816,13 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
     code = report(rank, &err);
     if (outcome.abandoned) {
-      /* Workers still inside LIBSVM cannot join a collective call; the
-       * checkpoint on disk is whole (written atomically). */
+      /* The one abort dpbo keeps: ranks still inside LIBSVM, or waiting for
+       * a message from a rank that left the task farm, cannot join a
+       * collective call, so returning would hang the job. The rank that
+       * gave up says why (rank 0 did above; another rank through the log,
+       * tagged with its rank); the checkpoint on disk is whole (written
+       * atomically). */
+      if (rank != 0) dpbo_log_error("%s", err.message);
       fflush(NULL);
       MPI_Abort(comm, DPBO_EXIT_INTERRUPTED);
     }
@@ -876,8 +882,16 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
 }
 
 int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
+  int rank = 0;
+  /* Nothing was set up to report through yet: a communicator MPI cannot
+   * even rank is refused with MPI's own reason. */
+  int mpi = MPI_Comm_rank(comm, &rank);
+  if (mpi != MPI_SUCCESS) {
+    dpbo_error err;
+    dpbo_error_set_mpi(&err, mpi, "MPI_Comm_rank(comm, &rank)", __FILE__, __LINE__, __func__);
+    fprintf(stderr, "dpbo: error: %s\n", err.message);
+    return DPBO_EXIT_FAILURE;
+  }
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
   dpbo_error err;
   dpbo_error_clear(&err);

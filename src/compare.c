@@ -201,8 +201,8 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   compare_evaluator ev;
   memset(&ev, 0, sizeof ev);
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   const int64_t n = dpbo_space_size(space);
   table->n = n;
   DPBO_ALLOC(table->gain, n, "the gains");
@@ -240,11 +240,10 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   if (dpbo_comm_barrier_idle(comm, err) != DPBO_OK && local == DPBO_OK) local = err->code;
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry was filled by exactly one rank; the others hold zeros. */
-  if (MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
-      MPI_Allreduce(&seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "sharing the accuracy table failed");
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(&seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
 done:
   compare_evaluator_destroy(&ev);
   return status;
@@ -256,11 +255,11 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo
                                   const compare_table *table, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  memset(run, 0, sizeof *run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   const int64_t n = dpbo_space_size(space);
   const int T = config->iterations;
-  memset(run, 0, sizeof *run);
   run->space = space;
   run->planned = T;
   run->best_step = -1;
@@ -697,8 +696,6 @@ static double quantile(double *scratch, const double *v, int n, double q) {
 dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   dpbo_space *space = NULL;
   compare_table table = {0, NULL, NULL, NULL, 0.0};
   compare_context *ctx = NULL;
@@ -706,6 +703,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   double *results = NULL, *mean = NULL, *p = NULL, *scratch = NULL;
   dpbo_run run;
   memset(&run, 0, sizeof run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   const double start = MPI_Wtime();
 
   /* What the comparison needs from the config. */
@@ -830,9 +829,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
-  if (MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block),
-                 MPI_DOUBLE, MPI_SUM, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "collecting the repetitions failed");
+  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM, 0, comm));
 
   /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
   if (rank == 0) {

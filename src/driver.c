@@ -97,9 +97,9 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK, local;
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
   memset(run, 0, sizeof *run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   run->planned = config->iterations;
   run->best_step = -1;
   local = dpbo_driver_space(config, &run->space, err);
@@ -139,10 +139,9 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
                                   dpbo_ucb_memory_needed(count, d, config->iterations, DPBO_UCB_INCREMENTAL),
                                   mode == DPBO_UCB_RECOMPUTE},
                        max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull, min_limit;
-    if (MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "reduction of the UCB state sizes failed");
+    DPBO_MPI_TRY(MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+    DPBO_MPI_TRY(MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
+    DPBO_MPI_TRY(MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
     run->state_bytes_max = max[0];
     run->state_bytes_total = sum[0];
     run->incremental_bytes_max = max[1];
@@ -257,11 +256,9 @@ static dpbo_status driver_prune(driver *dr, double beta, int64_t *alive, dpbo_er
   dpbo_status status = DPBO_OK;
   double lcb = dpbo_ucb_local_max_lcb(dr->run->ucb, beta), lcb_max;
   int64_t mine;
-  if (MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, dr->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "reduction of the lower confidence bound failed");
+  DPBO_MPI_TRY(MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, dr->comm));
   DPBO_TRY(dpbo_ucb_prune(dr->run->ucb, beta, lcb_max, &mine, err));
-  if (MPI_Allreduce(&mine, alive, 1, MPI_INT64_T, MPI_SUM, dr->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "reduction of the surviving candidates failed");
+  DPBO_MPI_TRY(MPI_Allreduce(&mine, alive, 1, MPI_INT64_T, MPI_SUM, dr->comm));
 done:
   return status;
 }
@@ -491,13 +488,10 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       /* A signal to a worker alone (not through mpiexec) stops the run too. */
       int flag = 0;
       MPI_Status st;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "MPI_Iprobe for stop requests failed");
+      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st));
       if (flag) {
         int ignored;
-        if (MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS)
-          DPBO_RAISE(DPBO_ERR_MPI, "receiving a stop request from rank %d failed", st.MPI_SOURCE);
+        DPBO_MPI_TRY(MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE));
         dr->stop_from = st.MPI_SOURCE;
         dpbo_log_info("dpbo: rank %d was told to stop (SIGTERM or SIGUSR1): stopping the run",
                       st.MPI_SOURCE);
@@ -519,12 +513,9 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     } else {
       int flag = 0;
       MPI_Status st;
-      if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "MPI_Iprobe for results failed");
+      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st));
       if (flag) {
-        if (MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, dr->comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          DPBO_RAISE(DPBO_ERR_MPI, "receiving a result from rank %d failed", st.MPI_SOURCE);
+        DPBO_MPI_TRY(MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, dr->comm, MPI_STATUS_IGNORE));
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -557,15 +548,14 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
   if (!dr->evaluator || dr->rank == 0) goto done;
   if (driver_stops && !dr->stop_flag) {
     dr->stop_flag = 1;
-    if (MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "sending a stop request to rank 0 failed");
+    DPBO_MPI_TRY(MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req));
   }
   for (;;) {
     int slot = -1;
     for (int i = 0; i < DRIVER_SEND_SLOTS; i++) {
       int flag = 1;
-      if (dr->send_req[i] != MPI_REQUEST_NULL && MPI_Test(&dr->send_req[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        DPBO_RAISE(DPBO_ERR_MPI, "sending a result failed");
+      if (dr->send_req[i] != MPI_REQUEST_NULL)
+        DPBO_MPI_TRY(MPI_Test(&dr->send_req[i], &flag, MPI_STATUS_IGNORE));
       if (flag && slot < 0) slot = i;
     }
     if (slot < 0) break; /* all slots in flight; try again on the next poll */
@@ -575,9 +565,7 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
     if (driver_stops && dr->send_buf[slot].code != DPBO_OK) continue;
-    if (MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0, TAG_RESULT, dr->comm,
-                  &dr->send_req[slot]) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "sending the result of step %d failed", dr->send_buf[slot].step);
+    DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0, TAG_RESULT, dr->comm, &dr->send_req[slot]));
   }
 done:
   return status;
@@ -589,13 +577,11 @@ static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_erro
   MPI_Request req;
   if (dr->rank == 0) DPBO_TRY(driver_next_event(dr, ev, err));
   if (dr->size == 1) goto done;
-  if (MPI_Ibcast(ev, (int)sizeof *ev, MPI_BYTE, 0, dr->comm, &req) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
+  DPBO_MPI_TRY(MPI_Ibcast(ev, (int)sizeof *ev, MPI_BYTE, 0, dr->comm, &req));
   long ns = 0;
   for (;;) {
     int flag = 0;
-    if (MPI_Test(&req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the next event failed");
+    DPBO_MPI_TRY(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
     if (flag) break;
     DPBO_TRY(driver_forward_results(dr, err));
     driver_pause(&ns);
@@ -608,7 +594,9 @@ static void driver_free(driver *dr) {
   for (int i = 0; i <= DRIVER_SEND_SLOTS; i++) {
     MPI_Request *req = i < DRIVER_SEND_SLOTS ? &dr->send_req[i] : &dr->stop_req;
     if (*req != MPI_REQUEST_NULL) {
-      /* Only after an interruption: rank 0 no longer listens. */
+      /* Only after an interruption: rank 0 no longer listens. Unchecked:
+       * the run is over, and a request that cannot be cancelled costs only
+       * a handle the exiting process drops anyway. */
       MPI_Cancel(req);
       MPI_Request_free(req);
     }
@@ -630,8 +618,8 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   for (int i = 0; i < DRIVER_SEND_SLOTS; i++) dr->send_req[i] = MPI_REQUEST_NULL;
   dr->stop_req = MPI_REQUEST_NULL;
   dr->comm = comm;
-  MPI_Comm_rank(comm, &dr->rank);
-  MPI_Comm_size(comm, &dr->size);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &dr->rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &dr->size));
   dr->config = config;
   dr->options = options;
   dr->run = run;
@@ -750,9 +738,8 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo
     struct rusage usage;
     unsigned long long rss = getrusage(RUSAGE_SELF, &usage) == 0 ? (unsigned long long)usage.ru_maxrss * 1024ull : 0;
     unsigned long long max = 0, sum = 0;
-    if (MPI_Allreduce(&rss, &max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS ||
-        MPI_Allreduce(&rss, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "reduction of the peak memory failed");
+    DPBO_MPI_TRY(MPI_Allreduce(&rss, &max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
+    DPBO_MPI_TRY(MPI_Allreduce(&rss, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
     run->peak_rss_max = (size_t)max;
     run->peak_rss_total = (size_t)sum;
     if (dr.rank == 0)

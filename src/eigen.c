@@ -29,7 +29,7 @@ void pdsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const
 static dpbo_status eigen__lapack(MPI_Comm comm, int n, double *a, double *w, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int rank;
-  MPI_Comm_rank(comm, &rank);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   dpbo_status local = DPBO_OK;
   if (rank == 0) {
     lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', n, a, n, w);
@@ -38,9 +38,8 @@ static dpbo_status eigen__lapack(MPI_Comm comm, int n, double *a, double *w, dpb
                              "LAPACK dsyevd failed on a %d x %d matrix (info %d)", n, n, (int)info);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (MPI_Bcast(a, n * n, MPI_DOUBLE, 0, comm) != MPI_SUCCESS ||
-      MPI_Bcast(w, n, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Bcast of the eigendecomposition failed");
+  DPBO_MPI_TRY(MPI_Bcast(a, n * n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(w, n, MPI_DOUBLE, 0, comm));
 done:
   return status;
 }
@@ -94,8 +93,8 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   double *aloc = NULL, *zloc = NULL, *work = NULL, *gathered = NULL, *z_probe = NULL;
   int *iwork = NULL, *layout = NULL, *counts = NULL, *displs = NULL;
   int rank, size;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
   /* Near-square grid using every rank: the largest divisor of size that is
    * at most √size gives the rows. */
@@ -113,8 +112,7 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   /* A private duplicate: BLACS registers the communicator as a "system
    * handle", and freeing that handle afterwards must not touch the caller's
    * communicator or BLACS's default (MPI_COMM_WORLD) slot. */
-  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Comm_dup failed before ScaLAPACK");
+  DPBO_MPI_TRY(MPI_Comm_dup(comm, &dup));
   handle = Csys2blacs_handle(dup);
   context = handle;
   char order[] = "Row";
@@ -216,8 +214,7 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
     local =
         DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory gathering %d x %d eigenvectors", n, n);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (MPI_Allgather(mine, 4, MPI_INT, layout, 4, MPI_INT, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Allgather of the ScaLAPACK layout failed");
+  DPBO_MPI_TRY(MPI_Allgather(mine, 4, MPI_INT, layout, 4, MPI_INT, comm));
   int offset = 0;
   for (int r = 0; r < size; r++) {
     counts[r] = layout[4 * r + 2] * layout[4 * r + 3];
@@ -226,12 +223,9 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   }
   if (offset != n * n)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "ScaLAPACK blocks cover %d of %d entries", offset, n * n);
-  if (MPI_Allgatherv(zloc, counts[rank], MPI_DOUBLE, gathered, counts, displs, MPI_DOUBLE, comm) !=
-      MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Allgatherv of the eigenvectors failed");
+  DPBO_MPI_TRY(MPI_Allgatherv(zloc, counts[rank], MPI_DOUBLE, gathered, counts, displs, MPI_DOUBLE, comm));
   /* w is global output of pdsyevd; rank 0's copy makes it bit-identical. */
-  if (MPI_Bcast(w, n, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Bcast of the eigenvalues failed");
+  DPBO_MPI_TRY(MPI_Bcast(w, n, MPI_DOUBLE, 0, comm));
   /* pdsyevd has returned info = 0 with garbage when a workspace check deep
    * inside failed (see above): verify three eigenpairs, O(n²) each, against
    * the input (still in a), identically on every rank. */

@@ -1,5 +1,6 @@
 #include "dpbo/error.h"
 
+#include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,4 +57,16 @@ void dpbo_error_prefix(dpbo_error *err, const char *fmt, ...) {
   va_end(ap);
   memcpy(old, err->message, sizeof old);
   snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+}
+
+dpbo_status dpbo_error_set_mpi(dpbo_error *err, int mpi_code, const char *call, const char *file,
+                               int line, const char *func) {
+  char reason[MPI_MAX_ERROR_STRING] = "unknown MPI error";
+  int length = 0;
+  if (MPI_Error_string(mpi_code, reason, &length) != MPI_SUCCESS)
+    snprintf(reason, sizeof reason, "MPI error code %d", mpi_code);
+  /* The file's base name: the build directory is no business of the user. */
+  const char *base = strrchr(file, '/');
+  return dpbo_error_set(err, DPBO_ERR_MPI, file, line, func, "%s failed (%s:%d): %s", call,
+                        base ? base + 1 : file, line, reason);
 }

@@ -80,6 +80,25 @@ done:
   return status;
 }
 
+/* Every HDF5 call that can fail (a negative hid_t or herr_t) is checked
+ * with one of these; `what` names the attribute or dataset. H5IO_TRY raises
+ * at once: for calls every rank makes with the same arguments before a
+ * collective one, which fail alike everywhere or (out of memory) only where
+ * the collective call would fail too. H5IO_LOCAL records the first failure
+ * in `local` instead, for the set-up of one rank's part of a collective
+ * write: the rank must not leave alone, so the write is preceded by an
+ * agreement (dpbo_comm_agree) that fails every rank with its message. */
+#define H5IO_TRY(call, what)                                                   \
+  do {                                                                         \
+    if ((call) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "%s failed for %s", #call, (what)); \
+  } while (0)
+
+#define H5IO_LOCAL(call, what)                                                 \
+  do {                                                                         \
+    if (local == DPBO_OK && (call) < 0)                                        \
+      local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "%s failed for %s", #call, (what)); \
+  } while (0)
+
 /* ---------------------------------------------------------------------------
  * Attributes. */
 
@@ -101,30 +120,37 @@ done:
 
 dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  hid_t type = H5Tcopy(H5T_C_S1);
-  hid_t space = H5Screate(H5S_SCALAR);
-  H5Tset_size(type, strlen(value) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  hid_t type = -1, space = -1;
+  H5IO_TRY(type = H5Tcopy(H5T_C_S1), name);
+  H5IO_TRY(space = H5Screate(H5S_SCALAR), name);
+  H5IO_TRY(H5Tset_size(type, strlen(value) + 1), name);
+  H5IO_TRY(H5Tset_strpad(type, H5T_STR_NULLTERM), name);
   DPBO_TRY(h5io__attr(obj, name, type, space, value, err));
 done:
-  H5Sclose(space);
-  H5Tclose(type);
+  if (space >= 0) H5Sclose(space);
+  if (type >= 0) H5Tclose(type);
   return status;
 }
 
 dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
                                    hsize_t n, dpbo_error *err) {
-  hid_t space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
-  dpbo_status status = h5io__attr(obj, name, type, space, values, err);
-  H5Sclose(space);
+  dpbo_status status = DPBO_OK;
+  hid_t space = -1;
+  H5IO_TRY(space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL), name);
+  DPBO_TRY(h5io__attr(obj, name, type, space, values, err));
+done:
+  if (space >= 0) H5Sclose(space);
   return status;
 }
 
 dpbo_status dpbo_h5io_attr_array(hid_t obj, const char *name, hid_t type, const void *values,
                                  hsize_t n, dpbo_error *err) {
-  hid_t space = H5Screate_simple(1, &n, NULL);
-  dpbo_status status = h5io__attr(obj, name, type, space, values, err);
-  H5Sclose(space);
+  dpbo_status status = DPBO_OK;
+  hid_t space = -1;
+  H5IO_TRY(space = H5Screate_simple(1, &n, NULL), name);
+  DPBO_TRY(h5io__attr(obj, name, type, space, values, err));
+done:
+  if (space >= 0) H5Sclose(space);
   return status;
 }
 
@@ -200,10 +226,11 @@ dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value
   hid_t attr = h5io__open_attr(obj, name);
   *value = NULL;
   if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "attribute %s is missing", name);
-  type = H5Aget_type(attr);
+  H5IO_TRY(type = H5Aget_type(attr), name);
   if (H5Tget_class(type) != H5T_STRING || H5Tis_variable_str(type) > 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "attribute %s is not a fixed-length string", name);
   size_t len = H5Tget_size(type);
+  if (len == 0) DPBO_RAISE(DPBO_ERR_HDF5, "H5Tget_size failed for %s", name);
   DPBO_ALLOC(text, len + 1, "a string attribute");
   if (H5Aread(attr, type, text) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
   *value = text;
@@ -271,17 +298,17 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
                                      const hsize_t *dims, hsize_t offset, hsize_t rows,
                                      const void *data, int checked, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
-  hid_t dset = -1, memspace = -1, xfer = -1, dcpl = -1;
+  hid_t filespace = -1, dset = -1, memspace = -1, xfer = -1, dcpl = -1;
   dpbo_status local = DPBO_OK;
   char what[300];
   snprintf(what, sizeof what, "dataset %s", name);
+  H5IO_TRY(filespace = H5Screate_simple(ndims, dims, NULL), what);
   for (int i = 0; i < ndims; i++)
     checked = checked && dims[i] > 0;
   if (checked) {
-    dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    if (dcpl < 0 || H5Pset_chunk(dcpl, ndims, dims) < 0 || H5Pset_fletcher32(dcpl) < 0)
-      DPBO_RAISE(DPBO_ERR_HDF5, "cannot set up the checksum of dataset %s", name);
+    H5IO_TRY(dcpl = H5Pcreate(H5P_DATASET_CREATE), what);
+    H5IO_TRY(H5Pset_chunk(dcpl, ndims, dims), what);
+    H5IO_TRY(H5Pset_fletcher32(dcpl), what);
   }
   errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, checked ? dcpl : H5P_DEFAULT,
@@ -291,15 +318,16 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
     goto done;
   }
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
-  memspace = H5Screate_simple(ndims, count, NULL);
+  H5IO_LOCAL(memspace = H5Screate_simple(ndims, count, NULL), what);
   if (rows > 0) {
-    H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
+    H5IO_LOCAL(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL), what);
   } else {
-    H5Sselect_none(filespace);
-    H5Sselect_none(memspace);
+    H5IO_LOCAL(H5Sselect_none(filespace), what);
+    H5IO_LOCAL(H5Sselect_none(memspace), what);
   }
-  xfer = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  H5IO_LOCAL(xfer = H5Pcreate(H5P_DATASET_XFER), what);
+  H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
+  DPBO_TRY(h5io__agree(group, local, err));
   errno = 0;
   if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0) local = h5io__fail(group, errno, what, err);
   DPBO_TRY(h5io__agree(group, local, err));
@@ -308,7 +336,7 @@ done:
   if (xfer >= 0) H5Pclose(xfer);
   if (memspace >= 0) H5Sclose(memspace);
   if (dset >= 0) H5Dclose(dset);
-  H5Sclose(filespace);
+  if (filespace >= 0) H5Sclose(filespace);
   return status;
 }
 
@@ -322,15 +350,16 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
                                          int ndims, const hsize_t *dims, hsize_t offset,
                                          hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
                                          void *user, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t filespace = H5Screate_simple(ndims, dims, NULL);
-  hid_t dset = -1, memspace = -1, xfer = -1;
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  hid_t filespace = -1, dset = -1, memspace = -1, xfer = -1;
   void *buf = NULL;
   const hsize_t width = ndims > 1 ? dims[1] : 1;
   const size_t size = H5Tget_size(type);
   if (chunk < 1) chunk = 1;
   char what[300];
   snprintf(what, sizeof what, "dataset %s", name);
+  if (size == 0) DPBO_RAISE(DPBO_ERR_HDF5, "H5Tget_size failed for %s", what);
+  H5IO_TRY(filespace = H5Screate_simple(ndims, dims, NULL), what);
   errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (dset < 0) {
@@ -338,27 +367,27 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
     goto done;
   }
   unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
-  if (MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "cannot agree on the writes of dataset %s", name);
+  DPBO_MPI_TRY(MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
   const hsize_t buf_rows = rows < chunk ? rows : chunk;
   DPBO_ALLOC(buf, (buf_rows ? buf_rows : 1) * width * size, "a dataset write buffer");
-  xfer = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE);
+  H5IO_LOCAL(xfer = H5Pcreate(H5P_DATASET_XFER), what);
+  H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
   for (unsigned long long r = 0; r < rounds; r++) {
     const hsize_t first = (hsize_t)r * chunk;
     const hsize_t len = first >= rows ? 0 : rows - first < chunk ? rows - first : chunk;
     hsize_t start[2] = {offset + first, 0}, count[2] = {len, width};
-    memspace = H5Screate_simple(ndims, count, NULL);
+    H5IO_LOCAL(memspace = H5Screate_simple(ndims, count, NULL), what);
     if (len > 0) {
       fill(user, first, len, buf);
-      H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL);
+      H5IO_LOCAL(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL), what);
     } else {
-      H5Sselect_none(filespace);
-      H5Sselect_none(memspace);
+      H5IO_LOCAL(H5Sselect_none(filespace), what);
+      H5IO_LOCAL(H5Sselect_none(memspace), what);
     }
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
     errno = 0;
     herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
-    dpbo_status local = rc < 0 ? h5io__fail(group, errno, what, err) : DPBO_OK;
+    local = rc < 0 ? h5io__fail(group, errno, what, err) : DPBO_OK;
     H5Sclose(memspace);
     memspace = -1;
     DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -368,7 +397,7 @@ done:
   if (xfer >= 0) H5Pclose(xfer);
   if (memspace >= 0) H5Sclose(memspace);
   if (dset >= 0) H5Dclose(dset);
-  H5Sclose(filespace);
+  if (filespace >= 0) H5Sclose(filespace);
   return status;
 }
 
@@ -451,10 +480,10 @@ dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dim
   hid_t space = -1;
   hid_t dset = h5io__open_dataset(obj, name);
   if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s is missing", name);
-  space = H5Dget_space(dset);
+  H5IO_TRY(space = H5Dget_space(dset), name);
   if (H5Sget_simple_extent_ndims(space) != ndims)
     DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s does not have %d dimension(s)", name, ndims);
-  H5Sget_simple_extent_dims(space, dims, NULL);
+  H5IO_TRY(H5Sget_simple_extent_dims(space, dims, NULL), name);
 done:
   if (space >= 0) H5Sclose(space);
   if (dset >= 0) H5Dclose(dset);
@@ -629,7 +658,7 @@ static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode
   file->comm = comm;
   file->tmp[0] = '\0';
   file->modify = 0;
-  MPI_Comm_rank(comm, &file->rank);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &file->rank));
   if (strlen(path) > DPBO_H5IO_PATH_MAX)
     DPBO_RAISE(DPBO_ERR_IO, "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
                "paths of at most %d characters", path, strlen(path), DPBO_H5IO_PATH_MAX);
@@ -640,17 +669,15 @@ static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode
   if (file->rank == 0) local = dpbo_h5io_ensure_dir(path, err);
   if (file->rank == 0 && local == DPBO_OK)
     local = dpbo_h5io_temp_open(path, public_mode, file->tmp, sizeof file->tmp, &file->fd, err);
-  if (MPI_Bcast(&local, 1, MPI_INT, 0, comm) != MPI_SUCCESS) DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
+  DPBO_MPI_TRY(MPI_Bcast(&local, 1, MPI_INT, 0, comm));
   if (local != DPBO_OK) {
     if (file->rank != 0) DPBO_ERROR_SET(err, local, "cannot create a temporary file for %s", path);
     status = local;
     goto done;
   }
-  if (MPI_Bcast(file->tmp, (int)sizeof file->tmp, MPI_CHAR, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
-  fapl = H5Pcreate(H5P_FILE_ACCESS);
-  if (fapl < 0 || H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot set up the MPI-IO driver for %s", file->tmp);
+  DPBO_MPI_TRY(MPI_Bcast(file->tmp, (int)sizeof file->tmp, MPI_CHAR, 0, comm));
+  H5IO_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), file->tmp);
+  H5IO_TRY(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), file->tmp);
   file->id = H5Fcreate(file->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   if (file->id < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create %s", file->tmp);
 done:
@@ -776,8 +803,7 @@ dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   /* Also waits until every rank has closed before rank 0 renames. */
   DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
   if (file->rank == 0) local = h5io__publish(file, err);
-  if (MPI_Bcast(&local, 1, MPI_INT, 0, file->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "broadcast failed");
+  DPBO_MPI_TRY(MPI_Bcast(&local, 1, MPI_INT, 0, file->comm));
   if (local != DPBO_OK) {
     if (file->rank != 0)
       DPBO_ERROR_SET(err, local, "cannot rename %s to %s", file->tmp, file->path);

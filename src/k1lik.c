@@ -137,8 +137,8 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
   int *sendcounts = NULL, *senddispls = NULL;
   int rank, size;
   *out = NULL;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
   /* Rank 0's arguments, everywhere. */
   int dims[3] = {R, n, d};
@@ -147,9 +147,8 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
     opt = *options;
   else
     dpbo_k1lik_options_default(&opt);
-  if (MPI_Bcast(dims, 3, MPI_INT, 0, comm) != MPI_SUCCESS ||
-      MPI_Bcast(&opt, (int)sizeof opt, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: broadcast of the problem size failed");
+  DPBO_MPI_TRY(MPI_Bcast(dims, 3, MPI_INT, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&opt, (int)sizeof opt, MPI_BYTE, 0, comm));
   R = dims[0];
   n = dims[1];
   d = dims[2];
@@ -204,15 +203,11 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
     ctx->counts[r] = (int)(c * 2 * n);
     ctx->displs[r] = (int)(b * 2 * n);
   }
-  if (MPI_Comm_dup(comm, &ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: MPI_Comm_dup failed");
+  DPBO_MPI_TRY(MPI_Comm_dup(comm, &ctx->comm));
   if (rank == 0) memcpy(ctx->coords, coords, (size_t)n * d * sizeof *coords);
-  if (MPI_Bcast(ctx->coords, n * d, MPI_DOUBLE, 0, ctx->comm) != MPI_SUCCESS ||
-      MPI_Scatterv(F, sendcounts, senddispls, MPI_DOUBLE, Fblock, sendcounts[rank], MPI_DOUBLE, 0,
-                   ctx->comm) != MPI_SUCCESS ||
-      MPI_Scatterv(Fp, sendcounts, senddispls, MPI_DOUBLE, Fpblock, sendcounts[rank], MPI_DOUBLE, 0,
-                   ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: distributing the accuracies failed");
+  DPBO_MPI_TRY(MPI_Bcast(ctx->coords, n * d, MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(F, sendcounts, senddispls, MPI_DOUBLE, Fblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(Fp, sendcounts, senddispls, MPI_DOUBLE, Fpblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
   /* The two channels of K1's eigenvectors (1, ±1)/√2. */
   for (size_t i = 0; i < (size_t)ctx->count * n; i++) {
     ctx->sum[i] = (Fblock[i] + Fpblock[i]) / K1LIK_SQRT2;
@@ -319,9 +314,7 @@ static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int latti
     for (int j = 0; j < n; j++)
       b[j] *= b[j];
   }
-  if (MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts, ctx->displs,
-                     MPI_DOUBLE, ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: MPI_Allgatherv of the projections failed");
+  DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts, ctx->displs, MPI_DOUBLE, ctx->comm));
   /* Sums in set order on every rank: rank-count independent, and two-pass
    * so the mean does not cancel against the spread. */
   for (int j = 0; j < n; j++) {
@@ -604,8 +597,7 @@ dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, double k1, double m0, double s, d
   dpbo_status status = DPBO_OK;
   double args[4 + DPBO_MAX_DIM] = {k1, m0, s, sigma_n};
   if (ctx->rank == 0) memcpy(args + 4, lengthscales, (size_t)ctx->d * sizeof *lengthscales);
-  if (MPI_Bcast(args, 4 + ctx->d, MPI_DOUBLE, 0, ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: broadcast of the parameters failed");
+  DPBO_MPI_TRY(MPI_Bcast(args, 4 + ctx->d, MPI_DOUBLE, 0, ctx->comm));
   k1 = args[0];
   m0 = args[1];
   s = args[2];
@@ -624,8 +616,7 @@ done:
 dpbo_status dpbo_k1lik_profile(dpbo_k1lik *ctx, double one_minus_k1, dpbo_k1lik_fit *fit,
                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  if (MPI_Bcast(&one_minus_k1, 1, MPI_DOUBLE, 0, ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: broadcast of 1 - k1 failed");
+  DPBO_MPI_TRY(MPI_Bcast(&one_minus_k1, 1, MPI_DOUBLE, 0, ctx->comm));
   if (!(one_minus_k1 > 0.0 && one_minus_k1 < 2.0))
     DPBO_RAISE(DPBO_ERR_ARG, "1 - k1 must lie in (0, 2), got %g", one_minus_k1);
   DPBO_TRY(k1lik__profile_t(ctx, one_minus_k1, fit, err));
@@ -722,8 +713,7 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
     int64_t N;
     double delta;
   } args = {N, delta};
-  if (MPI_Bcast(&args, (int)sizeof args, MPI_BYTE, 0, ctx->comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "k1 likelihood: broadcast of N and delta failed");
+  DPBO_MPI_TRY(MPI_Bcast(&args, (int)sizeof args, MPI_BYTE, 0, ctx->comm));
   if (args.N < 1 || !(args.delta > 0.0 && args.delta < 1.0))
     DPBO_RAISE(DPBO_ERR_ARG, "k1 sweep needs N >= 1 and delta in (0, 1), got %lld and %g",
                (long long)args.N, args.delta);

@@ -649,6 +649,7 @@ static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const
   dpbo_status status = DPBO_OK, failure = DPBO_OK;
   unsigned char *message = NULL;
   int64_t *todo = NULL, todo_count = 0, next = 0, in_flight = 0;
+  int released = 0;
   const size_t bytes = k1sweep__message_size(st);
   DPBO_ALLOC(message, bytes, "a result message");
   DPBO_ALLOC(todo, st->n, "the work list");
@@ -657,7 +658,7 @@ static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const
   for (int w = 1; w < st->size; w++) {
     int64_t task = -1;
     if (next < todo_count && !k1sweep__stopping(0, stop_after)) task = todo[next++];
-    MPI_Send(&task, 1, MPI_INT64_T, w, K1SWEEP_TAG_TASK, st->comm);
+    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, w, K1SWEEP_TAG_TASK, st->comm));
     in_flight += task >= 0;
   }
   while (in_flight > 0) {
@@ -676,11 +677,11 @@ static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const
                       "again to abandon them)", (long long)in_flight);
         warned = 1;
       }
-      MPI_Iprobe(MPI_ANY_SOURCE, K1SWEEP_TAG_RESULT, st->comm, &ready, &probe);
+      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, K1SWEEP_TAG_RESULT, st->comm, &ready, &probe));
       if (!ready) dpbo_comm_nap(&ns);
     }
-    MPI_Recv(message, (int)bytes, MPI_BYTE, probe.MPI_SOURCE, K1SWEEP_TAG_RESULT, st->comm,
-             MPI_STATUS_IGNORE);
+    DPBO_MPI_TRY(MPI_Recv(message, (int)bytes, MPI_BYTE, probe.MPI_SOURCE, K1SWEEP_TAG_RESULT,
+                          st->comm, MPI_STATUS_IGNORE));
     in_flight--;
     /* After a failure, later results are still checkpointed; the first
      * failure's message is the one reported. */
@@ -691,18 +692,25 @@ static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const
     int64_t task = -1;
     if (failure == DPBO_OK && next < todo_count && !k1sweep__stopping(outcome->trained, stop_after))
       task = todo[next++];
-    MPI_Send(&task, 1, MPI_INT64_T, probe.MPI_SOURCE, K1SWEEP_TAG_TASK, st->comm);
+    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, probe.MPI_SOURCE, K1SWEEP_TAG_TASK, st->comm));
     in_flight += task >= 0;
   }
+  /* Every worker has been told to stop: the farm ended in step. */
   status = failure;
+  released = 1;
 done:
+  /* Leaving early (a failed MPI call, a second stop, no memory) leaves
+   * workers waiting for a task or inside LIBSVM: they cannot join the
+   * collective calls that follow, so the job must be aborted. */
+  if (!released) outcome->abandoned = 1;
   free(message);
   free(todo);
   return status;
 }
 
 /* A worker: trains what rank 0 sends until told to stop; waits sleeping. */
-static dpbo_status k1sweep__worker(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep__worker(k1sweep__state *st, dpbo_k1sweep_outcome *outcome,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   unsigned char *message = NULL, *flags = NULL;
   const size_t bytes = k1sweep__message_size(st);
@@ -711,13 +719,16 @@ static dpbo_status k1sweep__worker(k1sweep__state *st, dpbo_error *err) {
   for (;;) {
     int64_t task = -1;
     MPI_Request request;
-    MPI_Irecv(&task, 1, MPI_INT64_T, 0, K1SWEEP_TAG_TASK, st->comm, &request);
+    DPBO_MPI_TRY(MPI_Irecv(&task, 1, MPI_INT64_T, 0, K1SWEEP_TAG_TASK, st->comm, &request));
     DPBO_TRY(dpbo_comm_wait_idle(&request, NULL, err));
     if (task < 0) break;
     k1sweep__train(st, task, flags, message);
-    MPI_Send(message, (int)bytes, MPI_BYTE, 0, K1SWEEP_TAG_RESULT, st->comm);
+    DPBO_MPI_TRY(MPI_Send(message, (int)bytes, MPI_BYTE, 0, K1SWEEP_TAG_RESULT, st->comm));
   }
 done:
+  /* A worker that leaves before rank 0 told it to stop leaves rank 0
+   * waiting for its result: nobody can reach the next collective. */
+  if (status != DPBO_OK) outcome->abandoned = 1;
   free(message);
   free(flags);
   return status;
@@ -1068,7 +1079,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   if (trainer) local = k1sweep__load_data(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
   int64_t shape[2] = {st->data_rows, st->pool};
-  MPI_Bcast(shape, 2, MPI_INT64_T, root, st->comm);
+  DPBO_MPI_TRY(MPI_Bcast(shape, 2, MPI_INT64_T, root, st->comm));
   st->data_rows = shape[0];
   st->pool = shape[1];
   st->nbytes = (st->pool + 7) / 8;
@@ -1098,7 +1109,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   else if (st->rank == 0)
     local = k1sweep__master(st, stop_after, checkpoint, outcome, err);
   else
-    local = k1sweep__worker(st, err);
+    local = k1sweep__worker(st, outcome, err);
   if (outcome->abandoned) {
     status = local;
     goto done;
@@ -1108,7 +1119,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   st->perf_training_phase = MPI_Wtime() - t_train;
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
   int64_t finished = st->done_count;
-  MPI_Bcast(&finished, 1, MPI_INT64_T, 0, st->comm);
+  DPBO_MPI_TRY(MPI_Bcast(&finished, 1, MPI_INT64_T, 0, st->comm));
   outcome->interrupted = finished < st->n;
   if (outcome->interrupted) {
     dpbo_log_info("k1sweep: stopped with %lld of %lld models trained; they are in %s. Rerun the same "
@@ -1137,8 +1148,8 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   const double t_start = MPI_Wtime();
   st.config = config;
   st.comm = comm;
-  MPI_Comm_rank(comm, &st.rank);
-  MPI_Comm_size(comm, &st.size);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &st.rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &st.size));
   st.n = dpbo_k1sweep_settings(config);
   st.d = config->raw.dims;
   st.acc_count = (int64_t)config->size_count * 2 * config->sets;
@@ -1186,7 +1197,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   dpbo_k1sweep_output_path(config, path, sizeof path);
   st.perf_likelihood = MPI_Wtime() - t_likelihood;
   double wall = MPI_Wtime() - t_start;
-  MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm);
+  DPBO_MPI_TRY(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
   if (!synthetic && st.rank == 0 && st.perf_models > 0)
     dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside LIBSVM (%.1f training, %.1f "
                   "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "

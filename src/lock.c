@@ -106,13 +106,16 @@ done:
 
 dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command,
                               int create_dir, dpbo_lock *lock, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   int rank;
-  MPI_Comm_rank(comm, &rank);
   lock->fd = -1;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   dpbo_status local = rank == 0 ? lock_take(run_path, command, create_dir, &lock->fd, lock->path,
                                             sizeof lock->path, err)
                                 : DPBO_OK;
-  return dpbo_comm_agree(comm, local, err);
+  status = dpbo_comm_agree(comm, local, err);
+done:
+  return status;
 }
 
 void dpbo_lock_release(dpbo_lock *lock) {

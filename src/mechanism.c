@@ -411,8 +411,8 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
   select_plan plan;
   memset(out, 0, sizeof *out);
   out->index = -1;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "selection: invalid communicator");
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
   /* Local checks first, then one exchange so that every rank fails together
    * (a rank that returned early would leave the others in a collective).
@@ -463,9 +463,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
     status = local.code;
     goto done;
   }
-  if (MPI_Allgather(mine, CHK_FIELDS, MPI_INT64_T, all, CHK_FIELDS, MPI_INT64_T, comm) !=
-      MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "selection: MPI_Allgather of the arguments failed");
+  DPBO_MPI_TRY(MPI_Allgather(mine, CHK_FIELDS, MPI_INT64_T, all, CHK_FIELDS, MPI_INT64_T, comm));
   if (bad) {
     if (err) *err = local;
     status = local.code;
@@ -525,8 +523,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
         }
       }
     }
-    if (MPI_Bcast(batch, (int)b + 1, MPI_INT64_T, root, comm) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "selection: MPI_Bcast of the proposals failed");
+    DPBO_MPI_TRY(MPI_Bcast(batch, (int)b + 1, MPI_INT64_T, root, comm));
     if (batch[0] != 0)
       DPBO_RAISE(DPBO_ERR_NOMEM, "selection: rank %d ran out of memory for the random order",
                  root);
@@ -544,8 +541,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
      * finds it) whether any rank's generator has failed so far. The last
      * round's value covers every draw, since nothing is drawn after it. */
     int64_t send[2] = {first, noise->failure != DPBO_OK ? -1 : 0}, recv[2];
-    if (MPI_Allreduce(send, recv, 2, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "selection: MPI_Allreduce of the first acceptance failed");
+    DPBO_MPI_TRY(MPI_Allreduce(send, recv, 2, MPI_INT64_T, MPI_MIN, comm));
     int64_t global_first = recv[0];
     any_failed = recv[1] < 0;
     if (global_first < b) {

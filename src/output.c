@@ -236,9 +236,9 @@ static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_conf
                                 const dpbo_run *run, int nranks, int posterior, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int rank;
-  MPI_Comm_rank(comm, &rank);
   dpbo_h5io_file out;
   DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_TRY(write_root(out.id, config, run, nranks, err));
   DPBO_TRY(write_space(out.id, config, run->space, err));
   DPBO_TRY(write_trace(out.id, config, run, rank, err));
@@ -252,9 +252,12 @@ done:
 
 dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
                                   const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   int size;
-  MPI_Comm_size(comm, &size);
-  return output_write(comm, path, config, run, size, dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  status = output_write(comm, path, config, run, size, dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
+done:
+  return status;
 }
 
 dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,

@@ -256,8 +256,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   double *scores = NULL;
   int rank;
-  MPI_Comm_rank(comm, &rank);
   memset(out, 0, sizeof *out);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   out->algorithm = config->algorithm;
   out->n = dpbo_space_size(run->space);
   out->T = run->steps;
@@ -337,8 +337,7 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
                                       lo, hi, noise_scale_factor, &out->value, err);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "broadcast of the released value failed");
+  DPBO_MPI_TRY(MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm));
 
   /* What was actually spent (≤ requested after the samplers' outward
    * rounding), composed. */

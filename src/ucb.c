@@ -139,10 +139,9 @@ dpbo_status dpbo_ucb_memory_limit(MPI_Comm comm, double limit_mb, size_t *bytes,
     *bytes = (size_t)(limit_mb * 1048576.0);
   } else if (limit_mb < 0) {
     int local_ranks = 1, rank;
-    MPI_Comm_rank(comm, &rank);
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
-        MPI_Comm_size(node, &local_ranks) != MPI_SUCCESS)
-      DPBO_RAISE(DPBO_ERR_MPI, "cannot count the ranks on this node");
+    DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+    DPBO_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    DPBO_MPI_TRY(MPI_Comm_size(node, &local_ranks));
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     double node_bytes = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
     size_t group = ucb_cgroup_limit();
@@ -499,11 +498,10 @@ dpbo_status dpbo_ucb_reduce(MPI_Comm comm, dpbo_ucb_choice *choice, dpbo_error *
   MPI_Aint displs[2] = {offsetof(dpbo_ucb_choice, score), offsetof(dpbo_ucb_choice, index)};
   MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT64_T};
   dpbo_ucb_choice result;
-  if (MPI_Type_create_struct(2, blocklens, displs, types, &type) != MPI_SUCCESS ||
-      MPI_Type_commit(&type) != MPI_SUCCESS || MPI_Op_create(ucb_choice_max, 1, &op) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "cannot create the UCB reduction");
-  if (MPI_Allreduce(choice, &result, 1, type, op, comm) != MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "MPI_Allreduce of the UCB maximum failed");
+  DPBO_MPI_TRY(MPI_Type_create_struct(2, blocklens, displs, types, &type));
+  DPBO_MPI_TRY(MPI_Type_commit(&type));
+  DPBO_MPI_TRY(MPI_Op_create(ucb_choice_max, 1, &op));
+  DPBO_MPI_TRY(MPI_Allreduce(choice, &result, 1, type, op, comm));
   *choice = result;
 done:
   if (op != MPI_OP_NULL) MPI_Op_free(&op);

@@ -26,7 +26,7 @@ dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, c
   dpbo_status status = DPBO_OK;
   int size, *counts = NULL, *displs = NULL;
   double *local = NULL, *all = NULL;
-  MPI_Comm_size(comm, &size);
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   const int64_t n = dpbo_space_size(run->space);
   const int64_t count = dpbo_ucb_count(run->ucb);
   const double *mu = dpbo_ucb_mean(run->ucb);
@@ -45,9 +45,7 @@ dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, c
   }
   for (int64_t i = 0; i < count; i++)
     local[i] = config->prior.mean + config->prior.signal_std * mu[i];
-  if (MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm) !=
-      MPI_SUCCESS)
-    DPBO_RAISE(DPBO_ERR_MPI, "gathering the posterior mean failed");
+  DPBO_MPI_TRY(MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm));
   *mean = all;
   all = NULL;
 done:

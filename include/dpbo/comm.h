@@ -16,7 +16,7 @@ dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err);
  * back-off from 0.1 ms to 10 ms. Open MPI's blocking calls poll, so a rank
  * that may wait for a long time (an idle worker of the k1 sweep while others
  * still train) would otherwise steal a core from the ranks doing work. */
-dpbo_status dpbo_comm_wait_idle(MPI_Request *request, MPI_Status *status, dpbo_error *err);
+dpbo_status dpbo_comm_wait_idle(MPI_Request *request, MPI_Status *mpi_status, dpbo_error *err);
 
 /* A barrier that sleeps while it waits (MPI_Ibarrier + dpbo_comm_wait_idle). */
 dpbo_status dpbo_comm_barrier_idle(MPI_Comm comm, dpbo_error *err);

@@ -84,6 +84,31 @@ void dpbo_error_prefix(dpbo_error *err, const char *fmt, ...)
     goto done;                                                                 \
   } while (0)
 
+/* Records a failed MPI call: `call` is its source text, mpi_code what it
+ * returned (MPI_Error_string adds the library's reason). Returns
+ * DPBO_ERR_MPI. */
+dpbo_status dpbo_error_set_mpi(dpbo_error *err, int mpi_code, const char *call, const char *file,
+                               int line, const char *func);
+
+/* The one way dpbo checks an MPI call (PETSc's PetscCallMPI): a result other
+ * than MPI_SUCCESS becomes DPBO_ERR_MPI naming the call, file and line, and
+ * jumps to `done:`. It is live because dpbo's communicators return errors
+ * (MPI_ERRORS_RETURN, set in main.c) instead of aborting. A failure on one
+ * rank before a collective reaches the others through dpbo_comm_agree. Same
+ * scope needs as DPBO_TRY; the caller includes <mpi.h>. Frees after `done:`
+ * (MPI_Comm_free, MPI_Type_free, ...) stay unchecked: they run on the way
+ * out, often with an error recorded already, and a failed free only leaks
+ * a handle. */
+#define DPBO_MPI_TRY(call)                                                     \
+  do {                                                                         \
+    int dpbo__mpi = (call);                                                    \
+    if (dpbo__mpi != MPI_SUCCESS) {                                            \
+      status = dpbo_error_set_mpi(err, dpbo__mpi, #call, __FILE__, __LINE__,   \
+                                  __func__);                                   \
+      goto done;                                                               \
+    }                                                                          \
+  } while (0)
+
 /* Allocation helper: raises DPBO_ERR_NOMEM naming what was being allocated. */
 #define DPBO_ALLOC(ptr, count, what)                                           \
   do {                                                                         \
