@@ -220,9 +220,10 @@ done:
 /* Logs the run's cumulative spend after a release. */
 static void cli_release_log_ledger(const dpbo_release *release) {
   dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                "releases of this run file have spent epsilon = %.4g, delta = %.3g in all (basic "
+                "release%s of this run file ha%s spent epsilon = %.4g, delta = %.3g in all (basic "
                 "composition; advanced composition: epsilon = %.4g, delta = %.3g)%s",
                 release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
+                release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
                 release->ledger.epsilon_sum, release->ledger.delta_sum,
                 release->ledger_epsilon_advanced, release->ledger_delta_advanced,
                 isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
