@@ -2,7 +2,6 @@
 
 #include "dpbo/config.h"
 #include "config_private.h"
-#include "dpbo/h5io.h"
 #include "dpbo/input.h"
 
 #include <ctype.h>
@@ -248,10 +247,10 @@ static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size
   DPBO_TRY(config_require(config, "output", "name", name[0] && !strchr(name, '/'),
                           "must be a non-empty file name without '/'", err));
   {
-    /* Refused now rather than when the first file is written (h5io.h): the
+    /* Refused now rather than when the first file is written (config.h): the
      * longest name is <dir>/<name> plus a suffix such as ".release-12.h5". */
     const size_t longest = strlen(dir) + 1 + strlen(name) + CONFIG_OUTPUT_SUFFIX_MAX;
-    if (longest > DPBO_H5IO_PATH_MAX) {
+    if (longest > DPBO_OUTPUT_PATH_MAX) {
       char where[DPBO_PATH_MAX + 32];
       dpbo_config_entry *e = config_find(config, "output", "dir");
       if (e)
@@ -263,7 +262,7 @@ static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size
                  "%zu characters, and dpbo writes through MPI-IO, which handles paths of at most %d "
                  "(output.dir %zu + output.name %zu + %d for the suffixes); choose a shorter "
                  "output.dir or output.name",
-                 where, longest, DPBO_H5IO_PATH_MAX, strlen(dir), strlen(name),
+                 where, longest, DPBO_OUTPUT_PATH_MAX, strlen(dir), strlen(name),
                  1 + CONFIG_OUTPUT_SUFFIX_MAX);
     }
   }

@@ -659,9 +659,9 @@ static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode
   file->tmp[0] = '\0';
   file->modify = 0;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &file->rank));
-  if (strlen(path) > DPBO_H5IO_PATH_MAX)
+  if (strlen(path) > DPBO_OUTPUT_PATH_MAX)
     DPBO_RAISE(DPBO_ERR_IO, "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
-               "paths of at most %d characters", path, strlen(path), DPBO_H5IO_PATH_MAX);
+               "paths of at most %d characters", path, strlen(path), DPBO_OUTPUT_PATH_MAX);
   snprintf(file->path, sizeof file->path, "%s", path);
   /* Rank 0 creates the temporary file exclusively and keeps it open until
    * the commit checks that the name still leads to it; every rank then

@@ -40,6 +40,14 @@
 #include "dpbo/synthetic.h"
 
 #define DPBO_PATH_MAX 4096
+/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
+ * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
+ * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
+ * longer path aborts the process inside MPI_File_open ("buffer overflow
+ * detected"). The temporary name adds "." and ".tmp." with 12 random
+ * characters (18 bytes) and the rank up to 10 digits:
+ * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
+#define DPBO_OUTPUT_PATH_MAX 200
 #define DPBO_CONFIG_MAX_ENTRIES 256
 #define DPBO_COMPARE_MAX_EPSILONS 32
 

@@ -117,15 +117,6 @@ dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dim
 /* mkdir -p of the directory part of path. */
 dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err);
 
-/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
- * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
- * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
- * longer path aborts the process inside MPI_File_open ("buffer overflow
- * detected"). The temporary name adds "." and ".tmp." with 12 random
- * characters (18 bytes) and the rank up to 10 digits:
- * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
-#define DPBO_H5IO_PATH_MAX 200
-
 typedef struct dpbo_h5io_file {
   hid_t id; /* the open temporary file */
   int fd;   /* rank 0: the temporary file as created, open until the commit */
