@@ -53,7 +53,7 @@
 #include "dpbo/gp.h"
 #include "dpbo/kernel.h"
 #include "dpbo/space.h"
-#include "dpbo/synthetic.h"
+#include "objectives/synthetic.h"
 #include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 

@@ -12,10 +12,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "dpbo/config.h"
-#include "dpbo/objective.h"
+#include "run/config.h"
+#include "objectives/objective.h"
 #include "dpbo/space.h"
-#include "dpbo/synthetic.h"
+#include "objectives/synthetic.h"
 
 static inline dpbo_status test_prior_max(const dpbo_config *config, const dpbo_space *space,
                                          double *f_max, int64_t *arg, dpbo_error *err) {

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpbo/dataset.h"
-#include "dpbo/svm.h"
+#include "objectives/dataset.h"
+#include "objectives/svm.h"
 
 #define TRAIN_ROWS 1000
 #define VALID_ROWS 500

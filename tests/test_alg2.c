@@ -32,11 +32,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/audit.h"
-#include "dpbo/config.h"
-#include "dpbo/driver.h"
+#include "experiments/audit.h"
+#include "run/config.h"
+#include "run/driver.h"
 #include "dpbo/gp.h"
-#include "dpbo/log.h"
+#include "base/log.h"
 #include "prior_max.h"
 #include "stat_check.h"
 

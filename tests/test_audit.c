@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/audit.h"
+#include "experiments/audit.h"
 
 static int rank;
 

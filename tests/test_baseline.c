@@ -29,8 +29,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "dpbo/baseline.h"
-#include "dpbo/compare.h"
+#include "experiments/baseline.h"
+#include "experiments/compare.h"
 #include "stat_check.h"
 
 static void near(double got, double want, double tol, const char *what) {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/comm.h"
+#include "base/comm.h"
 
 static void check_mpi_error(const char *what, dpbo_status got, const dpbo_error *err,
                             const char *call) {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dpbo/command.h"
+#include "objectives/command.h"
 
 static char dir[512];
 

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "dpbo/dataset.h"
+#include "objectives/dataset.h"
 
 #define DIGITS_DEFAULT "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 

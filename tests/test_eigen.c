@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/eigen.h"
+#include "core/eigen.h"
 #include "dpbo/rng.h"
 
 static int rank = 0;

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/k1lik.h"
+#include "experiments/k1lik.h"
 #include "dpbo/privacy.h"
 #include "dpbo/rng.h"
 #include "dpbo/space.h"

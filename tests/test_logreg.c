@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dpbo/logreg.h"
+#include "objectives/logreg.h"
 
 #define DIGITS_DEFAULT "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 #define MAXD 8

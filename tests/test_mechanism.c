@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/audit.h"
+#include "experiments/audit.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
 #include "stat_check.h"

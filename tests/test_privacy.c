@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/config.h"
+#include "run/config.h"
 #include "dpbo/privacy.h"
-#include "dpbo/release.h"
+#include "run/release.h"
 #include "dpbo/space.h"
 
 /* ½ log det(I + σ⁻² K_A) for the points idx[0..k) of the unit coordinates u. */

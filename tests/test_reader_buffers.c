@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "config_private.h"
-#include "dataset_private.h"
+#include "run/config_private.h"
+#include "objectives/dataset_private.h"
 
 static char *slurp(const char *path, size_t *size) {
   FILE *fp = fopen(path, "rb");

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dpbo/svm.h"
+#include "objectives/svm.h"
 
 #define DIGITS_DEFAULT "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/synthetic.h"
+#include "objectives/synthetic.h"
 
 static const double pi = 3.14159265358979323846;
 

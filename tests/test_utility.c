@@ -56,11 +56,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/audit.h"
-#include "dpbo/config.h"
-#include "dpbo/driver.h"
-#include "dpbo/log.h"
-#include "dpbo/release.h"
+#include "experiments/audit.h"
+#include "run/config.h"
+#include "run/driver.h"
+#include "base/log.h"
+#include "run/release.h"
 #include "dpbo/ucb.h"
 #include "prior_max.h"
 #include "stat_check.h"

@@ -24,12 +24,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "dpbo/config.h"
-#include "dpbo/driver.h"
-#include "dpbo/log.h"
-#include "dpbo/release.h"
+#include "run/config.h"
+#include "run/driver.h"
+#include "base/log.h"
+#include "run/release.h"
 #include "dpbo/ucb.h"
-#include "dpbo/utility.h"
+#include "experiments/utility.h"
 #include "stat_check.h"
 
 #define DRAWS 20000

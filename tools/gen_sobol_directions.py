@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """Generate dpbo's Sobol direction-number table and its scipy test fixture.
 
-dpbo's Sobol points (src/space.c) come from the Joe-Kuo "new-joe-kuo-6.21201"
+dpbo's Sobol points (src/core/space.c) come from the Joe-Kuo "new-joe-kuo-6.21201"
 direction numbers (search criterion D(6)), which Debian's python3-scipy ships
 as data in scipy/stats/_sobol_direction_numbers.npz (arrays `poly`, `vinit`).
 The C code cannot read an .npz, so this script expands the numbers once into
-a committed C table, src/sobol_directions.inc:
+a committed C table, src/core/sobol_directions.inc:
 
-    python3 tools/gen_sobol_directions.py --table src/sobol_directions.inc
+    python3 tools/gen_sobol_directions.py --table src/core/sobol_directions.inc
 
 The expansion is the one scipy.stats.qmc.Sobol uses (its _initialize_v, after
 Bratley & Fox 1988, Algorithm 659): 30 bits; dimension 1 is van der Corput
@@ -194,7 +194,7 @@ def write_fixture(out_path, command):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--npz", default=DEFAULT_NPZ, help="scipy's direction-number file")
-    parser.add_argument("--table", help="write the C table here (src/sobol_directions.inc)")
+    parser.add_argument("--table", help="write the C table here (src/core/sobol_directions.inc)")
     parser.add_argument("--fixture", help="write scipy's points here (tests/data/sobol_scipy.txt)")
     args = parser.parse_args()
     if not args.table and not args.fixture:

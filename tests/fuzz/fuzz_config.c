@@ -12,7 +12,7 @@
 
 #include <math.h>
 
-#include "config_private.h"
+#include "run/config_private.h"
 
 #define LABEL "fuzz.ini"
 

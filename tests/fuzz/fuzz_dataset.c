@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_private.h"
+#include "objectives/dataset_private.h"
 
 #ifndef FUZZ_FORMAT
 #error "define FUZZ_FORMAT (DPBO_FORMAT_CSV or DPBO_FORMAT_LIBSVM)"

@@ -1,0 +1,908 @@
+#include "app/cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "run/config.h"
+#include "run/driver.h"
+#include "base/h5io.h"
+#include "experiments/k1sweep.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "experiments/audit.h"
+#include "base/comm.h"
+#include "experiments/compare.h"
+#include "run/output.h"
+#include "base/proc.h"
+#include "run/release.h"
+#include "experiments/utility.h"
+#include "dpbo/version.h"
+
+static const char usage_text[] =
+    "usage:\n"
+    "  dpbo run CONFIG [--set section.key=value ...] [--quiet] [--resume | --overwrite]\n"
+    "                  [--stop-after K]\n"
+    "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
+    "      (rewritten as a checkpoint after every evaluation); with [privacy] algorithm =\n"
+    "      1|2|3, also writes the private release <output.dir>/<output.name>.release.h5 and\n"
+    "      .release.json. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to mpiexec) stops it at\n"
+    "      once (exit code 4); --resume continues an unfinished run file with the same\n"
+    "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
+    "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
+    "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
+    "      a new private release from a finished run (each draw spends budget: the run\n"
+    "      file's ledger counts it, refused past the run's privacy.budget); --set may\n"
+    "      change privacy.epsilon, privacy.noise and privacy.noise_seed only\n"
+    "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
+    "      what the private release of a finished run costs, for each total epsilon of LIST\n"
+    "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
+    "      at probability 1 - (delta + P), P = --tail, default 0.05) and figures FOR THE\n"
+    "      DATA HOLDER ONLY (exact distribution of lambda~, Laplace error quantiles),\n"
+    "      written into the run file as /utility, never into a release file\n"
+    "  dpbo compare CONFIG [--set section.key=value ...] [--quiet]\n"
+    "      DP-BO against private random search, Liu-Talwar random stopping and\n"
+    "      Papernot-Steinke repeated search at equal (epsilon, delta), over\n"
+    "      [compare] epsilons and repetitions; writes <output.dir>/<output.name>.h5\n"
+    "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|all] [--broken] ...\n"
+    "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
+    "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
+    "      audit of the whole tuning run and its release on a neighbouring validation set\n"
+    "  dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]\n"
+    "      the k1 experiment (paper, Results, Figure 1): SVMs over Sobol settings, validation\n"
+    "      sets and neighbours, the multi-task GP likelihood of k1 per set size; writes\n"
+    "      <output.dir>/<output.name>.h5. Finished models go to <name>.partial.h5 as they\n"
+    "      arrive; rerunning the same command continues from there. SIGTERM or SIGUSR1\n"
+    "      stops it after the trainings in progress (exit code 4; a second signal abandons\n"
+    "      them). --stop-after K (tests) stops likewise after K trainings\n"
+    "  dpbo info FILE.h5 [--trace]\n"
+    "      prints a run file's settings and summary (and its trace)\n"
+    "  dpbo --help | --version\n"
+    "\n"
+    "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
+    "Commands that write a run file (run, release, utility) hold a lock beside it\n"
+    "(.<file>.lock): a second writer is refused, naming the holder's host and pid.\n"
+    "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
+    "            2 bad input (usage, config, data, a corrupted run file, a release\n"
+    "              past privacy.budget; a run file in use, or one that --overwrite\n"
+    "              would replace), 3 other failure (e.g. an output file cannot be\n"
+    "              written: a full disk; the last checkpoint is kept),\n"
+    "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
+    "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
+
+static int exit_code_for(dpbo_status status) {
+  switch (status) {
+  case DPBO_OK: return DPBO_EXIT_OK;
+  case DPBO_ERR_USAGE:
+  case DPBO_ERR_CONFIG:
+  case DPBO_ERR_DATA:
+  case DPBO_ERR_ARG: return DPBO_EXIT_BAD_INPUT;
+  case DPBO_ERR_IO: return DPBO_EXIT_BAD_INPUT; /* a missing config, dataset or list */
+  default: return DPBO_EXIT_FAILURE;
+  }
+}
+
+static int report(int rank, const dpbo_error *err) {
+  if (rank == 0) fprintf(stderr, "dpbo: error: %s\n", err->message);
+  return exit_code_for(err->code);
+}
+
+/* In a command: a failed call sets the exit code for its error (rank 0
+ * prints the message) and goes to done. */
+#define CLI_TRY(call)                                                          \
+  do {                                                                         \
+    if ((call) != DPBO_OK) {                                                   \
+      code = report(rank, &err);                                               \
+      goto done;                                                               \
+    }                                                                          \
+  } while (0)
+
+/* In a command: allocates *ptr zeroed, or fails with "out of memory". */
+#define CLI_ALLOC(ptr)                                                         \
+  do {                                                                         \
+    (ptr) = calloc(1, sizeof *(ptr));                                          \
+    if (!(ptr)) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory")); \
+  } while (0)
+
+/* The options a command takes besides its one positional argument and
+ * `--set section.key=value`. */
+enum {
+  CLI_SET_JOINED = 1 << 0, /* --set=section.key=value */
+  CLI_QUIET = 1 << 1,      /* --quiet */
+  CLI_OUT = 1 << 2,        /* --out PREFIX */
+  CLI_STOP_AFTER = 1 << 3, /* --stop-after K, K >= 1 */
+  CLI_RESUME = 1 << 4,     /* --resume */
+  CLI_EPSILON = 1 << 5,    /* --epsilon LIST */
+  CLI_TAIL = 1 << 6,       /* --tail P */
+  CLI_OVERWRITE = 1 << 7   /* --overwrite */
+};
+
+typedef struct cli_args {
+  const char *positional; /* CONFIG or RUNFILE */
+  const char **overrides; /* the --set assignments, in order */
+  int override_count;
+  int quiet;
+  const char *out;
+  long long stop_after;
+  int resume;
+  int overwrite;
+  const char *epsilon; /* --epsilon LIST, as written */
+  const char *tail;    /* --tail P, as written */
+} cli_args;
+
+/* Reads the arguments of `dpbo <command>` (`missing` names the positional
+ * argument) and sets up logging (quiet with --quiet). Returns DPBO_EXIT_OK,
+ * or the exit code after rank 0 printed why with the usage. Free
+ * args->overrides afterwards (also on failure). */
+static int cli_parse(int rank, const char *command, const char *missing, unsigned accept, int argc,
+                     char **argv, cli_args *args) {
+  memset(args, 0, sizeof *args);
+  args->overrides = calloc((size_t)argc + 1, sizeof *args->overrides);
+  if (!args->overrides) {
+    if (rank == 0) fprintf(stderr, "dpbo: error: out of memory\n");
+    return DPBO_EXIT_FAILURE;
+  }
+  for (int i = 0; i < argc; i++) {
+    char *end = NULL;
+    if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+      args->overrides[args->override_count++] = argv[++i];
+    } else if ((accept & CLI_SET_JOINED) && strncmp(argv[i], "--set=", 6) == 0) {
+      args->overrides[args->override_count++] = argv[i] + 6;
+    } else if ((accept & CLI_RESUME) && strcmp(argv[i], "--resume") == 0) {
+      args->resume = 1;
+    } else if ((accept & CLI_OVERWRITE) && strcmp(argv[i], "--overwrite") == 0) {
+      args->overwrite = 1;
+    } else if ((accept & CLI_QUIET) && strcmp(argv[i], "--quiet") == 0) {
+      args->quiet = 1;
+    } else if ((accept & CLI_OUT) && strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      args->out = argv[++i];
+    } else if ((accept & CLI_EPSILON) && strcmp(argv[i], "--epsilon") == 0 && i + 1 < argc) {
+      args->epsilon = argv[++i];
+    } else if ((accept & CLI_TAIL) && strcmp(argv[i], "--tail") == 0 && i + 1 < argc) {
+      args->tail = argv[++i];
+    } else if ((accept & CLI_STOP_AFTER) && strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc &&
+               (args->stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
+      i++;
+    } else if (argv[i][0] == '-' || args->positional) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo %s: unexpected argument '%s'\n%s", command, argv[i], usage_text);
+      return DPBO_EXIT_BAD_INPUT;
+    } else {
+      args->positional = argv[i];
+    }
+  }
+  if (!args->positional) {
+    if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  if (args->resume && args->overwrite) {
+    if (rank == 0)
+      fprintf(stderr,
+              "dpbo %s: --resume continues a run file and --overwrite replaces it: give one\n",
+              command);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
+  return DPBO_EXIT_OK;
+}
+
+/* The configured noise source of a release: seeded (stream = rank) or the
+ * operating system's. */
+static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(noise, config->noise_seed, (uint64_t)rank);
+  else
+    dpbo_noise_init_os(noise);
+}
+
+/* Records a drawn release in the run file's ledger (refused past the run's
+ * privacy.budget) and the ledger after it in the release. The ledger goes
+ * first, before any release file is written: a crash between the two leaves
+ * a ledger that counts a release nobody saw (over-counting, which is safe),
+ * never a published release the ledger misses (under-counting, which would
+ * let later draws exceed the budget). */
+static dpbo_status cli_release_record(const char *runfile, const dpbo_config *config,
+                                      dpbo_release *release, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_privacy_ledger after;
+  DPBO_TRY(dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total,
+                                      config->budget_epsilon, config->budget_delta, &after, err));
+  dpbo_release_set_ledger(release, config, &after);
+done:
+  return status;
+}
+
+/* Logs the run's cumulative spend after a release. */
+static void cli_release_log_ledger(const dpbo_release *release) {
+  dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
+                "release%s of this run file ha%s spent epsilon = %.4g, delta = %.3g in all (basic "
+                "composition; advanced composition: epsilon = %.4g, delta = %.3g)%s",
+                release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
+                release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
+                release->ledger.epsilon_sum, release->ledger.delta_sum,
+                release->ledger_epsilon_advanced, release->ledger_delta_advanced,
+                isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
+  if (!isnan(release->budget_epsilon))
+    dpbo_log_info("privacy.budget = %.4g %.3g: %.4g of epsilon and %.3g of delta remain",
+                  release->budget_epsilon, release->budget_delta,
+                  fmax(0.0, release->budget_epsilon - release->ledger.epsilon_sum),
+                  fmax(0.0, release->budget_delta - release->ledger.delta_sum));
+}
+
+/* Draws the configured private release from a finished run and writes the
+ * release file pair next to the run file. */
+static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
+                                     const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_noise noise;
+  dpbo_release *release = calloc(1, sizeof *release);
+  if (!release) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the release");
+  cli_noise(&noise, config, rank);
+  DPBO_TRY(dpbo_release_draw(comm, config, run, &noise, release, err));
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  dpbo_config_run_path(config, runfile, sizeof runfile);
+  /* The ledger first, as in `dpbo release` (cli_release_record). */
+  if (rank == 0) local = cli_release_record(runfile, config, release, err);
+  if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  if (rank == 0) {
+    dpbo_release_log(release, run);
+    dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
+                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+    cli_release_log_ledger(release);
+  }
+done:
+  free(release);
+  return status;
+}
+
+/* SIGTERM and SIGUSR1 (Slurm's --signal; Open MPI's mpiexec forwards both)
+ * ask a long command to stop at its next safe point: `on_stop` is installed
+ * for both, and cli_stop_signals_restore puts the previous handlers back. */
+typedef struct cli_stop_signals {
+  int installed;
+  struct sigaction old_term, old_usr1;
+} cli_stop_signals;
+
+static void cli_stop_signals_install(cli_stop_signals *saved, void (*on_stop)(int)) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = on_stop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGTERM, &action, &saved->old_term);
+  sigaction(SIGUSR1, &action, &saved->old_usr1);
+  saved->installed = 1;
+}
+
+static void cli_stop_signals_restore(cli_stop_signals *saved) {
+  if (!saved->installed) return;
+  sigaction(SIGTERM, &saved->old_term, NULL);
+  sigaction(SIGUSR1, &saved->old_usr1, NULL);
+  saved->installed = 0;
+}
+
+/* dpbo run's stop request. */
+static void run_on_signal(int signo) {
+  (void)signo;
+  dpbo_driver_request_stop();
+}
+
+/* The release files drawn from the run file `run_path` (<stem>.release.h5
+ * and .json from `dpbo run`, <stem>.release-K.h5 and .json from `dpbo
+ * release`): counts them, names the first in `first`, and removes them when
+ * `remove` is set. Returns -1 (errno set) when the folder cannot be read or
+ * a file cannot be removed. */
+static int cli_release_files(const char *run_path, int remove, char *first, size_t first_size) {
+  char dir[DPBO_PATH_MAX], stem[DPBO_PATH_MAX], file[2 * DPBO_PATH_MAX + 2];
+  const char *slash = strrchr(run_path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - run_path) : 1, slash ? run_path : ".");
+  if (slash && slash == run_path) snprintf(dir, sizeof dir, "/");
+  snprintf(stem, sizeof stem, "%s", slash ? slash + 1 : run_path);
+  size_t stem_len = strlen(stem);
+  if (stem_len > 3 && strcmp(stem + stem_len - 3, ".h5") == 0) stem[stem_len -= 3] = '\0';
+  first[0] = '\0';
+  DIR *folder = opendir(dir);
+  if (!folder) return errno == ENOENT ? 0 : -1;
+  int count = 0, failed = 0;
+  for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
+    const char *name = entry->d_name;
+    if (strncmp(name, stem, stem_len) != 0 || strncmp(name + stem_len, ".release", 8) != 0)
+      continue;
+    const char *rest = name + stem_len + 8;
+    if (*rest == '-') { /* .release-K: K a draw number */
+      const char *digits = ++rest;
+      while (*rest >= '0' && *rest <= '9')
+        rest++;
+      if (rest == digits) continue;
+    }
+    if (strcmp(rest, ".h5") != 0 && strcmp(rest, ".json") != 0) continue;
+    snprintf(file, sizeof file, "%s/%s", dir, name);
+    if (count++ == 0) snprintf(first, first_size, "%s", file);
+    if (remove && unlink(file) != 0) failed = 1;
+  }
+  closedir(folder);
+  return failed ? -1 : count;
+}
+
+/* When a run starts or resumes: removes the temporary files that killed
+ * writes of this run (its run file and its release pair) left behind
+ * (h5io.h). Nobody else writes these files meanwhile: a run holds its
+ * output to itself. */
+static dpbo_status cli_run_remove_stale(const dpbo_config *config, const char *path,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
+  const char *paths[] = {path, h5, json};
+  int total = 0;
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  for (int i = 0; i < 3; i++) {
+    int removed = 0;
+    DPBO_TRY(dpbo_h5io_remove_stale(paths[i], &removed, err));
+    total += removed;
+  }
+  if (total > 0) dpbo_log_info("removed %d temporary file(s) that interrupted writes left", total);
+done:
+  return status;
+}
+
+/* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
+ * learns it): the checkpoint's steps when continuing. A file is never
+ * replaced without --overwrite (a finished run holds the privacy ledger of
+ * its releases); with it, the run file and its release files are removed
+ * here, before anything is evaluated. */
+static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config,
+                                      const char *path, const cli_args *args,
+                                      dpbo_trace_step **steps, int *count, int *already_complete,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  char *stored = NULL;
+  int complete = 0;
+  const int resume = args->resume;
+  *steps = NULL;
+  *count = 0;
+  *already_complete = 0;
+  if (rank == 0) local = cli_run_remove_stale(config, path, err);
+  if (rank == 0 && local == DPBO_OK) {
+    int exists = access(path, F_OK) == 0;
+    char release[DPBO_PATH_MAX + 300];
+    int releases = cli_release_files(path, 0, release, sizeof release);
+    dpbo_error read_err;
+    dpbo_error_clear(&read_err);
+    dpbo_status got =
+        exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
+               : DPBO_OK;
+    char what[DPBO_PATH_MAX + 256];
+    if (resume && !exists) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
+    } else if (resume && got != DPBO_OK) {
+      local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
+    } else if (resume && complete) {
+      *already_complete = 1;
+    } else if (resume && dpbo_config_differs(config, stored, what, sizeof what)) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "--resume: the settings changed since %s was written: %s", path, what);
+    } else if (resume || args->overwrite) {
+      /* continue the checkpoint, or start over below */
+    } else if (exists && got != DPBO_OK) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s exists and is not a readable run file (%s): nothing was written; "
+                             "replace it with --overwrite, or choose another output.name",
+                             path, read_err.message);
+    } else if (exists && !complete) {
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "
+                             "--resume`, or start over with --overwrite",
+                             path, *count, config->path);
+    } else if (exists) {
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s holds a finished run and the ledger of the releases drawn from it: "
+                         "nothing was written; replace it (and remove its release files) with "
+                         "--overwrite, or choose another output.name",
+                         path);
+    } else if (releases > 0) {
+      local =
+          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                         "%s is a release of an earlier run named like this one, whose run file "
+                         "is gone: nothing was written; remove it with --overwrite, or choose "
+                         "another output.name",
+                         release);
+    }
+    if (local == DPBO_OK && args->overwrite) {
+      free(*steps);
+      *steps = NULL;
+      *count = 0;
+      if ((exists && unlink(path) != 0) || cli_release_files(path, 1, release, sizeof release) < 0)
+        local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
+                               "--overwrite: cannot remove %s or its release files: %s", path,
+                               strerror(errno));
+      else if (exists || releases > 0)
+        dpbo_log_info(
+            "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
+            "validation data stays spent)",
+            exists ? path : "", exists ? " and " : "", releases > 0 ? releases : 0,
+            releases == 1 ? "" : "s");
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  int head[2] = {*count, *already_complete};
+  DPBO_MPI_TRY(MPI_Bcast(head, 2, MPI_INT, 0, comm));
+  *already_complete = head[1];
+  if (*already_complete || head[0] == 0) goto done;
+  if (rank != 0) {
+    *count = head[0];
+    *steps = calloc((size_t)*count, sizeof **steps);
+    local = *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm));
+done:
+  free(stored);
+  return status;
+}
+
+static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  cli_args args;
+  dpbo_config *config = NULL;
+  dpbo_trace_step *resume = NULL;
+  int resume_count = 0, already_complete = 0;
+  cli_stop_signals signals = {0};
+  dpbo_lock lock = {-1, ""};
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  int code = cli_parse(rank, "run", "CONFIG",
+                       CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE,
+                       argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  CLI_ALLOC(config);
+  CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  char path[DPBO_PATH_MAX + 300];
+  dpbo_config_run_path(config, path, sizeof path);
+  /* Before anything is read or evaluated: one writer per run file. */
+  CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
+  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
+                             &already_complete, &err));
+  if (already_complete) {
+    if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
+    goto done;
+  }
+  cli_stop_signals_install(&signals, run_on_signal);
+  dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
+  CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
+  if (run.interrupted) {
+    /* A checkpoint exists once an evaluation is in (or when resuming one). */
+    if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr,
+              "dpbo: stopped after %d of %d evaluations; the checkpoint %s holds them.\n"
+              "dpbo: continue with: dpbo run %s --resume\n",
+              run.finished, run.planned, path, args.positional);
+    else if (rank == 0)
+      fprintf(stderr,
+              "dpbo: stopped before the first evaluation finished; nothing was written.\n"
+              "dpbo: start again with: dpbo run %s\n",
+              args.positional);
+    code = DPBO_EXIT_INTERRUPTED;
+    goto done;
+  }
+  if (dpbo_proc_launcher_lost()) goto done; /* about to be ended: write nothing */
+  if (run.outcome == DPBO_ERR_HDF5) {
+    /* The checkpoint could not be written (a full disk; the driver logged
+     * why, with the file and errno). The last checkpoint on disk is whole;
+     * writing the run file again would fail the same way. */
+    if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr, "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
+              path, args.positional);
+    else if (rank == 0)
+      fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
+  if (run.steps > 0 || run.outcome == DPBO_OK)
+    CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
+  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+    /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
+     * of its own: the run's rows go first, so the peak is one state, not two. */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
+    CLI_TRY(release_after_run(comm, rank, config, &run, &err));
+  }
+  if (run.outcome != DPBO_OK) {
+    if (rank == 0)
+      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished, run.planned,
+              run.outcome_message, run.finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
+    code = DPBO_EXIT_INCOMPLETE;
+  }
+  if (rank == 0 && run.best_step >= 0) {
+    const dpbo_trace_step *best = &run.trace[run.best_step];
+    char lambda[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < dpbo_space_dims(run.space); i++)
+      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                               dpbo_space_dim(run.space, i)->name, best->value[i]);
+    dpbo_log_info("best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
+                  run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
+    dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
+  }
+done:
+  cli_stop_signals_restore(&signals);
+  dpbo_lock_release(&lock);
+  dpbo_run_free(&run);
+  free(resume);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* A finished run, rebuilt on every rank (collective): rank 0 reads the
+ * settings and the trace of `runfile`, every rank gets them, applies the
+ * overrides (with `redraw`, only those dpbo_release_check_overrides allows
+ * for the stored run) and replays the trace (the posterior is rebuilt, nothing is
+ * evaluated again). A run that did not complete is refused with `why`. */
+static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
+                                const char *const *overrides, int redraw, const char *why,
+                                dpbo_config *config, dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const char **assignments = NULL;
+  int assignment_count = 0;
+  char *text = NULL;
+  int64_t *index = NULL;
+  double *gain = NULL;
+  int complete = 0, steps = 0;
+  long long text_len = 0;
+  if (rank == 0) {
+    local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, err);
+    if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&steps, 1, MPI_INT, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&complete, 1, MPI_INT, 0, comm));
+  if (rank != 0) {
+    text = malloc((size_t)text_len);
+    index = malloc(sizeof *index * (size_t)(steps + 1));
+    gain = malloc(sizeof *gain * (size_t)(steps + 1));
+    if (!text || !index || !gain)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the stored run %s", runfile);
+  }
+  /* A rank without the buffers must not leave the broadcasts below alone:
+   * every rank learns of it here and all return together. */
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(index, steps, MPI_INT64_T, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm));
+  DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
+  if (redraw) {
+    /* A redraw may change only what the guarantee does not fix before the
+     * data is seen; which depends on the run's own algorithm. */
+    DPBO_TRY(
+        dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
+    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
+  }
+  DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
+                                        overrides, config, err));
+  if (!complete || steps != config->iterations)
+    DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
+               config->iterations, steps, why);
+  DPBO_TRY(dpbo_driver_replay(comm, config, steps, index, gain, run, err));
+done:
+  free(assignments);
+  free(text);
+  free(index);
+  free(gain);
+  return status;
+}
+
+/* dpbo release RUNFILE: a new private release from a finished run, without
+ * evaluating anything again (the posterior is rebuilt from the trace). */
+static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_status local = DPBO_OK;
+  cli_args args;
+  dpbo_config *config = NULL;
+  dpbo_release *release = NULL;
+  double *beta = NULL;
+  dpbo_lock lock = {-1, ""};
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  int code = cli_parse(rank, "release", "RUNFILE", CLI_OUT, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  const char *runfile = args.positional, *prefix = args.out;
+  CLI_ALLOC(config);
+  CLI_ALLOC(release);
+  /* privacy.budget is fixed when the run is made: a redraw that could
+   * raise it would make the cap meaningless. */
+  for (int i = 0; i < args.override_count; i++)
+    if (strncmp(args.overrides[i], "privacy.budget", 14) == 0 &&
+        (args.overrides[i][14] == '=' || args.overrides[i][14] == ' ')) {
+      if (rank == 0)
+        fprintf(stderr,
+                "dpbo release: --set %s: privacy.budget is fixed when the run is made (it "
+                "is stored in %s and caps every release drawn from it), so a release "
+                "cannot change it\n",
+                args.overrides[i], runfile);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+  CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
+  CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
+                       "nothing is released", config, &run, &err));
+  /* The β_t the run used must be the one the release's accounting assumes. */
+  if (rank == 0) {
+    double stored_delta = 0.0;
+    beta = calloc((size_t)run.steps + 1, sizeof *beta);
+    local = beta ? DPBO_OK : DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory for beta_t");
+    if (local == DPBO_OK)
+      local = dpbo_output_read_beta(runfile, run.steps, beta, &stored_delta, &err);
+    if (local == DPBO_OK)
+      local = dpbo_release_check_beta(config, dpbo_space_size(run.space), run.steps, beta,
+                                      stored_delta, &err);
+  }
+  CLI_TRY(dpbo_comm_agree(comm, local, &err));
+  CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err)); /* as in `dpbo run`: one UCB state at a time */
+  dpbo_noise noise;
+  cli_noise(&noise, config, rank);
+  CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
+  if (rank == 0) {
+    char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
+    /* The ledger first: a draw that cannot be recorded is not written out. */
+    local = cli_release_record(runfile, config, release, &err);
+    if (local == DPBO_OK) {
+      if (prefix) {
+        snprintf(base, sizeof base, "%s", prefix);
+      } else {
+        snprintf(base, sizeof base, "%s", runfile);
+        size_t len = strlen(base);
+        if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
+        size_t used = strlen(base);
+        snprintf(base + used, sizeof base - used, ".release-%lld",
+                 (long long)release->ledger.draws);
+      }
+      snprintf(h5, sizeof h5, "%s.h5", base);
+      snprintf(json, sizeof json, "%s.json", base);
+      local = dpbo_release_write(release, h5, json, &err);
+    }
+    if (local == DPBO_OK) {
+      dpbo_release_log(release, &run);
+      dpbo_log_info("release files: %s, %s", h5, json);
+      cli_release_log_ledger(release);
+    }
+  }
+  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
+done:
+  dpbo_lock_release(&lock);
+  dpbo_run_free(&run);
+  free(beta);
+  free(release);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* "0.1,0.3 1" into values (comma or space separated, each positive). */
+static int cli_epsilons(const char *text, double *values, int max) {
+  int n = 0;
+  const char *cursor = text;
+  for (;;) {
+    while (*cursor == ' ' || *cursor == ',') cursor++;
+    if (!*cursor) break;
+    char *end;
+    double v = strtod(cursor, &end);
+    if (end == cursor || !(v > 0.0 && v < 1e300) || n >= max) return -1;
+    values[n++] = v;
+    cursor = end;
+  }
+  return n;
+}
+
+/* dpbo utility RUNFILE [--epsilon LIST] [--tail P]: public bounds and the
+ * data holder's exact figures, written into the run file (never a release
+ * file). */
+static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_status local = DPBO_OK;
+  cli_args args;
+  dpbo_config *config = NULL;
+  dpbo_utility_report *reports = NULL;
+  double epsilons[DPBO_UTILITY_MAX_EPSILONS], tail = 0.05;
+  int count = 0;
+  dpbo_lock lock = {-1, ""};
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  for (int i = 0; i < args.override_count; i++)
+    if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
+      if (rank == 0)
+        fprintf(stderr, "dpbo utility: --set %s: only [privacy] settings can change after the run\n",
+                args.overrides[i]);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+  if (args.epsilon &&
+      (count = cli_epsilons(args.epsilon, epsilons, DPBO_UTILITY_MAX_EPSILONS)) < 1) {
+    if (rank == 0)
+      fprintf(stderr, "dpbo utility: --epsilon '%s': expected 1 to %d positive numbers (e.g. 0.1,1,10)\n",
+              args.epsilon, DPBO_UTILITY_MAX_EPSILONS);
+    code = DPBO_EXIT_BAD_INPUT;
+    goto done;
+  }
+  if (args.tail) {
+    char *end;
+    tail = strtod(args.tail, &end);
+    if (end == args.tail || *end || !(tail > 0.0 && tail < 1.0)) {
+      if (rank == 0) fprintf(stderr, "dpbo utility: --tail '%s': expected a probability in (0, 1)\n", args.tail);
+      code = DPBO_EXIT_BAD_INPUT;
+      goto done;
+    }
+  }
+  CLI_ALLOC(config);
+  CLI_TRY(
+      dpbo_lock_acquire(comm, args.positional, "utility", 0, &lock, &err)); /* /utility is written */
+  CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
+                       "the theorems need all T steps", config, &run, &err));
+  if (count == 0) {
+    epsilons[0] = config->privacy_epsilon;
+    count = 1;
+  }
+  reports = calloc((size_t)count, sizeof *reports);
+  if (!reports) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory"));
+  CLI_TRY(dpbo_utility_compute(comm, config, &run, epsilons, count, tail, reports, &err));
+  if (rank == 0) local = dpbo_utility_write(args.positional, reports, count, &err);
+  CLI_TRY(dpbo_comm_agree(comm, local, &err));
+  if (rank == 0) {
+    dpbo_utility_log(config, reports, count);
+    dpbo_log_info("utility report written to %s:/utility (the run file: sensitive, never publish; "
+                  "no release file was touched and no budget was spent)", args.positional);
+  }
+done:
+  dpbo_lock_release(&lock);
+  dpbo_run_free(&run);
+  free(reports);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* dpbo compare CONFIG: DP-BO against the private-selection baselines. */
+static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  cli_args args;
+  dpbo_config *config = NULL;
+  int code = cli_parse(rank, "compare", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  CLI_ALLOC(config);
+  CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  CLI_TRY(dpbo_compare_run(comm, config, &err));
+done:
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+/* SIGTERM and SIGUSR1 (Slurm's --signal, Open MPI's mpirun forwards
+ * SIGUSR1) ask the sweep to stop after the trainings in progress. */
+static void k1sweep_on_signal(int signo) {
+  (void)signo;
+  dpbo_k1sweep_request_stop();
+}
+
+static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  cli_args args;
+  cli_stop_signals signals = {0};
+  dpbo_k1sweep_config *config = NULL;
+  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER, argc,
+                       argv, &args);
+  if (code != DPBO_EXIT_OK) goto done;
+  CLI_ALLOC(config);
+  CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  cli_stop_signals_install(&signals, k1sweep_on_signal);
+  dpbo_k1sweep_outcome outcome;
+  if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
+    code = report(rank, &err);
+    if (outcome.abandoned) {
+      /* The one abort dpbo keeps: ranks still inside LIBSVM, or waiting for
+       * a message from a rank that left the task farm, cannot join a
+       * collective call, so returning would hang the job. The rank that
+       * gave up says why (rank 0 did above; another rank through the log,
+       * tagged with its rank); the checkpoint on disk is whole (written
+       * atomically). */
+      if (rank != 0) dpbo_log_error("%s", err.message);
+      fflush(NULL);
+      MPI_Abort(comm, DPBO_EXIT_INTERRUPTED);
+    }
+    goto done;
+  }
+  if (outcome.interrupted) code = DPBO_EXIT_INTERRUPTED;
+done:
+  cli_stop_signals_restore(&signals);
+  free(config);
+  free(args.overrides);
+  return code;
+}
+
+static int cli_info(int rank, int argc, char **argv) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  const char *path = NULL;
+  int trace = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--trace") == 0)
+      trace = 1;
+    else if (!path && argv[i][0] != '-')
+      path = argv[i];
+    else {
+      if (rank == 0) fprintf(stderr, "dpbo info: unexpected argument '%s'\n%s", argv[i], usage_text);
+      return DPBO_EXIT_BAD_INPUT;
+    }
+  }
+  if (!path) {
+    if (rank == 0) fprintf(stderr, "dpbo info: missing FILE.h5\n%s", usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  if (rank != 0) return DPBO_EXIT_OK;
+  if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return report(rank, &err);
+  return DPBO_EXIT_OK;
+}
+
+static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    if (rank == 0) fputs(usage_text, argc < 2 ? stderr : stdout);
+    return argc < 2 ? DPBO_EXIT_BAD_INPUT : DPBO_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    if (rank == 0) printf("dpbo %s\n", DPBO_VERSION_STRING);
+    return DPBO_EXIT_OK;
+  }
+  if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "utility") == 0) return cli_utility(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "compare") == 0) return cli_compare(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "k1sweep") == 0) return cli_k1sweep(comm, rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
+  if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
+  return DPBO_EXIT_BAD_INPUT;
+}
+
+int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
+  int rank = 0;
+  /* Nothing was set up to report through yet: a communicator MPI cannot
+   * even rank is refused with MPI's own reason. */
+  int mpi = MPI_Comm_rank(comm, &rank);
+  if (mpi != MPI_SUCCESS) {
+    dpbo_error err;
+    dpbo_error_set_mpi(&err, mpi, "MPI_Comm_rank(comm, &rank)", __FILE__, __LINE__, __func__);
+    fprintf(stderr, "dpbo: error: %s\n", err.message);
+    return DPBO_EXIT_FAILURE;
+  }
+  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  /* HDF5's own error stack never reaches the user: each failure becomes one
+   * dpbo message with the file and the reason (h5io.h). */
+  if (dpbo_h5io_silence(&err) != DPBO_OK) return report(rank, &err);
+  /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
+   * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
+  if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return report(rank, &err);
+  int code = cli_dispatch(comm, rank, argc, argv);
+  dpbo_proc_unwatch_launcher();
+  return code;
+}

@@ -1,0 +1,175 @@
+/* Small HDF5 helpers shared by every file dpbo writes (run files, the k1
+ * sweep and its checkpoint), so each idea has one piece of code:
+ *
+ *  - attributes (string, numbers) and the settings as config.<section>.<key>
+ *    string attributes, written and read back;
+ *  - collective dataset writes where each rank writes a block of rows (or
+ *    rank 0 writes a small array and the others only join);
+ *  - atomic files (DESIGN.md section 6): rank 0 creates a temporary file
+ *    ".<name>.tmp.<12 random characters>" next to <path> exclusively
+ *    (O_EXCL | O_NOFOLLOW, unpredictable, so no planted symbolic link can
+ *    redirect the write), every rank of comm writes into it, and once it is
+ *    closed rank 0 checks that the name still leads to the file it created,
+ *    fsyncs it, renames it to <path> and fsyncs the directory. On failure
+ *    the temporary file is removed, so a file at <path> is always whole,
+ *    even after a SIGKILL at any instant. With comm = MPI_COMM_SELF one rank
+ *    writes alone. A change to an existing file (dpbo_h5io_modify) takes the
+ *    same path: a copy is changed and renamed over the original.
+ *
+ * Attribute and dataset creation is collective in parallel HDF5: every rank
+ * of the file's communicator calls these with the same arguments. */
+#ifndef DPBO_H5IO_H
+#define DPBO_H5IO_H
+
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdint.h>
+
+#include "run/config.h"
+#include "dpbo/error.h"
+
+/* Turns off HDF5's printing of its error stack (hundreds of lines for one
+ * failed write); dpbo reports each failure once, with the file and the
+ * system's reason (errno), e.g. "cannot write dataset unit to
+ * out/run.h5.tmp.123: No space left on device". Call once at start. */
+dpbo_status dpbo_h5io_silence(dpbo_error *err);
+
+dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value, dpbo_error *err);
+
+/* A numeric attribute: a scalar when n = 1, else a 1-D array of n. */
+dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, const void *values,
+                                   hsize_t n, dpbo_error *err);
+/* A 1-D array attribute even when n = 1 (for lists whose length varies). */
+dpbo_status dpbo_h5io_attr_array(hid_t obj, const char *name, hid_t type, const void *values,
+                                 hsize_t n, dpbo_error *err);
+dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *values, hsize_t n,
+                                   dpbo_error *err);
+dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
+                                 dpbo_error *err);
+
+/* The dimensions of a space as attributes: "names" and "scale" (comma-separated
+ * strings, scale linear|log), "lower" and "upper" (arrays of d). */
+dpbo_status dpbo_h5io_attr_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err);
+
+/* Every setting as written, one string attribute config.<section>.<key> each. */
+dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err);
+
+/* Reads a scalar attribute (an error names a missing one). */
+dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value, dpbo_error *err);
+dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value, dpbo_error *err);
+/* A string attribute, malloc'd. */
+dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err);
+
+/* The config.* attributes of obj as "section.key=value" lines joined by '\n'
+ * (malloc'd; NULL when there are none). */
+dpbo_status dpbo_h5io_read_config(hid_t obj, char **assignments, dpbo_error *err);
+
+/* Creates dataset `name` of shape dims[0..ndims) (ndims 1 or 2) and writes
+ * `data` into rows [offset, offset+rows) of dimension 0, collectively; a
+ * rank with rows = 0 takes part without writing. */
+dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                  const void *data, dpbo_error *err);
+
+/* The same for a block computed on the fly: fill(user, first, rows, buf)
+ * writes block rows [first, first+rows) into buf, at most `chunk` rows at a
+ * time, so no rank holds a converted copy of its whole block. Collective over
+ * comm (the file's communicator): every rank joins as many writes as the
+ * rank with the most rows needs. */
+typedef void (*dpbo_h5io_fill)(void *user, hsize_t first, hsize_t rows, void *buf);
+dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
+                                         int ndims, const hsize_t *dims, hsize_t offset,
+                                         hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
+                                         void *user, dpbo_error *err);
+
+/* Rank 0 writes the whole array; the other ranks only join. The dataset
+ * carries HDF5's Fletcher-32 checksum, verified by every read. */
+dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+
+/* A member of a record type kept as a column of its own (a 1-D dataset). */
+typedef struct dpbo_h5io_field {
+  const char *name; /* the dataset */
+  size_t offset;    /* offsetof(record type, member) */
+  int integer;      /* the member is an int64_t (H5T_NATIVE_INT64), else a double */
+} dpbo_h5io_field;
+
+/* One 1-D dataset per field, of length n: fields[f]'s member of each of the
+ * n records at `records`, `stride` bytes apart (an array of structs). Rank 0
+ * writes (only its records are read); the other ranks only join. */
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
+                                   const dpbo_h5io_field *fields, size_t count, int rank,
+                                   dpbo_error *err);
+
+/* The reverse, on one rank: reads each field's dataset, which must hold n
+ * entries, into that member of the n records. */
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
+                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err);
+
+/* Reads a whole dataset into buf (serial or independent read); an error names
+ * a missing dataset. */
+dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, dpbo_error *err);
+
+/* Shape of dataset `name` into dims[0..ndims) (the dataset must have exactly
+ * ndims dimensions). */
+dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims, dpbo_error *err);
+
+/* mkdir -p of the directory part of path. */
+dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err);
+
+typedef struct dpbo_h5io_file {
+  hid_t id; /* the open temporary file */
+  int fd;   /* rank 0: the temporary file as created, open until the commit */
+  MPI_Comm comm;
+  int rank;
+  int modify; /* dpbo_h5io_modify: path must not have been replaced meanwhile */
+  unsigned long long orig_dev, orig_ino;
+  char path[DPBO_PATH_MAX];
+  char tmp[DPBO_PATH_MAX + 32];
+} dpbo_h5io_file;
+
+/* Collective over comm: creates the directory of path and the temporary file
+ * with the MPI-IO driver, readable and writable by its owner only (0600,
+ * whatever the umask: run files, checkpoints and other files that hold
+ * sensitive results). On failure nothing is left behind. */
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err);
+
+/* The same for a file meant to be published (release files): its mode
+ * follows the umask (0666 & ~umask). */
+dpbo_status dpbo_h5io_create_public(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                                    dpbo_error *err);
+
+/* One rank, no MPI: a change to the existing HDF5 file path (a regular file,
+ * not a symbolic link) through the atomic path: path is copied into a
+ * temporary file (0600), which file->id opens read-write; dpbo_h5io_commit
+ * renames it over path, refusing if path was replaced meanwhile (another
+ * writer's change would be lost). On failure path is unchanged. */
+dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error *err);
+
+/* Collective: closes the temporary file, syncs it and renames it to path. On
+ * failure the temporary file is removed. */
+dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err);
+
+/* Closes and removes the temporary file (after an error); safe to call on a
+ * file that was never created or was already committed. Not collective when
+ * the file is already closed. */
+void dpbo_h5io_discard(dpbo_h5io_file *file);
+
+/* The same atomic path for a file written without HDF5 (one process):
+ * dpbo_h5io_temp_open creates the temporary file of path exclusively and
+ * returns its name in tmp (size >= strlen(path) + 32) and an fd open for
+ * writing, mode 0600 or, with public_mode, 0666 & ~umask;
+ * dpbo_h5io_temp_publish checks that tmp is still that file, fsyncs it,
+ * renames it to path and fsyncs the directory (the caller closes fd and, on
+ * failure, removes tmp). */
+dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, size_t size, int *fd,
+                                dpbo_error *err);
+dpbo_status dpbo_h5io_temp_publish(int fd, const char *tmp, const char *path, dpbo_error *err);
+
+/* Removes the temporary files killed writes of path left behind: regular
+ * files of this user named ".<name>.tmp.<12 characters>" in path's
+ * directory (never a symbolic link, never another user's file). Call only
+ * when no other process writes path (a resume). */
+dpbo_status dpbo_h5io_remove_stale(const char *path, int *removed, dpbo_error *err);
+
+#endif

@@ -1,0 +1,218 @@
+/* Empirical privacy audit of the mechanisms (`dpbo audit`).
+ *
+ * A statistical lower bound on the ε a mechanism really has, in the style of
+ * DP auditing (Ding et al. 2018, "Detecting Violations of Differential
+ * Privacy"; Jagielski, Ullman & Oprea 2020, "Auditing Differentially Private
+ * Machine Learning"; Google's DP Stochastic Tester): run the mechanism many
+ * times on two neighbouring inputs D and D' at the sensitivity bound, and for
+ * every event E of a fixed family (histogram bins of the output and their
+ * prefix and suffix unions) bound
+ *
+ *     ε >= log( p_lower(E | D) / p_upper(E | D') )   (and D, D' swapped)
+ *
+ * with one-sided Clopper-Pearson bounds. Each of the 4·(number of events)
+ * bounds is taken at level α/(4·events) (Bonferroni), so with probability at
+ * least 1 - α all of them hold at once and the reported maximum is a valid
+ * lower bound on the true ε. A correct mechanism therefore passes (lower
+ * bound <= claimed ε) except with probability α; a mechanism whose real loss
+ * exceeds its claim by enough fails once the trials resolve the gap.
+ *
+ * The neighbouring inputs (sensitivity Δ, claimed ε):
+ *  - Laplace: x = 0 and x' = Δ. Every event "release <= c" with c <= 0 has
+ *    ratio exactly e^ε, the worst case, and probability about 1/2.
+ *  - Exponential mechanism: N candidates, u = (0, ..., 0) and
+ *    u' = (Δ, -Δ, ..., -Δ) (‖u - u'‖∞ = Δ): the raised candidate's weight
+ *    rises by e^(ε/2) while the crowd's falls by e^(-ε/2), so its
+ *    probability ratio is e^ε (1 + r)/(e^ε + r), r = N - 1, which tends to
+ *    e^ε as N grows. N is chosen so that this loss is >= 0.965 ε (N = 49 at
+ *    ε = 1: loss 0.9655), at most 256 (enough up to ε = 3.55; above, the
+ *    reported pair loss is lower); the arithmetic behind that choice and the default
+ *    of 10^6 trials (audited bound about 0.925 at ε = 1) is in audit.c.
+ *  - Permute-and-flip: u = (0, 0), u' = (Δ, -Δ): the lowered candidate is
+ *    chosen with probability 1/2 on u and e^(-ε)/2 on u', exactly e^ε.
+ *  Selection outputs are tested as two bins: the raised candidate and the
+ *  rest. The result reports the exact loss of the pair (pair_loss). The
+ *  audit can only exhibit a loss the pair has, less its statistical
+ *  resolution: at the defaults a correct mechanism audits at about 0.99 ε
+ *  (Laplace, permute-and-flip) and 0.925 ε (exponential), so a mechanism
+ *  whose real ε exceeds the claim by more than about 2% (Laplace,
+ *  permute-and-flip) or 8% (exponential: 0.9655 c - 0.04 > 1 for c > 1.08)
+ *  fails; the --broken variant's doubled ε fails by a wide margin. It checks
+ *  the mechanisms, not the sensitivities fed to them (the pipeline audit
+ *  below does that on real data).
+ *
+ * The noise is seeded PCG (seed, stream = rank): the audit is reproducible
+ * and runs split over the ranks of comm. A noise_scale_factor below 1 runs a
+ * deliberately broken mechanism (noise scale multiplied by the factor, so
+ * the true ε is divided by it) to show that the audit catches violations;
+ * it is reachable only from here, never from a release. */
+#ifndef DPBO_AUDIT_H
+#define DPBO_AUDIT_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "run/config.h"
+#include "dpbo/error.h"
+
+typedef enum {
+  DPBO_AUDIT_LAPLACE = 0,
+  DPBO_AUDIT_EXPONENTIAL = 1,
+  DPBO_AUDIT_PERMUTE_AND_FLIP = 2,
+  DPBO_AUDIT_KIND_COUNT
+} dpbo_audit_kind;
+
+/* Default draws on each input: see the arithmetic in audit.c. */
+#define DPBO_AUDIT_DEFAULT_TRIALS 1000000
+
+typedef struct dpbo_audit_result {
+  dpbo_audit_kind kind;
+  double epsilon_claimed;    /* ε requested from the mechanism */
+  double epsilon_lower;      /* audited lower bound; valid with probability >= 1 - alpha */
+  double sensitivity;
+  double alpha;
+  double noise_scale_factor; /* 1 for the real mechanism */
+  int64_t trials;            /* draws on each of the two inputs */
+  int events;                /* events tested, each in both directions */
+  int64_t candidates;        /* selection: candidates of the audited pair (0 for Laplace) */
+  double pair_loss;          /* exact privacy loss of the pair at the mechanism's real ε */
+  char witness[160];         /* the event and direction that attain epsilon_lower */
+  int violated;              /* epsilon_lower > epsilon_claimed */
+} dpbo_audit_result;
+
+/* "laplace", "exponential", "permute_and_flip". */
+const char *dpbo_audit_kind_name(dpbo_audit_kind kind);
+
+/* Collective over comm: audits one mechanism with `trials` draws on each
+ * neighbouring input (split over the ranks), seeded noise. epsilon,
+ * sensitivity > 0; trials >= 1; alpha in (0, 1); noise_scale_factor > 0
+ * (1 = the real mechanism). Every rank gets the same result. */
+dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
+                                 double sensitivity, int64_t trials, uint64_t seed, double alpha,
+                                 double noise_scale_factor, dpbo_audit_result *result,
+                                 dpbo_error *err);
+
+/* One-sided Clopper-Pearson bounds for k successes in n trials: the lower
+ * bound holds with probability >= 1 - gamma (0 when k = 0), likewise the
+ * upper bound (1 when k = n). Exposed for tests. */
+double dpbo_audit_cp_lower(int64_t k, int64_t n, double gamma);
+double dpbo_audit_cp_upper(int64_t k, int64_t n, double gamma);
+
+/* ------------------------------------------------------------------------
+ * Whole-pipeline audit (`dpbo audit --pipeline CONFIG`).
+ *
+ * The complete tuning procedure of a config (the GP-UCB/EI run of
+ * dpbo_driver_run, then the private release of dpbo_release_draw) on the
+ * validation set V of the config (D) and on a neighbour V' with one record
+ * swapped (D', paper Definition 1), and the histogram test above applied to
+ * what is released: ṽ (f̃, f̃_L), and λ̃ where the algorithm releases it
+ * (Algorithms 1 and 2). The objective must be logreg (paper Algorithm 3's
+ * logistic regression), the one objective whose validation records dpbo
+ * can swap (dpbo_logreg_options.swap_validation_row).
+ *
+ * The tuning run is deterministic (logreg training and the GP search draw
+ * no randomness), so it runs once on D and once on D' on every rank of comm
+ * (on MPI_COMM_SELF; the ranks' agreement on the best values checks the
+ * determinism), and only the release is repeated: `trials` releases of each
+ * run, split over the ranks, each through the release code every `dpbo run`
+ * uses (sensitivities, μ_T, max v_t, mechanisms) with the operating
+ * system's CSPRNG, the noise every published release uses (the config's
+ * [privacy] noise setting is overridden).
+ *
+ * The neighbour: V' replaces validation record j by pool record k (pool =
+ * rows in neither split). ADVERSARIAL (the default) takes the λ_t evaluated
+ * by the run on D and picks, at each, the (j, k) that moves f_V(w_λ) the
+ * most, (g_j − g_k)/m, over all m × pool pairs (w_λ does not depend on V, so
+ * this is exact and cheap), keeping the largest change over the λ_t: it
+ * bounds the change of max_t v_t and drives the change of μ_T. RANDOM draws
+ * j and k uniformly (PCG, seed `seed`).
+ *
+ * What is checked is the privacy of this implementation on this one pair,
+ * not the worst case the sensitivities bound: the true loss on a real pair
+ * is usually far below ε, so the audited lower bound is small and even a
+ * release with half the noise passes. The result reports each mechanism's
+ * loss on this pair (pair_loss: exact for ṽ, an upper bound for λ̃) from
+ * its observed inputs; sensitivity_factor < 1 makes the release claim a
+ * smaller sensitivity than the observed difference supports, which the
+ * audit catches once pair_loss / sensitivity_factor exceeds the claim by the
+ * audit's resolution (about 0.3 at the default trials). The small audit
+ * configs (configs/audit-alg{1,2,3}-small.ini) are chosen so that a real
+ * pair uses about 5% of the claim: there a factor of 0.01 fails. For
+ * Algorithms 1 and 2 the sensitivities rest on Assumption 1 (the gains of
+ * neighbouring validation sets form a multi-task GP); the audit is then an
+ * empirical check of that assumption on this data pair, not a proof. With
+ * two released quantities each test is run at level alpha/2, so both bounds
+ * hold together with probability >= 1 - alpha. */
+
+/* Default releases on each of D and D'. A Laplace release whose pair loss
+ * is L is audited at about L - z (sqrt(1/R) + sqrt(2 e^L / R)), z = 4.7 at
+ * the Bonferroni level of the histogram test: 20,000 releases resolve a
+ * loss of 2.5 to within 0.25 and take about 5 s for Algorithm 1 (which
+ * recomputes γ_T in every release) and well under a second for 2 and 3. */
+#define DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS 20000
+
+typedef enum { DPBO_AUDIT_SWAP_ADVERSARIAL = 0, DPBO_AUDIT_SWAP_RANDOM = 1 } dpbo_audit_swap;
+
+typedef struct dpbo_audit_pipeline_options {
+  int64_t trials;            /* releases on each of D and D' */
+  uint64_t seed;             /* of the random swap (--swap random) only */
+  double alpha;
+  double noise_scale_factor; /* 1: the real release; 0.5: --broken */
+  double sensitivity_factor; /* 1: the real release; < 1 claims a smaller sensitivity */
+  dpbo_audit_swap swap;
+} dpbo_audit_pipeline_options;
+
+/* The test of one released quantity. */
+typedef struct dpbo_audit_check {
+  double epsilon_claimed; /* the ε the release states for this quantity */
+  double sensitivity;     /* the sensitivity the release used (x sensitivity_factor) */
+  double pair_loss;       /* privacy loss of the mechanism on this pair, from its inputs
+                           * (exact for the value, an upper bound for λ̃) */
+  double epsilon_lower;   /* audited lower bound */
+  int events;
+  char witness[192];
+  int violated;           /* epsilon_lower > epsilon_claimed */
+} dpbo_audit_check;
+
+typedef struct dpbo_audit_pipeline_result {
+  dpbo_algorithm algorithm;
+  dpbo_audit_pipeline_options options;
+  int64_t n;                      /* |Λ| */
+  int T;
+  int64_t validation_rows, pool_rows;
+  int64_t swap_validation_row, swap_with_row;
+  double swap_lambda;             /* the λ_t at which the chosen swap moves f_V the most */
+  double swap_gain_change;        /* f_V'(w_λ) − f_V(w_λ) there */
+  int records_differ;             /* rows in which V and V' differ (1, or 0: equal records) */
+  int path_first_difference;      /* first step t with λ_t(D) != λ_t(D'), 0 if none */
+  double best_lo[2], best_hi[2];  /* non-private best value on D, D' over all ranks */
+  double value_scale;             /* Laplace noise scale of ṽ actually used */
+  int has_lambda;
+  double score_difference;        /* max over Λ of |μ_T(D) − μ_T(D')|, units of v */
+  dpbo_audit_check value, lambda;
+  int violated;
+  double seconds;
+} dpbo_audit_pipeline_result;
+
+/* Collective over comm; config from dpbo_config_load with a privacy
+ * algorithm and objective.kind = logreg. Every rank gets the same result. */
+dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
+                                const dpbo_audit_pipeline_options *options,
+                                dpbo_audit_pipeline_result *result, dpbo_error *err);
+
+/* `dpbo audit [options]`, argv holding the options after the word "audit":
+ *   --mechanism laplace|exponential|permute_and_flip|all   (default all)
+ *   --epsilon E (1)  --sensitivity D (1)  --trials N (1000000)
+ *   --seed S (20150706)  --alpha A (1e-3)
+ *   --broken   halve the noise scale (true ε doubles; the audit must fail)
+ * or, for the whole pipeline,
+ *   --pipeline CONFIG [--trials R (20000)] [--seed S] [--alpha A] [--broken]
+ *   [--sensitivity-factor F (1)] [--swap adversarial|random]
+ *   [--set section.key=value ...]
+ * Collective; rank 0 prints a table (mechanism or released quantity,
+ * claimed ε, audited lower bound, trials, verdict). Returns 0 if every
+ * lower bound is within its claim, 1 if any exceeds it, 2 on bad usage or a
+ * bad config, 3 on other failures. */
+int dpbo_audit_main(MPI_Comm comm, int argc, char **argv);
+
+#endif

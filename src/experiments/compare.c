@@ -1,0 +1,929 @@
+/* dpbo compare: DP-BO against private-selection baselines at equal (ε, δ)
+ * (compare.h describes the experiment, baseline.h the baselines). */
+#include "experiments/compare.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiments/baseline.h"
+#include "base/comm.h"
+#include "objectives/dataset.h"
+#include "run/driver.h"
+#include "dpbo/gp.h"
+#include "base/h5io.h"
+#include "base/log.h"
+#include "objectives/logreg.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
+#include "run/release.h"
+#include "dpbo/rng.h"
+#include "objectives/svm.h"
+#include "dpbo/ucb.h"
+#include "experiments/utility.h"
+#include "dpbo/version.h"
+#include "run/release_private.h"
+
+static const char *const method_names[DPBO_COMPARE_METHODS] = {
+    "dpbo",           "random_search",
+    "liu_talwar",     "papernot_steinke",
+    "gp_ucb",         "random_search_nonprivate",
+    "dpbo_algorithm3"};
+
+const char *dpbo_compare_method_name(int method) {
+  return method >= 0 && method < DPBO_COMPARE_METHODS ? method_names[method] : "unknown";
+}
+
+dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
+                                 double ps_eta, dpbo_compare_accounting *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  out->epsilon = epsilon;
+  out->delta = delta;
+  if (!(epsilon > 0.0 && delta > 0.0 && delta < 1.0 && split > 0.0 && split < 1.0 && T >= 1))
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "compare accounting: bad budget (epsilon %g, delta %g, split %g, T %d)", epsilon,
+               delta, split, T);
+  /* DP-BO and private random search split (ε, δ) between the selection
+   * and the value as Algorithm 1 does (the split is the same under both
+   * bounds; they differ in the δ shares inside the value's δ). */
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, epsilon, delta, split,
+                                     &budget, err));
+  switch (method) {
+  case DPBO_COMPARE_DPBO:
+    /* Two releases, basic composition (the paper's (2ε, 2δ) remark). */
+    out->epsilon_select = budget.epsilon_lambda;
+    out->epsilon_value = budget.epsilon_value;
+    out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
+    out->delta_accounted = dpbo_privacy_round_up(budget.delta_lambda + budget.delta_value);
+    break;
+  case DPBO_COMPARE_RANDOM_SEARCH:
+    out->epsilon_select = budget.epsilon_lambda;
+    out->epsilon_value = budget.epsilon_value;
+    out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
+    break;
+  case DPBO_COMPARE_LIU_TALWAR:
+    out->epsilon_base = dpbo_baseline_lt_base_epsilon(epsilon);
+    out->epsilon_accounted = dpbo_baseline_lt_epsilon(out->epsilon_base);
+    out->gamma = 1.0 / T;
+    out->eta = 1.0;
+    out->expected_runs = T;
+    break;
+  case DPBO_COMPARE_PAPERNOT_STEINKE:
+    if (T < 2)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "papernot_steinke needs run.iterations >= 2 (E[K] = T > 1)");
+    out->eta = ps_eta;
+    DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
+    out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
+    DPBO_TRY(
+        dpbo_baseline_ps_base_epsilon(epsilon, delta, ps_eta, out->gamma, &out->epsilon_base, err));
+    out->epsilon_accounted = dpbo_baseline_ps_epsilon(out->epsilon_base, ps_eta, out->gamma, delta,
+                                                      &out->rdp_order, &out->rdp_order_hat);
+    out->delta_accounted = delta;
+    break;
+  case DPBO_COMPARE_ALGORITHM3:
+    /* One pure release, f~_L (Theorem 6): the whole ε on the value. */
+    out->epsilon_value = epsilon;
+    out->epsilon_accounted = epsilon;
+    break;
+  case DPBO_COMPARE_GP_UCB:
+  case DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE:
+    break;
+  default:
+    DPBO_RAISE(DPBO_ERR_ARG, "compare accounting: unknown method %d", method);
+  }
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The table: validation and test accuracy of every candidate. */
+
+typedef struct compare_table {
+  int64_t n;
+  double *gain;       /* the objective's gain, what the methods select on (svm: = val) */
+  double *val, *test; /* accuracy on the validation and on the held-out test rows */
+  double seconds;     /* training time summed over ranks */
+} compare_table;
+
+/* One candidate's row of the table on this rank's objective. */
+typedef struct compare_evaluator {
+  int logreg;
+  dpbo_svm_data *svm; /* svm: eval rows = validation rows, then test rows */
+  unsigned char *correct;
+  dpbo_objective objective; /* logreg */
+  int ic, ig, il;           /* positions of C, gamma (svm) or lambda (logreg) */
+} compare_evaluator;
+
+static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *config,
+                                    const double *v, double *gain, double *val, double *test,
+                                    double *seconds, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (ev->logreg) {
+    double t0 = MPI_Wtime();
+    DPBO_TRY(dpbo_logreg_compare_evaluate(&ev->objective, v[ev->il], gain, val, test, err));
+    *seconds = MPI_Wtime() - t0;
+  } else {
+    const int64_t m = config->svm.validation_rows, m_test = config->svm.test_rows;
+    DPBO_TRY(dpbo_svm_fit_predict(ev->svm, &config->svm, v[ev->ic], v[ev->ig], ev->correct, NULL,
+                                  NULL, seconds, err));
+    int64_t right_v = 0, right_t = 0;
+    for (int64_t r = 0; r < m; r++)
+      right_v += ev->correct[r];
+    for (int64_t r = 0; r < m_test; r++)
+      right_t += ev->correct[m + r];
+    *val = (double)right_v / (double)m;
+    *test = (double)right_t / (double)m_test;
+    *gain = *val; /* the svm objective's gain is the validation accuracy */
+  }
+done:
+  return status;
+}
+
+/* This rank's evaluator: the data read, split (train, validation, test)
+ * and prepared once. */
+static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpbo_space *space,
+                                            compare_evaluator *ev, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL;
+  const int d = dpbo_space_dims(space);
+  memset(ev, 0, sizeof *ev);
+  ev->ic = ev->ig = ev->il = -1;
+  for (int i = 0; i < d; i++) {
+    const char *name = dpbo_space_dim(space, i)->name;
+    if (strcmp(name, "C") == 0) ev->ic = i;
+    if (strcmp(name, "gamma") == 0) ev->ig = i;
+    if (strcmp(name, "lambda") == 0) ev->il = i;
+  }
+  ev->logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  if (ev->logreg) {
+    if (d != 1 || ev->il < 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: dpbo compare tunes the logreg objective's one dimension, dim.lambda",
+                 config->path);
+    DPBO_TRY(
+        dpbo_logreg_compare_create(&config->logreg, config->logreg.test_rows, &ev->objective, err));
+  } else {
+    const dpbo_svm_options *opt = &config->svm;
+    if (d != 2 || ev->ic < 0 || ev->ig < 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: dpbo compare tunes the svm objective's two dimensions, dim.C and dim.gamma",
+                 config->path);
+    /* The eval rows are the validation rows followed by the test rows: the
+     * svm objective's split with n_valid + n_test rows after training. */
+    DPBO_TRY(dpbo_dataset_read_max(opt->data_path, opt->format, opt->max_features, &data, err));
+    DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
+    DPBO_TRY(dpbo_svm_data_split(
+        data, opt->split_seed, opt->train_rows, opt->validation_rows + opt->test_rows,
+        "dpbo compare (train, validation and test rows)", opt->data_path, &ev->svm, err));
+    DPBO_ALLOC(ev->correct, (size_t)(opt->validation_rows + opt->test_rows), "the predictions");
+  }
+done:
+  dpbo_dataset_destroy(data);
+  return status;
+}
+
+static void compare_evaluator_destroy(compare_evaluator *ev) {
+  dpbo_svm_data_destroy(ev->svm);
+  free(ev->correct);
+  dpbo_objective_destroy(&ev->objective);
+  memset(ev, 0, sizeof *ev);
+}
+
+static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
+                                      const dpbo_space *space, compare_table *table,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  compare_evaluator ev;
+  memset(&ev, 0, sizeof ev);
+  int rank, size;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const int64_t n = dpbo_space_size(space);
+  table->n = n;
+  DPBO_ALLOC(table->gain, n, "the gains");
+  DPBO_ALLOC(table->val, n, "the validation accuracies");
+  DPBO_ALLOC(table->test, n, "the test accuracies");
+  local = compare_evaluator_create(config, space, &ev, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  int64_t mine = 0, done_count = 0;
+  for (int64_t i = rank; i < n; i += size)
+    mine++;
+  double seconds = 0.0, start = MPI_Wtime(), next_log = 0.1;
+  for (int64_t i = rank; i < n && local == DPBO_OK; i += size) {
+    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], t = 0.0;
+    local = dpbo_space_unit(space, i, u, err);
+    if (local != DPBO_OK) break;
+    dpbo_space_to_values(space, u, v);
+    local =
+        compare_evaluate(&ev, config, v, &table->gain[i], &table->val[i], &table->test[i], &t, err);
+    if (local != DPBO_OK) {
+      dpbo_error_prefix(err, "dpbo compare, candidate %lld", (long long)i);
+      break;
+    }
+    seconds += t;
+    done_count++;
+    if (rank == 0 && (double)done_count >= next_log * (double)mine) {
+      dpbo_log_info("table: %lld of %lld candidates on rank 0 (%.0f%%), %.1f s",
+                    (long long)done_count, (long long)mine, 100.0 * done_count / mine,
+                    MPI_Wtime() - start);
+      next_log += 0.1;
+    }
+  }
+  /* Ranks finish their share at different times (training times differ
+   * tenfold); one that is done sleeps instead of polling in the reduction,
+   * so it leaves its core to the ranks still training. */
+  if (dpbo_comm_barrier_idle(comm, err) != DPBO_OK && local == DPBO_OK) local = err->code;
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* Each entry was filled by exactly one rank; the others hold zeros. */
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(&seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
+done:
+  compare_evaluator_destroy(&ev);
+  return status;
+}
+
+/* GP-UCB over the table, as dpbo run would make it (collective; every rank
+ * owns its block of Λ). Fills run (space borrowed, ucb and gp owned). */
+static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo_space *space,
+                                  const compare_table *table, dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank, size;
+  memset(run, 0, sizeof *run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const int64_t n = dpbo_space_size(space);
+  const int T = config->iterations;
+  run->space = space;
+  run->planned = T;
+  run->best_step = -1;
+  int64_t begin, count;
+  dpbo_space_block(n, size, rank, &begin, &count);
+  local = dpbo_ucb_create(space, &config->kernel, begin, count, T, &run->ucb, err);
+  if (local == DPBO_OK) local = dpbo_gp_create(&config->kernel, &config->prior, T, &run->gp, err);
+  if (local == DPBO_OK && !(run->trace = calloc((size_t)T, sizeof *run->trace)))
+    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  for (int t = 1; t <= T; t++) {
+    dpbo_trace_step *step = &run->trace[t - 1];
+    dpbo_ucb_choice choice;
+    step->beta = dpbo_privacy_beta(n, t, config->delta);
+    DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
+    step->index = choice.index;
+    DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
+    dpbo_space_to_values(space, step->unit, step->value);
+    step->gain = table->gain[choice.index];
+    step->state = DPBO_STEP_DONE;
+    step->attempts = 1;
+    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
+    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
+    run->steps = run->finished = t;
+    if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;
+  }
+  run->outcome = DPBO_OK;
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * One repetition of every method at every ε. */
+
+typedef struct compare_cell {
+  double val, test, gain, released, evaluations, index;
+} compare_cell;
+
+enum { COMPARE_FIELDS = 6 }; /* val, test, gain, released, evaluations, index */
+
+typedef struct compare_context {
+  const dpbo_config *config;
+  const compare_table *table;
+  const double *mean; /* μ_T over Λ, units of v */
+  const dpbo_run *run;
+  dpbo_sensitivity sens;
+  dpbo_compare_accounting acc[DPBO_COMPARE_METHODS][DPBO_COMPARE_MAX_EPSILONS];
+  int64_t n;
+  double score_sensitivity; /* of a gain at a fixed λ: 1/m (svm accuracy), g* / m (logreg) */
+  double lo, hi;            /* the gain's range: released values are clamped to it */
+  int has_algorithm3;       /* logreg: Algorithm 3's f~_L as well */
+  double alg3_sensitivity;  /* Theorem 6's Δ (units of the gain) */
+} compare_context;
+
+static void cell_at(const compare_context *ctx, int64_t index, double released, double evaluations,
+                    compare_cell *cell) {
+  cell->val = ctx->table->val[index];
+  cell->test = ctx->table->test[index];
+  cell->gain = ctx->table->gain[index];
+  cell->released = released;
+  cell->evaluations = evaluations;
+  cell->index = (double)index;
+}
+
+/* Q of the stopping baselines run until `stop` says so: a uniform candidate
+ * from Λ (rng) and its accuracy + Lap(1/(m ε0)); the best (first on ties)
+ * noisy score is kept. K runs when K > 0, else random stopping with γ = 1/T
+ * (an exact Bernoulli(1/T) coin after every run). */
+static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dpbo_noise *noise,
+                                   double epsilon0, int64_t K, compare_cell *cell,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int T = ctx->config->iterations;
+  double best = -INFINITY;
+  int64_t best_index = 0, runs = 0;
+  for (;;) {
+    int64_t index = (int64_t)dpbo_rng_below64(rng, (uint64_t)ctx->n);
+    dpbo_laplace_release lap;
+    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->gain[index], ctx->score_sensitivity, epsilon0,
+                               0.0, 0.0, &lap, err));
+    runs++;
+    if (lap.value > best) {
+      best = lap.value;
+      best_index = index;
+    }
+    if (K > 0 ? runs >= K : dpbo_mech_bernoulli(noise, 1, (uint64_t)T)) break;
+  }
+  DPBO_TRY(dpbo_noise_check(noise, err));
+  /* The released score, clamped to the gain's range (post-processing). */
+  cell_at(ctx, best_index, fmin(fmax(best, ctx->lo), ctx->hi), (double)runs, cell);
+done:
+  return status;
+}
+
+static void rep_streams(const dpbo_config *config, int rep, int which, dpbo_rng *rng) {
+  /* Candidate streams: data-independent experiment randomness (PCG). */
+  dpbo_rng_seed(rng, config->seed ^ 0x636f6d70617265ull, (uint64_t)rep * 4u + (uint64_t)which);
+}
+
+static dpbo_status compare_repetition(const compare_context *ctx, int rep, compare_cell *cells,
+                                      int stride_method, int stride_eps, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const int T = config->iterations, E = config->compare_epsilon_count;
+  int64_t *set = NULL;
+  double *scores = NULL;
+  dpbo_noise noise;
+  dpbo_rng rng;
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(&noise, config->noise_seed, 1000u + (uint64_t)rep);
+  else
+    dpbo_noise_init_os(&noise);
+  DPBO_ALLOC(set, T, "the random-search candidates");
+  DPBO_ALLOC(scores, T, "the random-search scores");
+  rep_streams(config, rep, 0, &rng);
+  int64_t rs_best = 0;
+  for (int t = 0; t < T; t++) {
+    set[t] = (int64_t)dpbo_rng_below64(&rng, (uint64_t)ctx->n);
+    scores[t] = ctx->table->gain[set[t]];
+    if (scores[t] > ctx->table->gain[set[rs_best]]) rs_best = t;
+  }
+  const double best_v = dpbo__release_best_value(config, ctx->run);
+  const double lo = ctx->lo, hi = ctx->hi;
+  for (int e = 0; e < E; e++) {
+#define CELL(method)                                                                               \
+  (&cells[(size_t)(method) * (size_t)stride_method + (size_t)e * (size_t)stride_eps])
+    const dpbo_compare_accounting *a;
+    dpbo_select_release sel;
+    dpbo_laplace_release lap;
+    /* dpbo: λ̃ over μ_T, ṽ = max_t v_t + Laplace. */
+    a = &ctx->acc[DPBO_COMPARE_DPBO][e];
+    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, ctx->mean, 0, ctx->n,
+                              ctx->n, ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
+    DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
+                               hi, &lap, err));
+    cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
+    /* Private random search over the repetition's T candidates. */
+    a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
+    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, scores, 0, T, T,
+                              ctx->score_sensitivity, a->epsilon_select, &sel, err));
+    int64_t chosen = set[sel.index];
+    DPBO_TRY(dpbo_mech_laplace(&noise, ctx->table->gain[chosen], ctx->score_sensitivity,
+                               a->epsilon_value, lo, hi, &lap, err));
+    cell_at(ctx, chosen, lap.value, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
+    /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
+     * for every ε of the repetition (common random numbers). */
+    a = &ctx->acc[DPBO_COMPARE_LIU_TALWAR][e];
+    rep_streams(config, rep, 1, &rng);
+    DPBO_TRY(
+        stopping_search(ctx, &rng, &noise, a->epsilon_base, 0, CELL(DPBO_COMPARE_LIU_TALWAR), err));
+    a = &ctx->acc[DPBO_COMPARE_PAPERNOT_STEINKE][e];
+    rep_streams(config, rep, 2, &rng);
+    int64_t K = dpbo_baseline_tnb_sample(&noise, a->eta, a->gamma);
+    DPBO_TRY(stopping_search(ctx, &rng, &noise, a->epsilon_base, K,
+                             CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
+    /* Non-private references. */
+    const dpbo_trace_step *b = &ctx->run->trace[ctx->run->best_step];
+    cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
+    cell_at(ctx, set[rs_best], scores[rs_best], T, CELL(DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE));
+    /* Algorithm 3 (logreg): f~_L = max_t f_V(w_λt) + Lap(Δ_f3/ε), the whole ε
+     * on the value; it releases no hyper-parameter, so no accuracy. */
+    compare_cell *c3 = CELL(DPBO_COMPARE_ALGORITHM3);
+    c3->val = c3->test = c3->gain = c3->released = NAN;
+    c3->evaluations = 0.0;
+    c3->index = -1.0;
+    if (ctx->has_algorithm3) {
+      a = &ctx->acc[DPBO_COMPARE_ALGORITHM3][e];
+      DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi,
+                                 &lap, err));
+      c3->released = lap.value;
+      c3->gain = best_v;
+      c3->evaluations = T;
+    }
+#undef CELL
+  }
+  DPBO_TRY(dpbo_noise_check(&noise, err));
+done:
+  free(set);
+  free(scores);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Output. */
+
+typedef struct compare_utility {
+  double regret_x[DPBO_COMPARE_MAX_EPSILONS][DPBO_UTILITY_CDF_POINTS];
+  double regret_cdf[DPBO_COMPARE_MAX_EPSILONS][DPBO_UTILITY_CDF_POINTS];
+  double expected_regret[DPBO_COMPARE_MAX_EPSILONS], probability_argmax[DPBO_COMPARE_MAX_EPSILONS];
+  double expected_val[DPBO_COMPARE_MAX_EPSILONS], expected_test[DPBO_COMPARE_MAX_EPSILONS];
+  int available;
+} compare_utility;
+
+/* The file is written by rank 0 alone (MPI_COMM_SELF): plain writes of
+ * whole arrays of 1 to 3 dimensions. */
+static dpbo_status write_array(hid_t group, const char *name, hid_t type, int ndims,
+                               const hsize_t *dims, const void *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t space = H5Screate_simple(ndims, dims, NULL), dset = -1;
+  if (space < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot describe dataset %s", name);
+  dset = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0 || H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+done:
+  if (dset >= 0) H5Dclose(dset);
+  if (space >= 0) H5Sclose(space);
+  return status;
+}
+
+static dpbo_status write_doubles(hid_t group, const char *name, int ndims, const hsize_t *dims,
+                                 const double *data, dpbo_error *err) {
+  return write_array(group, name, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
+}
+
+static dpbo_status compare_write(const char *path, const compare_context *ctx,
+                                 const dpbo_space *space, const double *results,
+                                 const compare_utility *util, const char *noise_source, double wall,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+            T = config->iterations;
+  const int M = DPBO_COMPARE_METHODS, d = dpbo_space_dims(space);
+  const int64_t n = ctx->n;
+  hid_t group = -1;
+  double *lambda = NULL, *column = NULL;
+  int64_t *trace_index = NULL;
+  dpbo_h5io_file out;
+  memset(&out, 0, sizeof out);
+  out.id = -1;
+  DPBO_ALLOC(lambda, (size_t)n * (size_t)d, "the candidates");
+  DPBO_ALLOC(column, (size_t)M * (size_t)E, "an accounting column");
+  DPBO_ALLOC(trace_index, T, "the trace");
+  for (int64_t i = 0; i < n; i++) {
+    double u[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(space, i, u, err));
+    dpbo_space_to_values(space, u, lambda + (size_t)i * (size_t)d);
+  }
+  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
+  hid_t file = out.id;
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  int64_t values[6] = {n,
+                       T,
+                       R,
+                       logreg ? config->logreg.validation_rows : config->svm.validation_rows,
+                       logreg ? config->logreg.test_rows : config->svm.test_rows,
+                       E};
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
+  DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
+                                 "yes: the table, the GP-UCB run and every accuracy depend on the "
+                                 "validation data; an experiment file, never a release",
+                                 err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", noise_source, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &values[0], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &values[1], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "repetitions", &values[2], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "validation_rows", &values[3], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "test_rows", &values[4], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta", &config->privacy_delta, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "split", &config->privacy_split, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "wall_seconds", &wall, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "train_seconds", &ctx->table->seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(config->algorithm), err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(file, "objective", dpbo_objective_kind_name(config->objective), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "selection", dpbo_select_kind_name(config->selection), err));
+  DPBO_TRY(
+      dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &ctx->sens.value_sensitivity, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_baselines", &ctx->score_sensitivity, 1, err));
+  if (ctx->has_algorithm3)
+    DPBO_TRY(
+        dpbo_h5io_attr_doubles(file, "sensitivity_algorithm3", &ctx->alg3_sensitivity, 1, err));
+  {
+    const dpbo_sensitivity *s = &ctx->sens;
+    double terms[] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
+                      s->q,       s->C1,       s->gamma_T, s->regret_term};
+    const char *names[] = {"beta_T_plus_1", "c_lambda",   "beta_T", "c_value", "q", "C1",
+                           "gamma_T",       "regret_term"};
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, names[i], &terms[i], 1, err));
+  }
+
+  group = H5Gcreate2(file, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /table");
+  DPBO_TRY(dpbo_h5io_attr_dims(group, d, config->dim, err));
+  hsize_t dims[3] = {(hsize_t)n, (hsize_t)d, 0};
+  DPBO_TRY(write_doubles(group, "lambda", 2, dims, lambda, err));
+  DPBO_TRY(write_doubles(group, "gain", 1, dims, ctx->table->gain, err));
+  DPBO_TRY(write_doubles(group, "val_accuracy", 1, dims, ctx->table->val, err));
+  DPBO_TRY(write_doubles(group, "test_accuracy", 1, dims, ctx->table->test, err));
+  H5Gclose(group);
+
+  group = H5Gcreate2(file, "gp_ucb", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /gp_ucb");
+  for (int t = 0; t < T; t++)
+    trace_index[t] = ctx->run->trace[t].index;
+  dims[0] = (hsize_t)T;
+  DPBO_TRY(write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
+  {
+    double *gain = NULL;
+    DPBO_ALLOC(gain, T, "the trace gains");
+    for (int t = 0; t < T; t++)
+      gain[t] = ctx->run->trace[t].gain;
+    status = write_doubles(group, "gain", 1, dims, gain, err);
+    free(gain);
+    if (status != DPBO_OK) goto done;
+  }
+  dims[0] = (hsize_t)n;
+  DPBO_TRY(write_doubles(group, "mean", 1, dims, ctx->mean, err));
+  H5Gclose(group);
+
+  group = H5Gcreate2(file, "methods", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /methods");
+  {
+    char names[512] = "";
+    for (int k = 0; k < M; k++) {
+      if (k) strcat(names, ",");
+      strcat(names, method_names[k]);
+    }
+    DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
+  }
+  dims[0] = (hsize_t)E;
+  DPBO_TRY(write_doubles(group, "epsilon", 1, dims, config->compare_epsilon, err));
+  dims[0] = (hsize_t)M;
+  dims[1] = (hsize_t)E;
+  dims[2] = (hsize_t)R;
+  /* results: [field][M][E][R]: the validation and test accuracy and the
+   * gain of the released λ, the released value (units of the gain), the
+   * evaluations spent and the released λ's index (NaN and -1 where a method
+   * releases no λ). */
+  static const char *const fields[COMPARE_FIELDS] = {"val_accuracy",   "test_accuracy", "gain",
+                                                     "released_value", "evaluations",   "index"};
+  const size_t block = (size_t)M * (size_t)E * (size_t)R;
+  for (int f = 0; f < COMPARE_FIELDS; f++) {
+    if (f == COMPARE_FIELDS - 1) {
+      int64_t *idx = NULL;
+      DPBO_ALLOC(idx, block, "the chosen indices");
+      for (size_t i = 0; i < block; i++)
+        idx[i] = (int64_t)results[(size_t)f * block + i];
+      status = write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
+      free(idx);
+      if (status != DPBO_OK) goto done;
+    } else {
+      DPBO_TRY(write_doubles(group, fields[f], 3, dims, results + (size_t)f * block, err));
+    }
+  }
+  H5Gclose(group);
+
+  group = H5Gcreate2(file, "accounting", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /accounting");
+#define ACC_COLUMN(name, member)                                                                   \
+  do {                                                                                             \
+    for (int k = 0; k < M; k++)                                                                    \
+      for (int e = 0; e < E; e++)                                                                  \
+        column[k * E + e] = ctx->acc[k][e].member;                                                 \
+    DPBO_TRY(write_doubles(group, name, 2, dims, column, err));                                    \
+  } while (0)
+  ACC_COLUMN("epsilon", epsilon);
+  ACC_COLUMN("delta", delta);
+  ACC_COLUMN("epsilon_accounted", epsilon_accounted);
+  ACC_COLUMN("delta_accounted", delta_accounted);
+  ACC_COLUMN("epsilon_select", epsilon_select);
+  ACC_COLUMN("epsilon_value", epsilon_value);
+  ACC_COLUMN("epsilon_base", epsilon_base);
+  ACC_COLUMN("gamma", gamma);
+  ACC_COLUMN("eta", eta);
+  ACC_COLUMN("expected_runs", expected_runs);
+  ACC_COLUMN("rdp_order", rdp_order);
+  ACC_COLUMN("rdp_order_hat", rdp_order_hat);
+#undef ACC_COLUMN
+  H5Gclose(group);
+
+  if (util->available) {
+    group = H5Gcreate2(file, "utility", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /utility");
+    DPBO_TRY(
+        dpbo_h5io_attr_string(group, "note",
+                              "exact distribution of the dpbo lambda~ given mu_T at each epsilon "
+                              "(data holder only): regret curve P(max mu_T - mu_T(lambda~) <= x) "
+                              "and expected accuracies of lambda~",
+                              err));
+    dims[0] = (hsize_t)E;
+    dims[1] = DPBO_UTILITY_CDF_POINTS;
+    double *rows = NULL;
+    DPBO_ALLOC(rows, (size_t)E * DPBO_UTILITY_CDF_POINTS, "utility rows");
+    for (int e = 0; e < E; e++)
+      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e],
+             sizeof util->regret_x[e]);
+    status = write_doubles(group, "regret_x", 2, dims, rows, err);
+    for (int e = 0; e < E && status == DPBO_OK; e++)
+      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e],
+             sizeof util->regret_cdf[e]);
+    if (status == DPBO_OK) status = write_doubles(group, "regret_cdf", 2, dims, rows, err);
+    free(rows);
+    if (status != DPBO_OK) goto done;
+    DPBO_TRY(write_doubles(group, "expected_regret_mean", 1, dims, util->expected_regret, err));
+    DPBO_TRY(write_doubles(group, "probability_argmax", 1, dims, util->probability_argmax, err));
+    DPBO_TRY(write_doubles(group, "expected_val_accuracy", 1, dims, util->expected_val, err));
+    DPBO_TRY(write_doubles(group, "expected_test_accuracy", 1, dims, util->expected_test, err));
+    H5Gclose(group);
+  }
+  group = -1;
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  free(lambda);
+  free(column);
+  free(trace_index);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The whole comparison. */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The q-quantile of v[0..n) (sorted copy, linear interpolation). */
+static double quantile(double *scratch, const double *v, int n, double q) {
+  memcpy(scratch, v, sizeof *v * (size_t)n);
+  qsort(scratch, (size_t)n, sizeof *scratch, cmp_double);
+  double pos = q * (n - 1);
+  int i = (int)floor(pos);
+  if (i >= n - 1) return scratch[n - 1];
+  return scratch[i] + (pos - i) * (scratch[i + 1] - scratch[i]);
+}
+
+dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank, size;
+  dpbo_space *space = NULL;
+  compare_table table = {0, NULL, NULL, NULL, 0.0};
+  compare_context *ctx = NULL;
+  compare_utility *util = NULL;
+  double *results = NULL, *mean = NULL, *p = NULL, *scratch = NULL;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const double start = MPI_Wtime();
+
+  /* What the comparison needs from the config. */
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  if (config->objective != DPBO_OBJECTIVE_SVM && !logreg)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare needs objective.kind = svm or logreg (the baselines rest on the "
+               "gain's sensitivity 1/m over m validation records)",
+               config->path);
+  if ((logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
+  if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare runs DP-BO with privacy.algorithm = 1 (or 2): set it (with the "
+               "logreg objective Algorithm 3's released value is compared as well)",
+               config->path);
+  if (config->iterations < 2)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare needs run.iterations >= 2", config->path);
+
+  DPBO_ALLOC(ctx, 1, "the comparison");
+  DPBO_ALLOC(util, 1, "the utility curves");
+  ctx->config = config;
+  ctx->table = &table;
+  if (logreg) {
+    /* g ∈ [0, g*]: one swapped record moves f_V(w_λ) by at most g* / m for a
+     * fixed λ (w_λ depends on the public training set only). */
+    double L, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
+    ctx->score_sensitivity = gstar / (double)config->logreg.validation_rows;
+  } else {
+    ctx->score_sensitivity = 1.0 / (double)config->svm.validation_rows;
+  }
+  ctx->lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
+  ctx->hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+            T = config->iterations;
+  const int M = DPBO_COMPARE_METHODS;
+  /* Accounting first: a budget a baseline cannot meet fails before hours of training. */
+  for (int k = 0; k < M; k++)
+    for (int e = 0; e < E; e++) {
+      status = dpbo_compare_account(k, config->compare_epsilon[e], config->privacy_delta,
+                                    config->privacy_split, T, config->compare_ps_eta,
+                                    &ctx->acc[k][e], err);
+      if (status != DPBO_OK) {
+        dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
+                          config->compare_epsilon[e]);
+        goto done;
+      }
+      if (k == DPBO_COMPARE_ALGORITHM3 && !logreg) /* not applicable: all zero */
+        dpbo_compare_account(DPBO_COMPARE_GP_UCB, config->compare_epsilon[e], config->privacy_delta,
+                             config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e],
+                             err);
+    }
+
+  local = dpbo_driver_space(config, &space, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  ctx->n = dpbo_space_size(space);
+  if (rank == 0)
+    dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
+                  "epsilon, %d rank%s; first the accuracy table over Λ",
+                  (long long)ctx->n, T, R, E, size, size == 1 ? "" : "s");
+  DPBO_TRY(compare_table_fill(comm, config, space, &table, err));
+  if (rank == 0) {
+    int64_t bv = 0, bt = 0;
+    for (int64_t i = 1; i < ctx->n; i++) {
+      if (table.val[i] > table.val[bv]) bv = i;
+      if (table.test[i] > table.test[bt]) bt = i;
+    }
+    dpbo_log_info("table done in %.1f s (%.1f s training over all ranks): best validation accuracy "
+                  "over Λ %.4f (test %.4f there), best test accuracy over Λ %.4f",
+                  MPI_Wtime() - start, table.seconds, table.val[bv], table.test[bv],
+                  table.test[bt]);
+  }
+
+  DPBO_TRY(compare_gp_ucb(comm, config, space, &table, &run, err));
+  ctx->run = &run;
+  DPBO_TRY(dpbo_utility_gather_mean(comm, config, &run, &mean, err));
+  ctx->mean = mean;
+  {
+    dpbo_privacy_inputs in;
+    DPBO_TRY(dpbo_release_inputs(config, space, &in, err));
+    DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run.ucb),
+                                        dpbo_ucb_count(run.ucb), &ctx->sens, err));
+  }
+  if (logreg) {
+    /* Theorem 6 with the space's λ range and the validation loss's L, g*. */
+    const dpbo_dim *dim = dpbo_space_dim(space, 0);
+    double L, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
+    ctx->has_algorithm3 = 1;
+    ctx->alg3_sensitivity =
+        dpbo_privacy_alg3_sensitivity(config->bounds, config->logreg.validation_rows, dim->lo,
+                                      dim->hi, L, gstar, config->logreg.tolerance);
+  }
+  if (rank == 0)
+    dpbo_log_info("GP-UCB: best gain %.4f at step %d; Delta_lambda = %.4g, Delta_v = %.4g (units "
+                  "of the gain) against %.4g for the baselines",
+                  run.trace[run.best_step].gain, run.best_step + 1, ctx->sens.lambda_sensitivity,
+                  ctx->sens.value_sensitivity, ctx->score_sensitivity);
+  if (rank == 0 && logreg)
+    dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
+
+  /* Repetitions over ranks: results[field][method][ε][rep]. */
+  const size_t block = (size_t)M * (size_t)E * (size_t)R;
+  DPBO_ALLOC(results, COMPARE_FIELDS * block, "the results");
+  compare_cell *cells = NULL;
+  DPBO_ALLOC(cells, (size_t)M * (size_t)E, "one repetition's results");
+  local = DPBO_OK;
+  for (int rep = rank; rep < R && local == DPBO_OK; rep += size) {
+    local = compare_repetition(ctx, rep, cells, E, 1, err);
+    for (int k = 0; k < M && local == DPBO_OK; k++)
+      for (int e = 0; e < E; e++) {
+        const compare_cell *c = &cells[k * E + e];
+        size_t at = ((size_t)k * (size_t)E + (size_t)e) * (size_t)R + (size_t)rep;
+        const double fields[COMPARE_FIELDS] = {c->val,      c->test,        c->gain,
+                                               c->released, c->evaluations, c->index};
+        for (int f = 0; f < COMPARE_FIELDS; f++)
+          results[(size_t)f * block + at] = fields[f];
+      }
+  }
+  free(cells);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
+  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM, 0, comm));
+
+  /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
+  if (rank == 0) {
+    local = DPBO_OK;
+    util->available = config->selection == DPBO_SELECT_EXPONENTIAL || ctx->n <= 512;
+    if (util->available && !(p = malloc(sizeof *p * (size_t)ctx->n)))
+      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the distribution of lambda~");
+    for (int e = 0; e < E && util->available && local == DPBO_OK; e++) {
+      dpbo_utility_holder h;
+      memset(&h, 0, sizeof h);
+      h.best_observed = run.trace[run.best_step].gain;
+      local =
+          dpbo_utility_lambda_figures(config->selection, mean, ctx->n, ctx->sens.lambda_sensitivity,
+                                      ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err);
+      if (local != DPBO_OK) break;
+      long double ev = 0.0L, et = 0.0L;
+      for (int64_t i = 0; i < ctx->n; i++) {
+        ev += (long double)p[i] * table.val[i];
+        et += (long double)p[i] * table.test[i];
+      }
+      memcpy(util->regret_x[e], h.regret_x, sizeof h.regret_x);
+      memcpy(util->regret_cdf[e], h.regret_cdf, sizeof h.regret_cdf);
+      util->expected_regret[e] = h.expected_regret_mean;
+      util->probability_argmax[e] = h.probability_argmax;
+      util->expected_val[e] = (double)ev;
+      util->expected_test[e] = (double)et;
+    }
+    if (local == DPBO_OK && !(scratch = malloc(sizeof *scratch * (size_t)R)))
+      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory");
+    if (local == DPBO_OK) {
+      dpbo_log_info(
+          "held-out test accuracy of the released hyper-parameter, median [25%%, 75%%] over "
+          "%d repetitions:",
+          R);
+      for (int k = 0; k < M; k++) {
+        if (k == DPBO_COMPARE_ALGORITHM3) continue; /* releases no hyper-parameter */
+        char line[2048];
+        size_t used = (size_t)snprintf(line, sizeof line, "  %-26s", method_names[k]);
+        for (int e = 0; e < E && used < sizeof line; e++) {
+          const double *v = results + block + ((size_t)k * (size_t)E + (size_t)e) * (size_t)R;
+          used += (size_t)snprintf(line + used, sizeof line - used, " eps=%g: %.4f [%.4f, %.4f]",
+                                   config->compare_epsilon[e], quantile(scratch, v, R, 0.5),
+                                   quantile(scratch, v, R, 0.25), quantile(scratch, v, R, 0.75));
+          if (k >= DPBO_COMPARE_GP_UCB) break; /* the references do not depend on ε */
+        }
+        dpbo_log_info("%s", line);
+      }
+      for (int e = 0; e < E && ctx->has_algorithm3; e++) {
+        const double *v = results + 3 * block +
+                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        const double *g = results + 2 * block +
+                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+        for (int r = 0; r < R; r++)
+          scratch[r] = fabs(v[r] - g[r]);
+        qsort(scratch, (size_t)R, sizeof *scratch, cmp_double);
+        dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
+                      config->compare_epsilon[e], scratch[R / 2]);
+      }
+      if (util->available)
+        for (int e = 0; e < E; e++)
+          dpbo_log_info("  dpbo exact (data holder): eps=%g  E[test accuracy of lambda~] = %.4f, "
+                        "E[max mu_T - mu_T(lambda~)] = %.4f, P(argmax mu_T) = %.3g",
+                        config->compare_epsilon[e], util->expected_test[e],
+                        util->expected_regret[e], util->probability_argmax[e]);
+      char path[DPBO_PATH_MAX + 300], source[256];
+      dpbo_noise probe;
+      if (config->noise == DPBO_NOISE_SEEDED)
+        dpbo_noise_init_seeded(&probe, config->noise_seed, 1000);
+      else
+        dpbo_noise_init_os(&probe);
+      dpbo_noise_describe(&probe, source, sizeof source);
+      if (config->noise == DPBO_NOISE_SEEDED)
+        snprintf(source + strlen(source), sizeof source - strlen(source),
+                 "; repetition r uses stream 1000 + r");
+      dpbo_config_run_path(config, path, sizeof path);
+      local = compare_write(path, ctx, space, results, util, source, MPI_Wtime() - start, err);
+      if (local == DPBO_OK)
+        dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path,
+                      MPI_Wtime() - start);
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
+  run.space = NULL; /* borrowed */
+  dpbo_run_free(&run);
+  dpbo_space_destroy(space);
+  free(table.gain);
+  free(table.val);
+  free(table.test);
+  free(ctx);
+  free(util);
+  free(results);
+  free(mean);
+  free(p);
+  free(scratch);
+  return status;
+}

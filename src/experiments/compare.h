@@ -1,0 +1,94 @@
+/* `dpbo compare CONFIG` (issue #6): what privacy costs, against simpler
+ * private methods, at equal total (ε, δ) by each method's own accounting.
+ *
+ * On the svm objective (gain = validation accuracy, sensitivity 1/m for m
+ * validation records) or the logreg objective (gain f_V = −mean validation
+ * loss g ∈ [0, g*], sensitivity g* / m at a fixed λ), for every ε of
+ * [compare] epsilons and R = [compare] repetitions with fresh noise, the
+ * validation and held-out test accuracy (objective.test_rows: the rows after
+ * the validation rows of the same split) and the gain of the hyper-parameter
+ * each method releases, and the value it releases (units of the gain):
+ *
+ *   dpbo            Algorithm 1 (or 2) of the paper on a GP-UCB run of T steps:
+ *                   λ̃ by the exponential mechanism (or permute-and-flip) over
+ *                   μ_T with Δ_λ, ṽ by Laplace with Δ_v; (split ε, split δ) +
+ *                   ((1 − split) ε, (1 − split) δ), basic composition.
+ *   random_search   T candidates drawn uniformly from Λ (data-independent; the
+ *                   same set for every ε of one repetition), the best chosen by
+ *                   the exponential mechanism on accuracy (Δ = 1/m, split ε) and
+ *                   its accuracy + Lap(1/(m (1 − split) ε)): (ε, 0).
+ *   liu_talwar      random stopping, γ = 1/T (T evaluations in expectation),
+ *                   base ε0 = ε/3: (ε, 0).
+ *   papernot_steinke  K ~ truncated negative binomial (η = [compare] ps_eta,
+ *                   E[K] = T), base ε0 from the Rényi accounting: (ε, δ).
+ *   gp_ucb          non-private reference: the best observed point of the
+ *                   same GP-UCB run (its validation accuracy released as is).
+ *   random_search_nonprivate  non-private reference: the best of the same T
+ *                   random candidates.
+ *   dpbo_algorithm3 logreg only: Algorithm 3's f~_L = max_t f_V(w_λt) +
+ *                   Lap(Δ_f3/ε) over the same GP-UCB run (any acquisition is
+ *                   allowed there), the whole ε on the value: (ε, 0). It
+ *                   releases no hyper-parameter: its accuracies are NaN.
+ * The baselines select on the gain with the sensitivity above; released
+ * values are clamped to the gain's range (privacy.value_range).
+ * baseline.h states the baselines' formulas. The candidates of the
+ * baselines are drawn from the same Λ as GP-UCB, so every method chooses
+ * from the same set.
+ *
+ * Evaluation: LIBSVM is deterministic for a fixed split, so the validation
+ * and test accuracy of every candidate of Λ are computed once (the ranks
+ * share Λ round-robin) and every method reads them from that table: a
+ * method's evaluations are its table look-ups, counted per repetition. The
+ * GP-UCB run on the table is the run `dpbo run` would make. Then the
+ * repetitions are spread over the ranks (repetition r on rank r mod P), each
+ * with its own noise stream (seeded: stream 1000 + r; labelled not for
+ * publication) and its own candidate streams (PCG, seed run.seed).
+ *
+ * Output <output.dir>/<output.name>.h5, sensitive (it holds validation
+ * accuracies): /table (gain, val_accuracy, test_accuracy, lambda per
+ * candidate), /gp_ucb, /methods ([method][ε][repetition]: val_accuracy,
+ * test_accuracy, gain, released_value, evaluations, index),
+ * /accounting ([method][ε]) and /utility (the exact distribution of the
+ * dpbo λ̃ at each ε: regret curve and expected accuracies). */
+#ifndef DPBO_COMPARE_H
+#define DPBO_COMPARE_H
+
+#include <mpi.h>
+
+#include "run/config.h"
+#include "dpbo/error.h"
+
+enum {
+  DPBO_COMPARE_DPBO = 0,
+  DPBO_COMPARE_RANDOM_SEARCH = 1,
+  DPBO_COMPARE_LIU_TALWAR = 2,
+  DPBO_COMPARE_PAPERNOT_STEINKE = 3,
+  DPBO_COMPARE_GP_UCB = 4,
+  DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE = 5,
+  DPBO_COMPARE_ALGORITHM3 = 6,
+  DPBO_COMPARE_METHODS = 7
+};
+
+const char *dpbo_compare_method_name(int method);
+
+/* How one method spends a total (ε, δ). */
+typedef struct dpbo_compare_accounting {
+  double epsilon, delta; /* the total budget asked for */
+  double epsilon_accounted,
+      delta_accounted;                  /* what the method's own accounting claims (<= asked) */
+  double epsilon_select, epsilon_value; /* the two releases of dpbo and random_search */
+  double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
+  double gamma, eta, expected_runs; /* the stopping law */
+  double rdp_order, rdp_order_hat;  /* papernot_steinke: the orders reached */
+} dpbo_compare_accounting;
+
+/* The accounting of `method` at total (ε, δ) for budget T and split
+ * (dpbo and random_search). Non-private methods report zeros. */
+dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
+                                 double ps_eta, dpbo_compare_accounting *out, dpbo_error *err);
+
+/* The whole comparison (collective over comm); writes the output file on
+ * rank 0. */
+dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err);
+
+#endif

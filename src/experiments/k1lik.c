@@ -1,0 +1,802 @@
+#include "experiments/k1lik.h"
+
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/comm.h"
+#include "core/eigen.h"
+#include "dpbo/privacy.h"
+#include "dpbo/space.h"
+
+#define K1LIK_SQRT2 1.4142135623730951
+#define K1LIK_LOG2PI 1.8378770664093453
+/* Largest ℓ lattice (points); the default range and step need 3,454. */
+#define K1LIK_MAX_LATTICE 1000000
+
+/* Everything one length-scale vector contributes (header: "Kronecker
+ * structure"); 5n + d doubles in one block, so the cache stays small. */
+typedef struct k1lik__entry {
+  double *ls;     /* d length-scales: the key */
+  double *lambda; /* eigenvalues of K2, ascending, rounding negatives clamped to 0 */
+  double *g;      /* Qᵀ1 */
+  double *abar;   /* mean over sets of the sum-channel projections a_ij */
+  double *ssa;    /* Σ_i (a_ij − ā_j)² */
+  double *b2;     /* Σ_i b_ij² (difference channel) */
+} k1lik__entry;
+
+struct dpbo_k1lik {
+  MPI_Comm comm; /* private duplicate */
+  int rank, size;
+  int R, n, d;
+  dpbo_k1lik_options opt;
+  double *coords;       /* n×d unit coordinates */
+  int64_t begin, count; /* this rank's block of sets */
+  double *sum, *diff;   /* count×n: (F + F')/√2 and (F − F')/√2 */
+  int *counts, *displs; /* Allgatherv layout, 2n doubles per set */
+  k1lik__entry *cache;
+  int cache_len, cache_cap;
+  int *lattice_slot; /* ℓ lattice index → cache slot, −1 when not computed */
+  int lattice_K;     /* lattice points 0..K */
+  double log_ell_min, lattice_h;
+  int eigen_count, scalapack_count;
+};
+
+void dpbo_k1lik_options_default(dpbo_k1lik_options *o) {
+  memset(o, 0, sizeof *o);
+  o->kernel = DPBO_KERNEL_SE;
+  o->ell_min = 0.01;
+  o->ell_max = 10.0;
+  o->ell_step = 0.002;
+  o->ell_grid = 25;
+  o->ratio_min = 1e-6;
+  o->ratio_max = 100.0;
+  o->ratio_per_decade = 4;
+  o->k1_step = 0.05;
+  o->t_min = 1e-10;
+  o->t_per_decade = 10;
+  o->eigen_threshold = 1000;
+}
+
+static dpbo_status k1lik__check_options(const dpbo_k1lik_options *o, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (o->kernel != DPBO_KERNEL_SE && o->kernel != DPBO_KERNEL_MATERN52)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: unknown kernel kind %d", (int)o->kernel);
+  if (!(o->ell_min > 0.0) || !(o->ell_max >= o->ell_min) || !isfinite(o->ell_max))
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood: length-scale range [%g, %g] must satisfy 0 < min <= max", o->ell_min,
+               o->ell_max);
+  if (!(o->ell_step > 0.0) || o->ell_grid < 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: ell_step (%g) must be > 0 and ell_grid (%d) >= 1",
+               o->ell_step, o->ell_grid);
+  if (log(o->ell_max / o->ell_min) / o->ell_step > K1LIK_MAX_LATTICE)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood: length-scale lattice over [%g, %g] with step %g exceeds %d points",
+               o->ell_min, o->ell_max, o->ell_step, K1LIK_MAX_LATTICE);
+  if (!(o->ratio_min > 0.0) || !(o->ratio_max >= o->ratio_min) || !isfinite(o->ratio_max) ||
+      o->ratio_per_decade < 1)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood: σn/s range [%g, %g] (%d per decade) must satisfy 0 < min <= max",
+               o->ratio_min, o->ratio_max, o->ratio_per_decade);
+  if (!(o->k1_step > 0.0 && o->k1_step < 1.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: k1_step must lie in (0, 1), got %g", o->k1_step);
+  if (!(o->t_min > 0.0 && o->t_min < 1.0) || o->t_per_decade < 1)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood: t_min (%g) must lie in (0, 1) and t_per_decade (%d) >= 1", o->t_min,
+               o->t_per_decade);
+done:
+  return status;
+}
+
+void dpbo_k1lik_destroy(dpbo_k1lik *ctx) {
+  if (!ctx) return;
+  for (int i = 0; i < ctx->cache_len; i++)
+    free(ctx->cache[i].ls);
+  free(ctx->cache);
+  free(ctx->lattice_slot);
+  free(ctx->coords);
+  free(ctx->sum);
+  free(ctx->diff);
+  free(ctx->counts);
+  free(ctx->displs);
+  if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+  free(ctx);
+}
+
+/* Rank 0's data checks: finite values, not all equal. */
+static dpbo_status k1lik__check_data(int R, int n, int d, const double *F, const double *Fp,
+                                     const double *coords, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!F || !Fp || !coords)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: rank 0 needs F, F' and coordinates");
+  int varies = 0;
+  for (size_t i = 0; i < (size_t)R * n; i++) {
+    if (!isfinite(F[i]) || !isfinite(Fp[i]))
+      DPBO_RAISE(DPBO_ERR_DATA, "k1 likelihood: accuracy of set %zu, setting %zu is not finite",
+                 i / n + 1, i % n + 1);
+    if (F[i] != F[0] || Fp[i] != F[0]) varies = 1;
+  }
+  if (!varies)
+    DPBO_RAISE(DPBO_ERR_DATA, "k1 likelihood: every accuracy equals %g; nothing to fit", F[0]);
+  for (size_t i = 0; i < (size_t)n * d; i++)
+    if (!isfinite(coords[i]))
+      DPBO_RAISE(DPBO_ERR_DATA, "k1 likelihood: coordinate %zu of setting %zu is not finite",
+                 i % d + 1, i / d + 1);
+done:
+  return status;
+}
+
+dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *F, const double *Fp,
+                              const double *coords, const dpbo_k1lik_options *options,
+                              dpbo_k1lik **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_k1lik *ctx = NULL;
+  double *Fblock = NULL, *Fpblock = NULL;
+  int *sendcounts = NULL, *senddispls = NULL;
+  int rank, size;
+  *out = NULL;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+
+  /* Rank 0's arguments, everywhere. */
+  int dims[3] = {R, n, d};
+  dpbo_k1lik_options opt;
+  if (options)
+    opt = *options;
+  else
+    dpbo_k1lik_options_default(&opt);
+  DPBO_MPI_TRY(MPI_Bcast(dims, 3, MPI_INT, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&opt, (int)sizeof opt, MPI_BYTE, 0, comm));
+  R = dims[0];
+  n = dims[1];
+  d = dims[2];
+  if (R < 1 || n < 2 || d < 1 || d > DPBO_MAX_DIM)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood needs R >= 1 sets, n >= 2 settings and 1 <= d <= %d, got %d, %d, %d",
+               DPBO_MAX_DIM, R, n, d);
+  if (n > DPBO_EIGEN_MAX_N || (int64_t)R * 2 * n > INT32_MAX || (int64_t)n * d > INT32_MAX)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: R = %d, n = %d too large for 32-bit MPI counts", R, n);
+  DPBO_TRY(k1lik__check_options(&opt, err));
+  if (rank == 0) local = k1lik__check_data(R, n, d, F, Fp, coords, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+
+  ctx = calloc(1, sizeof *ctx);
+  if (ctx) {
+    ctx->comm = MPI_COMM_NULL;
+    ctx->R = R;
+    ctx->n = n;
+    ctx->d = d;
+    ctx->opt = opt;
+    ctx->rank = rank;
+    ctx->size = size;
+    dpbo_space_block(R, size, rank, &ctx->begin, &ctx->count);
+    ctx->lattice_K = (int)ceil(log(opt.ell_max / opt.ell_min) / opt.ell_step - 1e-9);
+    if (ctx->lattice_K < 0) ctx->lattice_K = 0;
+    ctx->log_ell_min = log(opt.ell_min);
+    ctx->lattice_h = ctx->lattice_K > 0 ? log(opt.ell_max / opt.ell_min) / ctx->lattice_K : 0.0;
+    size_t block = (size_t)(ctx->count > 0 ? ctx->count : 1) * n;
+    ctx->coords = malloc((size_t)n * d * sizeof *ctx->coords);
+    ctx->sum = malloc(block * sizeof *ctx->sum);
+    ctx->diff = malloc(block * sizeof *ctx->diff);
+    Fblock = malloc(block * sizeof *Fblock);
+    Fpblock = malloc(block * sizeof *Fpblock);
+    ctx->counts = malloc((size_t)size * sizeof *ctx->counts);
+    ctx->displs = malloc((size_t)size * sizeof *ctx->displs);
+    sendcounts = malloc((size_t)size * sizeof *sendcounts);
+    senddispls = malloc((size_t)size * sizeof *senddispls);
+    ctx->lattice_slot = malloc(((size_t)ctx->lattice_K + 1) * sizeof *ctx->lattice_slot);
+  }
+  if (!ctx || !ctx->coords || !ctx->sum || !ctx->diff || !Fblock || !Fpblock || !ctx->counts ||
+      !ctx->displs || !sendcounts || !senddispls || !ctx->lattice_slot)
+    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM,
+                           "k1 likelihood: out of memory for %d sets x %d settings", R, n);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  for (int k = 0; k <= ctx->lattice_K; k++)
+    ctx->lattice_slot[k] = -1;
+  for (int r = 0; r < size; r++) {
+    int64_t b, c;
+    dpbo_space_block(R, size, r, &b, &c);
+    sendcounts[r] = (int)(c * n);
+    senddispls[r] = (int)(b * n);
+    ctx->counts[r] = (int)(c * 2 * n);
+    ctx->displs[r] = (int)(b * 2 * n);
+  }
+  DPBO_MPI_TRY(MPI_Comm_dup(comm, &ctx->comm));
+  if (rank == 0) memcpy(ctx->coords, coords, (size_t)n * d * sizeof *coords);
+  DPBO_MPI_TRY(MPI_Bcast(ctx->coords, n * d, MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(F, sendcounts, senddispls, MPI_DOUBLE, Fblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(Fp, sendcounts, senddispls, MPI_DOUBLE, Fpblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
+  /* The two channels of K1's eigenvectors (1, ±1)/√2. */
+  for (size_t i = 0; i < (size_t)ctx->count * n; i++) {
+    ctx->sum[i] = (Fblock[i] + Fpblock[i]) / K1LIK_SQRT2;
+    ctx->diff[i] = (Fblock[i] - Fpblock[i]) / K1LIK_SQRT2;
+  }
+  *out = ctx;
+  ctx = NULL;
+done:
+  dpbo_k1lik_destroy(ctx);
+  free(Fblock);
+  free(Fpblock);
+  free(sendcounts);
+  free(senddispls);
+  return status;
+}
+
+void dpbo_k1lik_counts(const dpbo_k1lik *ctx, int *eigendecompositions, int *scalapack) {
+  if (eigendecompositions) *eigendecompositions = ctx->eigen_count;
+  if (scalapack) *scalapack = ctx->scalapack_count;
+}
+
+/* --- one length-scale: eigendecomposition, projections, sufficient statistics */
+
+/* Collective: the cache entry for length-scales ls (computed if absent).
+ * lattice_k >= 0 names the ℓ lattice point ls stands for. */
+static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int lattice_k,
+                                    const k1lik__entry **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const int n = ctx->n, d = ctx->d, R = ctx->R;
+  double *V = NULL, *w = NULL, *mine = NULL, *all = NULL, *block = NULL;
+  if (lattice_k >= 0 && ctx->lattice_slot[lattice_k] >= 0) {
+    *out = &ctx->cache[ctx->lattice_slot[lattice_k]];
+    return DPBO_OK;
+  }
+  for (int i = 0; i < ctx->cache_len; i++)
+    if (memcmp(ctx->cache[i].ls, ls, (size_t)d * sizeof *ls) == 0) {
+      if (lattice_k >= 0) ctx->lattice_slot[lattice_k] = i;
+      *out = &ctx->cache[i];
+      return DPBO_OK;
+    }
+
+  dpbo_kernel kernel;
+  DPBO_TRY(dpbo_kernel_init(&kernel, ctx->opt.kernel, d, ls, err));
+  V = malloc((size_t)n * n * sizeof *V);
+  w = malloc((size_t)n * sizeof *w);
+  mine = malloc((size_t)(ctx->count > 0 ? ctx->count : 1) * 2 * n * sizeof *mine);
+  all = malloc((size_t)R * 2 * n * sizeof *all);
+  block = malloc(((size_t)d + 5 * (size_t)n) * sizeof *block);
+  if (ctx->cache_len == ctx->cache_cap) {
+    int cap = ctx->cache_cap ? 2 * ctx->cache_cap : 64;
+    k1lik__entry *grown = realloc(ctx->cache, (size_t)cap * sizeof *grown);
+    if (grown) {
+      ctx->cache = grown;
+      ctx->cache_cap = cap;
+    }
+  }
+  if (!V || !w || !mine || !all || !block || ctx->cache_len == ctx->cache_cap)
+    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM,
+                           "k1 likelihood: out of memory for a %d x %d kernel matrix", n, n);
+  DPBO_TRY(dpbo_comm_agree(ctx->comm, local, err));
+
+  /* K2 over the settings, identical on every rank, then V with eigenvector
+   * j at V + j*n (eigen.h). */
+  for (int i = 0; i < n; i++) {
+    V[(size_t)i * n + i] =
+        dpbo_kernel_eval(&kernel, ctx->coords + (size_t)i * d, ctx->coords + (size_t)i * d);
+    for (int j = i + 1; j < n; j++) {
+      double k =
+          dpbo_kernel_eval(&kernel, ctx->coords + (size_t)i * d, ctx->coords + (size_t)j * d);
+      V[(size_t)i * n + j] = k;
+      V[(size_t)j * n + i] = k;
+    }
+  }
+  int used = 0;
+  DPBO_TRY(dpbo_eigen_sym(ctx->comm, n, V, w, ctx->opt.eigen_threshold, &used, err));
+  ctx->eigen_count++;
+  ctx->scalapack_count += used;
+
+  k1lik__entry e;
+  e.ls = block;
+  e.lambda = block + d;
+  e.g = e.lambda + n;
+  e.abar = e.g + n;
+  e.ssa = e.abar + n;
+  e.b2 = e.ssa + n;
+  memcpy(e.ls, ls, (size_t)d * sizeof *ls);
+  for (int j = 0; j < n; j++) {
+    /* K2 is positive semi-definite; rounding can leave its smallest
+     * eigenvalues at −1e-16 or so, which σn² > 0 dominates anyway. */
+    e.lambda[j] = w[j] > 0.0 ? w[j] : 0.0;
+    double acc = 0.0;
+    for (int i = 0; i < n; i++)
+      acc += V[(size_t)j * n + i];
+    e.g[j] = acc;
+  }
+  /* This rank's sets: a = Qᵀ sum, b² = (Qᵀ diff)², one gemv each (a set's
+   * projection does not depend on which rank computes it). */
+  for (int64_t r = 0; r < ctx->count; r++) {
+    double *a = mine + (size_t)r * 2 * n, *b = a + n;
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, ctx->sum + (size_t)r * n, 1, 0.0, a,
+                1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, ctx->diff + (size_t)r * n, 1, 0.0, b,
+                1);
+    for (int j = 0; j < n; j++)
+      b[j] *= b[j];
+  }
+  DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts, ctx->displs, MPI_DOUBLE, ctx->comm));
+  /* Sums in set order on every rank: rank-count independent, and two-pass
+   * so the mean does not cancel against the spread. */
+  for (int j = 0; j < n; j++) {
+    double s = 0.0, b2 = 0.0;
+    for (int i = 0; i < R; i++) {
+      s += all[(size_t)i * 2 * n + j];
+      b2 += all[(size_t)i * 2 * n + n + j];
+    }
+    double mean = s / R, ss = 0.0;
+    for (int i = 0; i < R; i++) {
+      double dev = all[(size_t)i * 2 * n + j] - mean;
+      ss += dev * dev;
+    }
+    e.abar[j] = mean;
+    e.ssa[j] = ss;
+    e.b2[j] = b2;
+  }
+  ctx->cache[ctx->cache_len] = e;
+  block = NULL;
+  if (lattice_k >= 0) ctx->lattice_slot[lattice_k] = ctx->cache_len;
+  *out = &ctx->cache[ctx->cache_len++];
+done:
+  free(V);
+  free(w);
+  free(mine);
+  free(all);
+  free(block);
+  return status;
+}
+
+/* --- evaluations, O(n) each -------------------------------------------------- */
+
+/* Joint log-likelihood; onep = 1 + k1, onem = 1 − k1 (header formula). */
+static double k1lik__loglik_entry(const dpbo_k1lik *ctx, const k1lik__entry *e, double onep,
+                                  double onem, double m0, double s2, double sn2) {
+  const int n = ctx->n, R = ctx->R;
+  double logdet = 0.0, quad = 0.0;
+  for (int j = 0; j < n; j++) {
+    double ep = s2 * onep * e->lambda[j] + sn2, em = s2 * onem * e->lambda[j] + sn2;
+    double r = e->abar[j] - K1LIK_SQRT2 * m0 * e->g[j];
+    logdet += log(ep * em);
+    quad += (e->ssa[j] + R * r * r) / ep + e->b2[j] / em;
+  }
+  return -(double)R * n * K1LIK_LOG2PI - 0.5 * R * logdet - 0.5 * quad;
+}
+
+typedef struct k1lik__inner {
+  double loglik, rho, m0, s2;
+  int rho_at_bound;
+} k1lik__inner;
+
+typedef struct k1lik__rho_arg {
+  const dpbo_k1lik *ctx;
+  const k1lik__entry *e;
+  double onep, onem;
+  k1lik__inner last;
+} k1lik__rho_arg;
+
+/* Profile over m0 (GLS) and s² (closed form) at ρ = σn²/s² = exp(x). */
+static dpbo_status k1lik__rho_value(void *varg, double x, double *value, dpbo_error *err) {
+  k1lik__rho_arg *arg = varg;
+  const k1lik__entry *e = arg->e;
+  const int n = arg->ctx->n, R = arg->ctx->R;
+  const double rho = exp(x);
+  double num = 0.0, den = 0.0;
+  for (int j = 0; j < n; j++) {
+    double ep = arg->onep * e->lambda[j] + rho;
+    num += e->abar[j] * e->g[j] / ep;
+    den += e->g[j] * e->g[j] / ep;
+  }
+  double m0 = num / (K1LIK_SQRT2 * den);
+  double logdet = 0.0, quad = 0.0;
+  for (int j = 0; j < n; j++) {
+    double ep = arg->onep * e->lambda[j] + rho, em = arg->onem * e->lambda[j] + rho;
+    double r = e->abar[j] - K1LIK_SQRT2 * m0 * e->g[j];
+    logdet += log(ep * em);
+    quad += (e->ssa[j] + R * r * r) / ep + e->b2[j] / em;
+  }
+  double Nobs = 2.0 * R * n, s2 = quad / Nobs;
+  arg->last.rho = rho;
+  arg->last.m0 = m0;
+  arg->last.s2 = s2;
+  arg->last.loglik =
+      s2 > 0.0 ? -0.5 * Nobs * (K1LIK_LOG2PI + log(s2) + 1.0) - 0.5 * R * logdet : -HUGE_VAL;
+  *value = arg->last.loglik;
+  (void)err;
+  return DPBO_OK;
+}
+
+typedef dpbo_status (*k1lik__fn)(void *arg, double x, double *value, dpbo_error *err);
+
+/* Brent's minimizer (Brent 1973, "Algorithms for minimization without
+ * derivatives", ch. 5; netlib fmin) applied to −f on [a, b]. */
+static dpbo_status k1lik__brent_max(k1lik__fn f, void *arg, double a, double b, double tol,
+                                    double *xbest, double *fbest, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const double c = 0.5 * (3.0 - sqrt(5.0)), eps = sqrt(DBL_EPSILON);
+  double x = a + c * (b - a), w = x, v = x, fx, fw, fv, d = 0.0, e = 0.0;
+  DPBO_TRY(f(arg, x, &fx, err));
+  fx = -fx;
+  fw = fv = fx;
+  for (int iter = 0; iter < 200; iter++) {
+    double xm = 0.5 * (a + b), tol1 = eps * fabs(x) + tol / 3.0, tol2 = 2.0 * tol1;
+    if (fabs(x - xm) <= tol2 - 0.5 * (b - a)) break;
+    int golden = 1;
+    if (fabs(e) > tol1) {
+      double r = (x - w) * (fx - fv), q = (x - v) * (fx - fw), p = (x - v) * q - (x - w) * r;
+      q = 2.0 * (q - r);
+      if (q > 0.0)
+        p = -p;
+      else
+        q = -q;
+      double etemp = e;
+      e = d;
+      if (!(fabs(p) >= fabs(0.5 * q * etemp) || p <= q * (a - x) || p >= q * (b - x))) {
+        d = p / q; /* parabolic step */
+        double u = x + d;
+        if (u - a < tol2 || b - u < tol2) d = xm >= x ? tol1 : -tol1;
+        golden = 0;
+      }
+    }
+    if (golden) {
+      e = x >= xm ? a - x : b - x;
+      d = c * e;
+    }
+    double u = x + (fabs(d) >= tol1 ? d : (d > 0.0 ? tol1 : -tol1)), fu;
+    DPBO_TRY(f(arg, u, &fu, err));
+    fu = -fu;
+    if (fu <= fx) {
+      if (u >= x)
+        a = x;
+      else
+        b = x;
+      v = w;
+      fv = fw;
+      w = x;
+      fw = fx;
+      x = u;
+      fx = fu;
+    } else {
+      if (u < x)
+        a = u;
+      else
+        b = u;
+      if (fu <= fw || w == x) {
+        v = w;
+        fv = fw;
+        w = u;
+        fw = fu;
+      } else if (fu <= fv || v == x || v == w) {
+        v = u;
+        fv = fu;
+      }
+    }
+  }
+  *xbest = x;
+  *fbest = -fx;
+done:
+  return status;
+}
+
+/* Best ρ for one entry and k1: a scan of ratio_per_decade points per decade
+ * of σn/s, then Brent between the neighbours of the best scan point. */
+static void k1lik__best_rho(const dpbo_k1lik *ctx, const k1lik__entry *e, double onep, double onem,
+                            k1lik__inner *best) {
+  k1lik__rho_arg arg = {.ctx = ctx, .e = e, .onep = onep, .onem = onem};
+  const double lo = 2.0 * log(ctx->opt.ratio_min), hi = 2.0 * log(ctx->opt.ratio_max);
+  int M =
+      (int)ceil(log10(ctx->opt.ratio_max / ctx->opt.ratio_min) * ctx->opt.ratio_per_decade - 1e-9) +
+      1;
+  if (M < 2 || !(hi > lo)) M = 1;
+  int b = 0;
+  double value;
+  for (int k = 0; k < M; k++) {
+    double x = M == 1 ? lo : lo + (hi - lo) * k / (M - 1);
+    k1lik__rho_value(&arg, x, &value, NULL);
+    if (k == 0 || arg.last.loglik > best->loglik) {
+      *best = arg.last;
+      b = k;
+    }
+  }
+  if (M > 1) {
+    double xa = lo + (hi - lo) * (b > 0 ? b - 1 : 0) / (M - 1);
+    double xb = lo + (hi - lo) * (b < M - 1 ? b + 1 : M - 1) / (M - 1);
+    double xbest, fbest;
+    k1lik__brent_max(k1lik__rho_value, &arg, xa, xb, 1e-9, &xbest, &fbest, NULL);
+    if (fbest > best->loglik) {
+      k1lik__rho_value(&arg, xbest, &value, NULL);
+      *best = arg.last;
+    }
+  }
+  double x = log(best->rho);
+  best->rho_at_bound = M == 1 || x - lo < 1e-5 || hi - x < 1e-5;
+}
+
+/* ℓ of lattice point k. */
+static double k1lik__lattice_ell(const dpbo_k1lik *ctx, int k) {
+  return exp(ctx->log_ell_min + ctx->lattice_h * k);
+}
+
+static dpbo_status k1lik__at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem,
+                                     k1lik__inner *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double ls[DPBO_MAX_DIM];
+  double ell = k1lik__lattice_ell(ctx, k);
+  for (int i = 0; i < ctx->d; i++)
+    ls[i] = ell;
+  const k1lik__entry *e;
+  DPBO_TRY(k1lik__entry_get(ctx, ls, k, &e, err));
+  k1lik__best_rho(ctx, e, onep, onem, out);
+done:
+  return status;
+}
+
+/* Coarse scan point g of G over the lattice 0..K. */
+static int k1lik__scan_point(int g, int G, int K) {
+  return G == 1 ? 0 : (int)llround((double)g * K / (G - 1));
+}
+
+/* Profile at k1 = 1 − t: ℓ by a scan then golden-section search on the
+ * lattice (integers, so lattice points recur and hit the cache), ρ inside. */
+static dpbo_status k1lik__profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fit,
+                                    dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const double onep = 2.0 - t, onem = t;
+  const int K = ctx->lattice_K;
+  int G = ctx->opt.ell_grid < K + 1 ? ctx->opt.ell_grid : K + 1;
+  k1lik__inner best = {0}, cur;
+  int bg = 0;
+  for (int g = 0; g < G; g++) {
+    DPBO_TRY(k1lik__at_lattice(ctx, k1lik__scan_point(g, G, K), onep, onem, &cur, err));
+    if (g == 0 || cur.loglik > best.loglik) {
+      best = cur;
+      bg = g;
+    }
+  }
+  int c = k1lik__scan_point(bg, G, K);
+  int lo = k1lik__scan_point(bg > 0 ? bg - 1 : bg, G, K);
+  int hi = k1lik__scan_point(bg < G - 1 ? bg + 1 : bg, G, K);
+  /* Golden section on integers with the best point c inside [lo, hi]:
+   * probe the larger side at 0.382 of its length, keep the better point. */
+  for (;;) {
+    int left = c - lo, right = hi - c;
+    if (left <= 1 && right <= 1) break;
+    int x = right >= left ? c + (int)fmax(1.0, round(0.3819660112501051 * right))
+                          : c - (int)fmax(1.0, round(0.3819660112501051 * left));
+    DPBO_TRY(k1lik__at_lattice(ctx, x, onep, onem, &cur, err));
+    if (cur.loglik > best.loglik) {
+      if (x > c)
+        lo = c;
+      else
+        hi = c;
+      c = x;
+      best = cur;
+    } else {
+      if (x > c)
+        hi = x;
+      else
+        lo = x;
+    }
+  }
+  memset(fit, 0, sizeof *fit);
+  fit->one_minus_k1 = t;
+  fit->k1 = 1.0 - t;
+  fit->loglik = best.loglik;
+  fit->m0 = best.m0;
+  fit->s = sqrt(best.s2);
+  fit->sigma_n = fit->s * sqrt(best.rho);
+  fit->lengthscale = k1lik__lattice_ell(ctx, c);
+  fit->ell_at_bound = c == 0 || c == K;
+  fit->ratio_at_bound = best.rho_at_bound;
+done:
+  return status;
+}
+
+/* --- public entry points --------------------------------------------------- */
+
+dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, double k1, double m0, double s, double sigma_n,
+                              const double *lengthscales, double *loglik, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double args[4 + DPBO_MAX_DIM] = {k1, m0, s, sigma_n};
+  if (ctx->rank == 0) memcpy(args + 4, lengthscales, (size_t)ctx->d * sizeof *lengthscales);
+  DPBO_MPI_TRY(MPI_Bcast(args, 4 + ctx->d, MPI_DOUBLE, 0, ctx->comm));
+  k1 = args[0];
+  m0 = args[1];
+  s = args[2];
+  sigma_n = args[3];
+  if (!(k1 >= -1.0 && k1 <= 1.0)) DPBO_RAISE(DPBO_ERR_ARG, "k1 must lie in [-1, 1], got %g", k1);
+  if (!(s > 0.0) || !(sigma_n > 0.0) || !isfinite(s) || !isfinite(sigma_n) || !isfinite(m0))
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood needs finite m0, s > 0 and sigma_n > 0, got %g, %g, %g",
+               m0, s, sigma_n);
+  const k1lik__entry *e;
+  DPBO_TRY(k1lik__entry_get(ctx, args + 4, -1, &e, err));
+  *loglik = k1lik__loglik_entry(ctx, e, 1.0 + k1, 1.0 - k1, m0, s * s, sigma_n * sigma_n);
+done:
+  return status;
+}
+
+dpbo_status dpbo_k1lik_profile(dpbo_k1lik *ctx, double one_minus_k1, dpbo_k1lik_fit *fit,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_MPI_TRY(MPI_Bcast(&one_minus_k1, 1, MPI_DOUBLE, 0, ctx->comm));
+  if (!(one_minus_k1 > 0.0 && one_minus_k1 < 2.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "1 - k1 must lie in (0, 2), got %g", one_minus_k1);
+  DPBO_TRY(k1lik__profile_t(ctx, one_minus_k1, fit, err));
+done:
+  return status;
+}
+
+/* The sweep's 1 − k1 values, descending: 1 − step·i for k1 = step·i < 1
+ * (k1 rounded to 12 decimals so 0.15 is the double nearest 0.15), then
+ * 10^(−m/per_decade) below the last of those, down to t_min. */
+static dpbo_status k1lik__sweep_grid(const dpbo_k1lik_options *o, double **out, double **out_k1,
+                                     int *count, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *t = NULL, *k1 = NULL;
+  int linear = 0;
+  while (round((linear + 1) * o->k1_step * 1e12) / 1e12 < 1.0)
+    linear++;
+  double last = linear > 0 ? 1.0 - round(linear * o->k1_step * 1e12) / 1e12 : 1.0;
+  int m0 = (int)floor(-log10(last) * o->t_per_decade) + 1;
+  while (pow(10.0, -(double)(m0 - 1) / o->t_per_decade) < last * (1.0 - 1e-9))
+    m0--;
+  int m1 = (int)floor(-log10(o->t_min) * o->t_per_decade + 1e-9);
+  int cap = linear + (m1 >= m0 ? m1 - m0 + 1 : 0) + 1;
+  DPBO_ALLOC(t, cap, "k1 sweep grid");
+  DPBO_ALLOC(k1, cap, "k1 sweep grid");
+  int c = 0;
+  for (int i = 1; i <= linear; i++, c++) {
+    k1[c] = round(i * o->k1_step * 1e12) / 1e12;
+    t[c] = 1.0 - k1[c];
+  }
+  for (int m = m0; m <= m1; m++) {
+    double v = pow(10.0, -(double)m / o->t_per_decade);
+    if (v < last * (1.0 - 1e-9) && v >= o->t_min * (1.0 - 1e-9)) t[c++] = v;
+  }
+  if (c == 0 || t[c - 1] > o->t_min * (1.0 + 1e-9)) t[c++] = o->t_min;
+  for (int g = linear; g < c; g++)
+    k1[g] = 1.0 - t[g];
+  *out = t;
+  *out_k1 = k1;
+  *count = c;
+  t = k1 = NULL;
+done:
+  free(t);
+  free(k1);
+  return status;
+}
+
+typedef struct k1lik__t_arg {
+  dpbo_k1lik *ctx;
+  dpbo_k1lik_fit best;
+  int have;
+} k1lik__t_arg;
+
+/* Profile log-likelihood at 1 − k1 = exp(x), remembering the best fit. */
+static dpbo_status k1lik__t_value(void *varg, double x, double *value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  k1lik__t_arg *arg = varg;
+  dpbo_k1lik_fit fit;
+  DPBO_TRY(k1lik__profile_t(arg->ctx, exp(x), &fit, err));
+  *value = fit.loglik;
+  if (!arg->have || fit.loglik > arg->best.loglik) {
+    arg->best = fit;
+    arg->have = 1;
+  }
+done:
+  return status;
+}
+
+/* Where the profile crosses `level` between x_in (above) and x_out (below),
+ * by bisection in log(1 − k1) to 1e-6. */
+static dpbo_status k1lik__crossing(dpbo_k1lik *ctx, double x_in, double x_out, double level,
+                                   double *x, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  k1lik__t_arg arg = {.ctx = ctx};
+  while (fabs(x_out - x_in) > 1e-6) {
+    double mid = 0.5 * (x_in + x_out), value;
+    DPBO_TRY(k1lik__t_value(&arg, mid, &value, err));
+    if (value >= level)
+      x_in = mid;
+    else
+      x_out = mid;
+  }
+  *x = 0.5 * (x_in + x_out);
+done:
+  return status;
+}
+
+dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1lik_result *result,
+                             dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *t = NULL, *k1 = NULL;
+  memset(result, 0, sizeof *result);
+  struct {
+    int64_t N;
+    double delta;
+  } args = {N, delta};
+  DPBO_MPI_TRY(MPI_Bcast(&args, (int)sizeof args, MPI_BYTE, 0, ctx->comm));
+  if (args.N < 1 || !(args.delta > 0.0 && args.delta < 1.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 sweep needs N >= 1 and delta in (0, 1), got %lld and %g",
+               (long long)args.N, args.delta);
+  int count = 0;
+  DPBO_TRY(k1lik__sweep_grid(&ctx->opt, &t, &k1, &count, err));
+  DPBO_ALLOC(result->grid, count, "k1 sweep results");
+  result->count = count;
+  int b = 0;
+  for (int g = 0; g < count; g++) {
+    DPBO_TRY(k1lik__profile_t(ctx, t[g], &result->grid[g], err));
+    result->grid[g].k1 = k1[g]; /* 0.15, not 1 − (1 − 0.15) */
+    if (result->grid[g].loglik > result->grid[b].loglik) b = g;
+  }
+  const int last = count - 1;
+  /* The MLE: Brent in x = log(1 − k1) between the grid neighbours of the
+   * grid maximum (grid t descends, so b + 1 is the smaller t). */
+  result->mle = result->grid[b];
+  if (count > 1) {
+    double xa = log(t[b < last ? b + 1 : b]), xb = log(t[b > 0 ? b - 1 : b]);
+    k1lik__t_arg arg = {.ctx = ctx};
+    double xbest, fbest;
+    DPBO_TRY(k1lik__brent_max(k1lik__t_value, &arg, xa, xb, 1e-5, &xbest, &fbest, err));
+    if (arg.have && arg.best.loglik > result->mle.loglik) result->mle = arg.best;
+  }
+  const double xm = log(result->mle.one_minus_k1);
+  if (b == last && xm - log(t[last]) < 1e-3) {
+    result->boundary = +1;
+    result->mle = result->grid[last];
+  } else if (b == 0 && log(t[0]) - xm < 1e-3) {
+    result->boundary = -1;
+    result->mle = result->grid[0];
+  }
+
+  /* Likelihood-ratio interval: walk outward from the MLE over the grid to
+   * the first point below the level, then bisect (the connected set
+   * around the MLE; a profile that dips and rises again is cut at the dip). */
+  const double level = result->mle.loglik - DPBO_K1LIK_LR95;
+  const double tm = result->mle.one_minus_k1;
+  double x_in = log(tm);
+  result->lo_open = 1;
+  result->t_hi = t[0];
+  for (int g = b; g >= 0; g--) { /* larger 1 − k1: smaller k1 */
+    if (!(t[g] > tm)) continue;
+    if (result->grid[g].loglik < level) {
+      double x;
+      DPBO_TRY(k1lik__crossing(ctx, x_in, log(t[g]), level, &x, err));
+      result->t_hi = exp(x);
+      result->lo_open = 0;
+      break;
+    }
+    x_in = log(t[g]);
+  }
+  x_in = log(tm);
+  result->hi_open = 1;
+  result->t_lo = t[last];
+  for (int g = b; g <= last; g++) { /* smaller 1 − k1: larger k1 */
+    if (!(t[g] < tm)) continue;
+    if (result->grid[g].loglik < level) {
+      double x;
+      DPBO_TRY(k1lik__crossing(ctx, x_in, log(t[g]), level, &x, err));
+      result->t_lo = exp(x);
+      result->hi_open = 0;
+      break;
+    }
+    x_in = log(t[g]);
+  }
+  if (result->boundary == +1) result->hi_open = 1;
+  result->k1_lo = 1.0 - result->t_hi;
+  result->k1_hi = 1.0 - result->t_lo;
+  result->N = args.N;
+  result->delta = args.delta;
+  result->c_mle = dpbo_privacy_c(result->mle.k1, args.N, args.delta, 3.0);
+  result->c_upper = dpbo_privacy_c(result->k1_lo, args.N, args.delta, 3.0);
+done:
+  free(t);
+  free(k1);
+  if (status != DPBO_OK) dpbo_k1lik_result_free(result);
+  return status;
+}
+
+void dpbo_k1lik_result_free(dpbo_k1lik_result *result) {
+  if (!result) return;
+  free(result->grid);
+  result->grid = NULL;
+  result->count = 0;
+}

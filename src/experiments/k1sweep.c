@@ -1,0 +1,1222 @@
+/* `dpbo k1sweep`: the k1 experiment of the paper's Results (Figure 1); the
+ * pipeline is described in include/dpbo/k1sweep.h. */
+#include "experiments/k1sweep.h"
+
+#include <errno.h>
+#include <lapacke.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/comm.h"
+#include "base/h5io.h"
+#include "dpbo/kernel.h"
+#include "base/log.h"
+#include "dpbo/rng.h"
+#include "dpbo/space.h"
+#include "dpbo/version.h"
+
+/* ---------------------------------------------------------------------------
+ * Configuration. */
+
+static const char *const k1sweep__sections[] = {"k1sweep", "space", "likelihood", "output", NULL};
+
+/* "1000 2000, 3000" -> sizes; each at least 2, strictly ascending. */
+static dpbo_status k1sweep__parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char text[1024];
+  DPBO_TRY(dpbo_config_get_string(&c->raw, "k1sweep", "sizes", NULL, text, sizeof text, err));
+  c->size_count = 0;
+  int ok = 1;
+  for (char *cursor = text;;) {
+    while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+    if (!*cursor) break;
+    char *end;
+    errno = 0;
+    long long v = strtoll(cursor, &end, 10);
+    if (end == cursor || errno == ERANGE || (*end && *end != ' ' && *end != ',' && *end != '\t') ||
+        c->size_count >= DPBO_K1SWEEP_MAX_SIZES || v < 2 || v > DPBO_VALSET_MAX_M ||
+        (c->size_count > 0 && v <= c->size[c->size_count - 1])) {
+      ok = 0;
+      break;
+    }
+    c->size[c->size_count++] = v;
+    cursor = end;
+  }
+  char what[200];
+  snprintf(what, sizeof what,
+           "must list 1 to %d validation-set sizes m, ascending, each in [2, %lld]",
+           DPBO_K1SWEEP_MAX_SIZES, (long long)DPBO_VALSET_MAX_M);
+  DPBO_TRY(dpbo_config_require(&c->raw, "k1sweep", "sizes", ok && c->size_count > 0, what, err));
+done:
+  return status;
+}
+
+static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *raw = &c->raw;
+  dpbo_k1lik_options *o = &c->likelihood;
+  int choice;
+  int64_t i64;
+  dpbo_k1lik_options_default(o);
+  static const char *const kernels[] = {"se", "matern52", NULL};
+  DPBO_TRY(dpbo_config_get_choice(raw, "likelihood", "kernel", o->kernel == DPBO_KERNEL_SE ? "se" : "matern52",
+                                  kernels, &choice, err));
+  o->kernel = choice == 0 ? DPBO_KERNEL_SE : DPBO_KERNEL_MATERN52;
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_min", o->ell_min, 0, &o->ell_min, err));
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_max", o->ell_max, 0, &o->ell_max, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_max", o->ell_min > 0 && o->ell_max > o->ell_min,
+                               "must exceed likelihood.ell_min > 0", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_step", o->ell_step, 0, &o->ell_step, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_step", o->ell_step > 0, "must be positive", err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ell_grid", o->ell_grid, 2, 10000, &i64, err));
+  o->ell_grid = (int)i64;
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ratio_min", o->ratio_min, 0, &o->ratio_min, err));
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ratio_max", o->ratio_max, 0, &o->ratio_max, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ratio_max", o->ratio_min > 0 && o->ratio_max > o->ratio_min,
+                               "must exceed likelihood.ratio_min > 0", err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ratio_per_decade", o->ratio_per_decade, 1, 1000, &i64, err));
+  o->ratio_per_decade = (int)i64;
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "k1_step", o->k1_step, 0, &o->k1_step, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "k1_step", o->k1_step > 0 && o->k1_step < 0.5,
+                               "must lie in (0, 0.5)", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "t_min", o->t_min, 0, &o->t_min, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "t_min", o->t_min > 0 && o->t_min < o->k1_step,
+                               "(the smallest 1 - k1 searched) must lie in (0, k1_step)", err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000, &i64, err));
+  o->t_per_decade = (int)i64;
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "eigen_threshold", o->eigen_threshold, 0, INT32_MAX, &i64, err));
+  o->eigen_threshold = (int)i64;
+  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "delta", 0.05, 0, &c->delta, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "delta", c->delta > 0 && c->delta < 1,
+                               "(δ of Algorithm 1's c) must lie in (0, 1)", err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
+                                     const char *const *overrides, dpbo_k1sweep_config *c,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *raw = &c->raw;
+  int64_t i64;
+  int choice;
+  memset(c, 0, sizeof *c);
+  DPBO_TRY(dpbo_config_read(path, override_count, overrides, k1sweep__sections, raw, err));
+
+  /* [k1sweep] */
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
+  c->seed = (uint64_t)i64;
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
+                                 &c->synthetic_models, err));
+  const int synthetic = c->synthetic_models > 0;
+  DPBO_TRY(dpbo_config_get_string(raw, "k1sweep", "data", synthetic ? "" : NULL, c->data_path,
+                                  sizeof c->data_path, err));
+  static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
+  DPBO_TRY(dpbo_config_get_choice(raw, "k1sweep", "format", "auto", formats, &choice, err));
+  c->format = (dpbo_data_format)choice;
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "train_rows", 0, 0, INT32_MAX, &c->train_rows, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
+                               "is required (the number of training rows, >= 1)", err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "pool_rows", 0, 0, INT32_MAX, &c->pool_rows, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N, &c->models, err));
+  dpbo_svm_options_default(&c->svm);
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "cache_mb", c->svm.cache_mb, 0, &c->svm.cache_mb, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "cache_mb", c->svm.cache_mb > 0, "must be positive", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "tolerance", c->svm.tolerance, 0, &c->svm.tolerance, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "tolerance", c->svm.tolerance > 0, "must be positive", err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
+  c->svm.shrinking = (int)i64;
+  /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
+   * must repeat. */
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
+                                 &c->svm.max_features, err));
+  DPBO_TRY(k1sweep__parse_sizes(c, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS, &c->sets, err));
+  static const char *const neighbours[] = {"add_remove", "swap", NULL};
+  DPBO_TRY(dpbo_config_get_choice(raw, "k1sweep", "neighbour", "add_remove", neighbours, &choice, err));
+  c->neighbour = (dpbo_neighbour_kind)choice;
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_k1", c->synthetic_k1 >= 0 && c->synthetic_k1 <= 1,
+                               "must lie in [0, 1]", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_mean", 0.8, 0, &c->synthetic_mean, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_mean", c->synthetic_mean > 0 && c->synthetic_mean < 1,
+                               "(an accuracy) must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_signal_std", 0.05, 0, &c->synthetic_signal_std, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_signal_std", c->synthetic_signal_std > 0,
+                               "must be positive", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_lengthscale", 0.3, 0, &c->synthetic_lengthscale, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_lengthscale", c->synthetic_lengthscale > 0,
+                               "must be positive", err));
+
+  /* [space]: Sobol settings over the dimensions; the SVMs need C and γ. */
+  DPBO_TRY(dpbo_config_get_dims(raw, DPBO_SPACE_SOBOL, err));
+  if (!synthetic) {
+    int have_c = 0, have_gamma = 0;
+    for (int i = 0; i < raw->dims; i++) {
+      have_c += strcmp(raw->dim[i].name, "C") == 0;
+      have_gamma += strcmp(raw->dim[i].name, "gamma") == 0;
+    }
+    if (raw->dims != 2 || have_c != 1 || have_gamma != 1)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: [space] must have exactly the dimensions dim.C and dim.gamma for the SVMs "
+                 "(any dimensions are allowed with k1sweep.synthetic_models)",
+                 raw->path);
+  }
+
+  DPBO_TRY(k1sweep__config_likelihood(c, err));
+
+  /* [output] */
+  DPBO_TRY(dpbo_config_get_output(raw, c->output_dir, sizeof c->output_dir, c->output_name,
+                                   sizeof c->output_name, err));
+  DPBO_TRY(dpbo_config_check_used(raw, err));
+done:
+  return status;
+}
+
+int64_t dpbo_k1sweep_settings(const dpbo_k1sweep_config *config) {
+  return config->synthetic_models > 0 ? config->synthetic_models : config->models;
+}
+
+void dpbo_k1sweep_output_path(const dpbo_k1sweep_config *config, char *path, size_t size) {
+  snprintf(path, size, "%s/%s.h5", config->output_dir, config->output_name);
+}
+
+void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path, size_t size) {
+  snprintf(path, size, "%s/%s.partial.h5", config->output_dir, config->output_name);
+}
+
+/* The resolved settings that determine every model's result (and the sets
+ * it is scored on), one "key=value" per line. The checkpoint is valid for a
+ * rerun exactly when this text is unchanged; the LIBSVM cache size, the
+ * likelihood and the output settings do not enter. */
+static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_t size) {
+  size_t used = 0;
+#define K1SWEEP__LINE(...)                                                                  \
+  do {                                                                                     \
+    if (used < size) used += (size_t)snprintf(text + used, size - used, __VA_ARGS__);      \
+  } while (0)
+  static const char *const formats[] = {"auto", "csv", "libsvm"};
+  K1SWEEP__LINE("k1sweep.seed=%llu\n", (unsigned long long)c->seed);
+  K1SWEEP__LINE("k1sweep.synthetic_models=%lld\n", (long long)c->synthetic_models);
+  K1SWEEP__LINE("k1sweep.data=%s\n", c->data_path);
+  K1SWEEP__LINE("k1sweep.format=%s\n", formats[c->format]);
+  K1SWEEP__LINE("k1sweep.train_rows=%lld\n", (long long)c->train_rows);
+  K1SWEEP__LINE("k1sweep.pool_rows=%lld\n", (long long)c->pool_rows);
+  K1SWEEP__LINE("k1sweep.models=%lld\n", (long long)c->models);
+  K1SWEEP__LINE("k1sweep.tolerance=%.17g\n", c->svm.tolerance);
+  K1SWEEP__LINE("k1sweep.shrinking=%d\n", c->svm.shrinking);
+  K1SWEEP__LINE("k1sweep.sizes=");
+  for (int s = 0; s < c->size_count; s++) K1SWEEP__LINE("%s%lld", s ? " " : "", (long long)c->size[s]);
+  K1SWEEP__LINE("\n");
+  K1SWEEP__LINE("k1sweep.sets=%lld\n", (long long)c->sets);
+  K1SWEEP__LINE("k1sweep.neighbour=%s\n", dpbo_neighbour_kind_name(c->neighbour));
+  for (int i = 0; i < c->raw.dims; i++) {
+    const dpbo_dim *dim = &c->raw.dim[i];
+    K1SWEEP__LINE("space.dim.%s=%s %.17g %.17g\n", dim->name,
+                  dim->scale == DPBO_SCALE_LOG ? "log" : "linear", dim->lo, dim->hi);
+  }
+#undef K1SWEEP__LINE
+}
+
+/* FNV-1a, 64 bits, printed in hex: a short name for the fingerprint. */
+static void k1sweep__hash(const char *text, char *hex, size_t size) {
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    h ^= *p;
+    h *= UINT64_C(0x100000001b3);
+  }
+  snprintf(hex, size, "%016llx", (unsigned long long)h);
+}
+
+/* The first line whose key or value differs between two fingerprints, as an
+ * error naming the key. */
+static dpbo_status k1sweep__compare(const char *stored, const char *current, const char *checkpoint,
+                                    dpbo_error *err) {
+  const char *a = stored, *b = current;
+  while (*a || *b) {
+    const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+    size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+    if (la != lb || memcmp(a, b, la) != 0) {
+      const char *eqa = memchr(a, '=', la), *eqb = memchr(b, '=', lb);
+      size_t ka = eqa ? (size_t)(eqa - a) : la, kb = eqb ? (size_t)(eqb - b) : lb;
+      if (ka == kb && memcmp(a, b, ka) == 0 && eqa && eqb)
+        return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                              "%s was written with %.*s = '%.*s'; this run has '%.*s'. Restore the "
+                              "setting to continue that sweep, or delete the checkpoint to start "
+                              "over",
+                              checkpoint, (int)ka, a, (int)(la - ka - 1), eqa + 1, (int)(lb - kb - 1),
+                              eqb + 1);
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                            "%s was written with different settings ('%.*s' against '%.*s'); "
+                            "restore them, or delete the checkpoint to start over",
+                            checkpoint, (int)la, a, (int)lb, b);
+    }
+    a += la + (ea ? 1 : 0);
+    b += lb + (eb ? 1 : 0);
+  }
+  return DPBO_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Stop requests (signals). */
+
+static volatile sig_atomic_t k1sweep__stops = 0;
+
+void dpbo_k1sweep_request_stop(void) {
+  if (k1sweep__stops < 1000) k1sweep__stops = k1sweep__stops + 1;
+}
+
+/* ---------------------------------------------------------------------------
+ * The run's state. */
+
+/* One model's result as a worker sends it: this header, then `acc_count`
+ * doubles (for each size s and set i: accuracy on V_i at s·2·sets + i, on
+ * V_i' at s·2·sets + sets + i), then the pool's correctness bits. */
+typedef struct k1sweep__model {
+  int64_t worker, support_vectors;
+  double train_seconds, predict_seconds, pool_accuracy;
+} k1sweep__model;
+
+typedef struct k1sweep__head {
+  int64_t model;
+  k1sweep__model result;
+  double score_seconds; /* deriving the set accuracies from the predictions */
+  int32_t code, pad;
+  char message[DPBO_ERROR_MSG_MAX];
+} k1sweep__head;
+
+/* A model's numbers as columns: one table for the checkpoint (written and
+ * read back) and the output file's /models. */
+static const dpbo_h5io_field k1sweep__columns[] = {
+    {"worker", offsetof(k1sweep__model, worker), 1},
+    {"support_vectors", offsetof(k1sweep__model, support_vectors), 1},
+    {"train_seconds", offsetof(k1sweep__model, train_seconds), 0},
+    {"predict_seconds", offsetof(k1sweep__model, predict_seconds), 0},
+    {"pool_accuracy", offsetof(k1sweep__model, pool_accuracy), 0}};
+#define K1SWEEP__COLUMNS (sizeof k1sweep__columns / sizeof k1sweep__columns[0])
+
+enum { K1SWEEP_TAG_TASK = 41, K1SWEEP_TAG_RESULT = 42 };
+
+typedef struct k1sweep__state {
+  const dpbo_k1sweep_config *config;
+  MPI_Comm comm;
+  int rank, size;
+  int64_t n;        /* settings */
+  int d;
+  double *unit;     /* n × d */
+  double *values;   /* n × d: (C, γ) in config order */
+  int c_dim, gamma_dim;
+  /* data (svm mode; on the ranks that train) */
+  dpbo_svm_data *svm;
+  int64_t data_rows, pool, nbytes;
+  /* validation sets (svm mode; every rank) */
+  int32_t **rows;             /* [size] sets × m */
+  dpbo_valset_change **change; /* [size] sets */
+  int64_t acc_count;          /* size_count · 2 · sets */
+  /* results (rank 0) */
+  unsigned char *done;
+  int64_t done_count;
+  k1sweep__model *model;
+  double *accuracy; /* n × acc_count */
+  uint8_t *bits;    /* n × nbytes */
+  /* F matrices (rank 0): [size] sets × n */
+  double **fv, **fvp;
+  double synthetic_jitter;
+  /* where this invocation's time went (rank 0): inside LIBSVM (training and
+   * predicting the pool, summed over workers), scoring the sets, phases */
+  double perf_train, perf_predict, perf_score;
+  int64_t perf_models;
+  double perf_load, perf_training_phase, perf_likelihood;
+  char fingerprint[8192];
+  char hash[32];
+} k1sweep__state;
+
+static void k1sweep__state_free(k1sweep__state *st) {
+  dpbo_svm_data_destroy(st->svm);
+  free(st->unit);
+  free(st->values);
+  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) {
+    if (st->rows) free(st->rows[s]);
+    if (st->change) free(st->change[s]);
+    if (st->fv) free(st->fv[s]);
+    if (st->fvp) free(st->fvp[s]);
+  }
+  free(st->rows);
+  free(st->change);
+  free(st->fv);
+  free(st->fvp);
+  free(st->done);
+  free(st->model);
+  free(st->accuracy);
+  free(st->bits);
+}
+
+/* The settings: Sobol points over [space], the same on every rank. */
+static dpbo_status k1sweep__settings(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  const dpbo_config *raw = &st->config->raw;
+  DPBO_TRY(dpbo_space_create_sobol(raw->dims, raw->dim, st->n, &space, err));
+  DPBO_ALLOC(st->unit, (size_t)(st->n * st->d), "the settings");
+  DPBO_ALLOC(st->values, (size_t)(st->n * st->d), "the settings");
+  for (int64_t j = 0; j < st->n; j++) {
+    DPBO_TRY(dpbo_space_unit(space, j, st->unit + j * st->d, err));
+    dpbo_space_to_values(space, st->unit + j * st->d, st->values + j * st->d);
+  }
+  st->c_dim = st->gamma_dim = -1;
+  for (int i = 0; i < st->d; i++) {
+    if (strcmp(raw->dim[i].name, "C") == 0) st->c_dim = i;
+    if (strcmp(raw->dim[i].name, "gamma") == 0) st->gamma_dim = i;
+  }
+done:
+  dpbo_space_destroy(space);
+  return status;
+}
+
+/* Reads, splits and scales the data and prepares LIBSVM (ranks that train). */
+static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  dpbo_dataset *data = NULL;
+  DPBO_TRY(dpbo_dataset_read_max(c->data_path, c->format, c->svm.max_features, &data, err));
+  DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
+  if (c->train_rows >= data->n)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s has %lld rows: k1sweep.train_rows = %lld leaves none for validation",
+               c->data_path, (long long)data->n, (long long)c->train_rows);
+  st->data_rows = data->n;
+  st->pool = data->n - c->train_rows;
+  if (c->pool_rows > 0 && c->pool_rows < st->pool) st->pool = c->pool_rows;
+  DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
+                               &st->svm, err));
+done:
+  dpbo_dataset_destroy(data);
+  return status;
+}
+
+/* Every validation set and neighbour, from the seed (every rank). */
+static dpbo_status k1sweep__valsets(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  DPBO_ALLOC(st->rows, DPBO_K1SWEEP_MAX_SIZES, "the validation sets");
+  DPBO_ALLOC(st->change, DPBO_K1SWEEP_MAX_SIZES, "the validation sets");
+  for (int s = 0; s < c->size_count; s++) {
+    const int64_t m = c->size[s];
+    DPBO_ALLOC(st->rows[s], (size_t)(c->sets * m), "the validation sets");
+    DPBO_ALLOC(st->change[s], (size_t)c->sets, "the neighbours");
+    for (int64_t i = 0; i < c->sets; i++)
+      DPBO_TRY(dpbo_valset_draw(c->seed, st->pool, m, i, c->neighbour, st->rows[s] + i * m,
+                                &st->change[s][i], err));
+  }
+done:
+  return status;
+}
+
+static dpbo_status k1sweep__alloc_results(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const size_t n = (size_t)st->n;
+  DPBO_ALLOC(st->done, n, "the results");
+  DPBO_ALLOC(st->model, n, "the results");
+  DPBO_ALLOC(st->accuracy, n * (size_t)st->acc_count, "the accuracies");
+  DPBO_ALLOC(st->bits, n * (size_t)st->nbytes, "the correctness bits");
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * One model: train, predict the pool, score every set. */
+
+static size_t k1sweep__message_size(const k1sweep__state *st) {
+  return sizeof(k1sweep__head) + (size_t)st->acc_count * sizeof(double) + (size_t)st->nbytes;
+}
+
+static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, unsigned char *message) {
+  const dpbo_k1sweep_config *c = st->config;
+  k1sweep__head head;
+  memset(&head, 0, sizeof head);
+  double *acc = (double *)(message + sizeof head);
+  uint8_t *bits = message + sizeof head + (size_t)st->acc_count * sizeof(double);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  head.model = j;
+  head.result.worker = st->rank;
+  const double C = st->values[j * st->d + st->c_dim], gamma = st->values[j * st->d + st->gamma_dim];
+  double t0 = MPI_Wtime();
+  k1sweep__model *r = &head.result;
+  dpbo_status code = dpbo_svm_fit_predict(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
+                                          &r->support_vectors, &r->train_seconds, &err);
+  r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
+  head.code = (int32_t)code;
+  if (code != DPBO_OK) {
+    snprintf(head.message, sizeof head.message, "model %lld on rank %d: %s", (long long)j, st->rank,
+             err.message);
+  } else {
+    double t1 = MPI_Wtime();
+    dpbo_valset_pack(flags, st->pool, bits);
+    for (int s = 0; s < c->size_count; s++) {
+      double *row = acc + (size_t)s * 2 * (size_t)c->sets;
+      for (int64_t i = 0; i < c->sets; i++)
+        dpbo_valset_accuracy(bits, c->size[s], st->rows[s] + i * c->size[s], &st->change[s][i],
+                             &row[i], &row[c->sets + i]);
+    }
+    head.score_seconds = MPI_Wtime() - t1;
+  }
+  memcpy(message, &head, sizeof head);
+}
+
+/* ---------------------------------------------------------------------------
+ * The checkpoint (rank 0 alone, rewritten atomically after every model). */
+
+/* The finished models in ascending order, packed: the checkpoint's rows. */
+typedef struct k1sweep__rows {
+  int64_t k;
+  int64_t *index;        /* the models */
+  k1sweep__model *model; /* their numbers */
+  double *acc;           /* k × acc_count */
+  uint8_t *bits;         /* k × nbytes */
+} k1sweep__rows;
+
+static void k1sweep__rows_free(k1sweep__rows *rows) {
+  free(rows->index);
+  free(rows->model);
+  free(rows->acc);
+  free(rows->bits);
+  memset(rows, 0, sizeof *rows);
+}
+
+static dpbo_status k1sweep__rows_alloc(const k1sweep__state *st, int64_t k, k1sweep__rows *rows,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  rows->k = k;
+  DPBO_ALLOC(rows->index, k, "the checkpoint");
+  DPBO_ALLOC(rows->model, k, "the checkpoint");
+  DPBO_ALLOC(rows->acc, (size_t)(k * st->acc_count), "the checkpoint");
+  DPBO_ALLOC(rows->bits, (size_t)(k * st->nbytes), "the checkpoint");
+done:
+  return status;
+}
+
+/* Copies row r to model index[r] of the state (or back, to_state = 0). */
+static void k1sweep__rows_copy(k1sweep__state *st, k1sweep__rows *rows, int to_state) {
+  const int64_t A = st->acc_count, B = st->nbytes;
+  for (int64_t r = 0; r < rows->k; r++) {
+    const int64_t j = rows->index[r];
+    if (to_state) {
+      st->model[j] = rows->model[r];
+      memcpy(st->accuracy + j * A, rows->acc + r * A, (size_t)A * sizeof *rows->acc);
+      memcpy(st->bits + j * B, rows->bits + r * B, (size_t)B);
+    } else {
+      rows->model[r] = st->model[j];
+      memcpy(rows->acc + r * A, st->accuracy + j * A, (size_t)A * sizeof *rows->acc);
+      memcpy(rows->bits + r * B, st->bits + j * B, (size_t)B);
+    }
+  }
+}
+
+static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  k1sweep__rows rows;
+  memset(&rows, 0, sizeof rows);
+  out.id = -1;
+  out.tmp[0] = '\0';
+  const int64_t k = st->done_count, A = st->acc_count, B = st->nbytes;
+  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
+  for (int64_t j = 0, r = 0; j < st->n; j++)
+    if (st->done[j]) rows.index[r++] = j;
+  k1sweep__rows_copy(st, &rows, 0);
+  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
+  hid_t f = out.id;
+  DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "content", "k1sweep checkpoint: finished models", err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "fingerprint", st->fingerprint, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "config_hash", st->hash, err));
+  DPBO_TRY(dpbo_h5io_attr_config(f, &st->config->raw, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "models", &st->n, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "accuracies_per_model", &A, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "bytes_per_model", &B, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
+  hsize_t d1[1] = {(hsize_t)k}, dA[2] = {(hsize_t)k, (hsize_t)A}, dB[2] = {(hsize_t)k, (hsize_t)B};
+  DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, rows.index, 0, err));
+  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, sizeof *rows.model, d1[0], k1sweep__columns,
+                                  K1SWEEP__COLUMNS, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, rows.acc, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, rows.bits, 0, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  k1sweep__rows_free(&rows);
+  return status;
+}
+
+/* Loads the finished models of an earlier run of the same sweep (rank 0). */
+static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t f = -1;
+  char *stored = NULL;
+  k1sweep__rows rows;
+  memset(&rows, 0, sizeof rows);
+  if (access(path, F_OK) != 0) return DPBO_OK;
+  H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (f < 0)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot open the checkpoint %s (delete it to start the sweep over)", path);
+  status = dpbo_h5io_read_attr_string(f, "fingerprint", &stored, err);
+  if (status != DPBO_OK) {
+    dpbo_error_prefix(err, "%s is not a k1sweep checkpoint", path);
+    goto done;
+  }
+  DPBO_TRY(k1sweep__compare(stored, st->fingerprint, path, err));
+  int64_t shape[4];
+  static const char *const shape_names[4] = {"models", "accuracies_per_model", "bytes_per_model",
+                                             "pool_rows"};
+  for (int k = 0; k < 4; k++) DPBO_TRY(dpbo_h5io_read_attr_int64(f, shape_names[k], &shape[k], err));
+  if (shape[0] != st->n || shape[1] != st->acc_count || shape[2] != st->nbytes || shape[3] != st->pool)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s holds models for a different sweep (%lld models, %lld accuracies and %lld bytes "
+               "per model, %lld pool rows); delete it to start over",
+               path, (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3]);
+  hsize_t dims[1];
+  DPBO_TRY(dpbo_h5io_shape(f, "model", 1, dims, err));
+  const int64_t k = (int64_t)dims[0];
+  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
+  if (k > 0) {
+    DPBO_TRY(dpbo_h5io_read(f, "model", H5T_NATIVE_INT64, rows.index, err));
+    for (int64_t r = 0; r < k; r++)
+      if (rows.index[r] < 0 || rows.index[r] >= st->n || st->done[rows.index[r]])
+        DPBO_RAISE(DPBO_ERR_DATA, "%s: bad model index %lld", path, (long long)rows.index[r]);
+    DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, rows.acc, err));
+    DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, rows.bits, err));
+    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep__columns,
+                                   K1SWEEP__COLUMNS, err));
+    k1sweep__rows_copy(st, &rows, 1);
+    for (int64_t r = 0; r < k; r++) st->done[rows.index[r]] = 1;
+    st->done_count = k;
+  }
+done:
+  if (f >= 0) H5Fclose(f);
+  free(stored);
+  k1sweep__rows_free(&rows);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Scheduling. */
+
+/* Rank 0 files one result; a failed model is reported through err. */
+static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *message,
+                                   const char *checkpoint, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  k1sweep__head head;
+  memcpy(&head, message, sizeof head);
+  if (head.code != DPBO_OK) DPBO_RAISE((dpbo_status)head.code, "%s", head.message);
+  const int64_t j = head.model;
+  if (j < 0 || j >= st->n || st->done[j]) DPBO_RAISE(DPBO_ERR_MPI, "unexpected result for model %lld", (long long)j);
+  memcpy(st->accuracy + j * st->acc_count, message + sizeof head, (size_t)st->acc_count * sizeof(double));
+  memcpy(st->bits + j * st->nbytes, message + sizeof head + (size_t)st->acc_count * sizeof(double),
+         (size_t)st->nbytes);
+  st->model[j] = head.result;
+  st->done[j] = 1;
+  st->done_count++;
+  st->perf_train += head.result.train_seconds;
+  st->perf_predict += head.result.predict_seconds;
+  st->perf_score += head.score_seconds;
+  st->perf_models++;
+  DPBO_TRY(k1sweep__write_checkpoint(st, checkpoint, err));
+  dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
+                "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
+                (long long)j, st->values[j * st->d + st->c_dim], st->values[j * st->d + st->gamma_dim],
+                (long long)head.result.worker, head.result.train_seconds, head.result.predict_seconds,
+                (long long)st->pool, (long long)head.result.support_vectors,
+                head.result.pool_accuracy, (long long)st->done_count,
+                (long long)st->n);
+done:
+  return status;
+}
+
+/* Whether rank 0 should hand out no more trainings. */
+static int k1sweep__stopping(int64_t trained, int64_t stop_after) {
+  return k1sweep__stops > 0 || (stop_after > 0 && trained >= stop_after);
+}
+
+/* Rank 0 with workers: dynamic scheduling, one training per free worker.
+ * Waits with MPI_Iprobe and a sleeping back-off, never spinning. */
+static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
+                                   dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, failure = DPBO_OK;
+  unsigned char *message = NULL;
+  int64_t *todo = NULL, todo_count = 0, next = 0, in_flight = 0;
+  int released = 0;
+  const size_t bytes = k1sweep__message_size(st);
+  DPBO_ALLOC(message, bytes, "a result message");
+  DPBO_ALLOC(todo, st->n, "the work list");
+  for (int64_t j = 0; j < st->n; j++)
+    if (!st->done[j]) todo[todo_count++] = j;
+  for (int w = 1; w < st->size; w++) {
+    int64_t task = -1;
+    if (next < todo_count && !k1sweep__stopping(0, stop_after)) task = todo[next++];
+    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, w, K1SWEEP_TAG_TASK, st->comm));
+    in_flight += task >= 0;
+  }
+  while (in_flight > 0) {
+    MPI_Status probe;
+    int ready = 0;
+    long ns = 0;
+    int warned = 0;
+    while (!ready) {
+      if (k1sweep__stops >= 2) {
+        outcome->abandoned = 1;
+        DPBO_RAISE(DPBO_ERR_MPI, "stopped a second time: abandoning %lld training(s) in progress",
+                   (long long)in_flight);
+      }
+      if (k1sweep__stops == 1 && !warned) {
+        dpbo_log_info("stop requested: no new trainings; waiting for the %lld in progress (signal "
+                      "again to abandon them)", (long long)in_flight);
+        warned = 1;
+      }
+      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, K1SWEEP_TAG_RESULT, st->comm, &ready, &probe));
+      if (!ready) dpbo_comm_nap(&ns);
+    }
+    DPBO_MPI_TRY(MPI_Recv(message, (int)bytes, MPI_BYTE, probe.MPI_SOURCE, K1SWEEP_TAG_RESULT,
+                          st->comm, MPI_STATUS_IGNORE));
+    in_flight--;
+    /* After a failure, later results are still checkpointed; the first
+     * failure's message is the one reported. */
+    dpbo_error scratch;
+    dpbo_status got = k1sweep__accept(st, message, checkpoint, failure == DPBO_OK ? err : &scratch);
+    if (got == DPBO_OK) outcome->trained++;
+    if (failure == DPBO_OK) failure = got;
+    int64_t task = -1;
+    if (failure == DPBO_OK && next < todo_count && !k1sweep__stopping(outcome->trained, stop_after))
+      task = todo[next++];
+    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, probe.MPI_SOURCE, K1SWEEP_TAG_TASK, st->comm));
+    in_flight += task >= 0;
+  }
+  /* Every worker has been told to stop: the farm ended in step. */
+  status = failure;
+  released = 1;
+done:
+  /* Leaving early (a failed MPI call, a second stop, no memory) leaves
+   * workers waiting for a task or inside LIBSVM: they cannot join the
+   * collective calls that follow, so the job must be aborted. */
+  if (!released) outcome->abandoned = 1;
+  free(message);
+  free(todo);
+  return status;
+}
+
+/* A worker: trains what rank 0 sends until told to stop; waits sleeping. */
+static dpbo_status k1sweep__worker(k1sweep__state *st, dpbo_k1sweep_outcome *outcome,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  unsigned char *message = NULL, *flags = NULL;
+  const size_t bytes = k1sweep__message_size(st);
+  DPBO_ALLOC(message, bytes, "a result message");
+  DPBO_ALLOC(flags, st->pool, "the pool predictions");
+  for (;;) {
+    int64_t task = -1;
+    MPI_Request request;
+    DPBO_MPI_TRY(MPI_Irecv(&task, 1, MPI_INT64_T, 0, K1SWEEP_TAG_TASK, st->comm, &request));
+    DPBO_TRY(dpbo_comm_wait_idle(&request, NULL, err));
+    if (task < 0) break;
+    k1sweep__train(st, task, flags, message);
+    DPBO_MPI_TRY(MPI_Send(message, (int)bytes, MPI_BYTE, 0, K1SWEEP_TAG_RESULT, st->comm));
+  }
+done:
+  /* A worker that leaves before rank 0 told it to stop leaves rank 0
+   * waiting for its result: nobody can reach the next collective. */
+  if (status != DPBO_OK) outcome->abandoned = 1;
+  free(message);
+  free(flags);
+  return status;
+}
+
+/* One rank: rank 0 trains everything itself. */
+static dpbo_status k1sweep__solo(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
+                                 dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  unsigned char *message = NULL, *flags = NULL;
+  DPBO_ALLOC(message, k1sweep__message_size(st), "a result message");
+  DPBO_ALLOC(flags, st->pool, "the pool predictions");
+  for (int64_t j = 0; j < st->n; j++) {
+    if (st->done[j]) continue;
+    if (k1sweep__stopping(outcome->trained, stop_after)) break;
+    k1sweep__train(st, j, flags, message);
+    DPBO_TRY(k1sweep__accept(st, message, checkpoint, err));
+    outcome->trained++;
+  }
+done:
+  free(message);
+  free(flags);
+  return status;
+}
+
+/* F_V and F_V' of size s, sets × n each (rank 0). */
+static dpbo_status k1sweep__alloc_f(k1sweep__state *st, int s, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_ALLOC(st->fv[s], (size_t)(st->config->sets * st->n), "F_V");
+  DPBO_ALLOC(st->fvp[s], (size_t)(st->config->sets * st->n), "F_V'");
+done:
+  return status;
+}
+
+/* F_V and F_V' per size from the accuracies (rank 0). */
+static dpbo_status k1sweep__assemble(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  for (int s = 0; s < c->size_count; s++) {
+    DPBO_TRY(k1sweep__alloc_f(st, s, err));
+    for (int64_t j = 0; j < st->n; j++) {
+      const double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
+      for (int64_t i = 0; i < c->sets; i++) {
+        st->fv[s][i * st->n + j] = acc[i];
+        st->fvp[s][i * st->n + j] = acc[c->sets + i];
+      }
+    }
+  }
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Synthetic mode: accuracies from a known multi-task GP (rank 0). */
+
+#define K1SWEEP_SYNTH_TAG (UINT64_C(0x7379) << 48)
+
+static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  const int64_t n = st->n;
+  double *K = NULL, *L = NULL, *z = NULL;
+  dpbo_kernel kernel;
+  double ls[DPBO_MAX_DIM];
+  for (int i = 0; i < st->d; i++) ls[i] = c->synthetic_lengthscale;
+  DPBO_TRY(dpbo_kernel_init(&kernel, c->likelihood.kernel, st->d, ls, err));
+  DPBO_ALLOC(K, (size_t)(n * n), "the synthetic kernel matrix");
+  DPBO_ALLOC(L, (size_t)(n * n), "the synthetic Cholesky factor");
+  DPBO_ALLOC(z, (size_t)(4 * n), "the synthetic draws");
+  for (int64_t a = 0; a < n; a++)
+    for (int64_t b = 0; b <= a; b++)
+      K[a * n + b] = K[b * n + a] = dpbo_kernel_eval(&kernel, st->unit + a * st->d, st->unit + b * st->d);
+  /* A smooth kernel over many settings is numerically singular: add the
+   * smallest jitter (a power of ten) that lets the Cholesky factorization
+   * through; it is recorded in the output. */
+  for (double jitter = 1e-12;; jitter *= 10) {
+    if (jitter > 1e-3)
+      DPBO_RAISE(DPBO_ERR_NUMERIC, "synthetic k1sweep: the kernel matrix of %lld settings is not "
+                 "positive definite even with jitter 1e-3 (lower synthetic_lengthscale)", (long long)n);
+    memcpy(L, K, (size_t)(n * n) * sizeof *L);
+    for (int64_t a = 0; a < n; a++) L[a * n + a] += jitter;
+    if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, L, (lapack_int)n) == 0) {
+      st->synthetic_jitter = jitter;
+      break;
+    }
+  }
+  const double k1 = c->synthetic_k1, rest = sqrt(1.0 - k1 * k1), mu = c->synthetic_mean;
+  const double sig = c->synthetic_signal_std;
+  for (int s = 0; s < c->size_count; s++) {
+    const double noise = sqrt(mu * (1.0 - mu) / (double)c->size[s]);
+    DPBO_TRY(k1sweep__alloc_f(st, s, err));
+    for (int64_t i = 0; i < c->sets; i++) {
+      dpbo_rng rng;
+      dpbo_rng_seed(&rng, c->seed, K1SWEEP_SYNTH_TAG | (uint64_t)c->size[s] << 24 | (uint64_t)i);
+      for (int64_t r = 0; r < 4 * n; r++) z[r] = dpbo_rng_normal(&rng);
+      const double *z1 = z, *z2 = z + n, *e1 = z + 2 * n, *e2 = z + 3 * n;
+      for (int64_t a = 0; a < n; a++) {
+        double g = 0.0, h = 0.0;
+        for (int64_t b = 0; b <= a; b++) {
+          g += L[a * n + b] * z1[b];
+          h += L[a * n + b] * z2[b];
+        }
+        st->fv[s][i * n + a] = mu + sig * g + noise * e1[a];
+        st->fvp[s][i * n + a] = mu + sig * (k1 * g + rest * h) + noise * e2[a];
+      }
+    }
+  }
+done:
+  free(K);
+  free(L);
+  free(z);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The output file (collective, parallel HDF5, atomic). */
+
+static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *raw = &st->config->raw;
+  const int synthetic = st->config->synthetic_models > 0;
+  hid_t group = H5Gcreate2(file, "models", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /models");
+  hsize_t d1[1] = {(hsize_t)st->n}, d2[2] = {(hsize_t)st->n, (hsize_t)st->d};
+  DPBO_TRY(dpbo_h5io_attr_dims(group, st->d, raw->dim, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
+                                 "lambda_j = Sobol point j (unscrambled, from the origin) over the "
+                                 "[space] ranges; one LIBSVM RBF C-SVC per setting",
+                                 err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
+  if (!synthetic) {
+    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0], k1sweep__columns,
+                                    K1SWEEP__COLUMNS, st->rank, err));
+    hsize_t db[2] = {(hsize_t)st->n, (hsize_t)st->nbytes};
+    DPBO_TRY(dpbo_h5io_write_small(group, "correct_bits", H5T_NATIVE_UINT8, 2, db,
+                                   st->rank == 0 ? (const void *)st->bits : st->values, st->rank,
+                                   err));
+  }
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_result *res, int rank,
+                                             dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t *ibuf = NULL;
+  hid_t group = H5Gcreate2(parent, "likelihood", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group likelihood");
+  const int K = res->count;
+  hsize_t dk[1] = {(hsize_t)K};
+  DPBO_ALLOC(ibuf, K, "the likelihood sweep");
+  static const dpbo_h5io_field columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1), 0},
+                                            {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1), 0},
+                                            {"loglik", offsetof(dpbo_k1lik_fit, loglik), 0},
+                                            {"m0", offsetof(dpbo_k1lik_fit, m0), 0},
+                                            {"s", offsetof(dpbo_k1lik_fit, s), 0},
+                                            {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
+                                            {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
+  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
+                                  sizeof columns / sizeof columns[0], rank, err));
+  for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ell_at_bound;
+  DPBO_TRY(dpbo_h5io_write_small(group, "ell_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
+  for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ratio_at_bound;
+  DPBO_TRY(dpbo_h5io_write_small(group, "ratio_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
+  const dpbo_k1lik_fit *m = &res->mle;
+  const struct {
+    const char *name;
+    double value;
+  } scalars[] = {{"k1_mle", m->k1},          {"one_minus_k1_mle", m->one_minus_k1},
+                 {"loglik_mle", m->loglik},  {"m0_mle", m->m0},
+                 {"s_mle", m->s},            {"sigma_n_mle", m->sigma_n},
+                 {"lengthscale_mle", m->lengthscale},
+                 {"k1_lo", res->k1_lo},      {"k1_hi", res->k1_hi},
+                 {"t_lo", res->t_lo},        {"t_hi", res->t_hi},
+                 {"c_mle", res->c_mle},      {"c_upper", res->c_upper},
+                 {"delta", res->delta}};
+  for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++)
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, scalars[k].name, &scalars[k].value, 1, err));
+  const struct {
+    const char *name;
+    int64_t value;
+  } flags[] = {{"boundary", res->boundary}, {"lo_open", res->lo_open}, {"hi_open", res->hi_open},
+               {"N", res->N}, {"mle_ell_at_bound", m->ell_at_bound},
+               {"mle_ratio_at_bound", m->ratio_at_bound}};
+  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+    DPBO_TRY(dpbo_h5io_attr_int64(group, flags[k].name, &flags[k].value, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
+                                 "profile log-likelihood of the multi-task GP k1 (x) k2 over the "
+                                 "sets (paper, Results); boundary +1: maximum at the largest k1 "
+                                 "searched (a lower bound), -1: at the smallest; [k1_lo, k1_hi] "
+                                 "likelihood-ratio 95% interval; c = 2 sqrt((1 - k1) log(3N/delta)) "
+                                 "(Algorithm 1) at the MLE and at k1_lo",
+                                 err));
+done:
+  free(ibuf);
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status k1sweep__write_size(hid_t file, const k1sweep__state *st, int s,
+                                       const dpbo_k1lik_result *res, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  const int64_t m = c->size[s], R = c->sets;
+  int32_t *ibuf = NULL;
+  char name[64];
+  snprintf(name, sizeof name, "m%lld", (long long)m);
+  hid_t group = H5Gcreate2(file, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /%s", name);
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "m", &m, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "sets", &R, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
+  hsize_t dF[2] = {(hsize_t)R, (hsize_t)st->n};
+  const double *dummy = st->unit;
+  DPBO_TRY(dpbo_h5io_write_small(group, "F_V", H5T_NATIVE_DOUBLE, 2, dF, st->rank == 0 ? st->fv[s] : dummy,
+                                 st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "F_Vp", H5T_NATIVE_DOUBLE, 2, dF, st->rank == 0 ? st->fvp[s] : dummy,
+                                 st->rank, err));
+  if (st->rows) {
+    /* Each rank writes its block of sets (every rank holds them all). */
+    int64_t begin, count;
+    dpbo_space_block(R, st->size, st->rank, &begin, &count);
+    hsize_t dV[2] = {(hsize_t)R, (hsize_t)m}, d1[1] = {(hsize_t)R};
+    DPBO_TRY(dpbo_h5io_write_block(group, "valid_rows", H5T_NATIVE_INT32, 2, dV, (hsize_t)begin,
+                                   (hsize_t)count, st->rows[s] + begin * m, err));
+    DPBO_ALLOC(ibuf, R, "the neighbours");
+    for (int64_t i = 0; i < R; i++) ibuf[i] = (int32_t)st->change[s][i].op;
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_op", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    for (int64_t i = 0; i < R; i++) ibuf[i] = st->change[s][i].slot;
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_slot", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    for (int64_t i = 0; i < R; i++) ibuf[i] = st->change[s][i].row;
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_row", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    for (int64_t i = 0; i < R; i++) ibuf[i] = (int32_t)dpbo_valset_neighbour_size(m, &st->change[s][i]);
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_size", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+  }
+  DPBO_TRY(k1sweep__write_likelihood(group, res, st->rank, err));
+done:
+  free(ibuf);
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+/* Where this invocation's wall time went (models resumed from a checkpoint
+ * are not counted): the share of the workers' time spent inside LIBSVM. */
+static double k1sweep__libsvm_share(const k1sweep__state *st, double wall_seconds) {
+  const int workers = st->size > 1 ? st->size - 1 : 1;
+  return wall_seconds > 0 ? (st->perf_train + st->perf_predict) / (workers * wall_seconds) : 0.0;
+}
+
+static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st, double wall_seconds,
+                                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /performance");
+  int64_t workers = st->size > 1 ? st->size - 1 : 1;
+  const double libsvm_share = k1sweep__libsvm_share(st, wall_seconds);
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "models_trained", &st->perf_models, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "workers", &workers, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &wall_seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_train_seconds", &st->perf_train, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_predict_seconds", &st->perf_predict, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "scoring_seconds", &st->perf_score, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "load_seconds", &st->perf_load, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "training_phase_seconds", &st->perf_training_phase, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "likelihood_seconds", &st->perf_likelihood, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_share", &libsvm_share, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
+                                 "libsvm_share = (libsvm_train_seconds + libsvm_predict_seconds) / "
+                                 "(workers x wall_seconds), for the models trained in this "
+                                 "invocation; everything else (loading, scoring the sets, "
+                                 "messages, idle workers, the likelihood) is 1 - libsvm_share",
+                                 err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
+                                  const dpbo_k1lik_result *results, double wall_seconds,
+                                  dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  dpbo_h5io_file out;
+  DPBO_TRY(dpbo_h5io_create(st->comm, path, &out, err));
+  hid_t f = out.id;
+  DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "command", "k1sweep", err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "config_file", c->raw.path, err));
+  DPBO_TRY(dpbo_h5io_attr_config(f, &c->raw, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "fingerprint", st->fingerprint, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "config_hash", st->hash, err));
+  const int synthetic = c->synthetic_models > 0;
+  DPBO_TRY(dpbo_h5io_attr_string(f, "mode", synthetic ? "synthetic" : "svm", err));
+  int64_t seed = (int64_t)c->seed, ranks = st->size;
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "seed", &seed, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "ranks", &ranks, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "models", &st->n, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(f, "sets", &c->sets, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_array(f, "sizes", H5T_NATIVE_INT64, c->size, (hsize_t)c->size_count, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(f, "wall_seconds", &wall_seconds, 1, err));
+  DPBO_TRY(k1sweep__write_performance(f, st, wall_seconds, err));
+  if (synthetic) {
+    const double truth[5] = {c->synthetic_k1, c->synthetic_mean, c->synthetic_signal_std,
+                             c->synthetic_lengthscale, st->synthetic_jitter};
+    DPBO_TRY(dpbo_h5io_attr_doubles(f, "synthetic_truth", truth, 5, err));
+    DPBO_TRY(dpbo_h5io_attr_string(f, "synthetic_truth_names",
+                                   "k1,mean,signal_std,lengthscale,jitter (noise std of F at size m: "
+                                   "sqrt(mean (1 - mean) / m))",
+                                   err));
+  } else {
+    int64_t train = c->train_rows;
+    DPBO_TRY(dpbo_h5io_attr_int64(f, "train_rows", &train, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_int64(f, "data_rows", &st->data_rows, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_string(f, "data", c->data_path, err));
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(f, "note",
+                                 "k1 is a prior hyper-parameter: estimate it on public or proxy "
+                                 "data; fitted on the sensitive validation data it voids the "
+                                 "privacy guarantee (DESIGN.md section 1)",
+                                 err));
+  DPBO_TRY(k1sweep__write_models(f, st, err));
+  for (int s = 0; s < c->size_count; s++) DPBO_TRY(k1sweep__write_size(f, st, s, &results[s], err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The pipeline. */
+
+/* Trains every model not in the checkpoint (svm mode). Returns with
+ * outcome->interrupted when it stopped early. */
+static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
+                                      dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  char checkpoint[DPBO_PATH_MAX + 300];
+  dpbo_k1sweep_checkpoint_path(c, checkpoint, sizeof checkpoint);
+  const int trainer = st->size == 1 || st->rank > 0;
+  const int root = st->size == 1 ? 0 : 1; /* first rank holding the data */
+
+  double t0 = MPI_Wtime();
+  if (trainer) local = k1sweep__load_data(st, err);
+  DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+  int64_t shape[2] = {st->data_rows, st->pool};
+  DPBO_MPI_TRY(MPI_Bcast(shape, 2, MPI_INT64_T, root, st->comm));
+  st->data_rows = shape[0];
+  st->pool = shape[1];
+  st->nbytes = (st->pool + 7) / 8;
+  st->perf_load = MPI_Wtime() - t0;
+  dpbo_log_info("k1sweep: %lld data rows, %lld training, pool of %lld for validation (%.1f s to load)",
+                (long long)st->data_rows, (long long)c->train_rows, (long long)st->pool, st->perf_load);
+  if (c->size[c->size_count - 1] >= st->pool)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
+               "(a neighbour needs a row outside the set): lower the sizes or raise pool_rows",
+               c->raw.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
+  DPBO_TRY(k1sweep__valsets(st, err));
+
+  if (st->rank == 0) {
+    local = k1sweep__alloc_results(st, err);
+    if (local == DPBO_OK) local = k1sweep__read_checkpoint(st, checkpoint, err);
+    if (local == DPBO_OK && st->done_count > 0)
+      dpbo_log_info("k1sweep: resuming from %s: %lld of %lld models already trained", checkpoint,
+                    (long long)st->done_count, (long long)st->n);
+    outcome->resumed = st->done_count;
+  }
+  DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+
+  const double t_train = MPI_Wtime();
+  if (st->size == 1)
+    local = k1sweep__solo(st, stop_after, checkpoint, outcome, err);
+  else if (st->rank == 0)
+    local = k1sweep__master(st, stop_after, checkpoint, outcome, err);
+  else
+    local = k1sweep__worker(st, outcome, err);
+  if (outcome->abandoned) {
+    status = local;
+    goto done;
+  }
+  /* Idle ranks sleep here while the last trainings finish. */
+  DPBO_TRY(dpbo_comm_barrier_idle(st->comm, err));
+  st->perf_training_phase = MPI_Wtime() - t_train;
+  DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+  int64_t finished = st->done_count;
+  DPBO_MPI_TRY(MPI_Bcast(&finished, 1, MPI_INT64_T, 0, st->comm));
+  outcome->interrupted = finished < st->n;
+  if (outcome->interrupted) {
+    dpbo_log_info("k1sweep: stopped with %lld of %lld models trained; they are in %s. Rerun the same "
+                  "command to continue.", (long long)finished, (long long)st->n, checkpoint);
+    goto done;
+  }
+  /* The LIBSVM data is not needed from here on. */
+  dpbo_svm_data_destroy(st->svm);
+  st->svm = NULL;
+  if (st->rank == 0) local = k1sweep__assemble(st, err);
+  DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, int64_t stop_after,
+                             dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  k1sweep__state st;
+  dpbo_k1lik_result results[DPBO_K1SWEEP_MAX_SIZES];
+  dpbo_k1lik *lik = NULL;
+  memset(&st, 0, sizeof st);
+  memset(results, 0, sizeof results);
+  memset(outcome, 0, sizeof *outcome);
+  k1sweep__stops = 0; /* a request belongs to one run */
+  const double t_start = MPI_Wtime();
+  st.config = config;
+  st.comm = comm;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &st.rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &st.size));
+  st.n = dpbo_k1sweep_settings(config);
+  st.d = config->raw.dims;
+  st.acc_count = (int64_t)config->size_count * 2 * config->sets;
+  k1sweep__fingerprint(config, st.fingerprint, sizeof st.fingerprint);
+  k1sweep__hash(st.fingerprint, st.hash, sizeof st.hash);
+  const int synthetic = config->synthetic_models > 0;
+  dpbo_log_info("k1sweep: %lld settings, %d validation-set sizes x %lld sets (%s neighbours), %d "
+                "rank(s)%s; settings hash %s",
+                (long long)st.n, config->size_count, (long long)config->sets,
+                dpbo_neighbour_kind_name(config->neighbour), st.size,
+                synthetic ? ", synthetic accuracies" : "", st.hash);
+
+  DPBO_TRY(k1sweep__settings(&st, err));
+  DPBO_ALLOC(st.fv, DPBO_K1SWEEP_MAX_SIZES, "F_V");
+  DPBO_ALLOC(st.fvp, DPBO_K1SWEEP_MAX_SIZES, "F_V'");
+  if (synthetic) {
+    if (st.rank == 0) local = k1sweep__synthetic(&st, err);
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  } else {
+    DPBO_TRY(k1sweep__train_all(&st, stop_after, outcome, err));
+    if (outcome->interrupted) goto done;
+  }
+
+  /* The likelihood sweep, one size at a time (collective). */
+  const double t_likelihood = MPI_Wtime();
+  for (int s = 0; s < config->size_count; s++) {
+    double t0 = MPI_Wtime();
+    DPBO_TRY(dpbo_k1lik_create(comm, (int)config->sets, (int)st.n, st.d, st.rank == 0 ? st.fv[s] : NULL,
+                               st.rank == 0 ? st.fvp[s] : NULL, st.unit, &config->likelihood, &lik, err));
+    DPBO_TRY(dpbo_k1lik_sweep(lik, st.n, config->delta, &results[s], err));
+    int eig = 0, scal = 0;
+    dpbo_k1lik_counts(lik, &eig, &scal);
+    dpbo_k1lik_destroy(lik);
+    lik = NULL;
+    const dpbo_k1lik_result *r = &results[s];
+    dpbo_log_info("k1sweep: m = %lld: k1 MLE %.6g (1 - k1 = %.3g), 95%% LR interval [%.6g, %.6g]%s, c = "
+                  "%.4g (at k1_lo %.4g), sigma_n %.3g, lengthscale %.3g; %d eigendecompositions "
+                  "(%d ScaLAPACK), %.1f s",
+                  (long long)config->size[s], r->mle.k1, r->mle.one_minus_k1, r->k1_lo, r->k1_hi,
+                  r->boundary > 0 ? " (at the largest k1 searched)" : r->boundary < 0 ? " (at the smallest k1)" : "",
+                  r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
+  }
+
+  char path[DPBO_PATH_MAX + 300];
+  dpbo_k1sweep_output_path(config, path, sizeof path);
+  st.perf_likelihood = MPI_Wtime() - t_likelihood;
+  double wall = MPI_Wtime() - t_start;
+  DPBO_MPI_TRY(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
+  if (!synthetic && st.rank == 0 && st.perf_models > 0)
+    dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside LIBSVM (%.1f training, %.1f "
+                  "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
+                  "(training phase %.1f s, likelihood %.1f s, loading %.1f s): LIBSVM %.1f%% of the "
+                  "workers' time, everything else %.1f%%",
+                  (long long)st.perf_models, st.perf_train + st.perf_predict, st.perf_train, st.perf_predict,
+                  st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
+                  st.perf_likelihood, st.perf_load, 100.0 * k1sweep__libsvm_share(&st, wall),
+                  100.0 * (1.0 - k1sweep__libsvm_share(&st, wall)));
+  DPBO_TRY(k1sweep__write(&st, path, results, wall, err));
+  if (!synthetic && st.rank == 0) {
+    char checkpoint[DPBO_PATH_MAX + 300];
+    dpbo_k1sweep_checkpoint_path(config, checkpoint, sizeof checkpoint);
+    remove(checkpoint);
+  }
+  dpbo_log_info("k1sweep: wrote %s (%.1f s); figure: analysis/plot_k1_sweep.py %s", path, wall, path);
+done:
+  if (lik) dpbo_k1lik_destroy(lik);
+  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) dpbo_k1lik_result_free(&results[s]);
+  k1sweep__state_free(&st);
+  return status;
+}

@@ -1,0 +1,135 @@
+/* The k1 experiment of the paper's Results (Figure 1), `dpbo k1sweep`.
+ *
+ * Pipeline:
+ *  1. Data: `train_rows` rows of the dataset drawn by `seed` train every
+ *     model; the remaining rows (at most `pool_rows`) form the pool that
+ *     validation sets are drawn from. Features are scaled to [0,1] with the
+ *     ranges of the training rows.
+ *  2. Models: `models` settings λ_j = (C, γ) are the first points of the
+ *     Sobol sequence over [space] (log ranges); one LIBSVM RBF C-SVC each.
+ *     Rank 0 hands trainings out one at a time to worker ranks 1..P-1 as they
+ *     become free (training times differ 10×); with one rank, rank 0 trains.
+ *     A worker predicts the whole pool once per model.
+ *  3. Validation sets (valset.h): for every size m in `sizes`, `sets` sets V_i
+ *     and neighbours V_i', each (m, i) from its own PCG stream. The workers
+ *     generate the index sets from the seed themselves and return, per model,
+ *     the accuracies on every V_i and V_i' (F_V and F_V' columns) together
+ *     with the pool's correctness bits (kept so the file can be audited:
+ *     every accuracy is re-derivable from bits and stored index sets), the
+ *     training and prediction time, the number of support vectors and the
+ *     pool accuracy. Deriving the accuracies where the predictions are keeps
+ *     rank 0 (which shares a core with a worker) idle and the work spread.
+ *  4. Likelihood (k1lik.h), per m: the multi-task GP log-likelihood over a
+ *     k1 sweep with m0, s, σn and ℓ profiled at each k1; the MLE of k1, its
+ *     likelihood-ratio interval, the boundary flag and Algorithm 1's c with
+ *     N = models and δ = likelihood.delta.
+ *  5. Output (h5io.h, parallel HDF5, atomic): <dir>/<name>.h5 with
+ *       /            attributes: config.<section>.<key>, seed, fingerprint
+ *                    (resolved settings that determine the models' results)
+ *                    and config_hash, mode (svm | synthetic), ranks, sizes,
+ *                    sets, models, neighbour, pool_rows, data_rows, wall_seconds
+ *       /models      lambda, unit (N × d), train_seconds, predict_seconds,
+ *                    support_vectors, pool_accuracy, worker (N), correct_bits
+ *                    (N × ceil(pool/8), uint8, bit r = pool row r predicted
+ *                    right, least significant bit first)
+ *       /m<m>        F_V, F_Vp (sets × N); valid_rows (sets × m, pool rows,
+ *                    ascending); neighbour_op (−1 remove, 0 swap, +1 add),
+ *                    neighbour_slot, neighbour_row, neighbour_size (sets)
+ *       /m<m>/likelihood  k1, one_minus_k1, loglik, m0, s, sigma_n,
+ *                    lengthscale, ell_at_bound, ratio_at_bound (per k1 of
+ *                    the sweep); attributes k1_mle (and its profiled
+ *                    parameters), k1_lo, k1_hi, t_lo, t_hi, lo_open,
+ *                    hi_open, boundary, c_mle, c_upper, N, delta.
+ *
+ * Checkpoint and restart. Every model that arrives is added to
+ * <dir>/<name>.partial.h5, rewritten atomically each time (so a kill at any
+ * moment leaves the previous whole file). A rerun of the same command skips
+ * the models found there. The checkpoint records the fingerprint; a rerun
+ * whose fingerprint differs is refused with the first differing key
+ * (likelihood, output and cache settings may change). The checkpoint is
+ * removed once the final file is written.
+ *
+ * Stopping early. dpbo_k1sweep_request_stop() (async-signal-safe; `dpbo
+ * k1sweep` calls it on SIGTERM and SIGUSR1) stops handing out trainings;
+ * trainings in progress finish and are checkpointed, then the run returns
+ * with *interrupted set. A second request stops waiting for them
+ * (*abandoned set; the caller must then abort the job, as the busy workers
+ * cannot join collective calls).
+ *
+ * Synthetic mode (`synthetic_models = N`): no data and no SVMs. For each
+ * set, F_V = μ + s·g + ε and F_V' = μ + s·g' + ε' with (g, g') drawn from
+ * the multi-task GP with kernel [[1, k1], [k1, 1]] ⊗ K2 at the known
+ * synthetic_k1, K2 the likelihood's kernel with synthetic_lengthscale, and
+ * ε of standard deviation √(μ(1−μ)/m) (the sampling noise of an accuracy on
+ * m records), so the sweep must recover synthetic_k1; with N at or above
+ * likelihood.eigen_threshold it runs the ScaLAPACK eigensolver. */
+#ifndef DPBO_K1SWEEP_H
+#define DPBO_K1SWEEP_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "run/config.h"
+#include "objectives/dataset.h"
+#include "dpbo/error.h"
+#include "experiments/k1lik.h"
+#include "objectives/svm.h"
+#include "objectives/valset.h"
+
+#define DPBO_K1SWEEP_MAX_SIZES 32
+
+typedef struct dpbo_k1sweep_config {
+  dpbo_config raw; /* entries as written (with locations), path, [space] dims */
+  /* [k1sweep] */
+  uint64_t seed;
+  char data_path[DPBO_PATH_MAX];
+  dpbo_data_format format;
+  int64_t train_rows;
+  int64_t pool_rows;  /* 0: every row not drawn for training */
+  int64_t models;
+  dpbo_svm_options svm; /* cache_mb, tolerance, shrinking */
+  int64_t synthetic_models; /* > 0: synthetic mode with that many settings */
+  double synthetic_k1, synthetic_mean, synthetic_signal_std, synthetic_lengthscale;
+  int size_count;
+  int64_t size[DPBO_K1SWEEP_MAX_SIZES];
+  int64_t sets;
+  dpbo_neighbour_kind neighbour;
+  /* [likelihood] */
+  dpbo_k1lik_options likelihood;
+  double delta;
+  /* [output] */
+  char output_dir[DPBO_PATH_MAX];
+  char output_name[256];
+} dpbo_k1sweep_config;
+
+/* Reads an INI file with sections [k1sweep], [space], [likelihood] and
+ * [output] plus --set overrides; strict like dpbo_config_load (unknown
+ * sections and keys are errors naming file and line). Allocate on the heap. */
+dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
+                                     const char *const *overrides, dpbo_k1sweep_config *config,
+                                     dpbo_error *err);
+
+/* Number of settings: models, or synthetic_models in synthetic mode. */
+int64_t dpbo_k1sweep_settings(const dpbo_k1sweep_config *config);
+
+/* <dir>/<name>.h5 and <dir>/<name>.partial.h5 */
+void dpbo_k1sweep_output_path(const dpbo_k1sweep_config *config, char *path, size_t size);
+void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path, size_t size);
+
+/* Async-signal-safe: asks a running sweep to stop (see above). */
+void dpbo_k1sweep_request_stop(void);
+
+typedef struct dpbo_k1sweep_outcome {
+  int interrupted;  /* stopped early; the checkpoint holds every finished model */
+  int abandoned;    /* stopped without waiting for trainings in progress */
+  int64_t trained;  /* models trained by this call */
+  int64_t resumed;  /* models taken from the checkpoint */
+} dpbo_k1sweep_outcome;
+
+/* Collective over comm: the whole pipeline. stop_after > 0 (a test knob)
+ * stops as a signal would once that many models have been trained by this
+ * call. */
+dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, int64_t stop_after,
+                             dpbo_k1sweep_outcome *outcome, dpbo_error *err);
+
+#endif

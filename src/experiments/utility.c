@@ -1,0 +1,477 @@
+/* Utility reports: public theorem bounds and the data holder's exact figures
+ * (utility.h states every formula). */
+#include "experiments/utility.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/h5io.h"
+#include "base/log.h"
+#include "run/release.h"
+#include "dpbo/ucb.h"
+#include "run/release_private.h"
+
+const double dpbo_utility_levels[DPBO_UTILITY_QUANTILES] = {0.05, 0.25, 0.5, 0.75, 0.95};
+
+/* The p-quantile of Lap(b): b log(2p) below the median, −b log(2(1 − p)) above. */
+static double laplace_quantile(double b, double p) {
+  return p < 0.5 ? b * log(2.0 * p) : -b * log(2.0 * (1.0 - p));
+}
+
+dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                     double **mean, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int size, *counts = NULL, *displs = NULL;
+  double *local = NULL, *all = NULL;
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const int64_t n = dpbo_space_size(run->space);
+  const int64_t count = dpbo_ucb_count(run->ucb);
+  const double *mu = dpbo_ucb_mean(run->ucb);
+  *mean = NULL;
+  if (n > 0x7fffffff)
+    DPBO_RAISE(DPBO_ERR_ARG, "utility: |Λ| = %lld is more than one gather can carry", (long long)n);
+  DPBO_ALLOC(counts, size, "gather counts");
+  DPBO_ALLOC(displs, size, "gather offsets");
+  DPBO_ALLOC(local, count, "the block's posterior mean");
+  DPBO_ALLOC(all, n, "the posterior mean over Λ");
+  for (int r = 0; r < size; r++) {
+    int64_t b, c;
+    dpbo_space_block(n, size, r, &b, &c);
+    counts[r] = (int)c;
+    displs[r] = (int)b;
+  }
+  for (int64_t i = 0; i < count; i++)
+    local[i] = config->prior.mean + config->prior.signal_std * mu[i];
+  DPBO_MPI_TRY(MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm));
+  *mean = all;
+  all = NULL;
+done:
+  free(counts);
+  free(displs);
+  free(local);
+  free(all);
+  return status;
+}
+
+void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivity *sens,
+                                 double epsilon, double tail, dpbo_utility_public *out) {
+  memset(out, 0, sizeof *out);
+  const double s = config->prior.signal_std, sigma = config->prior.noise_std;
+  dpbo_privacy_budget budget;
+  /* The config was validated, so the budget split cannot fail here. */
+  if (dpbo_privacy_budget_split(config->algorithm, sens->bounds, epsilon, config->privacy_delta,
+                                config->privacy_split, &budget, NULL) != DPBO_OK)
+    return;
+  /* The run's δ_β: β_t fails (Srinivas et al.'s Lemma 5.1) with probability
+   * δ_β/2, and the noise bounds below take the other δ_β/2. */
+  const double delta = budget.delta_beta;
+  out->bounds = sens->bounds;
+  out->epsilon = epsilon;
+  out->tail = tail;
+  out->a = log(1.0 / tail);
+  out->epsilon_lambda = budget.epsilon_lambda;
+  out->epsilon_value = budget.epsilon_value;
+  out->delta_lambda = budget.delta_lambda;
+  out->delta_value = budget.delta_value;
+  out->delta_value_union = budget.delta_value_union;
+  out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  if (out->has_lambda) {
+    /* Theorem 2 in units of v: |α_T| ≤ σ √(2 log(2/δ_β)) w.p. 1 − δ_β/2; the
+     * paper writes its (larger) q = σ √(4 log(3/δ)) there. */
+    out->lambda_term_beta = s * 2.0 * sqrt(dpbo_privacy_beta(sens->n, sens->T, delta));
+    if (config->algorithm == DPBO_ALGORITHM_1)
+      out->lambda_term_q =
+          sens->bounds == DPBO_BOUNDS_PAPER
+              ? s * dpbo_privacy_q(DPBO_BOUNDS_PAPER, sens->sigma_n, sens->T, delta)
+              : sigma * sqrt(2.0 * log(2.0 / delta));
+    out->lambda_term_mechanism =
+        2.0 * sens->lambda_sensitivity / out->epsilon_lambda * (log((double)sens->n) + out->a);
+    out->lambda_bound = out->lambda_term_beta + out->lambda_term_q + out->lambda_term_mechanism;
+    out->lambda_probability = 1.0 - (delta + tail);
+  }
+  out->laplace_scale = sens->value_sensitivity / out->epsilon_value;
+  out->value_term_laplace = out->a * out->laplace_scale;
+  switch (config->algorithm) {
+  case DPBO_ALGORITHM_1:
+    out->value_term_noise = sigma * sqrt(2.0 * log(2.0 * sens->T / delta));
+    out->value_term_regret = s * sens->regret_term;
+    out->value_probability = 1.0 - (delta + tail);
+    break;
+  case DPBO_ALGORITHM_2:
+    out->value_term_regret = sens->regret_term; /* Ω, units of v already */
+    out->value_probability = 1.0 - (delta + tail);
+    break;
+  default:
+    out->value_probability = 1.0 - tail;
+    break;
+  }
+  out->value_bound = out->value_term_noise + out->value_term_regret + out->value_term_laplace;
+  for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
+    out->noise_quantiles[q] = laplace_quantile(out->laplace_scale, dpbo_utility_levels[q]);
+}
+
+typedef struct regret_item {
+  double regret, p;
+} regret_item;
+
+static int regret_cmp(const void *a, const void *b) {
+  double x = ((const regret_item *)a)->regret, y = ((const regret_item *)b)->regret;
+  return (x > y) - (x < y);
+}
+
+dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mean, int64_t n,
+                                        double sensitivity, double epsilon, double *p,
+                                        dpbo_utility_holder *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  regret_item *items = NULL;
+  DPBO_TRY(dpbo_mech_select_probabilities(kind, mean, n, sensitivity, epsilon, p, err));
+  DPBO_ALLOC(items, n, "the regret distribution");
+  double top = -INFINITY;
+  for (int64_t i = 0; i < n; i++)
+    top = fmax(top, mean[i]);
+  long double e_mu = 0.0L, p_top = 0.0L;
+  double worst = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    e_mu += (long double)p[i] * mean[i];
+    if (mean[i] == top) p_top += p[i];
+    items[i].regret = top - mean[i];
+    items[i].p = p[i];
+    worst = fmax(worst, items[i].regret);
+  }
+  out->has_lambda = 1;
+  out->max_mean = top;
+  out->expected_regret_mean = (double)((long double)top - e_mu);
+  out->expected_regret_observed = (double)((long double)out->best_observed - e_mu);
+  out->probability_argmax = (double)p_top;
+  /* P(regret <= x) on an even grid: one pass over the sorted regrets. */
+  qsort(items, (size_t)n, sizeof *items, regret_cmp);
+  long double cum = 0.0L;
+  int64_t j = 0;
+  for (int c = 0; c < DPBO_UTILITY_CDF_POINTS; c++) {
+    double x = worst * c / (DPBO_UTILITY_CDF_POINTS - 1);
+    if (c == DPBO_UTILITY_CDF_POINTS - 1) x = worst;
+    while (j < n && items[j].regret <= x)
+      cum += items[j++].p;
+    out->regret_x[c] = x;
+    out->regret_cdf[c] = (double)fminl(cum, 1.0L);
+  }
+done:
+  free(items);
+  return status;
+}
+
+void dpbo_utility_value_figures(double x, double scale, int clamp, double lo, double hi,
+                                dpbo_utility_holder *out) {
+  out->released_value = x;
+  for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++) {
+    double v = x + laplace_quantile(scale, dpbo_utility_levels[q]);
+    if (clamp) v = fmin(fmax(v, lo), hi); /* monotone: quantiles pass through */
+    out->value_error_quantiles[q] = v - x;
+  }
+  out->probability_clamped = 0.0;
+  if (clamp) {
+    /* P(x + Z < lo) + P(x + Z > hi) for Z ~ Lap(b) (each side ½ e^{−gap/b}
+     * when x lies inside, 1 − ½ e^{−gap/b} when it lies outside). */
+    double below = x >= lo ? 0.5 * exp(-(x - lo) / scale) : 1.0 - 0.5 * exp(-(lo - x) / scale);
+    double above = x <= hi ? 0.5 * exp(-(hi - x) / scale) : 1.0 - 0.5 * exp(-(x - hi) / scale);
+    out->probability_clamped = fmin(1.0, below + above);
+  }
+}
+
+dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                 const double *epsilons, int count, double tail,
+                                 dpbo_utility_report *reports, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *mean = NULL, *p = NULL;
+  dpbo_privacy_inputs in;
+  dpbo_sensitivity sens, sens_other;
+  if (config->algorithm == DPBO_ALGORITHM_NONE)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the run has no [privacy] algorithm, so there is no release to report on "
+               "(rerun with privacy.algorithm = 1, 2 or 3)",
+               config->path);
+  if (run->steps != config->iterations)
+    DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
+               config->iterations, run->steps);
+  if (!(tail > 0.0 && tail < 1.0))
+    DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
+  if (count < 1 || count > DPBO_UTILITY_MAX_EPSILONS)
+    DPBO_RAISE(DPBO_ERR_USAGE, "utility: between 1 and %d values of epsilon, got %d",
+               DPBO_UTILITY_MAX_EPSILONS, count);
+  for (int e = 0; e < count; e++)
+    if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
+      DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
+                 epsilons[e]);
+  DPBO_TRY(dpbo_release_inputs(config, run->space, &in, err));
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
+                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb), &sens,
+                                      err));
+  /* The other bounds side by side (γ_T does not depend on them). */
+  in.bounds = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+  {
+    dpbo_privacy_budget other;
+    DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, in.bounds, config->privacy_epsilon,
+                                       config->privacy_delta, config->privacy_split, &other, err));
+    in.delta_beta = other.delta_beta;
+  }
+  in.gamma_greedy = sens.gamma_greedy;
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
+                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
+                                      &sens_other, err));
+  const int64_t n = dpbo_space_size(run->space);
+  const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  if (has_lambda) {
+    DPBO_TRY(dpbo_utility_gather_mean(comm, config, run, &mean, err));
+    DPBO_ALLOC(p, n, "λ̃'s distribution");
+  }
+  const double x = dpbo__release_best_value(config, run);
+  for (int e = 0; e < count; e++) {
+    dpbo_utility_report *r = &reports[e];
+    memset(r, 0, sizeof *r);
+    dpbo_utility_public_figures(config, &sens, epsilons[e], tail, &r->pub);
+    dpbo_utility_public_figures(config, &sens_other, epsilons[e], tail, &r->pub_other);
+    r->holder.best_observed = x;
+    if (has_lambda)
+      DPBO_TRY(dpbo_utility_lambda_figures(config->selection, mean, n, sens.lambda_sensitivity,
+                                           r->pub.epsilon_lambda, p, &r->holder, err));
+    dpbo_utility_value_figures(x, r->pub.laplace_scale, config->clamp_value, config->value_lo,
+                               config->value_hi, &r->holder);
+  }
+done:
+  free(mean);
+  free(p);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The /utility group of the run file. */
+
+static dpbo_status put(hid_t group, const char *name, int ndims, hsize_t d0, hsize_t d1,
+                       const double *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hsize_t dims[2] = {d0, d1};
+  hid_t space = H5Screate_simple(ndims, dims, NULL), dset = -1;
+  if (space < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot describe dataset %s", name);
+  dset = H5Dcreate2(group, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0 || H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
+done:
+  if (dset >= 0) H5Dclose(dset);
+  if (space >= 0) H5Sclose(space);
+  return status;
+}
+
+static dpbo_status put_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
+  H5Tset_size(type, strlen(value) + 1);
+  attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (attr < 0 || H5Awrite(attr, type, value) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+  return status;
+}
+
+/* One column (count values, or count × width) gathered from the reports. */
+#define UTILITY_COLUMN(group, name, expr)                                                          \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++) {                                                           \
+      const dpbo_utility_report *r = &reports[e_];                                                 \
+      column[e_] = (expr);                                                                         \
+    }                                                                                              \
+    DPBO_TRY(put(group, name, 1, (hsize_t)count, 0, column, err));                                 \
+  } while (0)
+
+#define UTILITY_ROWS(group, name, member, width)                                                   \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++)                                                             \
+      memcpy(rows + (size_t)e_ * (width), reports[e_].member, sizeof(double) * (width));           \
+    DPBO_TRY(put(group, name, 2, (hsize_t)count, (hsize_t)(width), rows, err));                    \
+  } while (0)
+
+/* The public figures of one set of bounds (other: the report's pub_other)
+ * into group pub. */
+#define PUB(r) (other ? &(r)->pub_other : &(r)->pub)
+#define PUB_COLUMN(name, expr)                                                                     \
+  do {                                                                                             \
+    for (int e_ = 0; e_ < count; e_++) {                                                           \
+      const dpbo_utility_public *P = PUB(&reports[e_]);                                            \
+      column[e_] = (expr);                                                                         \
+    }                                                                                              \
+    DPBO_TRY(put(pub, name, 1, (hsize_t)count, 0, column, err));                                   \
+  } while (0)
+
+static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *reports, int count,
+                                        int other, double *column, double *rows, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(put_string(pub, "bounds", dpbo_bounds_name(PUB(&reports[0])->bounds), err));
+  PUB_COLUMN("epsilon", P->epsilon);
+  PUB_COLUMN("epsilon_lambda", P->epsilon_lambda);
+  PUB_COLUMN("epsilon_value", P->epsilon_value);
+  PUB_COLUMN("delta_lambda", P->delta_lambda);
+  PUB_COLUMN("delta_value", P->delta_value);
+  PUB_COLUMN("tail", P->tail);
+  PUB_COLUMN("lambda_bound", P->has_lambda ? P->lambda_bound : NAN);
+  PUB_COLUMN("lambda_probability", P->has_lambda ? P->lambda_probability : NAN);
+  PUB_COLUMN("lambda_term_beta", P->lambda_term_beta);
+  PUB_COLUMN("lambda_term_q", P->lambda_term_q);
+  PUB_COLUMN("lambda_term_mechanism", P->lambda_term_mechanism);
+  PUB_COLUMN("value_bound", P->value_bound);
+  PUB_COLUMN("value_probability", P->value_probability);
+  PUB_COLUMN("value_term_noise", P->value_term_noise);
+  PUB_COLUMN("value_term_regret", P->value_term_regret);
+  PUB_COLUMN("value_term_laplace", P->value_term_laplace);
+  PUB_COLUMN("laplace_scale", P->laplace_scale);
+  for (int e_ = 0; e_ < count; e_++)
+    memcpy(rows + (size_t)e_ * DPBO_UTILITY_QUANTILES, PUB(&reports[e_])->noise_quantiles,
+           sizeof(double) * DPBO_UTILITY_QUANTILES);
+  DPBO_TRY(put(pub, "noise_quantiles", 2, (hsize_t)count, DPBO_UTILITY_QUANTILES, rows, err));
+  PUB_COLUMN("delta_value_union", P->delta_value_union);
+done:
+  return status;
+}
+#undef PUB_COLUMN
+#undef PUB
+
+static const char tmp_name[] = "utility.tmp";
+
+dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *reports, int count,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, top = -1, pub = -1, holder = -1, other = -1;
+  double *column = NULL, *rows = NULL;
+  dpbo_h5io_file out = {.id = -1, .fd = -1, .tmp = ""};
+  DPBO_ALLOC(column, count, "a utility column");
+  DPBO_ALLOC(rows, (size_t)count * DPBO_UTILITY_CDF_POINTS, "utility rows");
+  /* Every change to a run file takes the atomic path (h5io.h): a copy is
+   * changed and replaces it, so a crash never leaves half a report or a
+   * broken file. */
+  DPBO_TRY(dpbo_h5io_modify(runfile, &out, err));
+  file = out.id;
+  H5E_BEGIN_TRY { H5Ldelete(file, tmp_name, H5P_DEFAULT); }
+  H5E_END_TRY;
+  top = H5Gcreate2(file, tmp_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (top < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /%s in %s", tmp_name, runfile);
+  DPBO_TRY(put_string(top, "note",
+                      "Utility report of dpbo utility. /utility/public depends only on public "
+                      "settings; /utility/data_holder is computed from the sensitive run and must "
+                      "never be published. Nothing here was released; no budget was spent.",
+                      err));
+  DPBO_TRY(put(top, "quantile_levels", 1, DPBO_UTILITY_QUANTILES, 0, dpbo_utility_levels, err));
+  pub = H5Gcreate2(top, "public", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  holder = H5Gcreate2(top, "data_holder", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (pub < 0 || holder < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the utility groups in %s", runfile);
+  DPBO_TRY(put_string(pub, "publication",
+                      "public: depends only on public settings (theorem bounds)", err));
+  DPBO_TRY(put_string(holder, "publication",
+                      "DATA HOLDER ONLY: computed from the sensitive run (posterior mean and best "
+                      "observed gain); never publish",
+                      err));
+  DPBO_TRY(utility_write_public(pub, reports, count, 0, column, rows, err));
+  {
+    /* The other bounds, side by side: /utility/public_paper or
+     * /utility/public_corrected. */
+    char name[64];
+    snprintf(name, sizeof name, "public_%s", dpbo_bounds_name(reports[0].pub_other.bounds));
+    other = H5Gcreate2(top, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (other < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the group %s in %s", name, runfile);
+    DPBO_TRY(utility_write_public(other, reports, count, 1, column, rows, err));
+  }
+  UTILITY_COLUMN(holder, "max_mean", r->holder.has_lambda ? r->holder.max_mean : NAN);
+  UTILITY_COLUMN(holder, "best_observed", r->holder.best_observed);
+  UTILITY_COLUMN(holder, "expected_regret_mean",
+                 r->holder.has_lambda ? r->holder.expected_regret_mean : NAN);
+  UTILITY_COLUMN(holder, "expected_regret_observed",
+                 r->holder.has_lambda ? r->holder.expected_regret_observed : NAN);
+  UTILITY_COLUMN(holder, "probability_argmax",
+                 r->holder.has_lambda ? r->holder.probability_argmax : NAN);
+  UTILITY_ROWS(holder, "regret_x", holder.regret_x, DPBO_UTILITY_CDF_POINTS);
+  UTILITY_ROWS(holder, "regret_cdf", holder.regret_cdf, DPBO_UTILITY_CDF_POINTS);
+  UTILITY_COLUMN(holder, "released_value", r->holder.released_value);
+  UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles,
+               DPBO_UTILITY_QUANTILES);
+  UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
+  H5Gclose(pub);
+  H5Gclose(holder);
+  H5Gclose(other);
+  H5Gclose(top);
+  pub = holder = top = other = -1;
+  /* Into place: the old report goes only once the new one is whole. */
+  H5E_BEGIN_TRY { H5Ldelete(file, "utility", H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (H5Lmove(file, tmp_name, file, "utility", H5P_DEFAULT, H5P_DEFAULT) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot move the utility report into place in %s", runfile);
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (pub >= 0) H5Gclose(pub);
+  if (holder >= 0) H5Gclose(holder);
+  if (other >= 0) H5Gclose(other);
+  if (top >= 0) H5Gclose(top);
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  free(column);
+  free(rows);
+  return status;
+}
+
+/* One set of public figures (both Theorem lines) under its bounds. */
+static void utility_log_public(const dpbo_config *config, const dpbo_utility_public *p) {
+  dpbo_log_info("    bounds = %s%s: delta = %.3g (the value's delta shares add up to %.3g)",
+                dpbo_bounds_name(p->bounds), p->bounds == config->bounds ? " (this run's)" : "",
+                p->delta_lambda + p->delta_value, p->delta_value_union);
+  if (p->has_lambda)
+    dpbo_log_info("      Theorem 2: f(lambda*) - mu_T(lambda~) <= %.4g  w.p. >= %.4g   "
+                  "[2 s sqrt(beta_T) = %.4g, q = %.4g, exponential mechanism = %.4g]",
+                  p->lambda_bound, p->lambda_probability, p->lambda_term_beta, p->lambda_term_q,
+                  p->lambda_term_mechanism);
+  dpbo_log_info("      %s: |released value - %s| <= %.4g  w.p. >= %.4g   "
+                "[noise %.4g, regret %.4g, Laplace %.4g (scale %.4g)]",
+                config->algorithm == DPBO_ALGORITHM_1   ? "Theorem 4"
+                : config->algorithm == DPBO_ALGORITHM_2 ? "Algorithm 2's bound"
+                                                        : "Algorithm 3's bound",
+                config->algorithm == DPBO_ALGORITHM_3 ? "f^BO" : "f(lambda*)", p->value_bound,
+                p->value_probability, p->value_term_noise, p->value_term_regret,
+                p->value_term_laplace, p->laplace_scale);
+}
+
+void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *reports, int count) {
+  dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish), corrected and "
+                "paper bounds side by side:");
+  for (int e = 0; e < count; e++) {
+    const dpbo_utility_public *p = &reports[e].pub;
+    dpbo_log_info("  epsilon = %.4g (lambda %.4g, value %.4g):", p->epsilon, p->epsilon_lambda,
+                  p->epsilon_value);
+    const int paper_first = config->bounds == DPBO_BOUNDS_PAPER;
+    utility_log_public(config, paper_first ? &reports[e].pub_other : p);
+    utility_log_public(config, paper_first ? p : &reports[e].pub_other);
+  }
+  dpbo_log_info("FOR THE DATA HOLDER ONLY (computed from the sensitive run; never publish; "
+                "written to the run file's /utility/data_holder):");
+  for (int e = 0; e < count; e++) {
+    const dpbo_utility_holder *h = &reports[e].holder;
+    dpbo_log_info("  epsilon = %.4g:", reports[e].pub.epsilon);
+    if (h->has_lambda) {
+      double median = h->regret_x[DPBO_UTILITY_CDF_POINTS - 1];
+      for (int c = 0; c < DPBO_UTILITY_CDF_POINTS; c++)
+        if (h->regret_cdf[c] >= 0.5) {
+          median = h->regret_x[c];
+          break;
+        }
+      dpbo_log_info(
+          "    lambda~: E[max mu_T - mu_T(lambda~)] = %.4g, E[max_t v_t - mu_T(lambda~)] = "
+          "%.4g, P(argmax) = %.3g, P(regret <= %.4g) >= 0.5",
+          h->expected_regret_mean, h->expected_regret_observed, h->probability_argmax, median);
+    }
+    dpbo_log_info("    value~ error quantiles (5/25/50/75/95%%): %.4g %.4g %.4g %.4g %.4g; "
+                  "P(clamped) = %.3g",
+                  h->value_error_quantiles[0], h->value_error_quantiles[1],
+                  h->value_error_quantiles[2], h->value_error_quantiles[3],
+                  h->value_error_quantiles[4], h->probability_clamped);
+  }
+}

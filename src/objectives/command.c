@@ -1,0 +1,709 @@
+/* The command objective: one child process per evaluation.
+ *
+ * The parent prepares everything that allocates (argv, environment, the
+ * program's path) before fork(), because an MPI process is multi-threaded
+ * and between fork() and exec the child may only make async-signal-safe
+ * calls. The PATH search is therefore done by the parent with execvp's rules
+ * (a name with a '/' is used as is; otherwise the first executable regular
+ * file along PATH) and the child calls execve. */
+#define _GNU_SOURCE
+
+#include "objectives/command.h"
+#include "base/proc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* How much of a line of stdout is kept (the gain is its last token) and how
+ * much of stderr the error message quotes. */
+#define CMD_LINE_KEEP 4096
+#define CMD_LINE_KEEP_TEXT "2048" /* what a cut line keeps: CMD_LINE_KEEP / 2 */
+_Static_assert(CMD_LINE_KEEP / 2 == 2048, "CMD_LINE_KEEP_TEXT states what a cut line keeps");
+#define CMD_STDERR_KEEP 500
+/* How much of the command and of the hyper-parameters an error message
+ * quotes, so the stderr tail always fits in DPBO_ERROR_MSG_MAX. */
+#define CMD_SHOW_COMMAND 120
+#define CMD_SHOW_PARAMS 160
+
+typedef struct command {
+  char text[DPBO_COMMAND_MAX]; /* the command as configured, for messages */
+  int check_range;             /* objective.value_range given: gains outside are failures */
+  double value_lo, value_hi;
+  int argc;                    /* fixed words */
+  char **argv;                 /* argc words, NULL-terminated */
+  char *path;                  /* the resolved program */
+  dpbo_pass_mode pass;
+  double timeout_s;
+  volatile sig_atomic_t cancelled; /* set by command_cancel from another thread */
+} command;
+
+/* --- parsing the command string ------------------------------------------ */
+
+/* Splits text into words on blanks; "..." groups blanks into a word, and
+ * inside quotes \" and \\ stand for " and \. No other shell syntax: the
+ * program is not run through a shell. */
+static dpbo_status split_words(const char *text, int *argc_out, char ***argv_out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  size_t len = strlen(text);
+  char *buf = NULL;
+  char **argv = NULL;
+  int argc = 0;
+  /* At most len/2 + 1 words; every word fits in a copy of the text. */
+  DPBO_ALLOC(argv, len / 2 + 2, "command words");
+  DPBO_ALLOC(buf, len + 1, "a command word");
+  const char *p = text;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) break;
+    size_t n = 0;
+    int quoted = 0;
+    while (*p && (quoted || (*p != ' ' && *p != '\t'))) {
+      if (*p == '"') {
+        quoted = !quoted;
+        p++;
+      } else if (quoted && *p == '\\' && (p[1] == '"' || p[1] == '\\')) {
+        buf[n++] = p[1];
+        p += 2;
+      } else {
+        buf[n++] = *p++;
+      }
+    }
+    if (quoted) DPBO_RAISE(DPBO_ERR_CONFIG, "command '%s': unterminated double quote", text);
+    buf[n] = '\0';
+    argv[argc] = strdup(buf);
+    if (!argv[argc]) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory copying the command '%s'", text);
+    argc++;
+  }
+  if (argc == 0) DPBO_RAISE(DPBO_ERR_CONFIG, "the command is empty");
+  *argc_out = argc;
+  *argv_out = argv;
+  argv = NULL;
+done:
+  if (argv) {
+    for (int i = 0; i < argc; i++) free(argv[i]);
+    free(argv);
+  }
+  free(buf);
+  return status;
+}
+
+static int is_executable_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* execvp's lookup, done before fork (see the file comment). A name with a
+ * '/' is not searched; execve reports what is wrong with it. */
+static dpbo_status resolve_program(const char *name, char **path_out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *candidate = NULL;
+  if (strchr(name, '/')) {
+    *path_out = strdup(name);
+    if (!*path_out) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory copying '%s'", name);
+    goto done;
+  }
+  const char *search = getenv("PATH");
+  if (!search || !*search) search = "/bin:/usr/bin"; /* glibc's default */
+  size_t name_len = strlen(name);
+  DPBO_ALLOC(candidate, strlen(search) + name_len + 2, "a program path");
+  for (const char *dir = search;;) {
+    const char *end = strchr(dir, ':');
+    size_t dir_len = end ? (size_t)(end - dir) : strlen(dir);
+    if (dir_len == 0) { /* an empty PATH entry means the current directory */
+      memcpy(candidate, name, name_len + 1);
+    } else {
+      memcpy(candidate, dir, dir_len);
+      candidate[dir_len] = '/';
+      memcpy(candidate + dir_len + 1, name, name_len + 1);
+    }
+    if (is_executable_file(candidate)) {
+      *path_out = candidate;
+      candidate = NULL;
+      goto done;
+    }
+    if (!end) break;
+    dir = end + 1;
+  }
+  DPBO_RAISE(DPBO_ERR_CONFIG, "command program '%s' not found: no executable file of that name in PATH",
+             name);
+done:
+  free(candidate);
+  return status;
+}
+
+static void command_destroy(void *impl) {
+  command *c = impl;
+  if (!c) return;
+  if (c->argv)
+    for (int i = 0; i < c->argc; i++) free(c->argv[i]);
+  free(c->argv);
+  free(c->path);
+  free(c);
+}
+
+/* --- one evaluation: building the child's argv and environment ----------- */
+
+static void free_strings(char **list) {
+  if (!list) return;
+  for (char **p = list; *p; p++) free(*p);
+  free(list);
+}
+
+/* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE with %.17g so that it
+ * reads back to the same double. Environment names are upper-cased and any
+ * character outside [A-Z0-9_] becomes '_' so the shell can read them. */
+static char *format_assignment(const char *name, double value, int env) {
+  char number[64];
+  snprintf(number, sizeof number, "%.17g", value);
+  size_t n = strlen(name) + strlen(number) + 7;
+  char *s = malloc(n);
+  if (!s) return NULL;
+  if (!env) {
+    snprintf(s, n, "%s=%s", name, number);
+    return s;
+  }
+  char *q = s + snprintf(s, n, "DPBO_");
+  for (const char *p = name; *p; p++) {
+    int ch = toupper((unsigned char)*p);
+    *q++ = (isalnum(ch) && ch < 128) || ch == '_' ? (char)ch : '_';
+  }
+  snprintf(q, n - (size_t)(q - s), "=%s", number);
+  return s;
+}
+
+/* The child's argv: the fixed words, then NAME=VALUE per hyper-parameter in
+ * args mode. Strings are copies, so the whole list is freed alike. */
+static dpbo_status build_argv(const command *c, int d, const char *const *names,
+                              const double *values, char ***out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char **argv = NULL;
+  int extra = c->pass == DPBO_PASS_ARGS ? d : 0;
+  DPBO_ALLOC(argv, (size_t)c->argc + (size_t)extra + 1, "the command's arguments");
+  for (int i = 0; i < c->argc; i++)
+    if (!(argv[i] = strdup(c->argv[i]))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
+  for (int i = 0; i < extra; i++)
+    if (!(argv[c->argc + i] = format_assignment(names[i], values[i], 0)))
+      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
+  *out = argv;
+  argv = NULL;
+done:
+  free_strings(argv);
+  return status;
+}
+
+/* The child's environment: ours, minus any DPBO_<NAME> we set, plus ours in
+ * env mode (a stale value inherited from a parent shell must not win). */
+static dpbo_status build_envp(const command *c, int d, const char *const *names,
+                              const double *values, char ***out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char **envp = NULL;
+  size_t n_env = 0, k = 0;
+  int extra = c->pass == DPBO_PASS_ENV ? d : 0;
+  while (environ && environ[n_env]) n_env++;
+  DPBO_ALLOC(envp, n_env + (size_t)extra + 1, "the command's environment");
+  for (int i = 0; i < extra; i++)
+    if (!(envp[k++] = format_assignment(names[i], values[i], 1)))
+      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building the environment");
+  for (size_t e = 0; e < n_env; e++) {
+    int overridden = 0;
+    for (int i = 0; i < extra && !overridden; i++) {
+      size_t name_len = (size_t)(strchr(envp[i], '=') - envp[i]) + 1; /* with '=' */
+      overridden = strncmp(environ[e], envp[i], name_len) == 0;
+    }
+    if (overridden) continue;
+    if (!(envp[k++] = strdup(environ[e])))
+      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building the environment");
+  }
+  *out = envp;
+  envp = NULL;
+done:
+  free_strings(envp);
+  return status;
+}
+
+/* --- one evaluation: output capture -------------------------------------- */
+
+/* Streaming reader of stdout that keeps only the last non-empty line (its
+ * last CMD_LINE_KEEP bytes), so megabytes of output cost no memory. A line
+ * longer than that is marked cut: its kept tail may begin inside a token. */
+typedef struct line_tracker {
+  char cur[CMD_LINE_KEEP + 1];
+  size_t cur_len;
+  int cur_blank;
+  int cur_cut; /* bytes of the current line were dropped from its front */
+  char last[CMD_LINE_KEEP + 1];
+  size_t last_len; /* the line may hold NUL bytes: strlen does not apply */
+  int last_cut;
+  int have_last;
+} line_tracker;
+
+static void tracker_end_line(line_tracker *t) {
+  if (!t->cur_blank) {
+    memcpy(t->last, t->cur, t->cur_len);
+    t->last[t->cur_len] = '\0';
+    t->last_len = t->cur_len;
+    t->last_cut = t->cur_cut;
+    t->have_last = 1;
+  }
+  t->cur_len = 0;
+  t->cur_blank = 1;
+  t->cur_cut = 0;
+}
+
+static void tracker_feed(line_tracker *t, const char *data, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char ch = data[i];
+    if (ch == '\n') {
+      tracker_end_line(t);
+      continue;
+    }
+    if (t->cur_len == CMD_LINE_KEEP) { /* keep the line's tail: the gain ends it */
+      memmove(t->cur, t->cur + CMD_LINE_KEEP / 2, CMD_LINE_KEEP / 2);
+      t->cur_len = CMD_LINE_KEEP / 2;
+      t->cur_cut = 1;
+    }
+    t->cur[t->cur_len++] = ch;
+    if (!isspace((unsigned char)ch)) t->cur_blank = 0;
+  }
+}
+
+/* The last CMD_STDERR_KEEP bytes of stderr, for the error message. */
+typedef struct tail_buffer {
+  char data[CMD_STDERR_KEEP];
+  size_t len;
+  int cut; /* earlier bytes were dropped */
+} tail_buffer;
+
+static void tail_feed(tail_buffer *t, const char *data, size_t n) {
+  if (n >= CMD_STDERR_KEEP) {
+    memcpy(t->data, data + n - CMD_STDERR_KEEP, CMD_STDERR_KEEP);
+    t->cut = t->cut || n > CMD_STDERR_KEEP || t->len > 0;
+    t->len = CMD_STDERR_KEEP;
+    return;
+  }
+  if (t->len + n > CMD_STDERR_KEEP) {
+    size_t drop = t->len + n - CMD_STDERR_KEEP;
+    memmove(t->data, t->data + drop, t->len - drop);
+    t->len -= drop;
+    t->cut = 1;
+  }
+  memcpy(t->data + t->len, data, n);
+  t->len += n;
+}
+
+/* Bytes of the program's output as printable text for a message (and so
+ * for the log and the run file): tabs and newlines become spaces, other
+ * control bytes, DEL and bytes >= 0x80 (binary output, or text in an
+ * encoding we cannot check) become \xHH, and a backslash \\, so nothing the
+ * program prints can move the terminal's cursor or forge a log line. Stops
+ * before a byte whose escape would not fit in cap (out always ends). */
+static void escape_text(const char *data, size_t len, char *out, size_t cap) {
+  size_t k = 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)data[i];
+    char piece[8];
+    if (ch == '\t' || ch == '\n' || ch == '\r')
+      snprintf(piece, sizeof piece, " ");
+    else if (ch == '\\')
+      snprintf(piece, sizeof piece, "\\\\");
+    else if (ch < 0x20 || ch >= 0x7f)
+      snprintf(piece, sizeof piece, "\\x%02x", ch);
+    else
+      snprintf(piece, sizeof piece, "%c", ch);
+    size_t n = strlen(piece);
+    if (k + n + 1 > cap) break;
+    memcpy(out + k, piece, n);
+    k += n;
+  }
+  out[k] = '\0';
+}
+
+/* stderr's tail as one printable line: blanks at both ends trimmed, the
+ * rest escaped (escape_text). */
+static void tail_text(const tail_buffer *t, char *out, size_t cap) {
+  size_t len = t->len;
+  while (len > 0 && isspace((unsigned char)t->data[len - 1])) len--;
+  size_t start = 0;
+  while (start < len && isspace((unsigned char)t->data[start])) start++;
+  size_t k = 0;
+  if (t->cut && k + 3 < cap) {
+    memcpy(out, "...", 3);
+    k = 3;
+  }
+  escape_text(t->data + start, len - start, out + k, cap - k);
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Reads whatever one pipe has; returns 0 at end of file or on a hard error
+ * (the descriptor is then closed and set to -1), 1 otherwise. */
+static int drain_fd(int *fd, line_tracker *out, tail_buffer *errtail) {
+  char buf[65536];
+  ssize_t n = read(*fd, buf, sizeof buf);
+  if (n > 0) {
+    if (out) tracker_feed(out, buf, (size_t)n);
+    if (errtail) tail_feed(errtail, buf, (size_t)n);
+    return 1;
+  }
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
+  close(*fd);
+  *fd = -1;
+  return 0;
+}
+
+/* Closes [lo, hi]; close_range needs Linux 5.9, older kernels get a loop
+ * up to the limit the parent computed (close is async-signal-safe). */
+static void close_fds(int lo, int hi) {
+  if (lo > hi) return;
+  if (close_range((unsigned)lo, (unsigned)hi, 0) == 0) return;
+  for (int fd = lo; fd <= hi; fd++) close(fd);
+}
+
+/* The child between fork and execve: async-signal-safe calls only. src[3]
+ * become its stdin, stdout and stderr (all >= 3, see lift_fd). On failure it
+ * reports errno through the close-on-exec pipe and exits 127. */
+_Noreturn static void run_child(const int src[3], int report_fd, int max_fd, pid_t parent,
+                                const char *path, char **argv, char **envp) {
+  setpgid(0, 0); /* its own group, so a timeout kills its children too */
+  /* Killed with the thread that started it should dpbo die without ending
+   * it (SIGKILL); if that happened already, do not start at all. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent) _exit(127);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  signal(SIGPIPE, SIG_DFL); /* an ignored SIGPIPE would survive exec */
+  /* Slurm's --signal=USR1 reaches every process of the job step, this one
+   * included; it announces the walltime to dpbo, and must not kill the
+   * evaluation in progress (an ignored signal stays ignored across exec). */
+  signal(SIGUSR1, SIG_IGN);
+  for (int target = 0; target < 3; target++)
+    if (dup2(src[target], target) < 0) goto fail;
+  /* Descriptors the parent opened without close-on-exec (MPI sockets,
+   * files) are none of the program's business; keep only 0-2 and the
+   * report pipe (which closes itself at exec). */
+  close_fds(3, report_fd - 1);
+  close_fds(report_fd + 1, max_fd);
+  execve(path, argv, envp);
+fail:;
+  int code = errno;
+  ssize_t ignored = write(report_fd, &code, sizeof code);
+  (void)ignored;
+  _exit(127);
+}
+
+/* Moves a descriptor to >= 3 (close-on-exec kept). If the parent runs with
+ * 0, 1 or 2 closed, a pipe could land there and the child's dup2 onto 0-2
+ * would overwrite one source with another. */
+static int lift_fd(int *fd) {
+  if (*fd >= 3) return 0;
+  int high = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+  if (high < 0) return -1;
+  close(*fd);
+  *fd = high;
+  return 0;
+}
+
+static void close_fd(int *fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+/* Formats " at NAME=VALUE, ..." for messages (short %g, cut at cap), or
+ * nothing without hyper-parameters. */
+static void format_params(int d, const char *const *names, const double *values, char *out,
+                          size_t cap) {
+  size_t k = 0;
+  out[0] = '\0';
+  for (int i = 0; i < d && k < cap; i++) {
+    int n = snprintf(out + k, cap - k, "%s%s=%.6g", i ? ", " : " at ", names[i], values[i]);
+    if (n < 0) break;
+    k += (size_t)n;
+  }
+}
+
+/* A separator between the tokens of the last line. */
+static int gain_separator(char ch) { return isspace((unsigned char)ch) || (ch && strchr(":=,", ch)); }
+
+/* Parses the gain: the last token of the last non-empty stdout line, tokens
+ * separated by blanks, ':' '=' or ','; strtod must consume it whole. Only
+ * the last token counts, so "epoch 5 done" is not read as a gain of 5.
+ * Returns 1, or 0 with *why set. The token must lie wholly in the kept part
+ * of a cut line: "-000...0005" cut from the front would read as 5. A NUL
+ * byte in the line refuses it (strtod would stop there unseen). */
+static int parse_gain(const line_tracker *t, double *gain, const char **why) {
+  char line[CMD_LINE_KEEP + 1];
+  size_t len = t->last_len;
+  *why = "no number at the end of its last line";
+  if (memchr(t->last, '\0', len)) {
+    *why = "binary output (a NUL byte) on its last line";
+    return 0;
+  }
+  memcpy(line, t->last, len);
+  line[len] = '\0';
+  while (len > 0 && gain_separator(line[len - 1])) line[--len] = '\0';
+  size_t start = len;
+  while (start > 0 && !gain_separator(line[start - 1])) start--;
+  if (t->last_cut && start == 0 && len > 0) {
+    *why = "a last line whose last token is longer than " CMD_LINE_KEEP_TEXT " bytes (not a number "
+           "dpbo can read whole)";
+    return 0;
+  }
+  const char *token = line + start;
+  if (!*token) return 0;
+  char *end = NULL;
+  double v = strtod(token, &end);
+  if (end == token || *end != '\0' || !isfinite(v)) return 0; /* overflow gives inf */
+  *gain = v;
+  return 1;
+}
+
+static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
+                                    const double *values, double *gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command *c = impl;
+  char **argv = NULL, **envp = NULL;
+  int null_fd = -1, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
+  pid_t pid = -1;
+  int reaped = 0, wstatus = 0, timed_out = 0, stopped = 0;
+  line_tracker *out = NULL;
+  tail_buffer errtail = {{0}, 0, 0};
+  char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8];
+  format_params(d, names, values, params, sizeof params);
+
+  DPBO_TRY(build_argv(c, d, names, values, &argv, err));
+  DPBO_TRY(build_envp(c, d, names, values, &envp, err));
+  DPBO_ALLOC(out, 1, "the command's output buffer");
+  out->cur_blank = 1;
+
+  /* Everything close-on-exec: only the dup2'ed copies reach the program, and
+   * nothing of ours leaks into children of other threads. */
+  null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
+      pipe2(rep_pipe, O_CLOEXEC) < 0 || lift_fd(&null_fd) < 0 || lift_fd(&out_pipe[1]) < 0 ||
+      lift_fd(&err_pipe[1]) < 0 || lift_fd(&rep_pipe[1]) < 0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': cannot create pipes: %s", CMD_SHOW_COMMAND,
+               c->text, strerror(errno));
+  const int child_fds[3] = {null_fd, out_pipe[1], err_pipe[1]};
+  long open_max = sysconf(_SC_OPEN_MAX);
+  int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
+
+  const pid_t parent = getpid();
+  double start = now_seconds();
+  if (c->cancelled)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
+               CMD_SHOW_COMMAND, c->text, params);
+  pid = fork();
+  if (pid < 0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': fork failed: %s", CMD_SHOW_COMMAND, c->text,
+               strerror(errno));
+  if (pid == 0) run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
+  /* Also set the group here: whichever of parent and child runs first, the
+   * group exists before we might kill it (EACCES after exec is harmless). */
+  setpgid(pid, pid);
+  close_fd(&null_fd);
+  close_fd(&out_pipe[1]);
+  close_fd(&err_pipe[1]);
+  close_fd(&rep_pipe[1]);
+
+  /* End of file on the report pipe means execve succeeded. */
+  int exec_errno = 0;
+  ssize_t got;
+  do got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
+  while (got < 0 && errno == EINTR);
+  close_fd(&rep_pipe[0]);
+  if (got == (ssize_t)sizeof exec_errno) {
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    reaped = 1;
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': could not execute '%s': %s", CMD_SHOW_COMMAND,
+               c->text, c->path, strerror(exec_errno));
+  }
+
+  /* Read both pipes as data arrives (a child blocked writing stderr while we
+   * wait on stdout would deadlock), and watch the child and the clock: the
+   * program may close its output early and keep running. */
+  double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
+  int idle_ms = 1;
+  while (!reaped) {
+    struct pollfd pfd[2];
+    int nfd = 0;
+    if (out_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = out_pipe[0], .events = POLLIN};
+    if (err_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = err_pipe[0], .events = POLLIN};
+    double left = deadline - now_seconds();
+    if (left <= 0.0) {
+      timed_out = 1;
+      break;
+    }
+    if (c->cancelled) {
+      stopped = 1;
+      break;
+    }
+    /* With the pipes open, their end of file signals the exit; once both are
+     * closed, poll the child's state with a growing interval (<= 50 ms). */
+    int wait_ms = nfd ? 100 : idle_ms;
+    if (!nfd && idle_ms < 50) idle_ms *= 2;
+    if (left * 1000.0 < wait_ms) wait_ms = (int)ceil(left * 1000.0);
+    int ready = poll(pfd, (nfds_t)nfd, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND,
+                 c->text, strerror(errno));
+    for (int i = 0; ready > 0 && i < nfd; i++) {
+      if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      if (pfd[i].fd == out_pipe[0])
+        drain_fd(&out_pipe[0], out, NULL);
+      else
+        drain_fd(&err_pipe[0], NULL, &errtail);
+    }
+    pid_t w = waitpid(pid, &wstatus, WNOHANG);
+    if (w == pid) reaped = 1;
+    else if (w < 0 && errno != EINTR) {
+      /* ECHILD: the child is gone already (SIGCHLD ignored); its pid may be
+       * reused, so it must not be killed in the cleanup. */
+      if (errno == ECHILD) reaped = 1;
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': waitpid failed: %s", CMD_SHOW_COMMAND,
+                 c->text, strerror(errno));
+    }
+  }
+  if (timed_out || stopped) {
+    /* The whole group: a shell script's own children die with it (and
+     * those that left the group, below). */
+    if (kill(-pid, SIGKILL) < 0) kill(pid, SIGKILL);
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+    reaped = 1;
+  }
+  /* What the program wrote before it exited is already in the pipes; take it
+   * without waiting, since a background child of the program may still hold
+   * the pipe open (and we do not wait for it). The read budget (16 reads,
+   * more than a pipe's buffer) stops a background child that keeps writing
+   * from holding us here. */
+  for (int pass = 0; pass < 2; pass++) {
+    int *fd = pass == 0 ? &out_pipe[0] : &err_pipe[0];
+    for (int reads = 0; *fd >= 0 && reads < 16; reads++) {
+      struct pollfd p = {.fd = *fd, .events = POLLIN};
+      if (poll(&p, 1, 0) <= 0) break;
+      if (!drain_fd(fd, pass == 0 ? out : NULL, pass == 0 ? NULL : &errtail)) break;
+    }
+  }
+  double elapsed = now_seconds() - start;
+  tail_text(&errtail, stderr_text, sizeof stderr_text);
+  const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
+
+  if (timed_out)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s timed out after %g s (killed)%s%s",
+               CMD_SHOW_COMMAND, c->text, params, c->timeout_s, sep, stderr_text);
+  if (stopped)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s killed after %.3g s: dpbo is stopping%s%s",
+               CMD_SHOW_COMMAND, c->text, params, elapsed, sep, stderr_text);
+  if (WIFSIGNALED(wstatus))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s was killed by signal %d (%s)%s%s",
+               CMD_SHOW_COMMAND, c->text, params, WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
+               sep, stderr_text);
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s exited with status %d after %.3g s%s%s",
+               CMD_SHOW_COMMAND, c->text, params, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
+               elapsed, sep, stderr_text);
+  /* An unterminated last line counts as a line. */
+  if (out->cur_len > 0) tracker_end_line(out);
+  if (!out->have_last)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed no number (stdout was empty)%s%s",
+               CMD_SHOW_COMMAND, c->text, params, sep, stderr_text);
+  char shown[81];
+  const char *why = NULL;
+  escape_text(out->last, out->last_len, shown, sizeof shown);
+  if (!parse_gain(out, gain, &why))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND, c->text,
+               params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
+  if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, %.17g]%s%s",
+               CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep, stderr_text);
+done:
+  if (pid > 0 && !reaped) {
+    /* An error while the program runs: do not leave it behind. */
+    if (kill(-pid, SIGKILL) < 0) kill(pid, SIGKILL);
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+  }
+  /* Nothing an evaluation started outlives it: children it backgrounded,
+   * or that left its group with setsid, came to us (the subreaper). */
+  if (pid > 0) dpbo_proc_kill_descendants(1);
+  close_fd(&null_fd);
+  close_fd(&out_pipe[0]);
+  close_fd(&out_pipe[1]);
+  close_fd(&err_pipe[0]);
+  close_fd(&err_pipe[1]);
+  close_fd(&rep_pipe[0]);
+  close_fd(&rep_pipe[1]);
+  free(out);
+  free_strings(argv);
+  free_strings(envp);
+  return status;
+}
+
+/* From another thread: ends the evaluation in progress (its loop notices
+ * the flag within 0.1 s; the processes die now) and refuses new ones. */
+static void command_cancel(void *impl) {
+  command *c = impl;
+  c->cancelled = 1;
+  dpbo_proc_kill_descendants(0);
+}
+
+static const dpbo_objective_ops command_ops = {.name = "command",
+                                               .evaluate = command_evaluate,
+                                               .destroy = command_destroy,
+                                               .cancel = command_cancel};
+
+dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
+                                          dpbo_objective *objective, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command *c = NULL;
+  if (!options || !objective) DPBO_RAISE(DPBO_ERR_ARG, "command objective: missing argument");
+  if (!memchr(options->command, '\0', sizeof options->command))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "the command is longer than %d characters", DPBO_COMMAND_MAX - 1);
+  if (options->pass != DPBO_PASS_ARGS && options->pass != DPBO_PASS_ENV)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "unknown pass mode %d (expected args or env)", (int)options->pass);
+  if (isnan(options->timeout_s))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "command timeout must be a number of seconds, got nan");
+  DPBO_ALLOC(c, 1, "the command objective");
+  memcpy(c->text, options->command, sizeof c->text);
+  c->pass = options->pass;
+  c->timeout_s = options->timeout_s > 0.0 ? options->timeout_s : 0.0;
+  if (options->check_range && !(options->value_lo <= options->value_hi))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "objective.value_range [%g, %g] is empty", options->value_lo,
+               options->value_hi);
+  c->check_range = options->check_range;
+  c->value_lo = options->value_lo;
+  c->value_hi = options->value_hi;
+  DPBO_TRY(split_words(options->command, &c->argc, &c->argv, err));
+  /* Resolved once: a missing program is a configuration error found before
+   * the first evaluation, not a failure of every evaluation. */
+  DPBO_TRY(resolve_program(c->argv[0], &c->path, err));
+  DPBO_TRY(dpbo_proc_adopt_orphans(err));
+  objective->ops = &command_ops;
+  objective->impl = c;
+  c = NULL;
+done:
+  command_destroy(c);
+  return status;
+}

@@ -1,0 +1,742 @@
+/* Dataset readers (CSV and LIBSVM, plain or gzip through zlib), random
+ * train/validation splits, min-max scaling and a LIBSVM writer. */
+#define _GNU_SOURCE /* memfd_create, for dpbo__dataset_read_buffer */
+
+#include "objectives/dataset.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "objectives/dataset_private.h"
+#include "base/input.h"
+
+/* ------------------------------------------------------------------------ */
+/* Reading lines of any length                                               */
+
+typedef struct line_reader {
+  gzFile gz;
+  const char *path;
+  int64_t max_features; /* LIBSVM feature indices beyond are refused */
+  char *buf;
+  size_t cap;
+  size_t len;
+  long long line_no; /* 1-based number of the line in buf */
+} line_reader;
+
+/* Opens path, or takes over `fd` (closed here in any case) when it is >= 0;
+ * path then only names the data in messages. zbuffer: zlib's buffer size
+ * (0: its default). */
+static dpbo_status reader_open(line_reader *r, const char *path, int fd, unsigned zbuffer,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(r, 0, sizeof *r);
+  r->path = path;
+  if (!path || !path[0]) DPBO_RAISE(DPBO_ERR_ARG, "dataset path is empty");
+  /* Opened ourselves so that the message carries the real errno, and a
+   * directory or a FIFO (which would block forever) is refused up front. */
+  if (fd < 0) DPBO_TRY(dpbo_input_open(path, "dataset", &fd, err));
+  r->gz = gzdopen(fd, "rb");
+  if (!r->gz) DPBO_RAISE(DPBO_ERR_IO, "cannot open dataset '%s' through zlib", path);
+  fd = -1; /* owned by r->gz now */
+  /* Files get a large zlib buffer: fewer read() calls and inflate restarts.
+   * (The in-memory reader keeps zlib's default: its 768 KiB of buffers per
+   * call would dominate fuzzing; reading gives the same lines either way.) */
+  if (zbuffer) gzbuffer(r->gz, zbuffer);
+  r->cap = 1u << 16;
+  DPBO_ALLOC(r->buf, r->cap, "the line buffer");
+done:
+  if (fd >= 0) close(fd);
+  return status;
+}
+
+static void reader_close(line_reader *r) {
+  if (r->gz) gzclose(r->gz);
+  free(r->buf);
+  r->gz = NULL;
+  r->buf = NULL;
+}
+
+/* Turns a zlib read error (I/O, corrupt or truncated gzip) into an error
+ * naming the file and the line being read. */
+static dpbo_status reader_check(line_reader *r, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int zerr = Z_OK;
+  const char *zmsg = gzerror(r->gz, &zerr);
+  if (zerr == Z_ERRNO)
+    DPBO_RAISE(DPBO_ERR_IO, "%s:%lld: read error: %s", r->path, r->line_no + 1, strerror(errno));
+  /* zlib prefixes its message with the name it knows, "<fd:N>" after
+   * gzdopen; the path is already in ours. */
+  if (zmsg && strncmp(zmsg, "<fd:", 4) == 0 && strstr(zmsg, ": ")) zmsg = strstr(zmsg, ": ") + 2;
+  if (zerr != Z_OK)
+    DPBO_RAISE(DPBO_ERR_IO, "%s:%lld: read error (corrupt or truncated gzip file?): %s", r->path,
+               r->line_no + 1, zmsg);
+done:
+  return status;
+}
+
+/* Reads the next line into r->buf (NUL-terminated, without "\n" or "\r\n").
+ * *got is 0 at end of file. The buffer doubles until the line fits, so any
+ * line length works. */
+static dpbo_status reader_next(line_reader *r, int *got, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  *got = 0;
+  r->len = 0;
+  for (;;) {
+    if (r->cap - r->len < 2) {
+      if (r->cap > SIZE_MAX / 2)
+        DPBO_RAISE(DPBO_ERR_NOMEM, "%s:%lld: line too long", r->path, r->line_no + 1);
+      char *bigger = realloc(r->buf, r->cap * 2);
+      if (!bigger)
+        DPBO_RAISE(DPBO_ERR_NOMEM, "%s:%lld: out of memory for a line of %zu bytes", r->path,
+                   r->line_no + 1, r->cap * 2);
+      r->buf = bigger;
+      r->cap *= 2;
+    }
+    size_t room = r->cap - r->len;
+    if (room > INT_MAX) room = INT_MAX;
+    char *chunk = gzgets(r->gz, r->buf + r->len, (int)room);
+    if (!chunk) {
+      DPBO_TRY(reader_check(r, err));
+      break; /* end of file */
+    }
+    size_t added = strlen(chunk);
+    r->len += added;
+    if (r->len > 0 && r->buf[r->len - 1] == '\n') break;
+    if (gzeof(r->gz)) {
+      /* A last line without a newline, or the part of a line before a
+       * truncated gzip stream ends: only gzerror tells them apart. */
+      DPBO_TRY(reader_check(r, err));
+      break;
+    }
+    /* gzgets stops at room - 1 bytes; stopping earlier without a newline
+     * means it copied a NUL byte, which no text dataset contains. */
+    if (added + 1 < room)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: contains a NUL byte (binary file?)", r->path,
+                 r->line_no + 1);
+  }
+  if (r->len == 0) goto done; /* gzgets read nothing: end of file */
+  r->line_no++;
+  *got = 1;
+  while (r->len > 0 && (r->buf[r->len - 1] == '\n' || r->buf[r->len - 1] == '\r'))
+    r->buf[--r->len] = '\0';
+done:
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Numbers                                                                   */
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static const char *skip_blanks(const char *p) {
+  while (is_blank(*p)) p++;
+  return p;
+}
+
+/* Powers of ten that are exact doubles. */
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Parses a decimal number ([+-]digits[.digits][e[+-]digits]) at s, sets *end
+ * past it and returns 1; returns 0 if s does not start with one. The common
+ * case (at most 2^53 as an integer mantissa and a power of ten up to 22) is
+ * Clinger's fast path: one IEEE multiply or divide of exact operands, hence
+ * correctly rounded, the same double strtod gives. Anything else goes to
+ * strtod. Covtype's 11 million integers all take the fast path. */
+static int parse_number(const char *s, const char **end, double *value) {
+  const char *p = s;
+  int negative = 0;
+  if (*p == '+' || *p == '-') negative = *p++ == '-';
+  uint64_t mantissa = 0;
+  int exp10 = 0, digits = 0, slow = 0;
+  for (; is_digit(*p); p++, digits++) {
+    if (mantissa < 100000000000000000ULL)
+      mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+    else
+      slow = 1;
+  }
+  if (*p == '.') {
+    p++;
+    for (; is_digit(*p); p++, digits++) {
+      if (mantissa < 100000000000000000ULL) {
+        mantissa = mantissa * 10 + (uint64_t)(*p - '0');
+        exp10--;
+      } else {
+        slow = 1;
+      }
+    }
+  }
+  if (digits == 0) return 0;
+  if (*p == 'e' || *p == 'E') {
+    const char *q = p + 1;
+    int exp_negative = 0;
+    if (*q == '+' || *q == '-') exp_negative = *q++ == '-';
+    if (is_digit(*q)) {
+      int e = 0;
+      for (; is_digit(*q); q++) {
+        if (e < 100000) e = e * 10 + (*q - '0');
+      }
+      exp10 += exp_negative ? -e : e;
+      p = q;
+    }
+    /* "1e" or "1e+" : strtod stops before the 'e', so do we. */
+  }
+  *end = p;
+  if (!slow && mantissa <= (1ULL << 53) && exp10 >= -22 && exp10 <= 22) {
+    double v = (double)mantissa;
+    v = exp10 < 0 ? v / exact_pow10[-exp10] : v * exact_pow10[exp10];
+    *value = negative ? -v : v;
+    return 1;
+  }
+  char *strtod_end = NULL;
+  *value = strtod(s, &strtod_end);
+  return strtod_end == p;
+}
+
+/* Case-insensitive prefix test, for recognizing "nan" and "inf" texts. */
+static int starts_with_nocase(const char *s, const char *prefix) {
+  for (; *prefix; s++, prefix++) {
+    char c = *s;
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c != *prefix) return 0;
+  }
+  return 1;
+}
+
+static int looks_nonfinite(const char *s) {
+  if (*s == '+' || *s == '-') s++;
+  return starts_with_nocase(s, "nan") || starts_with_nocase(s, "inf");
+}
+
+/* Copies the field starting at s (up to stop or end of line, blanks
+ * trimmed) into out, shortened with "..." so messages stay readable. */
+static void field_text(const char *s, char stop, char *out, size_t size) {
+  s = skip_blanks(s);
+  size_t n = 0;
+  while (s[n] && s[n] != stop && !(stop == ' ' && s[n] == '\t')) n++;
+  while (n > 0 && is_blank(s[n - 1])) n--;
+  if (n + 1 > size) {
+    snprintf(out, size, "%.*s...", (int)(size - 4), s);
+  } else {
+    memcpy(out, s, n);
+    out[n] = '\0';
+  }
+}
+
+/* Reports a field that is not a finite number; `what` names it for the
+ * message ("column 3", "the label"). Only called on the error path, so the
+ * per-field cost of a good file stays one parse_number. */
+static dpbo_status field_error(const line_reader *r, const char *start, int parsed, char stop,
+                               const char *what, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char text[64];
+  field_text(start, stop, text, sizeof text);
+  if (!text[0]) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is empty", r->path, r->line_no, what);
+  if (parsed || looks_nonfinite(text))
+    DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is '%s'; NaN and infinite values are not allowed",
+               r->path, r->line_no, what, text);
+  DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is not a number: '%s'", r->path, r->line_no, what, text);
+done:
+  return status;
+}
+
+static int line_is_blank(const char *s) { return *skip_blanks(s) == '\0'; }
+
+/* Grows the array whose pointer is at `slot` (e.g. &data->x; passed as
+ * void * and moved with memcpy, which is well defined for any object pointer
+ * type, unlike a cast to void **) to hold at least `need` elements of size
+ * elem, doubling the capacity *cap so that n appends cost O(n). */
+static dpbo_status grow(void *slot, size_t *cap, size_t need, size_t elem, const char *what,
+                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (need <= *cap) goto done;
+  size_t cap2 = *cap ? *cap : 1024;
+  while (cap2 < need) {
+    if (cap2 > SIZE_MAX / 2 / elem)
+      DPBO_RAISE(DPBO_ERR_NOMEM, "%s would need more than %zu elements", what, cap2);
+    cap2 *= 2;
+  }
+  void *old = NULL;
+  memcpy(&old, slot, sizeof old);
+  void *bigger = realloc(old, cap2 * elem);
+  if (!bigger)
+    DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory growing %s to %zu x %zu bytes", what, cap2, elem);
+  memcpy(slot, &bigger, sizeof bigger);
+  *cap = cap2;
+done:
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV                                                                       */
+
+/* Splits line into numbers in *vals (grown as needed); *count is the number
+ * of columns. */
+static dpbo_status csv_parse_line(const line_reader *r, double **vals, size_t *cap, int *count,
+                                  dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *p = r->buf;
+  int col = 0;
+  for (;;) {
+    const char *start = p;
+    p = skip_blanks(p);
+    double v = 0.0;
+    const char *after = p;
+    int parsed = parse_number(p, &after, &v);
+    if (parsed) {
+      after = skip_blanks(after);
+      if (*after != ',' && *after != '\0') parsed = 0;
+    }
+    if (col == INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: too many columns", r->path, r->line_no);
+    if (!parsed || !isfinite(v)) {
+      char what[32];
+      snprintf(what, sizeof what, "column %d", col + 1);
+      DPBO_TRY(field_error(r, start, parsed, ',', what, err));
+    }
+    DPBO_TRY(grow(vals, cap, (size_t)col + 1, sizeof **vals, "a CSV row", err));
+    (*vals)[col++] = v;
+    p = after;
+    if (*p == '\0') break;
+    p++; /* the comma */
+  }
+  *count = col;
+done:
+  return status;
+}
+
+typedef struct csv_state {
+  double *row; /* the current line's numbers */
+  size_t row_cap, x_cap, y_cap;
+  int columns; /* of the first data line; every line must match */
+  long long first_line;
+  int64_t n;
+} csv_state;
+
+static dpbo_status csv_add_row(const line_reader *r, csv_state *c, dpbo_dataset *data,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int count = 0;
+  DPBO_TRY(csv_parse_line(r, &c->row, &c->row_cap, &count, err));
+  if (c->columns == 0) {
+    if (count < 2)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "%s:%lld: a CSV dataset needs at least one feature and a label per row, "
+                 "got %d column",
+                 r->path, r->line_no, count);
+    c->columns = count;
+    c->first_line = r->line_no;
+  } else if (count != c->columns) {
+    DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: ragged row: expected %d columns (as on line %lld), got %d",
+               r->path, r->line_no, c->columns, c->first_line, count);
+  }
+  size_t d = (size_t)c->columns - 1;
+  size_t n = (size_t)c->n;
+  if (n + 1 > SIZE_MAX / d / sizeof(double))
+    DPBO_RAISE(DPBO_ERR_NOMEM, "%s:%lld: dataset too large", r->path, r->line_no);
+  DPBO_TRY(grow(&data->x, &c->x_cap, (n + 1) * d, sizeof *data->x, "the features", err));
+  DPBO_TRY(grow(&data->y, &c->y_cap, n + 1, sizeof *data->y, "the labels", err));
+  memcpy(data->x + n * d, c->row, d * sizeof *c->row);
+  data->y[n] = c->row[d];
+  c->n++;
+done:
+  return status;
+}
+
+/* The first data line is already in r->buf (read by the format detector). */
+static dpbo_status read_csv(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  csv_state c;
+  memset(&c, 0, sizeof c);
+  int got = 1;
+  while (got) {
+    if (!line_is_blank(r->buf)) DPBO_TRY(csv_add_row(r, &c, data, err));
+    DPBO_TRY(reader_next(r, &got, err));
+  }
+  data->n = c.n;
+  data->d = c.columns - 1;
+done:
+  free(c.row);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* LIBSVM                                                                    */
+
+typedef struct sparse_rows {
+  int *index; /* 1-based feature indices, all rows concatenated */
+  double *value;
+  size_t nnz, index_cap, value_cap;
+  int64_t *start; /* row i owns entries start[i] .. start[i+1]-1 */
+  size_t start_cap;
+  double *label;
+  size_t label_cap;
+  int64_t n;
+  int max_index;
+} sparse_rows;
+
+static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *p = skip_blanks(r->buf);
+  const char *start = p;
+  double label = 0.0;
+  const char *after = p;
+  int parsed = parse_number(p, &after, &label);
+  if (parsed && *after && !is_blank(*after)) parsed = 0;
+  if (!parsed || !isfinite(label)) DPBO_TRY(field_error(r, start, parsed, ' ', "the label", err));
+  p = skip_blanks(after);
+  int previous = 0;
+  while (*p) {
+    start = p;
+    long long idx = 0;
+    const char *q = p;
+    while (is_digit(*q) && idx <= INT_MAX) idx = idx * 10 + (*q++ - '0');
+    char text[64];
+    if (q == p || *q != ':') {
+      field_text(start, ' ', text, sizeof text);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: expected 'index:value', got '%s'", r->path, r->line_no,
+                 text);
+    }
+    if (idx < 1 || idx > INT_MAX) {
+      field_text(start, ' ', text, sizeof text);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature index in '%s' is out of range 1..%d", r->path,
+                 r->line_no, text, INT_MAX);
+    }
+    /* Checked here, before the dense matrix of idx columns is allocated. */
+    if (idx > r->max_features)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "%s:%lld: feature index %lld exceeds the limit of %lld features (set "
+                 "max_features to allow more; the rows are held dense: %lld features take "
+                 "%.3g MB per row)",
+                 r->path, r->line_no, idx, (long long)r->max_features, idx, 8e-6 * (double)idx);
+    if ((int)idx <= previous)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature indices must increase, got %lld after %d", r->path,
+                 r->line_no, idx, previous);
+    q++; /* the colon */
+    double v = 0.0;
+    after = q;
+    parsed = parse_number(q, &after, &v);
+    if (parsed && *after && !is_blank(*after)) parsed = 0;
+    if (!parsed || !isfinite(v)) {
+      char what[48];
+      snprintf(what, sizeof what, "the value of feature %lld", idx);
+      DPBO_TRY(field_error(r, q, parsed, ' ', what, err));
+    }
+    DPBO_TRY(
+        grow(&s->index, &s->index_cap, s->nnz + 1, sizeof *s->index, "the feature indices", err));
+    DPBO_TRY(
+        grow(&s->value, &s->value_cap, s->nnz + 1, sizeof *s->value, "the feature values", err));
+    s->index[s->nnz] = (int)idx;
+    s->value[s->nnz] = v;
+    s->nnz++;
+    previous = (int)idx;
+    if (previous > s->max_index) s->max_index = previous;
+    p = skip_blanks(after);
+  }
+  DPBO_TRY(grow(&s->label, &s->label_cap, (size_t)s->n + 1, sizeof *s->label, "the labels", err));
+  DPBO_TRY(
+      grow(&s->start, &s->start_cap, (size_t)s->n + 2, sizeof *s->start, "the row starts", err));
+  s->label[s->n] = label;
+  s->start[s->n + 1] = (int64_t)s->nnz;
+  s->n++;
+done:
+  return status;
+}
+
+static dpbo_status read_libsvm(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  sparse_rows s;
+  memset(&s, 0, sizeof s);
+  DPBO_TRY(grow(&s.start, &s.start_cap, 1, sizeof *s.start, "the row starts", err));
+  s.start[0] = 0;
+  int got = 1; /* the first data line is already in r->buf */
+  while (got) {
+    if (!line_is_blank(r->buf)) DPBO_TRY(libsvm_parse_line(r, &s, err));
+    DPBO_TRY(reader_next(r, &got, err));
+  }
+  if (s.n == 0) goto done; /* the caller reports the empty dataset */
+  if (s.max_index == 0)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: no row has any feature (no 'index:value' entries)", r->path);
+  data->n = s.n;
+  data->d = s.max_index;
+  if ((size_t)s.n > SIZE_MAX / (size_t)s.max_index / sizeof(double))
+    DPBO_RAISE(DPBO_ERR_NOMEM, "%s: %lld rows x %d features is too large", r->path, (long long)s.n,
+               s.max_index);
+  DPBO_ALLOC(data->x, (size_t)s.n * (size_t)s.max_index, "the features");
+  data->y = s.label;
+  s.label = NULL;
+  for (int64_t i = 0; i < s.n; i++) {
+    double *row = data->x + (size_t)i * (size_t)s.max_index;
+    for (int64_t k = s.start[i]; k < s.start[i + 1]; k++) row[s.index[k] - 1] = s.value[k];
+  }
+done:
+  free(s.index);
+  free(s.value);
+  free(s.start);
+  free(s.label);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Public API                                                                */
+
+/* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
+static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
+                                dpbo_data_format format, int64_t max_features, dpbo_dataset **out,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL;
+  line_reader r;
+  memset(&r, 0, sizeof r);
+  if (!out) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_read: out is NULL");
+  *out = NULL;
+  if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': unknown format %d", path ? path : "(null)",
+               (int)format);
+  if (max_features < 1 || max_features > INT_MAX)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': max_features = %lld is outside 1..%d",
+               path ? path : "(null)", (long long)max_features, INT_MAX);
+  {
+    int given = fd;
+    fd = -1; /* reader_open closes it or hands it to zlib */
+    DPBO_TRY(reader_open(&r, path, given, zbuffer, err));
+  }
+  r.max_features = max_features;
+  DPBO_ALLOC(data, 1, "a dataset");
+
+  /* Find the first data line; AUTO decides the format from it. */
+  int got = 0;
+  do {
+    DPBO_TRY(reader_next(&r, &got, err));
+  } while (got && line_is_blank(r.buf));
+  if (!got) DPBO_RAISE(DPBO_ERR_DATA, "%s: dataset is empty (no data rows)", path);
+  if (format == DPBO_FORMAT_AUTO)
+    format = strchr(r.buf, ':') ? DPBO_FORMAT_LIBSVM : DPBO_FORMAT_CSV;
+
+  if (format == DPBO_FORMAT_CSV)
+    DPBO_TRY(read_csv(&r, data, err));
+  else
+    DPBO_TRY(read_libsvm(&r, data, err));
+  if (data->n == 0) DPBO_RAISE(DPBO_ERR_DATA, "%s: dataset is empty (no data rows)", path);
+
+  /* Give back the slack of the geometric growth. */
+  double *fit = realloc(data->x, (size_t)data->n * (size_t)data->d * sizeof *data->x);
+  if (fit) data->x = fit;
+  fit = realloc(data->y, (size_t)data->n * sizeof *data->y);
+  if (fit) data->y = fit;
+  *out = data;
+  data = NULL;
+done:
+  if (fd >= 0) close(fd);
+  reader_close(&r);
+  dpbo_dataset_destroy(data);
+  /* Out-of-memory messages (the dense matrix of a file with a huge feature
+   * index, say) come from helpers that do not know the file: name it. */
+  if (status != DPBO_OK && err && path && path[0] && !strstr(err->message, path))
+    dpbo_error_prefix(err, "%s", path);
+  return status;
+}
+
+dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
+                              dpbo_error *err) {
+  return dpbo_dataset_read_max(path, format, DPBO_DATASET_MAX_FEATURES, out, err);
+}
+
+dpbo_status dpbo_dataset_read_max(const char *path, dpbo_data_format format, int64_t max_features,
+                                  dpbo_dataset **out, dpbo_error *err) {
+  return dataset_read(path, -1, 1u << 18, format, max_features, out, err);
+}
+
+/* The bytes go into an anonymous in-memory file (memfd: no file system, no
+ * temporary file) and through the path a file takes, zlib's transparent gzip
+ * reading included; only zlib's buffer is its default size. */
+dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
+                                      dpbo_data_format format, dpbo_dataset **out,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int fd = memfd_create("dpbo-dataset", MFD_CLOEXEC);
+  if (fd < 0)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot create an in-memory file: %s", name, strerror(errno));
+  for (size_t done_bytes = 0; done_bytes < size;) {
+    ssize_t wrote = write(fd, (const char *)bytes + done_bytes, size - done_bytes);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0)
+      DPBO_RAISE(DPBO_ERR_IO, "%s: cannot fill the in-memory file: %s", name, strerror(errno));
+    done_bytes += (size_t)wrote;
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot rewind the in-memory file: %s", name, strerror(errno));
+  status = dataset_read(name, fd, 0, format, DPBO_DATASET_MAX_FEATURES, out, err);
+  fd = -1; /* dataset_read closed it */
+done:
+  if (fd >= 0) close(fd);
+  return status;
+}
+
+void dpbo_dataset_destroy(dpbo_dataset *data) {
+  if (!data) return;
+  free(data->x);
+  free(data->y);
+  free(data);
+}
+
+dpbo_status dpbo_dataset_subset(const dpbo_dataset *data, const int64_t *rows, int64_t count,
+                                dpbo_dataset **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *sub = NULL;
+  if (!data || !out || (count > 0 && !rows))
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_subset: NULL argument");
+  *out = NULL;
+  if (count < 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_subset: negative row count %lld", (long long)count);
+  size_t d = (size_t)data->d;
+  DPBO_ALLOC(sub, 1, "a dataset");
+  sub->n = count;
+  sub->d = data->d;
+  DPBO_ALLOC(sub->x, (size_t)count * d, "the subset's features");
+  DPBO_ALLOC(sub->y, (size_t)count, "the subset's labels");
+  for (int64_t i = 0; i < count; i++) {
+    if (rows[i] < 0 || rows[i] >= data->n)
+      DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_subset: row %lld (entry %lld) outside 0..%lld",
+                 (long long)rows[i], (long long)i, (long long)data->n - 1);
+    memcpy(sub->x + (size_t)i * d, data->x + (size_t)rows[i] * d, d * sizeof *sub->x);
+    sub->y[i] = data->y[rows[i]];
+  }
+  *out = sub;
+  sub = NULL;
+done:
+  dpbo_dataset_destroy(sub);
+  return status;
+}
+
+dpbo_status dpbo_dataset_check_source(const char *what, const char *path, size_t path_size,
+                                      int64_t train_rows, int64_t validation_rows,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!memchr(path, '\0', path_size))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: data path is not NUL-terminated", what);
+  if (!path[0]) DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no data file given", what);
+  if (train_rows < 1 || validation_rows < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: needs at least 1 training and 1 validation row, got %lld and %lld", what,
+               (long long)train_rows, (long long)validation_rows);
+done:
+  return status;
+}
+
+dpbo_status dpbo_dataset_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
+                               int64_t n_valid, dpbo_dataset **train, dpbo_dataset **valid,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  uint64_t *perm = NULL;
+  int64_t *rows = NULL;
+  dpbo_dataset *tr = NULL, *va = NULL;
+  if (!data || !train || !valid) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_split: NULL argument");
+  *train = *valid = NULL;
+  if (n_train < 1 || n_valid < 1)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "split needs at least one training and one validation row, got %lld and %lld",
+               (long long)n_train, (long long)n_valid);
+  if (n_train > data->n || n_valid > data->n - n_train)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "split asks for %lld training + %lld validation rows but the dataset has %lld",
+               (long long)n_train, (long long)n_valid, (long long)data->n);
+  DPBO_ALLOC(perm, (size_t)data->n, "the split permutation");
+  DPBO_ALLOC(rows, (size_t)(n_train + n_valid), "the split rows");
+  dpbo_rng rng;
+  dpbo_rng_seed(&rng, seed, 0);
+  dpbo_rng_permutation(&rng, (uint64_t)data->n, perm);
+  for (int64_t i = 0; i < n_train + n_valid; i++) rows[i] = (int64_t)perm[i];
+  DPBO_TRY(dpbo_dataset_subset(data, rows, n_train, &tr, err));
+  DPBO_TRY(dpbo_dataset_subset(data, rows + n_train, n_valid, &va, err));
+  *train = tr;
+  *valid = va;
+  tr = va = NULL;
+done:
+  free(perm);
+  free(rows);
+  dpbo_dataset_destroy(tr);
+  dpbo_dataset_destroy(va);
+  return status;
+}
+
+dpbo_status dpbo_scaling_fit(const dpbo_dataset *ref, dpbo_scaling *scaling, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *lo = NULL, *hi = NULL;
+  if (!ref || !scaling) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_scaling_fit: NULL argument");
+  memset(scaling, 0, sizeof *scaling);
+  if (ref->n < 1) DPBO_RAISE(DPBO_ERR_ARG, "scaling needs at least one reference row");
+  size_t d = (size_t)ref->d;
+  DPBO_ALLOC(lo, d, "the scaling minima");
+  DPBO_ALLOC(hi, d, "the scaling maxima");
+  memcpy(lo, ref->x, d * sizeof *lo);
+  memcpy(hi, ref->x, d * sizeof *hi);
+  for (int64_t i = 1; i < ref->n; i++) {
+    const double *row = ref->x + (size_t)i * d;
+    for (size_t j = 0; j < d; j++) {
+      if (row[j] < lo[j]) lo[j] = row[j];
+      if (row[j] > hi[j]) hi[j] = row[j];
+    }
+  }
+  scaling->d = ref->d;
+  scaling->min = lo;
+  scaling->max = hi;
+  lo = hi = NULL;
+done:
+  free(lo);
+  free(hi);
+  return status;
+}
+
+void dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data) {
+  size_t d = (size_t)scaling->d;
+  for (int64_t i = 0; i < data->n; i++) {
+    double *row = data->x + (size_t)i * d;
+    for (size_t j = 0; j < d; j++) {
+      double range = scaling->max[j] - scaling->min[j];
+      /* The same expression as svm-scale with lower 0 and upper 1. */
+      row[j] = range > 0.0 ? (row[j] - scaling->min[j]) / range : 0.0;
+    }
+  }
+}
+
+void dpbo_scaling_free(dpbo_scaling *scaling) {
+  if (!scaling) return;
+  free(scaling->min);
+  free(scaling->max);
+  memset(scaling, 0, sizeof *scaling);
+}
+
+dpbo_status dpbo_dataset_write_libsvm(const dpbo_dataset *data, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  FILE *fp = NULL;
+  if (!data || !path) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_write_libsvm: NULL argument");
+  fp = fopen(path, "w");
+  if (!fp) DPBO_RAISE(DPBO_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+  size_t d = (size_t)data->d;
+  for (int64_t i = 0; i < data->n; i++) {
+    const double *row = data->x + (size_t)i * d;
+    fprintf(fp, "%.17g", data->y[i]);
+    for (size_t j = 0; j < d; j++) {
+      if (row[j] != 0.0) fprintf(fp, " %zu:%.17g", j + 1, row[j]);
+    }
+    fputc('\n', fp);
+  }
+  if (ferror(fp)) DPBO_RAISE(DPBO_ERR_IO, "error writing '%s': %s", path, strerror(errno));
+  int rc = fclose(fp);
+  fp = NULL;
+  if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "error closing '%s': %s", path, strerror(errno));
+done:
+  if (fp) fclose(fp);
+  return status;
+}

@@ -1,0 +1,186 @@
+/* Run configuration: an INI file (read with inih) plus `--set
+ * section.key=value` overrides from the command line.
+ *
+ *   [run]       iterations (T), seed, batch, retries
+ *   [space]     kind = sobol|grid|list, points (sobol), file (list),
+ *               dim.NAME = linear|log LO HI [LEVELS]   (one line per dimension, in order)
+ *   [gp]        kernel = matern52|se, lengthscale = L or L1, L2, ...,
+ *               mean (m0), signal_std (s), noise_std (σ), jitter
+ *   [ucb]       delta (δ in β_t), acquisition = ucb|ei,
+ *               memory_limit_mb = auto|off|MiB (per rank; ucb.h)
+ *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
+ *               selection = exponential|permute_and_flip, noise = os|seeded,
+ *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
+ *               prior_source = public|validation, failures_public = no|yes,
+ *               budget = EPSILON_MAX DELTA_MAX (cap of the run file's ledger)
+ *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
+ *   [output]    dir, name, posterior = auto|yes|no
+ *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
+ *               Papernot-Steinke shape η): read by every command, used by
+ *               dpbo compare
+ *
+ * Every key must be known and used: an unknown section or key, or a key that
+ * does not apply to the chosen objective, is an error naming the file and
+ * line. Values are checked here (types, ranges); the message names the key. */
+#ifndef DPBO_CONFIG_H
+#define DPBO_CONFIG_H
+
+#include <stdint.h>
+
+#include "objectives/command.h"
+#include "dpbo/error.h"
+#include "dpbo/gp.h"
+#include "dpbo/kernel.h"
+#include "objectives/logreg.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
+#include "dpbo/space.h"
+#include "objectives/svm.h"
+#include "objectives/synthetic.h"
+
+#define DPBO_PATH_MAX 4096
+/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
+ * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
+ * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
+ * longer path aborts the process inside MPI_File_open ("buffer overflow
+ * detected"). The temporary name adds "." and ".tmp." with 12 random
+ * characters (18 bytes) and the rank up to 10 digits:
+ * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
+#define DPBO_OUTPUT_PATH_MAX 200
+#define DPBO_CONFIG_MAX_ENTRIES 256
+#define DPBO_COMPARE_MAX_EPSILONS 32
+
+typedef enum {
+  DPBO_OBJECTIVE_SVM = 0,
+  DPBO_OBJECTIVE_SYNTHETIC = 1,
+  DPBO_OBJECTIVE_COMMAND = 2,
+  DPBO_OBJECTIVE_LOGREG = 3
+} dpbo_objective_kind;
+typedef enum { DPBO_ACQ_UCB = 0, DPBO_ACQ_EI = 1 } dpbo_acquisition;
+typedef enum { DPBO_POSTERIOR_AUTO = 0, DPBO_POSTERIOR_YES = 1, DPBO_POSTERIOR_NO = 2 } dpbo_posterior_output;
+
+/* One key = value as written (file line, or 0 for a --set override). */
+typedef struct dpbo_config_entry {
+  char section[64];
+  char key[128];
+  char value[DPBO_PATH_MAX];
+  int line;
+  int used;
+} dpbo_config_entry;
+
+typedef struct dpbo_config {
+  char path[DPBO_PATH_MAX];
+  /* [run] */
+  int iterations;
+  uint64_t seed;
+  int batch; /* evaluations in flight (1: the paper's sequential GP-UCB) */
+  int retries; /* further attempts after a failed evaluation */
+  /* [space] */
+  dpbo_space_kind space_kind;
+  int64_t points;
+  char list_path[DPBO_PATH_MAX];
+  int dims;
+  dpbo_dim dim[DPBO_MAX_DIM];
+  /* [gp] */
+  dpbo_kernel kernel;
+  dpbo_gp_prior prior;
+  /* [ucb] */
+  double delta;
+  dpbo_acquisition acquisition;
+  /* Per-rank limit of the UCB state in MiB: > 0 as given, 0 = off, -1 = auto
+   * (half of the node's memory shared among its ranks; dpbo_ucb_memory_limit). */
+  double memory_limit_mb;
+  /* [privacy] */
+  dpbo_algorithm algorithm;
+  double privacy_epsilon, privacy_delta; /* totals over everything released */
+  double privacy_split;                  /* share of ε and δ spent on λ̃ */
+  dpbo_bounds bounds;                    /* corrected (default) or the paper's formulas */
+  /* privacy.budget = ε_max δ_max: cap on the basic-composition totals of
+   * every release drawn from the run file (0 0: no cap). Fixed at run time. */
+  double budget_epsilon, budget_delta;
+  double k1;
+  dpbo_select_kind selection;
+  dpbo_noise_kind noise;
+  uint64_t noise_seed;
+  int clamp_value;
+  double value_lo, value_hi;
+  double alg2_A, alg2_tau;
+  int failures_public; /* the user vouches that failed evaluations do not depend on V */
+  /* [objective] */
+  dpbo_objective_kind objective;
+  dpbo_svm_options svm;
+  dpbo_synthetic_kind synthetic;
+  int synthetic_features;
+  double synthetic_noise_std;
+  uint64_t synthetic_seed;
+  dpbo_command_options command;
+  dpbo_logreg_options logreg;
+  /* [output] */
+  char output_dir[DPBO_PATH_MAX];
+  char output_name[256];
+  dpbo_posterior_output posterior;
+  /* [compare] */
+  int compare_repetitions;
+  int compare_epsilon_count;
+  double compare_epsilon[DPBO_COMPARE_MAX_EPSILONS];
+  double compare_ps_eta;
+  /* everything as written, for the run file's attributes */
+  int entry_count;
+  dpbo_config_entry entry[DPBO_CONFIG_MAX_ENTRIES];
+} dpbo_config;
+
+/* Reads path, applies overrides ("section.key=value"), validates. The config
+ * is large; allocate it on the heap. */
+dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
+                             dpbo_config *config, dpbo_error *err);
+
+/* Builds a config from "section.key=value" assignments instead of a file
+ * (e.g. the settings stored in a run file); `label` names the source in
+ * messages. overrides are applied after them. */
+dpbo_status dpbo_config_load_assignments(const char *label, int count, const char *const *assignments,
+                                         int override_count, const char *const *overrides,
+                                         dpbo_config *config, dpbo_error *err);
+
+/* The same strict reading for a command with sections of its own (dpbo
+ * k1sweep): dpbo_config_read fills config->path and config->entry from the
+ * file and the overrides, refusing a section not in `sections`
+ * (NULL-terminated); the command then takes each key with the typed getters
+ * (each marks its key used, and names file:line or --set in messages),
+ * [space] dim.NAME lines with dpbo_config_get_dims (into config->dim and
+ * config->dims), and finally refuses unused keys with
+ * dpbo_config_check_used. A fallback of NULL (string, choice) or
+ * required = 1 (double) makes a key mandatory. */
+dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
+                             const char *const *sections, dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_config_get_string(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, char *out, size_t size, dpbo_error *err);
+dpbo_status dpbo_config_get_double(dpbo_config *config, const char *section, const char *key,
+                                   double fallback, int required, double *out, dpbo_error *err);
+dpbo_status dpbo_config_get_int64(dpbo_config *config, const char *section, const char *key,
+                                  int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                  dpbo_error *err);
+dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, const char *key,
+                                   const char *fallback, const char *const *choices, int *out,
+                                   dpbo_error *err);
+/* Fails with "<where>: section.key <what>" unless ok. */
+dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
+                                const char *what, dpbo_error *err);
+/* [output] dir (default "results") and name (default: the config file's
+ * base name without its extension; a non-empty file name without '/'). */
+dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
+                                   size_t name_size, dpbo_error *err);
+dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err);
+dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
+
+/* Compares the settings with those stored in a run file ("section.key=value"
+ * lines, dpbo_h5io_read_config); [output] and ucb.memory_limit_mb may differ. Returns 1 and names the
+ * first key that differs in `what`, or 0. */
+int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
+
+const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
+
+/* <output_dir>/<output_name>.h5 */
+void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size);
+
+#endif

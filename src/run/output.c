@@ -1,0 +1,594 @@
+#include "run/output.h"
+
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/h5io.h"
+#include "dpbo/version.h"
+
+/* ---------------------------------------------------------------------------
+ * The run file. */
+
+int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
+  if (config->posterior == DPBO_POSTERIOR_YES) return 1;
+  if (config->posterior == DPBO_POSTERIOR_NO) return 0;
+  return n <= 1000000;
+}
+
+/* All T evaluations are in and nothing ended the run early. */
+static int run_complete(const dpbo_run *run) {
+  return run->steps == run->planned && run->finished == run->planned && run->outcome == DPBO_OK;
+}
+
+static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run, int nranks,
+                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
+  DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
+  int64_t seed = (int64_t)config->seed, ranks = nranks;
+  int64_t complete = run_complete(run);
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "seed", &seed, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "ranks", &ranks, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "complete", &complete, 1, err));
+  const char *outcome = complete ? "completed all iterations"
+                        : run->outcome != DPBO_OK ? run->outcome_message
+                                                  : "in progress or interrupted: continue with dpbo run CONFIG --resume";
+  DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", outcome, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
+                          "yes: /trace and /posterior depend on the validation data and are NOT "
+                          "differentially private; never publish them",
+                          err));
+done:
+  return status;
+}
+
+static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo_space *space,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(file, "space", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /space");
+  const int d = dpbo_space_dims(space);
+  dpbo_dim dims[DPBO_MAX_DIM];
+  int64_t levels[DPBO_MAX_DIM], size = dpbo_space_size(space);
+  for (int i = 0; i < d; i++) {
+    dims[i] = *dpbo_space_dim(space, i);
+    levels[i] = dims[i].levels;
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "size", &size, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_dims(group, d, dims, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "levels", levels, (hsize_t)d, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+/* The trace's scalar columns, one dataset each (written and read back). */
+static const dpbo_h5io_field trace_columns[] = {{"index", offsetof(dpbo_trace_step, index), 1},
+                                                {"alive", offsetof(dpbo_trace_step, alive), 1},
+                                                {"gain", offsetof(dpbo_trace_step, gain), 0},
+                                                {"mean", offsetof(dpbo_trace_step, mean), 0},
+                                                {"std", offsetof(dpbo_trace_step, std), 0},
+                                                {"beta", offsetof(dpbo_trace_step, beta), 0},
+                                                {"ucb", offsetof(dpbo_trace_step, ucb), 0},
+                                                {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
+                                                {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
+
+/* Failed evaluations' reasons, one "t<TAB>reason" line each, as the string
+ * attribute /trace failures (empty when none failed). */
+static dpbo_status write_failures(hid_t group, const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *text = NULL;
+  size_t used = 0;
+  DPBO_ALLOC(text, (size_t)run->failures * (DPBO_FAILURE_MAX + 16) + 1, "the failure list");
+  for (int t = 0; t < run->steps; t++) {
+    const dpbo_trace_step *step = &run->trace[t];
+    if (step->state != DPBO_STEP_FAILED) continue;
+    used += (size_t)sprintf(text + used, "%d\t", t + 1);
+    for (const char *c = step->failure; *c; c++) text[used++] = (*c == '\n' || *c == '\t') ? ' ' : *c;
+    text[used++] = '\n';
+  }
+  text[used] = '\0';
+  DPBO_TRY(dpbo_h5io_attr_string(group, "failures", text, err));
+done:
+  free(text);
+  return status;
+}
+
+static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run, int rank,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int d = dpbo_space_dims(run->space);
+  const hsize_t steps = (hsize_t)run->steps;
+  double *buf = NULL;
+  int64_t *ibuf = NULL;
+  hid_t group = H5Gcreate2(file, "trace", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /trace");
+  DPBO_ALLOC(buf, (steps ? steps : 1) * (hsize_t)d, "trace buffer");
+  DPBO_ALLOC(ibuf, steps ? steps : 1, "trace buffer");
+  hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
+
+  /* int members, widened to int64 columns */
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
+  DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].state;
+  DPBO_TRY(dpbo_h5io_write_small(group, "state", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].attempts;
+  DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
+  DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
+  DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+
+  /* Scalar columns, one dataset each. */
+  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
+                                  sizeof trace_columns / sizeof trace_columns[0], rank, err));
+  DPBO_TRY(write_failures(group, run, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
+  {
+    /* N of β_t next to its δ: a release recomputes β_t from both. */
+    int64_t beta_n = dpbo_space_size(run->space);
+    DPBO_TRY(dpbo_h5io_attr_int64(group, "N", &beta_n, 1, err));
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
+                          "gain = v_t (NaN: failed or pending, see state: 0 done, 1 failed, "
+                          "2 pending); mean, std: GP posterior of f at lambda_t when it was "
+                          "chosen; ucb = mean + sqrt(beta) std; "
+                          "beta_t = 2 log(N t^2 pi^2 / (3 delta))",
+                          err));
+done:
+  free(buf);
+  free(ibuf);
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+/* The posterior in units of v, produced chunk by chunk for the writes. */
+typedef struct posterior_fill {
+  const double *mu, *var;
+  double m0, s;
+} posterior_fill;
+
+static void fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
+  const posterior_fill *p = user;
+  double *out = buf;
+  for (hsize_t i = 0; i < rows; i++) out[i] = p->m0 + p->s * p->mu[first + i];
+}
+
+static void fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
+  const posterior_fill *p = user;
+  double *out = buf;
+  for (hsize_t i = 0; i < rows; i++) out[i] = p->s * sqrt(p->var[first + i]);
+}
+
+/* Rows per write of the converted posterior: 8 MiB buffers, however large
+ * the block (a copy of the whole block would add N/P doubles per rank). */
+enum { POSTERIOR_CHUNK = 1 << 20 };
+
+static dpbo_status write_posterior(MPI_Comm comm, hid_t file, const dpbo_config *config,
+                                   const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int64_t count = dpbo_ucb_count(run->ucb), begin = dpbo_ucb_begin(run->ucb);
+  const int d = dpbo_space_dims(run->space);
+  posterior_fill fill = {dpbo_ucb_mean(run->ucb), dpbo_ucb_var(run->ucb), config->prior.mean,
+                         config->prior.signal_std};
+  hid_t group = H5Gcreate2(file, "posterior", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /posterior");
+  hsize_t n = (hsize_t)dpbo_space_size(run->space);
+  hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
+  DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
+                          dpbo_ucb_unit(run->ucb), err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
+                                        (hsize_t)count, POSTERIOR_CHUNK, fill_mean, &fill, err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
+                                        (hsize_t)count, POSTERIOR_CHUNK, fill_std, &fill, err));
+  int64_t observations = run->steps;
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t group = H5Gcreate2(file, "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
+  int64_t steps = run->steps, best = run->best_step + 1;
+  int64_t finished = run->finished, failures = run->failures, workers = run->workers, resumed = run->resumed;
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "steps", &steps, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "finished", &finished, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "failures", &failures, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "resumed_steps", &resumed, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "workers", &workers, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "busy_seconds", &run->busy_seconds, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "worker_utilization", &run->utilization, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "best_step", &best, 1, err));
+  if (run->best_step >= 0) {
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_gain", &b->gain, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
+  }
+  /* The UCB state (ucb.h), the same figures on every rank. */
+  char mode[96];
+  DPBO_TRY(dpbo_h5io_attr_string(group, "ucb_mode", dpbo_run_ucb_mode(run, mode, sizeof mode), err));
+  const int64_t memory[] = {(int64_t)run->state_bytes_max,   (int64_t)run->state_bytes_total,
+                            (int64_t)run->incremental_bytes_max, (int64_t)run->memory_limit_min,
+                            run->recompute_ranks,             (int64_t)run->peak_rss_max,
+                            (int64_t)run->peak_rss_total};
+  static const char *const names[] = {"ucb_state_bytes_max_rank", "ucb_state_bytes_total",
+                                      "ucb_incremental_bytes_max_rank", "ucb_memory_limit_bytes",
+                                      "ucb_recompute_ranks", "peak_rss_bytes_max_rank",
+                                      "peak_rss_bytes_total"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    DPBO_TRY(dpbo_h5io_attr_int64(group, names[i], &memory[i], 1, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+/* The run file on comm; `posterior` adds the block-distributed /posterior. */
+static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                const dpbo_run *run, int nranks, int posterior, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int rank;
+  dpbo_h5io_file out;
+  DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_TRY(write_root(out.id, config, run, nranks, err));
+  DPBO_TRY(write_space(out.id, config, run->space, err));
+  DPBO_TRY(write_trace(out.id, config, run, rank, err));
+  if (posterior) DPBO_TRY(write_posterior(comm, out.id, config, run, err));
+  DPBO_TRY(write_summary(out.id, run, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                  const dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int size;
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  status = output_write(comm, path, config, run, size, dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
+done:
+  return status;
+}
+
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
+                                         int nranks, dpbo_error *err) {
+  return output_write(MPI_COMM_SELF, path, config, run, nranks, 0, err);
+}
+
+dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+                                        dpbo_trace_step **steps, int *count, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, group = -1;
+  char *text = NULL, *failures = NULL;
+  int64_t *ibuf = NULL;
+  dpbo_trace_step *trace = NULL;
+  *assignments = NULL;
+  *steps = NULL;
+  *count = 0;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK || !text)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  int64_t done_flag = 0;
+  DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
+  *complete = (int)done_flag;
+  H5E_BEGIN_TRY { group = H5Gopen2(file, "trace", H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (group < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace", path);
+  hsize_t n = 0;
+  DPBO_TRY(dpbo_h5io_shape(group, "index", 1, &n, err));
+  DPBO_ALLOC(trace, n + 1, "the checkpoint's trace");
+  DPBO_ALLOC(ibuf, n + 1, "the checkpoint's trace");
+  if (n > 0) {
+    DPBO_TRY(dpbo_h5io_read_fields(group, trace, sizeof *trace, n, trace_columns,
+                                   sizeof trace_columns / sizeof trace_columns[0], err));
+    static const char *const ints[] = {"worker", "state", "attempts"};
+    for (int c = 0; c < 3; c++) {
+      char name[64];
+      snprintf(name, sizeof name, "trace/%s", ints[c]);
+      dpbo_status got = dpbo_h5io_read(file, name, H5T_NATIVE_INT64, ibuf, err);
+      if (got == DPBO_ERR_DATA) { /* there, but corrupted: the message says so */
+        status = got;
+        goto done;
+      }
+      if (got != DPBO_OK)
+        DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path, name);
+      for (hsize_t t = 0; t < n; t++) {
+        int *member = c == 0 ? &trace[t].worker : c == 1 ? &trace[t].state : &trace[t].attempts;
+        *member = (int)ibuf[t];
+      }
+    }
+    DPBO_TRY(dpbo_h5io_read_attr_string(group, "failures", &failures, err));
+    for (char *line = failures; line && *line;) {
+      char *end = strchr(line, '\n'), *tab = strchr(line, '\t');
+      if (end) *end = '\0';
+      long t = strtol(line, NULL, 10);
+      if (tab && t >= 1 && t <= (long)n) snprintf(trace[t - 1].failure, sizeof trace[t - 1].failure, "%s", tab + 1);
+      line = end ? end + 1 : NULL;
+    }
+  }
+  for (hsize_t t = 0; t < n; t++)
+    if (trace[t].state < DPBO_STEP_DONE || trace[t].state > DPBO_STEP_PENDING)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: trace step %llu has an unknown state %d", path, (unsigned long long)t + 1,
+                 trace[t].state);
+  *assignments = text;
+  *steps = trace;
+  *count = (int)n;
+  text = NULL;
+  trace = NULL;
+done:
+  free(text);
+  free(trace);
+  free(ibuf);
+  free(failures);
+  if (group >= 0) H5Gclose(group);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * dpbo info */
+
+static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+  hid_t type = H5Aget_type(attr), space = H5Aget_space(attr);
+  hssize_t n = H5Sget_simple_extent_npoints(space);
+  printf("  %s = ", name);
+  if (H5Tget_class(type) == H5T_STRING) {
+    size_t len = H5Tget_size(type);
+    char *text = calloc(len + 1, 1);
+    if (text && H5Aread(attr, type, text) >= 0) printf("%s", text);
+    free(text);
+  } else if (H5Tget_class(type) == H5T_INTEGER) {
+    int64_t *v = calloc((size_t)n, sizeof *v);
+    if (v && H5Aread(attr, H5T_NATIVE_INT64, v) >= 0)
+      for (hssize_t i = 0; i < n; i++) printf("%s%lld", i ? ", " : "", (long long)v[i]);
+    free(v);
+  } else {
+    double *v = calloc((size_t)n, sizeof *v);
+    if (v && H5Aread(attr, H5T_NATIVE_DOUBLE, v) >= 0)
+      for (hssize_t i = 0; i < n; i++) printf("%s%.10g", i ? ", " : "", v[i]);
+    free(v);
+  }
+  printf("\n");
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(attr);
+  return 0;
+}
+
+dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, dset = -1, space = -1;
+  double *gain = NULL, *lambda = NULL, *mean = NULL, *std = NULL;
+  int64_t *index = NULL;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  printf("%s\n", path);
+  H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+  static const char *const groups[] = {"space", "summary"};
+  for (int g = 0; g < 2; g++) {
+    hid_t group = -1;
+    H5E_BEGIN_TRY { group = H5Gopen2(file, groups[g], H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (group < 0) continue;
+    printf("/%s\n", groups[g]);
+    H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+    H5Gclose(group);
+  }
+  if (trace) {
+    H5E_BEGIN_TRY { dset = H5Dopen2(file, "trace/lambda", H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "%s has no /trace", path);
+    space = H5Dget_space(dset);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(space, dims, NULL);
+    DPBO_ALLOC(lambda, dims[0] * dims[1] + 1, "trace");
+    DPBO_ALLOC(gain, dims[0] + 1, "trace");
+    DPBO_ALLOC(mean, dims[0] + 1, "trace");
+    DPBO_ALLOC(std, dims[0] + 1, "trace");
+    DPBO_ALLOC(index, dims[0] + 1, "trace");
+    if (dims[0] > 0) {
+      DPBO_TRY(dpbo_h5io_read(file, "trace/lambda", H5T_NATIVE_DOUBLE, lambda, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/gain", H5T_NATIVE_DOUBLE, gain, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/mean", H5T_NATIVE_DOUBLE, mean, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/std", H5T_NATIVE_DOUBLE, std, err));
+      DPBO_TRY(dpbo_h5io_read(file, "trace/index", H5T_NATIVE_INT64, index, err));
+    }
+    printf("/trace (t index lambda... gain mean std)\n");
+    for (hsize_t t = 0; t < dims[0]; t++) {
+      printf("%llu %lld", (unsigned long long)t + 1, (long long)index[t]);
+      for (hsize_t j = 0; j < dims[1]; j++) printf(" %.17g", lambda[t * dims[1] + j]);
+      printf(" %.17g %.17g %.17g\n", gain[t], mean[t], std[t]);
+    }
+  }
+done:
+  free(gain);
+  free(lambda);
+  free(mean);
+  free(std);
+  free(index);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * dpbo release: reading a run back, and the budget ledger. */
+
+dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
+                                   int64_t **index, double **gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, dset = -1, space = -1;
+  char *text = NULL;
+  *assignments = NULL;
+  *index = NULL;
+  *gain = NULL;
+  *steps = 0;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
+  if (!text) DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  int64_t done_flag = 0;
+  DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
+  *complete = (int)done_flag;
+  H5E_BEGIN_TRY { dset = H5Dopen2(file, "trace/index", H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (dset < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace/index", path);
+  space = H5Dget_space(dset);
+  hsize_t n = 0;
+  H5Sget_simple_extent_dims(space, &n, NULL);
+  DPBO_ALLOC(*index, n + 1, "trace indices");
+  DPBO_ALLOC(*gain, n + 1, "trace gains");
+  if (n > 0) {
+    DPBO_TRY(dpbo_h5io_read(file, "trace/index", H5T_NATIVE_INT64, *index, err));
+    DPBO_TRY(dpbo_h5io_read(file, "trace/gain", H5T_NATIVE_DOUBLE, *gain, err));
+  }
+  *steps = (int)n;
+  *assignments = text;
+  text = NULL;
+done:
+  free(text);
+  if (space >= 0) H5Sclose(space);
+  if (dset >= 0) H5Dclose(dset);
+  if (file >= 0) H5Fclose(file);
+  if (status != DPBO_OK) {
+    free(*index);
+    free(*gain);
+    *index = NULL;
+    *gain = NULL;
+  }
+  return status;
+}
+
+dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, double *delta,
+                                  dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, group = -1;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  group = H5Gopen2(file, "trace", H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace", path);
+  if (dpbo_h5io_read_attr_double(group, "delta", delta, err) != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: /trace has no delta attribute (the delta of beta_t)", path);
+  if (steps > 0) DPBO_TRY(dpbo_h5io_read(file, "trace/beta", H5T_NATIVE_DOUBLE, beta, err));
+done:
+  if (group >= 0) H5Gclose(group);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+/* The ledger's attributes on / (name, member of dpbo_privacy_ledger). */
+typedef struct ledger_attr {
+  const char *name;
+  size_t offset;
+} ledger_attr;
+
+static const ledger_attr ledger_sums[] = {
+    {"release_epsilon_spent", offsetof(dpbo_privacy_ledger, epsilon_sum)},
+    {"release_delta_spent", offsetof(dpbo_privacy_ledger, delta_sum)},
+    {"release_epsilon_squared_sum", offsetof(dpbo_privacy_ledger, epsilon_sq_sum)},
+    {"release_epsilon_tanh_sum", offsetof(dpbo_privacy_ledger, epsilon_tanh_sum)}};
+
+/* Reads a scalar attribute of / if present: 1 when read, 0 when missing. */
+static dpbo_status ledger_read(hid_t file, const char *name, hid_t type, void *value, int *present,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t attr = -1;
+  htri_t exists = H5Aexists(file, name);
+  if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
+  *present = exists > 0;
+  if (!exists) goto done;
+  attr = H5Aopen(file, name, H5P_DEFAULT);
+  if (attr < 0 || H5Aread(attr, type, value) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
+done:
+  if (attr >= 0) H5Aclose(attr);
+  return status;
+}
+
+/* Writes a scalar attribute of /, replacing an existing one. */
+static dpbo_status ledger_write(hid_t file, const char *name, hid_t type, const void *value,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  htri_t exists = H5Aexists(file, name);
+  if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
+  if (exists > 0 && H5Adelete(file, name) < 0)
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot replace attribute %s", name);
+  DPBO_TRY(dpbo_h5io_attr_numbers(file, name, type, value, 1, err));
+done:
+  return status;
+}
+
+static dpbo_status ledger_load(hid_t file, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int present;
+  memset(ledger, 0, sizeof *ledger);
+  DPBO_TRY(ledger_read(file, "releases_drawn", H5T_NATIVE_INT64, &ledger->draws, &present, err));
+  for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++) {
+    double *sum = (double *)((char *)ledger + ledger_sums[i].offset);
+    DPBO_TRY(ledger_read(file, ledger_sums[i].name, H5T_NATIVE_DOUBLE, sum, &present, err));
+    /* A ledger begun by an older dpbo lacks the sums of advanced
+     * composition: unknown, never zero. */
+    if (!present && ledger->draws > 0) *sum = NAN;
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger,
+                                    dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1;
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(ledger_load(file, ledger, err));
+done:
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
+                                       double budget_epsilon, double budget_delta,
+                                       dpbo_privacy_ledger *after, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  /* A copy of the run file takes the change and replaces it (h5io.h): a
+   * crash at any moment leaves either the old ledger or the new one, in a
+   * whole file. */
+  DPBO_TRY(dpbo_h5io_modify(path, &out, err));
+  DPBO_TRY(ledger_load(out.id, after, err));
+  dpbo_privacy_ledger_add(after, epsilon, delta);
+  if (budget_epsilon > 0 && !dpbo_privacy_ledger_within(after, budget_epsilon, budget_delta))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: this release (epsilon = %.6g, delta = %.6g) would bring the run's spend to "
+               "epsilon = %.6g, delta = %.6g over %lld releases (basic composition), past its "
+               "privacy.budget = %.6g %.6g: refused, nothing released",
+               path, epsilon, delta, after->epsilon_sum, after->delta_sum, (long long)after->draws,
+               budget_epsilon, budget_delta);
+  DPBO_TRY(ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
+  for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
+    DPBO_TRY(ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
+                          (const char *)after + ledger_sums[i].offset, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}

@@ -1,0 +1,92 @@
+/* The HDF5 run file (DESIGN.md section 6), written collectively with
+ * parallel HDF5 and atomically through h5io.h's path: every rank writes into
+ * an exclusive temporary file ".<name>.tmp.<random>", rank 0 syncs it and
+ * renames it to <path>, and on any failure the temporary file is removed,
+ * so a file at <path> is always whole. Mode 0600 whatever the umask. Later
+ * changes (the ledger, dpbo utility's report) replace it the same way.
+ *
+ * Layout:
+ *   /            attributes: dpbo_version, config_file, config.<section>.<key>
+ *                (every key as written), seed, ranks, complete, outcome,
+ *                sensitive (the trace depends on the validation data)
+ *   /space       attributes kind, size, names, lower, upper, scale, levels
+ *   /trace       index, lambda (T x d), unit (T x d), gain, mean, std, beta,
+ *                ucb, eval_seconds, step_seconds, worker, alive (Algorithm 2 pruning),
+ *                state (0 done, 1 failed, 2 pending), attempts; attribute
+ *                failures: one "t<TAB>reason" line per failed evaluation
+ *   /posterior   unit (N x d), mean, std after the last step (units of v),
+ *                each rank writing its block; only when enabled
+ *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds,
+ *                steps, finished, failures, resumed_steps, workers,
+ *                busy_seconds, worker_utilization; the UCB state: ucb_mode
+ *                (incremental | recompute | recompute on R of P ranks),
+ *                ucb_state_bytes_max_rank, ucb_state_bytes_total,
+ *                ucb_incremental_bytes_max_rank (what incremental would hold),
+ *                ucb_memory_limit_bytes (smallest per-rank limit, 0 = none),
+ *                ucb_recompute_ranks; peak_rss_bytes_max_rank and
+ *                peak_rss_bytes_total (getrusage at the end of the loop)
+ *
+ * During a run the same file, without /posterior and with complete = 0, is
+ * the checkpoint (dpbo_output_write_checkpoint). */
+#ifndef DPBO_OUTPUT_H
+#define DPBO_OUTPUT_H
+
+#include <mpi.h>
+
+#include "run/config.h"
+#include "run/driver.h"
+#include "dpbo/error.h"
+#include "dpbo/privacy.h"
+
+/* Whether /posterior is written for a space of n points under this config
+ * (auto: n <= 1e6). */
+int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n);
+
+dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_config *config,
+                                  const dpbo_run *run, dpbo_error *err);
+
+/* The checkpoint: the run file without /posterior, written by one rank
+ * (rank 0 holds the whole trace) through a temporary file and a rename, so a
+ * crash at any moment leaves the previous checkpoint whole. */
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
+                                         int nranks, dpbo_error *err);
+
+/* Reads a run file back for `dpbo run --resume` (serial): the stored
+ * settings (as dpbo_output_read_trace), whether it is complete, and every
+ * trace step with its state, attempts and failure reason (malloc'd). */
+dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+                                        dpbo_trace_step **steps, int *count, dpbo_error *err);
+
+/* Prints a run file's summary (and its trace when `trace` is set) to stdout;
+ * serial, for `dpbo info`. */
+dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err);
+
+/* The run's β_t (/trace/beta, steps values into beta) and the δ it was
+ * computed with (/trace attribute delta). */
+dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, double *delta,
+                                  dpbo_error *err);
+
+/* What `dpbo release` needs from a finished run file (serial, one rank):
+ * the stored settings as "section.key=value" lines joined by '\n'
+ * (malloc'd), whether the run completed, and the trace's candidate indices
+ * and gains (malloc'd, *steps long). */
+dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
+                                   int64_t **index, double **gain, dpbo_error *err);
+
+/* The run file's privacy ledger, attributes of /: releases_drawn,
+ * release_epsilon_spent and release_delta_spent (basic composition),
+ * release_epsilon_squared_sum and release_epsilon_tanh_sum (what advanced
+ * composition needs; NaN in a ledger an older dpbo began). */
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);
+
+/* Adds one release of (ε, δ) to the ledger through the atomic path of
+ * h5io.h (a crash leaves the old ledger or the new one, in a whole file) and
+ * returns the ledger after it. With budget_epsilon > 0, a release that would
+ * bring the basic-composition totals past (budget_epsilon, budget_delta) is
+ * refused (DPBO_ERR_CONFIG, the file unchanged). Call it BEFORE the release
+ * files are written: a crash in between over-counts, never under-counts. */
+dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
+                                       double budget_epsilon, double budget_delta,
+                                       dpbo_privacy_ledger *after, dpbo_error *err);
+
+#endif

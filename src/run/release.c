@@ -1,0 +1,618 @@
+#include "run/release.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/comm.h"
+#include "base/h5io.h"
+#include "base/log.h"
+#include "dpbo/ucb.h"
+#include "dpbo/version.h"
+#include "core/mechanism_private.h"
+#include "run/release_private.h"
+
+/* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
+ * "lambda" dimension, and the validation loss's L and g*. */
+static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_space *space,
+                                       dpbo_privacy_inputs *in, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->objective != DPBO_OBJECTIVE_LOGREG)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 3 needs objective.kind = logreg (its Lipschitz and "
+               "convexity assumptions are what the guarantee rests on)", config->path);
+  if (dpbo_space_dims(space) != 1 || strcmp(dpbo_space_dim(space, 0)->name, "lambda") != 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: privacy.algorithm = 3 needs exactly one dimension, dim.lambda",
+               config->path);
+  /* L/(m λ_min) bounds one record's change only for a margin loss g(w, x, y)
+   * = φ(y wᵀx) with φ L-Lipschitz (|φ(z) − φ(z')| ≤ 2L‖w‖) and a training
+   * loss with ‖w_λ‖ ≤ 1/(2λ), which the logistic loss has
+   * (docs/privacy-proofs.md): both shipped validation losses are such φ. */
+  if (config->logreg.loss != DPBO_LOGREG_LOSS_SIGMOID &&
+      config->logreg.loss != DPBO_LOGREG_LOSS_RAMP)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = 3: Theorem 6's bound is shown only for the margin losses "
+               "sigmoid and ramp (g = phi(y w'x), phi Lipschitz) on the logistic training loss",
+               config->path);
+  const dpbo_dim *dim = dpbo_space_dim(space, 0);
+  in->lambda_min = dim->lo;
+  in->lambda_max = dim->hi;
+  in->validation_size = config->logreg.validation_rows;
+  in->solver_tolerance = config->logreg.tolerance;
+  dpbo_logreg_loss_constants(config->logreg.loss, &in->lipschitz, &in->gstar);
+done:
+  return status;
+}
+
+dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
+                                dpbo_privacy_budget *budget, dpbo_error *err) {
+  return dpbo_privacy_budget_split(config->algorithm, config->bounds, epsilon,
+                                   config->privacy_delta, config->privacy_split, budget, err);
+}
+
+dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *space,
+                                dpbo_privacy_inputs *in, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(in, 0, sizeof *in);
+  in->algorithm = config->algorithm;
+  in->bounds = config->bounds;
+  in->T = config->iterations;
+  in->k1 = config->k1;
+  in->signal_std = config->prior.signal_std;
+  in->noise_std = config->prior.noise_std;
+  /* The total (ε, δ) is split between λ̃ and the value; basic composition
+   * adds the two back up. */
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  in->delta_lambda = budget.delta_lambda;
+  in->delta_value = budget.delta_value;
+  in->delta_beta = budget.delta_beta;
+  in->alg2_A = config->alg2_A;
+  in->alg2_tau = config->alg2_tau;
+  if (config->algorithm == DPBO_ALGORITHM_3) DPBO_TRY(release_alg3_inputs(config, space, in, err));
+done:
+  return status;
+}
+
+/* The key of a "section.key=value" override, into key. */
+static void release_override_key(const char *override, char *key, size_t size) {
+  size_t len = strcspn(override, "=");
+  while (len > 0 && (override[len - 1] == ' ' || override[len - 1] == '\t'))
+    len--;
+  if (len >= size) len = size - 1;
+  memcpy(key, override, len);
+  key[len] = '\0';
+}
+
+static int release_key_in(const char *key, const char *const *keys) {
+  for (; *keys; keys++)
+    if (strcmp(key, *keys) == 0) return 1;
+  return 0;
+}
+
+dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
+                                         const char *const *overrides, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_algorithm stored_algorithm = stored->algorithm;
+  static const char *const redraw[] = {"privacy.epsilon",     "privacy.noise",
+                                       "privacy.noise_seed",  "privacy.failures_public",
+                                       "ucb.memory_limit_mb", NULL};
+  static const char *const accounting[] = {"privacy.algorithm", "privacy.delta", "privacy.split",
+                                           "privacy.bounds", NULL};
+  static const char *const assumptions[] = {"privacy.k1", "privacy.A", "privacy.tau",
+                                            "privacy.prior_source", NULL};
+  for (int i = 0; i < count; i++) {
+    char key[160];
+    release_override_key(overrides[i], key, sizeof key);
+    if (release_key_in(key, redraw)) continue;
+    if (release_key_in(key, accounting)) {
+      /* Held to the run's β by dpbo_release_check_beta. bounds alone can
+       * match a GP run's β in one way only (δ_β differs between the two),
+       * which lets a run file written before bounds existed be redrawn
+       * with bounds = paper. */
+      if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
+      if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
+      if (stored_algorithm == DPBO_ALGORITHM_3)
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "--set %s: %s fixes the sensitivity of the run's release (Algorithm 3), and a "
+                   "choice made after the data is seen could tune the noise to the data; a redraw "
+                   "may change privacy.epsilon and the noise source (privacy.noise, "
+                   "privacy.noise_seed) only",
+                   overrides[i], key);
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: the run's beta_t came from delta = %g (privacy.algorithm = %d, delta "
+                 "= %g, split = %g, bounds = %s), and %s fixes it: the released value's "
+                 "sensitivity (Theorem 3, Theorem 5) holds only for the beta_t the run used, and "
+                 "the split of delta may not be chosen after the data is seen; a redraw may "
+                 "change privacy.epsilon and the noise source (privacy.noise, privacy.noise_seed) "
+                 "only",
+                 overrides[i], stored->delta, (int)stored_algorithm, stored->privacy_delta,
+                 stored->privacy_split, dpbo_bounds_name(stored->bounds), key);
+    }
+    if (release_key_in(key, assumptions) || strncmp(key, "gp.", 3) == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: %s is an assumption of the guarantee (the GP prior and kernel, k1 of "
+                 "Assumption 1, Algorithm 2's A and tau) and must be fixed before the validation "
+                 "data is seen: a value chosen after the run could be tuned to the data",
+                 overrides[i], key);
+    if (strcmp(key, "ucb.delta") == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: ucb.delta is the delta of the run's beta_t, which the run has already "
+                 "used; it cannot change after the run",
+                 overrides[i]);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "--set %s: %s cannot change after the run: a redraw may change privacy.epsilon and "
+               "the noise source (privacy.noise, privacy.noise_seed) only",
+               overrides[i], key);
+  }
+done:
+  return status;
+}
+
+/* Whether beta[0..steps) is β_t = dpbo_privacy_beta(n, t, delta) at every
+ * step (*bad: the first step that is not, 1-based). */
+static int release_beta_matches(int64_t n, int steps, const double *beta, double delta, int *bad) {
+  for (int t = 1; t <= steps; t++) {
+    const double want = dpbo_privacy_beta(n, t, delta);
+    /* The same function computed both: equal up to the last bits. */
+    if (!(fabs(want - beta[t - 1]) <= 1e-12 * fabs(want))) {
+      *bad = t;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
+                                    const double *beta, double stored_delta, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2) goto done;
+  dpbo_privacy_budget budget, other;
+  int t = 0, other_t = 0;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  if (release_beta_matches(n, steps, beta, budget.delta_beta, &t)) goto done;
+  /* A run file written before [privacy] bounds existed is a paper run. */
+  const dpbo_bounds alt = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+  DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, alt, config->privacy_epsilon,
+                                     config->privacy_delta, config->privacy_split, &other, err));
+  char hint[160] = "";
+  if (release_beta_matches(n, steps, beta, other.delta_beta, &other_t))
+    snprintf(hint, sizeof hint, " (the run's beta_t is the one of bounds = %s: --set privacy.bounds=%s)",
+             dpbo_bounds_name(alt), dpbo_bounds_name(alt));
+  DPBO_RAISE(DPBO_ERR_CONFIG,
+             "the run's beta_t came from delta = %.6g (N = %lld; /trace/beta at t = %d is %.10g), "
+             "but this release (privacy.algorithm = %d, bounds = %s, privacy.delta = %g, split = "
+             "%g) needs beta_t from delta = %.6g (%.10g at t = %d): the released value's "
+             "sensitivity holds only for the beta_t the run used, so nothing is released%s",
+             stored_delta, (long long)n, t, beta[t - 1], (int)config->algorithm,
+             dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split,
+             budget.delta_beta, dpbo_privacy_beta(n, t, budget.delta_beta), t, hint);
+done:
+  return status;
+}
+
+/* The best observed value each algorithm releases: max_t v_t (Algorithm 1,
+ * Algorithm 3's f^BO) or max_{2 <= t <= T} f(λ_t) (Algorithm 2). */
+double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) {
+  int first = config->algorithm == DPBO_ALGORITHM_2 ? 1 : 0;
+  double best = -INFINITY;
+  for (int t = first; t < run->steps; t++) best = fmax(best, run->trace[t].gain);
+  return best;
+}
+
+static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
+  const dpbo_privacy_inputs *in = &r->inputs;
+  const char *bounds = r->bounds == DPBO_BOUNDS_PAPER
+                           ? " Sensitivities: the paper's literal formulas (bounds = paper), whose "
+                             "proofs have known gaps, so the stated delta may not hold"
+                           : " Sensitivities: dpbo's corrected bounds (bounds = corrected)";
+  switch (r->algorithm) {
+  case DPBO_ALGORITHM_1:
+  case DPBO_ALGORITHM_2:
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "lambda_tilde is (%.6g, %.6g)-DP and the released %s is (%.6g, %.6g)-DP for the "
+             "validation set (together (%.6g, %.6g)-DP by basic composition), assuming "
+             "(Assumption 1 of Kusner et al. 2015) that the validation gains of all validation "
+             "sets form a multi-task GP with k1(V,V') = %.6g and the stated prior (m0 = %.6g, "
+             "s = %.6g, sigma = %.6g, %s kernel, fixed before the validation data was seen)%s.%s.",
+             r->epsilon_lambda, r->delta_lambda,
+             r->algorithm == DPBO_ALGORITHM_1 ? "v_tilde" : "f_tilde", r->epsilon_value,
+             r->delta_value, r->epsilon_total, r->delta_total, in->k1, config->prior.mean,
+             in->signal_std, in->noise_std, dpbo_kernel_kind_name(config->kernel.kind),
+             r->algorithm == DPBO_ALGORITHM_2
+                 ? ", noise-free observations and the regret bound of de Freitas, Smola and Zoghi "
+                   "(2012) with the given A and tau"
+                 : "",
+             bounds);
+    break;
+  case DPBO_ALGORITHM_3:
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "f_tilde_L is %.6g-DP (pure, delta = 0) for the validation set of %lld records, "
+             "assuming (Assumption 2 of Kusner et al. 2015) a public training set, "
+             "L2-regularized logistic regression (a 1-Lipschitz convex loss) on inputs of norm "
+             "<= 1, lambda in [%.6g, %.6g], and a validation loss that is %.6g-Lipschitz and "
+             "bounded by %.6g.%s.",
+             r->epsilon_value, (long long)in->validation_size, in->lambda_min, in->lambda_max,
+             in->lipschitz, in->gstar, bounds);
+    break;
+  case DPBO_ALGORITHM_NONE:
+    break;
+  }
+}
+
+dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                              dpbo_noise *noise, dpbo_release *out, dpbo_error *err) {
+  return dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err);
+}
+
+dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
+                                      const dpbo_run *run, dpbo_noise *noise,
+                                      double sensitivity_factor, double noise_scale_factor,
+                                      dpbo_release *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  double *scores = NULL;
+  int rank;
+  memset(out, 0, sizeof *out);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  out->algorithm = config->algorithm;
+  out->n = dpbo_space_size(run->space);
+  out->T = run->steps;
+  out->d = dpbo_space_dims(run->space);
+  for (int i = 0; i < out->d; i++)
+    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
+  if (config->algorithm == DPBO_ALGORITHM_NONE)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
+               config->path);
+  if (run->steps != config->iterations || run->outcome != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "the run did not complete its %d iterations (%d done): the theorems need all T "
+               "steps, so nothing is released", config->iterations, run->steps);
+  /* Which evaluations failed is itself an output of the run. SVM and
+   * logistic-regression training fail before the validation set is read,
+   * so their failures depend on λ and the public training data only; a
+   * command's failure (exit code, timeout) may depend on the validation
+   * records, so the user must vouch for it. A failed step counts in T (the
+   * bounds grow with T) but adds no observation. */
+  int failures = 0;
+  for (int t = 0; t < run->steps; t++) failures += run->trace[t].state == DPBO_STEP_FAILED;
+  if (failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%d of the %d evaluations failed, and a command's failures may depend on the "
+               "validation data, which would make the release leak it: nothing is released. If "
+               "the failures cannot depend on the validation set (e.g. a crash before it is "
+               "read), set [privacy] failures_public = yes", failures, run->steps);
+  if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
+    DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
+
+  DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
+  out->inputs.memory_limit = run->memory_limit; /* γ_T's UCB state obeys the run's limit */
+  const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
+                                      &out->sens, err));
+  if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 &&
+        isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
+               sensitivity_factor, noise_scale_factor);
+  if (sensitivity_factor != 1.0) { /* audit only (release_private.h) */
+    out->sens.lambda_sensitivity *= sensitivity_factor;
+    out->sens.value_sensitivity *= sensitivity_factor;
+  }
+  dpbo_privacy_budget budget;
+  DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
+  out->bounds = config->bounds;
+  out->epsilon_lambda = budget.epsilon_lambda;
+  out->epsilon_value = budget.epsilon_value;
+  out->delta_lambda = budget.delta_lambda;
+  out->delta_value = budget.delta_value;
+  out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  out->has_value = 1;
+  out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
+  dpbo_noise_describe(noise, out->source, sizeof out->source);
+
+  if (out->has_lambda) {
+    /* λ̃ ~ exp(ε μ_T(λ) / (2 Δ_λ)) over Λ, μ_T in units of v. */
+    out->selection = config->selection;
+    const double m0 = config->prior.mean, s = config->prior.signal_std;
+    const double *mu = dpbo_ucb_mean(run->ucb);
+    DPBO_ALLOC(scores, count, "release scores");
+    for (int64_t i = 0; i < count; i++) scores[i] = m0 + s * mu[i];
+    DPBO_TRY(dpbo__mech_select_scaled(comm, 0, noise, config->selection, scores, begin, count,
+                                      out->n, out->sens.lambda_sensitivity, out->epsilon_lambda,
+                                      noise_scale_factor, &out->select, err));
+    double u[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
+    dpbo_space_to_values(run->space, u, out->lambda);
+  }
+
+  /* The value: drawn on rank 0, shared with every rank. */
+  if (rank == 0) {
+    double best = dpbo__release_best_value(config, run);
+    double lo = config->clamp_value ? config->value_lo : 0.0;
+    double hi = config->clamp_value ? config->value_hi : 0.0;
+    local = dpbo__mech_laplace_scaled(noise, best, out->sens.value_sensitivity, out->epsilon_value,
+                                      lo, hi, noise_scale_factor, &out->value, err);
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm));
+
+  /* What was actually spent (≤ requested after the samplers' outward
+   * rounding), composed. */
+  double eps_l = out->has_lambda ? out->select.epsilon_spent : 0.0;
+  out->epsilon_total = dpbo_privacy_round_up(eps_l + out->value.epsilon_spent);
+  out->delta_total = dpbo_privacy_round_up(out->delta_lambda * out->has_lambda + out->delta_value);
+  release_guarantee(out, config);
+  DPBO_TRY(dpbo_noise_check(noise, err));
+done:
+  free(scores);
+  return status;
+}
+
+/* What the ledger's numbers mean, in both release files. */
+static const char release_ledger_note[] =
+    "The run's cumulative spend after this release, over every release drawn from the run file "
+    "(draws): basic composition (sums of epsilon and delta) and advanced composition (Kairouz, "
+    "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
+    "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
+    "caps the basic totals, which stay valid for redraws chosen adaptively. A copy of the run "
+    "file has a ledger of its own: releases drawn from copies are not counted here.";
+
+void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
+                             const dpbo_privacy_ledger *ledger) {
+  release->ledger = *ledger;
+  release->ledger_delta_slack = config->privacy_delta;
+  dpbo_privacy_ledger_advanced(ledger, release->ledger_delta_slack,
+                               &release->ledger_epsilon_advanced, &release->ledger_delta_advanced);
+  release->budget_epsilon = config->budget_epsilon > 0 ? config->budget_epsilon : NAN;
+  release->budget_delta = config->budget_epsilon > 0 ? config->budget_delta : NAN;
+}
+
+void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size) {
+  snprintf(h5_path, size, "%s/%s.release.h5", config->output_dir, config->output_name);
+  snprintf(json_path, size, "%s/%s.release.json", config->output_dir, config->output_name);
+}
+
+/* ---------------------------------------------------------------------------
+ * Writing. */
+
+static void json_string(FILE *f, const char *text) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* Doubles in JSON: shortest round-trip form; JSON has no NaN/inf. */
+static void json_number(FILE *f, double x) {
+  if (isfinite(x))
+    fprintf(f, "%.17g", x);
+  else
+    fputs("null", f);
+}
+
+/* The release's numbers by name, in groups: one table for the JSON file and
+ * the HDF5 attributes. The lambda group is written only with a λ̃; the
+ * terms behind the sensitivities and the value's noise form the JSON
+ * "terms" object and are top-level attributes of the HDF5 file. */
+typedef enum {
+  RELEASE_LAMBDA,
+  RELEASE_VALUE,
+  RELEASE_TOTAL,
+  RELEASE_TERM,
+  RELEASE_LEDGER
+} release_group;
+
+typedef struct release_number {
+  release_group group;
+  const char *name;
+  double value;
+} release_number;
+
+enum { RELEASE_NUMBERS = 31 };
+
+static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
+  const dpbo_sensitivity *s = &r->sens;
+  const release_number all[] = {{RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
+                                {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
+                                {RELEASE_LAMBDA, "sensitivity_lambda", s->lambda_sensitivity},
+                                {RELEASE_VALUE, "epsilon_value", r->epsilon_value},
+                                {RELEASE_VALUE, "delta_value", r->delta_value},
+                                {RELEASE_VALUE, "sensitivity_value", s->value_sensitivity},
+                                {RELEASE_TOTAL, "epsilon_total", r->epsilon_total},
+                                {RELEASE_TOTAL, "delta_total", r->delta_total},
+                                {RELEASE_TERM, "beta_T", s->beta_T},
+                                {RELEASE_TERM, "beta_T_plus_1", s->beta_T1},
+                                {RELEASE_TERM, "c_lambda", s->c_lambda},
+                                {RELEASE_TERM, "c_value", s->c_value},
+                                {RELEASE_TERM, "q", s->q},
+                                {RELEASE_TERM, "C1", s->C1},
+                                {RELEASE_TERM, "gamma_greedy", s->gamma_greedy},
+                                {RELEASE_TERM, "gamma_T", s->gamma_T},
+                                {RELEASE_TERM, "regret_term", s->regret_term},
+                                {RELEASE_TERM, "tolerance_term", s->tolerance_term},
+                                {RELEASE_TERM, "delta_beta", s->delta_beta},
+                                {RELEASE_TERM, "k1", s->k1},
+                                {RELEASE_TERM, "signal_std", s->signal_std},
+                                {RELEASE_TERM, "laplace_granularity", r->value.granularity},
+                                {RELEASE_TERM, "laplace_scale", r->value.scale},
+                                {RELEASE_LEDGER, "draws", (double)r->ledger.draws},
+                                {RELEASE_LEDGER, "epsilon_basic", r->ledger.epsilon_sum},
+                                {RELEASE_LEDGER, "delta_basic", r->ledger.delta_sum},
+                                {RELEASE_LEDGER, "epsilon_advanced", r->ledger_epsilon_advanced},
+                                {RELEASE_LEDGER, "delta_advanced", r->ledger_delta_advanced},
+                                {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
+                                {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
+                                {RELEASE_LEDGER, "budget_delta", r->budget_delta}};
+  _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
+  memcpy(numbers, all, sizeof all);
+}
+
+/* "name":number for each number of the group, in table order, each after a
+ * comma except the first when it opens an object. */
+static void json_group(FILE *f, const release_number *numbers, release_group group, int opens) {
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++) {
+    if (numbers[i].group != group) continue;
+    if (!opens) fputc(',', f);
+    opens = 0;
+    json_string(f, numbers[i].name);
+    fputc(':', f);
+    json_number(f, numbers[i].value);
+  }
+}
+
+static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char tmp[DPBO_PATH_MAX + 64] = "";
+  FILE *f = NULL;
+  int fd = -1;
+  /* The atomic path of h5io.h: an exclusive, unpredictable temporary name,
+   * then a checked rename (a planted link can neither take the write nor be
+   * published). Release files follow the umask. */
+  DPBO_TRY(dpbo_h5io_temp_open(path, 1, tmp, sizeof tmp, &fd, err));
+  f = fdopen(fd, "w");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fd = -1; /* f owns it */
+  release_number numbers[RELEASE_NUMBERS];
+  release_numbers(r, numbers);
+  fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
+  json_string(f, dpbo_algorithm_name(r->algorithm));
+  fputs(",\"bounds\":", f);
+  json_string(f, dpbo_bounds_name(r->bounds));
+  if (r->has_lambda) {
+    fputs(",\"lambda\":{", f);
+    for (int i = 0; i < r->d; i++) {
+      if (i) fputc(',', f);
+      json_string(f, r->names[i]);
+      fputc(':', f);
+      json_number(f, r->lambda[i]);
+    }
+    fputs("},\"lambda_mechanism\":", f);
+    json_string(f, dpbo_select_kind_name(r->selection));
+    json_group(f, numbers, RELEASE_LAMBDA, 0);
+  }
+  fputs(",\"value\":", f);
+  json_number(f, r->value.value);
+  fputs(",\"value_mechanism\":\"laplace\"", f);
+  json_group(f, numbers, RELEASE_VALUE, 0);
+  json_group(f, numbers, RELEASE_TOTAL, 0);
+  fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
+  fputs(",\"terms\":{", f);
+  json_group(f, numbers, RELEASE_TERM, 1);
+  fputs("},\"ledger\":{", f);
+  json_group(f, numbers, RELEASE_LEDGER, 1);
+  fputs(",\"note\":", f);
+  json_string(f, release_ledger_note);
+  fputs("},\"randomness\":", f);
+  json_string(f, r->source);
+  fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":", r->reproducible ? "true" : "false");
+  json_string(f, r->guarantee);
+  fputs("}\n", f);
+  if (fflush(f) != 0 || ferror(f))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
+  tmp[0] = '\0'; /* published */
+  int closed = fclose(f);
+  f = NULL;
+  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
+done:
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  if (status != DPBO_OK && tmp[0]) unlink(tmp);
+  return status;
+}
+
+static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  /* One rank writes alone: the release is a handful of numbers. Published,
+   * so its mode follows the umask. */
+  DPBO_TRY(dpbo_h5io_create_public(MPI_COMM_SELF, path, &out, err));
+  hid_t file = out.id;
+  release_number numbers[RELEASE_NUMBERS];
+  release_numbers(r, numbers);
+  int64_t n = r->n, T = r->T;
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "bounds", dpbo_bounds_name(r->bounds), err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
+                                 r->reproducible ? "reproducible, not for publication (seeded noise)"
+                                                 : "drawn from the operating system CSPRNG",
+                                 err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &n, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &T, 1, err));
+  if (r->has_lambda) {
+    char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
+    for (int i = 0; i < r->d; i++) {
+      if (i) strcat(names, ",");
+      strcat(names, r->names[i]);
+    }
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
+  }
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++)
+    if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) && numbers[i].group != RELEASE_LEDGER)
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
+  /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
+   * (the release file holds attributes only). */
+  for (size_t i = 0; i < RELEASE_NUMBERS; i++)
+    if (numbers[i].group == RELEASE_LEDGER) {
+      char name[64];
+      snprintf(name, sizeof name, "ledger_%s", numbers[i].name);
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
+    }
+  DPBO_TRY(dpbo_h5io_attr_string(file, "ledger_note", release_ledger_note, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
+                               const char *json_path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(write_h5(release, h5_path, err));
+  DPBO_TRY(write_json(release, json_path, err));
+done:
+  return status;
+}
+
+void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
+  char lambda[512] = "";
+  size_t used = 0;
+  for (int i = 0; i < r->d && r->has_lambda; i++)
+    used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                             r->names[i], r->lambda[i]);
+  dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:", dpbo_algorithm_name(r->algorithm),
+                r->epsilon_total, r->delta_total,
+                r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
+  if (r->has_lambda)
+    dpbo_log_info("  lambda~ = (%s)   [%s, epsilon %.4g, sensitivity %.4g]", lambda,
+                  dpbo_select_kind_name(r->selection), r->epsilon_lambda, r->sens.lambda_sensitivity);
+  dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
+                r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
+                r->value.clamped ? ", clamped" : "");
+  if (run && run->best_step >= 0) {
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    used = 0;
+    lambda[0] = '\0';
+    for (int i = 0; i < r->d; i++)
+      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                               r->names[i], b->value[i]);
+    dpbo_log_info("  non-private best (NOT for publication): value %.6g at (%s)", b->gain, lambda);
+  }
+}

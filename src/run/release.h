@@ -1,0 +1,101 @@
+/* The private release after a run (paper Algorithms 1, 2, 3; DESIGN.md
+ * sections 2, 3, 6): λ̃ by the exponential mechanism (or permute-and-flip)
+ * over μ_T on Λ, and the best value by the Laplace mechanism, with every
+ * sensitivity term, the budget and the randomness source recorded.
+ *
+ * The release file holds only DP outputs and public settings, never a trace
+ * value: <dir>/<name>.release.h5 and a one-line <dir>/<name>.release.json,
+ * both written atomically. */
+#ifndef DPBO_RELEASE_H
+#define DPBO_RELEASE_H
+
+#include <mpi.h>
+
+#include "run/config.h"
+#include "run/driver.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
+
+typedef struct dpbo_release {
+  dpbo_algorithm algorithm;
+  dpbo_bounds bounds; /* which proofs the sensitivities follow ([privacy] bounds) */
+  dpbo_privacy_inputs inputs;
+  dpbo_sensitivity sens;
+  int64_t n;
+  int T, d;
+  char names[DPBO_MAX_DIM][DPBO_NAME_MAX];
+  int has_lambda;
+  double lambda[DPBO_MAX_DIM];
+  dpbo_select_kind selection;
+  dpbo_select_release select;
+  int has_value;
+  dpbo_laplace_release value;
+  double epsilon_lambda, delta_lambda, epsilon_value, delta_value;
+  double epsilon_total, delta_total; /* basic composition, rounded outward */
+  int reproducible;                  /* seeded noise: not for publication */
+  char source[256];
+  char guarantee[1024];
+  /* The run's ledger after this draw (dpbo_release_set_ledger). */
+  dpbo_privacy_ledger ledger;
+  double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
+  double budget_epsilon, budget_delta; /* NaN: the run has no budget */
+} dpbo_release;
+
+/* The config's total budget split (dpbo_privacy_budget_split) at total
+ * epsilon (the config's own, or one of dpbo utility's list). */
+dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
+                                dpbo_privacy_budget *budget, dpbo_error *err);
+
+/* Which `--set` settings a redraw from a finished run may change (`dpbo
+ * release`): privacy.epsilon, the noise source (privacy.noise,
+ * privacy.noise_seed), privacy.failures_public (a statement about the
+ * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
+ * posterior is rebuilt, never what it is). A run made without a private
+ * release (stored: the run's settings, algorithm none) may also choose privacy.algorithm,
+ * privacy.delta, privacy.split and privacy.bounds, which
+ * dpbo_release_check_beta then holds to the run's β_t; a run of Algorithm
+ * 1 or 2 may name privacy.bounds (only the bounds its β_t was drawn for
+ * pass that check; run files written before bounds existed are paper
+ * runs). Everything else is
+ * fixed before the validation data is seen (the GP prior and kernel, k1, A,
+ * τ, ...) or fixed the run's β_t (δ, split, bounds, algorithm), and is
+ * refused with the reason. */
+dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
+                                         const char *const *overrides, dpbo_error *err);
+
+/* Theorem 3's regret bound (and Theorem 5's) holds only for the β_t the run
+ * used: recomputes β_t = dpbo_privacy_beta(N, t, δ_β) for t = 1..steps with
+ * the release's δ_β and refuses, naming both δ, when any differs from the
+ * run's /trace/beta (stored_delta: the run's /trace delta). Algorithm 3 does
+ * not rest on β and passes. */
+dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
+                                    const double *beta, double stored_delta, dpbo_error *err);
+
+/* Records in the release the run's cumulative spend after it: the ledger
+ * (basic composition), advanced composition with slack δ' = the run's
+ * privacy.delta, and the run's privacy.budget (both stated in the files). */
+void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
+                             const dpbo_privacy_ledger *ledger);
+
+/* The inputs of the sensitivities from a config and a run (public settings
+ * only; m for Algorithm 3 is the validation size, itself public). */
+dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *space,
+                                dpbo_privacy_inputs *in, dpbo_error *err);
+
+/* Draws a release from a finished run (collective). noise must be set up on
+ * every rank (OS source, or seeded with stream = rank). */
+dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                              dpbo_noise *noise, dpbo_release *out, dpbo_error *err);
+
+/* Writes the release file pair; call on one rank. */
+dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
+                               const char *json_path, dpbo_error *err);
+
+/* <output_dir>/<output_name>.release.h5 / .json */
+void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size);
+
+/* Logs the release next to the non-private best (rank 0 prints). */
+void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);
+
+#endif
