@@ -103,12 +103,14 @@ static const char *fmt_n(int64_t n, char *buf, size_t size) {
 }
 
 /* Table rules: '-' for blanks of the header, '+' under its '|'. */
-#define RULE_STEPS "------ --- ---- ---- | --------- --------- ------------- | -------- --------- --------------"
+#define RULE_STEPS                                                                                 \
+  "------ --- ---- ---- | --------- --------- ------------- | -------- --------- --------------"
 #define RULE_LOOPS "---------------------------- | --------- --------- ------------ | ------------"
 static const char *rule(const char *pattern) {
   static char buf[256];
   size_t i = 0;
-  for (; pattern[i] && i + 1 < sizeof buf; i++) buf[i] = pattern[i] == '|' ? '+' : '-';
+  for (; pattern[i] && i + 1 < sizeof buf; i++)
+    buf[i] = pattern[i] == '|' ? '+' : '-';
   buf[i] = '\0';
   return buf;
 }
@@ -137,8 +139,10 @@ static int parse_int64_list(const char *text, int64_t *out, int max) {
     double v = strtod(p, &end);
     if (end == p || errno || !(v >= 1) || v > 9e15 || v != floor(v) || count == max) return -1;
     out[count++] = (int64_t)v;
-    if (*end == ',') end++;
-    else if (*end) return -1;
+    if (*end == ',')
+      end++;
+    else if (*end)
+      return -1;
     p = end;
   }
   return count;
@@ -188,7 +192,9 @@ static int parse_options(int argc, char **argv, bench_options *o, int rank) {
   o->triad_mib = 256;
   o->triad_reps = 10;
   const char *env = getenv("DPBO_PYTHON");
-  o->python = env && *env ? env : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+  o->python = env && *env                             ? env
+              : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3"
+                                                      : "python3";
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -276,8 +282,8 @@ done:
 
 /* Evaluates the objective at candidate `index` on rank 0 and broadcasts the
  * gain, as the driver does with a worker's result; every rank gets u. */
-static dpbo_status problem_observe(MPI_Comm comm, const dpbo_space *space, int64_t index,
-                                   double *u, double *gain, dpbo_error *err) {
+static dpbo_status problem_observe(MPI_Comm comm, const dpbo_space *space, int64_t index, double *u,
+                                   double *gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -334,7 +340,8 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
   if (MPI_Allreduce(local, step_s, 2 * steps, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS ||
       MPI_Allreduce(local, select_min, 2 * steps, MPI_DOUBLE, MPI_MIN, comm) != MPI_SUCCESS)
     DPBO_RAISE(DPBO_ERR_MPI, "reduction of the step times failed");
-  for (int t = 0; t < steps; t++) step_s[2 * t + 1] = select_min[2 * t + 1];
+  for (int t = 0; t < steps; t++)
+    step_s[2 * t + 1] = select_min[2 * t + 1];
 done:
   dpbo_ucb_destroy(ucb);
   dpbo_gp_destroy(gp);
@@ -365,7 +372,8 @@ static dpbo_status triad_bandwidth(MPI_Comm comm, size_t n, int reps, double *by
     const double s = 0.5 + 0.125 * (r & 3);
     MPI_Barrier(comm);
     double start = MPI_Wtime();
-    for (size_t i = 0; i < n; i++) a[i] = b[i] + s * c[i];
+    for (size_t i = 0; i < n; i++)
+      a[i] = b[i] + s * c[i];
     double local = MPI_Wtime() - start, slowest;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     if (r > 0 && slowest < best) best = slowest;
@@ -570,7 +578,8 @@ int main(int argc, char **argv) {
   }
 
   int tmax = 0;
-  for (int k = 0; k < o.t_count; k++) tmax = o.t[k] > tmax ? o.t[k] : tmax;
+  for (int k = 0; k < o.t_count; k++)
+    tmax = o.t[k] > tmax ? o.t[k] : tmax;
   int local_ranks = 1;
   {
     MPI_Comm node;
@@ -581,11 +590,10 @@ int main(int argc, char **argv) {
   double avail = (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE), min_avail;
   MPI_Allreduce(&avail, &min_avail, 1, MPI_DOUBLE, MPI_MIN, comm);
   /* Memory this rank needs for N candidates and `cap` observations. */
-#define STATE_BYTES(nn, cap) \
-  ((double)(((nn) + size - 1) / size) * 8.0 * ((double)(cap) + D + 2))
+#define STATE_BYTES(nn, cap) ((double)(((nn) + size - 1) / size) * 8.0 * ((double)(cap) + D + 2))
 #define FITS(nn, cap) (STATE_BYTES(nn, cap) * local_ranks < 0.8 * min_avail)
 
-  DPBO_ALLOC(rows, (size_t)o.n_count * o.t_count, "result rows");  /* >= one per N */
+  DPBO_ALLOC(rows, (size_t)o.n_count * o.t_count, "result rows"); /* >= one per N */
   int row_count = 0;
   char nbuf[32];
 
@@ -641,7 +649,8 @@ int main(int argc, char **argv) {
     int64_t begin, count;
     dpbo_space_block(kernel_n, size, rank, &begin, &count);
     status = problem_create(kernel_n, &space, &kernel, &prior, err);
-    if (status == DPBO_OK) status = kernel_cost(comm, space, &kernel, begin, count, 5, &kernel_ns, err);
+    if (status == DPBO_OK)
+      status = kernel_cost(comm, space, &kernel, begin, count, 5, &kernel_ns, err);
     dpbo_space_destroy(space);
     if (status != DPBO_OK) goto done;
   }
@@ -668,11 +677,12 @@ int main(int argc, char **argv) {
     samples = NULL;
     DPBO_ALLOC(samples, 2 * (size_t)(reps + 1) * tmax, "samples");
     if (rank == 0)
-      fprintf(stderr, "ucb_step: N = %s, %d + 1 loops of %d steps ...\n", fmt_n(n, nbuf, sizeof nbuf),
-              reps, tmax);
+      fprintf(stderr, "ucb_step: N = %s, %d + 1 loops of %d steps ...\n",
+              fmt_n(n, nbuf, sizeof nbuf), reps, tmax);
     for (int r = 0; r <= reps && status == DPBO_OK; r++) {
       status = loop_step_times(comm, space, &kernel, &prior, begin, count, tmax, times, err);
-      for (int t = 0; t < 2 * tmax; t++) samples[(size_t)t * (reps + 1) + r] = times[t];
+      for (int t = 0; t < 2 * tmax; t++)
+        samples[(size_t)t * (reps + 1) + r] = times[t];
     }
     dpbo_space_destroy(space);
     if (status != DPBO_OK) goto done;
@@ -710,8 +720,8 @@ int main(int argc, char **argv) {
            "dpbo_ucb_select part on the rank that waited least\n");
     printf("  bound = (8t + 32) bytes per candidate [rows a_1..a_t-1 read, a_t written, mu and "
            "sigma^2 read+written] / triad bandwidth\n");
-    printf("\n  %6s %3s %4s %4s | %9s %9s %13s | %8s %9s %14s\n", "N", "P", "t", "reps",
-           "ms/step", "select", "ns/(cand*obs)", "MB/rank", "bound ms", "measured/bound");
+    printf("\n  %6s %3s %4s %4s | %9s %9s %13s | %8s %9s %14s\n", "N", "P", "t", "reps", "ms/step",
+           "select", "ns/(cand*obs)", "MB/rank", "bound ms", "measured/bound");
     printf("  %s\n", rule(RULE_STEPS));
     for (int i = 0; i < row_count; i++) {
       const step_row *r = &rows[i];
@@ -730,7 +740,8 @@ int main(int argc, char **argv) {
       printf("Whole GP-UCB loop, T = %d, N = %s (same candidates, function, prior and rule; "
              "objective evaluations included)\n",
              o.compare_T, fmt_n(o.compare_n, nbuf, sizeof nbuf));
-      printf("  %-28s | %9s %9s %12s | %12s\n", "", "setup s", "loop s", "last step s", "best gain");
+      printf("  %-28s | %9s %9s %12s | %12s\n", "", "setup s", "loop s", "last step s",
+             "best gain");
       printf("  %s\n", rule(RULE_LOOPS));
       if (sk.ok) {
         char label[64];
@@ -750,7 +761,8 @@ int main(int argc, char **argv) {
         printf("  %-28s | %9.1fx %8.1fx %11.1fx |\n", "speed-up (sklearn / dpbo)",
                sk.setup_s / dp.setup_s, sk.loop_s / dp.loop_s, sk.last_s / dp.last_s);
         int same = 0;
-        while (same < dp.steps && same < sk.steps && dp.indices[same] == sk.indices[same]) same++;
+        while (same < dp.steps && same < sk.steps && dp.indices[same] == sk.indices[same])
+          same++;
         if (same == dp.steps && sk.steps == dp.steps)
           printf("  same choices: lambda_1..lambda_%d identical in both loops\n", dp.steps);
         else

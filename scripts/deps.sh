@@ -18,9 +18,9 @@ packages=(
 # The test stages: valgrind (memcheck of the demo), clang with its runtime
 # libraries (libclang_rt.fuzzer and the sanitizers of Debian 12's clang 14
 # are in libclang-rt-14-dev) for the libFuzzer targets, strace (kills timed
-# to a write, tests/run_storm.sh).
+# to a write, tests/run_storm.sh), clang-format (the format check).
 if [[ ${1:-} == --tests ]]; then
-  packages+=(valgrind clang libclang-rt-14-dev strace)
+  packages+=(valgrind clang libclang-rt-14-dev clang-format strace)
 elif [[ $# -gt 0 ]]; then
   packages=("$@")
 fi

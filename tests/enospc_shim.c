@@ -57,7 +57,8 @@ static int shim_full(int fd, size_t n, off_t offset) {
 
 static size_t shim_iov_bytes(const struct iovec *iov, int count) {
   size_t n = 0;
-  for (int i = 0; i < count; i++) n += iov[i].iov_len;
+  for (int i = 0; i < count; i++)
+    n += iov[i].iov_len;
   return n;
 }
 
@@ -76,32 +77,32 @@ __attribute__((destructor)) static void shim_report(void) {
 
 ssize_t write(int fd, const void *buf, size_t n) {
   if (shim_full(fd, n, -1)) return -1;
-  return SHIM_NEXT("write", ssize_t (*)(int, const void *, size_t))(fd, buf, n);
+  return SHIM_NEXT("write", ssize_t(*)(int, const void *, size_t))(fd, buf, n);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t offset) {
   if (shim_full(fd, n, offset)) return -1;
-  return SHIM_NEXT("pwrite", ssize_t (*)(int, const void *, size_t, off_t))(fd, buf, n, offset);
+  return SHIM_NEXT("pwrite", ssize_t(*)(int, const void *, size_t, off_t))(fd, buf, n, offset);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t offset) {
   if (shim_full(fd, n, offset)) return -1;
-  return SHIM_NEXT("pwrite64", ssize_t (*)(int, const void *, size_t, off_t))(fd, buf, n, offset);
+  return SHIM_NEXT("pwrite64", ssize_t(*)(int, const void *, size_t, off_t))(fd, buf, n, offset);
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int count) {
   if (shim_full(fd, shim_iov_bytes(iov, count), -1)) return -1;
-  return SHIM_NEXT("writev", ssize_t (*)(int, const struct iovec *, int))(fd, iov, count);
+  return SHIM_NEXT("writev", ssize_t(*)(int, const struct iovec *, int))(fd, iov, count);
 }
 
 ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t offset) {
   if (shim_full(fd, shim_iov_bytes(iov, count), offset)) return -1;
-  return SHIM_NEXT("pwritev", ssize_t (*)(int, const struct iovec *, int, off_t))(fd, iov, count,
+  return SHIM_NEXT("pwritev", ssize_t(*)(int, const struct iovec *, int, off_t))(fd, iov, count,
                                                                                  offset);
 }
 
 ssize_t pwritev64(int fd, const struct iovec *iov, int count, off_t offset) {
   if (shim_full(fd, shim_iov_bytes(iov, count), offset)) return -1;
-  return SHIM_NEXT("pwritev64", ssize_t (*)(int, const struct iovec *, int, off_t))(fd, iov, count,
+  return SHIM_NEXT("pwritev64", ssize_t(*)(int, const struct iovec *, int, off_t))(fd, iov, count,
                                                                                    offset);
 }

@@ -10,7 +10,8 @@ int main(void) {
     dpbo_rng_seed(&rng, pcg_cases[k].seed, pcg_cases[k].stream);
     printf("seed %llu stream %llu:", (unsigned long long)pcg_cases[k].seed,
            (unsigned long long)pcg_cases[k].stream);
-    for (int i = 0; i < pcg_outputs_per_case; i++) printf(" %08x", (unsigned)dpbo_rng_u32(&rng));
+    for (int i = 0; i < pcg_outputs_per_case; i++)
+      printf(" %08x", (unsigned)dpbo_rng_u32(&rng));
     dpbo_rng_advance(&rng, 1000003);
     unsigned a = dpbo_rng_u32(&rng);
     unsigned b = dpbo_rng_u32(&rng);

@@ -9,10 +9,11 @@ int main() {
   for (const auto &c : pcg_cases) {
     pcg32 rng(c.seed, c.stream);
     std::printf("seed %llu stream %llu:", (unsigned long long)c.seed, (unsigned long long)c.stream);
-    for (int i = 0; i < pcg_outputs_per_case; i++) std::printf(" %08x", (unsigned)rng());
+    for (int i = 0; i < pcg_outputs_per_case; i++)
+      std::printf(" %08x", (unsigned)rng());
     // discard() jumps ahead like dpbo_rng_advance
     rng.discard(1000003);
-    unsigned a = rng();  // sequenced: argument order in a call is unspecified
+    unsigned a = rng(); // sequenced: argument order in a call is unspecified
     unsigned b = rng();
     std::printf(" | after jump: %08x %08x\n", a, b);
   }

@@ -58,7 +58,8 @@ static dpbo_status replay_pruning(const dpbo_config *config, const dpbo_run *run
   double *ucb = malloc((size_t)n * sizeof *ucb);
   unsigned char *pruned = calloc((size_t)n, 1);
   if (!unit || !ucb || !pruned) DPBO_RAISE(DPBO_ERR_NOMEM, "replay buffers");
-  for (int64_t k = 0; k < n; k++) DPBO_TRY(dpbo_space_unit(run->space, k, unit + k * d, err));
+  for (int64_t k = 0; k < n; k++)
+    DPBO_TRY(dpbo_space_unit(run->space, k, unit + k * d, err));
   DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, run->steps, &gp, err));
   const double m0 = config->prior.mean, s = config->prior.signal_std;
   *star_pruned_at = 0;
@@ -120,19 +121,30 @@ int main(int argc, char **argv) {
     char seed[64], fseed[64];
     snprintf(seed, sizeof seed, "run.seed=%d", 300 + rep);
     snprintf(fseed, sizeof fseed, "objective.seed=%d", 700 + rep);
-    const char *const settings[] = {
-        "run.iterations=30", seed,
-        "space.kind=sobol", "space.points=256",
-        "space.dim.x=linear 0 1", "space.dim.y=linear 0 1",
-        "gp.kernel=matern52", "gp.lengthscale=0.3", "gp.mean=0.5", "gp.signal_std=0.2",
-        "gp.noise_std=0", "gp.jitter=1e-8",
-        "objective.kind=synthetic", "objective.function=gp_prior", "objective.noise_std=0",
-        fseed,
-        "privacy.algorithm=2", "privacy.epsilon=1", "privacy.delta=0.1",
-        "privacy.noise=seeded",
-        "output.dir=.", "output.name=test_alg2"};
-    dpbo_status st = dpbo_config_load_assignments("test_alg2", (int)(sizeof settings / sizeof *settings),
-                                                  settings, 0, NULL, config, &err);
+    const char *const settings[] = {"run.iterations=30",
+                                    seed,
+                                    "space.kind=sobol",
+                                    "space.points=256",
+                                    "space.dim.x=linear 0 1",
+                                    "space.dim.y=linear 0 1",
+                                    "gp.kernel=matern52",
+                                    "gp.lengthscale=0.3",
+                                    "gp.mean=0.5",
+                                    "gp.signal_std=0.2",
+                                    "gp.noise_std=0",
+                                    "gp.jitter=1e-8",
+                                    "objective.kind=synthetic",
+                                    "objective.function=gp_prior",
+                                    "objective.noise_std=0",
+                                    fseed,
+                                    "privacy.algorithm=2",
+                                    "privacy.epsilon=1",
+                                    "privacy.delta=0.1",
+                                    "privacy.noise=seeded",
+                                    "output.dir=.",
+                                    "output.name=test_alg2"};
+    dpbo_status st = dpbo_config_load_assignments(
+        "test_alg2", (int)(sizeof settings / sizeof *settings), settings, 0, NULL, config, &err);
     CHECK_OK(st);
     if (st != DPBO_OK) break;
     CHECK(config->algorithm == DPBO_ALGORITHM_2 && config->iterations == ITERATIONS);
@@ -151,7 +163,8 @@ int main(int argc, char **argv) {
 
     /* The alive column. */
     int monotone = run.trace[0].alive == n;
-    for (int t = 1; t < run.steps; t++) monotone &= run.trace[t].alive <= run.trace[t - 1].alive;
+    for (int t = 1; t < run.steps; t++)
+      monotone &= run.trace[t].alive <= run.trace[t - 1].alive;
     CHECK_MSG(monotone, "rep %d: alive counts increase or do not start at N", rep);
     const int64_t alive_T = run.trace[run.steps - 1].alive;
     pruned_some += alive_T < n;
@@ -165,7 +178,8 @@ int main(int argc, char **argv) {
     int star_pruned_at = 0, chosen_pruned = 0;
     CHECK_OK(st = replay_pruning(config, &run, star, alive, &star_pruned_at, &chosen_pruned, &err));
     int agree = 1;
-    for (int t = 0; t < run.steps; t++) agree &= alive[t] == run.trace[t].alive;
+    for (int t = 0; t < run.steps; t++)
+      agree &= alive[t] == run.trace[t].alive;
     if (!agree && rank == 0)
       for (int t = 0; t < run.steps; t++)
         if (alive[t] != run.trace[t].alive)
@@ -175,7 +189,8 @@ int main(int argc, char **argv) {
     chosen_pruned_total += chosen_pruned;
     survived += star_pruned_at == 0;
     double best = -INFINITY;
-    for (int t = 0; t < run.steps; t++) best = fmax(best, run.trace[t].gain);
+    for (int t = 0; t < run.steps; t++)
+      best = fmax(best, run.trace[t].gain);
     regret_sum += (f_star - best) / config->prior.signal_std;
 
     /* Rank independence: rank 0 alone gives the same trace. */
@@ -185,7 +200,8 @@ int main(int argc, char **argv) {
       CHECK_OK(st = dpbo_driver_run(MPI_COMM_SELF, config, NULL, &solo, &err));
       same = st == DPBO_OK && solo.steps == run.steps;
       for (int t = 0; same && t < run.steps; t++)
-        same = solo.trace[t].index == run.trace[t].index && solo.trace[t].alive == run.trace[t].alive &&
+        same = solo.trace[t].index == run.trace[t].index &&
+               solo.trace[t].alive == run.trace[t].alive &&
                memcmp(&solo.trace[t].gain, &run.trace[t].gain, sizeof(double)) == 0 &&
                memcmp(&solo.trace[t].ucb, &run.trace[t].ucb, sizeof(double)) == 0;
       if (st == DPBO_OK) dpbo_run_free(&solo);
@@ -199,18 +215,21 @@ int main(int argc, char **argv) {
   const double upper = dpbo_audit_cp_upper(survived, reps, STAT_ALPHA);
   const double lower = dpbo_audit_cp_lower(survived, reps, STAT_ALPHA);
   int k_min = 0; /* the fewest survivals the check accepts */
-  while (k_min < reps && dpbo_audit_cp_upper(k_min, reps, STAT_ALPHA) < p0) k_min++;
+  while (k_min < reps && dpbo_audit_cp_upper(k_min, reps, STAT_ALPHA) < p0)
+    k_min++;
   if (rank == 0) {
     printf("Algorithm 2 on %d noise-free GP-prior functions (|Λ| = %lld Sobol, d = 2, T = %d, "
-           "δ_run = %g), %d rank%s:\n", reps, (long long)n, ITERATIONS, delta_run, size,
-           size == 1 ? "" : "s");
+           "δ_run = %g), %d rank%s:\n",
+           reps, (long long)n, ITERATIONS, delta_run, size, size == 1 ? "" : "s");
     printf("  pruning removed candidates in %d/%d runs; mean alive at T = %.1f of %lld\n",
            pruned_some, reps, reps ? alive_final_sum / reps : 0.0, (long long)n);
     printf("  independent replay agreed in %d/%d runs; pruned lambda_t chosen %d times\n",
            replay_agrees, reps, chosen_pruned_total);
     printf("  lambda* never pruned in %d/%d (Clopper-Pearson at %g: [%.4f, %.4f]; fails below %d), "
-           "stated >= %.4f\n", survived, reps, STAT_ALPHA, lower, upper, k_min, p0);
-    printf("  mean simple regret f(lambda*) - max_t f(lambda_t) = %.3g s\n", reps ? regret_sum / reps : 0.0);
+           "stated >= %.4f\n",
+           survived, reps, STAT_ALPHA, lower, upper, k_min, p0);
+    printf("  mean simple regret f(lambda*) - max_t f(lambda_t) = %.3g s\n",
+           reps ? regret_sum / reps : 0.0);
     if (size > 1) printf("  identical to a 1-rank run in %d/%d\n", rank_identical, reps);
     printf("  %.1f s\n", MPI_Wtime() - t0);
   }
@@ -219,8 +238,8 @@ int main(int argc, char **argv) {
   CHECK(replay_agrees == reps);
   CHECK(chosen_pruned_total == 0);
   CHECK(2 * survived > reps);
-  CHECK_MSG(upper >= p0, "λ* survived in %d/%d, contradicting the stated probability %.4f", survived,
-            reps, p0);
+  CHECK_MSG(upper >= p0, "λ* survived in %d/%d, contradicting the stated probability %.4f",
+            survived, reps, p0);
   CHECK(rank_identical == reps);
   free(config);
   int failed = dpbo_test_summary("test_alg2");

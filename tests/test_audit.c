@@ -19,7 +19,8 @@ static int rank;
 static int run(const char *a0, const char *a1, const char *a2, const char *a3, const char *a4) {
   char *argv[6] = {(char *)a0, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
   int argc = 0;
-  while (argc < 5 && argv[argc]) argc++;
+  while (argc < 5 && argv[argc])
+    argc++;
   return dpbo_audit_main(MPI_COMM_WORLD, argc, argv);
 }
 
@@ -90,12 +91,12 @@ int main(int argc, char **argv) {
                                 1e-3, 1.0, &res, &err));
   CHECK_MSG(res.epsilon_lower > 0.85 && res.epsilon_lower <= 1.0 && !res.violated,
             "P&F audit lower bound %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.5, 2.0, 100000, 7u,
-                                1e-3, 1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.5, 2.0, 100000, 7u, 1e-3,
+                                1.0, &res, &err));
   CHECK_MSG(res.epsilon_lower <= 0.5 && !res.violated && res.events == 2,
             "EM audit at ε = 0.5: %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_LAPLACE, 2.0, 0.3, 100000, 7u, 1e-3,
-                                0.5, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_LAPLACE, 2.0, 0.3, 100000, 7u, 1e-3, 0.5,
+                                &res, &err));
   CHECK_MSG(res.violated && res.epsilon_lower > 3.0, "broken Laplace at ε = 2: %.4f",
             res.epsilon_lower);
 

@@ -52,7 +52,8 @@ static int count_fds(void) {
   DIR *d = opendir("/proc/self/fd");
   if (!d) return -1;
   int n = 0;
-  while (readdir(d)) n++;
+  while (readdir(d))
+    n++;
   closedir(d);
   return n;
 }
@@ -136,7 +137,8 @@ static void test_passing(void) {
   const char *const names[3] = {"C", "gamma", "max-depth"};
   const double values[3] = {0.1, 1.2345678901234567e-300, 123456.789};
   char v[3][64];
-  for (int i = 0; i < 3; i++) snprintf(v[i], sizeof v[i], "%.17g", values[i]);
+  for (int i = 0; i < 3; i++)
+    snprintf(v[i], sizeof v[i], "%.17g", values[i]);
 
   setenv("DPBO_C", "stale", 1); /* an inherited value must not survive in env mode */
   CHECK_OK(run("record.sh", "fixed \"two words\"", DPBO_PASS_ARGS, 10, 3, names, values, &gain,
@@ -154,12 +156,14 @@ static void test_passing(void) {
   CHECK(gain == 0.5);
   CHECK_MSG(strcmp(read_text("args.out"), "fixed\n") == 0, "args in env mode: [%s]",
             read_text("args.out"));
-  snprintf(expect, sizeof expect, "DPBO_C=%s\nDPBO_GAMMA=%s\nDPBO_MAX_DEPTH=%s\n", v[0], v[1], v[2]);
+  snprintf(expect, sizeof expect, "DPBO_C=%s\nDPBO_GAMMA=%s\nDPBO_MAX_DEPTH=%s\n", v[0], v[1],
+           v[2]);
   CHECK_MSG(strcmp(read_text("env.out"), expect) == 0, "env: got [%s] expected [%s]",
             read_text("env.out"), expect);
   unsetenv("DPBO_C");
   /* %.17g reads back to the same doubles. */
-  for (int i = 0; i < 3; i++) CHECK(strtod(v[i], NULL) == values[i]);
+  for (int i = 0; i < 3; i++)
+    CHECK(strtod(v[i], NULL) == values[i]);
 }
 
 static void test_failures(void) {
@@ -184,8 +188,8 @@ static void test_failures(void) {
 
   /* Timeout: the whole group dies, the background sleep included. */
   write_script("sleep.sh", "sleep 5 &\necho $! > \"$(dirname \"$0\")/sleep.pid\"\nwait", 1);
-  CHECK(run("sleep.sh", NULL, DPBO_PASS_ARGS, 0.5, 0, no_names, no_values, &gain, &err,
-            &elapsed) == DPBO_ERR_OBJECTIVE);
+  CHECK(run("sleep.sh", NULL, DPBO_PASS_ARGS, 0.5, 0, no_names, no_values, &gain, &err, &elapsed) ==
+        DPBO_ERR_OBJECTIVE);
   CHECK(strstr(err.message, "timed out after 0.5 s") != NULL);
   CHECK_MSG(elapsed < 4.0, "timeout took %g s", elapsed);
   long bg = strtol(read_text("sleep.pid"), NULL, 10);
@@ -207,8 +211,8 @@ static void test_failures(void) {
 
   /* A program that closes its output and keeps running still times out. */
   write_script("mute.sh", "exec >&- 2>&-\nsleep 5", 1);
-  CHECK(run("mute.sh", NULL, DPBO_PASS_ARGS, 0.5, 0, no_names, no_values, &gain, &err,
-            &elapsed) == DPBO_ERR_OBJECTIVE);
+  CHECK(run("mute.sh", NULL, DPBO_PASS_ARGS, 0.5, 0, no_names, no_values, &gain, &err, &elapsed) ==
+        DPBO_ERR_OBJECTIVE);
   CHECK(strstr(err.message, "timed out") != NULL);
   CHECK_MSG(elapsed < 4.0, "timeout took %g s", elapsed);
 
@@ -252,30 +256,30 @@ static void test_streams(void) {
   write_script("longline.sh", "head -c 1048576 /dev/zero | tr '\\0' x\necho ' 0.125'", 1);
   CHECK_OK(run("longline.sh", NULL, DPBO_PASS_ARGS, 60, 0, no_names, no_values, &gain, &err, NULL));
   CHECK(gain == 0.125);
-  write_script("bigfail.sh", "head -c 1048576 /dev/zero | tr '\\0' y >&2\necho tail-end >&2\nexit 1",
-               1);
+  write_script("bigfail.sh",
+               "head -c 1048576 /dev/zero | tr '\\0' y >&2\necho tail-end >&2\nexit 1", 1);
   CHECK(run("bigfail.sh", NULL, DPBO_PASS_ARGS, 60, 0, no_names, no_values, &gain, &err, NULL) ==
         DPBO_ERR_OBJECTIVE);
   CHECK(strstr(err.message, "tail-end") && strstr(err.message, "status 1"));
 
   /* Closing stdout early and going on is fine. */
   write_script("early.sh", "echo 0.25\nexec >&- 2>&-\nsleep 0.3\nexit 0", 1);
-  CHECK_OK(run("early.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err,
-               &elapsed));
+  CHECK_OK(
+      run("early.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, &elapsed));
   CHECK(gain == 0.25);
   CHECK_MSG(elapsed >= 0.25, "returned after %g s, before the program ended", elapsed);
 
   /* A background child holding the pipe open does not hold us up. */
   write_script("linger.sh", "(sleep 3) &\necho 0.6", 1);
-  CHECK_OK(run("linger.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err,
-               &elapsed));
+  CHECK_OK(
+      run("linger.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, &elapsed));
   CHECK(gain == 0.6);
   CHECK_MSG(elapsed < 2.5, "waited %g s for a lingering background child", elapsed);
   /* ... nor one that never stops writing (it dies of SIGPIPE once we stop
    * reading). */
   write_script("chatty.sh", "(yes >&2) &\necho 0.7", 1);
-  CHECK_OK(run("chatty.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err,
-               &elapsed));
+  CHECK_OK(
+      run("chatty.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, &elapsed));
   CHECK(gain == 0.7);
   CHECK_MSG(elapsed < 2.5, "waited %g s for an endless background writer", elapsed);
 
@@ -312,18 +316,22 @@ static void test_hostile_output(void) {
   CHECK(gain == -5.0);
   /* Binary output: escaped in the message (no raw control or high bytes),
    * on stdout and on stderr; a NUL byte on the last line refuses it. */
-  write_script("binary.sh", "printf 'x\\033[2J\\377\\001\\n' >&2; printf '\\033]0;owned\\007\\376 zz\\n'", 1);
+  write_script("binary.sh",
+               "printf 'x\\033[2J\\377\\001\\n' >&2; printf '\\033]0;owned\\007\\376 zz\\n'", 1);
   CHECK(run("binary.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
         DPBO_ERR_OBJECTIVE);
   int raw = 0;
-  for (const char *p = err.message; *p; p++) raw |= (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f;
+  for (const char *p = err.message; *p; p++)
+    raw |= (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f;
   CHECK_MSG(!raw, "raw control or binary bytes in: %s", err.message);
-  CHECK_MSG(strstr(err.message, "\\x1b]0;owned\\x07\\xfe zz") && strstr(err.message, "x\\x1b[2J\\xff\\x01"),
+  CHECK_MSG(strstr(err.message, "\\x1b]0;owned\\x07\\xfe zz") &&
+                strstr(err.message, "x\\x1b[2J\\xff\\x01"),
             "not escaped as \\xHH: %s", err.message);
   write_script("nul.sh", "printf '0.5\\0001\\n'", 1);
   CHECK(run("nul.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
         DPBO_ERR_OBJECTIVE);
-  CHECK_MSG(strstr(err.message, "NUL") && strstr(err.message, "0.5\\x001"), "message: %s", err.message);
+  CHECK_MSG(strstr(err.message, "NUL") && strstr(err.message, "0.5\\x001"), "message: %s",
+            err.message);
   /* objective.value_range: 1e300 from a broken script fails the evaluation;
    * the bounds themselves are inside. */
   static const double range[2] = {0.0, 1.0};

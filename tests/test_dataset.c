@@ -66,12 +66,11 @@ static void expect_read_error(const char *path, dpbo_data_format format, dpbo_st
   dpbo_dataset_destroy(data);
 }
 
-static const char small_csv[] =
-    "1.5, 2,3\n"
-    "  -4e2 ,0.25, 7 \n"
-    "\n"
-    "5,6,8\r\n"
-    "1e-3,.5,-0";
+static const char small_csv[] = "1.5, 2,3\n"
+                                "  -4e2 ,0.25, 7 \n"
+                                "\n"
+                                "5,6,8\r\n"
+                                "1e-3,.5,-0";
 
 static void check_small_csv(const dpbo_dataset *data) {
   static const double x[8] = {1.5, 2, -400, 0.25, 5, 6, 0.001, 0.5};
@@ -103,12 +102,11 @@ static void test_formats(void) {
   data = NULL;
 
   /* LIBSVM: d is the largest index; missing entries are zeros. */
-  static const char libsvm[] =
-      "1 1:0.5 3:2\n"
-      "-1\t2:1.25  \n"
-      "\n"
-      "+1\n"
-      "2 3:-7e-1";
+  static const char libsvm[] = "1 1:0.5 3:2\n"
+                               "-1\t2:1.25  \n"
+                               "\n"
+                               "+1\n"
+                               "2 3:-7e-1";
   static const double lx[12] = {0.5, 0, 2, 0, 1.25, 0, 0, 0, 0, 0, 0, -0.7};
   static const double ly[4] = {1, -1, 1, 2};
   for (int gz = 0; gz < 2; gz++) {
@@ -137,8 +135,9 @@ static void test_formats(void) {
   write_file("limit.libsvm", "1 1:1\n2 11:1\n", path, sizeof path);
   dpbo_status st = dpbo_dataset_read_max(path, DPBO_FORMAT_AUTO, 10, &data, &err);
   CHECK(st == DPBO_ERR_DATA && data == NULL);
-  CHECK_MSG(strstr(err.message, "limit.libsvm:2: feature index 11 exceeds the limit of 10 features"),
-            "message: %s", err.message);
+  CHECK_MSG(
+      strstr(err.message, "limit.libsvm:2: feature index 11 exceeds the limit of 10 features"),
+      "message: %s", err.message);
   CHECK_OK(dpbo_dataset_read_max(path, DPBO_FORMAT_AUTO, 11, &data, &err));
   CHECK(data && data->d == 11);
   dpbo_dataset_destroy(data);
@@ -322,7 +321,8 @@ static void test_split(void) {
         if (s == 0 && i > 0 && part->y[i] != part->y[i - 1] + 1) in_order = 0;
       }
     }
-    for (int i = 0; i < n; i++) rows_ok &= seen[i] == 1;
+    for (int i = 0; i < n; i++)
+      rows_ok &= seen[i] == 1;
     CHECK_MSG(rows_ok, "split is not a partition of the rows");
     CHECK_MSG(!in_order, "the split did not shuffle");
     CHECK(memcmp(tr->y, tr2->y, 60 * sizeof(double)) == 0 &&
@@ -336,8 +336,10 @@ static void test_split(void) {
     dpbo_rng_seed(&rng, 2015u, 0u);
     dpbo_rng_permutation(&rng, n, perm);
     int same = 1;
-    for (int i = 0; i < 60; i++) same &= tr->y[i] == (double)perm[i];
-    for (int i = 0; i < 40; i++) same &= va->y[i] == (double)perm[60 + i];
+    for (int i = 0; i < 60; i++)
+      same &= tr->y[i] == (double)perm[i];
+    for (int i = 0; i < 40; i++)
+      same &= va->y[i] == (double)perm[60 + i];
     CHECK_MSG(same, "split does not follow dpbo_rng_permutation(seed, stream 0)");
   }
   dpbo_dataset_destroy(tr);
@@ -388,7 +390,8 @@ static void test_scaling_and_writer(void) {
   dpbo_scaling_apply(&scaling, &other);
   static const double want_ref[9] = {0, 0, 0, 1, 0, 1, 0.25, 0, 0.5};
   static const double want_other[6] = {0.5, 0, 2, -0.25, 0, 0};
-  for (int i = 0; i < 9; i++) CHECK_MSG(rx[i] == want_ref[i], "scaled ref[%d] = %.17g", i, rx[i]);
+  for (int i = 0; i < 9; i++)
+    CHECK_MSG(rx[i] == want_ref[i], "scaled ref[%d] = %.17g", i, rx[i]);
   for (int i = 0; i < 6; i++)
     CHECK_MSG(ox[i] == want_other[i], "scaled other[%d] = %.17g", i, ox[i]);
   dpbo_scaling_free(&scaling);
@@ -442,7 +445,8 @@ static int covtype(const char *path) {
     /* First row: 2891,159,8,270,0,1832,...,label 5. */
     CHECK(data->x[0] == 2891 && data->x[1] == 159 && data->x[5] == 1832 && data->y[0] == 5);
     int ok = 1;
-    for (int64_t i = 0; i < data->n; i++) ok &= data->y[i] >= 1 && data->y[i] <= 7;
+    for (int64_t i = 0; i < data->n; i++)
+      ok &= data->y[i] >= 1 && data->y[i] <= 7;
     CHECK(ok);
   }
   dpbo_dataset_destroy(data);

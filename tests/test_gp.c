@@ -29,7 +29,8 @@ static void run_case(dpbo_kernel_kind kind, double noise_std, double jitter) {
 
   double x[T][D], v[T];
   for (int t = 0; t < T; t++) {
-    for (int i = 0; i < D; i++) x[t][i] = dpbo_rng_uniform(&rng);
+    for (int i = 0; i < D; i++)
+      x[t][i] = dpbo_rng_uniform(&rng);
     v[t] = 0.7 + 0.2 * sin(3 * x[t][0]) * cos(2 * x[t][1]) + 0.05 * dpbo_rng_normal(&rng);
     CHECK_OK(dpbo_gp_append(gp, x[t], v[t], &err));
   }
@@ -48,7 +49,8 @@ static void run_case(dpbo_kernel_kind kind, double noise_std, double jitter) {
     }
   memcpy(lu, C, sizeof lu);
   CHECK(LAPACKE_dgetrf(LAPACK_ROW_MAJOR, T, T, lu, T, piv) == 0);
-  for (int i = 0; i < T; i++) alpha[i] = v[i] - prior.mean;
+  for (int i = 0; i < T; i++)
+    alpha[i] = v[i] - prior.mean;
   CHECK(LAPACKE_dgetrs(LAPACK_ROW_MAJOR, 'N', T, 1, lu, T, piv, alpha, 1) == 0);
   double logdet = 0, quad = 0;
   for (int i = 0; i < T; i++) {
@@ -61,9 +63,11 @@ static void run_case(dpbo_kernel_kind kind, double noise_std, double jitter) {
   /* Posterior at query points (and at the data points themselves). */
   for (int q = 0; q < Q + 3; q++) {
     double u[D];
-    for (int i = 0; i < D; i++) u[i] = q < Q ? dpbo_rng_uniform(&rng) : x[q - Q][i];
+    for (int i = 0; i < D; i++)
+      u[i] = q < Q ? dpbo_rng_uniform(&rng) : x[q - Q][i];
     double kstar[T], w[T];
-    for (int t = 0; t < T; t++) kstar[t] = s2 * dpbo_kernel_eval(&kernel, x[t], u);
+    for (int t = 0; t < T; t++)
+      kstar[t] = s2 * dpbo_kernel_eval(&kernel, x[t], u);
     memcpy(w, kstar, sizeof w);
     CHECK(LAPACKE_dgetrs(LAPACK_ROW_MAJOR, 'N', T, 1, lu, T, piv, w, 1) == 0);
     double mean = prior.mean, var = s2;
@@ -87,15 +91,17 @@ static void run_case(dpbo_kernel_kind kind, double noise_std, double jitter) {
   CHECK(LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', T, kn, T) == 0);
   double worst = 0;
   for (int i = 0; i < T; i++)
-    for (int j = 0; j <= i; j++) worst = fmax(worst, fabs(L[i * ld + j] - kn[i * T + j]));
+    for (int j = 0; j <= i; j++)
+      worst = fmax(worst, fabs(L[i * ld + j] - kn[i * T + j]));
   CHECK_MSG(worst < 1e-10, "incremental vs full Cholesky differ by %g", worst);
   dpbo_gp_destroy(gp);
 }
 
 /* Dense posterior of f at u from the rows `use` (use[i] = 1) of x/v, in units
  * of v (LU solve of the noisy covariance), for the GP-BUCB check. */
-static void dense_posterior(const dpbo_kernel *kernel, const dpbo_gp_prior *prior, int n, double x[][D],
-                            const double *v, const int *use, const double *u, double *mean, double *var) {
+static void dense_posterior(const dpbo_kernel *kernel, const dpbo_gp_prior *prior, int n,
+                            double x[][D], const double *v, const int *use, const double *u,
+                            double *mean, double *var) {
   static double C[T * T];
   double alpha[T], kstar[T], w[T];
   int idx[T], c = 0;
@@ -147,7 +153,8 @@ static void run_bucb_case(dpbo_kernel_kind kind) {
   double x[T][D], v[T];
   int observed[T] = {0}, all[T], row_of[T], n = 0;
   for (int t = 0; t < T; t++) {
-    for (int i = 0; i < D; i++) x[t][i] = dpbo_rng_uniform(&rng);
+    for (int i = 0; i < D; i++)
+      x[t][i] = dpbo_rng_uniform(&rng);
     v[t] = 0.5 + 0.3 * sin(4 * x[t][0] + x[t][2]) * cos(3 * x[t][1]);
     all[t] = 1;
   }
@@ -166,11 +173,13 @@ static void run_bucb_case(dpbo_kernel_kind kind) {
         break;
       }
     int done_count = 0;
-    for (int i = 0; i < n; i++) done_count += observed[i];
+    for (int i = 0; i < n; i++)
+      done_count += observed[i];
     CHECK(dpbo_gp_pending_count(gp) == n - done_count);
     for (int q = 0; q < 6; q++) {
       double u[D], gmean, gvar, mean, var, mean_all, var_all;
-      for (int i = 0; i < D; i++) u[i] = q < 5 ? dpbo_rng_uniform(&rng) : x[n - 1][i];
+      for (int i = 0; i < D; i++)
+        u[i] = q < 5 ? dpbo_rng_uniform(&rng) : x[n - 1][i];
       dpbo_gp_predict(gp, u, &gmean, &gvar);
       dense_posterior(&kernel, &prior, n, x, v, observed, u, &mean, &var);
       dense_posterior(&kernel, &prior, n, x, v, all, u, &mean_all, &var_all);
@@ -192,7 +201,8 @@ static void run_bucb_case(dpbo_kernel_kind kind) {
   CHECK_CLOSE(gmean, mean, 1e-9, prior.signal_std);
   /* A resolved row cannot be resolved twice. */
   CHECK(dpbo_gp_resolve(gp, row_of[0], 0.0, &err) == DPBO_ERR_ARG);
-  printf("GP-BUCB (%s): %d comparisons with the dense posterior\n", dpbo_kernel_kind_name(kind), checks);
+  printf("GP-BUCB (%s): %d comparisons with the dense posterior\n", dpbo_kernel_kind_name(kind),
+         checks);
   dpbo_gp_destroy(gp);
 }
 
@@ -236,7 +246,8 @@ int main(void) {
   CHECK_CLOSE(dpbo_kernel_eval(&kernel, a, b), exp(-0.5), 1e-15, 0);
   dpbo_kernel matern;
   CHECK_OK(dpbo_kernel_init(&matern, DPBO_KERNEL_MATERN52, 1, ls, &err));
-  CHECK_CLOSE(dpbo_kernel_eval(&matern, a, b), (1 + sqrt(5.0) + 5.0 / 3.0) * exp(-sqrt(5.0)), 1e-15, 0);
+  CHECK_CLOSE(dpbo_kernel_eval(&matern, a, b), (1 + sqrt(5.0) + 5.0 / 3.0) * exp(-sqrt(5.0)), 1e-15,
+              0);
 
   /* The kernels' own exp against libm's on [-708, 0]: within 1 ulp (libm's
    * exp is itself correctly rounded to < 1 ulp, so allow 2 ulp between them),
@@ -252,10 +263,12 @@ int main(void) {
   CHECK(dpbo_exp_nonpositive(0.0) == 1.0);
   CHECK(dpbo_exp_nonpositive(-800.0) == 0.0);
   double r2[1003], kb[1003];
-  for (int i = 0; i < 1003; i++) r2[i] = 0.013 * i;
+  for (int i = 0; i < 1003; i++)
+    r2[i] = 0.013 * i;
   dpbo_kernel_of_r2_block(&matern, r2, kb, 1003);
   int same = 1;
-  for (int i = 0; i < 1003; i++) same &= kb[i] == dpbo_kernel_of_r2(&matern, r2[i]);
+  for (int i = 0; i < 1003; i++)
+    same &= kb[i] == dpbo_kernel_of_r2(&matern, r2[i]);
   CHECK(same);
   printf("kernel exp: worst %.3f ulp from libm\n", worst_ulp);
   return dpbo_test_summary("test_gp");

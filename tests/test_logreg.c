@@ -42,10 +42,12 @@ static double objective_value(const dpbo_dataset *t, double lambda, const double
   double s = 0, ww = 0;
   for (int64_t i = 0; i < t->n; i++) {
     double z = 0;
-    for (size_t j = 0; j < d; j++) z += w[j] * t->x[i * (int64_t)d + (int64_t)j];
+    for (size_t j = 0; j < d; j++)
+      z += w[j] * t->x[i * (int64_t)d + (int64_t)j];
     s += log1pexp_neg(t->y[i] * z);
   }
-  for (size_t j = 0; j < d; j++) ww += w[j] * w[j];
+  for (size_t j = 0; j < d; j++)
+    ww += w[j] * w[j];
   return 0.5 * lambda * ww + s / (double)t->n;
 }
 
@@ -53,27 +55,31 @@ static double objective_value(const dpbo_dataset *t, double lambda, const double
 static double newton(const dpbo_dataset *t, double lambda, double *w) {
   int d = t->d;
   double gnorm = INFINITY;
-  for (int j = 0; j < d; j++) w[j] = 0;
+  for (int j = 0; j < d; j++)
+    w[j] = 0;
   for (int it = 0; it < 200; it++) {
     double g[MAXD] = {0}, H[MAXD][MAXD] = {{0}};
     for (int64_t i = 0; i < t->n; i++) {
       const double *x = t->x + i * d;
       double z = 0;
-      for (int j = 0; j < d; j++) z += w[j] * x[j];
+      for (int j = 0; j < d; j++)
+        z += w[j] * x[j];
       double yz = t->y[i] * z;
       /* σ(−yz) = 1/(1 + e^{yz}) and p(1−p) for p = σ(z). */
       double s = yz > 0 ? exp(-yz) / (1 + exp(-yz)) : 1 / (1 + exp(yz));
       double pq = s * (1 - s);
       for (int j = 0; j < d; j++) {
         g[j] -= t->y[i] * s * x[j];
-        for (int k = 0; k < d; k++) H[j][k] += pq * x[j] * x[k];
+        for (int k = 0; k < d; k++)
+          H[j][k] += pq * x[j] * x[k];
       }
     }
     gnorm = 0;
     for (int j = 0; j < d; j++) {
       g[j] = lambda * w[j] + g[j] / (double)t->n;
       gnorm += g[j] * g[j];
-      for (int k = 0; k < d; k++) H[j][k] = H[j][k] / (double)t->n + (j == k ? lambda : 0);
+      for (int k = 0; k < d; k++)
+        H[j][k] = H[j][k] / (double)t->n + (j == k ? lambda : 0);
     }
     gnorm = sqrt(gnorm);
     if (gnorm < 1e-15) break;
@@ -82,28 +88,34 @@ static double newton(const dpbo_dataset *t, double lambda, double *w) {
     for (int j = 0; j < d; j++) {
       for (int k = 0; k <= j; k++) {
         double s = H[j][k];
-        for (int l = 0; l < k; l++) s -= R[j][l] * R[k][l];
+        for (int l = 0; l < k; l++)
+          s -= R[j][l] * R[k][l];
         R[j][k] = j == k ? sqrt(s) : s / R[k][k];
       }
     }
     for (int j = 0; j < d; j++) {
       double s = -g[j];
-      for (int l = 0; l < j; l++) s -= R[j][l] * u[l];
+      for (int l = 0; l < j; l++)
+        s -= R[j][l] * u[l];
       u[j] = s / R[j][j];
     }
     for (int j = d - 1; j >= 0; j--) {
       double s = u[j];
-      for (int l = j + 1; l < d; l++) s -= R[l][j] * p[l];
+      for (int l = j + 1; l < d; l++)
+        s -= R[l][j] * p[l];
       p[j] = s / R[j][j];
     }
     /* Backtracking (Armijo) so the method also converges for small λ. */
     double f0 = objective_value(t, lambda, w), slope = 0, step = 1, trial[MAXD];
-    for (int j = 0; j < d; j++) slope += g[j] * p[j];
+    for (int j = 0; j < d; j++)
+      slope += g[j] * p[j];
     for (int k = 0; k < 60; k++, step *= 0.5) {
-      for (int j = 0; j < d; j++) trial[j] = w[j] + step * p[j];
+      for (int j = 0; j < d; j++)
+        trial[j] = w[j] + step * p[j];
       if (objective_value(t, lambda, trial) <= f0 + 1e-4 * step * slope) break;
     }
-    for (int j = 0; j < d; j++) w[j] = trial[j];
+    for (int j = 0; j < d; j++)
+      w[j] = trial[j];
   }
   return gnorm;
 }
@@ -112,7 +124,8 @@ static double direct_gain(const dpbo_dataset *v, const double *w, int ramp) {
   double s = 0;
   for (int64_t i = 0; i < v->n; i++) {
     double z = 0;
-    for (int j = 0; j < v->d; j++) z += w[j] * v->x[i * v->d + j];
+    for (int j = 0; j < v->d; j++)
+      z += w[j] * v->x[i * v->d + j];
     z *= v->y[i];
     s += ramp ? fmin(1.0, fmax(0.0, (1 - z) / 2)) : 1 / (1 + exp(z)); /* |z| is small here */
   }
@@ -121,13 +134,15 @@ static double direct_gain(const dpbo_dataset *v, const double *w, int ramp) {
 
 static double dist(const double *a, const double *b, int d) {
   double s = 0;
-  for (int j = 0; j < d; j++) s += (a[j] - b[j]) * (a[j] - b[j]);
+  for (int j = 0; j < d; j++)
+    s += (a[j] - b[j]) * (a[j] - b[j]);
   return sqrt(s);
 }
 
 static double norm(const double *a, int d) {
   double s = 0;
-  for (int j = 0; j < d; j++) s += a[j] * a[j];
+  for (int j = 0; j < d; j++)
+    s += a[j] * a[j];
   return sqrt(s);
 }
 
@@ -185,9 +200,11 @@ static void check_scaling(const dpbo_logreg_options *options, const dpbo_dataset
       nx = sqrt(nx);
       if (nx > 1) {
         projected += split;
-        for (int j = 0; j < d; j++) x[j] /= nx;
+        for (int j = 0; j < d; j++)
+          x[j] /= nx;
       }
-      for (int j = 0; j < d; j++) worst = fmax(worst, fabs(x[j] - s->x[i * d + j]));
+      for (int j = 0; j < d; j++)
+        worst = fmax(worst, fabs(x[j] - s->x[i * d + j]));
       label_errors += s->y[i] != (r->y[i] == 7 ? 1.0 : -1.0);
     }
   }
@@ -239,8 +256,7 @@ static void expect_create_error(const dpbo_logreg_options *options, dpbo_status 
 }
 
 /* LIBLINEAR's w against Newton's, the certified bound, and the gain. */
-static void compare_with_newton(dpbo_objective *objective, double lambda, int ramp,
-                                double *w_out) {
+static void compare_with_newton(dpbo_objective *objective, double lambda, int ramp, double *w_out) {
   dpbo_error err;
   dpbo_error_clear(&err);
   const dpbo_dataset *train = NULL, *valid = NULL;
@@ -264,11 +280,12 @@ static void compare_with_newton(dpbo_objective *objective, double lambda, int ra
   printf("    gain %.12f, direct formula with Newton's w %.12f\n", gain, direct);
   CHECK(gain >= -1.0 && gain <= 0.0);
   /* The gain is L-Lipschitz in w (L ≤ 1/2). */
-  CHECK_MSG(fabs(gain - direct) <= 0.5 * dist(w_ll, w_nt, d) + 1e-13, "gain %.17g vs %.17g",
-            gain, direct);
+  CHECK_MSG(fabs(gain - direct) <= 0.5 * dist(w_ll, w_nt, d) + 1e-13, "gain %.17g vs %.17g", gain,
+            direct);
   CHECK(fabs(gain - direct_gain(valid, w_ll, ramp)) <= 1e-13);
   if (w_out)
-    for (int j = 0; j < d; j++) w_out[j] = w_ll[j];
+    for (int j = 0; j < d; j++)
+      w_out[j] = w_ll[j];
 }
 
 static void write_file(const char *path, const char *text) {
@@ -300,7 +317,8 @@ int main(void) {
   dpbo_logreg_loss loss = DPBO_LOGREG_LOSS_SIGMOID;
   CHECK_OK(dpbo_logreg_loss_parse("ramp", &loss, &err));
   CHECK(loss == DPBO_LOGREG_LOSS_RAMP);
-  CHECK(dpbo_logreg_loss_parse("hinge", &loss, &err) == DPBO_ERR_CONFIG && has(err.message, "hinge"));
+  CHECK(dpbo_logreg_loss_parse("hinge", &loss, &err) == DPBO_ERR_CONFIG &&
+        has(err.message, "hinge"));
   CHECK(strcmp(dpbo_logreg_loss_name(DPBO_LOGREG_LOSS_SIGMOID), "sigmoid") == 0);
 
   dpbo_logreg_options defaults;
@@ -366,7 +384,8 @@ int main(void) {
     printf("synthetic with positive_label = 3:\n");
     compare_with_newton(&objective_flipped, 1e-2, 0, w_neg);
     double sum[MAXD];
-    for (int j = 0; j < 4; j++) sum[j] = w_pos[j] + w_neg[j];
+    for (int j = 0; j < 4; j++)
+      sum[j] = w_pos[j] + w_neg[j];
     CHECK_MSG(norm(sum, 4) <= 1e-4 * norm(w_pos, 4), "w(7 positive) + w(3 positive) = %g",
               norm(sum, 4));
   }
@@ -424,7 +443,8 @@ int main(void) {
       const dpbo_dataset *t = NULL;
       CHECK_OK(dpbo_logreg_scaled_data(&o, &t, NULL, &err));
       int all_negative = 1;
-      for (int64_t i = 0; i < t->n; i++) all_negative &= t->y[i] == -1.0;
+      for (int64_t i = 0; i < t->n; i++)
+        all_negative &= t->y[i] == -1.0;
       if (all_negative) {
         found = 1;
         printf("one-class training split (seed %llu), all y = -1:\n", (unsigned long long)seed);

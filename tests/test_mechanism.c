@@ -24,7 +24,8 @@ static void test_noise(void) {
   dpbo_noise_init_seeded(&a, 42u, 3u);
   dpbo_noise_init_seeded(&b, 42u, 3u);
   int same = 1;
-  for (int i = 0; i < 100; i++) same &= dpbo_noise_u64(&a) == dpbo_noise_u64(&b);
+  for (int i = 0; i < 100; i++)
+    same &= dpbo_noise_u64(&a) == dpbo_noise_u64(&b);
   CHECK_MSG(same, "two seeded sources with the same seed and stream differ");
   char text[160];
   dpbo_noise_describe(&a, text, sizeof text);
@@ -54,8 +55,10 @@ static void test_noise(void) {
    * a bound just above 2^63 (rejection of almost half of the draws). */
   int64_t counts[7] = {0};
   double p[7];
-  for (int i = 0; i < 7; i++) p[i] = 1.0 / 7.0;
-  for (int i = 0; i < 140000; i++) counts[dpbo_noise_below(&a, 7u)]++;
+  for (int i = 0; i < 7; i++)
+    p[i] = 1.0 / 7.0;
+  for (int i = 0; i < 140000; i++)
+    counts[dpbo_noise_below(&a, 7u)]++;
   double x2 = stat_chi2(counts, p, 7, 140000), crit = stat_chi2_critical(6, STAT_ALPHA);
   CHECK_MSG(x2 < crit, "noise_below(7): chi-square %.2f >= %.2f", x2, crit);
   CHECK(dpbo_noise_below(&a, 1u) == 0u && dpbo_noise_below(&a, 0u) == 0u);
@@ -80,22 +83,31 @@ static void check_frequency(const char *what, int64_t hits, int64_t n, long doub
   /* Exact two-sided Clopper-Pearson interval at 1 - 1e-6. */
   double lo = dpbo_audit_cp_lower(hits, n, STAT_ALPHA / 2),
          hi = dpbo_audit_cp_upper(hits, n, STAT_ALPHA / 2);
-  CHECK_MSG(p >= lo && p <= hi, "%s: %lld of %lld, expected p = %.9Lf outside [%.6f, %.6f]",
-            what, (long long)hits, (long long)n, p, lo, hi);
+  CHECK_MSG(p >= lo && p <= hi, "%s: %lld of %lld, expected p = %.9Lf outside [%.6f, %.6f]", what,
+            (long long)hits, (long long)n, p, lo, hi);
 }
 
 static void test_bernoulli(void) {
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, 2020u, 1u);
-  static const struct { uint64_t num, den; } gammas[] = {
-      {0, 1}, {1, 3}, {1, 1}, {7, 5}, {5, 2}, {10, 3}, {37, 4},
-      {UINT64_MAX, UINT64_MAX / 2},    /* γ ≈ 2: 128-bit products den·K */
-      {1, UINT64_MAX},                 /* γ ≈ 5e-20 */
+  static const struct {
+    uint64_t num, den;
+  } gammas[] = {
+      {0, 1},
+      {1, 3},
+      {1, 1},
+      {7, 5},
+      {5, 2},
+      {10, 3},
+      {37, 4},
+      {UINT64_MAX, UINT64_MAX / 2},       /* γ ≈ 2: 128-bit products den·K */
+      {1, UINT64_MAX},                    /* γ ≈ 5e-20 */
       {(1ULL << 40) + 12345, 1ULL << 40}, /* the scale of the Laplace sampler */
   };
   for (size_t g = 0; g < sizeof gammas / sizeof gammas[0]; g++) {
     int64_t hits = 0;
-    for (int i = 0; i < DRAWS; i++) hits += dpbo_mech_bernoulli_exp(&noise, gammas[g].num, gammas[g].den);
+    for (int i = 0; i < DRAWS; i++)
+      hits += dpbo_mech_bernoulli_exp(&noise, gammas[g].num, gammas[g].den);
     char what[96];
     snprintf(what, sizeof what, "Bernoulli(exp(-%llu/%llu))", (unsigned long long)gammas[g].num,
              (unsigned long long)gammas[g].den);
@@ -104,17 +116,21 @@ static void test_bernoulli(void) {
   }
   /* γ = 0 must be certain, not just frequent; γ huge must be almost never. */
   int all = 1;
-  for (int i = 0; i < 1000; i++) all &= dpbo_mech_bernoulli_exp(&noise, 0, 7);
+  for (int i = 0; i < 1000; i++)
+    all &= dpbo_mech_bernoulli_exp(&noise, 0, 7);
   CHECK(all);
   int any = 0;
-  for (int i = 0; i < 1000; i++) any |= dpbo_mech_bernoulli_exp(&noise, 1000, 1);
+  for (int i = 0; i < 1000; i++)
+    any |= dpbo_mech_bernoulli_exp(&noise, 1000, 1);
   CHECK(!any);
 
-  static const struct { uint64_t num, den; } fracs[] = {
-      {3, 10}, {1, 2}, {UINT64_MAX - 1, UINT64_MAX}, {1, 3}};
+  static const struct {
+    uint64_t num, den;
+  } fracs[] = {{3, 10}, {1, 2}, {UINT64_MAX - 1, UINT64_MAX}, {1, 3}};
   for (size_t f = 0; f < sizeof fracs / sizeof fracs[0]; f++) {
     int64_t hits = 0;
-    for (int i = 0; i < DRAWS; i++) hits += dpbo_mech_bernoulli(&noise, fracs[f].num, fracs[f].den);
+    for (int i = 0; i < DRAWS; i++)
+      hits += dpbo_mech_bernoulli(&noise, fracs[f].num, fracs[f].den);
     char what[96];
     snprintf(what, sizeof what, "Bernoulli(%llu/%llu)", (unsigned long long)fracs[f].num,
              (unsigned long long)fracs[f].den);
@@ -136,13 +152,15 @@ static void test_discrete_laplace(void) {
     /* Cells: each z with |z| <= L, and the two tails |z| > L, L the largest
      * with expected count >= 20 in every cell. */
     int L = 0;
-    while (DRAWS * c * pow(q, L + 1) >= 20.0 && DRAWS * pow(q, L + 2) / (1.0 + q) >= 20.0) L++;
+    while (DRAWS * c * pow(q, L + 1) >= 20.0 && DRAWS * pow(q, L + 2) / (1.0 + q) >= 20.0)
+      L++;
     const int cells = 2 * L + 3;
     int64_t counts[2 * 200 + 3];
     double p[2 * 200 + 3];
     CHECK(L <= 200);
     memset(counts, 0, sizeof counts);
-    for (int i = -L; i <= L; i++) p[i + L + 1] = c * pow(q, abs(i));
+    for (int i = -L; i <= L; i++)
+      p[i + L + 1] = c * pow(q, abs(i));
     p[0] = p[cells - 1] = pow(q, L + 1) / (1.0 + q);
     double sum = 0.0;
     for (int i = 0; i < DRAWS; i++) {
@@ -151,7 +169,8 @@ static void test_discrete_laplace(void) {
       counts[cell]++;
       sum += (double)z[i];
     }
-    double x2 = stat_chi2(counts, p, cells, DRAWS), crit = stat_chi2_critical(cells - 1, STAT_ALPHA);
+    double x2 = stat_chi2(counts, p, cells, DRAWS),
+           crit = stat_chi2_critical(cells - 1, STAT_ALPHA);
     CHECK_MSG(x2 < crit, "discrete Laplace scale %llu/%llu: chi-square %.2f >= %.2f (df %d)",
               (unsigned long long)scales[s].num, (unsigned long long)scales[s].den, x2, crit,
               cells - 1);
@@ -159,16 +178,18 @@ static void test_discrete_laplace(void) {
     double worst = 0.0;
     for (int v = -3 * L - 5; v <= 3 * L + 5; v++) {
       int64_t below = 0;
-      for (int i = 0; i < DRAWS; i++) below += z[i] <= v;
+      for (int i = 0; i < DRAWS; i++)
+        below += z[i] <= v;
       double F = v >= 0 ? 1.0 - pow(q, v + 1) / (1.0 + q) : pow(q, -v) / (1.0 + q);
       worst = fmax(worst, fabs((double)below / DRAWS - F));
     }
     double d = stat_dkw_bound(DRAWS, STAT_ALPHA);
     CHECK_MSG(worst < d, "discrete Laplace scale %llu/%llu: sup |F_N - F| = %.5f >= %.5f",
               (unsigned long long)scales[s].num, (unsigned long long)scales[s].den, worst, d);
-    printf("discrete Laplace %llu/%llu: chi-square %.1f < %.1f (df %d), KS %.4f < %.4f, mean %.4f\n",
-           (unsigned long long)scales[s].num, (unsigned long long)scales[s].den, x2, crit,
-           cells - 1, worst, d, sum / DRAWS);
+    printf(
+        "discrete Laplace %llu/%llu: chi-square %.1f < %.1f (df %d), KS %.4f < %.4f, mean %.4f\n",
+        (unsigned long long)scales[s].num, (unsigned long long)scales[s].den, x2, crit, cells - 1,
+        worst, d, sum / DRAWS);
   }
 }
 
@@ -286,13 +307,16 @@ static void test_laplace_refusals(void) {
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, 1u, 0u);
   dpbo_laplace_release rel;
-  static const struct { double x, delta, eps, lo, hi; const char *what; } bad[] = {
-      {0, 0, 1, 0, 0, "sensitivity"},  {0, -1, 1, 0, 0, "sensitivity"},
+  static const struct {
+    double x, delta, eps, lo, hi;
+    const char *what;
+  } bad[] = {
+      {0, 0, 1, 0, 0, "sensitivity"},   {0, -1, 1, 0, 0, "sensitivity"},
       {0, NAN, 1, 0, 0, "sensitivity"}, {0, INFINITY, 1, 0, 0, "sensitivity"},
-      {0, 1, 0, 0, 0, "epsilon"},      {0, 1, -2, 0, 0, "epsilon"},
-      {0, 1, NAN, 0, 0, "epsilon"},    {0, 1, INFINITY, 0, 0, "epsilon"},
-      {NAN, 1, 1, 0, 0, "finite"},     {INFINITY, 1, 1, 0, 0, "finite"},
-      {0, 1, 1, 2, 1, "clamp"},        {0, 1, 1, NAN, 1, "clamp"},
+      {0, 1, 0, 0, 0, "epsilon"},       {0, 1, -2, 0, 0, "epsilon"},
+      {0, 1, NAN, 0, 0, "epsilon"},     {0, 1, INFINITY, 0, 0, "epsilon"},
+      {NAN, 1, 1, 0, 0, "finite"},      {INFINITY, 1, 1, 0, 0, "finite"},
+      {0, 1, 1, 2, 1, "clamp"},         {0, 1, 1, NAN, 1, "clamp"},
       {1e300, 1, 1, 0, 0, "too large"}, {0, 1e300, 1e-300, 0, 0, "range"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

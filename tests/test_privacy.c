@@ -20,10 +20,12 @@ static double info_gain(const dpbo_kernel *kernel, const double *u, int d, const
   double a[64 * 64];
   for (int i = 0; i < k; i++)
     for (int j = 0; j < k; j++)
-      a[i * k + j] = (i == j) + dpbo_kernel_eval(kernel, u + idx[i] * d, u + idx[j] * d) / (sigma_n * sigma_n);
+      a[i * k + j] =
+          (i == j) + dpbo_kernel_eval(kernel, u + idx[i] * d, u + idx[j] * d) / (sigma_n * sigma_n);
   if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', k, a, k) != 0) return NAN;
   double half_logdet = 0;
-  for (int i = 0; i < k; i++) half_logdet += log(a[i * k + i]);
+  for (int i = 0; i < k; i++)
+    half_logdet += log(a[i * k + i]);
   return half_logdet;
 }
 
@@ -54,7 +56,8 @@ int main(int argc, char **argv) {
               0);
   /* Algorithm 3, m = 797, L = 1/4, g* = 1:
    *   λ ∈ [1e-4, 10]: min(1/797, 0.25/(797*1e-4)) + (10-1e-4)*0.25/(10*1e-4) = 2499.9762547051441
-   *   λ ∈ [10, 20]:   min(1/797, 0.25/(797*10)) + (20-10)*0.25/(20*10)       = 0.012531367628607277 */
+   *   λ ∈ [10, 20]:   min(1/797, 0.25/(797*10)) + (20-10)*0.25/(20*10)       = 0.012531367628607277
+   */
   CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 1e-4, 10, 0.25, 1, 1e-6),
               2499.9762547051441, 1e-14, 0);
   CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 10, 20, 0.25, 1, 1e-6),
@@ -148,7 +151,8 @@ int main(int argc, char **argv) {
    * below Dwork-Rothblum-Vadhan's 1.767 above; unequal ε = 1, 0.5, 0.25 with
    * δ' = 0.01 give 4.092527079898255. The budget is checked on the sums. */
   dpbo_privacy_ledger ledger = {0};
-  for (int i = 0; i < 10; i++) dpbo_privacy_ledger_add(&ledger, 0.1, 1e-5);
+  for (int i = 0; i < 10; i++)
+    dpbo_privacy_ledger_add(&ledger, 0.1, 1e-5);
   dpbo_privacy_ledger_advanced(&ledger, 1e-6, &ea, &da);
   CHECK(ledger.draws == 10 && ledger.epsilon_sum >= 1.0 && ledger.delta_sum >= 1e-4);
   CHECK(ea >= 1.7122165112269903 && ea <= 1.7122165112269903 * (1 + 1e-14));
@@ -174,10 +178,12 @@ int main(int argc, char **argv) {
   int64_t begin, count;
   dpbo_space_block(60, size, rank, &begin, &count);
   double gamma = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, space, &kernel, sigma_n, T, begin, count, 0, &gamma, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, space, &kernel, sigma_n, T, begin, count, 0,
+                                     &gamma, &err));
 
   double u[60 * 2];
-  for (int i = 0; i < 60; i++) CHECK_OK(dpbo_space_unit(space, i, u + 2 * i, &err));
+  for (int i = 0; i < 60; i++)
+    CHECK_OK(dpbo_space_unit(space, i, u + 2 * i, &err));
   /* Dense greedy: at each step the point whose addition maximizes the log det. */
   int chosen[64];
   double dense = 0;
@@ -203,7 +209,8 @@ int main(int argc, char **argv) {
   CHECK_OK(dpbo_space_create_sobol(2, dims, 12, &tiny, &err));
   dpbo_space_block(12, size, rank, &begin, &count);
   double g3 = 0, opt = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, sigma_n, 3, begin, count, 0, &g3, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, sigma_n, 3, begin, count, 0,
+                                     &g3, &err));
   for (int a = 0; a < 12; a++)
     for (int b = a + 1; b < 12; b++)
       for (int c = b + 1; c < 12; c++) {
@@ -211,7 +218,8 @@ int main(int argc, char **argv) {
         opt = fmax(opt, info_gain(&kernel, u, 2, idx, 3, sigma_n));
       }
   CHECK_MSG(g3 <= opt + 1e-12 && g3 >= (1 - exp(-1)) * opt, "greedy %g vs optimum %g", g3, opt);
-  CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3, &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3,
+                                  &err) == DPBO_ERR_ARG);
 
   /* Algorithm 3's record term L/(m λ_min) is shown only for the margin
    * losses on the logistic training loss (docs/privacy-proofs.md): any

@@ -21,14 +21,16 @@ int main(void) {
   dpbo_rng_seed(&r0, 7u, 0u);
   dpbo_rng_seed(&r1, 7u, 1u);
   int equal = 0;
-  for (int i = 0; i < 1000; i++) equal += dpbo_rng_u32(&r0) == dpbo_rng_u32(&r1);
+  for (int i = 0; i < 1000; i++)
+    equal += dpbo_rng_u32(&r0) == dpbo_rng_u32(&r1);
   CHECK_MSG(equal < 5, "%d of 1000 outputs of two streams coincide", equal);
 
   /* advance(k) equals k single steps. */
   dpbo_rng a, b;
   dpbo_rng_seed(&a, 99u, 5u);
   b = a;
-  for (int i = 0; i < 12345; i++) dpbo_rng_u32(&a);
+  for (int i = 0; i < 12345; i++)
+    dpbo_rng_u32(&a);
   dpbo_rng_advance(&b, 12345);
   CHECK(a.state == b.state);
 

@@ -71,7 +71,8 @@ static void check_chi2(const char *what, const int64_t *hist, const double *p, i
  * is released if it is the first whose coin lands heads. */
 static void pf_brute_force(const double *a, int n, double *p) {
   int perm[8], c[8] = {0};
-  for (int i = 0; i < n; i++) perm[i] = i, p[i] = 0.0;
+  for (int i = 0; i < n; i++)
+    perm[i] = i, p[i] = 0.0;
   double orders = 0.0;
   for (int i = 0;;) {
     double reach = 1.0;
@@ -80,7 +81,8 @@ static void pf_brute_force(const double *a, int n, double *p) {
       reach *= 1.0 - a[perm[j]];
     }
     orders += 1.0;
-    while (i < n && c[i] >= i) c[i++] = 0;
+    while (i < n && c[i] >= i)
+      c[i++] = 0;
     if (i >= n) break;
     int s = i % 2 ? c[i] : 0, tmp = perm[s];
     perm[s] = perm[i];
@@ -88,13 +90,15 @@ static void pf_brute_force(const double *a, int n, double *p) {
     c[i]++;
     i = 0;
   }
-  for (int i = 0; i < n; i++) p[i] /= orders;
+  for (int i = 0; i < n; i++)
+    p[i] /= orders;
 }
 
 /* Acceptance probabilities a_i = exp(-η (K - k_i)) from a release's metadata. */
 static void acceptance(const double *q, int n, const dpbo_select_release *rel, double *a) {
   double K = -INFINITY;
-  for (int i = 0; i < n; i++) K = fmax(K, round(q[i] / rel->granularity));
+  for (int i = 0; i < n; i++)
+    K = fmax(K, round(q[i] / rel->granularity));
   for (int i = 0; i < n; i++)
     a[i] = exp(-rel->eta_num / rel->eta_den * (K - round(q[i] / rel->granularity)));
 }
@@ -106,16 +110,19 @@ static void test_exponential(void) {
   int64_t hist[N];
   dpbo_error err;
   dpbo_error_clear(&err);
-  for (int i = 0; i < N; i++) q[i] = 0.15 * i - 1.0 + 0.01 * (i % 3);
+  for (int i = 0; i < N; i++)
+    q[i] = 0.15 * i - 1.0 + 0.01 * (i % 3);
   CHECK_OK(dpbo_mech_select_probabilities(DPBO_SELECT_EXPONENTIAL, q, N, 1.0, 2.0, p, &err));
   /* Against the naive formula (safe here: scores span 3 units). */
   dpbo_select_release rel;
   sample(DPBO_SELECT_EXPONENTIAL, q, N, 1.0, 2.0, draws, 77u, hist, &rel);
   double a[N], total = 0.0;
   acceptance(q, N, &rel, a);
-  for (int i = 0; i < N; i++) total += a[i];
+  for (int i = 0; i < N; i++)
+    total += a[i];
   double worst = 0.0;
-  for (int i = 0; i < N; i++) worst = fmax(worst, fabs(p[i] - a[i] / total));
+  for (int i = 0; i < N; i++)
+    worst = fmax(worst, fabs(p[i] - a[i] / total));
   CHECK_MSG(worst < 1e-14, "exponential probabilities differ from the formula by %g", worst);
   /* η and the score grid as documented; ε within 1e-9 below the request. */
   CHECK(rel.granularity == 0x1p-20);
@@ -142,7 +149,8 @@ static void test_permute_and_flip(void) {
     acceptance(q, N, &rel, a);
     pf_brute_force(a, N, brute);
     double worst = 0.0, sum = 0.0;
-    for (int i = 0; i < N; i++) worst = fmax(worst, fabs(p[i] - brute[i])), sum += p[i];
+    for (int i = 0; i < N; i++)
+      worst = fmax(worst, fabs(p[i] - brute[i])), sum += p[i];
     CHECK_MSG(worst < 1e-14, "P&F probabilities differ from enumeration by %g", worst);
     CHECK_CLOSE(sum, 1.0, 1e-14, 0);
     if (rank == 0)
@@ -160,7 +168,8 @@ static void test_permute_and_flip(void) {
     double q[N], p[N];
     int64_t hist[N];
     dpbo_select_release rel;
-    for (int i = 0; i < N; i++) q[i] = 0.2 * ((i * 7) % N) - 1.0;
+    for (int i = 0; i < N; i++)
+      q[i] = 0.2 * ((i * 7) % N) - 1.0;
     CHECK_OK(dpbo_mech_select_probabilities(DPBO_SELECT_PERMUTE_AND_FLIP, q, N, 1.0, 1.0, p, &err));
     sample(DPBO_SELECT_PERMUTE_AND_FLIP, q, N, 1.0, 1.0, 60000, 79u, hist, &rel);
     check_chi2("permute-and-flip, 20 candidates", hist, p, N, 60000);
@@ -183,8 +192,8 @@ static void test_large(void) {
   for (int kind = 0; kind < 2; kind++) {
     for (int rep = 0; rep < 3; rep++) {
       dpbo_select_release rel;
-      CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, (dpbo_select_kind)kind, q, begin,
-                                count, n, 1.0, 1.0, &rel, &err));
+      CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, (dpbo_select_kind)kind, q, begin, count,
+                                n, 1.0, 1.0, &rel, &err));
       CHECK_MSG(rel.index == star, "%s picked %lld", dpbo_select_kind_name((dpbo_select_kind)kind),
                 (long long)rel.index);
       if (kind == DPBO_SELECT_PERMUTE_AND_FLIP) CHECK(rel.proposals <= (uint64_t)n);
@@ -195,7 +204,8 @@ static void test_large(void) {
     }
   }
   /* Equal scores: permute-and-flip accepts its first proposal. */
-  for (int64_t i = 0; i < count; i++) q[i] = 2.5;
+  for (int64_t i = 0; i < count; i++)
+    q[i] = 2.5;
   dpbo_select_release rel;
   CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, q, begin,
                             count, n, 1.0, 1.0, &rel, &err));
@@ -206,7 +216,8 @@ static void test_large(void) {
 static void test_errors(void) {
   enum { N = 10 };
   double q[N];
-  for (int i = 0; i < N; i++) q[i] = i;
+  for (int i = 0; i < N; i++)
+    q[i] = i;
   int64_t begin, count;
   block(N, &begin, &count);
   dpbo_noise noise;
@@ -219,8 +230,8 @@ static void test_errors(void) {
   memcpy(bad, q, sizeof q);
   bad[N - 1] = NAN;
   dpbo_error_clear(&err);
-  dpbo_status st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL,
-                                    bad + begin, begin, count, N, 1.0, 1.0, &rel, &err);
+  dpbo_status st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, bad + begin,
+                                    begin, count, N, 1.0, 1.0, &rel, &err);
   CHECK_MSG(st == DPBO_ERR_ARG, "NaN score: %s", dpbo_status_name(st));
   if (begin + count == N)
     CHECK_MSG(strstr(err.message, "candidate 9") && strstr(err.message, "finite"), "%s",
@@ -229,18 +240,18 @@ static void test_errors(void) {
   memcpy(bad, q, sizeof q);
   bad[0] = 1e30;
   dpbo_error_clear(&err);
-  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, bad + begin,
-                        begin, count, N, 1.0, 1.0, &rel, &err);
+  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, bad + begin, begin,
+                        count, N, 1.0, 1.0, &rel, &err);
   CHECK(st == DPBO_ERR_ARG);
   /* Blocks that do not tile [0, n). */
   dpbo_error_clear(&err);
-  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin,
-                        count, N + 1, 1.0, 1.0, &rel, &err);
+  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count,
+                        N + 1, 1.0, 1.0, &rel, &err);
   CHECK_MSG(st == DPBO_ERR_ARG && strstr(err.message, "partition"), "%s", err.message);
   if (size > 1) {
     dpbo_error_clear(&err);
-    st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q, 0, N, N, 1.0,
-                          1.0, &rel, &err);
+    st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q, 0, N, N, 1.0, 1.0,
+                          &rel, &err);
     CHECK_MSG(st == DPBO_ERR_ARG, "overlapping blocks accepted");
   }
   /* ε, Δ, root. */
@@ -256,8 +267,8 @@ static void test_errors(void) {
   /* The exact probabilities refuse what they cannot compute. */
   double *big = calloc(600, sizeof *big), *p = calloc(600, sizeof *p);
   dpbo_error_clear(&err);
-  CHECK(dpbo_mech_select_probabilities(DPBO_SELECT_PERMUTE_AND_FLIP, big, 600, 1.0, 1.0, p,
-                                       &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_mech_select_probabilities(DPBO_SELECT_PERMUTE_AND_FLIP, big, 600, 1.0, 1.0, p, &err) ==
+        DPBO_ERR_ARG);
   dpbo_error_clear(&err);
   CHECK_OK(dpbo_mech_select_probabilities(DPBO_SELECT_EXPONENTIAL, big, 600, 1.0, 1.0, p, &err));
   CHECK_CLOSE(p[0], 1.0 / 600, 1e-14, 0);
@@ -289,11 +300,10 @@ static void test_accounting(void) {
                                 begin, count, 3, deltas[a], epss[b], &rel, &err));
       long double D = (long double)deltas[a] / rel.granularity;
       long double cost = 2.0L * rel.eta_num / rel.eta_den * (D + 1.0L);
-      CHECK_MSG(cost <= (long double)epss[b] && rel.epsilon_spent <= epss[b] &&
-                    (long double)rel.epsilon_spent >= cost &&
-                    rel.epsilon_spent >= epss[b] * (1 - 1e-9),
-                "Δ %g ε %g: cost %.20Lg, reported %.17g", deltas[a], epss[b], cost,
-                rel.epsilon_spent);
+      CHECK_MSG(
+          cost <= (long double)epss[b] && rel.epsilon_spent <= epss[b] &&
+              (long double)rel.epsilon_spent >= cost && rel.epsilon_spent >= epss[b] * (1 - 1e-9),
+          "Δ %g ε %g: cost %.20Lg, reported %.17g", deltas[a], epss[b], cost, rel.epsilon_spent);
     }
   }
 }

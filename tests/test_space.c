@@ -11,8 +11,7 @@
 #include "check.h"
 #include "dpbo/space.h"
 
-static dpbo_dim make_dim(const char *name, double lo, double hi, dpbo_scale scale,
-                         int64_t levels) {
+static dpbo_dim make_dim(const char *name, double lo, double hi, dpbo_scale scale, int64_t levels) {
   dpbo_dim dim;
   memset(&dim, 0, sizeof dim);
   snprintf(dim.name, sizeof dim.name, "%s", name);
@@ -33,10 +32,10 @@ static void check_error(int line, dpbo_status got, const dpbo_error *err, dpbo_s
     CHECK_MSG(strstr(err->message, parts[i]) != NULL, "line %d: message '%s' lacks '%s'", line,
               err->message, parts[i]);
 }
-#define CHECK_ERROR(got, code, ...)                                                            \
-  do {                                                                                         \
-    const char *const parts__[] = {__VA_ARGS__, NULL};                                         \
-    check_error(__LINE__, (got), &err, (code), parts__);                                       \
+#define CHECK_ERROR(got, code, ...)                                                                \
+  do {                                                                                             \
+    const char *const parts__[] = {__VA_ARGS__, NULL};                                             \
+    check_error(__LINE__, (got), &err, (code), parts__);                                           \
   } while (0)
 
 static void test_grid(void) {
@@ -47,8 +46,8 @@ static void test_grid(void) {
   dpbo_dim dims[3] = {make_dim("x", 0, 10, DPBO_SCALE_LINEAR, 3),
                       make_dim("y", 1, 100, DPBO_SCALE_LOG, 1),
                       make_dim("z", -1, 1, DPBO_SCALE_LINEAR, 2)};
-  static const double expected[6][3] = {{0, 0.5, 0},   {0, 0.5, 1},   {0.5, 0.5, 0},
-                                        {0.5, 0.5, 1}, {1, 0.5, 0},   {1, 0.5, 1}};
+  static const double expected[6][3] = {{0, 0.5, 0},   {0, 0.5, 1}, {0.5, 0.5, 0},
+                                        {0.5, 0.5, 1}, {1, 0.5, 0}, {1, 0.5, 1}};
   dpbo_space *space = NULL;
   CHECK_OK(dpbo_space_create_grid(3, dims, &space, &err));
   if (!space) return;
@@ -62,8 +61,8 @@ static void test_grid(void) {
     double u[3] = {-1, -1, -1};
     CHECK_OK(dpbo_space_unit(space, i, u, &err));
     for (int j = 0; j < 3; j++)
-      CHECK_MSG(u[j] == expected[i][j], "grid point %d coordinate %d: %g, expected %g", i, j,
-                u[j], expected[i][j]);
+      CHECK_MSG(u[j] == expected[i][j], "grid point %d coordinate %d: %g, expected %g", i, j, u[j],
+                expected[i][j]);
   }
   /* Point 3 in values: x = 5, y = 10 (middle of log [1,100]), z = 1. */
   double u[3], v[3];
@@ -251,15 +250,14 @@ static void test_list(void) {
   dpbo_error_clear(&err);
   dpbo_dim dims[2] = {make_dim("C", 1e-3, 1e3, DPBO_SCALE_LOG, 0),
                       make_dim("gamma", 0, 1, DPBO_SCALE_LINEAR, 0)};
-  const char *ok = write_file("test_space_ok.txt",
-                              "# C, gamma\n"
-                              "\n"
-                              "1, 0.5\n"
-                              "  1000 1   # the upper corner\n"
-                              "0.001,0\n"
-                              "1e-1 ,\t0.25\r\n"
-                              "   # indented comment\n"
-                              "10 ,0.75");
+  const char *ok = write_file("test_space_ok.txt", "# C, gamma\n"
+                                                   "\n"
+                                                   "1, 0.5\n"
+                                                   "  1000 1   # the upper corner\n"
+                                                   "0.001,0\n"
+                                                   "1e-1 ,\t0.25\r\n"
+                                                   "   # indented comment\n"
+                                                   "10 ,0.75");
   static const double expected[4][2] = {{0.5, 0.5}, {1, 1}, {0, 0}, {1.0 / 3.0, 0.25}};
   dpbo_space *space = NULL;
   CHECK_OK(dpbo_space_create_list(2, dims, ok, &space, &err));
@@ -297,7 +295,8 @@ static void test_list(void) {
       {"1 inf\n", DPBO_ERR_CONFIG, ":1: value 2 'inf'", "not a finite number"},
       {"1 1e999\n", DPBO_ERR_CONFIG, ":1: value 2 '1e999'", "not a finite number"},
       {"2000 0.5\n", DPBO_ERR_CONFIG, ":1: value 1 (dimension 'C')", "outside the bounds"},
-      {"1 0.5\n1 -0.25\n", DPBO_ERR_CONFIG, ":2: value 2 (dimension 'gamma')", "outside the bounds"},
+      {"1 0.5\n1 -0.25\n", DPBO_ERR_CONFIG, ":2: value 2 (dimension 'gamma')",
+       "outside the bounds"},
       {"1,,0.5\n", DPBO_ERR_CONFIG, ":1: empty value", "comma"},
       {", 1, 0.5\n", DPBO_ERR_CONFIG, ":1: empty value", "comma"},
       {"1, 0.5,\n", DPBO_ERR_CONFIG, ":1: trailing comma", "value 2"},
@@ -316,8 +315,8 @@ static void test_list(void) {
   }
 
   /* Missing file, and a directory (opens, but reading fails). */
-  CHECK_ERROR(dpbo_space_create_list(2, dims, "test_space_missing.txt", &space, &err),
-              DPBO_ERR_IO, "test_space_missing.txt", "No such file");
+  CHECK_ERROR(dpbo_space_create_list(2, dims, "test_space_missing.txt", &space, &err), DPBO_ERR_IO,
+              "test_space_missing.txt", "No such file");
   mkdir("test_space_dir", 0755);
   CHECK_ERROR(dpbo_space_create_list(2, dims, "test_space_dir", &space, &err), DPBO_ERR_IO,
               "test_space_dir", "directory");
@@ -391,8 +390,8 @@ static void test_maps(void) {
   dpbo_space_to_values(space, u, v);
   CHECK(v[0] == 7.0 && v[1] == 1e6 && v[2] == 1e-3); /* the bounds exactly */
   u[0] = 0.0;
-  u[1] = 0.75;       /* 3/4 of the 12 decades above 1e-6: 1e3 */
-  u[2] = 1.0 / 6.0;  /* 1/6 of the 6 decades above 1e-3: 1e-2 */
+  u[1] = 0.75;      /* 3/4 of the 12 decades above 1e-6: 1e3 */
+  u[2] = 1.0 / 6.0; /* 1/6 of the 6 decades above 1e-3: 1e-2 */
   dpbo_space_to_values(space, u, v);
   CHECK(v[0] == -5.0);
   CHECK_CLOSE(v[1], 1e3, 1e-13, 0.0);
@@ -401,10 +400,12 @@ static void test_maps(void) {
   /* Round trips over the whole range: u -> values -> u and values -> u -> values. */
   double worst_u = 0, worst_v = 0;
   for (int k = 0; k <= 1000; k++) {
-    for (int j = 0; j < 3; j++) u[j] = k / 1000.0;
+    for (int j = 0; j < 3; j++)
+      u[j] = k / 1000.0;
     dpbo_space_to_values(space, u, v);
     dpbo_space_to_unit(space, v, back);
-    for (int j = 0; j < 3; j++) worst_u = fmax(worst_u, fabs(back[j] - u[j]));
+    for (int j = 0; j < 3; j++)
+      worst_u = fmax(worst_u, fabs(back[j] - u[j]));
     double w[3] = {-5 + 12 * k / 1000.0, 1e-6 * pow(1e12, k / 1000.0),
                    1e-3 * pow(10, 6.0 * k / 1000.0)};
     if (w[1] > 1e6) w[1] = 1e6;
@@ -414,7 +415,8 @@ static void test_maps(void) {
     /* Relative to the value on the log scales; on the linear one, whose values
      * cross zero, relative to the width of the range. */
     worst_v = fmax(worst_v, fabs(v[0] - w[0]) / 12.0);
-    for (int j = 1; j < 3; j++) worst_v = fmax(worst_v, fabs(v[j] - w[j]) / w[j]);
+    for (int j = 1; j < 3; j++)
+      worst_v = fmax(worst_v, fabs(v[j] - w[j]) / w[j]);
   }
   CHECK_MSG(worst_u <= 1e-12, "unit round trip error %g", worst_u);
   CHECK_MSG(worst_v <= 1e-12, "value round trip relative error %g", worst_v);

@@ -108,7 +108,8 @@ static dpbo_synthetic_options prior_options(dpbo_kernel_kind kind, int d, double
   opt.kind = DPBO_SYNTH_GP_PRIOR;
   opt.space = NULL; /* values are unit coordinates */
   double ls[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) ls[i] = ell;
+  for (int i = 0; i < d; i++)
+    ls[i] = ell;
   dpbo_error err;
   if (dpbo_kernel_init(&opt.kernel, kind, d, ls, &err) != DPBO_OK)
     fprintf(stderr, "kernel_init: %s\n", err.message);
@@ -204,7 +205,8 @@ static void test_gp_prior_covariance(dpbo_kernel_kind kind) {
     double g0 = eval(&obj, d, base, &err);
     v += g0 * g0;
     mean += g0;
-    for (int p = 0; p < 4; p++) c[p] += g0 * eval(&obj, d, pts[p], &err);
+    for (int p = 0; p < 4; p++)
+      c[p] += g0 * eval(&obj, d, pts[p], &err);
     dpbo_objective_destroy(&obj);
   }
   v /= S;

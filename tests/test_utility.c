@@ -74,11 +74,11 @@ static const double pi = 3.14159265358979323846;
 
 typedef struct tally {
   int64_t trials, holds;
-  int64_t mech_holds;  /* μ_T(λ̃) ≥ max μ_T − (2Δ/ε)(log N + a)   (eq. exp_utility) */
-  int64_t conf_holds;  /* max μ_T ≥ f(λ*) − s(2√β_T + q)          (eq. up_max with |α_T| ≤ q) */
-  int64_t exact_hits;  /* λ̃ = λ* */
-  int64_t first_step;  /* the proof's first line, max μ_T ≥ v_T (not a claim of the paper's
-                          statement; reported only: shrinkage of μ_T can break it) */
+  int64_t mech_holds; /* μ_T(λ̃) ≥ max μ_T − (2Δ/ε)(log N + a)   (eq. exp_utility) */
+  int64_t conf_holds; /* max μ_T ≥ f(λ*) − s(2√β_T + q)          (eq. up_max with |α_T| ≤ q) */
+  int64_t exact_hits; /* λ̃ = λ* */
+  int64_t first_step; /* the proof's first line, max μ_T ≥ v_T (not a claim of the paper's
+                         statement; reported only: shrinkage of μ_T can break it) */
   double margin_sum, margin_min, gap_sum; /* in units of s */
 } tally;
 
@@ -96,7 +96,8 @@ int main(int argc, char **argv) {
   const double eps_lambda[N_EPS] = {1.0, 100.0};
   tally tl[N_EPS];
   memset(tl, 0, sizeof tl);
-  for (int e = 0; e < N_EPS; e++) tl[e].margin_min = INFINITY;
+  for (int e = 0; e < N_EPS; e++)
+    tl[e].margin_min = INFINITY;
   double p0 = NAN, delta_run = NAN;
 
   dpbo_config *config = calloc(1, sizeof *config);
@@ -112,19 +113,32 @@ int main(int argc, char **argv) {
      * epsilon is set per level below; δ = 0.1 total, split 0.5, so the
      * value's δ is 0.05 and the run's (ucb.delta, left unset; corrected
      * bounds) is a third of it, 0.0166667. */
-    const char *const settings[] = {
-        "run.iterations=20", seed,
-        "space.kind=sobol", "space.points=256",
-        "space.dim.x=linear 0 1", "space.dim.y=log 0.01 100",
-        "gp.kernel=matern52", "gp.lengthscale=0.25", "gp.mean=0.7", "gp.signal_std=0.1",
-        "gp.noise_std=0.01",
-        "objective.kind=synthetic", "objective.function=gp_prior", "objective.noise_std=0.01",
-        fseed,
-        "privacy.algorithm=1", "privacy.epsilon=2", "privacy.delta=0.1", "privacy.split=0.5",
-        "privacy.k1=0.9", "privacy.noise=seeded", nseed,
-        "output.dir=.", "output.name=test_utility"};
-    dpbo_status st = dpbo_config_load_assignments("test_utility", (int)(sizeof settings / sizeof *settings),
-                                                  settings, 0, NULL, config, &err);
+    const char *const settings[] = {"run.iterations=20",
+                                    seed,
+                                    "space.kind=sobol",
+                                    "space.points=256",
+                                    "space.dim.x=linear 0 1",
+                                    "space.dim.y=log 0.01 100",
+                                    "gp.kernel=matern52",
+                                    "gp.lengthscale=0.25",
+                                    "gp.mean=0.7",
+                                    "gp.signal_std=0.1",
+                                    "gp.noise_std=0.01",
+                                    "objective.kind=synthetic",
+                                    "objective.function=gp_prior",
+                                    "objective.noise_std=0.01",
+                                    fseed,
+                                    "privacy.algorithm=1",
+                                    "privacy.epsilon=2",
+                                    "privacy.delta=0.1",
+                                    "privacy.split=0.5",
+                                    "privacy.k1=0.9",
+                                    "privacy.noise=seeded",
+                                    nseed,
+                                    "output.dir=.",
+                                    "output.name=test_utility"};
+    dpbo_status st = dpbo_config_load_assignments(
+        "test_utility", (int)(sizeof settings / sizeof *settings), settings, 0, NULL, config, &err);
     CHECK_OK(st);
     if (st != DPBO_OK) break;
     CHECK(config->iterations == ITERATIONS);
@@ -210,9 +224,10 @@ int main(int argc, char **argv) {
 
 finish:
   if (rank == 0) {
-    printf("Theorem 2 on %d GP-prior functions per level (|Λ| = %d Sobol, T = %d, m0 = 0.7, s = 0.1, "
-           "σ = 0.01), δ_run = %g, e^-a = %g: stated probability p0 = %.4f\n",
-           TRIALS, POINTS, ITERATIONS, delta_run, exp(-a), p0);
+    printf(
+        "Theorem 2 on %d GP-prior functions per level (|Λ| = %d Sobol, T = %d, m0 = 0.7, s = 0.1, "
+        "σ = 0.01), δ_run = %g, e^-a = %g: stated probability p0 = %.4f\n",
+        TRIALS, POINTS, ITERATIONS, delta_run, exp(-a), p0);
   }
   for (int e = 0; e < N_EPS; e++) {
     const tally *y = &tl[e];
@@ -221,12 +236,14 @@ finish:
     const double upper = dpbo_audit_cp_upper(y->holds, y->trials, STAT_ALPHA);
     const double lower = dpbo_audit_cp_lower(y->holds, y->trials, STAT_ALPHA);
     int64_t k_min = 0;
-    while (k_min < y->trials && dpbo_audit_cp_upper(k_min, y->trials, STAT_ALPHA) < p0) k_min++;
+    while (k_min < y->trials && dpbo_audit_cp_upper(k_min, y->trials, STAT_ALPHA) < p0)
+      k_min++;
     if (rank == 0) {
-      printf("  eps_lambda = %g: bound held in %lld/%lld (%.4f; Clopper-Pearson at %g: [%.4f, %.4f]; "
-             "fails below %lld), stated >= %.4f\n",
-             eps_lambda[e], (long long)y->holds, (long long)y->trials,
-             (double)y->holds / (double)y->trials, STAT_ALPHA, lower, upper, (long long)k_min, p0);
+      printf(
+          "  eps_lambda = %g: bound held in %lld/%lld (%.4f; Clopper-Pearson at %g: [%.4f, %.4f]; "
+          "fails below %lld), stated >= %.4f\n",
+          eps_lambda[e], (long long)y->holds, (long long)y->trials,
+          (double)y->holds / (double)y->trials, STAT_ALPHA, lower, upper, (long long)k_min, p0);
       printf("    margin mu_T(lambda~) - bound: mean %.3f s, min %.3f s; gap f(lambda*) - "
              "mu_T(lambda~): mean %.3f s; lambda~ = lambda* in %lld; exp-mechanism step held %lld, "
              "confidence step held %lld; the proof's first line (max mu_T >= v_T) held %lld\n",

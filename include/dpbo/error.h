@@ -19,25 +19,25 @@
 
 #include <stddef.h>
 
-#define DPBO_STATUS_LIST(X)                                                     \
-  X(DPBO_OK, "success")                                                       \
-  X(DPBO_ERR_ARG, "invalid argument")                                         \
-  X(DPBO_ERR_NOMEM, "out of memory")                                          \
-  X(DPBO_ERR_IO, "input/output error")                                        \
-  X(DPBO_ERR_CONFIG, "invalid configuration")                                 \
-  X(DPBO_ERR_DATA, "invalid dataset")                                         \
-  X(DPBO_ERR_NUMERIC, "numerical failure")                                    \
-  X(DPBO_ERR_MPI, "MPI failure")                                              \
-  X(DPBO_ERR_HDF5, "HDF5 failure")                                            \
-  X(DPBO_ERR_OBJECTIVE, "objective evaluation failed")                        \
-  X(DPBO_ERR_LIBRARY, "external library failure")                             \
+#define DPBO_STATUS_LIST(X)                                                                        \
+  X(DPBO_OK, "success")                                                                            \
+  X(DPBO_ERR_ARG, "invalid argument")                                                              \
+  X(DPBO_ERR_NOMEM, "out of memory")                                                               \
+  X(DPBO_ERR_IO, "input/output error")                                                             \
+  X(DPBO_ERR_CONFIG, "invalid configuration")                                                      \
+  X(DPBO_ERR_DATA, "invalid dataset")                                                              \
+  X(DPBO_ERR_NUMERIC, "numerical failure")                                                         \
+  X(DPBO_ERR_MPI, "MPI failure")                                                                   \
+  X(DPBO_ERR_HDF5, "HDF5 failure")                                                                 \
+  X(DPBO_ERR_OBJECTIVE, "objective evaluation failed")                                             \
+  X(DPBO_ERR_LIBRARY, "external library failure")                                                  \
   X(DPBO_ERR_USAGE, "invalid command line")
 
 typedef enum {
 #define DPBO__ENUM(code, text) code,
   DPBO_STATUS_LIST(DPBO__ENUM)
 #undef DPBO__ENUM
-  DPBO_STATUS_COUNT
+      DPBO_STATUS_COUNT
 } dpbo_status;
 
 #define DPBO_ERROR_MSG_MAX 1024
@@ -59,29 +59,28 @@ void dpbo_error_clear(dpbo_error *err);
 
 /* Records code and a printf-style message in err (err may be NULL) and
  * returns code, so it can be used in a return statement. */
-dpbo_status dpbo_error_set(dpbo_error *err, dpbo_status code, const char *file,
-                           int line, const char *func, const char *fmt, ...)
+dpbo_status dpbo_error_set(dpbo_error *err, dpbo_status code, const char *file, int line,
+                           const char *func, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 /* Prepends "context: " to the message already in err (e.g. a file name). */
-void dpbo_error_prefix(dpbo_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void dpbo_error_prefix(dpbo_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define DPBO_ERROR_SET(err, code, ...)                                         \
+#define DPBO_ERROR_SET(err, code, ...)                                                             \
   dpbo_error_set((err), (code), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* Both macros need `dpbo_status status` and `dpbo_error *err` in scope and a
  * `done:` label that releases what the function holds. */
-#define DPBO_TRY(call)                                                         \
-  do {                                                                         \
-    status = (call);                                                           \
-    if (status != DPBO_OK) goto done;                                          \
+#define DPBO_TRY(call)                                                                             \
+  do {                                                                                             \
+    status = (call);                                                                               \
+    if (status != DPBO_OK) goto done;                                                              \
   } while (0)
 
-#define DPBO_RAISE(code, ...)                                                  \
-  do {                                                                         \
-    status = DPBO_ERROR_SET(err, (code), __VA_ARGS__);                         \
-    goto done;                                                                 \
+#define DPBO_RAISE(code, ...)                                                                      \
+  do {                                                                                             \
+    status = DPBO_ERROR_SET(err, (code), __VA_ARGS__);                                             \
+    goto done;                                                                                     \
   } while (0)
 
 /* Records a failed MPI call: `call` is its source text, mpi_code what it
@@ -99,24 +98,23 @@ dpbo_status dpbo_error_set_mpi(dpbo_error *err, int mpi_code, const char *call, 
  * (MPI_Comm_free, MPI_Type_free, ...) stay unchecked: they run on the way
  * out, often with an error recorded already, and a failed free only leaks
  * a handle. */
-#define DPBO_MPI_TRY(call)                                                     \
-  do {                                                                         \
-    int dpbo__mpi = (call);                                                    \
-    if (dpbo__mpi != MPI_SUCCESS) {                                            \
-      status = dpbo_error_set_mpi(err, dpbo__mpi, #call, __FILE__, __LINE__,   \
-                                  __func__);                                   \
-      goto done;                                                               \
-    }                                                                          \
+#define DPBO_MPI_TRY(call)                                                                         \
+  do {                                                                                             \
+    int dpbo__mpi = (call);                                                                        \
+    if (dpbo__mpi != MPI_SUCCESS) {                                                                \
+      status = dpbo_error_set_mpi(err, dpbo__mpi, #call, __FILE__, __LINE__, __func__);            \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* Allocation helper: raises DPBO_ERR_NOMEM naming what was being allocated. */
-#define DPBO_ALLOC(ptr, count, what)                                           \
-  do {                                                                         \
-    size_t dpbo__n = (size_t)(count);                                          \
-    (ptr) = calloc(dpbo__n ? dpbo__n : 1, sizeof *(ptr));                      \
-    if (!(ptr))                                                                \
-      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory allocating %zu x %zu bytes for %s", \
-                 dpbo__n, sizeof *(ptr), (what));                              \
+#define DPBO_ALLOC(ptr, count, what)                                                               \
+  do {                                                                                             \
+    size_t dpbo__n = (size_t)(count);                                                              \
+    (ptr) = calloc(dpbo__n ? dpbo__n : 1, sizeof *(ptr));                                          \
+    if (!(ptr))                                                                                    \
+      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory allocating %zu x %zu bytes for %s", dpbo__n,       \
+                 sizeof *(ptr), (what));                                                           \
   } while (0)
 
 #endif

@@ -46,12 +46,12 @@ int64_t dpbo_mech_discrete_laplace(dpbo_noise *noise, uint64_t num, uint64_t den
 
 /* What a Laplace release reports about itself. */
 typedef struct dpbo_laplace_release {
-  double value;        /* released (rounded, noised, clamped) */
-  double epsilon;      /* requested ε */
-  double sensitivity;  /* Δ as given */
-  double granularity;  /* g */
-  double scale;        /* effective scale t·g in units of the value */
-  double epsilon_spent;/* (Δ + g)/(t g) <= ε: what the draw actually costs */
+  double value;         /* released (rounded, noised, clamped) */
+  double epsilon;       /* requested ε */
+  double sensitivity;   /* Δ as given */
+  double granularity;   /* g */
+  double scale;         /* effective scale t·g in units of the value */
+  double epsilon_spent; /* (Δ + g)/(t g) <= ε: what the draw actually costs */
   int clamped;
 } dpbo_laplace_release;
 
@@ -66,10 +66,10 @@ dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, d
 typedef enum { DPBO_SELECT_EXPONENTIAL = 0, DPBO_SELECT_PERMUTE_AND_FLIP = 1 } dpbo_select_kind;
 
 typedef struct dpbo_select_release {
-  int64_t index;       /* chosen global index */
-  double epsilon;      /* requested ε */
-  double sensitivity;  /* Δ as given */
-  double granularity;  /* score grid g */
+  int64_t index;           /* chosen global index */
+  double epsilon;          /* requested ε */
+  double sensitivity;      /* Δ as given */
+  double granularity;      /* score grid g */
   double eta_num, eta_den; /* η = num/den, the exact rate used */
   double epsilon_spent;    /* 2 η (Δ + g)/g <= ε */
   uint64_t proposals;      /* how many proposals were examined */

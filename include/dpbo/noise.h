@@ -20,9 +20,9 @@ typedef enum { DPBO_NOISE_OS = 0, DPBO_NOISE_SEEDED = 1 } dpbo_noise_kind;
 
 typedef struct dpbo_noise {
   dpbo_noise_kind kind;
-  dpbo_rng rng;        /* seeded only (after an OS failure: a fixed fallback, see noise.c) */
+  dpbo_rng rng;          /* seeded only (after an OS failure: a fixed fallback, see noise.c) */
   uint64_t seed, stream; /* seeded only, as given, for dpbo_noise_describe */
-  dpbo_status failure; /* sticky: set if the OS generator ever failed */
+  dpbo_status failure;   /* sticky: set if the OS generator ever failed */
 } dpbo_noise;
 
 void dpbo_noise_init_os(dpbo_noise *noise);

@@ -113,8 +113,8 @@ typedef struct dpbo_sensitivity {
   int64_t n;
   int T;
   int d;
-  double signal_std;  /* s */
-  double sigma_n;     /* σ/s */
+  double signal_std; /* s */
+  double sigma_n;    /* σ/s */
   double k1;
   double delta_lambda_priv, delta_value_priv; /* δ of each release */
   double delta_beta;                          /* the δ of the run's β_t */
@@ -123,8 +123,8 @@ typedef struct dpbo_sensitivity {
   double q;
   double C1;
   double gamma_greedy, gamma_T;
-  double regret_term;  /* √(C1 β_T γ_T/T) (Alg. 1), A e^{...} (Alg. 2), λ-term (Alg. 3) */
-  double tolerance_term;     /* Algorithm 3, corrected: the solver tolerance's 2 L r (1 + 1/m) */
+  double regret_term;    /* √(C1 β_T γ_T/T) (Alg. 1), A e^{...} (Alg. 2), λ-term (Alg. 3) */
+  double tolerance_term; /* Algorithm 3, corrected: the solver tolerance's 2 L r (1 + 1/m) */
   double lambda_sensitivity; /* Δ_λ, units of v */
   double value_sensitivity;  /* Δ_v, Δ_f2 or Δ_f3, units of v */
 } dpbo_sensitivity;
@@ -136,16 +136,16 @@ typedef struct dpbo_privacy_inputs {
   dpbo_bounds bounds;
   int T;
   double k1;
-  double signal_std, noise_std;             /* s, σ */
-  double delta_lambda, delta_value;         /* δ of each release */
-  double delta_beta;                        /* the δ of the run's β_t (budget's delta_beta) */
-  double alg2_A, alg2_tau;                  /* Algorithm 2 */
-  int64_t validation_size;                  /* Algorithm 3: m */
-  double lambda_min, lambda_max;            /* Algorithm 3 */
-  double lipschitz, gstar;                  /* Algorithm 3: L, g* of the validation loss */
-  double solver_tolerance;                  /* Algorithm 3: LIBLINEAR's eps */
-  size_t memory_limit;                      /* bytes per rank for γ_T's UCB state (0: none) */
-  double gamma_greedy;                      /* > 0: γ_greedy known already (not recomputed) */
+  double signal_std, noise_std;     /* s, σ */
+  double delta_lambda, delta_value; /* δ of each release */
+  double delta_beta;                /* the δ of the run's β_t (budget's delta_beta) */
+  double alg2_A, alg2_tau;          /* Algorithm 2 */
+  int64_t validation_size;          /* Algorithm 3: m */
+  double lambda_min, lambda_max;    /* Algorithm 3 */
+  double lipschitz, gstar;          /* Algorithm 3: L, g* of the validation loss */
+  double solver_tolerance;          /* Algorithm 3: LIBLINEAR's eps */
+  size_t memory_limit;              /* bytes per rank for γ_T's UCB state (0: none) */
+  double gamma_greedy;              /* > 0: γ_greedy known already (not recomputed) */
 } dpbo_privacy_inputs;
 
 /* Fills every term of dpbo_sensitivity for the algorithm (collective: γ_T

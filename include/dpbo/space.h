@@ -48,8 +48,8 @@ dpbo_status dpbo_space_create_sobol(int d, const dpbo_dim *dims, int64_t n, dpbo
 /* Points listed in a text file, one per line, d comma- or blank-separated
  * values in the order of dims; '#' starts a comment. Values outside the
  * bounds are an error naming the line. */
-dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path,
-                                   dpbo_space **out, dpbo_error *err);
+dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path, dpbo_space **out,
+                                   dpbo_error *err);
 
 void dpbo_space_destroy(dpbo_space *space);
 

@@ -77,13 +77,17 @@ static const char usage_text[] =
 
 static int exit_code_for(dpbo_status status) {
   switch (status) {
-  case DPBO_OK: return DPBO_EXIT_OK;
+  case DPBO_OK:
+    return DPBO_EXIT_OK;
   case DPBO_ERR_USAGE:
   case DPBO_ERR_CONFIG:
   case DPBO_ERR_DATA:
-  case DPBO_ERR_ARG: return DPBO_EXIT_BAD_INPUT;
-  case DPBO_ERR_IO: return DPBO_EXIT_BAD_INPUT; /* a missing config, dataset or list */
-  default: return DPBO_EXIT_FAILURE;
+  case DPBO_ERR_ARG:
+    return DPBO_EXIT_BAD_INPUT;
+  case DPBO_ERR_IO:
+    return DPBO_EXIT_BAD_INPUT; /* a missing config, dataset or list */
+  default:
+    return DPBO_EXIT_FAILURE;
   }
 }
 
@@ -94,19 +98,19 @@ static int report(int rank, const dpbo_error *err) {
 
 /* In a command: a failed call sets the exit code for its error (rank 0
  * prints the message) and goes to done. */
-#define CLI_TRY(call)                                                          \
-  do {                                                                         \
-    if ((call) != DPBO_OK) {                                                   \
-      code = report(rank, &err);                                               \
-      goto done;                                                               \
-    }                                                                          \
+#define CLI_TRY(call)                                                                              \
+  do {                                                                                             \
+    if ((call) != DPBO_OK) {                                                                       \
+      code = report(rank, &err);                                                                   \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* In a command: allocates *ptr zeroed, or fails with "out of memory". */
-#define CLI_ALLOC(ptr)                                                         \
-  do {                                                                         \
-    (ptr) = calloc(1, sizeof *(ptr));                                          \
-    if (!(ptr)) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory")); \
+#define CLI_ALLOC(ptr)                                                                             \
+  do {                                                                                             \
+    (ptr) = calloc(1, sizeof *(ptr));                                                              \
+    if (!(ptr)) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory"));                    \
   } while (0)
 
 /* The options a command takes besides its one positional argument and
@@ -254,7 +258,8 @@ static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config 
   if (rank == 0) {
     dpbo_release_log(release, run);
     dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
-                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded"
+                                        : "");
     cli_release_log_ledger(release);
   }
 done:
@@ -380,7 +385,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
                : DPBO_OK;
     char what[DPBO_PATH_MAX + 256];
     if (resume && !exists) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue", path);
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue",
+                             path);
     } else if (resume && got != DPBO_OK) {
       local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
     } else if (resume && complete) {
@@ -439,7 +445,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   if (rank != 0) {
     *count = head[0];
     *steps = calloc((size_t)*count, sizeof **steps);
-    local = *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
+    local =
+        *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm));
@@ -499,7 +506,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
      * why, with the file and errno). The last checkpoint on disk is whole;
      * writing the run file again would fail the same way. */
     if (rank == 0 && access(path, F_OK) == 0)
-      fprintf(stderr, "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
+      fprintf(stderr,
+              "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
               path, args.positional);
     else if (rank == 0)
       fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
@@ -516,8 +524,9 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
-      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished, run.planned,
-              run.outcome_message, run.finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
+      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished,
+              run.planned, run.outcome_message,
+              run.finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
     code = DPBO_EXIT_INCOMPLETE;
   }
   if (rank == 0 && run.best_step >= 0) {
@@ -527,11 +536,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     for (int i = 0; i < dpbo_space_dims(run.space); i++)
       used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
                                dpbo_space_dim(run.space, i)->name, best->value[i]);
-    dpbo_log_info("best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
-                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
-                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
-                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
-                  run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
+    dpbo_log_info(
+        "best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+        "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+        best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+        run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
+        run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
     dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
   }
 done:
@@ -582,7 +592,8 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   DPBO_MPI_TRY(MPI_Bcast(index, steps, MPI_INT64_T, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm));
   DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) assignments[assignment_count++] = line;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    assignments[assignment_count++] = line;
   if (redraw) {
     /* A redraw may change only what the guarantee does not fix before the
      * data is seen; which depends on the run's own algorithm. */
@@ -696,7 +707,8 @@ static int cli_epsilons(const char *text, double *values, int max) {
   int n = 0;
   const char *cursor = text;
   for (;;) {
-    while (*cursor == ' ' || *cursor == ',') cursor++;
+    while (*cursor == ' ' || *cursor == ',')
+      cursor++;
     if (!*cursor) break;
     char *end;
     double v = strtod(cursor, &end);
@@ -722,12 +734,14 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
+  int code =
+      cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   for (int i = 0; i < args.override_count; i++)
     if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
       if (rank == 0)
-        fprintf(stderr, "dpbo utility: --set %s: only [privacy] settings can change after the run\n",
+        fprintf(stderr,
+                "dpbo utility: --set %s: only [privacy] settings can change after the run\n",
                 args.overrides[i]);
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
@@ -735,7 +749,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   if (args.epsilon &&
       (count = cli_epsilons(args.epsilon, epsilons, DPBO_UTILITY_MAX_EPSILONS)) < 1) {
     if (rank == 0)
-      fprintf(stderr, "dpbo utility: --epsilon '%s': expected 1 to %d positive numbers (e.g. 0.1,1,10)\n",
+      fprintf(stderr,
+              "dpbo utility: --epsilon '%s': expected 1 to %d positive numbers (e.g. 0.1,1,10)\n",
               args.epsilon, DPBO_UTILITY_MAX_EPSILONS);
     code = DPBO_EXIT_BAD_INPUT;
     goto done;
@@ -744,14 +759,15 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
     char *end;
     tail = strtod(args.tail, &end);
     if (end == args.tail || *end || !(tail > 0.0 && tail < 1.0)) {
-      if (rank == 0) fprintf(stderr, "dpbo utility: --tail '%s': expected a probability in (0, 1)\n", args.tail);
+      if (rank == 0)
+        fprintf(stderr, "dpbo utility: --tail '%s': expected a probability in (0, 1)\n", args.tail);
       code = DPBO_EXIT_BAD_INPUT;
       goto done;
     }
   }
   CLI_ALLOC(config);
-  CLI_TRY(
-      dpbo_lock_acquire(comm, args.positional, "utility", 0, &lock, &err)); /* /utility is written */
+  CLI_TRY(dpbo_lock_acquire(comm, args.positional, "utility", 0, &lock,
+                            &err)); /* /utility is written */
   CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
                        "the theorems need all T steps", config, &run, &err));
   if (count == 0) {
@@ -766,7 +782,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   if (rank == 0) {
     dpbo_utility_log(config, reports, count);
     dpbo_log_info("utility report written to %s:/utility (the run file: sensitive, never publish; "
-                  "no release file was touched and no budget was spent)", args.positional);
+                  "no release file was touched and no budget was spent)",
+                  args.positional);
   }
 done:
   dpbo_lock_release(&lock);
@@ -811,7 +828,8 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
                        argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
-  CLI_TRY(dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  CLI_TRY(
+      dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
   cli_stop_signals_install(&signals, k1sweep_on_signal);
   dpbo_k1sweep_outcome outcome;
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
@@ -848,7 +866,8 @@ static int cli_info(int rank, int argc, char **argv) {
     else if (!path && argv[i][0] != '-')
       path = argv[i];
     else {
-      if (rank == 0) fprintf(stderr, "dpbo info: unexpected argument '%s'\n%s", argv[i], usage_text);
+      if (rank == 0)
+        fprintf(stderr, "dpbo info: unexpected argument '%s'\n%s", argv[i], usage_text);
       return DPBO_EXIT_BAD_INPUT;
     }
   }

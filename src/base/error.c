@@ -33,8 +33,8 @@ void dpbo_error_clear(dpbo_error *err) {
   err->code = DPBO_OK;
 }
 
-dpbo_status dpbo_error_set(dpbo_error *err, dpbo_status code, const char *file,
-                           int line, const char *func, const char *fmt, ...) {
+dpbo_status dpbo_error_set(dpbo_error *err, dpbo_status code, const char *file, int line,
+                           const char *func, const char *fmt, ...) {
   if (!err) return code;
   err->code = code;
   err->file = file;

@@ -52,7 +52,8 @@ static void h5io__reason(int saved_errno, char *out, size_t size) {
 static dpbo_status h5io__fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
   char reason[200], file[DPBO_PATH_MAX + 64];
   h5io__reason(saved_errno, reason, sizeof reason);
-  if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0) snprintf(file, sizeof file, "(unknown file)");
+  if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0)
+    snprintf(file, sizeof file, "(unknown file)");
   return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s to %s: %s", what, file, reason);
 }
 
@@ -66,9 +67,12 @@ static dpbo_status h5io__agree(hid_t obj, dpbo_status local, dpbo_error *err) {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Info info = MPI_INFO_NULL;
   file = H5Iget_file_id(obj);
-  if (file < 0 || (fapl = H5Fget_access_plist(file)) < 0 || H5Pget_fapl_mpio(fapl, &comm, &info) < 0) {
+  if (file < 0 || (fapl = H5Fget_access_plist(file)) < 0 ||
+      H5Pget_fapl_mpio(fapl, &comm, &info) < 0) {
     /* Cannot happen for a file of dpbo_h5io_create; keep the write's own error. */
-    status = local != DPBO_OK ? local : DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot find a file's communicator");
+    status = local != DPBO_OK
+                 ? local
+                 : DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot find a file's communicator");
     goto done;
   }
   status = dpbo_comm_agree(comm, local, err);
@@ -88,22 +92,22 @@ done:
  * in `local` instead, for the set-up of one rank's part of a collective
  * write: the rank must not leave alone, so the write is preceded by an
  * agreement (dpbo_comm_agree) that fails every rank with its message. */
-#define H5IO_TRY(call, what)                                                   \
-  do {                                                                         \
-    if ((call) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "%s failed for %s", #call, (what)); \
+#define H5IO_TRY(call, what)                                                                       \
+  do {                                                                                             \
+    if ((call) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "%s failed for %s", #call, (what));                  \
   } while (0)
 
-#define H5IO_LOCAL(call, what)                                                 \
-  do {                                                                         \
-    if (local == DPBO_OK && (call) < 0)                                        \
-      local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "%s failed for %s", #call, (what)); \
+#define H5IO_LOCAL(call, what)                                                                     \
+  do {                                                                                             \
+    if (local == DPBO_OK && (call) < 0)                                                            \
+      local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "%s failed for %s", #call, (what));               \
   } while (0)
 
 /* ---------------------------------------------------------------------------
  * Attributes. */
 
-static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
-                              dpbo_error *err) {
+static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space,
+                              const void *data, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char what[300];
   snprintf(what, sizeof what, "attribute %s", name);
@@ -211,11 +215,13 @@ static dpbo_status h5io__read_attr(hid_t obj, const char *name, hid_t type, void
   return rc < 0 ? DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot read attribute %s", name) : DPBO_OK;
 }
 
-dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value, dpbo_error *err) {
+dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value,
+                                      dpbo_error *err) {
   return h5io__read_attr(obj, name, H5T_NATIVE_INT64, value, err);
 }
 
-dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value, dpbo_error *err) {
+dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value,
+                                       dpbo_error *err) {
   return h5io__read_attr(obj, name, H5T_NATIVE_DOUBLE, value, err);
 }
 
@@ -248,7 +254,8 @@ typedef struct h5io__collect {
   int failed;
 } h5io__collect;
 
-static herr_t h5io__collect_config(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+static herr_t h5io__collect_config(hid_t loc, const char *name, const H5A_info_t *info,
+                                   void *data) {
   h5io__collect *c = data;
   if (strncmp(name, "config.", 7) != 0) return 0;
   char *value = NULL;
@@ -329,7 +336,8 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
   DPBO_TRY(h5io__agree(group, local, err));
   errno = 0;
-  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0) local = h5io__fail(group, errno, what, err);
+  if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
+    local = h5io__fail(group, errno, what, err);
   DPBO_TRY(h5io__agree(group, local, err));
 done:
   if (dcpl >= 0) H5Pclose(dcpl);
@@ -402,7 +410,8 @@ done:
 }
 
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err) {
+                                  const hsize_t *dims, const void *data, int rank,
+                                  dpbo_error *err) {
   return h5io__write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1,
                            err);
 }
@@ -475,7 +484,8 @@ dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, d
                 : DPBO_OK;
 }
 
-dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims, dpbo_error *err) {
+dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dims,
+                            dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t space = -1;
   hid_t dset = h5io__open_dataset(obj, name);
@@ -503,7 +513,8 @@ dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err) {
     if (*p != '/') continue;
     *p = '\0';
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-      return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir, strerror(errno));
+      return DPBO_ERROR_SET(err, DPBO_ERR_IO, "cannot create directory %s: %s", dir,
+                            strerror(errno));
     *p = '/';
   }
   if (dir[0] && mkdir(dir, 0777) != 0 && errno != EEXIST)
@@ -660,8 +671,10 @@ static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode
   file->modify = 0;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &file->rank));
   if (strlen(path) > DPBO_OUTPUT_PATH_MAX)
-    DPBO_RAISE(DPBO_ERR_IO, "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
-               "paths of at most %d characters", path, strlen(path), DPBO_OUTPUT_PATH_MAX);
+    DPBO_RAISE(DPBO_ERR_IO,
+               "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
+               "paths of at most %d characters",
+               path, strlen(path), DPBO_OUTPUT_PATH_MAX);
   snprintf(file->path, sizeof file->path, "%s", path);
   /* Rank 0 creates the temporary file exclusively and keeps it open until
    * the commit checks that the name still leads to it; every rank then

@@ -132,7 +132,8 @@ typedef struct dpbo_h5io_file {
  * with the MPI-IO driver, readable and writable by its owner only (0600,
  * whatever the umask: run files, checkpoints and other files that hold
  * sensitive results). On failure nothing is left behind. */
-dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file, dpbo_error *err);
+dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
+                             dpbo_error *err);
 
 /* The same for a file meant to be published (release files): its mode
  * follows the umask (0666 & ~umask). */

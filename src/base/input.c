@@ -23,8 +23,10 @@ dpbo_status dpbo_input_open(const char *path, const char *what, int *fd, dpbo_er
    * waiting for a writer; it is cleared below for the regular file. */
   int got = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (got < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s %s: %s", what, path, strerror(errno));
-  if (fstat(got, &st) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot stat %s %s: %s", what, path, strerror(errno));
-  if (!S_ISREG(st.st_mode)) DPBO_RAISE(DPBO_ERR_IO, "cannot read %s %s: %s", what, path, input_kind(st.st_mode));
+  if (fstat(got, &st) != 0)
+    DPBO_RAISE(DPBO_ERR_IO, "cannot stat %s %s: %s", what, path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot read %s %s: %s", what, path, input_kind(st.st_mode));
   int flags = fcntl(got, F_GETFL);
   if (flags < 0 || fcntl(got, F_SETFL, flags & ~O_NONBLOCK) < 0)
     DPBO_RAISE(DPBO_ERR_IO, "cannot read %s %s: %s", what, path, strerror(errno));

@@ -33,8 +33,8 @@ static void lock_holder(int fd, char *out, size_t size) {
 
 /* Rank 0: opens and locks the file, retrying when the path was replaced
  * between open and lock (someone removed the lock file). */
-static dpbo_status lock_take(const char *run_path, const char *command, int create_dir,
-                             int *fd_out, char *path, size_t path_size, dpbo_error *err) {
+static dpbo_status lock_take(const char *run_path, const char *command, int create_dir, int *fd_out,
+                             char *path, size_t path_size, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int fd = -1, writable = 1;
   *fd_out = -1;

@@ -24,7 +24,7 @@
 #include "dpbo/error.h"
 
 typedef struct dpbo_lock {
-  int fd;         /* rank 0: the locked file, -1 otherwise */
+  int fd;          /* rank 0: the locked file, -1 otherwise */
   char path[4200]; /* rank 0: its name */
 } dpbo_lock;
 
@@ -33,8 +33,8 @@ typedef struct dpbo_lock {
  * file's folder is created first (a new run); otherwise a missing folder is
  * a missing run file. Fails with DPBO_ERR_IO, naming the holder, when
  * another process holds the lock. */
-dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command, int create_dir,
-                              dpbo_lock *lock, dpbo_error *err);
+dpbo_status dpbo_lock_acquire(MPI_Comm comm, const char *run_path, const char *command,
+                              int create_dir, dpbo_lock *lock, dpbo_error *err);
 
 /* Removes the lock file and releases the lock (safe on a never-acquired
  * lock with fd -1). */

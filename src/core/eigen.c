@@ -223,7 +223,8 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   }
   if (offset != n * n)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "ScaLAPACK blocks cover %d of %d entries", offset, n * n);
-  DPBO_MPI_TRY(MPI_Allgatherv(zloc, counts[rank], MPI_DOUBLE, gathered, counts, displs, MPI_DOUBLE, comm));
+  DPBO_MPI_TRY(
+      MPI_Allgatherv(zloc, counts[rank], MPI_DOUBLE, gathered, counts, displs, MPI_DOUBLE, comm));
   /* w is global output of pdsyevd; rank 0's copy makes it bit-identical. */
   DPBO_MPI_TRY(MPI_Bcast(w, n, MPI_DOUBLE, 0, comm));
   /* pdsyevd has returned info = 0 with garbage when a workspace check deep

@@ -10,13 +10,13 @@ struct dpbo_gp {
   double nugget; /* (σ/s)² + jitter */
   int capacity;
   int t;
-  double *x;      /* capacity * d unit coordinates */
-  double *factor; /* capacity * capacity, lower triangle, row-major */
-  double *y;      /* normalized targets, hallucinated for pending rows */
-  double *z;      /* L^{-1} y */
+  double *x;              /* capacity * d unit coordinates */
+  double *factor;         /* capacity * capacity, lower triangle, row-major */
+  double *y;              /* normalized targets, hallucinated for pending rows */
+  double *z;              /* L^{-1} y */
   unsigned char *pending; /* row waits for its evaluation (GP-BUCB) */
   int pending_count;
-  double *work;   /* capacity */
+  double *work;        /* capacity */
   double log_det_half; /* Σ log L_ii */
   double z_sq;         /* Σ z_i² */
 };
@@ -70,13 +70,15 @@ static void gp_whiten(const dpbo_gp *gp, const double *u, double *w) {
   for (int i = 0; i < gp->t; i++) {
     const double *row = gp->factor + (size_t)i * gp->capacity;
     double acc = dpbo_kernel_eval(&gp->kernel, gp->x + (size_t)i * d, u);
-    for (int j = 0; j < i; j++) acc -= row[j] * w[j];
+    for (int j = 0; j < i; j++)
+      acc -= row[j] * w[j];
     w[i] = acc / row[i];
   }
 }
 
 /* Adds the row of u with normalized target y (pending or not). */
-static dpbo_status gp_add_row(dpbo_gp *gp, const double *u, double y, int pending, dpbo_error *err) {
+static dpbo_status gp_add_row(dpbo_gp *gp, const double *u, double y, int pending,
+                              dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int t = gp->t;
   const int d = gp->kernel.d;
@@ -87,7 +89,8 @@ static dpbo_status gp_add_row(dpbo_gp *gp, const double *u, double y, int pendin
   double *row = gp->factor + (size_t)t * gp->capacity;
   gp_whiten(gp, u, row);
   double sq = 0.0;
-  for (int j = 0; j < t; j++) sq += row[j] * row[j];
+  for (int j = 0; j < t; j++)
+    sq += row[j] * row[j];
   double pivot_sq = 1.0 + gp->nugget - sq;
   /* Below this the factor has lost all precision: the point repeats an
    * earlier one and no noise or jitter separates them. */
@@ -103,12 +106,14 @@ static dpbo_status gp_add_row(dpbo_gp *gp, const double *u, double y, int pendin
     /* The hallucination is u's current posterior mean lᵀz, which makes its
      * whitened target exactly zero: the mean does not move. */
     double mean = 0.0;
-    for (int j = 0; j < t; j++) mean += row[j] * gp->z[j];
+    for (int j = 0; j < t; j++)
+      mean += row[j] * gp->z[j];
     gp->y[t] = mean;
     gp->z[t] = 0.0;
   } else {
     double acc = y;
-    for (int j = 0; j < t; j++) acc -= row[j] * gp->z[j];
+    for (int j = 0; j < t; j++)
+      acc -= row[j] * gp->z[j];
     gp->y[t] = y;
     gp->z[t] = acc / pivot;
   }
@@ -123,7 +128,8 @@ done:
 }
 
 dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err) {
-  if (!isfinite(v)) return DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC, "observation %d is not finite (%g)", gp->t + 1, v);
+  if (!isfinite(v))
+    return DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC, "observation %d is not finite (%g)", gp->t + 1, v);
   return gp_add_row(gp, u, (v - gp->prior.mean) / gp->prior.signal_std, 0, err);
 }
 
@@ -154,11 +160,14 @@ static dpbo_status gp_rehallucinate(dpbo_gp *gp, dpbo_error *err) {
       for (int j = 0; j <= i; j++) {
         double a = dpbo_kernel_eval(&gp->kernel, gp->x + (size_t)done_rows[j] * d, xi);
         if (j == i) a += gp->nugget;
-        for (int k = 0; k < j; k++) a -= chol[(size_t)i * c + k] * chol[(size_t)j * c + k];
+        for (int k = 0; k < j; k++)
+          a -= chol[(size_t)i * c + k] * chol[(size_t)j * c + k];
         if (j < i) {
           chol[(size_t)i * c + j] = a / chol[(size_t)j * c + j];
         } else {
-          if (!(a > 0.0)) DPBO_RAISE(DPBO_ERR_NUMERIC, "GP-BUCB: the completed observations' covariance is singular");
+          if (!(a > 0.0))
+            DPBO_RAISE(DPBO_ERR_NUMERIC,
+                       "GP-BUCB: the completed observations' covariance is singular");
           chol[(size_t)i * c + i] = sqrt(a);
         }
       }
@@ -166,19 +175,23 @@ static dpbo_status gp_rehallucinate(dpbo_gp *gp, dpbo_error *err) {
     /* alpha = (L Lᵀ)^{-1} y_C */
     for (int i = 0; i < c; i++) {
       double a = gp->y[done_rows[i]];
-      for (int k = 0; k < i; k++) a -= chol[(size_t)i * c + k] * alpha[k];
+      for (int k = 0; k < i; k++)
+        a -= chol[(size_t)i * c + k] * alpha[k];
       alpha[i] = a / chol[(size_t)i * c + i];
     }
     for (int i = c - 1; i >= 0; i--) {
       double a = alpha[i];
-      for (int k = i + 1; k < c; k++) a -= chol[(size_t)k * c + i] * alpha[k];
+      for (int k = i + 1; k < c; k++)
+        a -= chol[(size_t)k * c + i] * alpha[k];
       alpha[i] = a / chol[(size_t)i * c + i];
     }
     for (int p = 0; p < t; p++) {
       if (!gp->pending[p]) continue;
       double m = 0.0;
       for (int i = 0; i < c; i++)
-        m += dpbo_kernel_eval(&gp->kernel, gp->x + (size_t)done_rows[i] * d, gp->x + (size_t)p * d) * alpha[i];
+        m +=
+            dpbo_kernel_eval(&gp->kernel, gp->x + (size_t)done_rows[i] * d, gp->x + (size_t)p * d) *
+            alpha[i];
       gp->y[p] = m;
     }
   }
@@ -186,7 +199,8 @@ static dpbo_status gp_rehallucinate(dpbo_gp *gp, dpbo_error *err) {
   for (int i = 0; i < t; i++) {
     const double *row = gp->factor + (size_t)i * gp->capacity;
     double acc = gp->y[i];
-    for (int j = 0; j < i; j++) acc -= row[j] * gp->z[j];
+    for (int j = 0; j < i; j++)
+      acc -= row[j] * gp->z[j];
     gp->z[i] = acc / row[i];
     gp->z_sq += gp->z[i] * gp->z[i];
   }

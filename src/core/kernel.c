@@ -33,7 +33,8 @@ dpbo_status dpbo_kernel_kind_parse(const char *text, dpbo_kernel_kind *kind, dpb
     *kind = DPBO_KERNEL_MATERN52;
     return DPBO_OK;
   }
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown kernel '%s' (expected se or matern52)", text);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown kernel '%s' (expected se or matern52)",
+                        text);
 }
 
 const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind) {
@@ -96,7 +97,9 @@ static inline double kernel_of_r2(dpbo_kernel_kind kind, double r2) {
   return (1.0 + sr + (5.0 / 3.0) * r2) * kernel_exp(-sr);
 }
 
-double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2) { return kernel_of_r2(kernel->kind, r2); }
+double dpbo_kernel_of_r2(const dpbo_kernel *kernel, double r2) {
+  return kernel_of_r2(kernel->kind, r2);
+}
 
 /* Function multiversioning for the block loops below. Only with GCC: clang
  * before 18 names the dispatcher "<name>.ifunc", so calls from other files
@@ -136,7 +139,8 @@ void dpbo_kernel_r2_block(const dpbo_kernel *kernel, const double *points, int64
     }
     break;
   default:
-    for (int64_t i = 0; i < n; i++) r2[i] = dpbo_kernel_r2(kernel, points + (size_t)i * kernel->d, u);
+    for (int64_t i = 0; i < n; i++)
+      r2[i] = dpbo_kernel_r2(kernel, points + (size_t)i * kernel->d, u);
   }
 }
 
@@ -147,9 +151,11 @@ DPBO_KERNEL_CLONES
 void dpbo_kernel_of_r2_block(const dpbo_kernel *kernel, const double *r2, double *k, int64_t n) {
   /* One loop per kind, so each is a straight line the compiler vectorizes. */
   if (kernel->kind == DPBO_KERNEL_SE) {
-    for (int64_t i = 0; i < n; i++) k[i] = kernel_of_r2(DPBO_KERNEL_SE, r2[i]);
+    for (int64_t i = 0; i < n; i++)
+      k[i] = kernel_of_r2(DPBO_KERNEL_SE, r2[i]);
   } else {
-    for (int64_t i = 0; i < n; i++) k[i] = kernel_of_r2(DPBO_KERNEL_MATERN52, r2[i]);
+    for (int64_t i = 0; i < n; i++)
+      k[i] = kernel_of_r2(DPBO_KERNEL_MATERN52, r2[i]);
   }
 }
 

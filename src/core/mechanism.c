@@ -60,7 +60,8 @@ static int bern_frac(dpbo_noise *noise, u128 num, u128 den) {
 static int bern_exp_unit(dpbo_noise *noise, uint64_t num, uint64_t den) {
   if (num == 0) return 1;
   uint64_t k = 1;
-  while (bern_frac(noise, num, (u128)den * k)) k++;
+  while (bern_frac(noise, num, (u128)den * k))
+    k++;
   return (int)(k & 1u);
 }
 
@@ -102,7 +103,8 @@ static i128 discrete_laplace128(dpbo_noise *noise, uint64_t t, uint64_t s) {
     uint64_t u = dpbo_noise_below(noise, t);
     if (!bern_exp(noise, u, t)) continue;
     uint64_t v = 0;
-    while (bern_exp_unit(noise, 1u, 1u)) v++;
+    while (bern_exp_unit(noise, 1u, 1u))
+      v++;
     u128 x = (u128)u + (u128)t * v;
     u128 y = x / s;
     int negative = (int)(dpbo_noise_u64(noise) >> 63);
@@ -141,8 +143,10 @@ static dpbo_status to_grid(double q, double g, const char *what, int64_t *k, dpb
   if (!isfinite(q)) DPBO_RAISE(DPBO_ERR_ARG, "%s must be finite, got %g", what, q);
   double y = q / g;
   if (!(fabs(y) <= 0x1p62))
-    DPBO_RAISE(DPBO_ERR_ARG, "%s %g is too large for the grid %g of this mechanism (|%s| must be "
-                             "below %g)", what, q, g, what, ldexp(g, 62));
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "%s %g is too large for the grid %g of this mechanism (|%s| must be "
+               "below %g)",
+               what, q, g, what, ldexp(g, 62));
   *k = (int64_t)round(y);
 done:
   return status;
@@ -168,11 +172,16 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
   DPBO_TRY(check_positive(sensitivity, "Laplace mechanism: sensitivity", err));
   DPBO_TRY(check_positive(epsilon, "Laplace mechanism: epsilon", err));
   DPBO_TRY(check_positive(noise_scale_factor, "Laplace mechanism: noise scale factor", err));
-  if (!isfinite(x)) DPBO_RAISE(DPBO_ERR_ARG, "Laplace mechanism: the value to release must be "
-                                             "finite, got %g", x);
+  if (!isfinite(x))
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "Laplace mechanism: the value to release must be "
+               "finite, got %g",
+               x);
   if (isnan(lo) || isnan(hi) || lo > hi)
-    DPBO_RAISE(DPBO_ERR_ARG, "Laplace mechanism: clamp range [%g, %g] is not an interval "
-                             "(pass lo = hi for no clamping)", lo, hi);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "Laplace mechanism: clamp range [%g, %g] is not an interval "
+               "(pass lo = hi for no clamping)",
+               lo, hi);
 
   /* Granularity g: the power of two nearest to (Δ/ε)·2^-40, as Google's
    * differential-privacy library chooses it (there: the next power of two).
@@ -182,8 +191,10 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
   double g = isfinite(r) && r > 0.0 ? nearest_power_of_two(r, 40) : 0.0;
   double D = g > 0.0 ? sensitivity / g : 0.0;
   if (!(g > 0.0 && isfinite(D) && D >= DBL_MIN && D * g == sensitivity))
-    DPBO_RAISE(DPBO_ERR_ARG, "Laplace mechanism: sensitivity/epsilon = %g/%g is outside the "
-                             "range this mechanism supports", sensitivity, epsilon);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "Laplace mechanism: sensitivity/epsilon = %g/%g is outside the "
+               "range this mechanism supports",
+               sensitivity, epsilon);
   int64_t k;
   DPBO_TRY(to_grid(x, g, "Laplace mechanism: value", &k, err));
 
@@ -196,8 +207,10 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
   double tc = (D + 1.0) / epsilon * (1.0 + margin);
   if (noise_scale_factor != 1.0) tc = ceil(tc) * noise_scale_factor; /* audit only */
   if (!(tc <= 0x1p62))
-    DPBO_RAISE(DPBO_ERR_ARG, "Laplace mechanism: noise scale %g grid steps exceeds 2^62 "
-                             "(sensitivity %g, epsilon %g)", tc, sensitivity, epsilon);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "Laplace mechanism: noise scale %g grid steps exceeds 2^62 "
+               "(sensitivity %g, epsilon %g)",
+               tc, sensitivity, epsilon);
   uint64_t t = (uint64_t)ceil(tc);
   if (t < 1u) t = 1u;
 
@@ -241,9 +254,9 @@ dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, d
 
 /* The rounding shared by dpbo_mech_select and the exact probabilities. */
 typedef struct select_plan {
-  double g;          /* score grid, a power of two near Δ·2^-20 */
-  double D;          /* Δ/g, exact */
-  uint64_t eta_num;  /* η = eta_num / 2^eta_shift */
+  double g;         /* score grid, a power of two near Δ·2^-20 */
+  double D;         /* Δ/g, exact */
+  uint64_t eta_num; /* η = eta_num / 2^eta_shift */
   int eta_shift;
   double epsilon_spent;
 } select_plan;
@@ -281,8 +294,10 @@ static dpbo_status select_plan_make(double sensitivity, double epsilon, double f
   double scaled = ldexp(eta, s) * (factor == 1.0 ? 1.0 - margin : 1.0);
   uint64_t num = (uint64_t)floor(scaled);
   if (num == 0)
-    DPBO_RAISE(DPBO_ERR_ARG, "selection: epsilon %g is too small (the rate ε/(2Δ) falls below "
-                             "2^-63 per grid step of the scores)", epsilon);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "selection: epsilon %g is too small (the rate ε/(2Δ) falls below "
+               "2^-63 per grid step of the scores)",
+               epsilon);
   /* ε spent = 2 η (D + 1), rounded up (two roundings, inside the margin);
    * never above ε since η was rounded down. */
   double spent = ldexp((double)num, 1 - s) * (D + 1.0) * (1.0 + margin);
@@ -316,7 +331,8 @@ typedef struct lazy_perm {
 
 static size_t perm_slot(const lazy_perm *p, int64_t key) {
   size_t h = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & (p->cap - 1);
-  while (p->keys[h] != -1 && p->keys[h] != key) h = (h + 1) & (p->cap - 1);
+  while (p->keys[h] != -1 && p->keys[h] != key)
+    h = (h + 1) & (p->cap - 1);
   return h;
 }
 
@@ -333,7 +349,8 @@ static int perm_grow(lazy_perm *p) {
     free(vals);
     return -1;
   }
-  for (size_t i = 0; i < cap; i++) keys[i] = -1;
+  for (size_t i = 0; i < cap; i++)
+    keys[i] = -1;
   lazy_perm grown = {keys, vals, cap, 0, p->next};
   for (size_t i = 0; i < p->cap; i++) {
     if (p->keys[i] == -1) continue;
@@ -365,8 +382,18 @@ static int perm_next(lazy_perm *p, dpbo_noise *noise, int64_t n, int64_t *out) {
 }
 
 /* Fields each rank contributes to the collective argument check. */
-enum { CHK_BEGIN, CHK_COUNT, CHK_MAX, CHK_N, CHK_DELTA, CHK_EPS, CHK_ROOT, CHK_KIND, CHK_BAD,
-       CHK_FIELDS };
+enum {
+  CHK_BEGIN,
+  CHK_COUNT,
+  CHK_MAX,
+  CHK_N,
+  CHK_DELTA,
+  CHK_EPS,
+  CHK_ROOT,
+  CHK_KIND,
+  CHK_BAD,
+  CHK_FIELDS
+};
 
 /* Proposal batches start small (the usual case accepts within a few
  * proposals) and double up to this cap (512 KiB per broadcast) or n. */
@@ -437,12 +464,16 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
     DPBO_ERROR_SET(&local, DPBO_ERR_ARG, "selection: unknown mechanism %d", (int)kind);
   } else if (root < 0 || root >= size) {
     bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_ARG, "selection: root %d is not a rank of the %d-rank "
-                                         "communicator", root, size);
+    DPBO_ERROR_SET(&local, DPBO_ERR_ARG,
+                   "selection: root %d is not a rank of the %d-rank "
+                   "communicator",
+                   root, size);
   } else if (n < 1 || begin < 0 || count < 0 || count > n - begin || (count > 0 && !scores)) {
     bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_ARG, "selection: block [%lld, %lld) is not inside the %lld "
-                   "candidates", (long long)begin, (long long)(begin + count), (long long)n);
+    DPBO_ERROR_SET(&local, DPBO_ERR_ARG,
+                   "selection: block [%lld, %lld) is not inside the %lld "
+                   "candidates",
+                   (long long)begin, (long long)(begin + count), (long long)n);
   } else if (select_plan_make(sensitivity, epsilon, noise_scale_factor, &plan, &local) != DPBO_OK) {
     bad = 1;
   } else {
@@ -456,8 +487,8 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
       }
     }
   }
-  int64_t mine[CHK_FIELDS] = {begin, count, local_max, n, bits_of(sensitivity),
-                              bits_of(epsilon), root, (int64_t)kind, bad};
+  int64_t mine[CHK_FIELDS] = {
+      begin, count, local_max, n, bits_of(sensitivity), bits_of(epsilon), root, (int64_t)kind, bad};
   if (!all) { /* cannot take part in the exchange without a buffer */
     if (err) *err = local;
     status = local.code;
@@ -471,12 +502,13 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
   }
   for (int r = 0; r < size; r++) {
     const int64_t *a = all + (size_t)r * CHK_FIELDS;
-    if (a[CHK_BAD])
-      DPBO_RAISE(DPBO_ERR_ARG, "selection: rank %d rejected its arguments", r);
+    if (a[CHK_BAD]) DPBO_RAISE(DPBO_ERR_ARG, "selection: rank %d rejected its arguments", r);
     for (int f = CHK_N; f < CHK_BAD; f++)
       if (a[f] != mine[f])
-        DPBO_RAISE(DPBO_ERR_ARG, "selection: ranks %d and %d disagree on n, sensitivity, "
-                                 "epsilon, root or mechanism", rank, r);
+        DPBO_RAISE(DPBO_ERR_ARG,
+                   "selection: ranks %d and %d disagree on n, sensitivity, "
+                   "epsilon, root or mechanism",
+                   rank, r);
   }
   /* The blocks must tile [0, n): sorted by start, each begins where the
    * previous one ended (empty blocks aside). O(P^2), P is small. */
@@ -495,10 +527,13 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
       if (!found) break;
     }
     int64_t total = 0;
-    for (int r = 0; r < size; r++) total += all[(size_t)r * CHK_FIELDS + CHK_COUNT];
+    for (int r = 0; r < size; r++)
+      total += all[(size_t)r * CHK_FIELDS + CHK_COUNT];
     if (covered != n || total != n)
-      DPBO_RAISE(DPBO_ERR_ARG, "selection: the ranks' blocks do not partition the %lld "
-                               "candidates", (long long)n);
+      DPBO_RAISE(DPBO_ERR_ARG,
+                 "selection: the ranks' blocks do not partition the %lld "
+                 "candidates",
+                 (long long)n);
   }
 
   int64_t K = INT64_MIN; /* global maximum grid score */
@@ -525,8 +560,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
     }
     DPBO_MPI_TRY(MPI_Bcast(batch, (int)b + 1, MPI_INT64_T, root, comm));
     if (batch[0] != 0)
-      DPBO_RAISE(DPBO_ERR_NOMEM, "selection: rank %d ran out of memory for the random order",
-                 root);
+      DPBO_RAISE(DPBO_ERR_NOMEM, "selection: rank %d ran out of memory for the random order", root);
     int64_t first = b;
     for (int64_t j = 0; j < b; j++) {
       int64_t idx = batch[j + 1];
@@ -602,13 +636,15 @@ dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *
   int64_t *k = NULL;
   long double *a = NULL, *e = NULL, *c = NULL;
   select_plan plan;
-  if (n < 1) DPBO_RAISE(DPBO_ERR_ARG, "selection probabilities: n must be positive, got %lld",
-                        (long long)n);
+  if (n < 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "selection probabilities: n must be positive, got %lld", (long long)n);
   if (kind != DPBO_SELECT_EXPONENTIAL && kind != DPBO_SELECT_PERMUTE_AND_FLIP)
     DPBO_RAISE(DPBO_ERR_ARG, "selection probabilities: unknown mechanism %d", (int)kind);
   if (kind == DPBO_SELECT_PERMUTE_AND_FLIP && n > PF_PROBABILITIES_MAX)
-    DPBO_RAISE(DPBO_ERR_ARG, "selection probabilities: permute-and-flip is computed for at most "
-                             "%d candidates, got %lld", PF_PROBABILITIES_MAX, (long long)n);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "selection probabilities: permute-and-flip is computed for at most "
+               "%d candidates, got %lld",
+               PF_PROBABILITIES_MAX, (long long)n);
   DPBO_TRY(select_plan_make(sensitivity, epsilon, 1.0, &plan, err));
   DPBO_ALLOC(k, n, "grid scores");
   DPBO_ALLOC(a, n, "acceptance probabilities");
@@ -623,13 +659,16 @@ dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *
   }
   if (kind == DPBO_SELECT_EXPONENTIAL) {
     long double total = 0.0L;
-    for (int64_t i = 0; i < n; i++) total += a[i];
-    for (int64_t i = 0; i < n; i++) p[i] = (double)(a[i] / total);
+    for (int64_t i = 0; i < n; i++)
+      total += a[i];
+    for (int64_t i = 0; i < n; i++)
+      p[i] = (double)(a[i] / total);
   } else {
     DPBO_ALLOC(e, n, "elementary symmetric polynomials");
     DPBO_ALLOC(c, n, "order weights");
     c[0] = 1.0L / (long double)n; /* c_m = m! (n-1-m)! / n! */
-    for (int64_t m = 0; m + 1 < n; m++) c[m + 1] = c[m] * (long double)(m + 1) / (long double)(n - 1 - m);
+    for (int64_t m = 0; m + 1 < n; m++)
+      c[m + 1] = c[m] * (long double)(m + 1) / (long double)(n - 1 - m);
     for (int64_t i = 0; i < n; i++) {
       int64_t used = 0;
       e[0] = 1.0L;
@@ -637,10 +676,12 @@ dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *
         if (l == i) continue;
         long double refuse = 1.0L - a[l];
         e[++used] = 0.0L;
-        for (int64_t m = used; m >= 1; m--) e[m] += e[m - 1] * refuse;
+        for (int64_t m = used; m >= 1; m--)
+          e[m] += e[m - 1] * refuse;
       }
       long double sum = 0.0L;
-      for (int64_t m = 0; m < n; m++) sum += c[m] * e[m];
+      for (int64_t m = 0; m < n; m++)
+        sum += c[m] * e[m];
       p[i] = (double)(a[i] * sum);
     }
   }
@@ -654,8 +695,10 @@ done:
 
 const char *dpbo_select_kind_name(dpbo_select_kind kind) {
   switch (kind) {
-  case DPBO_SELECT_EXPONENTIAL: return "exponential";
-  case DPBO_SELECT_PERMUTE_AND_FLIP: return "permute_and_flip";
+  case DPBO_SELECT_EXPONENTIAL:
+    return "exponential";
+  case DPBO_SELECT_PERMUTE_AND_FLIP:
+    return "permute_and_flip";
   }
   return "unknown";
 }

@@ -43,7 +43,8 @@ static int os_fill(unsigned char *buf, size_t size) {
 }
 
 uint64_t dpbo_noise_u64(dpbo_noise *noise) {
-  if (noise->kind == DPBO_NOISE_SEEDED || noise->failure != DPBO_OK) return dpbo_rng_u64(&noise->rng);
+  if (noise->kind == DPBO_NOISE_SEEDED || noise->failure != DPBO_OK)
+    return dpbo_rng_u64(&noise->rng);
   unsigned char bytes[8];
   if (os_fill(bytes, sizeof bytes) != 0) {
     noise->failure = DPBO_ERR_LIBRARY;
@@ -51,7 +52,8 @@ uint64_t dpbo_noise_u64(dpbo_noise *noise) {
     return dpbo_rng_u64(&noise->rng);
   }
   uint64_t value = 0;
-  for (int i = 0; i < 8; i++) value = (value << 8) | bytes[i];
+  for (int i = 0; i < 8; i++)
+    value = (value << 8) | bytes[i];
   return value;
 }
 

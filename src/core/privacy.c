@@ -127,7 +127,8 @@ dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
   dpbo_ucb_mode mode;
   *gamma_greedy = 0.0;
   if (!(sigma_n > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "the information gain needs observation noise (σ > 0), got σ/s = %g", sigma_n);
+    DPBO_RAISE(DPBO_ERR_ARG, "the information gain needs observation noise (σ > 0), got σ/s = %g",
+               sigma_n);
   /* The posterior variance does not depend on the observed values, so the
    * greedy step — add the point of largest posterior variance, gaining
    * ½ log(1 + σ_n⁻² σ²_{t−1}(x)) — runs on a GP fed zeros. Selection by
@@ -138,7 +139,8 @@ dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
   local = dpbo_gp_create(kernel, &prior, T, &gp, err);
   if (local == DPBO_OK)
     local = dpbo_ucb_choose_mode(count, dpbo_space_dims(space), T, memory_limit, &mode, err);
-  if (local == DPBO_OK) local = dpbo_ucb_create_mode(space, kernel, begin, count, T, mode, &ucb, err);
+  if (local == DPBO_OK)
+    local = dpbo_ucb_create_mode(space, kernel, begin, count, T, mode, &ucb, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   double gain = 0.0;
   for (int t = 1; t <= T; t++) {
@@ -211,7 +213,8 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
     break;
   }
   case DPBO_ALGORITHM_3:
-    out->regret_term = (in->lambda_max - in->lambda_min) * in->lipschitz / (in->lambda_max * in->lambda_min);
+    out->regret_term =
+        (in->lambda_max - in->lambda_min) * in->lipschitz / (in->lambda_max * in->lambda_min);
     out->value_sensitivity = dpbo_privacy_alg3_sensitivity(
         in->bounds, in->validation_size, in->lambda_min, in->lambda_max, in->lipschitz, in->gstar,
         in->solver_tolerance);
@@ -224,8 +227,10 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
     DPBO_RAISE(DPBO_ERR_ARG, "no privacy algorithm chosen");
   }
   if (!(out->value_sensitivity > 0) || !isfinite(out->value_sensitivity) ||
-      (in->algorithm != DPBO_ALGORITHM_3 && !(out->lambda_sensitivity > 0 && isfinite(out->lambda_sensitivity))))
-    DPBO_RAISE(DPBO_ERR_NUMERIC, "a sensitivity came out non-positive or infinite (Δ_λ = %g, Δ_v = %g)",
+      (in->algorithm != DPBO_ALGORITHM_3 &&
+       !(out->lambda_sensitivity > 0 && isfinite(out->lambda_sensitivity))))
+    DPBO_RAISE(DPBO_ERR_NUMERIC,
+               "a sensitivity came out non-positive or infinite (Δ_λ = %g, Δ_v = %g)",
                out->lambda_sensitivity, out->value_sensitivity);
 done:
   return status;
@@ -281,10 +286,14 @@ int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon
 
 const char *dpbo_algorithm_name(dpbo_algorithm algorithm) {
   switch (algorithm) {
-  case DPBO_ALGORITHM_NONE: return "none";
-  case DPBO_ALGORITHM_1: return "algorithm1";
-  case DPBO_ALGORITHM_2: return "algorithm2";
-  case DPBO_ALGORITHM_3: return "algorithm3";
+  case DPBO_ALGORITHM_NONE:
+    return "none";
+  case DPBO_ALGORITHM_1:
+    return "algorithm1";
+  case DPBO_ALGORITHM_2:
+    return "algorithm2";
+  case DPBO_ALGORITHM_3:
+    return "algorithm3";
   }
   return "unknown";
 }

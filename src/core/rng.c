@@ -47,9 +47,7 @@ uint64_t dpbo_rng_below64(dpbo_rng *rng, uint64_t bound) {
   }
 }
 
-double dpbo_rng_uniform(dpbo_rng *rng) {
-  return (double)(dpbo_rng_u64(rng) >> 11) * 0x1.0p-53;
-}
+double dpbo_rng_uniform(dpbo_rng *rng) { return (double)(dpbo_rng_u64(rng) >> 11) * 0x1.0p-53; }
 
 double dpbo_rng_normal(dpbo_rng *rng) {
   for (;;) {
@@ -77,7 +75,8 @@ void dpbo_rng_advance(dpbo_rng *rng, uint64_t delta) {
 }
 
 void dpbo_rng_permutation(dpbo_rng *rng, uint64_t n, uint64_t *perm) {
-  for (uint64_t i = 0; i < n; i++) perm[i] = i;
+  for (uint64_t i = 0; i < n; i++)
+    perm[i] = i;
   for (uint64_t i = n; i > 1; i--) {
     uint64_t j = dpbo_rng_below64(rng, i);
     uint64_t tmp = perm[i - 1];

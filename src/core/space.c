@@ -55,8 +55,9 @@ dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_er
   if (kind != DPBO_SPACE_GRID && kind != DPBO_SPACE_SOBOL && kind != DPBO_SPACE_LIST)
     DPBO_RAISE(DPBO_ERR_ARG, "dimension '%s': unknown space kind %d", name, (int)kind);
   if (!isfinite(dim->lo) || !isfinite(dim->hi))
-    DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': bounds must be finite numbers, got lo = %g, hi = %g",
-               name, dim->lo, dim->hi);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': bounds must be finite numbers, got lo = %g, hi = %g", name, dim->lo,
+               dim->hi);
   if (!(dim->lo < dim->hi))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "dimension '%s': reversed bounds, lo = %.17g must be below hi = %.17g", name,
@@ -119,8 +120,7 @@ done:
   return status;
 }
 
-dpbo_status dpbo_space_create_grid(int d, const dpbo_dim *dims, dpbo_space **out,
-                                   dpbo_error *err) {
+dpbo_status dpbo_space_create_grid(int d, const dpbo_dim *dims, dpbo_space **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_space *space = NULL;
   DPBO_TRY(space_new(d, dims, DPBO_SPACE_GRID, &space, err));
@@ -168,20 +168,22 @@ static dpbo_status list_parse_line(const char *path, long lineno, char *text, in
   dpbo_status status = DPBO_OK;
   int count = 0;
   char *p = text;
-  while (isspace((unsigned char)*p)) p++;
+  while (isspace((unsigned char)*p))
+    p++;
   while (*p) {
     if (*p == ',')
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: empty value (a comma not preceded by a number)", path,
                  lineno);
     char *end = p;
-    while (*end && *end != ',' && !isspace((unsigned char)*end)) end++;
+    while (*end && *end != ',' && !isspace((unsigned char)*end))
+      end++;
     char saved = *end;
     *end = '\0';
     char *stop = NULL;
     double v = strtod(p, &stop);
     if (stop == p || *stop != '\0')
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: value %d '%s' is not a number", path, lineno,
-                 count + 1, p);
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: value %d '%s' is not a number", path, lineno, count + 1,
+                 p);
     if (!isfinite(v))
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: value %d '%s' is not a finite number", path, lineno,
                  count + 1, p);
@@ -189,13 +191,14 @@ static dpbo_status list_parse_line(const char *path, long lineno, char *text, in
     if (count < d) row[count] = v;
     count++;
     p = end;
-    while (isspace((unsigned char)*p)) p++;
+    while (isspace((unsigned char)*p))
+      p++;
     if (*p == ',') {
       p++;
-      while (isspace((unsigned char)*p)) p++;
+      while (isspace((unsigned char)*p))
+        p++;
       if (!*p)
-        DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: trailing comma after value %d", path, lineno,
-                   count);
+        DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: trailing comma after value %d", path, lineno, count);
     }
   }
   *found = count;
@@ -203,8 +206,8 @@ done:
   return status;
 }
 
-dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path,
-                                   dpbo_space **out, dpbo_error *err) {
+dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path, dpbo_space **out,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_space *space = NULL;
   FILE *file = NULL;
@@ -235,8 +238,8 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
     DPBO_TRY(list_parse_line(path, lineno, line, d, row, &found, err));
     if (found == 0) continue; /* blank or comment-only line */
     if (found != d)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: expected %d values (one per dimension), found %d",
-                 path, lineno, d, found);
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: expected %d values (one per dimension), found %d", path,
+                 lineno, d, found);
     for (int i = 0; i < d; i++) {
       if (row[i] < dims[i].lo || row[i] > dims[i].hi)
         DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -258,7 +261,8 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
     dpbo_space_to_unit(space, row, u);
     /* In-bounds values map into [0,1] up to rounding of log(); kernels and the
      * grid/Sobol kinds rely on that range, so remove the rounding. */
-    for (int i = 0; i < d; i++) u[i] = fmin(fmax(u[i], 0.0), 1.0);
+    for (int i = 0; i < d; i++)
+      u[i] = fmin(fmax(u[i], 0.0), 1.0);
     space->n++;
   }
   if (ferror(file))
@@ -291,9 +295,12 @@ const dpbo_dim *dpbo_space_dim(const dpbo_space *space, int i) {
 
 const char *dpbo_space_kind_name(dpbo_space_kind kind) {
   switch (kind) {
-    case DPBO_SPACE_GRID: return "grid";
-    case DPBO_SPACE_SOBOL: return "sobol";
-    case DPBO_SPACE_LIST: return "list";
+  case DPBO_SPACE_GRID:
+    return "grid";
+  case DPBO_SPACE_SOBOL:
+    return "sobol";
+  case DPBO_SPACE_LIST:
+    return "list";
   }
   return "unknown";
 }
@@ -330,22 +337,22 @@ dpbo_status dpbo_space_unit(const dpbo_space *space, int64_t index, double *u, d
     DPBO_RAISE(DPBO_ERR_ARG, "candidate index %lld outside the %s space of %lld points",
                (long long)index, dpbo_space_kind_name(space->kind), (long long)space->n);
   switch (space->kind) {
-    case DPBO_SPACE_GRID: {
-      int64_t rest = index;
-      for (int i = 0; i < space->d; i++) {
-        int64_t level = rest / space->stride[i];
-        rest %= space->stride[i];
-        int64_t levels = space->dims[i].levels;
-        u[i] = levels == 1 ? 0.5 : (double)level / (double)(levels - 1);
-      }
-      break;
+  case DPBO_SPACE_GRID: {
+    int64_t rest = index;
+    for (int i = 0; i < space->d; i++) {
+      int64_t level = rest / space->stride[i];
+      rest %= space->stride[i];
+      int64_t levels = space->dims[i].levels;
+      u[i] = levels == 1 ? 0.5 : (double)level / (double)(levels - 1);
     }
-    case DPBO_SPACE_SOBOL:
-      DPBO_TRY(dpbo_sobol_point(space->d, (uint64_t)index, u, err));
-      break;
-    case DPBO_SPACE_LIST:
-      memcpy(u, space->unit + index * space->d, (size_t)space->d * sizeof *u);
-      break;
+    break;
+  }
+  case DPBO_SPACE_SOBOL:
+    DPBO_TRY(dpbo_sobol_point(space->d, (uint64_t)index, u, err));
+    break;
+  case DPBO_SPACE_LIST:
+    memcpy(u, space->unit + index * space->d, (size_t)space->d * sizeof *u);
+    break;
   }
 done:
   return status;

@@ -27,10 +27,10 @@ struct dpbo_ucb {
   int64_t begin, count;
   int capacity, t;
   dpbo_ucb_mode mode;
-  int64_t chunk;  /* candidates per pass: UCB_CHUNK (incremental) or ucb_recompute_chunk */
-  double *unit; /* count * d */
-  double *mean; /* count */
-  double *var;  /* count */
+  int64_t chunk; /* candidates per pass: UCB_CHUNK (incremental) or ucb_recompute_chunk */
+  double *unit;  /* count * d */
+  double *mean;  /* count */
+  double *var;   /* count */
   double *cross; /* incremental: capacity * count, row j holds a_j(x) for the block; else NULL */
   double *rows;  /* recompute: capacity * chunk, a_1..a_t of the chunk in hand; else NULL */
   double *obs;   /* capacity * d: unit coordinates of the observations, in order */
@@ -176,7 +176,8 @@ static dpbo_status ucb_alloc_scratch(dpbo_ucb *ucb, dpbo_error *err) {
   bytes = (bytes + 63) / 64 * 64;
   ucb->rows = aligned_alloc(64, bytes ? bytes : 64);
   if (!ucb->rows)
-    return DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory allocating the UCB recompute scratch");
+    return DPBO_ERROR_SET(err, DPBO_ERR_NOMEM,
+                          "out of memory allocating the UCB recompute scratch");
   ucb->chunk = chunk;
   return DPBO_OK;
 }
@@ -224,7 +225,8 @@ done:
 
 dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
                             int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err) {
-  return dpbo_ucb_create_mode(space, kernel, begin, count, capacity, DPBO_UCB_INCREMENTAL, out, err);
+  return dpbo_ucb_create_mode(space, kernel, begin, count, capacity, DPBO_UCB_INCREMENTAL, out,
+                              err);
 }
 
 void dpbo_ucb_destroy(dpbo_ucb *ucb) {
@@ -258,10 +260,11 @@ void dpbo_ucb_prepare_select(dpbo_ucb *ucb, double beta) { ucb->fused_beta = bet
 /* The selection's scan over one chunk: larger score wins, the first (lowest)
  * index wins ties. Shared by the fused and the stand-alone selection so both
  * compute the same scores in the same order. */
-static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double root_beta, double *score,
-                     dpbo_ucb_choice *best) {
+static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double root_beta,
+                     double *score, dpbo_ucb_choice *best) {
   const double *mean = ucb->mean + start, *var = ucb->var + start;
-  for (int64_t i = 0; i < len; i++) score[i] = mean[i] + root_beta * sqrt(var[i]);
+  for (int64_t i = 0; i < len; i++)
+    score[i] = mean[i] + root_beta * sqrt(var[i]);
   for (int64_t i = 0; i < len; i++) {
     if (ucb->pruned && ucb->pruned[start + i]) continue;
     if (score[i] > best->score) {
@@ -283,7 +286,8 @@ static void ucb_row(const dpbo_ucb *ucb, const double *unit, int64_t len, const 
                     double *out, double *mean, double *var, double z) {
   double *acc = ucb->work, *kx = ucb->work + ucb_work_len(ucb->count);
   /* lᵀ a(x) over the earlier rows: j streams, the step's memory traffic. */
-  for (int64_t i = 0; i < len; i++) acc[i] = 0.0;
+  for (int64_t i = 0; i < len; i++)
+    acc[i] = 0.0;
   /* Four rows per pass over acc (same order of additions per candidate as
    * one row at a time, so the same bits), a quarter of the scratch traffic. */
   int k = 0;
@@ -291,12 +295,14 @@ static void ucb_row(const dpbo_ucb *ucb, const double *unit, int64_t len, const 
     const double c0 = l[k], c1 = l[k + 1], c2 = l[k + 2], c3 = l[k + 3];
     const double *r0 = rows + (size_t)k * stride;
     const double *r1 = r0 + stride, *r2 = r1 + stride, *r3 = r2 + stride;
-    for (int64_t i = 0; i < len; i++) acc[i] = (((acc[i] + c0 * r0[i]) + c1 * r1[i]) + c2 * r2[i]) + c3 * r3[i];
+    for (int64_t i = 0; i < len; i++)
+      acc[i] = (((acc[i] + c0 * r0[i]) + c1 * r1[i]) + c2 * r2[i]) + c3 * r3[i];
   }
   for (; k < j; k++) {
     const double c = l[k];
     const double *row = rows + (size_t)k * stride;
-    for (int64_t i = 0; i < len; i++) acc[i] += c * row[i];
+    for (int64_t i = 0; i < len; i++)
+      acc[i] += c * row[i];
   }
   /* k(x, λ_j): r² per candidate, then the kernel in one vectorized pass. */
   dpbo_kernel_r2_block(&ucb->kernel, unit, len, u, kx);
@@ -310,7 +316,8 @@ static void ucb_row(const dpbo_ucb *ucb, const double *unit, int64_t len, const 
       var[i] = v > 0.0 ? v : 0.0;
     }
   } else {
-    for (int64_t i = 0; i < len; i++) out[i] = (kx[i] - acc[i]) * inv_pivot;
+    for (int64_t i = 0; i < len; i++)
+      out[i] = (kx[i] - acc[i]) * inv_pivot;
   }
 }
 
@@ -319,8 +326,7 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
   const int t = dpbo_gp_count(gp); /* observations including the new one */
   if (t != ucb->t + 1)
     DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
-  if (t > ucb->capacity)
-    DPBO_RAISE(DPBO_ERR_ARG, "UCB state capacity %d exceeded", ucb->capacity);
+  if (t > ucb->capacity) DPBO_RAISE(DPBO_ERR_ARG, "UCB state capacity %d exceeded", ucb->capacity);
   const double *l;
   double pivot, z;
   dpbo_gp_last_row(gp, &l, &pivot, &z);
@@ -339,8 +345,8 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
     const double *unit = ucb->unit + (size_t)start * d;
     if (ucb->mode == DPBO_UCB_INCREMENTAL) {
       double *rows = ucb->cross + start;
-      ucb_row(ucb, unit, len, rows, (size_t)n, prev, l, inv_pivot, u, rows + (size_t)prev * (size_t)n,
-              ucb->mean + start, ucb->var + start, z);
+      ucb_row(ucb, unit, len, rows, (size_t)n, prev, l, inv_pivot, u,
+              rows + (size_t)prev * (size_t)n, ucb->mean + start, ucb->var + start, z);
     } else {
       /* Rows a_1..a_{t-1} of the chunk again, each exactly as its own step
        * computed it (the GP's row j of L and λ_j), then a_t as above. Any
@@ -421,7 +427,8 @@ dpbo_status dpbo_ucb_prune(dpbo_ucb *ucb, double beta, double lcb_max, int64_t *
   ucb->cached_valid = 0; /* the cached best may just have been pruned */
   int64_t left = 0;
   for (int64_t i = 0; i < ucb->count; i++) {
-    if (!ucb->pruned[i] && ucb->mean[i] + root_beta * sqrt(ucb->var[i]) < lcb_max) ucb->pruned[i] = 1;
+    if (!ucb->pruned[i] && ucb->mean[i] + root_beta * sqrt(ucb->var[i]) < lcb_max)
+      ucb->pruned[i] = 1;
     left += !ucb->pruned[i];
   }
   *alive = left;
@@ -442,7 +449,8 @@ done:
 dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int t = dpbo_gp_count(gp);
-  if (t != ucb->t) DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
+  if (t != ucb->t)
+    DPBO_RAISE(DPBO_ERR_ARG, "UCB state holds %d observations, GP holds %d", ucb->t, t);
   const double *z = dpbo_gp_whitened_targets(gp);
   const int64_t n = ucb->count;
   const int d = ucb->d;
@@ -464,11 +472,13 @@ dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *
       rows = ucb->rows;
     }
     double *mean = ucb->mean + start;
-    for (int64_t i = 0; i < len; i++) mean[i] = 0.0;
+    for (int64_t i = 0; i < len; i++)
+      mean[i] = 0.0;
     for (int j = 0; j < t; j++) {
       const double c = z[j];
       const double *row = rows + (size_t)j * stride;
-      for (int64_t i = 0; i < len; i++) mean[i] += c * row[i];
+      for (int64_t i = 0; i < len; i++)
+        mean[i] += c * row[i];
     }
   }
   ucb->cached_valid = 0;
@@ -483,9 +493,8 @@ static void ucb_choice_max(void *in, void *inout, int *len, MPI_Datatype *type) 
   const dpbo_ucb_choice *a = in;
   dpbo_ucb_choice *b = inout;
   for (int i = 0; i < *len; i++) {
-    int a_better = a[i].score > b[i].score ||
-                   (a[i].score == b[i].score && a[i].index >= 0 &&
-                    (b[i].index < 0 || a[i].index < b[i].index));
+    int a_better = a[i].score > b[i].score || (a[i].score == b[i].score && a[i].index >= 0 &&
+                                               (b[i].index < 0 || a[i].index < b[i].index));
     if (a_better) b[i] = a[i];
   }
 }

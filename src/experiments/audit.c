@@ -101,10 +101,14 @@ double dpbo_audit_cp_upper(int64_t k, int64_t n, double gamma) {
 
 const char *dpbo_audit_kind_name(dpbo_audit_kind kind) {
   switch (kind) {
-  case DPBO_AUDIT_LAPLACE: return "laplace";
-  case DPBO_AUDIT_EXPONENTIAL: return "exponential";
-  case DPBO_AUDIT_PERMUTE_AND_FLIP: return "permute_and_flip";
-  case DPBO_AUDIT_KIND_COUNT: break;
+  case DPBO_AUDIT_LAPLACE:
+    return "laplace";
+  case DPBO_AUDIT_EXPONENTIAL:
+    return "exponential";
+  case DPBO_AUDIT_PERMUTE_AND_FLIP:
+    return "permute_and_flip";
+  case DPBO_AUDIT_KIND_COUNT:
+    break;
   }
   return "unknown";
 }
@@ -182,17 +186,21 @@ static dpbo_status audit_histogram_bound(const int64_t *total, int nbins, int64_
   out->lo = out->hi = -1;
   DPBO_ALLOC(events, 3 * (size_t)nbins, "audit events");
   int m = 0;
-  for (int j = 0; j < nbins; j++) events[m++] = (event){j, j};
+  for (int j = 0; j < nbins; j++)
+    events[m++] = (event){j, j};
   if (nbins > 2) {
-    for (int j = 1; j < nbins - 1; j++) events[m++] = (event){0, j};
-    for (int j = 1; j < nbins - 1; j++) events[m++] = (event){j, nbins - 1};
+    for (int j = 1; j < nbins - 1; j++)
+      events[m++] = (event){0, j};
+    for (int j = 1; j < nbins - 1; j++)
+      events[m++] = (event){j, nbins - 1};
   }
   const double gamma = alpha / (4.0 * m);
   out->events = m;
   for (int e = 0; e < m; e++) {
     int64_t c[2] = {0, 0};
     for (int side = 0; side < 2; side++)
-      for (int j = events[e].lo; j <= events[e].hi; j++) c[side] += total[side * nbins + j];
+      for (int j = events[e].lo; j <= events[e].hi; j++)
+        c[side] += total[side * nbins + j];
     for (int dir = 0; dir < 2; dir++) {
       double p_lower = dpbo_audit_cp_lower(c[dir], trials, gamma);
       double p_upper = dpbo_audit_cp_upper(c[1 - dir], trials, gamma);
@@ -291,8 +299,7 @@ static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t
  * candidate 0 and the rest. */
 static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
                               double factor, int64_t trials, dpbo_noise *noise,
-                              const audit_bins *bins, int nbins, int64_t *hist,
-                              dpbo_error *err) {
+                              const audit_bins *bins, int nbins, int64_t *hist, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *u = NULL, *u_prime = NULL;
   const int64_t n = audit_select_candidates(kind, epsilon);
@@ -342,13 +349,14 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   if (!(isfinite(epsilon) && epsilon > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: epsilon must be positive and finite, got %g", epsilon);
   if (!(isfinite(sensitivity) && sensitivity > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: sensitivity must be positive and finite, got %g",
-               sensitivity);
-  if (trials < 1) DPBO_RAISE(DPBO_ERR_ARG, "audit: trials must be positive, got %lld",
-                             (long long)trials);
+    DPBO_RAISE(DPBO_ERR_ARG, "audit: sensitivity must be positive and finite, got %g", sensitivity);
+  if (trials < 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "audit: trials must be positive, got %lld", (long long)trials);
   if (kind == DPBO_AUDIT_LAPLACE && epsilon > 1000.0)
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: the Laplace histogram has 2 epsilon + 26 bins; epsilon "
-                             "%g is above the supported 1000", epsilon);
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "audit: the Laplace histogram has 2 epsilon + 26 bins; epsilon "
+               "%g is above the supported 1000",
+               epsilon);
   if (!(alpha > 0.0 && alpha < 1.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: alpha must be in (0, 1), got %g", alpha);
   if (!(isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
@@ -402,10 +410,10 @@ done:
 
 /* What one release gives the audit. */
 typedef struct pipeline_draw {
-  double best;            /* the non-private value the release perturbs */
-  double value;           /* ṽ */
-  double value_scale;     /* its Laplace scale t·g */
-  double value_grid;      /* its grid g */
+  double best;        /* the non-private value the release perturbs */
+  double value;       /* ṽ */
+  double value_scale; /* its Laplace scale t·g */
+  double value_grid;  /* its grid g */
   double value_sensitivity, epsilon_value;
   int64_t index;          /* λ̃'s global index, -1 if not released */
   double eta, score_grid; /* λ̃'s exact rate per grid step and score grid */
@@ -654,7 +662,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   if (config->algorithm == DPBO_ALGORITHM_NONE)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
-               "or 3", config->path);
+               "or 3",
+               config->path);
   if (config->objective != DPBO_OBJECTIVE_LOGREG)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs objective.kind = logreg, the objective whose "
@@ -668,8 +677,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   if (!(isfinite(options->noise_scale_factor) && options->noise_scale_factor > 0.0 &&
         isfinite(options->sensitivity_factor) && options->sensitivity_factor > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: the noise and sensitivity factors must be positive");
-  if (options->trials > INT64_MAX / 2 - 2)
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: too many trials");
+  if (options->trials > INT64_MAX / 2 - 2) DPBO_RAISE(DPBO_ERR_ARG, "audit: too many trials");
 
   /* cfg[0] = D, cfg[1] = D' (its swap set from the pilot). */
   DPBO_ALLOC(cfg, 2, "the audit configs");
@@ -685,8 +693,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
   local = pipeline_run(&cfg[0], &run[0], err);
-  if (local == DPBO_OK && rank == 0)
-    local = pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
+  if (local == DPBO_OK && rank == 0) local = pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
   cfg[1].logreg.swap_validation_row = pilot.j;
@@ -714,15 +721,33 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * on D and D' (equal on all ranks unless the tuning run is not
    * deterministic) and the releases' parameters (always equal). Reduced as
    * maxima of (x, -x). A rank with no release contributes -inf. */
-  enum { R_BEST_D, R_BEST_D1, R_SCALE, R_GRID, R_SENS, R_EPS, R_ETA, R_SGRID, R_LSENS, R_LEPS,
-         R_COUNT };
+  enum {
+    R_BEST_D,
+    R_BEST_D1,
+    R_SCALE,
+    R_GRID,
+    R_SENS,
+    R_EPS,
+    R_ETA,
+    R_SGRID,
+    R_LSENS,
+    R_LEPS,
+    R_COUNT
+  };
   double mx[2 * R_COUNT], gmx[2 * R_COUNT];
-  for (int r = 0; r < 2 * R_COUNT; r++) mx[r] = -INFINITY;
+  for (int r = 0; r < 2 * R_COUNT; r++)
+    mx[r] = -INFINITY;
   for (int64_t i = 0; i < 2 * count; i++) {
     const pipeline_draw *d = &draws[i];
-    const double x[R_COUNT] = {i % 2 ? -INFINITY : d->best, i % 2 ? d->best : -INFINITY,
-                               d->value_scale, d->value_grid, d->value_sensitivity,
-                               d->epsilon_value, d->eta, d->score_grid, d->lambda_sensitivity,
+    const double x[R_COUNT] = {i % 2 ? -INFINITY : d->best,
+                               i % 2 ? d->best : -INFINITY,
+                               d->value_scale,
+                               d->value_grid,
+                               d->value_sensitivity,
+                               d->epsilon_value,
+                               d->eta,
+                               d->score_grid,
+                               d->lambda_sensitivity,
                                d->epsilon_lambda};
     for (int r = 0; r < R_COUNT; r++) {
       if (x[r] == -INFINITY) continue;
@@ -742,7 +767,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
                  "(%.17g vs %.17g)",
                  -gmx[2 * r + 1], gmx[2 * r]);
   double top[R_COUNT]; /* the (common) value of each parameter */
-  for (int r = 0; r < R_COUNT; r++) top[r] = gmx[2 * r];
+  for (int r = 0; r < R_COUNT; r++)
+    top[r] = gmx[2 * r];
 
   const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
@@ -946,7 +972,8 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
     /* 1e-9: the pair loss is computed in doubles. */
     if (k->epsilon_lower > k->pair_loss * (1.0 + 1e-9) + 1e-12)
       printf("%-10s   WARNING: the audited bound exceeds the exact loss on this pair computed "
-             "from the mechanism's inputs: the release does not behave as documented\n", "");
+             "from the mechanism's inputs: the release does not behave as documented\n",
+             "");
   }
   printf("What is checked: the privacy of this implementation on this one pair (D, D'), not the\n"
          "worst case. 'loss on pair' is the privacy loss of the release mechanism for the\n"
@@ -996,8 +1023,7 @@ static int audit_pipeline_main(MPI_Comm comm, const char *path, int set_count,
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
   if (st != DPBO_OK) {
     if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    code = st == DPBO_ERR_ARG || st == DPBO_ERR_CONFIG || st == DPBO_ERR_DATA ||
-                   st == DPBO_ERR_IO
+    code = st == DPBO_ERR_ARG || st == DPBO_ERR_CONFIG || st == DPBO_ERR_DATA || st == DPBO_ERR_IO
                ? 2
                : 3;
     goto done;
@@ -1053,8 +1079,7 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       pipeline_only = 1;
       if (parse_double(value, &sensitivity_factor) != 0 || !(sensitivity_factor > 0.0)) {
         bad = argv[i];
-        snprintf(why, sizeof why, "--sensitivity-factor needs a positive number, got '%s'",
-                 value);
+        snprintf(why, sizeof why, "--sensitivity-factor needs a positive number, got '%s'", value);
       }
     } else if ((value = option_value(argc, argv, &i, "--mechanism", &missing))) {
       mechanism_only = 1;
@@ -1106,8 +1131,9 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   }
   if (!bad && pipeline && mechanism_only) {
     bad = "--pipeline";
-    snprintf(why, sizeof why, "--mechanism, --epsilon and --sensitivity do not apply to "
-                              "--pipeline (the config sets epsilon and the sensitivities)");
+    snprintf(why, sizeof why,
+             "--mechanism, --epsilon and --sensitivity do not apply to "
+             "--pipeline (the config sets epsilon and the sensitivities)");
   } else if (!bad && !pipeline && pipeline_only) {
     bad = "--pipeline";
     snprintf(why, sizeof why, "--set, --swap and --sensitivity-factor need --pipeline CONFIG");

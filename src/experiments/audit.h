@@ -67,8 +67,8 @@ typedef enum {
 
 typedef struct dpbo_audit_result {
   dpbo_audit_kind kind;
-  double epsilon_claimed;    /* ε requested from the mechanism */
-  double epsilon_lower;      /* audited lower bound; valid with probability >= 1 - alpha */
+  double epsilon_claimed; /* ε requested from the mechanism */
+  double epsilon_lower;   /* audited lower bound; valid with probability >= 1 - alpha */
   double sensitivity;
   double alpha;
   double noise_scale_factor; /* 1 for the real mechanism */
@@ -154,8 +154,8 @@ double dpbo_audit_cp_upper(int64_t k, int64_t n, double gamma);
 typedef enum { DPBO_AUDIT_SWAP_ADVERSARIAL = 0, DPBO_AUDIT_SWAP_RANDOM = 1 } dpbo_audit_swap;
 
 typedef struct dpbo_audit_pipeline_options {
-  int64_t trials;            /* releases on each of D and D' */
-  uint64_t seed;             /* of the random swap (--swap random) only */
+  int64_t trials; /* releases on each of D and D' */
+  uint64_t seed;  /* of the random swap (--swap random) only */
   double alpha;
   double noise_scale_factor; /* 1: the real release; 0.5: --broken */
   double sensitivity_factor; /* 1: the real release; < 1 claims a smaller sensitivity */
@@ -171,24 +171,24 @@ typedef struct dpbo_audit_check {
   double epsilon_lower;   /* audited lower bound */
   int events;
   char witness[192];
-  int violated;           /* epsilon_lower > epsilon_claimed */
+  int violated; /* epsilon_lower > epsilon_claimed */
 } dpbo_audit_check;
 
 typedef struct dpbo_audit_pipeline_result {
   dpbo_algorithm algorithm;
   dpbo_audit_pipeline_options options;
-  int64_t n;                      /* |Λ| */
+  int64_t n; /* |Λ| */
   int T;
   int64_t validation_rows, pool_rows;
   int64_t swap_validation_row, swap_with_row;
-  double swap_lambda;             /* the λ_t at which the chosen swap moves f_V the most */
-  double swap_gain_change;        /* f_V'(w_λ) − f_V(w_λ) there */
-  int records_differ;             /* rows in which V and V' differ (1, or 0: equal records) */
-  int path_first_difference;      /* first step t with λ_t(D) != λ_t(D'), 0 if none */
-  double best_lo[2], best_hi[2];  /* non-private best value on D, D' over all ranks */
-  double value_scale;             /* Laplace noise scale of ṽ actually used */
+  double swap_lambda;            /* the λ_t at which the chosen swap moves f_V the most */
+  double swap_gain_change;       /* f_V'(w_λ) − f_V(w_λ) there */
+  int records_differ;            /* rows in which V and V' differ (1, or 0: equal records) */
+  int path_first_difference;     /* first step t with λ_t(D) != λ_t(D'), 0 if none */
+  double best_lo[2], best_hi[2]; /* non-private best value on D, D' over all ranks */
+  double value_scale;            /* Laplace noise scale of ṽ actually used */
   int has_lambda;
-  double score_difference;        /* max over Λ of |μ_T(D) − μ_T(D')|, units of v */
+  double score_difference; /* max over Λ of |μ_T(D) − μ_T(D')|, units of v */
   dpbo_audit_check value, lambda;
   int violated;
   double seconds;

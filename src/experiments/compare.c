@@ -829,7 +829,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
-  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results, (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM, 0, comm));
+  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results,
+                          (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM, 0, comm));
 
   /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
   if (rank == 0) {

@@ -206,8 +206,10 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
   DPBO_MPI_TRY(MPI_Comm_dup(comm, &ctx->comm));
   if (rank == 0) memcpy(ctx->coords, coords, (size_t)n * d * sizeof *coords);
   DPBO_MPI_TRY(MPI_Bcast(ctx->coords, n * d, MPI_DOUBLE, 0, ctx->comm));
-  DPBO_MPI_TRY(MPI_Scatterv(F, sendcounts, senddispls, MPI_DOUBLE, Fblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
-  DPBO_MPI_TRY(MPI_Scatterv(Fp, sendcounts, senddispls, MPI_DOUBLE, Fpblock, sendcounts[rank], MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(F, sendcounts, senddispls, MPI_DOUBLE, Fblock, sendcounts[rank],
+                            MPI_DOUBLE, 0, ctx->comm));
+  DPBO_MPI_TRY(MPI_Scatterv(Fp, sendcounts, senddispls, MPI_DOUBLE, Fpblock, sendcounts[rank],
+                            MPI_DOUBLE, 0, ctx->comm));
   /* The two channels of K1's eigenvectors (1, ±1)/√2. */
   for (size_t i = 0; i < (size_t)ctx->count * n; i++) {
     ctx->sum[i] = (Fblock[i] + Fpblock[i]) / K1LIK_SQRT2;
@@ -314,7 +316,8 @@ static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int latti
     for (int j = 0; j < n; j++)
       b[j] *= b[j];
   }
-  DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts, ctx->displs, MPI_DOUBLE, ctx->comm));
+  DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts,
+                              ctx->displs, MPI_DOUBLE, ctx->comm));
   /* Sums in set order on every rank: rank-count independent, and two-pass
    * so the mean does not cancel against the spread. */
   for (int j = 0; j < n; j++) {

@@ -32,7 +32,8 @@ static dpbo_status k1sweep__parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err)
   c->size_count = 0;
   int ok = 1;
   for (char *cursor = text;;) {
-    while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+    while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
+      cursor++;
     if (!*cursor) break;
     char *end;
     errno = 0;
@@ -63,22 +64,30 @@ static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error
   int64_t i64;
   dpbo_k1lik_options_default(o);
   static const char *const kernels[] = {"se", "matern52", NULL};
-  DPBO_TRY(dpbo_config_get_choice(raw, "likelihood", "kernel", o->kernel == DPBO_KERNEL_SE ? "se" : "matern52",
-                                  kernels, &choice, err));
+  DPBO_TRY(dpbo_config_get_choice(raw, "likelihood", "kernel",
+                                  o->kernel == DPBO_KERNEL_SE ? "se" : "matern52", kernels, &choice,
+                                  err));
   o->kernel = choice == 0 ? DPBO_KERNEL_SE : DPBO_KERNEL_MATERN52;
   DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_min", o->ell_min, 0, &o->ell_min, err));
   DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_max", o->ell_max, 0, &o->ell_max, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_max", o->ell_min > 0 && o->ell_max > o->ell_min,
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_max",
+                               o->ell_min > 0 && o->ell_max > o->ell_min,
                                "must exceed likelihood.ell_min > 0", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_step", o->ell_step, 0, &o->ell_step, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_step", o->ell_step > 0, "must be positive", err));
+  DPBO_TRY(
+      dpbo_config_get_double(raw, "likelihood", "ell_step", o->ell_step, 0, &o->ell_step, err));
+  DPBO_TRY(
+      dpbo_config_require(raw, "likelihood", "ell_step", o->ell_step > 0, "must be positive", err));
   DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ell_grid", o->ell_grid, 2, 10000, &i64, err));
   o->ell_grid = (int)i64;
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ratio_min", o->ratio_min, 0, &o->ratio_min, err));
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ratio_max", o->ratio_max, 0, &o->ratio_max, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ratio_max", o->ratio_min > 0 && o->ratio_max > o->ratio_min,
+  DPBO_TRY(
+      dpbo_config_get_double(raw, "likelihood", "ratio_min", o->ratio_min, 0, &o->ratio_min, err));
+  DPBO_TRY(
+      dpbo_config_get_double(raw, "likelihood", "ratio_max", o->ratio_max, 0, &o->ratio_max, err));
+  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ratio_max",
+                               o->ratio_min > 0 && o->ratio_max > o->ratio_min,
                                "must exceed likelihood.ratio_min > 0", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ratio_per_decade", o->ratio_per_decade, 1, 1000, &i64, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ratio_per_decade", o->ratio_per_decade, 1,
+                                 1000, &i64, err));
   o->ratio_per_decade = (int)i64;
   DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "k1_step", o->k1_step, 0, &o->k1_step, err));
   DPBO_TRY(dpbo_config_require(raw, "likelihood", "k1_step", o->k1_step > 0 && o->k1_step < 0.5,
@@ -86,9 +95,11 @@ static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error
   DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "t_min", o->t_min, 0, &o->t_min, err));
   DPBO_TRY(dpbo_config_require(raw, "likelihood", "t_min", o->t_min > 0 && o->t_min < o->k1_step,
                                "(the smallest 1 - k1 searched) must lie in (0, k1_step)", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000, &i64, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000, &i64,
+                                 err));
   o->t_per_decade = (int)i64;
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "eigen_threshold", o->eigen_threshold, 0, INT32_MAX, &i64, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "eigen_threshold", o->eigen_threshold, 0,
+                                 INT32_MAX, &i64, err));
   o->eigen_threshold = (int)i64;
   DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "delta", 0.05, 0, &c->delta, err));
   DPBO_TRY(dpbo_config_require(raw, "likelihood", "delta", c->delta > 0 && c->delta < 1,
@@ -118,39 +129,52 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
   DPBO_TRY(dpbo_config_get_choice(raw, "k1sweep", "format", "auto", formats, &choice, err));
   c->format = (dpbo_data_format)choice;
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "train_rows", 0, 0, INT32_MAX, &c->train_rows, err));
+  DPBO_TRY(
+      dpbo_config_get_int64(raw, "k1sweep", "train_rows", 0, 0, INT32_MAX, &c->train_rows, err));
   DPBO_TRY(dpbo_config_require(raw, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
                                "is required (the number of training rows, >= 1)", err));
   DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "pool_rows", 0, 0, INT32_MAX, &c->pool_rows, err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N, &c->models, err));
+  DPBO_TRY(
+      dpbo_config_get_int64(raw, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N, &c->models, err));
   dpbo_svm_options_default(&c->svm);
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "cache_mb", c->svm.cache_mb, 0, &c->svm.cache_mb, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "cache_mb", c->svm.cache_mb > 0, "must be positive", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "tolerance", c->svm.tolerance, 0, &c->svm.tolerance, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "tolerance", c->svm.tolerance > 0, "must be positive", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "cache_mb", c->svm.cache_mb, 0, &c->svm.cache_mb,
+                                  err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "cache_mb", c->svm.cache_mb > 0, "must be positive",
+                               err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "tolerance", c->svm.tolerance, 0,
+                                  &c->svm.tolerance, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "tolerance", c->svm.tolerance > 0,
+                               "must be positive", err));
   DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
   c->svm.shrinking = (int)i64;
   /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
    * must repeat. */
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
-                                 &c->svm.max_features, err));
+  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
+                                 INT32_MAX, &c->svm.max_features, err));
   DPBO_TRY(k1sweep__parse_sizes(c, err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS, &c->sets, err));
+  DPBO_TRY(
+      dpbo_config_get_int64(raw, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS, &c->sets, err));
   static const char *const neighbours[] = {"add_remove", "swap", NULL};
-  DPBO_TRY(dpbo_config_get_choice(raw, "k1sweep", "neighbour", "add_remove", neighbours, &choice, err));
+  DPBO_TRY(
+      dpbo_config_get_choice(raw, "k1sweep", "neighbour", "add_remove", neighbours, &choice, err));
   c->neighbour = (dpbo_neighbour_kind)choice;
   DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_k1", c->synthetic_k1 >= 0 && c->synthetic_k1 <= 1,
-                               "must lie in [0, 1]", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_mean", 0.8, 0, &c->synthetic_mean, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_mean", c->synthetic_mean > 0 && c->synthetic_mean < 1,
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_k1",
+                               c->synthetic_k1 >= 0 && c->synthetic_k1 <= 1, "must lie in [0, 1]",
+                               err));
+  DPBO_TRY(
+      dpbo_config_get_double(raw, "k1sweep", "synthetic_mean", 0.8, 0, &c->synthetic_mean, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_mean",
+                               c->synthetic_mean > 0 && c->synthetic_mean < 1,
                                "(an accuracy) must lie in (0, 1)", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_signal_std", 0.05, 0, &c->synthetic_signal_std, err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_signal_std", 0.05, 0,
+                                  &c->synthetic_signal_std, err));
   DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_signal_std", c->synthetic_signal_std > 0,
                                "must be positive", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_lengthscale", 0.3, 0, &c->synthetic_lengthscale, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_lengthscale", c->synthetic_lengthscale > 0,
-                               "must be positive", err));
+  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_lengthscale", 0.3, 0,
+                                  &c->synthetic_lengthscale, err));
+  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_lengthscale",
+                               c->synthetic_lengthscale > 0, "must be positive", err));
 
   /* [space]: Sobol settings over the dimensions; the SVMs need C and γ. */
   DPBO_TRY(dpbo_config_get_dims(raw, DPBO_SPACE_SOBOL, err));
@@ -171,7 +195,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
 
   /* [output] */
   DPBO_TRY(dpbo_config_get_output(raw, c->output_dir, sizeof c->output_dir, c->output_name,
-                                   sizeof c->output_name, err));
+                                  sizeof c->output_name, err));
   DPBO_TRY(dpbo_config_check_used(raw, err));
 done:
   return status;
@@ -195,9 +219,9 @@ void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path,
  * likelihood and the output settings do not enter. */
 static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_t size) {
   size_t used = 0;
-#define K1SWEEP__LINE(...)                                                                  \
-  do {                                                                                     \
-    if (used < size) used += (size_t)snprintf(text + used, size - used, __VA_ARGS__);      \
+#define K1SWEEP__LINE(...)                                                                         \
+  do {                                                                                             \
+    if (used < size) used += (size_t)snprintf(text + used, size - used, __VA_ARGS__);              \
   } while (0)
   static const char *const formats[] = {"auto", "csv", "libsvm"};
   K1SWEEP__LINE("k1sweep.seed=%llu\n", (unsigned long long)c->seed);
@@ -210,7 +234,8 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
   K1SWEEP__LINE("k1sweep.tolerance=%.17g\n", c->svm.tolerance);
   K1SWEEP__LINE("k1sweep.shrinking=%d\n", c->svm.shrinking);
   K1SWEEP__LINE("k1sweep.sizes=");
-  for (int s = 0; s < c->size_count; s++) K1SWEEP__LINE("%s%lld", s ? " " : "", (long long)c->size[s]);
+  for (int s = 0; s < c->size_count; s++)
+    K1SWEEP__LINE("%s%lld", s ? " " : "", (long long)c->size[s]);
   K1SWEEP__LINE("\n");
   K1SWEEP__LINE("k1sweep.sets=%lld\n", (long long)c->sets);
   K1SWEEP__LINE("k1sweep.neighbour=%s\n", dpbo_neighbour_kind_name(c->neighbour));
@@ -248,8 +273,8 @@ static dpbo_status k1sweep__compare(const char *stored, const char *current, con
                               "%s was written with %.*s = '%.*s'; this run has '%.*s'. Restore the "
                               "setting to continue that sweep, or delete the checkpoint to start "
                               "over",
-                              checkpoint, (int)ka, a, (int)(la - ka - 1), eqa + 1, (int)(lb - kb - 1),
-                              eqb + 1);
+                              checkpoint, (int)ka, a, (int)(la - ka - 1), eqa + 1,
+                              (int)(lb - kb - 1), eqb + 1);
       return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
                             "%s was written with different settings ('%.*s' against '%.*s'); "
                             "restore them, or delete the checkpoint to start over",
@@ -305,18 +330,18 @@ typedef struct k1sweep__state {
   const dpbo_k1sweep_config *config;
   MPI_Comm comm;
   int rank, size;
-  int64_t n;        /* settings */
+  int64_t n; /* settings */
   int d;
-  double *unit;     /* n × d */
-  double *values;   /* n × d: (C, γ) in config order */
+  double *unit;   /* n × d */
+  double *values; /* n × d: (C, γ) in config order */
   int c_dim, gamma_dim;
   /* data (svm mode; on the ranks that train) */
   dpbo_svm_data *svm;
   int64_t data_rows, pool, nbytes;
   /* validation sets (svm mode; every rank) */
-  int32_t **rows;             /* [size] sets × m */
+  int32_t **rows;              /* [size] sets × m */
   dpbo_valset_change **change; /* [size] sets */
-  int64_t acc_count;          /* size_count · 2 · sets */
+  int64_t acc_count;           /* size_count · 2 · sets */
   /* results (rank 0) */
   unsigned char *done;
   int64_t done_count;
@@ -385,7 +410,8 @@ static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
   DPBO_TRY(dpbo_dataset_read_max(c->data_path, c->format, c->svm.max_features, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
   if (c->train_rows >= data->n)
-    DPBO_RAISE(DPBO_ERR_DATA, "%s has %lld rows: k1sweep.train_rows = %lld leaves none for validation",
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s has %lld rows: k1sweep.train_rows = %lld leaves none for validation",
                c->data_path, (long long)data->n, (long long)c->train_rows);
   st->data_rows = data->n;
   st->pool = data->n - c->train_rows;
@@ -433,7 +459,8 @@ static size_t k1sweep__message_size(const k1sweep__state *st) {
   return sizeof(k1sweep__head) + (size_t)st->acc_count * sizeof(double) + (size_t)st->nbytes;
 }
 
-static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags, unsigned char *message) {
+static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags,
+                           unsigned char *message) {
   const dpbo_k1sweep_config *c = st->config;
   k1sweep__head head;
   memset(&head, 0, sizeof head);
@@ -516,7 +543,8 @@ static void k1sweep__rows_copy(k1sweep__state *st, k1sweep__rows *rows, int to_s
   }
 }
 
-static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *path, dpbo_error *err) {
+static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *path,
+                                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
   k1sweep__rows rows;
@@ -563,7 +591,8 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
   H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (f < 0)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot open the checkpoint %s (delete it to start the sweep over)", path);
+    DPBO_RAISE(DPBO_ERR_IO, "cannot open the checkpoint %s (delete it to start the sweep over)",
+               path);
   status = dpbo_h5io_read_attr_string(f, "fingerprint", &stored, err);
   if (status != DPBO_OK) {
     dpbo_error_prefix(err, "%s is not a k1sweep checkpoint", path);
@@ -573,12 +602,15 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
   int64_t shape[4];
   static const char *const shape_names[4] = {"models", "accuracies_per_model", "bytes_per_model",
                                              "pool_rows"};
-  for (int k = 0; k < 4; k++) DPBO_TRY(dpbo_h5io_read_attr_int64(f, shape_names[k], &shape[k], err));
-  if (shape[0] != st->n || shape[1] != st->acc_count || shape[2] != st->nbytes || shape[3] != st->pool)
+  for (int k = 0; k < 4; k++)
+    DPBO_TRY(dpbo_h5io_read_attr_int64(f, shape_names[k], &shape[k], err));
+  if (shape[0] != st->n || shape[1] != st->acc_count || shape[2] != st->nbytes ||
+      shape[3] != st->pool)
     DPBO_RAISE(DPBO_ERR_DATA,
                "%s holds models for a different sweep (%lld models, %lld accuracies and %lld bytes "
                "per model, %lld pool rows); delete it to start over",
-               path, (long long)shape[0], (long long)shape[1], (long long)shape[2], (long long)shape[3]);
+               path, (long long)shape[0], (long long)shape[1], (long long)shape[2],
+               (long long)shape[3]);
   hsize_t dims[1];
   DPBO_TRY(dpbo_h5io_shape(f, "model", 1, dims, err));
   const int64_t k = (int64_t)dims[0];
@@ -593,7 +625,8 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
     DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep__columns,
                                    K1SWEEP__COLUMNS, err));
     k1sweep__rows_copy(st, &rows, 1);
-    for (int64_t r = 0; r < k; r++) st->done[rows.index[r]] = 1;
+    for (int64_t r = 0; r < k; r++)
+      st->done[rows.index[r]] = 1;
     st->done_count = k;
   }
 done:
@@ -614,8 +647,10 @@ static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *mess
   memcpy(&head, message, sizeof head);
   if (head.code != DPBO_OK) DPBO_RAISE((dpbo_status)head.code, "%s", head.message);
   const int64_t j = head.model;
-  if (j < 0 || j >= st->n || st->done[j]) DPBO_RAISE(DPBO_ERR_MPI, "unexpected result for model %lld", (long long)j);
-  memcpy(st->accuracy + j * st->acc_count, message + sizeof head, (size_t)st->acc_count * sizeof(double));
+  if (j < 0 || j >= st->n || st->done[j])
+    DPBO_RAISE(DPBO_ERR_MPI, "unexpected result for model %lld", (long long)j);
+  memcpy(st->accuracy + j * st->acc_count, message + sizeof head,
+         (size_t)st->acc_count * sizeof(double));
   memcpy(st->bits + j * st->nbytes, message + sizeof head + (size_t)st->acc_count * sizeof(double),
          (size_t)st->nbytes);
   st->model[j] = head.result;
@@ -628,11 +663,11 @@ static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *mess
   DPBO_TRY(k1sweep__write_checkpoint(st, checkpoint, err));
   dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
                 "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
-                (long long)j, st->values[j * st->d + st->c_dim], st->values[j * st->d + st->gamma_dim],
-                (long long)head.result.worker, head.result.train_seconds, head.result.predict_seconds,
-                (long long)st->pool, (long long)head.result.support_vectors,
-                head.result.pool_accuracy, (long long)st->done_count,
-                (long long)st->n);
+                (long long)j, st->values[j * st->d + st->c_dim],
+                st->values[j * st->d + st->gamma_dim], (long long)head.result.worker,
+                head.result.train_seconds, head.result.predict_seconds, (long long)st->pool,
+                (long long)head.result.support_vectors, head.result.pool_accuracy,
+                (long long)st->done_count, (long long)st->n);
 done:
   return status;
 }
@@ -674,7 +709,8 @@ static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const
       }
       if (k1sweep__stops == 1 && !warned) {
         dpbo_log_info("stop requested: no new trainings; waiting for the %lld in progress (signal "
-                      "again to abandon them)", (long long)in_flight);
+                      "again to abandon them)",
+                      (long long)in_flight);
         warned = 1;
       }
       DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, K1SWEEP_TAG_RESULT, st->comm, &ready, &probe));
@@ -793,23 +829,28 @@ static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
   double *K = NULL, *L = NULL, *z = NULL;
   dpbo_kernel kernel;
   double ls[DPBO_MAX_DIM];
-  for (int i = 0; i < st->d; i++) ls[i] = c->synthetic_lengthscale;
+  for (int i = 0; i < st->d; i++)
+    ls[i] = c->synthetic_lengthscale;
   DPBO_TRY(dpbo_kernel_init(&kernel, c->likelihood.kernel, st->d, ls, err));
   DPBO_ALLOC(K, (size_t)(n * n), "the synthetic kernel matrix");
   DPBO_ALLOC(L, (size_t)(n * n), "the synthetic Cholesky factor");
   DPBO_ALLOC(z, (size_t)(4 * n), "the synthetic draws");
   for (int64_t a = 0; a < n; a++)
     for (int64_t b = 0; b <= a; b++)
-      K[a * n + b] = K[b * n + a] = dpbo_kernel_eval(&kernel, st->unit + a * st->d, st->unit + b * st->d);
+      K[a * n + b] = K[b * n + a] =
+          dpbo_kernel_eval(&kernel, st->unit + a * st->d, st->unit + b * st->d);
   /* A smooth kernel over many settings is numerically singular: add the
    * smallest jitter (a power of ten) that lets the Cholesky factorization
    * through; it is recorded in the output. */
   for (double jitter = 1e-12;; jitter *= 10) {
     if (jitter > 1e-3)
-      DPBO_RAISE(DPBO_ERR_NUMERIC, "synthetic k1sweep: the kernel matrix of %lld settings is not "
-                 "positive definite even with jitter 1e-3 (lower synthetic_lengthscale)", (long long)n);
+      DPBO_RAISE(DPBO_ERR_NUMERIC,
+                 "synthetic k1sweep: the kernel matrix of %lld settings is not "
+                 "positive definite even with jitter 1e-3 (lower synthetic_lengthscale)",
+                 (long long)n);
     memcpy(L, K, (size_t)(n * n) * sizeof *L);
-    for (int64_t a = 0; a < n; a++) L[a * n + a] += jitter;
+    for (int64_t a = 0; a < n; a++)
+      L[a * n + a] += jitter;
     if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, L, (lapack_int)n) == 0) {
       st->synthetic_jitter = jitter;
       break;
@@ -823,7 +864,8 @@ static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
     for (int64_t i = 0; i < c->sets; i++) {
       dpbo_rng rng;
       dpbo_rng_seed(&rng, c->seed, K1SWEEP_SYNTH_TAG | (uint64_t)c->size[s] << 24 | (uint64_t)i);
-      for (int64_t r = 0; r < 4 * n; r++) z[r] = dpbo_rng_normal(&rng);
+      for (int64_t r = 0; r < 4 * n; r++)
+        z[r] = dpbo_rng_normal(&rng);
       const double *z1 = z, *z2 = z + n, *e1 = z + 2 * n, *e2 = z + 3 * n;
       for (int64_t a = 0; a < n; a++) {
         double g = 0.0, h = 0.0;
@@ -858,7 +900,8 @@ static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, d
                                  "lambda_j = Sobol point j (unscrambled, from the origin) over the "
                                  "[space] ranges; one LIBSVM RBF C-SVC per setting",
                                  err));
-  DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
+  DPBO_TRY(
+      dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
   if (!synthetic) {
     DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0], k1sweep__columns,
@@ -882,48 +925,62 @@ static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_resu
   const int K = res->count;
   hsize_t dk[1] = {(hsize_t)K};
   DPBO_ALLOC(ibuf, K, "the likelihood sweep");
-  static const dpbo_h5io_field columns[] = {{"k1", offsetof(dpbo_k1lik_fit, k1), 0},
-                                            {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1), 0},
-                                            {"loglik", offsetof(dpbo_k1lik_fit, loglik), 0},
-                                            {"m0", offsetof(dpbo_k1lik_fit, m0), 0},
-                                            {"s", offsetof(dpbo_k1lik_fit, s), 0},
-                                            {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
-                                            {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
+  static const dpbo_h5io_field columns[] = {
+      {"k1", offsetof(dpbo_k1lik_fit, k1), 0},
+      {"one_minus_k1", offsetof(dpbo_k1lik_fit, one_minus_k1), 0},
+      {"loglik", offsetof(dpbo_k1lik_fit, loglik), 0},
+      {"m0", offsetof(dpbo_k1lik_fit, m0), 0},
+      {"s", offsetof(dpbo_k1lik_fit, s), 0},
+      {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
+      {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
   DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
                                   sizeof columns / sizeof columns[0], rank, err));
-  for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ell_at_bound;
+  for (int k = 0; k < K; k++)
+    ibuf[k] = res->grid[k].ell_at_bound;
   DPBO_TRY(dpbo_h5io_write_small(group, "ell_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
-  for (int k = 0; k < K; k++) ibuf[k] = res->grid[k].ratio_at_bound;
-  DPBO_TRY(dpbo_h5io_write_small(group, "ratio_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
+  for (int k = 0; k < K; k++)
+    ibuf[k] = res->grid[k].ratio_at_bound;
+  DPBO_TRY(
+      dpbo_h5io_write_small(group, "ratio_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
   const dpbo_k1lik_fit *m = &res->mle;
   const struct {
     const char *name;
     double value;
-  } scalars[] = {{"k1_mle", m->k1},          {"one_minus_k1_mle", m->one_minus_k1},
-                 {"loglik_mle", m->loglik},  {"m0_mle", m->m0},
-                 {"s_mle", m->s},            {"sigma_n_mle", m->sigma_n},
+  } scalars[] = {{"k1_mle", m->k1},
+                 {"one_minus_k1_mle", m->one_minus_k1},
+                 {"loglik_mle", m->loglik},
+                 {"m0_mle", m->m0},
+                 {"s_mle", m->s},
+                 {"sigma_n_mle", m->sigma_n},
                  {"lengthscale_mle", m->lengthscale},
-                 {"k1_lo", res->k1_lo},      {"k1_hi", res->k1_hi},
-                 {"t_lo", res->t_lo},        {"t_hi", res->t_hi},
-                 {"c_mle", res->c_mle},      {"c_upper", res->c_upper},
+                 {"k1_lo", res->k1_lo},
+                 {"k1_hi", res->k1_hi},
+                 {"t_lo", res->t_lo},
+                 {"t_hi", res->t_hi},
+                 {"c_mle", res->c_mle},
+                 {"c_upper", res->c_upper},
                  {"delta", res->delta}};
   for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++)
     DPBO_TRY(dpbo_h5io_attr_doubles(group, scalars[k].name, &scalars[k].value, 1, err));
   const struct {
     const char *name;
     int64_t value;
-  } flags[] = {{"boundary", res->boundary}, {"lo_open", res->lo_open}, {"hi_open", res->hi_open},
-               {"N", res->N}, {"mle_ell_at_bound", m->ell_at_bound},
+  } flags[] = {{"boundary", res->boundary},
+               {"lo_open", res->lo_open},
+               {"hi_open", res->hi_open},
+               {"N", res->N},
+               {"mle_ell_at_bound", m->ell_at_bound},
                {"mle_ratio_at_bound", m->ratio_at_bound}};
   for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
     DPBO_TRY(dpbo_h5io_attr_int64(group, flags[k].name, &flags[k].value, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
-                                 "profile log-likelihood of the multi-task GP k1 (x) k2 over the "
-                                 "sets (paper, Results); boundary +1: maximum at the largest k1 "
-                                 "searched (a lower bound), -1: at the smallest; [k1_lo, k1_hi] "
-                                 "likelihood-ratio 95% interval; c = 2 sqrt((1 - k1) log(3N/delta)) "
-                                 "(Algorithm 1) at the MLE and at k1_lo",
-                                 err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(group, "note",
+                            "profile log-likelihood of the multi-task GP k1 (x) k2 over the "
+                            "sets (paper, Results); boundary +1: maximum at the largest k1 "
+                            "searched (a lower bound), -1: at the smallest; [k1_lo, k1_hi] "
+                            "likelihood-ratio 95% interval; c = 2 sqrt((1 - k1) log(3N/delta)) "
+                            "(Algorithm 1) at the MLE and at k1_lo",
+                            err));
 done:
   free(ibuf);
   if (group >= 0) H5Gclose(group);
@@ -945,10 +1002,10 @@ static dpbo_status k1sweep__write_size(hid_t file, const k1sweep__state *st, int
   DPBO_TRY(dpbo_h5io_attr_string(group, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
   hsize_t dF[2] = {(hsize_t)R, (hsize_t)st->n};
   const double *dummy = st->unit;
-  DPBO_TRY(dpbo_h5io_write_small(group, "F_V", H5T_NATIVE_DOUBLE, 2, dF, st->rank == 0 ? st->fv[s] : dummy,
-                                 st->rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(group, "F_Vp", H5T_NATIVE_DOUBLE, 2, dF, st->rank == 0 ? st->fvp[s] : dummy,
-                                 st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "F_V", H5T_NATIVE_DOUBLE, 2, dF,
+                                 st->rank == 0 ? st->fv[s] : dummy, st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, "F_Vp", H5T_NATIVE_DOUBLE, 2, dF,
+                                 st->rank == 0 ? st->fvp[s] : dummy, st->rank, err));
   if (st->rows) {
     /* Each rank writes its block of sets (every rank holds them all). */
     int64_t begin, count;
@@ -957,14 +1014,22 @@ static dpbo_status k1sweep__write_size(hid_t file, const k1sweep__state *st, int
     DPBO_TRY(dpbo_h5io_write_block(group, "valid_rows", H5T_NATIVE_INT32, 2, dV, (hsize_t)begin,
                                    (hsize_t)count, st->rows[s] + begin * m, err));
     DPBO_ALLOC(ibuf, R, "the neighbours");
-    for (int64_t i = 0; i < R; i++) ibuf[i] = (int32_t)st->change[s][i].op;
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_op", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
-    for (int64_t i = 0; i < R; i++) ibuf[i] = st->change[s][i].slot;
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_slot", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
-    for (int64_t i = 0; i < R; i++) ibuf[i] = st->change[s][i].row;
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_row", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
-    for (int64_t i = 0; i < R; i++) ibuf[i] = (int32_t)dpbo_valset_neighbour_size(m, &st->change[s][i]);
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_size", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    for (int64_t i = 0; i < R; i++)
+      ibuf[i] = (int32_t)st->change[s][i].op;
+    DPBO_TRY(
+        dpbo_h5io_write_small(group, "neighbour_op", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    for (int64_t i = 0; i < R; i++)
+      ibuf[i] = st->change[s][i].slot;
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_slot", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
+                                   err));
+    for (int64_t i = 0; i < R; i++)
+      ibuf[i] = st->change[s][i].row;
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_row", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
+                                   err));
+    for (int64_t i = 0; i < R; i++)
+      ibuf[i] = (int32_t)dpbo_valset_neighbour_size(m, &st->change[s][i]);
+    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_size", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
+                                   err));
   }
   DPBO_TRY(k1sweep__write_likelihood(group, res, st->rank, err));
 done:
@@ -980,8 +1045,8 @@ static double k1sweep__libsvm_share(const k1sweep__state *st, double wall_second
   return wall_seconds > 0 ? (st->perf_train + st->perf_predict) / (workers * wall_seconds) : 0.0;
 }
 
-static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st, double wall_seconds,
-                                              dpbo_error *err) {
+static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st,
+                                              double wall_seconds, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /performance");
@@ -994,7 +1059,8 @@ static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st,
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_predict_seconds", &st->perf_predict, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "scoring_seconds", &st->perf_score, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "load_seconds", &st->perf_load, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(group, "training_phase_seconds", &st->perf_training_phase, 1, err));
+  DPBO_TRY(
+      dpbo_h5io_attr_doubles(group, "training_phase_seconds", &st->perf_training_phase, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "likelihood_seconds", &st->perf_likelihood, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_share", &libsvm_share, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
@@ -1029,7 +1095,8 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
   DPBO_TRY(dpbo_h5io_attr_int64(f, "ranks", &ranks, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "models", &st->n, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "sets", &c->sets, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_array(f, "sizes", H5T_NATIVE_INT64, c->size, (hsize_t)c->size_count, err));
+  DPBO_TRY(
+      dpbo_h5io_attr_array(f, "sizes", H5T_NATIVE_INT64, c->size, (hsize_t)c->size_count, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
   DPBO_TRY(dpbo_h5io_attr_doubles(f, "wall_seconds", &wall_seconds, 1, err));
   DPBO_TRY(k1sweep__write_performance(f, st, wall_seconds, err));
@@ -1037,10 +1104,11 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
     const double truth[5] = {c->synthetic_k1, c->synthetic_mean, c->synthetic_signal_std,
                              c->synthetic_lengthscale, st->synthetic_jitter};
     DPBO_TRY(dpbo_h5io_attr_doubles(f, "synthetic_truth", truth, 5, err));
-    DPBO_TRY(dpbo_h5io_attr_string(f, "synthetic_truth_names",
-                                   "k1,mean,signal_std,lengthscale,jitter (noise std of F at size m: "
-                                   "sqrt(mean (1 - mean) / m))",
-                                   err));
+    DPBO_TRY(
+        dpbo_h5io_attr_string(f, "synthetic_truth_names",
+                              "k1,mean,signal_std,lengthscale,jitter (noise std of F at size m: "
+                              "sqrt(mean (1 - mean) / m))",
+                              err));
   } else {
     int64_t train = c->train_rows;
     DPBO_TRY(dpbo_h5io_attr_int64(f, "train_rows", &train, 1, err));
@@ -1054,7 +1122,8 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
                                  "privacy guarantee (DESIGN.md section 1)",
                                  err));
   DPBO_TRY(k1sweep__write_models(f, st, err));
-  for (int s = 0; s < c->size_count; s++) DPBO_TRY(k1sweep__write_size(f, st, s, &results[s], err));
+  for (int s = 0; s < c->size_count; s++)
+    DPBO_TRY(k1sweep__write_size(f, st, s, &results[s], err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -1084,13 +1153,15 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   st->pool = shape[1];
   st->nbytes = (st->pool + 7) / 8;
   st->perf_load = MPI_Wtime() - t0;
-  dpbo_log_info("k1sweep: %lld data rows, %lld training, pool of %lld for validation (%.1f s to load)",
-                (long long)st->data_rows, (long long)c->train_rows, (long long)st->pool, st->perf_load);
+  dpbo_log_info(
+      "k1sweep: %lld data rows, %lld training, pool of %lld for validation (%.1f s to load)",
+      (long long)st->data_rows, (long long)c->train_rows, (long long)st->pool, st->perf_load);
   if (c->size[c->size_count - 1] >= st->pool)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
-               "(a neighbour needs a row outside the set): lower the sizes or raise pool_rows",
-               c->raw.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
+    DPBO_RAISE(
+        DPBO_ERR_CONFIG,
+        "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
+        "(a neighbour needs a row outside the set): lower the sizes or raise pool_rows",
+        c->raw.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
   DPBO_TRY(k1sweep__valsets(st, err));
 
   if (st->rank == 0) {
@@ -1122,8 +1193,10 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   DPBO_MPI_TRY(MPI_Bcast(&finished, 1, MPI_INT64_T, 0, st->comm));
   outcome->interrupted = finished < st->n;
   if (outcome->interrupted) {
-    dpbo_log_info("k1sweep: stopped with %lld of %lld models trained; they are in %s. Rerun the same "
-                  "command to continue.", (long long)finished, (long long)st->n, checkpoint);
+    dpbo_log_info(
+        "k1sweep: stopped with %lld of %lld models trained; they are in %s. Rerun the same "
+        "command to continue.",
+        (long long)finished, (long long)st->n, checkpoint);
     goto done;
   }
   /* The LIBSVM data is not needed from here on. */
@@ -1177,20 +1250,24 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   const double t_likelihood = MPI_Wtime();
   for (int s = 0; s < config->size_count; s++) {
     double t0 = MPI_Wtime();
-    DPBO_TRY(dpbo_k1lik_create(comm, (int)config->sets, (int)st.n, st.d, st.rank == 0 ? st.fv[s] : NULL,
-                               st.rank == 0 ? st.fvp[s] : NULL, st.unit, &config->likelihood, &lik, err));
+    DPBO_TRY(dpbo_k1lik_create(comm, (int)config->sets, (int)st.n, st.d,
+                               st.rank == 0 ? st.fv[s] : NULL, st.rank == 0 ? st.fvp[s] : NULL,
+                               st.unit, &config->likelihood, &lik, err));
     DPBO_TRY(dpbo_k1lik_sweep(lik, st.n, config->delta, &results[s], err));
     int eig = 0, scal = 0;
     dpbo_k1lik_counts(lik, &eig, &scal);
     dpbo_k1lik_destroy(lik);
     lik = NULL;
     const dpbo_k1lik_result *r = &results[s];
-    dpbo_log_info("k1sweep: m = %lld: k1 MLE %.6g (1 - k1 = %.3g), 95%% LR interval [%.6g, %.6g]%s, c = "
-                  "%.4g (at k1_lo %.4g), sigma_n %.3g, lengthscale %.3g; %d eigendecompositions "
-                  "(%d ScaLAPACK), %.1f s",
-                  (long long)config->size[s], r->mle.k1, r->mle.one_minus_k1, r->k1_lo, r->k1_hi,
-                  r->boundary > 0 ? " (at the largest k1 searched)" : r->boundary < 0 ? " (at the smallest k1)" : "",
-                  r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
+    dpbo_log_info(
+        "k1sweep: m = %lld: k1 MLE %.6g (1 - k1 = %.3g), 95%% LR interval [%.6g, %.6g]%s, c = "
+        "%.4g (at k1_lo %.4g), sigma_n %.3g, lengthscale %.3g; %d eigendecompositions "
+        "(%d ScaLAPACK), %.1f s",
+        (long long)config->size[s], r->mle.k1, r->mle.one_minus_k1, r->k1_lo, r->k1_hi,
+        r->boundary > 0   ? " (at the largest k1 searched)"
+        : r->boundary < 0 ? " (at the smallest k1)"
+                          : "",
+        r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
   }
 
   char path[DPBO_PATH_MAX + 300];
@@ -1199,24 +1276,27 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   double wall = MPI_Wtime() - t_start;
   DPBO_MPI_TRY(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
   if (!synthetic && st.rank == 0 && st.perf_models > 0)
-    dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside LIBSVM (%.1f training, %.1f "
-                  "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
-                  "(training phase %.1f s, likelihood %.1f s, loading %.1f s): LIBSVM %.1f%% of the "
-                  "workers' time, everything else %.1f%%",
-                  (long long)st.perf_models, st.perf_train + st.perf_predict, st.perf_train, st.perf_predict,
-                  st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
-                  st.perf_likelihood, st.perf_load, 100.0 * k1sweep__libsvm_share(&st, wall),
-                  100.0 * (1.0 - k1sweep__libsvm_share(&st, wall)));
+    dpbo_log_info(
+        "k1sweep: %lld models trained in this run: %.1f s inside LIBSVM (%.1f training, %.1f "
+        "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
+        "(training phase %.1f s, likelihood %.1f s, loading %.1f s): LIBSVM %.1f%% of the "
+        "workers' time, everything else %.1f%%",
+        (long long)st.perf_models, st.perf_train + st.perf_predict, st.perf_train, st.perf_predict,
+        st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
+        st.perf_likelihood, st.perf_load, 100.0 * k1sweep__libsvm_share(&st, wall),
+        100.0 * (1.0 - k1sweep__libsvm_share(&st, wall)));
   DPBO_TRY(k1sweep__write(&st, path, results, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];
     dpbo_k1sweep_checkpoint_path(config, checkpoint, sizeof checkpoint);
     remove(checkpoint);
   }
-  dpbo_log_info("k1sweep: wrote %s (%.1f s); figure: analysis/plot_k1_sweep.py %s", path, wall, path);
+  dpbo_log_info("k1sweep: wrote %s (%.1f s); figure: analysis/plot_k1_sweep.py %s", path, wall,
+                path);
 done:
   if (lik) dpbo_k1lik_destroy(lik);
-  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) dpbo_k1lik_result_free(&results[s]);
+  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++)
+    dpbo_k1lik_result_free(&results[s]);
   k1sweep__state_free(&st);
   return status;
 }

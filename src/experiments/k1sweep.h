@@ -85,9 +85,9 @@ typedef struct dpbo_k1sweep_config {
   char data_path[DPBO_PATH_MAX];
   dpbo_data_format format;
   int64_t train_rows;
-  int64_t pool_rows;  /* 0: every row not drawn for training */
+  int64_t pool_rows; /* 0: every row not drawn for training */
   int64_t models;
-  dpbo_svm_options svm; /* cache_mb, tolerance, shrinking */
+  dpbo_svm_options svm;     /* cache_mb, tolerance, shrinking */
   int64_t synthetic_models; /* > 0: synthetic mode with that many settings */
   double synthetic_k1, synthetic_mean, synthetic_signal_std, synthetic_lengthscale;
   int size_count;
@@ -120,10 +120,10 @@ void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path,
 void dpbo_k1sweep_request_stop(void);
 
 typedef struct dpbo_k1sweep_outcome {
-  int interrupted;  /* stopped early; the checkpoint holds every finished model */
-  int abandoned;    /* stopped without waiting for trainings in progress */
-  int64_t trained;  /* models trained by this call */
-  int64_t resumed;  /* models taken from the checkpoint */
+  int interrupted; /* stopped early; the checkpoint holds every finished model */
+  int abandoned;   /* stopped without waiting for trainings in progress */
+  int64_t trained; /* models trained by this call */
+  int64_t resumed; /* models taken from the checkpoint */
 } dpbo_k1sweep_outcome;
 
 /* Collective over comm: the whole pipeline. stop_after > 0 (a test knob)

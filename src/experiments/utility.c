@@ -45,7 +45,8 @@ dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, c
   }
   for (int64_t i = 0; i < count; i++)
     local[i] = config->prior.mean + config->prior.signal_std * mu[i];
-  DPBO_MPI_TRY(MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm));
+  DPBO_MPI_TRY(
+      MPI_Allgatherv(local, (int)count, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, comm));
   *mean = all;
   all = NULL;
 done:

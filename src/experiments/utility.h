@@ -55,7 +55,7 @@ typedef struct dpbo_utility_public {
   dpbo_bounds bounds; /* which proofs the figures follow */
   double epsilon, epsilon_lambda, epsilon_value, delta_lambda, delta_value;
   double delta_value_union; /* what the value's δ shares really add up to */
-  double tail, a; /* e^{−a} and a */
+  double tail, a;           /* e^{−a} and a */
   int has_lambda;
   double lambda_bound, lambda_probability;
   double lambda_term_beta, lambda_term_q, lambda_term_mechanism;

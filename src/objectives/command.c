@@ -45,9 +45,9 @@ typedef struct command {
   char text[DPBO_COMMAND_MAX]; /* the command as configured, for messages */
   int check_range;             /* objective.value_range given: gains outside are failures */
   double value_lo, value_hi;
-  int argc;                    /* fixed words */
-  char **argv;                 /* argc words, NULL-terminated */
-  char *path;                  /* the resolved program */
+  int argc;    /* fixed words */
+  char **argv; /* argc words, NULL-terminated */
+  char *path;  /* the resolved program */
   dpbo_pass_mode pass;
   double timeout_s;
   volatile sig_atomic_t cancelled; /* set by command_cancel from another thread */
@@ -69,7 +69,8 @@ static dpbo_status split_words(const char *text, int *argc_out, char ***argv_out
   DPBO_ALLOC(buf, len + 1, "a command word");
   const char *p = text;
   for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
+    while (*p == ' ' || *p == '\t')
+      p++;
     if (!*p) break;
     size_t n = 0;
     int quoted = 0;
@@ -96,7 +97,8 @@ static dpbo_status split_words(const char *text, int *argc_out, char ***argv_out
   argv = NULL;
 done:
   if (argv) {
-    for (int i = 0; i < argc; i++) free(argv[i]);
+    for (int i = 0; i < argc; i++)
+      free(argv[i]);
     free(argv);
   }
   free(buf);
@@ -140,8 +142,8 @@ static dpbo_status resolve_program(const char *name, char **path_out, dpbo_error
     if (!end) break;
     dir = end + 1;
   }
-  DPBO_RAISE(DPBO_ERR_CONFIG, "command program '%s' not found: no executable file of that name in PATH",
-             name);
+  DPBO_RAISE(DPBO_ERR_CONFIG,
+             "command program '%s' not found: no executable file of that name in PATH", name);
 done:
   free(candidate);
   return status;
@@ -151,7 +153,8 @@ static void command_destroy(void *impl) {
   command *c = impl;
   if (!c) return;
   if (c->argv)
-    for (int i = 0; i < c->argc; i++) free(c->argv[i]);
+    for (int i = 0; i < c->argc; i++)
+      free(c->argv[i]);
   free(c->argv);
   free(c->path);
   free(c);
@@ -161,7 +164,8 @@ static void command_destroy(void *impl) {
 
 static void free_strings(char **list) {
   if (!list) return;
-  for (char **p = list; *p; p++) free(*p);
+  for (char **p = list; *p; p++)
+    free(*p);
   free(list);
 }
 
@@ -215,7 +219,8 @@ static dpbo_status build_envp(const command *c, int d, const char *const *names,
   char **envp = NULL;
   size_t n_env = 0, k = 0;
   int extra = c->pass == DPBO_PASS_ENV ? d : 0;
-  while (environ && environ[n_env]) n_env++;
+  while (environ && environ[n_env])
+    n_env++;
   DPBO_ALLOC(envp, n_env + (size_t)extra + 1, "the command's environment");
   for (int i = 0; i < extra; i++)
     if (!(envp[k++] = format_assignment(names[i], values[i], 1)))
@@ -338,9 +343,11 @@ static void escape_text(const char *data, size_t len, char *out, size_t cap) {
  * rest escaped (escape_text). */
 static void tail_text(const tail_buffer *t, char *out, size_t cap) {
   size_t len = t->len;
-  while (len > 0 && isspace((unsigned char)t->data[len - 1])) len--;
+  while (len > 0 && isspace((unsigned char)t->data[len - 1]))
+    len--;
   size_t start = 0;
-  while (start < len && isspace((unsigned char)t->data[start])) start++;
+  while (start < len && isspace((unsigned char)t->data[start]))
+    start++;
   size_t k = 0;
   if (t->cut && k + 3 < cap) {
     memcpy(out, "...", 3);
@@ -376,7 +383,8 @@ static int drain_fd(int *fd, line_tracker *out, tail_buffer *errtail) {
 static void close_fds(int lo, int hi) {
   if (lo > hi) return;
   if (close_range((unsigned)lo, (unsigned)hi, 0) == 0) return;
-  for (int fd = lo; fd <= hi; fd++) close(fd);
+  for (int fd = lo; fd <= hi; fd++)
+    close(fd);
 }
 
 /* The child between fork and execve: async-signal-safe calls only. src[3]
@@ -442,7 +450,9 @@ static void format_params(int d, const char *const *names, const double *values,
 }
 
 /* A separator between the tokens of the last line. */
-static int gain_separator(char ch) { return isspace((unsigned char)ch) || (ch && strchr(":=,", ch)); }
+static int gain_separator(char ch) {
+  return isspace((unsigned char)ch) || (ch && strchr(":=,", ch));
+}
 
 /* Parses the gain: the last token of the last non-empty stdout line, tokens
  * separated by blanks, ':' '=' or ','; strtod must consume it whole. Only
@@ -460,9 +470,11 @@ static int parse_gain(const line_tracker *t, double *gain, const char **why) {
   }
   memcpy(line, t->last, len);
   line[len] = '\0';
-  while (len > 0 && gain_separator(line[len - 1])) line[--len] = '\0';
+  while (len > 0 && gain_separator(line[len - 1]))
+    line[--len] = '\0';
   size_t start = len;
-  while (start > 0 && !gain_separator(line[start - 1])) start--;
+  while (start > 0 && !gain_separator(line[start - 1]))
+    start--;
   if (t->last_cut && start == 0 && len > 0) {
     *why = "a last line whose last token is longer than " CMD_LINE_KEEP_TEXT " bytes (not a number "
            "dpbo can read whole)";
@@ -528,7 +540,8 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   /* End of file on the report pipe means execve succeeded. */
   int exec_errno = 0;
   ssize_t got;
-  do got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
+  do
+    got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
   while (got < 0 && errno == EINTR);
   close_fd(&rep_pipe[0]);
   if (got == (ssize_t)sizeof exec_errno) {
@@ -565,8 +578,8 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
     if (left * 1000.0 < wait_ms) wait_ms = (int)ceil(left * 1000.0);
     int ready = poll(pfd, (nfds_t)nfd, wait_ms);
     if (ready < 0 && errno != EINTR)
-      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND,
-                 c->text, strerror(errno));
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND, c->text,
+                 strerror(errno));
     for (int i = 0; ready > 0 && i < nfd; i++) {
       if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       if (pfd[i].fd == out_pipe[0])
@@ -575,7 +588,8 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
         drain_fd(&err_pipe[0], NULL, &errtail);
     }
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) reaped = 1;
+    if (w == pid)
+      reaped = 1;
     else if (w < 0 && errno != EINTR) {
       /* ECHILD: the child is gone already (SIGCHLD ignored); its pid may be
        * reused, so it must not be killed in the cleanup. */
@@ -632,12 +646,13 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   const char *why = NULL;
   escape_text(out->last, out->last_len, shown, sizeof shown);
   if (!parse_gain(out, gain, &why))
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND, c->text,
-               params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND,
+               c->text, params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
   if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, %.17g]%s%s",
-               CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep, stderr_text);
+               CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep,
+               stderr_text);
 done:
   if (pid > 0 && !reaped) {
     /* An error while the program runs: do not leave it behind. */

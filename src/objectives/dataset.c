@@ -139,7 +139,8 @@ static int is_blank(char c) { return c == ' ' || c == '\t'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static const char *skip_blanks(const char *p) {
-  while (is_blank(*p)) p++;
+  while (is_blank(*p))
+    p++;
   return p;
 }
 
@@ -224,8 +225,10 @@ static int looks_nonfinite(const char *s) {
 static void field_text(const char *s, char stop, char *out, size_t size) {
   s = skip_blanks(s);
   size_t n = 0;
-  while (s[n] && s[n] != stop && !(stop == ' ' && s[n] == '\t')) n++;
-  while (n > 0 && is_blank(s[n - 1])) n--;
+  while (s[n] && s[n] != stop && !(stop == ' ' && s[n] == '\t'))
+    n++;
+  while (n > 0 && is_blank(s[n - 1]))
+    n--;
   if (n + 1 > size) {
     snprintf(out, size, "%.*s...", (int)(size - 4), s);
   } else {
@@ -400,7 +403,8 @@ static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_
     start = p;
     long long idx = 0;
     const char *q = p;
-    while (is_digit(*q) && idx <= INT_MAX) idx = idx * 10 + (*q++ - '0');
+    while (is_digit(*q) && idx <= INT_MAX)
+      idx = idx * 10 + (*q++ - '0');
     char text[64];
     if (q == p || *q != ':') {
       field_text(start, ' ', text, sizeof text);
@@ -420,8 +424,8 @@ static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_
                  "%.3g MB per row)",
                  r->path, r->line_no, idx, (long long)r->max_features, idx, 8e-6 * (double)idx);
     if ((int)idx <= previous)
-      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature indices must increase, got %lld after %d", r->path,
-                 r->line_no, idx, previous);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature indices must increase, got %lld after %d",
+                 r->path, r->line_no, idx, previous);
     q++; /* the colon */
     double v = 0.0;
     after = q;
@@ -477,7 +481,8 @@ static dpbo_status read_libsvm(line_reader *r, dpbo_dataset *data, dpbo_error *e
   s.label = NULL;
   for (int64_t i = 0; i < s.n; i++) {
     double *row = data->x + (size_t)i * (size_t)s.max_index;
-    for (int64_t k = s.start[i]; k < s.start[i + 1]; k++) row[s.index[k] - 1] = s.value[k];
+    for (int64_t k = s.start[i]; k < s.start[i + 1]; k++)
+      row[s.index[k] - 1] = s.value[k];
   }
 done:
   free(s.index);
@@ -491,9 +496,8 @@ done:
 /* Public API                                                                */
 
 /* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
-static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
-                                dpbo_data_format format, int64_t max_features, dpbo_dataset **out,
-                                dpbo_error *err) {
+static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo_data_format format,
+                                int64_t max_features, dpbo_dataset **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_dataset *data = NULL;
   line_reader r;
@@ -656,7 +660,8 @@ dpbo_status dpbo_dataset_split(const dpbo_dataset *data, uint64_t seed, int64_t 
   dpbo_rng rng;
   dpbo_rng_seed(&rng, seed, 0);
   dpbo_rng_permutation(&rng, (uint64_t)data->n, perm);
-  for (int64_t i = 0; i < n_train + n_valid; i++) rows[i] = (int64_t)perm[i];
+  for (int64_t i = 0; i < n_train + n_valid; i++)
+    rows[i] = (int64_t)perm[i];
   DPBO_TRY(dpbo_dataset_subset(data, rows, n_train, &tr, err));
   DPBO_TRY(dpbo_dataset_subset(data, rows + n_train, n_valid, &va, err));
   *train = tr;

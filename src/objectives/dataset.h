@@ -15,10 +15,10 @@
 typedef enum { DPBO_FORMAT_AUTO = 0, DPBO_FORMAT_CSV = 1, DPBO_FORMAT_LIBSVM = 2 } dpbo_data_format;
 
 typedef struct dpbo_dataset {
-  int64_t n;   /* rows */
-  int d;       /* features */
-  double *x;   /* n * d, row-major */
-  double *y;   /* n labels */
+  int64_t n; /* rows */
+  int d;     /* features */
+  double *x; /* n * d, row-major */
+  double *y; /* n labels */
 } dpbo_dataset;
 
 /* The largest LIBSVM feature index by default. The rows are held dense
@@ -47,8 +47,7 @@ dpbo_status dpbo_dataset_subset(const dpbo_dataset *data, const int64_t *rows, i
  * options: a path NUL-terminated within path_size and not empty, at least
  * one training and one validation row. Messages begin with `what`. */
 dpbo_status dpbo_dataset_check_source(const char *what, const char *path, size_t path_size,
-                                      int64_t train_rows, int64_t validation_rows,
-                                      dpbo_error *err);
+                                      int64_t train_rows, int64_t validation_rows, dpbo_error *err);
 
 /* Random train/validation split drawn from PCG (seed, stream 0): a uniformly
  * random permutation; the first n_train rows train, the next n_valid

@@ -12,7 +12,6 @@
 #include "objectives/dataset.h"
 
 dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
-                                      dpbo_data_format format, dpbo_dataset **out,
-                                      dpbo_error *err);
+                                      dpbo_data_format format, dpbo_dataset **out, dpbo_error *err);
 
 #endif

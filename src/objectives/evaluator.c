@@ -35,7 +35,8 @@ static void evaluator_run_job(dpbo_evaluator *ev, const dpbo_eval_job *job, dpbo
   const int d = dpbo_space_dims(ev->space);
   double u[DPBO_MAX_DIM], values[DPBO_MAX_DIM];
   const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) names[i] = dpbo_space_dim(ev->space, i)->name;
+  for (int i = 0; i < d; i++)
+    names[i] = dpbo_space_dim(ev->space, i)->name;
   memset(res, 0, sizeof *res);
   res->step = job->step;
   const double start = evaluator_now();
@@ -63,7 +64,8 @@ static void *evaluator_main(void *arg) {
   dpbo_evaluator *ev = arg;
   pthread_mutex_lock(&ev->lock);
   for (;;) {
-    while (!ev->quit && ev->done == ev->submitted) pthread_cond_wait(&ev->wake, &ev->lock);
+    while (!ev->quit && ev->done == ev->submitted)
+      pthread_cond_wait(&ev->wake, &ev->lock);
     if (ev->quit) break;
     /* Copy the job out: the ring may be reallocated while we evaluate. */
     long slot = ev->done % ev->capacity;
@@ -97,7 +99,8 @@ dpbo_status dpbo_evaluator_create(dpbo_objective *objective, const dpbo_space *s
   ev->capacity = 8;
   DPBO_ALLOC(ev->jobs, ev->capacity, "the evaluation queue");
   DPBO_ALLOC(ev->results, ev->capacity, "the evaluation queue");
-  if (pthread_mutex_init(&ev->lock, NULL) != 0) DPBO_RAISE(DPBO_ERR_LIBRARY, "pthread_mutex_init failed");
+  if (pthread_mutex_init(&ev->lock, NULL) != 0)
+    DPBO_RAISE(DPBO_ERR_LIBRARY, "pthread_mutex_init failed");
   if (pthread_cond_init(&ev->wake, NULL) != 0) {
     pthread_mutex_destroy(&ev->lock);
     DPBO_RAISE(DPBO_ERR_LIBRARY, "pthread_cond_init failed");

@@ -40,8 +40,10 @@ void dpbo_logreg_options_default(dpbo_logreg_options *options) {
 
 const char *dpbo_logreg_loss_name(dpbo_logreg_loss loss) {
   switch (loss) {
-  case DPBO_LOGREG_LOSS_SIGMOID: return "sigmoid";
-  case DPBO_LOGREG_LOSS_RAMP: return "ramp";
+  case DPBO_LOGREG_LOSS_SIGMOID:
+    return "sigmoid";
+  case DPBO_LOGREG_LOSS_RAMP:
+    return "ramp";
   }
   return NULL;
 }
@@ -95,14 +97,16 @@ static double validation_loss(dpbo_logreg_loss loss, double z) {
 
 static double dot(const double *a, const double *b, size_t d) {
   double s = 0.0;
-  for (size_t j = 0; j < d; j++) s += a[j] * b[j];
+  for (size_t j = 0; j < d; j++)
+    s += a[j] * b[j];
   return s;
 }
 
 /* ‖x‖₂ without overflow or underflow in the squares. */
 static double norm2(const double *x, size_t d) {
   double amax = 0.0;
-  for (size_t j = 0; j < d; j++) amax = fmax(amax, fabs(x[j]));
+  for (size_t j = 0; j < d; j++)
+    amax = fmax(amax, fabs(x[j]));
   if (amax == 0.0 || !isfinite(amax)) return amax;
   double s = 0.0;
   for (size_t j = 0; j < d; j++) {
@@ -122,7 +126,8 @@ static dpbo_status scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char 
   *projected = 0;
   for (int64_t i = 0; i < data->n; i++) {
     double *row = data->x + (size_t)i * d;
-    for (size_t j = 0; j < d; j++) row[j] *= shrink;
+    for (size_t j = 0; j < d; j++)
+      row[j] *= shrink;
     double norm = norm2(row, d);
     if (!isfinite(norm))
       DPBO_RAISE(DPBO_ERR_DATA,
@@ -131,11 +136,13 @@ static dpbo_status scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char 
                  which, (long long)i + 1);
     if (norm <= 1.0) continue;
     (*projected)++;
-    for (size_t j = 0; j < d; j++) row[j] /= norm;
+    for (size_t j = 0; j < d; j++)
+      row[j] /= norm;
     /* x/‖x‖ can come out at 1 + a few ulps; shrink by ulps until the
      * computed norm is ≤ 1. */
     for (int k = 0; k < 8 && norm2(row, d) > 1.0; k++)
-      for (size_t j = 0; j < d; j++) row[j] *= 1.0 - 4.0 * DBL_EPSILON;
+      for (size_t j = 0; j < d; j++)
+        row[j] *= 1.0 - 4.0 * DBL_EPSILON;
     if (norm2(row, d) > 1.0)
       DPBO_RAISE(DPBO_ERR_NUMERIC, "%s row %lld: could not project onto the unit ball", which,
                  (long long)i + 1);
@@ -165,22 +172,23 @@ static dpbo_status label_plus_minus(dpbo_dataset *data, double positive, const c
                  path, a, b, y);
     }
     if (isnan(b))
-      DPBO_RAISE(DPBO_ERR_DATA, "%s: every row has label %.17g; logreg needs two classes", path,
-                 a);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: every row has label %.17g; logreg needs two classes", path, a);
     positive = fmax(a, b);
   } else if (!isfinite(positive)) {
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: positive_label must be finite, got %g",
                positive);
   }
   int64_t n_pos = 0;
-  for (int64_t i = 0; i < data->n; i++) n_pos += data->y[i] == positive;
+  for (int64_t i = 0; i < data->n; i++)
+    n_pos += data->y[i] == positive;
   if (n_pos == 0)
     DPBO_RAISE(DPBO_ERR_DATA, "%s: no row has the positive label %.17g", path, positive);
   if (n_pos == data->n)
     DPBO_RAISE(DPBO_ERR_DATA,
                "%s: every row has the positive label %.17g; logreg needs a negative class", path,
                positive);
-  for (int64_t i = 0; i < data->n; i++) data->y[i] = data->y[i] == positive ? 1.0 : -1.0;
+  for (int64_t i = 0; i < data->n; i++)
+    data->y[i] = data->y[i] == positive ? 1.0 : -1.0;
 done:
   return status;
 }
@@ -221,8 +229,9 @@ static dpbo_status train_w(const logreg_impl *impl, double lambda, double *w, dp
   dpbo_status status = DPBO_OK;
   struct model *model = NULL;
   if (!isfinite(lambda) || lambda <= 0.0)
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "logreg objective at lambda=%.17g: lambda must be positive "
-                                   "and finite",
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "logreg objective at lambda=%.17g: lambda must be positive "
+               "and finite",
                lambda);
   /* λ/2‖w‖² + (1/n)Σℓ = λ (½‖w‖² + C Σℓ) with C = 1/(λn): same minimizer. */
   double C = 1.0 / (lambda * (double)impl->problem.l);
@@ -261,7 +270,8 @@ static dpbo_status train_w(const logreg_impl *impl, double lambda, double *w, dp
    * labels are ±1; a training split with one class has just that label),
    * so flip w when label[0] is −1. */
   double sign = model->label[0] == 1 ? 1.0 : -1.0;
-  for (int j = 0; j < impl->problem.n; j++) w[j] = sign * model->w[j];
+  for (int j = 0; j < impl->problem.n; j++)
+    w[j] = sign * model->w[j];
 done:
   if (model) free_and_destroy_model(&model);
   return status;
@@ -322,7 +332,8 @@ static double record_loss(const logreg_impl *impl, const dpbo_dataset *v, int64_
 static double validation_gain(const logreg_impl *impl, const double *w) {
   const dpbo_dataset *v = impl->valid;
   double sum = 0.0;
-  for (int64_t i = 0; i < v->n; i++) sum += record_loss(impl, v, i, w);
+  for (int64_t i = 0; i < v->n; i++)
+    sum += record_loss(impl, v, i, w);
   return -sum / (double)v->n;
 }
 
@@ -343,7 +354,8 @@ static dpbo_status find_lambda(int d, const char *const *names, const double *va
     *lambda = values[i];
     have = 1;
   }
-  if (!have) DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: the space has no dimension named 'lambda'");
+  if (!have)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: the space has no dimension named 'lambda'");
 done:
   return status;
 }
@@ -389,8 +401,8 @@ static dpbo_status logreg_split(const dpbo_dataset *data, const dpbo_logreg_opti
     DPBO_RAISE(DPBO_ERR_ARG,
                "split asks for %lld training + %lld validation rows but the dataset has %lld",
                (long long)n_train, (long long)m, (long long)data->n);
-  DPBO_TRY(dpbo_dataset_split(data, options->split_seed, n_train, data->n - n_train, train,
-                              &rest, err));
+  DPBO_TRY(
+      dpbo_dataset_split(data, options->split_seed, n_train, data->n - n_train, train, &rest, err));
   const int64_t pool_rows = rest->n - m;
   if (swap && (options->swap_validation_row < 0 || options->swap_validation_row >= m))
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -402,7 +414,8 @@ static dpbo_status logreg_split(const dpbo_dataset *data, const dpbo_logreg_opti
                "neither split",
                (long long)options->swap_with_row, (long long)pool_rows);
   DPBO_ALLOC(rows, (size_t)rest->n, "the validation rows");
-  for (int64_t i = 0; i < rest->n; i++) rows[i] = i;
+  for (int64_t i = 0; i < rest->n; i++)
+    rows[i] = i;
   if (pool) DPBO_TRY(dpbo_dataset_subset(rest, rows + m, pool_rows, pool, err));
   if (swap) rows[options->swap_validation_row] = m + options->swap_with_row;
   DPBO_TRY(dpbo_dataset_subset(rest, rows, m, valid, err));
@@ -435,7 +448,8 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: unknown validation loss code %d",
                (int)options->loss);
 
-  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data, err));
+  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data,
+                                 err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(label_plus_minus(data, options->positive_label, options->data_path, err));
   status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);
@@ -449,7 +463,8 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
   dpbo_scaling_apply(&scaling, valid);
   if (pool) dpbo_scaling_apply(&scaling, pool);
   int d_eff = 0;
-  for (int j = 0; j < scaling.d; j++) d_eff += scaling.max[j] > scaling.min[j];
+  for (int j = 0; j < scaling.d; j++)
+    d_eff += scaling.max[j] > scaling.min[j];
   int64_t projected_train = 0, projected_valid = 0, projected_pool = 0;
   DPBO_TRY(scale_to_unit_ball(train, d_eff, "training", &projected_train, err));
   DPBO_TRY(scale_to_unit_ball(valid, d_eff, "validation", &projected_valid, err));
@@ -539,8 +554,10 @@ dpbo_status dpbo_logreg_record_losses(const dpbo_logreg_options *options, double
   DPBO_TRY(train_w(impl, lambda, w, err));
   DPBO_ALLOC(vl, (size_t)impl->valid->n, "the validation losses");
   DPBO_ALLOC(pl, (size_t)impl->pool->n, "the pool losses");
-  for (int64_t i = 0; i < impl->valid->n; i++) vl[i] = record_loss(impl, impl->valid, i, w);
-  for (int64_t i = 0; i < impl->pool->n; i++) pl[i] = record_loss(impl, impl->pool, i, w);
+  for (int64_t i = 0; i < impl->valid->n; i++)
+    vl[i] = record_loss(impl, impl->valid, i, w);
+  for (int64_t i = 0; i < impl->pool->n; i++)
+    pl[i] = record_loss(impl, impl->pool, i, w);
   *m = impl->valid->n;
   *pool_rows = impl->pool->n;
   *valid_loss = vl;
@@ -573,7 +590,8 @@ dpbo_status dpbo_logreg_compare_create(const dpbo_logreg_options *options, int64
                options->data_path, (long long)test_rows, (long long)impl->pool->n);
   /* The pool, in the split's order, begins with the held-out rows. */
   DPBO_ALLOC(rows, (size_t)test_rows, "the test rows");
-  for (int64_t i = 0; i < test_rows; i++) rows[i] = i;
+  for (int64_t i = 0; i < test_rows; i++)
+    rows[i] = i;
   DPBO_TRY(dpbo_dataset_subset(impl->pool, rows, test_rows, &test, err));
   dpbo_dataset_destroy(impl->pool);
   impl->pool = test;
@@ -600,8 +618,8 @@ static double logreg_accuracy(const dpbo_dataset *v, const double *w) {
 }
 
 dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double lambda,
-                                         double *gain, double *val_accuracy,
-                                         double *test_accuracy, dpbo_error *err) {
+                                         double *gain, double *val_accuracy, double *test_accuracy,
+                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   logreg_impl *impl = NULL;
   double *w = NULL;

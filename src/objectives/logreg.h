@@ -59,7 +59,7 @@ typedef struct dpbo_logreg_options {
   /* Rows with this label are y = +1, all others y = −1. NaN (the default):
    * the data must have exactly two distinct labels, and the larger is +1. */
   double positive_label;
-  dpbo_logreg_loss loss;   /* validation loss g, default sigmoid */
+  dpbo_logreg_loss loss; /* validation loss g, default sigmoid */
   /* LIBLINEAR's stopping tolerance (-e) for L2R_LR: stop when
    * ‖∇f(w)‖ ≤ eps · max(min(#pos, #neg), 1)/n · ‖∇f(0)‖. Default 1e-6, far
    * below LIBLINEAR's 0.01, so w_λ is a minimizer to about six digits and
@@ -133,7 +133,7 @@ dpbo_status dpbo_logreg_compare_create(const dpbo_logreg_options *options, int64
  * classification accuracy of sign(wᵀx) (0 counts as −1) on the validation
  * and on the test rows. */
 dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double lambda,
-                                         double *gain, double *val_accuracy,
-                                         double *test_accuracy, dpbo_error *err);
+                                         double *gain, double *val_accuracy, double *test_accuracy,
+                                         dpbo_error *err);
 
 #endif

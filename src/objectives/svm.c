@@ -144,8 +144,8 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
   /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
    * "1/features"), and non-finite values would train a meaningless model. */
   if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: C and gamma must be positive and finite",
-               C, gamma);
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "at C=%.17g, gamma=%.17g: C and gamma must be positive and finite", C, gamma);
 
   /* svm-train's defaults except C, γ and the three options. */
   struct svm_parameter param;
@@ -177,7 +177,8 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
   clock_gettime(CLOCK_MONOTONIC, &t0);
   model = svm_train(&data->train, &param);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (train_seconds) *train_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (train_seconds)
+    *train_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   if (!model) DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: svm_train failed", C, gamma);
   int64_t right = 0;
   for (int i = 0; i < data->n_eval; i++) {
@@ -242,7 +243,8 @@ done:
   return status;
 }
 
-static const dpbo_objective_ops svm_ops = {.name = "svm", .evaluate = svm_evaluate, .destroy = svm_destroy};
+static const dpbo_objective_ops svm_ops = {
+    .name = "svm", .evaluate = svm_evaluate, .destroy = svm_destroy};
 
 dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_objective *objective,
                                       dpbo_error *err) {
@@ -264,7 +266,8 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
     DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: shrinking must be 0 or 1, got %d",
                options->shrinking);
 
-  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data, err));
+  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data,
+                                 err));
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;

@@ -68,7 +68,8 @@ double dpbo_hartmann6(const double *x) {
   return sum;
 }
 
-dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kind, dpbo_error *err) {
+dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kind,
+                                      dpbo_error *err) {
   if (strcmp(text, "branin") == 0) {
     *kind = DPBO_SYNTH_BRANIN;
     return DPBO_OK;
@@ -88,9 +89,12 @@ dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kin
 
 static const char *kind_name(dpbo_synthetic_kind kind) {
   switch (kind) {
-  case DPBO_SYNTH_BRANIN: return "branin";
-  case DPBO_SYNTH_HARTMANN6: return "hartmann6";
-  case DPBO_SYNTH_GP_PRIOR: return "gp_prior";
+  case DPBO_SYNTH_BRANIN:
+    return "branin";
+  case DPBO_SYNTH_HARTMANN6:
+    return "hartmann6";
+  case DPBO_SYNTH_GP_PRIOR:
+    return "gp_prior";
   }
   return "unknown";
 }
@@ -110,7 +114,8 @@ static const char *kind_name(dpbo_synthetic_kind kind) {
  * instead would give Cov ω = 5/6 I, a kernel √2 times too long.)
  * χ²_5 is drawn exactly as the sum of five squared normals. */
 static void draw_frequency(dpbo_rng *rng, dpbo_kernel_kind kind, int d, double *omega) {
-  for (int i = 0; i < d; i++) omega[i] = dpbo_rng_normal(rng);
+  for (int i = 0; i < d; i++)
+    omega[i] = dpbo_rng_normal(rng);
   if (kind == DPBO_KERNEL_MATERN52) {
     double w = 0.0;
     for (int k = 0; k < SYNTH_MATERN_DOF; k++) {
@@ -118,7 +123,8 @@ static void draw_frequency(dpbo_rng *rng, dpbo_kernel_kind kind, int d, double *
       w += z * z;
     }
     double scale = sqrt((double)SYNTH_MATERN_DOF / w);
-    for (int i = 0; i < d; i++) omega[i] *= scale;
+    for (int i = 0; i < d; i++)
+      omega[i] *= scale;
   }
 }
 
@@ -130,7 +136,8 @@ static double prior_g(const synthetic *s, const double *u) {
   for (int j = 0; j < s->features; j++) {
     const double *w = s->omega + (size_t)j * (size_t)s->d;
     double arg = s->phase[j];
-    for (int i = 0; i < s->d; i++) arg += w[i] * u[i];
+    for (int i = 0; i < s->d; i++)
+      arg += w[i] * u[i];
     sum += cos(arg);
   }
   return sqrt(2.0 / s->features) * sum;
@@ -145,8 +152,12 @@ static dpbo_status synthetic_evaluate(void *impl, int d, const char *const *name
                kind_name(s->kind), s->d, d);
   double value = 0.0;
   switch (s->kind) {
-  case DPBO_SYNTH_BRANIN: value = -dpbo_branin(values); break;
-  case DPBO_SYNTH_HARTMANN6: value = dpbo_hartmann6(values); break;
+  case DPBO_SYNTH_BRANIN:
+    value = -dpbo_branin(values);
+    break;
+  case DPBO_SYNTH_HARTMANN6:
+    value = dpbo_hartmann6(values);
+    break;
   case DPBO_SYNTH_GP_PRIOR: {
     double u[DPBO_MAX_DIM];
     if (s->space)
@@ -202,8 +213,12 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
   dpbo_rng_seed(&s->noise_rng, options->seed, SYNTH_STREAM_NOISE);
 
   switch (options->kind) {
-  case DPBO_SYNTH_BRANIN: s->d = 2; break;
-  case DPBO_SYNTH_HARTMANN6: s->d = 6; break;
+  case DPBO_SYNTH_BRANIN:
+    s->d = 2;
+    break;
+  case DPBO_SYNTH_HARTMANN6:
+    s->d = 6;
+    break;
   case DPBO_SYNTH_GP_PRIOR: {
     const dpbo_kernel *k = &options->kernel;
     if (k->kind != DPBO_KERNEL_SE && k->kind != DPBO_KERNEL_MATERN52)
@@ -219,8 +234,8 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
         DPBO_RAISE(DPBO_ERR_CONFIG, "gp_prior: length-scale %d must be positive, got %g", i + 1,
                    k->lengthscale[i]);
     if (options->features < 1 || options->features > SYNTH_MAX_FEATURES)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "gp_prior: features must be in 1..%d, got %d",
-                 SYNTH_MAX_FEATURES, options->features);
+      DPBO_RAISE(DPBO_ERR_CONFIG, "gp_prior: features must be in 1..%d, got %d", SYNTH_MAX_FEATURES,
+                 options->features);
     if (!isfinite(options->mean))
       DPBO_RAISE(DPBO_ERR_CONFIG, "gp_prior: mean must be finite, got %g", options->mean);
     if (!(options->signal_std >= 0.0) || !isfinite(options->signal_std))
@@ -242,12 +257,14 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
       double *w = s->omega + (size_t)j * (size_t)s->d;
       draw_frequency(&rng, k->kind, s->d, w);
       /* Fold 1/ℓ into ω once: ωᵀ(u/ℓ) = (ω/ℓ)ᵀu. */
-      for (int i = 0; i < s->d; i++) w[i] /= k->lengthscale[i];
+      for (int i = 0; i < s->d; i++)
+        w[i] /= k->lengthscale[i];
       s->phase[j] = two_pi * dpbo_rng_uniform(&rng);
     }
     break;
   }
-  default: DPBO_RAISE(DPBO_ERR_CONFIG, "unknown synthetic function kind %d", (int)options->kind);
+  default:
+    DPBO_RAISE(DPBO_ERR_CONFIG, "unknown synthetic function kind %d", (int)options->kind);
   }
   if (options->space && options->kind != DPBO_SYNTH_GP_PRIOR &&
       dpbo_space_dims(options->space) != s->d)

@@ -18,7 +18,11 @@
 #include "dpbo/kernel.h"
 #include "objectives/objective.h"
 
-typedef enum { DPBO_SYNTH_BRANIN = 0, DPBO_SYNTH_HARTMANN6 = 1, DPBO_SYNTH_GP_PRIOR = 2 } dpbo_synthetic_kind;
+typedef enum {
+  DPBO_SYNTH_BRANIN = 0,
+  DPBO_SYNTH_HARTMANN6 = 1,
+  DPBO_SYNTH_GP_PRIOR = 2
+} dpbo_synthetic_kind;
 
 typedef struct dpbo_synthetic_options {
   dpbo_synthetic_kind kind;

@@ -11,7 +11,8 @@
 /* The k-th (0-based) pool row that is not in the sorted rows[0..m). */
 static int32_t valset__kth_outside(const int32_t *rows, int64_t m, int64_t k) {
   int64_t candidate = k;
-  for (int64_t j = 0; j < m && rows[j] <= candidate; j++) candidate++;
+  for (int64_t j = 0; j < m && rows[j] <= candidate; j++)
+    candidate++;
   return (int32_t)candidate;
 }
 
@@ -35,7 +36,8 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
    * arithmetic; every m-subset is equally likely and comes out sorted. */
   int64_t taken = 0;
   for (int64_t t = 0; t < pool && taken < m; t++) {
-    if ((int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - t)) < m - taken) rows[taken++] = (int32_t)t;
+    if ((int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - t)) < m - taken)
+      rows[taken++] = (int32_t)t;
   }
 
   int remove = kind == DPBO_NEIGHBOUR_ADD_REMOVE && dpbo_rng_below(&rng, 2) == 0;
@@ -46,11 +48,13 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
   } else if (kind == DPBO_NEIGHBOUR_ADD_REMOVE) {
     change->op = DPBO_VALSET_ADD;
     change->slot = -1;
-    change->row = valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
+    change->row =
+        valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
   } else {
     change->op = DPBO_VALSET_SWAP;
     change->slot = (int32_t)dpbo_rng_below64(&rng, (uint64_t)m);
-    change->row = valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
+    change->row =
+        valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
   }
 done:
   return status;
@@ -70,7 +74,8 @@ void dpbo_valset_accuracy(const uint8_t *bits, int64_t m, const int32_t *rows,
                           const dpbo_valset_change *change, double *accuracy,
                           double *accuracy_neighbour) {
   int64_t right = 0;
-  for (int64_t j = 0; j < m; j++) right += dpbo_valset_bit(bits, rows[j]);
+  for (int64_t j = 0; j < m; j++)
+    right += dpbo_valset_bit(bits, rows[j]);
   int64_t right2 = right;
   if (change->op == DPBO_VALSET_ADD) right2 += dpbo_valset_bit(bits, change->row);
   if (change->op == DPBO_VALSET_REMOVE) right2 -= dpbo_valset_bit(bits, rows[change->slot]);

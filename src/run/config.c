@@ -43,7 +43,8 @@ static char *config_read_line(char *str, int num, void *stream) {
   if (len == num - 1 && str[len - 1] != '\n' && (c = getc(reader->file)) != EOF) {
     if (!reader->too_long) reader->too_long = reader->line;
     /* skip the rest of the line; the error is reported afterwards */
-    while (c != EOF && c != '\n') c = getc(reader->file);
+    while (c != EOF && c != '\n')
+      c = getc(reader->file);
   }
   return str;
 }
@@ -63,12 +64,14 @@ static dpbo_status config_add_entry(dpbo_config *config, const char *section, co
     snprintf(where, sizeof where, "%s:%d", config->path, line);
   else
     snprintf(where, sizeof where, "--set %.40s.%.60s", section, key);
-  if (strlen(section) >= sizeof config->entry[0].section || strlen(key) >= sizeof config->entry[0].key)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: section or key too long (at most %zu and %zu characters)",
-                          where, sizeof config->entry[0].section - 1, sizeof config->entry[0].key - 1);
+  if (strlen(section) >= sizeof config->entry[0].section ||
+      strlen(key) >= sizeof config->entry[0].key)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                          "%s: section or key too long (at most %zu and %zu characters)", where,
+                          sizeof config->entry[0].section - 1, sizeof config->entry[0].key - 1);
   if (strlen(value) >= sizeof config->entry[0].value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)", where,
-                          strlen(value), sizeof config->entry[0].value - 1);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)",
+                          where, strlen(value), sizeof config->entry[0].value - 1);
   /* A --set override (line 0) replaces the file's value; a key written twice
    * in the file is almost always a mistake. */
   for (int i = 0; i < config->entry_count; i++) {
@@ -83,7 +86,8 @@ static dpbo_status config_add_entry(dpbo_config *config, const char *section, co
     }
   }
   if (config->entry_count >= DPBO_CONFIG_MAX_ENTRIES)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: more than %d keys", where, DPBO_CONFIG_MAX_ENTRIES);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: more than %d keys", where,
+                          DPBO_CONFIG_MAX_ENTRIES);
   dpbo_config_entry *e = &config->entry[config->entry_count++];
   snprintf(e->section, sizeof e->section, "%s", section);
   snprintf(e->key, sizeof e->key, "%s", key);
@@ -96,7 +100,8 @@ static dpbo_status config_add_entry(dpbo_config *config, const char *section, co
 static int config_handler(void *user, const char *section, const char *name, const char *value) {
   config_parse *parse = user;
   if (parse->status != DPBO_OK) return 0;
-  parse->status = config_add_entry(parse->config, section, name, value, parse->reader->line, parse->err);
+  parse->status =
+      config_add_entry(parse->config, section, name, value, parse->reader->line, parse->err);
   return parse->status == DPBO_OK;
 }
 
@@ -104,7 +109,8 @@ static int config_handler(void *user, const char *section, const char *name, con
  * Typed lookups. Each marks its entry used; `where` renders "file:line" or
  * "--set" for messages. */
 
-static void entry_where(const dpbo_config *config, const dpbo_config_entry *e, char *buf, size_t size) {
+static void entry_where(const dpbo_config *config, const dpbo_config_entry *e, char *buf,
+                        size_t size) {
   if (e->line > 0)
     snprintf(buf, size, "%s:%d", config->path, e->line);
   else
@@ -127,11 +133,13 @@ static dpbo_status config_string(dpbo_config *config, const char *section, const
   dpbo_config_entry *e = config_find(config, section, key);
   const char *value = e ? e->value : fallback;
   if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
+                          key);
   if (strlen(value) >= size) {
     char where[DPBO_PATH_MAX + 32];
     entry_where(config, e, where, sizeof where);
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value of %s.%s is too long", where, section, key);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value of %s.%s is too long", where, section,
+                          key);
   }
   snprintf(out, size, "%s", value);
   return DPBO_OK;
@@ -142,14 +150,16 @@ static dpbo_status config_double(dpbo_config *config, const char *section, const
   dpbo_config_entry *e = config_find(config, section, key);
   if (!e) {
     if (required)
-      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
+                            key);
     *out = fallback;
     return DPBO_OK;
   }
   char *end;
   errno = 0;
   double v = strtod(e->value, &end);
-  while (*end == ' ' || *end == '\t') end++;
+  while (*end == ' ' || *end == '\t')
+    end++;
   if (end == e->value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
     char where[DPBO_PATH_MAX + 32];
     entry_where(config, e, where, sizeof where);
@@ -176,10 +186,13 @@ static dpbo_status config_int64(dpbo_config *config, const char *section, const 
   /* Allow integral values written like 1e6. */
   if (*end == 'e' || *end == 'E' || *end == '.') {
     double dv = strtod(e->value, &end);
-    if (dv == floor(dv) && fabs(dv) < 9.0e18) v = (long long)dv;
-    else end = (char *)e->value;
+    if (dv == floor(dv) && fabs(dv) < 9.0e18)
+      v = (long long)dv;
+    else
+      end = (char *)e->value;
   }
-  while (*end == ' ' || *end == '\t') end++;
+  while (*end == ' ' || *end == '\t')
+    end++;
   if (end == e->value || *end != '\0' || errno == ERANGE)
     return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
                           section, key, e->value);
@@ -196,7 +209,8 @@ static dpbo_status config_choice(dpbo_config *config, const char *section, const
   dpbo_config_entry *e = config_find(config, section, key);
   const char *value = e ? e->value : fallback;
   if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section, key);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
+                          key);
   char list[512] = "";
   for (int i = 0; choices[i]; i++) {
     if (strcmp(value, choices[i]) == 0) {
@@ -213,8 +227,8 @@ static dpbo_status config_choice(dpbo_config *config, const char *section, const
 }
 
 /* Fails on a range violation with the key's location. */
-static dpbo_status config_require(dpbo_config *config, const char *section, const char *key,
-                                  int ok, const char *what, dpbo_error *err) {
+static dpbo_status config_require(dpbo_config *config, const char *section, const char *key, int ok,
+                                  const char *what, dpbo_error *err) {
   if (ok) return DPBO_OK;
   dpbo_config_entry *e = config_find(config, section, key);
   char where[DPBO_PATH_MAX + 32];
@@ -257,21 +271,22 @@ static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size
         entry_where(config, e, where, sizeof where);
       else
         snprintf(where, sizeof where, "%s", config->path);
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "%s: output.dir and output.name are too long: the output files' paths would reach "
-                 "%zu characters, and dpbo writes through MPI-IO, which handles paths of at most %d "
-                 "(output.dir %zu + output.name %zu + %d for the suffixes); choose a shorter "
-                 "output.dir or output.name",
-                 where, longest, DPBO_OUTPUT_PATH_MAX, strlen(dir), strlen(name),
-                 1 + CONFIG_OUTPUT_SUFFIX_MAX);
+      DPBO_RAISE(
+          DPBO_ERR_CONFIG,
+          "%s: output.dir and output.name are too long: the output files' paths would reach "
+          "%zu characters, and dpbo writes through MPI-IO, which handles paths of at most %d "
+          "(output.dir %zu + output.name %zu + %d for the suffixes); choose a shorter "
+          "output.dir or output.name",
+          where, longest, DPBO_OUTPUT_PATH_MAX, strlen(dir), strlen(name),
+          1 + CONFIG_OUTPUT_SUFFIX_MAX);
     }
   }
 done:
   return status;
 }
 
-static const char *const known_sections[] = {"run", "space", "gp", "ucb", "objective", "output", "privacy",
-                                             "compare", NULL};
+static const char *const known_sections[] = {"run",    "space",   "gp",      "ucb", "objective",
+                                             "output", "privacy", "compare", NULL};
 
 /* The end of a blank-separated field. */
 static int field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
@@ -304,9 +319,11 @@ static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, d
     char *end;
     errno = 0;
     levels = strtoll(rest, &end, 10);
-    while (*end == ' ' || *end == '\t') end++;
+    while (*end == ' ' || *end == '\t')
+      end++;
     if (end == rest || *end || errno == ERANGE)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS '%s' is not an integer", where, name, rest);
+      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS '%s' is not an integer", where, name,
+                 rest);
     if (levels < 1)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS = %lld must be at least 1", where, name,
                  levels);
@@ -316,7 +333,8 @@ static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, d
   else if (strcmp(scale, "log") == 0)
     dim->scale = DPBO_SCALE_LOG;
   else
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name, scale);
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name,
+               scale);
   dim->lo = lo;
   dim->hi = hi;
   dim->levels = levels;
@@ -334,7 +352,8 @@ static dpbo_status config_check_sections(const dpbo_config *config, const char *
                                          dpbo_error *err) {
   for (int i = 0; i < config->entry_count; i++) {
     int found = 0;
-    for (int s = 0; known[s]; s++) found |= strcmp(config->entry[i].section, known[s]) == 0;
+    for (int s = 0; known[s]; s++)
+      found |= strcmp(config->entry[i].section, known[s]) == 0;
     if (found) continue;
     char where[DPBO_PATH_MAX + 32], list[256] = "";
     for (int s = 0; known[s]; s++) {
@@ -360,7 +379,8 @@ static dpbo_status config_parse_dims(dpbo_config *config, dpbo_error *err) {
     }
   }
   if (config->dims == 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
                config->path);
 done:
   return status;
@@ -374,9 +394,11 @@ static dpbo_status config_check_used(dpbo_config *config, dpbo_error *err) {
     char where[DPBO_PATH_MAX + 32];
     entry_where(config, e, where, sizeof where);
     if (strcmp(e->section, "objective") == 0)
-      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [objective] for kind = %s",
-                            where, e->key, dpbo_objective_kind_name(config->objective));
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key, e->section);
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                            "%s: unknown key '%s' in [objective] for kind = %s", where, e->key,
+                            dpbo_objective_kind_name(config->objective));
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key,
+                          e->section);
   }
   return DPBO_OK;
 }
@@ -387,14 +409,16 @@ static dpbo_status config_check_used(dpbo_config *config, dpbo_error *err) {
 /* A range "LO HI" (LO < HI, both finite): *given = 0 when the value (or
  * the fallback) is empty, else 1 with the bounds. */
 static dpbo_status config_range(dpbo_config *config, const char *section, const char *key,
-                                const char *fallback, int *given, double *lo, double *hi, dpbo_error *err) {
+                                const char *fallback, int *given, double *lo, double *hi,
+                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[256];
   DPBO_TRY(config_string(config, section, key, fallback, text, sizeof text, err));
   *given = 0;
   if (text[0]) {
     char tail;
-    int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) && *lo < *hi;
+    int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) &&
+             *lo < *hi;
     DPBO_TRY(config_require(config, section, key, ok, "must be 'LO HI' with LO < HI", err));
     *given = 1;
   }
@@ -421,31 +445,32 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   if (config->algorithm == DPBO_ALGORITHM_3)
     config->privacy_split = 0.0;
   else
-    DPBO_TRY(config_require(config, "privacy", "split",
-                            config->privacy_split > 0 && config->privacy_split < 1,
-                            "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)",
-                            err));
+    DPBO_TRY(config_require(
+        config, "privacy", "split", config->privacy_split > 0 && config->privacy_split < 1,
+        "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err));
   static const char *const bounds[] = {"corrected", "paper", NULL};
   DPBO_TRY(config_choice(config, "privacy", "bounds", "corrected", bounds, &choice, err));
   config->bounds = (dpbo_bounds)choice;
   DPBO_TRY(config_double(config, "privacy", "k1", 0.95, 0, &config->k1, err));
-  DPBO_TRY(config_require(config, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
-                          "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
+  DPBO_TRY(config_require(
+      config, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
+      "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
   static const char *const selections[] = {"exponential", "permute_and_flip", NULL};
   DPBO_TRY(config_choice(config, "privacy", "selection", "exponential", selections, &choice, err));
   config->selection = (dpbo_select_kind)choice;
   static const char *const sources[] = {"os", "seeded", NULL};
   DPBO_TRY(config_choice(config, "privacy", "noise", "os", sources, &choice, err));
   config->noise = (dpbo_noise_kind)choice;
-  DPBO_TRY(config_int64(config, "privacy", "noise_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+  DPBO_TRY(config_int64(config, "privacy", "noise_seed", (int64_t)config->seed, 0, INT64_MAX, &i64,
+                        err));
   config->noise_seed = (uint64_t)i64;
   {
     /* Released accuracies are clamped to their valid range (post-processing). */
     const char *fallback = config->objective == DPBO_OBJECTIVE_SVM      ? "0 1"
                            : config->objective == DPBO_OBJECTIVE_LOGREG ? "-1 0"
                                                                         : "";
-    DPBO_TRY(config_range(config, "privacy", "value_range", fallback, &config->clamp_value, &config->value_lo,
-                          &config->value_hi, err));
+    DPBO_TRY(config_range(config, "privacy", "value_range", fallback, &config->clamp_value,
+                          &config->value_lo, &config->value_hi, err));
   }
   {
     /* The cap of the run's ledger (output.h): a release that would bring the
@@ -487,7 +512,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 1 needs observation noise (gp.noise_std > 0); "
-               "use algorithm = 2 for noise-free observations", config->path);
+               "use algorithm = 2 for noise-free observations",
+               config->path);
   if (config->algorithm == DPBO_ALGORITHM_2 && config->prior.noise_std != 0)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 2 is for noise-free observations: set gp.noise_std = 0",
@@ -504,16 +530,18 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   /* Algorithm 2's pruning needs true confidence bounds; hallucinated
    * observations shrink σ without data and could prune the maximum. */
   if (config->algorithm == DPBO_ALGORITHM_2 && config->batch > 1)
-    DPBO_TRY(config_require(config, "run", "batch", 0,
-                            "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
-                            "true confidence bounds, which a batch's hallucinated observations "
-                            "tighten without data; use batch = 1",
-                            err));
+    DPBO_TRY(
+        config_require(config, "run", "batch", 0,
+                       "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
+                       "true confidence bounds, which a batch's hallucinated observations "
+                       "tighten without data; use batch = 1",
+                       err));
   if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
       config->acquisition != DPBO_ACQ_UCB)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = %d rests on the UCB rule; only algorithm 3 allows "
-               "ucb.acquisition = ei", config->path, (int)config->algorithm);
+               "ucb.acquisition = ei",
+               config->path, (int)config->algorithm);
 done:
   return status;
 }
@@ -533,7 +561,8 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
     int n = 0, ok = 1;
     char *cursor = text;
     for (;;) {
-      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
+        cursor++;
       if (!*cursor) break;
       char *end;
       double v = strtod(cursor, &end);
@@ -582,12 +611,14 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_choice(config, "space", "kind", "sobol", space_kinds, &choice, err));
   config->space_kind = (dpbo_space_kind)choice;
   if (config->space_kind == DPBO_SPACE_SOBOL) {
-    DPBO_TRY(config_int64(config, "space", "points", 0, INT64_MIN, INT64_MAX, &config->points, err));
+    DPBO_TRY(
+        config_int64(config, "space", "points", 0, INT64_MIN, INT64_MAX, &config->points, err));
     DPBO_TRY(config_require(config, "space", "points", config->points >= 1,
                             "must be at least 1 (the candidate space is empty)", err));
   }
   if (config->space_kind == DPBO_SPACE_LIST)
-    DPBO_TRY(config_string(config, "space", "file", NULL, config->list_path, sizeof config->list_path, err));
+    DPBO_TRY(config_string(config, "space", "file", NULL, config->list_path,
+                           sizeof config->list_path, err));
   DPBO_TRY(config_parse_dims(config, err));
 
   /* [gp] */
@@ -606,22 +637,28 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
       if (n < DPBO_MAX_DIM) lengthscale[n] = v;
       n++;
       cursor = end;
-      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t') cursor++;
+      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
+        cursor++;
     }
     int ok = *cursor == '\0' && (n == 1 || n == config->dims);
     DPBO_TRY(config_require(config, "gp", "lengthscale", ok,
                             "must be one number or one per dimension", err));
-    for (int i = n; i < config->dims; i++) lengthscale[i] = lengthscale[0];
+    for (int i = n; i < config->dims; i++)
+      lengthscale[i] = lengthscale[0];
     for (int i = 0; i < config->dims; i++)
-      DPBO_TRY(config_require(config, "gp", "lengthscale", lengthscale[i] > 0 && isfinite(lengthscale[i]),
-                              "must be positive", err));
+      DPBO_TRY(config_require(config, "gp", "lengthscale",
+                              lengthscale[i] > 0 && isfinite(lengthscale[i]), "must be positive",
+                              err));
   }
-  DPBO_TRY(dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
+  DPBO_TRY(
+      dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
   DPBO_TRY(config_double(config, "gp", "mean", 0.0, 0, &config->prior.mean, err));
   DPBO_TRY(config_double(config, "gp", "signal_std", 1.0, 0, &config->prior.signal_std, err));
-  DPBO_TRY(config_require(config, "gp", "signal_std", config->prior.signal_std > 0, "must be positive", err));
+  DPBO_TRY(config_require(config, "gp", "signal_std", config->prior.signal_std > 0,
+                          "must be positive", err));
   DPBO_TRY(config_double(config, "gp", "noise_std", 0.1, 0, &config->prior.noise_std, err));
-  DPBO_TRY(config_require(config, "gp", "noise_std", config->prior.noise_std >= 0, "must be >= 0", err));
+  DPBO_TRY(
+      config_require(config, "gp", "noise_std", config->prior.noise_std >= 0, "must be >= 0", err));
   /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
   DPBO_TRY(config_double(config, "gp", "jitter", config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
                          &config->prior.jitter, err));
@@ -634,27 +671,35 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
-    DPBO_TRY(config_string(config, "objective", "data", NULL, svm->data_path, sizeof svm->data_path, err));
+    DPBO_TRY(config_string(config, "objective", "data", NULL, svm->data_path, sizeof svm->data_path,
+                           err));
     static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
     DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
     svm->format = (dpbo_data_format)choice;
-    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
-                          &svm->max_features, err));
-    DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &svm->train_rows, err));
-    DPBO_TRY(config_require(config, "objective", "train_rows", svm->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &svm->validation_rows, err));
+    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
+                          INT32_MAX, &svm->max_features, err));
+    DPBO_TRY(
+        config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &svm->train_rows, err));
+    DPBO_TRY(config_require(config, "objective", "train_rows", svm->train_rows >= 1,
+                            "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX,
+                          &svm->validation_rows, err));
     DPBO_TRY(config_require(config, "objective", "validation_rows", svm->validation_rows >= 1,
                             "is required (>= 1)", err));
     /* Held-out test rows (dpbo compare): the rows after the validation rows
      * in the same permutation, so train and validation rows are the same
      * with or without them. */
     DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &svm->test_rows, err));
-    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX,
+                          &i64, err));
     svm->split_seed = (uint64_t)i64;
     DPBO_TRY(config_double(config, "objective", "cache_mb", svm->cache_mb, 0, &svm->cache_mb, err));
-    DPBO_TRY(config_require(config, "objective", "cache_mb", svm->cache_mb > 0, "must be positive", err));
-    DPBO_TRY(config_double(config, "objective", "tolerance", svm->tolerance, 0, &svm->tolerance, err));
-    DPBO_TRY(config_require(config, "objective", "tolerance", svm->tolerance > 0, "must be positive", err));
+    DPBO_TRY(config_require(config, "objective", "cache_mb", svm->cache_mb > 0, "must be positive",
+                            err));
+    DPBO_TRY(
+        config_double(config, "objective", "tolerance", svm->tolerance, 0, &svm->tolerance, err));
+    DPBO_TRY(config_require(config, "objective", "tolerance", svm->tolerance > 0,
+                            "must be positive", err));
     DPBO_TRY(config_int64(config, "objective", "shrinking", svm->shrinking, 0, 1, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
@@ -663,41 +708,54 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     config->synthetic = (dpbo_synthetic_kind)choice;
     DPBO_TRY(config_int64(config, "objective", "features", 2048, 1, 1 << 24, &i64, err));
     config->synthetic_features = (int)i64;
-    DPBO_TRY(config_double(config, "objective", "noise_std", 0.0, 0, &config->synthetic_noise_std, err));
+    DPBO_TRY(
+        config_double(config, "objective", "noise_std", 0.0, 0, &config->synthetic_noise_std, err));
     DPBO_TRY(config_require(config, "objective", "noise_std", config->synthetic_noise_std >= 0,
                             "must be >= 0", err));
-    DPBO_TRY(config_int64(config, "objective", "seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    DPBO_TRY(
+        config_int64(config, "objective", "seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
     config->synthetic_seed = (uint64_t)i64;
-    int need = config->synthetic == DPBO_SYNTH_BRANIN ? 2 : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6 : 0;
+    int need = config->synthetic == DPBO_SYNTH_BRANIN      ? 2
+               : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6
+                                                           : 0;
     if (need && config->dims != need)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
                  config->path, functions[config->synthetic], need, config->dims);
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
-    DPBO_TRY(config_string(config, "objective", "data", NULL, lr->data_path, sizeof lr->data_path, err));
+    DPBO_TRY(
+        config_string(config, "objective", "data", NULL, lr->data_path, sizeof lr->data_path, err));
     static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
     DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
     lr->format = (dpbo_data_format)choice;
-    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX,
-                          &lr->max_features, err));
-    DPBO_TRY(config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &lr->train_rows, err));
-    DPBO_TRY(config_require(config, "objective", "train_rows", lr->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX, &lr->validation_rows, err));
+    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
+                          INT32_MAX, &lr->max_features, err));
+    DPBO_TRY(
+        config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &lr->train_rows, err));
+    DPBO_TRY(config_require(config, "objective", "train_rows", lr->train_rows >= 1,
+                            "is required (>= 1)", err));
+    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX,
+                          &lr->validation_rows, err));
     DPBO_TRY(config_require(config, "objective", "validation_rows", lr->validation_rows >= 1,
                             "is required (>= 1)", err));
     DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &lr->test_rows, err));
-    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX,
+                          &i64, err));
     lr->split_seed = (uint64_t)i64;
-    DPBO_TRY(config_double(config, "objective", "positive_label", lr->positive_label, 0, &lr->positive_label, err));
+    DPBO_TRY(config_double(config, "objective", "positive_label", lr->positive_label, 0,
+                           &lr->positive_label, err));
     static const char *const losses[] = {"sigmoid", "ramp", NULL};
     DPBO_TRY(config_choice(config, "objective", "loss", "sigmoid", losses, &choice, err));
     lr->loss = (dpbo_logreg_loss)choice;
-    DPBO_TRY(config_double(config, "objective", "tolerance", lr->tolerance, 0, &lr->tolerance, err));
-    DPBO_TRY(config_require(config, "objective", "tolerance", lr->tolerance > 0, "must be positive", err));
+    DPBO_TRY(
+        config_double(config, "objective", "tolerance", lr->tolerance, 0, &lr->tolerance, err));
+    DPBO_TRY(config_require(config, "objective", "tolerance", lr->tolerance > 0, "must be positive",
+                            err));
   } else {
     dpbo_command_options *cmd = &config->command;
-    DPBO_TRY(config_string(config, "objective", "command", NULL, cmd->command, sizeof cmd->command, err));
+    DPBO_TRY(config_string(config, "objective", "command", NULL, cmd->command, sizeof cmd->command,
+                           err));
     static const char *const passes[] = {"args", "env", NULL};
     DPBO_TRY(config_choice(config, "objective", "pass", "args", passes, &choice, err));
     cmd->pass = (dpbo_pass_mode)choice;
@@ -728,10 +786,11 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     } else {
       char *end;
       double mb = strtod(text, &end);
-      while (*end == ' ' || *end == '\t') end++;
+      while (*end == ' ' || *end == '\t')
+        end++;
       char what[160];
-      snprintf(what, sizeof what, "must be auto, off, or a positive number of MiB per rank (got '%s')",
-               text);
+      snprintf(what, sizeof what,
+               "must be auto, off, or a positive number of MiB per rank (got '%s')", text);
       DPBO_TRY(config_require(config, "ucb", "memory_limit_mb",
                               end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12,
                               what, err));
@@ -766,7 +825,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
 
   /* [output] */
   DPBO_TRY(config_output(config, config->output_dir, sizeof config->output_dir, config->output_name,
-                          sizeof config->output_name, err));
+                         sizeof config->output_name, err));
   static const char *const posterior[] = {"auto", "yes", "no", NULL};
   DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
   config->posterior = (dpbo_posterior_output)choice;
@@ -796,7 +855,8 @@ static dpbo_status config_read_entries(const char *path, FILE *stream, int overr
   if (!reader.file) {
     DPBO_TRY(dpbo_input_open(path, "config file", &fd, err));
     reader.file = fdopen(fd, "r");
-    if (!reader.file) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+    if (!reader.file)
+      DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
     fd = -1; /* the stream owns it */
   }
   config_parse parse = {config, &reader, DPBO_OK, err};
@@ -810,9 +870,12 @@ static dpbo_status config_read_entries(const char *path, FILE *stream, int overr
   }
   if (reader.too_long)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: line is too long", path, reader.too_long);
-  if (rc > 0) DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)", path, rc);
+  if (rc > 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)", path,
+               rc);
   if (rc < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s", path);
-  if (ferror(reader.file)) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+  if (ferror(reader.file))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
 
   DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
 done:
@@ -847,9 +910,10 @@ done:
   return status;
 }
 
-dpbo_status dpbo_config_load_assignments(const char *label, int count, const char *const *assignments,
-                                         int override_count, const char *const *overrides,
-                                         dpbo_config *config, dpbo_error *err) {
+dpbo_status dpbo_config_load_assignments(const char *label, int count,
+                                         const char *const *assignments, int override_count,
+                                         const char *const *overrides, dpbo_config *config,
+                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(config, 0, sizeof *config);
   snprintf(config->path, sizeof config->path, "%s", label);
@@ -883,10 +947,14 @@ done:
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
   switch (kind) {
-  case DPBO_OBJECTIVE_SVM: return "svm";
-  case DPBO_OBJECTIVE_SYNTHETIC: return "synthetic";
-  case DPBO_OBJECTIVE_COMMAND: return "command";
-  case DPBO_OBJECTIVE_LOGREG: return "logreg";
+  case DPBO_OBJECTIVE_SVM:
+    return "svm";
+  case DPBO_OBJECTIVE_SYNTHETIC:
+    return "synthetic";
+  case DPBO_OBJECTIVE_COMMAND:
+    return "command";
+  case DPBO_OBJECTIVE_LOGREG:
+    return "logreg";
   }
   return "unknown";
 }
@@ -951,7 +1019,8 @@ dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err) {
 
 /* Finds section.key among "section.key=value" lines; returns the value (a
  * pointer into text, ending at '\n' or '\0') or NULL. */
-static const char *config_stored_value(const char *text, const char *section, const char *key, size_t *len) {
+static const char *config_stored_value(const char *text, const char *section, const char *key,
+                                       size_t *len) {
   const size_t ls = strlen(section), lk = strlen(key);
   for (const char *line = text; line && *line;) {
     const char *end = strchr(line, '\n');
@@ -970,7 +1039,8 @@ static const char *config_stored_value(const char *text, const char *section, co
  * memory limit (it decides how μ and σ² are computed, never their values:
  * the recompute mode gives the same bits, ucb.h). */
 static int config_key_may_differ(const char *section, const char *key) {
-  return strcmp(section, "output") == 0 || (strcmp(section, "ucb") == 0 && strcmp(key, "memory_limit_mb") == 0);
+  return strcmp(section, "output") == 0 ||
+         (strcmp(section, "ucb") == 0 && strcmp(key, "memory_limit_mb") == 0);
 }
 
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size) {
@@ -981,12 +1051,13 @@ int dpbo_config_differs(const dpbo_config *config, const char *stored, char *wha
     size_t len = 0;
     const char *old = config_stored_value(stored, e->section, e->key, &len);
     if (!old) {
-      snprintf(what, size, "%s.%s is set to '%s' now but was not set in the run", e->section, e->key, e->value);
+      snprintf(what, size, "%s.%s is set to '%s' now but was not set in the run", e->section,
+               e->key, e->value);
       return 1;
     }
     if (strlen(e->value) != len || strncmp(e->value, old, len) != 0) {
-      snprintf(what, size, "%s.%s was '%.*s' in the run and is '%s' now", e->section, e->key, (int)len, old,
-               e->value);
+      snprintf(what, size, "%s.%s was '%.*s' in the run and is '%s' now", e->section, e->key,
+               (int)len, old, e->value);
       return 1;
     }
   }
@@ -999,10 +1070,12 @@ int dpbo_config_differs(const dpbo_config *config, const char *stored, char *wha
       snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
       int found = config_key_may_differ(section, key);
       for (int i = 0; i < config->entry_count && !found; i++)
-        found = strcmp(config->entry[i].section, section) == 0 && strcmp(config->entry[i].key, key) == 0;
+        found = strcmp(config->entry[i].section, section) == 0 &&
+                strcmp(config->entry[i].key, key) == 0;
       if (!found) {
         int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
-        snprintf(what, size, "%s.%s was '%.*s' in the run and is not set now", section, key, vlen, eq + 1);
+        snprintf(what, size, "%s.%s was '%.*s' in the run and is not set now", section, key, vlen,
+                 eq + 1);
         return 1;
       }
     }

@@ -58,7 +58,11 @@ typedef enum {
   DPBO_OBJECTIVE_LOGREG = 3
 } dpbo_objective_kind;
 typedef enum { DPBO_ACQ_UCB = 0, DPBO_ACQ_EI = 1 } dpbo_acquisition;
-typedef enum { DPBO_POSTERIOR_AUTO = 0, DPBO_POSTERIOR_YES = 1, DPBO_POSTERIOR_NO = 2 } dpbo_posterior_output;
+typedef enum {
+  DPBO_POSTERIOR_AUTO = 0,
+  DPBO_POSTERIOR_YES = 1,
+  DPBO_POSTERIOR_NO = 2
+} dpbo_posterior_output;
 
 /* One key = value as written (file line, or 0 for a --set override). */
 typedef struct dpbo_config_entry {
@@ -74,7 +78,7 @@ typedef struct dpbo_config {
   /* [run] */
   int iterations;
   uint64_t seed;
-  int batch; /* evaluations in flight (1: the paper's sequential GP-UCB) */
+  int batch;   /* evaluations in flight (1: the paper's sequential GP-UCB) */
   int retries; /* further attempts after a failed evaluation */
   /* [space] */
   dpbo_space_kind space_kind;
@@ -138,9 +142,10 @@ dpbo_status dpbo_config_load(const char *path, int override_count, const char *c
 /* Builds a config from "section.key=value" assignments instead of a file
  * (e.g. the settings stored in a run file); `label` names the source in
  * messages. overrides are applied after them. */
-dpbo_status dpbo_config_load_assignments(const char *label, int count, const char *const *assignments,
-                                         int override_count, const char *const *overrides,
-                                         dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_config_load_assignments(const char *label, int count,
+                                         const char *const *assignments, int override_count,
+                                         const char *const *overrides, dpbo_config *config,
+                                         dpbo_error *err);
 
 /* The same strict reading for a command with sections of its own (dpbo
  * k1sweep): dpbo_config_read fills config->path and config->entry from the
@@ -174,8 +179,8 @@ dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo
 dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
 
 /* Compares the settings with those stored in a run file ("section.key=value"
- * lines, dpbo_h5io_read_config); [output] and ucb.memory_limit_mb may differ. Returns 1 and names the
- * first key that differs in `what`, or 0. */
+ * lines, dpbo_h5io_read_config); [output] and ucb.memory_limit_mb may differ. Returns 1 and names
+ * the first key that differs in `what`, or 0. */
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);

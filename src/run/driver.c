@@ -26,8 +26,8 @@ enum { EVENT_SELECT = 1, EVENT_RESULT = 2, EVENT_STOP = 3 };
 
 typedef struct driver_event {
   int kind;
-  int worker;    /* select: the rank that evaluates */
-  int redo_step; /* select: > 0 re-sends a checkpoint's pending step instead of choosing */
+  int worker;      /* select: the rank that evaluates */
+  int redo_step;   /* select: > 0 re-sends a checkpoint's pending step instead of choosing */
   int interrupted; /* stop: by a request, not because all T are in */
   dpbo_eval_result result; /* result */
 } driver_event;
@@ -121,8 +121,8 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
     dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
   }
   if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
-                                 &run->ucb, err);
+    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations,
+                                 mode, &run->ucb, err);
   if (local == DPBO_OK)
     local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
   if (local == DPBO_OK) {
@@ -136,9 +136,11 @@ static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_r
      * attributes are written collectively). A limit of 0 means none, so the
      * smallest limit is the smallest of (limit - 1) wrapped around, plus 1. */
     unsigned long long mine[3] = {run->state_bytes,
-                                  dpbo_ucb_memory_needed(count, d, config->iterations, DPBO_UCB_INCREMENTAL),
+                                  dpbo_ucb_memory_needed(count, d, config->iterations,
+                                                         DPBO_UCB_INCREMENTAL),
                                   mode == DPBO_UCB_RECOMPUTE},
-                       max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull, min_limit;
+                       max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull,
+                       min_limit;
     DPBO_MPI_TRY(MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
     DPBO_MPI_TRY(MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
     DPBO_MPI_TRY(MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
@@ -181,9 +183,9 @@ typedef struct driver {
   int *gp_row;      /* per step: its row in the GP, -1 if it has none */
   double *started;  /* per step: when it was selected (for step_seconds) */
   /* rank 0 */
-  int *load;        /* evaluations outstanding per rank */
+  int *load; /* evaluations outstanding per rank */
   int in_flight;
-  int *redo;        /* a checkpoint's pending steps (1-based), to send out again */
+  int *redo; /* a checkpoint's pending steps (1-based), to send out again */
   int redo_count, redo_next;
   int results_here; /* results folded in by this invocation */
   dpbo_status halt; /* rank 0 alone failed (checkpoint): stop everybody */
@@ -289,7 +291,8 @@ static dpbo_status driver_rebuild(driver *dr, dpbo_error *err) {
       } else if (pass == 1 && step->state == DPBO_STEP_PENDING) {
         DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
       } else {
-        if (pass == 0 && step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
+        if (pass == 0 && step->state == DPBO_STEP_FAILED)
+          DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
         continue;
       }
       dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
@@ -312,7 +315,8 @@ static dpbo_status driver_replay_trace(driver *dr, int prune, dpbo_error *err) {
   for (int s = 0; s < run->steps; s++) {
     dpbo_trace_step *step = &run->trace[s];
     if (step->index < 0 || step->index >= dr->n)
-      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", s + 1, (long long)step->index);
+      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", s + 1,
+                 (long long)step->index);
     DPBO_TRY(dpbo_space_unit(run->space, step->index, step->unit, err));
     dpbo_space_to_values(run->space, step->unit, step->value);
     dr->gp_row[s] = -1;
@@ -353,7 +357,8 @@ static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error 
     memset(step, 0, sizeof *step);
     step->beta = dpbo_privacy_beta(dr->n, t, config->delta);
     step->alive = dr->n;
-    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1) DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
+    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1)
+      DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
     dpbo_ucb_choice choice;
     if (config->acquisition == DPBO_ACQ_EI) {
       double best = run->best_step < 0 ? 0.0 : (run->trace[run->best_step].gain - m0) / s;
@@ -363,8 +368,10 @@ static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error 
       DPBO_TRY(dpbo_ucb_select(dr->comm, run->ucb, step->beta, &choice, err));
     }
     if (choice.index < 0)
-      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "no candidate is left to evaluate at step %d: every one was excluded "
-                 "after a failed evaluation", t);
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                 "no candidate is left to evaluate at step %d: every one was excluded "
+                 "after a failed evaluation",
+                 t);
     step->index = choice.index;
     DPBO_TRY(dpbo_space_unit(run->space, choice.index, step->unit, err));
     dpbo_space_to_values(run->space, step->unit, step->value);
@@ -408,12 +415,14 @@ static void driver_log_result(const driver *dr, int s) {
   format_duration(spent / here * (run->planned - run->finished), eta, sizeof eta);
   const int width = (int)floor(log10(run->planned)) + 1;
   if (step->state == DPBO_STEP_FAILED) {
-    dpbo_log_warn("[%*d/%d] %s  FAILED after %d attempt%s on rank %d: %s  (excluded; %d failure%s so far)",
-                  width, s + 1, run->planned, lambda, step->attempts, step->attempts == 1 ? "" : "s",
-                  step->worker, step->failure, run->failures, run->failures == 1 ? "" : "s");
+    dpbo_log_warn(
+        "[%*d/%d] %s  FAILED after %d attempt%s on rank %d: %s  (excluded; %d failure%s so far)",
+        width, s + 1, run->planned, lambda, step->attempts, step->attempts == 1 ? "" : "s",
+        step->worker, step->failure, run->failures, run->failures == 1 ? "" : "s");
   } else {
-    dpbo_log_info("[%*d/%d] %s  v=%.6g  best=%.6g (t=%d)  elapsed %s  eta %s", width, s + 1, run->planned,
-                  lambda, step->gain, run->trace[run->best_step].gain, run->best_step + 1, elapsed, eta);
+    dpbo_log_info("[%*d/%d] %s  v=%.6g  best=%.6g (t=%d)  elapsed %s  eta %s", width, s + 1,
+                  run->planned, lambda, step->gain, run->trace[run->best_step].gain,
+                  run->best_step + 1, elapsed, eta);
   }
 }
 
@@ -424,7 +433,8 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
   dpbo_run *run = dr->run;
   const int s = res->step - 1;
   if (s < 0 || s >= run->steps || run->trace[s].state != DPBO_STEP_PENDING)
-    DPBO_RAISE(DPBO_ERR_MPI, "a result arrived for step %d, which is not being evaluated", res->step);
+    DPBO_RAISE(DPBO_ERR_MPI, "a result arrived for step %d, which is not being evaluated",
+               res->step);
   dpbo_trace_step *step = &run->trace[s];
   step->eval_seconds = res->seconds;
   step->attempts = res->attempts;
@@ -456,7 +466,8 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
       dpbo_error cerr;
       dpbo_error_clear(&cerr);
       run->wall_seconds = MPI_Wtime() - dr->start;
-      if (dpbo_output_write_checkpoint(dr->options->checkpoint, dr->config, run, dr->size, &cerr) != DPBO_OK) {
+      if (dpbo_output_write_checkpoint(dr->options->checkpoint, dr->config, run, dr->size, &cerr) !=
+          DPBO_OK) {
         dr->halt = cerr.code;
         snprintf(dr->halt_message, sizeof dr->halt_message, "cannot write the checkpoint %s: %s",
                  dr->options->checkpoint, cerr.message);
@@ -491,7 +502,8 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st));
       if (flag) {
         int ignored;
-        DPBO_MPI_TRY(MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE));
+        DPBO_MPI_TRY(
+            MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE));
         dr->stop_from = st.MPI_SOURCE;
         dpbo_log_info("dpbo: rank %d was told to stop (SIGTERM or SIGUSR1): stopping the run",
                       st.MPI_SOURCE);
@@ -506,7 +518,8 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     /* Results first: they sharpen the next choice. */
     if (dr->size == 1) {
       /* (A failure during a stop request is dropped, as on the workers.) */
-      if (dpbo_evaluator_poll(dr->evaluator, &ev->result) && !(driver_stops && ev->result.code != DPBO_OK)) {
+      if (dpbo_evaluator_poll(dr->evaluator, &ev->result) &&
+          !(driver_stops && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -515,12 +528,14 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       MPI_Status st;
       DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st));
       if (flag) {
-        DPBO_MPI_TRY(MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE, TAG_RESULT, dr->comm, MPI_STATUS_IGNORE));
+        DPBO_MPI_TRY(MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE,
+                              TAG_RESULT, dr->comm, MPI_STATUS_IGNORE));
         ev->kind = EVENT_RESULT;
         goto done;
       }
     }
-    if (dr->in_flight < dr->batch && (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
+    if (dr->in_flight < dr->batch &&
+        (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
       ev->kind = EVENT_SELECT;
       ev->worker = driver_worker_of(dr);
       if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
@@ -528,7 +543,8 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     }
     if (dr->size == 1) {
       /* Alone: sleep on our own evaluation thread (waking for signals). */
-      if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) && !(driver_stops && ev->result.code != DPBO_OK)) {
+      if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) &&
+          !(driver_stops && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -565,7 +581,8 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
     if (driver_stops && dr->send_buf[slot].code != DPBO_OK) continue;
-    DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0, TAG_RESULT, dr->comm, &dr->send_req[slot]));
+    DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0,
+                           TAG_RESULT, dr->comm, &dr->send_req[slot]));
   }
 done:
   return status;
@@ -615,7 +632,8 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
                                const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(dr, 0, sizeof *dr);
-  for (int i = 0; i < DRIVER_SEND_SLOTS; i++) dr->send_req[i] = MPI_REQUEST_NULL;
+  for (int i = 0; i < DRIVER_SEND_SLOTS; i++)
+    dr->send_req[i] = MPI_REQUEST_NULL;
   dr->stop_req = MPI_REQUEST_NULL;
   dr->comm = comm;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &dr->rank));
@@ -633,7 +651,8 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   DPBO_ALLOC(dr->started, config->iterations, "the driver");
   DPBO_ALLOC(dr->load, dr->size, "the driver");
   DPBO_ALLOC(dr->redo, config->iterations, "the driver");
-  for (int s = 0; s < config->iterations; s++) dr->gp_row[s] = -1;
+  for (int s = 0; s < config->iterations; s++)
+    dr->gp_row[s] = -1;
 done:
   return status;
 }
@@ -667,13 +686,14 @@ static void driver_log_start(const driver *dr) {
   else
     snprintf(limit, sizeof limit, "limit %.1f MiB per rank%s", run->memory_limit_min / 1048576.0,
              config->memory_limit_mb < 0 ? ", auto" : "");
-  dpbo_log_info("dpbo: %s objective, |Λ| = %lld candidates (%s, d = %d) on %d rank%s, T = %d, "
-                "batch %d, kernel %s; UCB state (%s) %.1f MiB per rank (largest), %.1f MiB in all (%s)",
-                dpbo_objective_kind_name(config->objective), (long long)dr->n,
-                dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
-                dr->size == 1 ? "" : "s", config->iterations, dr->batch,
-                dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
-                run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
+  dpbo_log_info(
+      "dpbo: %s objective, |Λ| = %lld candidates (%s, d = %d) on %d rank%s, T = %d, "
+      "batch %d, kernel %s; UCB state (%s) %.1f MiB per rank (largest), %.1f MiB in all (%s)",
+      dpbo_objective_kind_name(config->objective), (long long)dr->n,
+      dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
+      dr->size == 1 ? "" : "s", config->iterations, dr->batch,
+      dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
+      run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
   if (run->recompute_ranks > 0)
     dpbo_log_info("dpbo: recompute mode: the incremental UCB state (T x N/P doubles, %.1f MiB on "
                   "the largest rank) exceeds ucb.memory_limit_mb, so a(x) = L^-1 k(X_t, x) is "
@@ -692,11 +712,12 @@ static void driver_log_start(const driver *dr) {
                   DPBO_COMMAND_TIMEOUT_DEFAULT);
   if (dr->options->checkpoint)
     dpbo_log_info("dpbo: checkpoint after every evaluation in %s; if the job dies, continue it "
-                  "with `dpbo run CONFIG --resume`", dr->options->checkpoint);
+                  "with `dpbo run CONFIG --resume`",
+                  dr->options->checkpoint);
 }
 
-dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo_driver_options *options,
-                            dpbo_run *run, dpbo_error *err) {
+dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
+                            const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
   driver dr;
@@ -704,8 +725,8 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo
   driver_stops = 0; /* a request belongs to one run */
   if (dr.options->resume_count > 0) {
     if (dr.options->resume_count > config->iterations)
-      DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d", dr.options->resume_count,
-                 config->iterations);
+      DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d",
+                 dr.options->resume_count, config->iterations);
     memcpy(run->trace, dr.options->resume, (size_t)dr.options->resume_count * sizeof *run->trace);
     run->steps = run->resumed = dr.options->resume_count;
     DPBO_TRY(driver_replay_trace(&dr, 1, err));
@@ -736,7 +757,8 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo
   {
     /* What the run really held, objective and MPI included. */
     struct rusage usage;
-    unsigned long long rss = getrusage(RUSAGE_SELF, &usage) == 0 ? (unsigned long long)usage.ru_maxrss * 1024ull : 0;
+    unsigned long long rss =
+        getrusage(RUSAGE_SELF, &usage) == 0 ? (unsigned long long)usage.ru_maxrss * 1024ull : 0;
     unsigned long long max = 0, sum = 0;
     DPBO_MPI_TRY(MPI_Allreduce(&rss, &max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
     DPBO_MPI_TRY(MPI_Allreduce(&rss, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
@@ -759,7 +781,8 @@ dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int ste
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, &no_options, run, err));
   if (steps > config->iterations)
-    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps, config->iterations);
+    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
+               config->iterations);
   for (int t = 0; t < steps; t++) {
     run->trace[t].index = index[t];
     run->trace[t].gain = gain[t];

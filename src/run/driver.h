@@ -35,38 +35,38 @@
 #include "dpbo/ucb.h"
 
 typedef enum {
-  DPBO_STEP_DONE = 0,    /* v_t observed */
-  DPBO_STEP_FAILED = 1,  /* the evaluation failed; gain is NaN */
-  DPBO_STEP_PENDING = 2  /* selected, result not in yet (batches, checkpoints) */
+  DPBO_STEP_DONE = 0,   /* v_t observed */
+  DPBO_STEP_FAILED = 1, /* the evaluation failed; gain is NaN */
+  DPBO_STEP_PENDING = 2 /* selected, result not in yet (batches, checkpoints) */
 } dpbo_step_state;
 
 #define DPBO_FAILURE_MAX 512
 
 typedef struct dpbo_trace_step {
-  int64_t index;               /* λ_t's global index in Λ */
-  double unit[DPBO_MAX_DIM];   /* unit-cube coordinates */
-  double value[DPBO_MAX_DIM];  /* hyper-parameter values */
-  double gain;                 /* v_t */
-  double mean, std;            /* posterior of f at λ_t before observing v_t (units of v) */
-  double beta;                 /* β_t */
-  double ucb;                  /* acquisition score at λ_t: μ + √β σ (units of v), or EI */
-  int64_t alive;               /* Algorithm 2: candidates not pruned when λ_t was chosen */
-  double eval_seconds;         /* objective time on the worker */
-  double step_seconds;         /* whole step, selection to update */
-  int worker;                  /* rank that evaluated */
-  int state;                   /* dpbo_step_state */
-  int attempts;                /* 1 + retries used */
+  int64_t index;                  /* λ_t's global index in Λ */
+  double unit[DPBO_MAX_DIM];      /* unit-cube coordinates */
+  double value[DPBO_MAX_DIM];     /* hyper-parameter values */
+  double gain;                    /* v_t */
+  double mean, std;               /* posterior of f at λ_t before observing v_t (units of v) */
+  double beta;                    /* β_t */
+  double ucb;                     /* acquisition score at λ_t: μ + √β σ (units of v), or EI */
+  int64_t alive;                  /* Algorithm 2: candidates not pruned when λ_t was chosen */
+  double eval_seconds;            /* objective time on the worker */
+  double step_seconds;            /* whole step, selection to update */
+  int worker;                     /* rank that evaluated */
+  int state;                      /* dpbo_step_state */
+  int attempts;                   /* 1 + retries used */
   char failure[DPBO_FAILURE_MAX]; /* why a failed evaluation failed */
 } dpbo_trace_step;
 
 typedef struct dpbo_run {
-  int planned;  /* T */
-  int steps;    /* trace entries: points selected so far, in order */
-  int finished; /* of those, evaluations whose result is in (done or failed) */
-  int failures; /* of those, failed evaluations */
-  int resumed;  /* steps taken over from a checkpoint */
-  int interrupted; /* stopped by a signal or stop_after: the checkpoint holds the run */
-  int workers;     /* ranks that evaluated */
+  int planned;         /* T */
+  int steps;           /* trace entries: points selected so far, in order */
+  int finished;        /* of those, evaluations whose result is in (done or failed) */
+  int failures;        /* of those, failed evaluations */
+  int resumed;         /* steps taken over from a checkpoint */
+  int interrupted;     /* stopped by a signal or stop_after: the checkpoint holds the run */
+  int workers;         /* ranks that evaluated */
   double busy_seconds; /* evaluation time summed over workers (this invocation) */
   double utilization;  /* busy_seconds / (workers x wall_seconds) */
   dpbo_trace_step *trace;
@@ -92,10 +92,10 @@ typedef struct dpbo_run {
 } dpbo_run;
 
 typedef struct dpbo_driver_options {
-  const char *checkpoint;  /* run file rewritten after every result; NULL: none */
+  const char *checkpoint;        /* run file rewritten after every result; NULL: none */
   const dpbo_trace_step *resume; /* steps of the checkpoint to continue, identical on all ranks */
   int resume_count;
-  int stop_after;          /* tests: stop as a signal would after this many results (0: never) */
+  int stop_after; /* tests: stop as a signal would after this many results (0: never) */
 } dpbo_driver_options;
 
 /* Runs the configured optimization on comm (collective); options may be NULL.
@@ -103,8 +103,8 @@ typedef struct dpbo_driver_options {
  * loop early (a GP failure, every candidate excluded), and run->interrupted
  * says whether a stop request ended it. Set-up failures (bad space, unreadable
  * dataset on a worker) return an error on every rank. */
-dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config, const dpbo_driver_options *options,
-                            dpbo_run *run, dpbo_error *err);
+dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
+                            const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err);
 
 /* Async-signal-safe: asks a running dpbo_driver_run to stop (SIGTERM,
  * SIGUSR1). The evaluations in flight are abandoned; the checkpoint written

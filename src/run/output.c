@@ -23,8 +23,8 @@ static int run_complete(const dpbo_run *run) {
   return run->steps == run->planned && run->finished == run->planned && run->outcome == DPBO_OK;
 }
 
-static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run, int nranks,
-                              dpbo_error *err) {
+static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run,
+                              int nranks, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
@@ -35,13 +35,15 @@ static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_
   DPBO_TRY(dpbo_h5io_attr_int64(file, "ranks", &ranks, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "complete", &complete, 1, err));
   const char *outcome = complete ? "completed all iterations"
-                        : run->outcome != DPBO_OK ? run->outcome_message
-                                                  : "in progress or interrupted: continue with dpbo run CONFIG --resume";
+                        : run->outcome != DPBO_OK
+                            ? run->outcome_message
+                            : "in progress or interrupted: continue with dpbo run CONFIG --resume";
   DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", outcome, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
-                          "yes: /trace and /posterior depend on the validation data and are NOT "
-                          "differentially private; never publish them",
-                          err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(file, "sensitive",
+                            "yes: /trace and /posterior depend on the validation data and are NOT "
+                            "differentially private; never publish them",
+                            err));
 done:
   return status;
 }
@@ -68,15 +70,16 @@ done:
 }
 
 /* The trace's scalar columns, one dataset each (written and read back). */
-static const dpbo_h5io_field trace_columns[] = {{"index", offsetof(dpbo_trace_step, index), 1},
-                                                {"alive", offsetof(dpbo_trace_step, alive), 1},
-                                                {"gain", offsetof(dpbo_trace_step, gain), 0},
-                                                {"mean", offsetof(dpbo_trace_step, mean), 0},
-                                                {"std", offsetof(dpbo_trace_step, std), 0},
-                                                {"beta", offsetof(dpbo_trace_step, beta), 0},
-                                                {"ucb", offsetof(dpbo_trace_step, ucb), 0},
-                                                {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
-                                                {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
+static const dpbo_h5io_field trace_columns[] = {
+    {"index", offsetof(dpbo_trace_step, index), 1},
+    {"alive", offsetof(dpbo_trace_step, alive), 1},
+    {"gain", offsetof(dpbo_trace_step, gain), 0},
+    {"mean", offsetof(dpbo_trace_step, mean), 0},
+    {"std", offsetof(dpbo_trace_step, std), 0},
+    {"beta", offsetof(dpbo_trace_step, beta), 0},
+    {"ucb", offsetof(dpbo_trace_step, ucb), 0},
+    {"eval_seconds", offsetof(dpbo_trace_step, eval_seconds), 0},
+    {"step_seconds", offsetof(dpbo_trace_step, step_seconds), 0}};
 
 /* Failed evaluations' reasons, one "t<TAB>reason" line each, as the string
  * attribute /trace failures (empty when none failed). */
@@ -89,7 +92,8 @@ static dpbo_status write_failures(hid_t group, const dpbo_run *run, dpbo_error *
     const dpbo_trace_step *step = &run->trace[t];
     if (step->state != DPBO_STEP_FAILED) continue;
     used += (size_t)sprintf(text + used, "%d\t", t + 1);
-    for (const char *c = step->failure; *c; c++) text[used++] = (*c == '\n' || *c == '\t') ? ' ' : *c;
+    for (const char *c = step->failure; *c; c++)
+      text[used++] = (*c == '\n' || *c == '\t') ? ' ' : *c;
     text[used++] = '\n';
   }
   text[used] = '\0';
@@ -113,15 +117,20 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   hsize_t dims1[1] = {steps}, dims2[2] = {steps, (hsize_t)d};
 
   /* int members, widened to int64 columns */
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].worker;
+  for (hsize_t t = 0; t < steps; t++)
+    ibuf[t] = run->trace[t].worker;
   DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].state;
+  for (hsize_t t = 0; t < steps; t++)
+    ibuf[t] = run->trace[t].state;
   DPBO_TRY(dpbo_h5io_write_small(group, "state", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) ibuf[t] = run->trace[t].attempts;
+  for (hsize_t t = 0; t < steps; t++)
+    ibuf[t] = run->trace[t].attempts;
   DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
+  for (hsize_t t = 0; t < steps; t++)
+    memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
-  for (hsize_t t = 0; t < steps; t++) memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
+  for (hsize_t t = 0; t < steps; t++)
+    memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
@@ -135,11 +144,11 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
     DPBO_TRY(dpbo_h5io_attr_int64(group, "N", &beta_n, 1, err));
   }
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
-                          "gain = v_t (NaN: failed or pending, see state: 0 done, 1 failed, "
-                          "2 pending); mean, std: GP posterior of f at lambda_t when it was "
-                          "chosen; ucb = mean + sqrt(beta) std; "
-                          "beta_t = 2 log(N t^2 pi^2 / (3 delta))",
-                          err));
+                                 "gain = v_t (NaN: failed or pending, see state: 0 done, 1 failed, "
+                                 "2 pending); mean, std: GP posterior of f at lambda_t when it was "
+                                 "chosen; ucb = mean + sqrt(beta) std; "
+                                 "beta_t = 2 log(N t^2 pi^2 / (3 delta))",
+                                 err));
 done:
   free(buf);
   free(ibuf);
@@ -156,13 +165,15 @@ typedef struct posterior_fill {
 static void fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
   const posterior_fill *p = user;
   double *out = buf;
-  for (hsize_t i = 0; i < rows; i++) out[i] = p->m0 + p->s * p->mu[first + i];
+  for (hsize_t i = 0; i < rows; i++)
+    out[i] = p->m0 + p->s * p->mu[first + i];
 }
 
 static void fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
   const posterior_fill *p = user;
   double *out = buf;
-  for (hsize_t i = 0; i < rows; i++) out[i] = p->s * sqrt(p->var[first + i]);
+  for (hsize_t i = 0; i < rows; i++)
+    out[i] = p->s * sqrt(p->var[first + i]);
 }
 
 /* Rows per write of the converted posterior: 8 MiB buffers, however large
@@ -180,12 +191,14 @@ static dpbo_status write_posterior(MPI_Comm comm, hid_t file, const dpbo_config 
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /posterior");
   hsize_t n = (hsize_t)dpbo_space_size(run->space);
   hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
-  DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin, (hsize_t)count,
-                          dpbo_ucb_unit(run->ucb), err));
-  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
-                                        (hsize_t)count, POSTERIOR_CHUNK, fill_mean, &fill, err));
-  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1, (hsize_t)begin,
-                                        (hsize_t)count, POSTERIOR_CHUNK, fill_std, &fill, err));
+  DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin,
+                                 (hsize_t)count, dpbo_ucb_unit(run->ucb), err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1,
+                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK, fill_mean,
+                                        &fill, err));
+  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1,
+                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK, fill_std,
+                                        &fill, err));
   int64_t observations = run->steps;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
 done:
@@ -199,7 +212,8 @@ static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *er
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &run->wall_seconds, 1, err));
   int64_t steps = run->steps, best = run->best_step + 1;
-  int64_t finished = run->finished, failures = run->failures, workers = run->workers, resumed = run->resumed;
+  int64_t finished = run->finished, failures = run->failures, workers = run->workers,
+          resumed = run->resumed;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "steps", &steps, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "finished", &finished, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "failures", &failures, 1, err));
@@ -211,19 +225,24 @@ static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *er
   if (run->best_step >= 0) {
     const dpbo_trace_step *b = &run->trace[run->best_step];
     DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_gain", &b->gain, 1, err));
-    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_lambda", b->value, (hsize_t)dpbo_space_dims(run->space), err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "best_lambda", b->value,
+                                    (hsize_t)dpbo_space_dims(run->space), err));
   }
   /* The UCB state (ucb.h), the same figures on every rank. */
   char mode[96];
-  DPBO_TRY(dpbo_h5io_attr_string(group, "ucb_mode", dpbo_run_ucb_mode(run, mode, sizeof mode), err));
-  const int64_t memory[] = {(int64_t)run->state_bytes_max,   (int64_t)run->state_bytes_total,
-                            (int64_t)run->incremental_bytes_max, (int64_t)run->memory_limit_min,
-                            run->recompute_ranks,             (int64_t)run->peak_rss_max,
+  DPBO_TRY(
+      dpbo_h5io_attr_string(group, "ucb_mode", dpbo_run_ucb_mode(run, mode, sizeof mode), err));
+  const int64_t memory[] = {(int64_t)run->state_bytes_max,
+                            (int64_t)run->state_bytes_total,
+                            (int64_t)run->incremental_bytes_max,
+                            (int64_t)run->memory_limit_min,
+                            run->recompute_ranks,
+                            (int64_t)run->peak_rss_max,
                             (int64_t)run->peak_rss_total};
-  static const char *const names[] = {"ucb_state_bytes_max_rank", "ucb_state_bytes_total",
-                                      "ucb_incremental_bytes_max_rank", "ucb_memory_limit_bytes",
-                                      "ucb_recompute_ranks", "peak_rss_bytes_max_rank",
-                                      "peak_rss_bytes_total"};
+  static const char *const names[] = {
+      "ucb_state_bytes_max_rank", "ucb_state_bytes_total", "ucb_incremental_bytes_max_rank",
+      "ucb_memory_limit_bytes",   "ucb_recompute_ranks",   "peak_rss_bytes_max_rank",
+      "peak_rss_bytes_total"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     DPBO_TRY(dpbo_h5io_attr_int64(group, names[i], &memory[i], 1, err));
 done:
@@ -255,13 +274,14 @@ dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_co
   dpbo_status status = DPBO_OK;
   int size;
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  status = output_write(comm, path, config, run, size, dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
+  status = output_write(comm, path, config, run, size,
+                        dpbo_output_wants_posterior(config, dpbo_space_size(run->space)), err);
 done:
   return status;
 }
 
-dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
-                                         int nranks, dpbo_error *err) {
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config,
+                                         const dpbo_run *run, int nranks, dpbo_error *err) {
   return output_write(MPI_COMM_SELF, path, config, run, nranks, 0, err);
 }
 
@@ -279,7 +299,8 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
   H5E_END_TRY;
   if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
   if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK || !text)
-    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
+               path);
   int64_t done_flag = 0;
   DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
   *complete = (int)done_flag;
@@ -303,7 +324,8 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
         goto done;
       }
       if (got != DPBO_OK)
-        DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path, name);
+        DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path,
+                   name);
       for (hsize_t t = 0; t < n; t++) {
         int *member = c == 0 ? &trace[t].worker : c == 1 ? &trace[t].state : &trace[t].attempts;
         *member = (int)ibuf[t];
@@ -314,14 +336,15 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
       char *end = strchr(line, '\n'), *tab = strchr(line, '\t');
       if (end) *end = '\0';
       long t = strtol(line, NULL, 10);
-      if (tab && t >= 1 && t <= (long)n) snprintf(trace[t - 1].failure, sizeof trace[t - 1].failure, "%s", tab + 1);
+      if (tab && t >= 1 && t <= (long)n)
+        snprintf(trace[t - 1].failure, sizeof trace[t - 1].failure, "%s", tab + 1);
       line = end ? end + 1 : NULL;
     }
   }
   for (hsize_t t = 0; t < n; t++)
     if (trace[t].state < DPBO_STEP_DONE || trace[t].state > DPBO_STEP_PENDING)
-      DPBO_RAISE(DPBO_ERR_DATA, "%s: trace step %llu has an unknown state %d", path, (unsigned long long)t + 1,
-                 trace[t].state);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: trace step %llu has an unknown state %d", path,
+                 (unsigned long long)t + 1, trace[t].state);
   *assignments = text;
   *steps = trace;
   *count = (int)n;
@@ -353,12 +376,14 @@ static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, vo
   } else if (H5Tget_class(type) == H5T_INTEGER) {
     int64_t *v = calloc((size_t)n, sizeof *v);
     if (v && H5Aread(attr, H5T_NATIVE_INT64, v) >= 0)
-      for (hssize_t i = 0; i < n; i++) printf("%s%lld", i ? ", " : "", (long long)v[i]);
+      for (hssize_t i = 0; i < n; i++)
+        printf("%s%lld", i ? ", " : "", (long long)v[i]);
     free(v);
   } else {
     double *v = calloc((size_t)n, sizeof *v);
     if (v && H5Aread(attr, H5T_NATIVE_DOUBLE, v) >= 0)
-      for (hssize_t i = 0; i < n; i++) printf("%s%.10g", i ? ", " : "", v[i]);
+      for (hssize_t i = 0; i < n; i++)
+        printf("%s%.10g", i ? ", " : "", v[i]);
     free(v);
   }
   printf("\n");
@@ -410,7 +435,8 @@ dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err)
     printf("/trace (t index lambda... gain mean std)\n");
     for (hsize_t t = 0; t < dims[0]; t++) {
       printf("%llu %lld", (unsigned long long)t + 1, (long long)index[t]);
-      for (hsize_t j = 0; j < dims[1]; j++) printf(" %.17g", lambda[t * dims[1] + j]);
+      for (hsize_t j = 0; j < dims[1]; j++)
+        printf(" %.17g", lambda[t * dims[1] + j]);
       printf(" %.17g %.17g %.17g\n", gain[t], mean[t], std[t]);
     }
   }
@@ -443,7 +469,9 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
   if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
   if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
-  if (!text) DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file", path);
+  if (!text)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
+               path);
   int64_t done_flag = 0;
   DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
   *complete = (int)done_flag;

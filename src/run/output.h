@@ -48,8 +48,8 @@ dpbo_status dpbo_output_write_run(MPI_Comm comm, const char *path, const dpbo_co
 /* The checkpoint: the run file without /posterior, written by one rank
  * (rank 0 holds the whole trace) through a temporary file and a rename, so a
  * crash at any moment leaves the previous checkpoint whole. */
-dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config, const dpbo_run *run,
-                                         int nranks, dpbo_error *err);
+dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *config,
+                                         const dpbo_run *run, int nranks, dpbo_error *err);
 
 /* Reads a run file back for `dpbo run --resume` (serial): the stored
  * settings (as dpbo_output_read_trace), whether it is complete, and every

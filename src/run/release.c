@@ -24,7 +24,8 @@ static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_spa
   if (config->objective != DPBO_OBJECTIVE_LOGREG)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 3 needs objective.kind = logreg (its Lipschitz and "
-               "convexity assumptions are what the guarantee rests on)", config->path);
+               "convexity assumptions are what the guarantee rests on)",
+               config->path);
   if (dpbo_space_dims(space) != 1 || strcmp(dpbo_space_dim(space, 0)->name, "lambda") != 0)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: privacy.algorithm = 3 needs exactly one dimension, dim.lambda",
                config->path);
@@ -176,12 +177,14 @@ dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int st
   DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
   if (release_beta_matches(n, steps, beta, budget.delta_beta, &t)) goto done;
   /* A run file written before [privacy] bounds existed is a paper run. */
-  const dpbo_bounds alt = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+  const dpbo_bounds alt =
+      config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
   DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, alt, config->privacy_epsilon,
                                      config->privacy_delta, config->privacy_split, &other, err));
   char hint[160] = "";
   if (release_beta_matches(n, steps, beta, other.delta_beta, &other_t))
-    snprintf(hint, sizeof hint, " (the run's beta_t is the one of bounds = %s: --set privacy.bounds=%s)",
+    snprintf(hint, sizeof hint,
+             " (the run's beta_t is the one of bounds = %s: --set privacy.bounds=%s)",
              dpbo_bounds_name(alt), dpbo_bounds_name(alt));
   DPBO_RAISE(DPBO_ERR_CONFIG,
              "the run's beta_t came from delta = %.6g (N = %lld; /trace/beta at t = %d is %.10g), "
@@ -200,7 +203,8 @@ done:
 double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) {
   int first = config->algorithm == DPBO_ALGORITHM_2 ? 1 : 0;
   double best = -INFINITY;
-  for (int t = first; t < run->steps; t++) best = fmax(best, run->trace[t].gain);
+  for (int t = first; t < run->steps; t++)
+    best = fmax(best, run->trace[t].gain);
   return best;
 }
 
@@ -249,10 +253,10 @@ dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dp
   return dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err);
 }
 
-dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
-                                      const dpbo_run *run, dpbo_noise *noise,
-                                      double sensitivity_factor, double noise_scale_factor,
-                                      dpbo_release *out, dpbo_error *err) {
+dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                      dpbo_noise *noise, double sensitivity_factor,
+                                      double noise_scale_factor, dpbo_release *out,
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   double *scores = NULL;
   int rank;
@@ -270,7 +274,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
   if (run->steps != config->iterations || run->outcome != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_ARG,
                "the run did not complete its %d iterations (%d done): the theorems need all T "
-               "steps, so nothing is released", config->iterations, run->steps);
+               "steps, so nothing is released",
+               config->iterations, run->steps);
   /* Which evaluations failed is itself an output of the run. SVM and
    * logistic-regression training fail before the validation set is read,
    * so their failures depend on λ and the public training data only; a
@@ -278,13 +283,15 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
    * records, so the user must vouch for it. A failed step counts in T (the
    * bounds grow with T) but adds no observation. */
   int failures = 0;
-  for (int t = 0; t < run->steps; t++) failures += run->trace[t].state == DPBO_STEP_FAILED;
+  for (int t = 0; t < run->steps; t++)
+    failures += run->trace[t].state == DPBO_STEP_FAILED;
   if (failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%d of the %d evaluations failed, and a command's failures may depend on the "
                "validation data, which would make the release leak it: nothing is released. If "
                "the failures cannot depend on the validation set (e.g. a crash before it is "
-               "read), set [privacy] failures_public = yes", failures, run->steps);
+               "read), set [privacy] failures_public = yes",
+               failures, run->steps);
   if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
 
@@ -293,8 +300,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
   const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
   DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
                                       &out->sens, err));
-  if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 &&
-        isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
+  if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 && isfinite(noise_scale_factor) &&
+        noise_scale_factor > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
                sensitivity_factor, noise_scale_factor);
   if (sensitivity_factor != 1.0) { /* audit only (release_private.h) */
@@ -319,7 +326,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config,
     const double m0 = config->prior.mean, s = config->prior.signal_std;
     const double *mu = dpbo_ucb_mean(run->ucb);
     DPBO_ALLOC(scores, count, "release scores");
-    for (int64_t i = 0; i < count; i++) scores[i] = m0 + s * mu[i];
+    for (int64_t i = 0; i < count; i++)
+      scores[i] = m0 + s * mu[i];
     DPBO_TRY(dpbo__mech_select_scaled(comm, 0, noise, config->selection, scores, begin, count,
                                       out->n, out->sens.lambda_sensitivity, out->epsilon_lambda,
                                       noise_scale_factor, &out->select, err));
@@ -513,7 +521,8 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   json_string(f, release_ledger_note);
   fputs("},\"randomness\":", f);
   json_string(f, r->source);
-  fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":", r->reproducible ? "true" : "false");
+  fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":",
+          r->reproducible ? "true" : "false");
   json_string(f, r->guarantee);
   fputs("}\n", f);
   if (fflush(f) != 0 || ferror(f))
@@ -546,8 +555,9 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
   DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
-                                 r->reproducible ? "reproducible, not for publication (seeded noise)"
-                                                 : "drawn from the operating system CSPRNG",
+                                 r->reproducible
+                                     ? "reproducible, not for publication (seeded noise)"
+                                     : "drawn from the operating system CSPRNG",
                                  err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &n, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &T, 1, err));
@@ -559,11 +569,13 @@ static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error 
     }
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
-    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
+    DPBO_TRY(
+        dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
   }
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
     if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) && numbers[i].group != RELEASE_LEDGER)
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
@@ -597,12 +609,13 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
   for (int i = 0; i < r->d && r->has_lambda; i++)
     used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
                              r->names[i], r->lambda[i]);
-  dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:", dpbo_algorithm_name(r->algorithm),
-                r->epsilon_total, r->delta_total,
+  dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:",
+                dpbo_algorithm_name(r->algorithm), r->epsilon_total, r->delta_total,
                 r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
   if (r->has_lambda)
     dpbo_log_info("  lambda~ = (%s)   [%s, epsilon %.4g, sensitivity %.4g]", lambda,
-                  dpbo_select_kind_name(r->selection), r->epsilon_lambda, r->sens.lambda_sensitivity);
+                  dpbo_select_kind_name(r->selection), r->epsilon_lambda,
+                  r->sens.lambda_sensitivity);
   dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
                 r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
                 r->value.clamped ? ", clamped" : "");
