@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# /posterior is written in chunks of 2^20 rows (src/output.c), never as a
+# /posterior is written in chunks of 2^20 rows (src/run/output.c), never as a
 # converted copy of a whole block. With N = 2^21 + 1 on 2 ranks, rank 0's
 # block (2^20 + 1 rows) takes two writes and rank 1's (2^20 rows) one, so
 # rank 1 joins the second collective write with nothing to write. The
