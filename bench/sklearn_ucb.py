@@ -35,7 +35,7 @@ UPPER = np.array([10.0, 15.0])
 
 
 def branin(x):
-    """Branin-Hoo (Dixon & Szego 1978), as dpbo_branin in src/synthetic.c."""
+    """Branin-Hoo (Dixon & Szego 1978), as dpbo_branin in src/objectives/synthetic.c."""
     a, b, c = 1.0, 5.1 / (4.0 * math.pi**2), 5.0 / math.pi
     r, s, t = 6.0, 10.0, 1.0 / (8.0 * math.pi)
     x1, x2 = x[..., 0], x[..., 1]

@@ -13,7 +13,7 @@
  *  - the true maximizer λ* of f over Λ survives all T steps in most
  *    repetitions. Under the GP assumption the bounds |f − μ_{t−1}| ≤ √β_t σ_{t−1}
  *    hold for all t and λ jointly w.p. ≥ 1 − δ (Srinivas et al. 2010,
- *    Lemma 5.1; δ is the run's, config->delta, which src/config.c defaults to
+ *    Lemma 5.1; δ is the run's, config->delta, which src/run/config.c defaults to
  *    the value's δ share with a privacy algorithm). On that event
  *    UCB(λ*) ≥ f(λ*) ≥ f(x) ≥ LCB(x) for every x, so λ* is never pruned: the
  *    survival probability p is at least p0 = 1 − δ (the 1e-8 nugget and the

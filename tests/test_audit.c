@@ -1,4 +1,4 @@
-/* The empirical privacy audit (`dpbo audit`, src/audit.c), on 2 ranks:
+/* The empirical privacy audit (`dpbo audit`, src/experiments/audit.c), on 2 ranks:
  *  - Clopper-Pearson bounds against scipy.stats.beta.ppf;
  *  - every real mechanism passes (exit 0), and the audit is not vacuous: at
  *    the default trials its lower bound is >= 0.9 ε for all three;

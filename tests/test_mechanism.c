@@ -1,4 +1,4 @@
-/* The exact samplers and the Laplace mechanism (src/noise.c, src/mechanism.c).
+/* The exact samplers and the Laplace mechanism (src/core/noise.c, src/core/mechanism.c).
  *
  * Statistical checks run at fixed seeds with critical values at a false-alarm
  * probability of 1e-6 per check, derived in tests/stat_check.h (chi-square,

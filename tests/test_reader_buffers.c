@@ -1,5 +1,5 @@
-/* The in-memory entry points the fuzz targets use (src/config_private.h,
- * src/dataset_private.h) read exactly what the file readers read: every
+/* The in-memory entry points the fuzz targets use (src/run/config_private.h,
+ * src/objectives/dataset_private.h) read exactly what the file readers read: every
  * seed input in tests/fuzz/corpus/ goes through dpbo_config_load or
  * dpbo_dataset_read from its file and through the buffer entry point from
  * its bytes, and the two must agree bit for bit (status, message, every

@@ -23,7 +23,7 @@
  * Which δ: the theorem's failure probability δ is the one of the confidence
  * bound |f − μ| ≤ √β σ that the run used (Srinivas et al. Lemma 5.2) and of
  * the noise bound |α_T| ≤ q. So β_T and q must be computed with the run's δ,
- * config->delta: with a privacy algorithm, src/config.c defaults ucb.delta to
+ * config->delta: with a privacy algorithm, src/run/config.c defaults ucb.delta to
  * the budget's δ_β (corrected bounds: a third of the released value's δ
  * share, privacy.delta × (1 − privacy.split)) and refuses another value,
  * and privacy.c computes β_T with that same δ.
