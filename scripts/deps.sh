@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config help2man
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libscalapack-openmpi-dev liblapacke-dev libopenblas-dev

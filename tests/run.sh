@@ -51,7 +51,7 @@ stage_main() {
 }
 
 stage_asan() {
-  DPBO_BUILD_DIR=$here/build-asan "$here/scripts/build.sh" -DDPBO_WERROR=ON -DDPBO_SANITIZE=ON \
+  DPBO_BUILD_DIR=$here/build-asan "$here/scripts/build.sh" -DDPBO_WERROR=ON -DDPBO_SANITIZE=ON -DDPBO_SHARED=OFF \
     || { failed=$((failed + 1)); return 1; }
   UBSAN_OPTIONS=print_stacktrace=1 run_ctest "$here/build-asan" -L 'unit|mpi' -LE 'slow|sanitizer_slow'
 }
@@ -59,7 +59,7 @@ stage_asan() {
 stage_fuzz() {
   # Only the library and the fuzz targets: the CTest suite is not built here.
   CC=clang CXX=clang++ DPBO_BUILD_DIR=$here/build-fuzz "$here/scripts/build.sh" \
-    -DDPBO_FUZZ=ON -DDPBO_WERROR=ON -DDPBO_BUILD_TESTS=OFF -DDPBO_BUILD_BENCH=OFF \
+    -DDPBO_FUZZ=ON -DDPBO_WERROR=ON -DDPBO_BUILD_TESTS=OFF -DDPBO_BUILD_BENCH=OFF -DDPBO_SHARED=OFF \
     || { failed=$((failed + 1)); return 1; }
   "$here/tests/fuzz/run_fuzz.sh" "$here/build-fuzz" "${DPBO_FUZZ_SECONDS:-30}" 2>&1 \
     | tee "$here/build-fuzz/fuzz-stage.log"
