@@ -27,7 +27,7 @@ ls "$libdir"/libdpbo.so.* > /dev/null 2>&1 || fail "no shared library libdpbo.so
 man=$prefix/share/man/man1/dpbo.1
 [[ -f $man ]] || fail "no man page share/man/man1/dpbo.1"
 grep -q 'dpbo release' "$man" || fail "the man page lacks the commands of dpbo --help"
-for f in analysis/plot_run.py analysis/plot_compare.py analysis/plot_k1_sweep.py jobs/bo.sbatch \
+for f in analysis/plot_run.py analysis/plot_compare.py analysis/plot_k1_sweep.py jobs/bo.sbatch jobs/dpbo-job.sh \
   jobs/local.sh configs/demo.ini; do
   [[ -f $prefix/share/dpbo/$f ]] || fail "share/dpbo/$f not installed"
 done

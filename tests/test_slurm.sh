@@ -72,7 +72,7 @@ cleanup() {
 trap cleanup EXIT
 fail() {
   echo "FAIL: $*"
-  for f in "$work"/logs/*.out; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done
+  for f in "$work"/*.out; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done
   [[ -n $job ]] && scontrol show job "$job"
   exit 1
 }
@@ -92,7 +92,8 @@ srun --mpi=pmix -n 2 hostname > "$work/hostname.out" 2>&1 || { cat "$work/hostna
 
 # 1. The job and, in parallel, the uninterrupted reference run.
 cd "$work" || fail "cd $work"
-mkdir -p logs results   # Slurm opens logs/NAME-JOBID.out before the script runs
+# Nothing is prepared: the job script creates results/ and its log goes to
+# this (the submission) directory, while the script lives in $src/jobs.
 if [[ $mode == bo ]]; then
   cat > bo.ini <<EOF
 [run]
@@ -149,10 +150,14 @@ else
   limits=(--time=10)   # k1sweep.sbatch's own --signal=USR1@180 comes 6.5 min later
 fi
 t_submit=$SECONDS
-job=$(sbatch --parsable --ntasks=2 "${limits[@]}" "$script" "$config" -- "${args[@]}") ||
+# The job finds the binary itself (build/dpbo of the tree its script is in)
+# when that is the binary under test; otherwise it is named by DPBO_BIN.
+job_env=(env DPBO_BIN="$bin")
+[[ $(realpath "$bin") == "$(realpath -m "$src/build/dpbo")" ]] && job_env=(env -u DPBO_BIN)
+job=$("${job_env[@]}" sbatch --parsable --ntasks=2 "${limits[@]}" "$script" "$config" -- "${args[@]}") ||
   fail "sbatch refused the job"
 job=${job%%;*}
-log=logs/${mode}-$job.out
+log=dpbo-${mode}-$job.out
 echo "submitted job $job ($script, 2 tasks, ${limits[*]})"
 
 # done_of FILE: the work a checkpoint holds and whether it is final, as "K
@@ -207,9 +212,11 @@ while :; do
 done
 t_done=$(( SECONDS - t_submit ))
 echo "$t_done s: job $job COMPLETED after $restarts restart(s)"
+[[ -f $log ]] || fail "no job log $log in the submission directory"
 cat "$log"
 
 # 3. What the job went through.
+grep -q ", binary $(realpath "$bin")\$" "$log" || fail "the job did not run $(realpath "$bin")"
 [[ -n $first_ckpt ]] || fail "no checkpoint seen during the first run"
 [[ $restarts -ge 1 ]] || fail "the job was not requeued: the signal came after the end of the run?"
 read -r k complete <<<"$requeue_ckpt"
