@@ -103,7 +103,9 @@ case $case_name in
   compare_no_test_rows) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare needs held-out rows: set objective.test_rows >= 1" ;;
   compare_no_privacy) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = 1/' run.ini; command=compare; expect="run.ini: dpbo compare runs DP-BO with privacy.algorithm = 1" ;;
   compare_test_rows_negative) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = -1/' run.ini; expect="run.ini:[0-9]+: objective.test_rows = -1 is outside" ;;
-  utility_missing_run) command=utility; config=$work/nope.h5; expect="$work/nope.h5" ;;
+  utility_missing_run) command=utility; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;
+  release_missing_run) command=release; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;
+  info_missing_run) command=info; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;
   ucb_memory_limit_word) write_base; printf '[ucb]\nmemory_limit_mb = lots\n' >> run.ini; expect="run.ini:22: ucb.memory_limit_mb must be auto, off, or a positive number of MiB per rank \(got 'lots'\)" ;;
   ucb_memory_limit_negative) write_base; args=(--set ucb.memory_limit_mb=-5); expect="--set ucb.memory_limit_mb: ucb.memory_limit_mb must be auto, off, or a positive number" ;;
   ucb_memory_limit_tiny) write_base; printf '[ucb]\nmemory_limit_mb = 0.001\n' >> run.ini; expect="run.ini: ucb.memory_limit_mb = 0.001 \(rank [01]\): the UCB state of 32 candidates needs .* MiB even in recompute mode" ;;

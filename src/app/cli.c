@@ -116,7 +116,6 @@ static int report(int rank, const dpbo_error *err) {
 /* The options a command takes besides its one positional argument and
  * `--set section.key=value`. */
 enum {
-  CLI_SET_JOINED = 1 << 0, /* --set=section.key=value */
   CLI_QUIET = 1 << 1,      /* --quiet */
   CLI_OUT = 1 << 2,        /* --out PREFIX */
   CLI_STOP_AFTER = 1 << 3, /* --stop-after K, K >= 1 */
@@ -139,6 +138,17 @@ typedef struct cli_args {
   const char *tail;    /* --tail P, as written */
 } cli_args;
 
+/* A run file named on the command line that is not there gets its own
+ * message (HDF5 would only say that it cannot open it). Returns 1 after rank
+ * 0 said so. */
+static int cli_runfile_missing(int rank, const char *path) {
+  if (access(path, F_OK) == 0) return 0;
+  int error = errno;
+  if (rank == 0)
+    fprintf(stderr, "dpbo: error: cannot open run file %s: %s\n", path, strerror(error));
+  return 1;
+}
+
 /* Reads the arguments of `dpbo <command>` (`missing` names the positional
  * argument) and sets up logging (quiet with --quiet). Returns DPBO_EXIT_OK,
  * or the exit code after rank 0 printed why with the usage. Free
@@ -155,7 +165,7 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     char *end = NULL;
     if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
       args->overrides[args->override_count++] = argv[++i];
-    } else if ((accept & CLI_SET_JOINED) && strncmp(argv[i], "--set=", 6) == 0) {
+    } else if (strncmp(argv[i], "--set=", 6) == 0) {
       args->overrides[args->override_count++] = argv[i] + 6;
     } else if ((accept & CLI_RESUME) && strcmp(argv[i], "--resume") == 0) {
       args->resume = 1;
@@ -184,6 +194,8 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
+  if (strcmp(missing, "RUNFILE") == 0 && cli_runfile_missing(rank, args->positional))
+    return DPBO_EXIT_BAD_INPUT;
   if (args->resume && args->overwrite) {
     if (rank == 0)
       fprintf(stderr,
@@ -467,8 +479,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG",
-                       CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE,
-                       argc, argv, &args);
+                       CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -800,7 +811,7 @@ static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
-  int code = cli_parse(rank, "compare", "CONFIG", CLI_SET_JOINED | CLI_QUIET, argc, argv, &args);
+  int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -824,8 +835,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_args args;
   cli_stop_signals signals = {0};
   dpbo_k1sweep_config *config = NULL;
-  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_SET_JOINED | CLI_QUIET | CLI_STOP_AFTER, argc,
-                       argv, &args);
+  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_QUIET | CLI_STOP_AFTER, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(
@@ -875,9 +885,40 @@ static int cli_info(int rank, int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "dpbo info: missing FILE.h5\n%s", usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
+  if (cli_runfile_missing(rank, path)) return DPBO_EXIT_BAD_INPUT;
   if (rank != 0) return DPBO_EXIT_OK;
   if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return report(rank, &err);
   return DPBO_EXIT_OK;
+}
+
+/* Whether `dpbo COMMAND ...` asks for help: --help or -h among its
+ * arguments, not as the value of an option that takes one. */
+static int cli_asks_help(int argc, char **argv) {
+  static const char *const valued[] = {"--set",  "--out",        "--epsilon",
+                                       "--tail", "--stop-after", NULL};
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--help") != 0 && strcmp(argv[i], "-h") != 0) continue;
+    int is_value = 0;
+    for (int k = 0; valued[k]; k++)
+      is_value |= strcmp(argv[i - 1], valued[k]) == 0;
+    if (!is_value) return 1;
+  }
+  return 0;
+}
+
+/* Prints the command's part of the usage text (from its "  dpbo COMMAND "
+ * line up to the next command) and the notes that apply to every command.
+ * (print: on rank 0 only). Returns 0 when the usage text has no such command. */
+static int cli_print_command_help(const char *command, int print) {
+  char head[64];
+  snprintf(head, sizeof head, "\n  dpbo %s ", command);
+  const char *start = strstr(usage_text, head);
+  const char *notes = strstr(usage_text, "\nRun under MPI");
+  if (!start || !notes) return 0;
+  const char *end = strstr(start + 1, "\n  dpbo ");
+  if (!end || end > notes) end = notes;
+  if (print) printf("usage:%.*s\n\n%s", (int)(end - start), start, notes + 1);
+  return 1;
 }
 
 static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
@@ -890,6 +931,10 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     if (rank == 0) printf("dpbo %s\n", DPBO_VERSION_STRING);
     return DPBO_EXIT_OK;
   }
+  /* dpbo audit answers --help itself, with its own options. */
+  if (strcmp(argv[1], "audit") != 0 && cli_asks_help(argc, argv) &&
+      cli_print_command_help(argv[1], rank == 0))
+    return DPBO_EXIT_OK;
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);

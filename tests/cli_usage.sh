@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The command line as users type it: `dpbo COMMAND --help` (or -h) prints
+# that command's usage on stdout and exits 0, also when other arguments are
+# present; an unknown command with --help is still an error (exit 2);
+# `--set=section.key=value` is the same as `--set section.key=value` for
+# every command that takes --set (run, compare, k1sweep, release); a help
+# flag given as the value of --set is a value, not a request for help.
+set -uo pipefail
+bin=${DPBO_BIN:?}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+fail=0
+check() { echo "FAIL: $*"; fail=1; }
+
+for cmd in run release utility compare k1sweep info; do
+  for flag in --help -h; do
+    "$bin" "$cmd" "$flag" > out.txt 2> err.txt
+    code=$?
+    [[ $code -eq 0 ]] || check "dpbo $cmd $flag exited $code"
+    grep -q "^  dpbo $cmd " out.txt || check "dpbo $cmd $flag: no usage line of $cmd"
+    [[ $(grep -c '^  dpbo ' out.txt) -eq 1 ]] || check "dpbo $cmd $flag: printed other commands' usage too"
+    grep -q '^Exit codes:' out.txt || check "dpbo $cmd $flag: no exit codes"
+    [[ ! -s err.txt ]] || check "dpbo $cmd $flag wrote to stderr: $(cat err.txt)"
+  done
+done
+"$bin" run some.ini --quiet --help > out.txt 2>&1 || check "dpbo run some.ini --quiet --help exited $?"
+"$bin" frobnicate --help > out.txt 2>&1
+[[ $? -eq 2 ]] || check "dpbo frobnicate --help should exit 2"
+
+cat > run.ini <<INI
+[run]
+iterations = 2
+seed = 3
+[space]
+kind = sobol
+points = 32
+dim.x1 = linear -5 10
+dim.x2 = linear 0 15
+[gp]
+mean = 0
+signal_std = 50
+noise_std = 1
+[objective]
+kind = synthetic
+function = branin
+[output]
+dir = $work/out
+INI
+# --set= and --set give the same run (and both differ from the file's seed).
+"$bin" run run.ini --quiet --set=run.seed=7 --set=output.name=joined > log1.txt 2>&1 \
+  || check "dpbo run --set=run.seed=7 exited $?: $(cat log1.txt)"
+"$bin" run run.ini --quiet --set run.seed=7 --set output.name=spaced > log2.txt 2>&1 \
+  || check "dpbo run --set run.seed=7 exited $?: $(cat log2.txt)"
+idx() { h5dump -d /trace/index "$1" 2>/dev/null | sed -n '/DATA {/,/}/p'; }
+[[ -n $(idx out/joined.h5) && $(idx out/joined.h5) == "$(idx out/spaced.h5)" ]] \
+  || check "--set=run.seed=7 and --set run.seed=7 gave different traces"
+# The value of --set is never taken for a help flag.
+"$bin" run run.ini --quiet --set -h > log3.txt 2>&1
+[[ $? -eq 2 ]] && grep -q "dpbo: error:.*'-h'" log3.txt \
+  || check "--set -h should be refused as an assignment: $(cat log3.txt)"
+exit $fail
