@@ -4,7 +4,8 @@
 # present; an unknown command with --help is still an error (exit 2);
 # `--set=section.key=value` is the same as `--set section.key=value` for
 # every command that takes --set (run, compare, k1sweep, release); a help
-# flag given as the value of --set is a value, not a request for help.
+# flag given as the value of --set is a value, not a request for help; a run
+# in which every evaluation failed exits 3.
 set -uo pipefail
 bin=${DPBO_BIN:?}
 work=$(mktemp -d)
@@ -59,4 +60,20 @@ idx() { h5dump -d /trace/index "$1" 2>/dev/null | sed -n '/DATA {/,/}/p'; }
 "$bin" run run.ini --quiet --set -h > log3.txt 2>&1
 [[ $? -eq 2 ]] && grep -q "dpbo: error:.*'-h'" log3.txt \
   || check "--set -h should be refused as an assignment: $(cat log3.txt)"
+
+# A run whose every evaluation fails exits 3 with one summary naming the
+# first failure, keeps its run file (the failures are in it) and releases
+# nothing; before, it ended "completed" with exit 0 and a release of the prior.
+printf '#!/bin/sh\necho "cannot load model" >&2\nexit 1\n' > broken.sh
+chmod +x broken.sh
+sed -e 's/^kind = synthetic/kind = command/' -e "s|^function = branin|command = $work/broken.sh|" \
+  run.ini > broken.ini
+printf '[privacy]\nalgorithm = 1\nepsilon = 1\ndelta = 0.05\nk1 = 0.99\n' >> broken.ini
+"$bin" run broken.ini --quiet --set run.retries=0 > log4.txt 2>&1
+code=$?
+[[ $code -eq 3 ]] || check "a run whose evaluations all failed exited $code, expected 3: $(cat log4.txt)"
+grep -q "dpbo: error: all 2 evaluations failed; no release was made. The first: .*cannot load model" log4.txt \
+  || check "no summary of the failed run: $(cat log4.txt)"
+[[ -f out/broken.h5 ]] || check "the run file with the failures is missing"
+[[ -z $(find out -name 'broken.release*' -print -quit) ]] || check "a release was written"
 exit $fail

@@ -216,8 +216,9 @@ static void test_failures(void) {
   CHECK(strstr(err.message, "timed out") != NULL);
   CHECK_MSG(elapsed < 4.0, "timeout took %g s", elapsed);
 
-  /* Missing programs: not on PATH (at creation), a missing path and a
-   * file without execute permission (at evaluation, errno from exec). */
+  /* Missing programs, all found at creation (before any evaluation): not
+   * on PATH, a missing path and a file without execute permission. A path
+   * used to be checked only by exec, so every evaluation of a run failed. */
   dpbo_command_options opt;
   memset(&opt, 0, sizeof opt);
   snprintf(opt.command, sizeof opt.command, "dpbo-no-such-program-xyz --flag");
@@ -226,12 +227,12 @@ static void test_failures(void) {
   CHECK(strstr(err.message, "dpbo-no-such-program-xyz") && strstr(err.message, "not found"));
   printf("  missing program -> %s\n", err.message);
   CHECK(run("no-such-script.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err,
-            NULL) == DPBO_ERR_OBJECTIVE);
-  CHECK(strstr(err.message, "No such file") != NULL);
+            NULL) == DPBO_ERR_CONFIG);
+  CHECK(strstr(err.message, "no-such-script.sh' No such file") != NULL);
   write_script("noexec.sh", "echo 1", 0);
   CHECK(run("noexec.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
-        DPBO_ERR_OBJECTIVE);
-  CHECK(strstr(err.message, "Permission denied") != NULL);
+        DPBO_ERR_CONFIG);
+  CHECK(strstr(err.message, "noexec.sh' is not an executable file") != NULL);
 
   snprintf(opt.command, sizeof opt.command, "  ");
   CHECK(dpbo_command_objective_create(&opt, &obj, &err) == DPBO_ERR_CONFIG);

@@ -70,8 +70,9 @@ static const char usage_text[] =
     "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
     "            2 bad input (usage, config, data, a corrupted run file, a release\n"
     "              past privacy.budget; a run file in use, or one that --overwrite\n"
-    "              would replace), 3 other failure (e.g. an output file cannot be\n"
-    "              written: a full disk; the last checkpoint is kept),\n"
+    "              would replace), 3 other failure (every evaluation failed; an\n"
+    "              output file cannot be written: a full disk, the last checkpoint\n"
+    "              is kept),\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
@@ -527,6 +528,21 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   if (run.steps > 0 || run.outcome == DPBO_OK)
     CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
+  if (run.outcome == DPBO_OK && run.finished > 0 && run.failures == run.finished) {
+    /* Nothing was learnt: the objective is broken, not the data private. A
+     * release would only restate the prior, so none is made. */
+    if (rank == 0) {
+      const char *first = "";
+      for (int s = 0; s < run.steps && !*first; s++)
+        if (run.trace[s].state == DPBO_STEP_FAILED) first = run.trace[s].failure;
+      fprintf(stderr,
+              "dpbo: error: all %d evaluations failed; no release was made. The first: %s\n"
+              "dpbo: the run file %s lists every failure (dpbo info %s --trace)\n",
+              run.finished, first, path, path);
+    }
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
   if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
     /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
      * of its own: the run's rows go first, so the peak is one state, not two. */

@@ -111,11 +111,18 @@ static int is_executable_file(const char *path) {
 }
 
 /* execvp's lookup, done before fork (see the file comment). A name with a
- * '/' is not searched; execve reports what is wrong with it. */
+ * '/' is not searched, only checked (a regular file we may execute). */
 static dpbo_status resolve_program(const char *name, char **path_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char *candidate = NULL;
   if (strchr(name, '/')) {
+    /* Checked now like a name found in PATH: otherwise every evaluation
+     * would fail the same way and the run would learn nothing. */
+    if (!is_executable_file(name)) {
+      int error = errno;
+      DPBO_RAISE(DPBO_ERR_CONFIG, "command program '%s' %s", name,
+                 access(name, F_OK) != 0 ? strerror(error) : "is not an executable file");
+    }
     *path_out = strdup(name);
     if (!*path_out) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory copying '%s'", name);
     goto done;
