@@ -61,6 +61,13 @@ idx() { h5dump -d /trace/index "$1" 2>/dev/null | sed -n '/DATA {/,/}/p'; }
 [[ $? -eq 2 ]] && grep -q "dpbo: error:.*'-h'" log3.txt \
   || check "--set -h should be refused as an assignment: $(cat log3.txt)"
 
+# Relative paths in a config are resolved against the current directory, not
+# the config file's folder (docs/own-model.md).
+mkdir -p cfg
+sed -e "s|^dir = .*|dir = out-rel|" run.ini > cfg/rel.ini
+"$bin" run cfg/rel.ini --quiet > log5.txt 2>&1 || check "relative output.dir run exited $?: $(cat log5.txt)"
+[[ -f out-rel/rel.h5 && ! -e cfg/out-rel ]] || check "output.dir = out-rel was not resolved against the current directory"
+
 # A run whose every evaluation fails exits 3 with one summary naming the
 # first failure, keeps its run file (the failures are in it) and releases
 # nothing; before, it ended "completed" with exit 0 and a release of the prior.
