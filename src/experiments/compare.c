@@ -85,11 +85,16 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
                                                       &out->rdp_order, &out->rdp_order_hat);
     out->delta_accounted = delta;
     break;
-  case DPBO_COMPARE_ALGORITHM3:
-    /* One pure release, f~_L (Theorem 6): the whole ε on the value. */
-    out->epsilon_value = epsilon;
-    out->epsilon_accounted = epsilon;
+  case DPBO_COMPARE_ALGORITHM3: {
+    /* One pure release, f~_L (Theorem 6): Algorithm 3's budget puts the
+     * whole ε on the value. */
+    dpbo_privacy_budget value_only;
+    DPBO_TRY(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, epsilon, delta,
+                                       split, &value_only, err));
+    out->epsilon_value = value_only.epsilon_value;
+    out->epsilon_accounted = value_only.epsilon_value;
     break;
+  }
   case DPBO_COMPARE_GP_UCB:
   case DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE:
     break;
@@ -730,13 +735,13 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   ctx->config = config;
   ctx->table = &table;
   if (logreg) {
-    /* g ∈ [0, g*]: one swapped record moves f_V(w_λ) by at most g* / m for a
-     * fixed λ (w_λ depends on the public training set only). */
+    /* g ∈ [0, g*]: f_V(w_λ) moves by at most g* / m for a fixed λ. */
     double L, gstar;
     dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
-    ctx->score_sensitivity = gstar / (double)config->logreg.validation_rows;
+    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
   } else {
-    ctx->score_sensitivity = 1.0 / (double)config->svm.validation_rows;
+    /* An accuracy: each record scores 0 or 1. */
+    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
   }
   ctx->lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
   ctx->hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;
