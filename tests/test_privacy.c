@@ -62,6 +62,19 @@ int main(int argc, char **argv) {
               2499.9762547051441, 1e-14, 0);
   CHECK_CLOSE(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 10, 20, 0.25, 1, 1e-6),
               0.012531367628607277, 1e-14, 0);
+  /* Its two parts. The gain's sensitivity g* / m: an accuracy (g* = 1) on
+   * m = 797 rows 1/797 = 0.0012547051442910915; a loss with g* = 0.5 on
+   * m = 200 rows 0.5/200 = 0.0025. The λ-range term (λ_max − λ_min) L/(λ_max λ_min):
+   *   (10-1e-4)*0.25/(10*1e-4) = 2499.975, (20-10)*0.5/(20*10) = 0.025, 0 at λ_min = λ_max. */
+  CHECK_CLOSE(dpbo_privacy_gain_sensitivity(797, 1.0), 0.0012547051442910915, 1e-15, 0);
+  CHECK_CLOSE(dpbo_privacy_gain_sensitivity(200, 0.5), 0.0025, 1e-15, 0);
+  CHECK_CLOSE(dpbo_privacy_alg3_lambda_term(1e-4, 10, 0.25), 2499.975, 1e-14, 0);
+  CHECK_CLOSE(dpbo_privacy_alg3_lambda_term(10, 20, 0.5), 0.025, 1e-15, 0);
+  CHECK(dpbo_privacy_alg3_lambda_term(3, 3, 0.25) == 0.0);
+  /* Δ_f3 (paper) is exactly the smaller record term plus the λ-range term. */
+  CHECK(dpbo_privacy_alg3_sensitivity(DPBO_BOUNDS_PAPER, 797, 1e-4, 10, 0.25, 1, 0) ==
+        fmin(dpbo_privacy_gain_sensitivity(797, 1.0), 0.25 / (797 * 1e-4)) +
+            dpbo_privacy_alg3_lambda_term(1e-4, 10, 0.25));
 
   /* Corrected bounds (docs/privacy-proofs.md), each against its closed form
    * evaluated here:
@@ -131,6 +144,11 @@ int main(int argc, char **argv) {
     CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, eps, delta, 0.0, &b,
                                        &err));
     CHECK(b.epsilon_value == eps && b.delta_value == 0.0 && b.delta_lambda == 0.0);
+    /* Without a GP release β rests on nothing: δ_β is ucb.delta's default 0.05. */
+    CHECK(DPBO_PRIVACY_DELTA_BETA_DEFAULT == 0.05 && b.delta_beta == 0.05);
+    CHECK_OK(dpbo_privacy_budget_split(DPBO_ALGORITHM_NONE, DPBO_BOUNDS_CORRECTED, eps, delta,
+                                       split, &b, &err));
+    CHECK(b.delta_beta == 0.05 && b.epsilon_lambda == 0.5 && b.delta_value == dv);
     CHECK(dpbo_privacy_budget_split(DPBO_ALGORITHM_1, DPBO_BOUNDS_CORRECTED, eps, delta, 1.0, &b,
                                     &err) == DPBO_ERR_ARG);
   }

@@ -61,7 +61,7 @@ typedef struct dpbo_privacy_budget {
   /* The δ in the run's β_t = 2 log(N t² π²/(3 δ_β)) (ucb.delta): with it,
    * Srinivas et al.'s Lemma 5.1 (hence Theorem 1) fails with probability
    * δ_β/2 per run, and the proof of Theorem 3 (Theorem 5) needs it on both
-   * runs, V and V'. 0.05 (ucb.delta's default) without a GP release. */
+   * runs, V and V'. DPBO_PRIVACY_DELTA_BETA_DEFAULT without a GP release. */
   double delta_beta;
   double delta_regret_run; /* δ_β/2: one run's regret event */
   double delta_c_value;    /* c of the value: max_λ |f − f'| > c */
@@ -75,6 +75,11 @@ typedef struct dpbo_privacy_budget {
    * 3δ_λ/(π²(T+1)²) ≤ δ_λ/3 (Lemma 5.1 at one t). */
   double delta_c_lambda;
 } dpbo_privacy_budget;
+
+/* The δ of β_t when no release rests on β (Algorithm 3 or no release): the
+ * budget's delta_beta then, hence ucb.delta's default (config.c takes its
+ * default from the budget). */
+#define DPBO_PRIVACY_DELTA_BETA_DEFAULT 0.05
 
 /* The budget of total (epsilon, delta) split between λ̃ and the value
  * (split: λ̃'s share of both; Algorithm 3 releases the value only and
@@ -98,6 +103,16 @@ double dpbo_privacy_C1(double sigma_n);
 double dpbo_privacy_alg2_regret(dpbo_bounds bounds, double A, double tau, int d);
 /* The integer t ≥ 2 where τt/(log t)^{d/4} is smallest (2 for d ≤ 3). */
 int dpbo_privacy_alg2_worst_t(int d);
+/* The gain's sensitivity at a fixed λ: a mean over m validation records of
+ * a per-record score in [0, gstar] moves by at most gstar/m when one record
+ * is swapped (w_λ depends on the public training set only). An accuracy has
+ * gstar = 1 (1/m); the logistic-regression objective's f_V has the
+ * validation loss's g* (logreg.h). */
+double dpbo_privacy_gain_sensitivity(int64_t m, double gstar);
+/* Algorithm 3's λ-range term (λ_max − λ_min) L/(λ_max λ_min) of Δ_f3
+ * (Theorem 6): how far the regularized optimum's loss can move across
+ * [λ_min, λ_max]. */
+double dpbo_privacy_alg3_lambda_term(double lambda_min, double lambda_max, double lipschitz);
 /* Algorithm 3's Δ_f3. tolerance: the solver's relative stopping tolerance
  * (LIBLINEAR's eps), which adds 2 L r (1 + 1/m) with r = tol/(4 λ_min) under
  * corrected bounds (see the .c file); ignored under paper. */

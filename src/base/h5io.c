@@ -868,3 +868,27 @@ void dpbo_h5io_discard(dpbo_h5io_file *file) {
   if (file->rank == 0 && file->tmp[0]) unlink(file->tmp);
   file->tmp[0] = '\0';
 }
+
+/* ---------------------------------------------------------------------------
+ * Whole arrays written by the one process that holds the file. */
+
+dpbo_status dpbo_h5io_write_array(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t space = -1, dset = -1;
+  char what[300];
+  snprintf(what, sizeof what, "dataset %s", name);
+  H5IO_TRY(space = H5Screate_simple(ndims, dims, NULL), what);
+  /* Default properties: a contiguous dataset and an independent transfer,
+   * which needs no other rank. */
+  errno = 0;
+  dset = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (dset < 0 || H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    status = h5io__fail(group, errno, what, err);
+    goto done;
+  }
+done:
+  if (dset >= 0) H5Dclose(dset);
+  if (space >= 0) H5Sclose(space);
+  return status;
+}

@@ -4,7 +4,8 @@
  *  - attributes (string, numbers) and the settings as config.<section>.<key>
  *    string attributes, written and read back;
  *  - collective dataset writes where each rank writes a block of rows (or
- *    rank 0 writes a small array and the others only join);
+ *    rank 0 writes a small array and the others only join), and whole arrays
+ *    of any rank written by the one process that holds a file;
  *  - atomic files (DESIGN.md section 6): rank 0 creates a temporary file
  *    ".<name>.tmp.<12 random characters>" next to <path> exclusively
  *    (O_EXCL | O_NOFOLLOW, unpredictable, so no planted symbolic link can
@@ -86,6 +87,13 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
  * carries HDF5's Fletcher-32 checksum, verified by every read. */
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+
+/* A whole array of any rank (1 to H5S_MAX_RANK dimensions), contiguous and
+ * unchecked, written at once by the one process that holds the file: a file
+ * of dpbo_h5io_create on MPI_COMM_SELF or of dpbo_h5io_modify (no other rank
+ * joins, unlike the writes above). */
+dpbo_status dpbo_h5io_write_array(hid_t group, const char *name, hid_t type, int ndims,
+                                  const hsize_t *dims, const void *data, dpbo_error *err);
 
 /* A member of a record type kept as a column of its own (a 1-D dataset). */
 typedef struct dpbo_h5io_field {

@@ -31,7 +31,7 @@ dpbo_status dpbo_privacy_budget_split(dpbo_algorithm algorithm, dpbo_bounds boun
   if (algorithm == DPBO_ALGORITHM_3) {
     /* Pure ε-DP of the value alone: no failure event, no λ̃. */
     out->epsilon_value = epsilon;
-    out->delta_beta = 0.05; /* ucb.delta's default: Algorithm 3 does not rest on β */
+    out->delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* Algorithm 3 does not rest on β */
     goto done;
   }
   if (!(split > 0.0 && split < 1.0))
@@ -44,7 +44,7 @@ dpbo_status dpbo_privacy_budget_split(dpbo_algorithm algorithm, dpbo_bounds boun
   out->delta_value = delta * (1.0 - split);
   out->delta_c_lambda = out->delta_lambda / 3.0;
   if (algorithm == DPBO_ALGORITHM_NONE) {
-    out->delta_beta = 0.05;
+    out->delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
     goto done;
   }
   const double dv = out->delta_value;
@@ -102,11 +102,21 @@ double dpbo_privacy_alg2_regret(dpbo_bounds bounds, double A, double tau, int d)
   return A * exp(-tau * t / pow(log((double)t), d / 4.0));
 }
 
+double dpbo_privacy_gain_sensitivity(int64_t m, double gstar) { return gstar / (double)m; }
+
+double dpbo_privacy_alg3_lambda_term(double lambda_min, double lambda_max, double lipschitz) {
+  return (lambda_max - lambda_min) * lipschitz / (lambda_max * lambda_min);
+}
+
 double dpbo_privacy_alg3_sensitivity(dpbo_bounds bounds, int64_t m, double lambda_min,
                                      double lambda_max, double lipschitz, double gstar,
                                      double tolerance) {
-  double validation = fmin(gstar / (double)m, lipschitz / ((double)m * lambda_min));
-  double across_lambda = (lambda_max - lambda_min) * lipschitz / (lambda_max * lambda_min);
+  /* The record term: the gain's own bound g* / m or the loss's Lipschitz
+   * bound through ‖w_λ‖, L/(m λ_min) (docs/privacy-proofs.md section 6),
+   * whichever is smaller. */
+  double validation =
+      fmin(dpbo_privacy_gain_sensitivity(m, gstar), lipschitz / ((double)m * lambda_min));
+  double across_lambda = dpbo_privacy_alg3_lambda_term(lambda_min, lambda_max, lipschitz);
   if (bounds == DPBO_BOUNDS_PAPER) return validation + across_lambda;
   /* The released values come from ŵ_λ, LIBLINEAR's solution, not w_λ. Its
    * stopping rule ‖∇f(ŵ)‖ ≤ tol·ρ·‖∇f(0)‖ (ρ ≤ 1/2, ‖∇f(0)‖ ≤ 1/(2λ) for
@@ -213,8 +223,7 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
     break;
   }
   case DPBO_ALGORITHM_3:
-    out->regret_term =
-        (in->lambda_max - in->lambda_min) * in->lipschitz / (in->lambda_max * in->lambda_min);
+    out->regret_term = dpbo_privacy_alg3_lambda_term(in->lambda_min, in->lambda_max, in->lipschitz);
     out->value_sensitivity = dpbo_privacy_alg3_sensitivity(
         in->bounds, in->validation_size, in->lambda_min, in->lambda_max, in->lipschitz, in->gstar,
         in->solver_tolerance);

@@ -85,11 +85,16 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
                                                       &out->rdp_order, &out->rdp_order_hat);
     out->delta_accounted = delta;
     break;
-  case DPBO_COMPARE_ALGORITHM3:
-    /* One pure release, f~_L (Theorem 6): the whole ε on the value. */
-    out->epsilon_value = epsilon;
-    out->epsilon_accounted = epsilon;
+  case DPBO_COMPARE_ALGORITHM3: {
+    /* One pure release, f~_L (Theorem 6): Algorithm 3's budget puts the
+     * whole ε on the value. */
+    dpbo_privacy_budget value_only;
+    DPBO_TRY(dpbo_privacy_budget_split(DPBO_ALGORITHM_3, DPBO_BOUNDS_CORRECTED, epsilon, delta,
+                                       split, &value_only, err));
+    out->epsilon_value = value_only.epsilon_value;
+    out->epsilon_accounted = value_only.epsilon_value;
     break;
+  }
   case DPBO_COMPARE_GP_UCB:
   case DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE:
     break;
@@ -453,27 +458,6 @@ typedef struct compare_utility {
   int available;
 } compare_utility;
 
-/* The file is written by rank 0 alone (MPI_COMM_SELF): plain writes of
- * whole arrays of 1 to 3 dimensions. */
-static dpbo_status write_array(hid_t group, const char *name, hid_t type, int ndims,
-                               const hsize_t *dims, const void *data, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t space = H5Screate_simple(ndims, dims, NULL), dset = -1;
-  if (space < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot describe dataset %s", name);
-  dset = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0 || H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
-done:
-  if (dset >= 0) H5Dclose(dset);
-  if (space >= 0) H5Sclose(space);
-  return status;
-}
-
-static dpbo_status write_doubles(hid_t group, const char *name, int ndims, const hsize_t *dims,
-                                 const double *data, dpbo_error *err) {
-  return write_array(group, name, H5T_NATIVE_DOUBLE, ndims, dims, data, err);
-}
-
 static dpbo_status compare_write(const char *path, const compare_context *ctx,
                                  const dpbo_space *space, const double *results,
                                  const compare_utility *util, const char *noise_source, double wall,
@@ -549,10 +533,12 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /table");
   DPBO_TRY(dpbo_h5io_attr_dims(group, d, config->dim, err));
   hsize_t dims[3] = {(hsize_t)n, (hsize_t)d, 0};
-  DPBO_TRY(write_doubles(group, "lambda", 2, dims, lambda, err));
-  DPBO_TRY(write_doubles(group, "gain", 1, dims, ctx->table->gain, err));
-  DPBO_TRY(write_doubles(group, "val_accuracy", 1, dims, ctx->table->val, err));
-  DPBO_TRY(write_doubles(group, "test_accuracy", 1, dims, ctx->table->test, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims, lambda, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "gain", H5T_NATIVE_DOUBLE, 1, dims, ctx->table->gain, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "val_accuracy", H5T_NATIVE_DOUBLE, 1, dims, ctx->table->val,
+                                 err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "test_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
+                                 ctx->table->test, err));
   H5Gclose(group);
 
   group = H5Gcreate2(file, "gp_ucb", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -560,18 +546,18 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   for (int t = 0; t < T; t++)
     trace_index[t] = ctx->run->trace[t].index;
   dims[0] = (hsize_t)T;
-  DPBO_TRY(write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
   {
     double *gain = NULL;
     DPBO_ALLOC(gain, T, "the trace gains");
     for (int t = 0; t < T; t++)
       gain[t] = ctx->run->trace[t].gain;
-    status = write_doubles(group, "gain", 1, dims, gain, err);
+    status = dpbo_h5io_write_array(group, "gain", H5T_NATIVE_DOUBLE, 1, dims, gain, err);
     free(gain);
     if (status != DPBO_OK) goto done;
   }
   dims[0] = (hsize_t)n;
-  DPBO_TRY(write_doubles(group, "mean", 1, dims, ctx->mean, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "mean", H5T_NATIVE_DOUBLE, 1, dims, ctx->mean, err));
   H5Gclose(group);
 
   group = H5Gcreate2(file, "methods", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -585,7 +571,8 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
     DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
   }
   dims[0] = (hsize_t)E;
-  DPBO_TRY(write_doubles(group, "epsilon", 1, dims, config->compare_epsilon, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "epsilon", H5T_NATIVE_DOUBLE, 1, dims,
+                                 config->compare_epsilon, err));
   dims[0] = (hsize_t)M;
   dims[1] = (hsize_t)E;
   dims[2] = (hsize_t)R;
@@ -602,11 +589,12 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
       DPBO_ALLOC(idx, block, "the chosen indices");
       for (size_t i = 0; i < block; i++)
         idx[i] = (int64_t)results[(size_t)f * block + i];
-      status = write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
+      status = dpbo_h5io_write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
       free(idx);
       if (status != DPBO_OK) goto done;
     } else {
-      DPBO_TRY(write_doubles(group, fields[f], 3, dims, results + (size_t)f * block, err));
+      DPBO_TRY(dpbo_h5io_write_array(group, fields[f], H5T_NATIVE_DOUBLE, 3, dims,
+                                     results + (size_t)f * block, err));
     }
   }
   H5Gclose(group);
@@ -618,7 +606,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
     for (int k = 0; k < M; k++)                                                                    \
       for (int e = 0; e < E; e++)                                                                  \
         column[k * E + e] = ctx->acc[k][e].member;                                                 \
-    DPBO_TRY(write_doubles(group, name, 2, dims, column, err));                                    \
+    DPBO_TRY(dpbo_h5io_write_array(group, name, H5T_NATIVE_DOUBLE, 2, dims, column, err));         \
   } while (0)
   ACC_COLUMN("epsilon", epsilon);
   ACC_COLUMN("delta", delta);
@@ -651,17 +639,22 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
     for (int e = 0; e < E; e++)
       memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e],
              sizeof util->regret_x[e]);
-    status = write_doubles(group, "regret_x", 2, dims, rows, err);
+    status = dpbo_h5io_write_array(group, "regret_x", H5T_NATIVE_DOUBLE, 2, dims, rows, err);
     for (int e = 0; e < E && status == DPBO_OK; e++)
       memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e],
              sizeof util->regret_cdf[e]);
-    if (status == DPBO_OK) status = write_doubles(group, "regret_cdf", 2, dims, rows, err);
+    if (status == DPBO_OK)
+      status = dpbo_h5io_write_array(group, "regret_cdf", H5T_NATIVE_DOUBLE, 2, dims, rows, err);
     free(rows);
     if (status != DPBO_OK) goto done;
-    DPBO_TRY(write_doubles(group, "expected_regret_mean", 1, dims, util->expected_regret, err));
-    DPBO_TRY(write_doubles(group, "probability_argmax", 1, dims, util->probability_argmax, err));
-    DPBO_TRY(write_doubles(group, "expected_val_accuracy", 1, dims, util->expected_val, err));
-    DPBO_TRY(write_doubles(group, "expected_test_accuracy", 1, dims, util->expected_test, err));
+    DPBO_TRY(dpbo_h5io_write_array(group, "expected_regret_mean", H5T_NATIVE_DOUBLE, 1, dims,
+                                   util->expected_regret, err));
+    DPBO_TRY(dpbo_h5io_write_array(group, "probability_argmax", H5T_NATIVE_DOUBLE, 1, dims,
+                                   util->probability_argmax, err));
+    DPBO_TRY(dpbo_h5io_write_array(group, "expected_val_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
+                                   util->expected_val, err));
+    DPBO_TRY(dpbo_h5io_write_array(group, "expected_test_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
+                                   util->expected_test, err));
     H5Gclose(group);
   }
   group = -1;
@@ -730,13 +723,13 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   ctx->config = config;
   ctx->table = &table;
   if (logreg) {
-    /* g ∈ [0, g*]: one swapped record moves f_V(w_λ) by at most g* / m for a
-     * fixed λ (w_λ depends on the public training set only). */
+    /* g ∈ [0, g*]: f_V(w_λ) moves by at most g* / m for a fixed λ. */
     double L, gstar;
     dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
-    ctx->score_sensitivity = gstar / (double)config->logreg.validation_rows;
+    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
   } else {
-    ctx->score_sensitivity = 1.0 / (double)config->svm.validation_rows;
+    /* An accuracy: each record scores 0 or 1. */
+    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
   }
   ctx->lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
   ctx->hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;

@@ -250,35 +250,6 @@ done:
 /* ---------------------------------------------------------------------------
  * The /utility group of the run file. */
 
-static dpbo_status put(hid_t group, const char *name, int ndims, hsize_t d0, hsize_t d1,
-                       const double *data, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hsize_t dims[2] = {d0, d1};
-  hid_t space = H5Screate_simple(ndims, dims, NULL), dset = -1;
-  if (space < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot describe dataset %s", name);
-  dset = H5Dcreate2(group, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0 || H5Dwrite(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write dataset %s", name);
-done:
-  if (dset >= 0) H5Dclose(dset);
-  if (space >= 0) H5Sclose(space);
-  return status;
-}
-
-static dpbo_status put_string(hid_t obj, const char *name, const char *value, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t type = H5Tcopy(H5T_C_S1), space = H5Screate(H5S_SCALAR), attr = -1;
-  H5Tset_size(type, strlen(value) + 1);
-  attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (attr < 0 || H5Awrite(attr, type, value) < 0)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot write attribute %s", name);
-done:
-  if (attr >= 0) H5Aclose(attr);
-  H5Sclose(space);
-  H5Tclose(type);
-  return status;
-}
-
 /* One column (count values, or count × width) gathered from the reports. */
 #define UTILITY_COLUMN(group, name, expr)                                                          \
   do {                                                                                             \
@@ -286,14 +257,16 @@ done:
       const dpbo_utility_report *r = &reports[e_];                                                 \
       column[e_] = (expr);                                                                         \
     }                                                                                              \
-    DPBO_TRY(put(group, name, 1, (hsize_t)count, 0, column, err));                                 \
+    const hsize_t n_ = (hsize_t)count;                                                             \
+    DPBO_TRY(dpbo_h5io_write_array(group, name, H5T_NATIVE_DOUBLE, 1, &n_, column, err));          \
   } while (0)
 
 #define UTILITY_ROWS(group, name, member, width)                                                   \
   do {                                                                                             \
     for (int e_ = 0; e_ < count; e_++)                                                             \
       memcpy(rows + (size_t)e_ * (width), reports[e_].member, sizeof(double) * (width));           \
-    DPBO_TRY(put(group, name, 2, (hsize_t)count, (hsize_t)(width), rows, err));                    \
+    const hsize_t dims_[2] = {(hsize_t)count, (hsize_t)(width)};                                   \
+    DPBO_TRY(dpbo_h5io_write_array(group, name, H5T_NATIVE_DOUBLE, 2, dims_, rows, err));          \
   } while (0)
 
 /* The public figures of one set of bounds (other: the report's pub_other)
@@ -305,13 +278,14 @@ done:
       const dpbo_utility_public *P = PUB(&reports[e_]);                                            \
       column[e_] = (expr);                                                                         \
     }                                                                                              \
-    DPBO_TRY(put(pub, name, 1, (hsize_t)count, 0, column, err));                                   \
+    const hsize_t n_ = (hsize_t)count;                                                             \
+    DPBO_TRY(dpbo_h5io_write_array(pub, name, H5T_NATIVE_DOUBLE, 1, &n_, column, err));            \
   } while (0)
 
 static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *reports, int count,
                                         int other, double *column, double *rows, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(put_string(pub, "bounds", dpbo_bounds_name(PUB(&reports[0])->bounds), err));
+  DPBO_TRY(dpbo_h5io_attr_string(pub, "bounds", dpbo_bounds_name(PUB(&reports[0])->bounds), err));
   PUB_COLUMN("epsilon", P->epsilon);
   PUB_COLUMN("epsilon_lambda", P->epsilon_lambda);
   PUB_COLUMN("epsilon_value", P->epsilon_value);
@@ -332,7 +306,8 @@ static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *re
   for (int e_ = 0; e_ < count; e_++)
     memcpy(rows + (size_t)e_ * DPBO_UTILITY_QUANTILES, PUB(&reports[e_])->noise_quantiles,
            sizeof(double) * DPBO_UTILITY_QUANTILES);
-  DPBO_TRY(put(pub, "noise_quantiles", 2, (hsize_t)count, DPBO_UTILITY_QUANTILES, rows, err));
+  const hsize_t dims[2] = {(hsize_t)count, DPBO_UTILITY_QUANTILES};
+  DPBO_TRY(dpbo_h5io_write_array(pub, "noise_quantiles", H5T_NATIVE_DOUBLE, 2, dims, rows, err));
   PUB_COLUMN("delta_value_union", P->delta_value_union);
 done:
   return status;
@@ -359,22 +334,26 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   H5E_END_TRY;
   top = H5Gcreate2(file, tmp_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (top < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /%s in %s", tmp_name, runfile);
-  DPBO_TRY(put_string(top, "note",
-                      "Utility report of dpbo utility. /utility/public depends only on public "
-                      "settings; /utility/data_holder is computed from the sensitive run and must "
-                      "never be published. Nothing here was released; no budget was spent.",
-                      err));
-  DPBO_TRY(put(top, "quantile_levels", 1, DPBO_UTILITY_QUANTILES, 0, dpbo_utility_levels, err));
+  DPBO_TRY(dpbo_h5io_attr_string(
+      top, "note",
+      "Utility report of dpbo utility. /utility/public depends only on public "
+      "settings; /utility/data_holder is computed from the sensitive run and must "
+      "never be published. Nothing here was released; no budget was spent.",
+      err));
+  const hsize_t levels = DPBO_UTILITY_QUANTILES;
+  DPBO_TRY(dpbo_h5io_write_array(top, "quantile_levels", H5T_NATIVE_DOUBLE, 1, &levels,
+                                 dpbo_utility_levels, err));
   pub = H5Gcreate2(top, "public", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   holder = H5Gcreate2(top, "data_holder", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (pub < 0 || holder < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the utility groups in %s", runfile);
-  DPBO_TRY(put_string(pub, "publication",
-                      "public: depends only on public settings (theorem bounds)", err));
-  DPBO_TRY(put_string(holder, "publication",
-                      "DATA HOLDER ONLY: computed from the sensitive run (posterior mean and best "
-                      "observed gain); never publish",
-                      err));
+  DPBO_TRY(dpbo_h5io_attr_string(pub, "publication",
+                                 "public: depends only on public settings (theorem bounds)", err));
+  DPBO_TRY(dpbo_h5io_attr_string(
+      holder, "publication",
+      "DATA HOLDER ONLY: computed from the sensitive run (posterior mean and best "
+      "observed gain); never publish",
+      err));
   DPBO_TRY(utility_write_public(pub, reports, count, 0, column, rows, err));
   {
     /* The other bounds, side by side: /utility/public_paper or
