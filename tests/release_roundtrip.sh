@@ -85,10 +85,12 @@ PY
 status=$?
 [[ $status -eq 0 ]] || exit 1
 
-# A run whose command objective fails (every evaluation: exit 3) completes
-# with every step recorded as failed, but releases nothing: a command's
-# failures may depend on the validation data.
-sed -e 's/^kind = synthetic/kind = command/' -e 's/^function = gp_prior/command = sh -c "exit 3"/' \
+# A run whose command objective fails at some points (x < 0.5: exit 3)
+# completes with those steps recorded as failed, but releases nothing: a
+# command's failures may depend on the validation data. (A run in which
+# every evaluation fails ends earlier, with exit 3: tests/cli_usage.sh.)
+sed -e 's/^kind = synthetic/kind = command/' \
+    -e 's/^function = gp_prior/command = sh -c "case $0 in x=0|x=0.[0-4]*) exit 3;; esac; echo 0.5"/' \
     -e '/^noise_std = 0.1$/{x;s/^/seen/;x}' "$work/run.ini" | awk '!(/^noise_std = 0.1$/ && ++n==2)' > "$work/bad.ini"
 "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/bad.ini" --set output.name=bad > "$work/log3.txt" 2>&1
 code=$?
