@@ -68,11 +68,10 @@ static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error
   int choice;
   int64_t i64;
   dpbo_k1lik_options_default(o);
-  static const char *const kernels[] = {"se", "matern52", NULL};
   DPBO_TRY(dpbo_settings_get_choice(settings, "likelihood", "kernel",
-                                    o->kernel == DPBO_KERNEL_SE ? "se" : "matern52", kernels,
+                                    dpbo_kernel_kind_name(o->kernel), dpbo_kernel_kind_names,
                                     &choice, err));
-  o->kernel = choice == 0 ? DPBO_KERNEL_SE : DPBO_KERNEL_MATERN52;
+  o->kernel = (dpbo_kernel_kind)choice;
   DPBO_TRY(
       dpbo_settings_get_double(settings, "likelihood", "ell_min", o->ell_min, 0, &o->ell_min, err));
   DPBO_TRY(
@@ -137,8 +136,8 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   const int synthetic = c->synthetic_models > 0;
   DPBO_TRY(dpbo_settings_get_string(settings, "k1sweep", "data", synthetic ? "" : NULL,
                                     c->data_path, sizeof c->data_path, err));
-  static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "format", "auto", formats, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "format", "auto", dpbo_data_format_names,
+                                    &choice, err));
   c->format = (dpbo_data_format)choice;
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "train_rows", 0, 0, INT32_MAX,
                                    &c->train_rows, err));
@@ -166,9 +165,8 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(k1sweep__parse_sizes(c, err));
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
                                    &c->sets, err));
-  static const char *const neighbours[] = {"add_remove", "swap", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove", neighbours,
-                                    &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
+                                    dpbo_neighbour_kind_names, &choice, err));
   c->neighbour = (dpbo_neighbour_kind)choice;
   DPBO_TRY(
       dpbo_settings_get_double(settings, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
@@ -241,11 +239,10 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
   do {                                                                                             \
     if (used < size) used += (size_t)snprintf(text + used, size - used, __VA_ARGS__);              \
   } while (0)
-  static const char *const formats[] = {"auto", "csv", "libsvm"};
   K1SWEEP__LINE("k1sweep.seed=%llu\n", (unsigned long long)c->seed);
   K1SWEEP__LINE("k1sweep.synthetic_models=%lld\n", (long long)c->synthetic_models);
   K1SWEEP__LINE("k1sweep.data=%s\n", c->data_path);
-  K1SWEEP__LINE("k1sweep.format=%s\n", formats[c->format]);
+  K1SWEEP__LINE("k1sweep.format=%s\n", dpbo_data_format_name(c->format));
   K1SWEEP__LINE("k1sweep.train_rows=%lld\n", (long long)c->train_rows);
   K1SWEEP__LINE("k1sweep.pool_rows=%lld\n", (long long)c->pool_rows);
   K1SWEEP__LINE("k1sweep.models=%lld\n", (long long)c->models);
@@ -259,8 +256,8 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
   K1SWEEP__LINE("k1sweep.neighbour=%s\n", dpbo_neighbour_kind_name(c->neighbour));
   for (int i = 0; i < c->dims; i++) {
     const dpbo_dim *dim = &c->dim[i];
-    K1SWEEP__LINE("space.dim.%s=%s %.17g %.17g\n", dim->name,
-                  dim->scale == DPBO_SCALE_LOG ? "log" : "linear", dim->lo, dim->hi);
+    K1SWEEP__LINE("space.dim.%s=%s %.17g %.17g\n", dim->name, dpbo_scale_name(dim->scale), dim->lo,
+                  dim->hi);
   }
 #undef K1SWEEP__LINE
 }

@@ -52,6 +52,10 @@ done:
   return status;
 }
 
+/* objective.kind, indexed by dpbo_objective_kind. */
+static const char *const config_objective_kind_names[] = {"svm", "synthetic", "command", "logreg",
+                                                          NULL};
+
 static const char *const known_sections[] = {"run",    "space",   "gp",      "ucb", "objective",
                                              "output", "privacy", "compare", NULL};
 
@@ -97,11 +101,13 @@ static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_se
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS = %lld must be at least 1", where, name,
                  levels);
   }
-  if (strcmp(scale, "linear") == 0)
-    dim->scale = DPBO_SCALE_LINEAR;
-  else if (strcmp(scale, "log") == 0)
-    dim->scale = DPBO_SCALE_LOG;
-  else
+  int known = 0;
+  for (int i = 0; dpbo_scale_names[i]; i++)
+    if (strcmp(scale, dpbo_scale_names[i]) == 0) {
+      dim->scale = (dpbo_scale)i;
+      known = 1;
+    }
+  if (!known)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name,
                scale);
   dim->lo = lo;
@@ -200,17 +206,15 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
         &config->settings, "privacy", "split",
         config->privacy_split > 0 && config->privacy_split < 1,
         "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err));
-  static const char *const bounds[] = {"corrected", "paper", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "bounds", "corrected", bounds,
-                                    &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "bounds", "corrected",
+                                    dpbo_bounds_names, &choice, err));
   config->bounds = (dpbo_bounds)choice;
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "k1", 0.95, 0, &config->k1, err));
   DPBO_TRY(dpbo_settings_require(
       &config->settings, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
       "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
-  static const char *const selections[] = {"exponential", "permute_and_flip", NULL};
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "selection", "exponential",
-                                    selections, &choice, err));
+                                    dpbo_select_kind_names, &choice, err));
   config->selection = (dpbo_select_kind)choice;
   static const char *const sources[] = {"os", "seeded", NULL};
   DPBO_TRY(
@@ -378,9 +382,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   config->retries = (int)i64;
 
   /* [space] */
-  static const char *const space_kinds[] = {"grid", "sobol", "list", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "space", "kind", "sobol", space_kinds,
-                                    &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "space", "kind", "sobol",
+                                    dpbo_space_kind_names, &choice, err));
   config->space_kind = (dpbo_space_kind)choice;
   if (config->space_kind == DPBO_SPACE_SOBOL) {
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "space", "points", 0, INT64_MIN, INT64_MAX,
@@ -395,9 +398,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
       dpbo_config_get_dims(&config->settings, config->space_kind, config->dim, &config->dims, err));
 
   /* [gp] */
-  static const char *const kernels[] = {"se", "matern52", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52", kernels, &choice,
-                                    err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52",
+                                    dpbo_kernel_kind_names, &choice, err));
   double lengthscale[DPBO_MAX_DIM];
   {
     char text[DPBO_PATH_MAX];
@@ -445,18 +447,16 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                  "must be >= 0", err));
 
   /* [objective] */
-  static const char *const objectives[] = {"svm", "synthetic", "command", "logreg", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "kind", NULL, objectives,
-                                    &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "kind", NULL,
+                                    config_objective_kind_names, &choice, err));
   config->objective = (dpbo_objective_kind)choice;
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
     DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, svm->data_path,
                                       sizeof svm->data_path, err));
-    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto", formats,
-                                      &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
+                                      dpbo_data_format_names, &choice, err));
     svm->format = (dpbo_data_format)choice;
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
                                      DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &svm->max_features,
@@ -489,9 +489,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                      1, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    static const char *const functions[] = {"branin", "hartmann6", "gp_prior", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "function", NULL, functions,
-                                      &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "function", NULL,
+                                      dpbo_synthetic_kind_names, &choice, err));
     config->synthetic = (dpbo_synthetic_kind)choice;
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "features", 2048, 1, 1 << 24,
                                      &i64, err));
@@ -508,15 +507,14 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                                            : 0;
     if (need && config->dims != need)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
-                 config->path, functions[config->synthetic], need, config->dims);
+                 config->path, dpbo_synthetic_kind_names[config->synthetic], need, config->dims);
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
     DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, lr->data_path,
                                       sizeof lr->data_path, err));
-    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto", formats,
-                                      &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
+                                      dpbo_data_format_names, &choice, err));
     lr->format = (dpbo_data_format)choice;
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
                                      DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &lr->max_features,
@@ -536,9 +534,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     lr->split_seed = (uint64_t)i64;
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "positive_label",
                                       lr->positive_label, 0, &lr->positive_label, err));
-    static const char *const losses[] = {"sigmoid", "ramp", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "loss", "sigmoid", losses,
-                                      &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "loss", "sigmoid",
+                                      dpbo_logreg_loss_names, &choice, err));
     lr->loss = (dpbo_logreg_loss)choice;
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "tolerance", lr->tolerance, 0,
                                       &lr->tolerance, err));
@@ -684,17 +681,8 @@ void dpbo_config_free(dpbo_config *config) {
 }
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
-  switch (kind) {
-  case DPBO_OBJECTIVE_SVM:
-    return "svm";
-  case DPBO_OBJECTIVE_SYNTHETIC:
-    return "synthetic";
-  case DPBO_OBJECTIVE_COMMAND:
-    return "command";
-  case DPBO_OBJECTIVE_LOGREG:
-    return "logreg";
-  }
-  return "unknown";
+  const size_t count = sizeof config_objective_kind_names / sizeof *config_objective_kind_names - 1;
+  return (size_t)kind < count ? config_objective_kind_names[kind] : "unknown";
 }
 
 void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {

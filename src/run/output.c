@@ -647,7 +647,7 @@ dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_
     strcat(names, i ? "," : "");
     strcat(names, dims[i].name);
     strcat(scales, i ? "," : "");
-    strcat(scales, dims[i].scale == DPBO_SCALE_LOG ? "log" : "linear");
+    strcat(scales, dpbo_scale_name(dims[i].scale));
     lo[i] = dims[i].lo;
     hi[i] = dims[i].hi;
   }
