@@ -143,6 +143,7 @@ int main(int argc, char **argv) {
                                     "privacy.noise=seeded",
                                     "output.dir=.",
                                     "output.name=test_alg2"};
+    dpbo_config_free(config); /* the previous repetition's settings */
     dpbo_status st = dpbo_config_load_assignments(
         "test_alg2", (int)(sizeof settings / sizeof *settings), settings, 0, NULL, config, &err);
     CHECK_OK(st);
@@ -241,6 +242,7 @@ int main(int argc, char **argv) {
   CHECK_MSG(upper >= p0, "λ* survived in %d/%d, contradicting the stated probability %.4f",
             survived, reps, p0);
   CHECK(rank_identical == reps);
+  dpbo_config_free(config);
   free(config);
   int failed = dpbo_test_summary("test_alg2");
   MPI_Finalize();

@@ -137,6 +137,7 @@ int main(int argc, char **argv) {
                                     nseed,
                                     "output.dir=.",
                                     "output.name=test_utility"};
+    dpbo_config_free(config); /* the previous repetition's settings */
     dpbo_status st = dpbo_config_load_assignments(
         "test_utility", (int)(sizeof settings / sizeof *settings), settings, 0, NULL, config, &err);
     CHECK_OK(st);
@@ -259,6 +260,7 @@ finish:
     CHECK(isfinite(y->margin_sum) && isfinite(y->margin_min));
   }
   if (rank == 0) printf("  %.1f s on %d rank%s\n", MPI_Wtime() - t0, size, size == 1 ? "" : "s");
+  dpbo_config_free(config);
   free(config);
   int failed = dpbo_test_summary("test_utility");
   MPI_Finalize();

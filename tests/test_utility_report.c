@@ -277,6 +277,7 @@ int main(int argc, char **argv) {
   }
 finish:
   dpbo_run_free(&run);
+  dpbo_config_free(config);
   free(config);
   free(mean);
   free(p);

@@ -24,8 +24,9 @@ typedef struct dpbo_kernel {
 dpbo_status dpbo_kernel_init(dpbo_kernel *kernel, dpbo_kernel_kind kind, int d,
                              const double *lengthscales, dpbo_error *err);
 
-/* Parses "se" / "matern52"; the message lists the accepted names. */
-dpbo_status dpbo_kernel_kind_parse(const char *text, dpbo_kernel_kind *kind, dpbo_error *err);
+/* The kernels' names as configs write them ("se", "matern52"), indexed by
+ * dpbo_kernel_kind and NULL-terminated: the one table of them. */
+extern const char *const dpbo_kernel_kind_names[];
 const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind);
 
 /* Scaled squared distance r² = Σ_i ((a_i − b_i)·(1/ℓ_i))², summed in index

@@ -105,6 +105,9 @@ dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *
                                            double sensitivity, double epsilon, double *p,
                                            dpbo_error *err);
 
+/* "exponential", "permute_and_flip" as configs write them, indexed by
+ * dpbo_select_kind and NULL-terminated. */
+extern const char *const dpbo_select_kind_names[];
 const char *dpbo_select_kind_name(dpbo_select_kind kind);
 
 #endif

@@ -48,6 +48,9 @@ typedef enum {
   DPBO_BOUNDS_PAPER = 1      /* the paper's literal formulas */
 } dpbo_bounds;
 
+/* "corrected", "paper" as configs write them, indexed by dpbo_bounds and
+ * NULL-terminated. */
+extern const char *const dpbo_bounds_names[];
 const char *dpbo_bounds_name(dpbo_bounds bounds);
 
 /* How a total budget is spent: ε and δ of each release, and the δ share of

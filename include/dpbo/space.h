@@ -57,7 +57,12 @@ int64_t dpbo_space_size(const dpbo_space *space);
 int dpbo_space_dims(const dpbo_space *space);
 dpbo_space_kind dpbo_space_get_kind(const dpbo_space *space);
 const dpbo_dim *dpbo_space_dim(const dpbo_space *space, int i);
+/* The names configs write ("grid", "sobol", "list"; "linear", "log"),
+ * indexed by the enum and NULL-terminated: the one table of each. */
+extern const char *const dpbo_space_kind_names[];
+extern const char *const dpbo_scale_names[];
 const char *dpbo_space_kind_name(dpbo_space_kind kind);
+const char *dpbo_scale_name(dpbo_scale scale);
 
 /* Unit-cube coordinates of point `index` (0 <= index < N) into u[d]. */
 dpbo_status dpbo_space_unit(const dpbo_space *space, int64_t index, double *u, dpbo_error *err);

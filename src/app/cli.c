@@ -576,6 +576,7 @@ done:
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(resume);
+  dpbo_config_free(config);
   free(config);
   free(args.overrides);
   return code;
@@ -627,6 +628,7 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
     DPBO_TRY(
         dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
     DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
+    dpbo_config_free(config);
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
                                         overrides, config, err));
@@ -724,6 +726,7 @@ done:
   dpbo_run_free(&run);
   free(beta);
   free(release);
+  dpbo_config_free(config);
   free(config);
   free(args.overrides);
   return code;
@@ -816,6 +819,7 @@ done:
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(reports);
+  dpbo_config_free(config);
   free(config);
   free(args.overrides);
   return code;
@@ -833,6 +837,7 @@ static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
   CLI_TRY(dpbo_compare_run(comm, config, &err));
 done:
+  dpbo_config_free(config);
   free(config);
   free(args.overrides);
   return code;
@@ -876,6 +881,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   if (outcome.interrupted) code = DPBO_EXIT_INTERRUPTED;
 done:
   cli_stop_signals_restore(&signals);
+  dpbo_k1sweep_config_free(config);
   free(config);
   free(args.overrides);
   return code;

@@ -168,37 +168,6 @@ dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *val
   return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
 }
 
-dpbo_status dpbo_h5io_attr_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
-  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++) {
-    strcat(names, i ? "," : "");
-    strcat(names, dims[i].name);
-    strcat(scales, i ? "," : "");
-    strcat(scales, dims[i].scale == DPBO_SCALE_LOG ? "log" : "linear");
-    lo[i] = dims[i].lo;
-    hi[i] = dims[i].hi;
-  }
-  DPBO_TRY(dpbo_h5io_attr_string(obj, "names", names, err));
-  DPBO_TRY(dpbo_h5io_attr_string(obj, "scale", scales, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "lower", lo, (hsize_t)d, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "upper", hi, (hsize_t)d, err));
-done:
-  return status;
-}
-
-dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  for (int i = 0; i < config->entry_count; i++) {
-    char name[256];
-    snprintf(name, sizeof name, "config.%s.%s", config->entry[i].section, config->entry[i].key);
-    DPBO_TRY(dpbo_h5io_attr_string(obj, name, config->entry[i].value, err));
-  }
-done:
-  return status;
-}
-
 static hid_t h5io__open_attr(hid_t obj, const char *name) {
   hid_t attr = -1;
   H5E_BEGIN_TRY { attr = H5Aopen(obj, name, H5P_DEFAULT); }
@@ -249,15 +218,17 @@ done:
 }
 
 typedef struct h5io__collect {
+  const char *prefix;
   char *text;
   size_t len, cap;
   int failed;
 } h5io__collect;
 
-static herr_t h5io__collect_config(hid_t loc, const char *name, const H5A_info_t *info,
-                                   void *data) {
+static herr_t h5io__collect_strings(hid_t loc, const char *name, const H5A_info_t *info,
+                                    void *data) {
   h5io__collect *c = data;
-  if (strncmp(name, "config.", 7) != 0) return 0;
+  const size_t skip = strlen(c->prefix);
+  if (strncmp(name, c->prefix, skip) != 0) return 0;
   char *value = NULL;
   if (dpbo_h5io_read_attr_string(loc, name, &value, NULL) != DPBO_OK) {
     c->failed = 1;
@@ -275,19 +246,20 @@ static herr_t h5io__collect_config(hid_t loc, const char *name, const H5A_info_t
     c->text = grown;
     c->cap = cap;
   }
-  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + 7, value);
+  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + skip, value);
   free(value);
   return 0;
 }
 
-dpbo_status dpbo_h5io_read_config(hid_t obj, char **assignments, dpbo_error *err) {
+dpbo_status dpbo_h5io_read_attr_strings(hid_t obj, const char *prefix, char **lines,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  h5io__collect collect = {NULL, 0, 0, 0};
-  *assignments = NULL;
-  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io__collect_config, &collect) < 0 ||
+  h5io__collect collect = {prefix, NULL, 0, 0, 0};
+  *lines = NULL;
+  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io__collect_strings, &collect) < 0 ||
       collect.failed)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read the stored settings (config.* attributes)");
-  *assignments = collect.text;
+    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read the stored settings (%s* attributes)", prefix);
+  *lines = collect.text;
   collect.text = NULL;
 done:
   free(collect.text);

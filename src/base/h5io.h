@@ -1,8 +1,7 @@
 /* Small HDF5 helpers shared by every file dpbo writes (run files, the k1
  * sweep and its checkpoint), so each idea has one piece of code:
  *
- *  - attributes (string, numbers) and the settings as config.<section>.<key>
- *    string attributes, written and read back;
+ *  - attributes (string, numbers), written and read back;
  *  - collective dataset writes where each rank writes a block of rows (or
  *    rank 0 writes a small array and the others only join), and whole arrays
  *    of any rank written by the one process that holds a file;
@@ -26,8 +25,17 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "run/config.h"
+#include "base/input.h"
 #include "dpbo/error.h"
+
+/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
+ * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
+ * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
+ * longer path aborts the process inside MPI_File_open ("buffer overflow
+ * detected"). The temporary name adds "." and ".tmp." with 12 random
+ * characters (18 bytes) and the rank up to 10 digits:
+ * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
+#define DPBO_OUTPUT_PATH_MAX 200
 
 /* Turns off HDF5's printing of its error stack (hundreds of lines for one
  * failed write); dpbo reports each failure once, with the file and the
@@ -48,22 +56,17 @@ dpbo_status dpbo_h5io_attr_doubles(hid_t obj, const char *name, const double *va
 dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *values, hsize_t n,
                                  dpbo_error *err);
 
-/* The dimensions of a space as attributes: "names" and "scale" (comma-separated
- * strings, scale linear|log), "lower" and "upper" (arrays of d). */
-dpbo_status dpbo_h5io_attr_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err);
-
-/* Every setting as written, one string attribute config.<section>.<key> each. */
-dpbo_status dpbo_h5io_attr_config(hid_t obj, const dpbo_config *config, dpbo_error *err);
-
 /* Reads a scalar attribute (an error names a missing one). */
 dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value, dpbo_error *err);
 dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value, dpbo_error *err);
 /* A string attribute, malloc'd. */
 dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err);
 
-/* The config.* attributes of obj as "section.key=value" lines joined by '\n'
+/* The string attributes of obj whose names start with `prefix`, in name
+ * order, as "<name without the prefix>=<value>" lines joined by '\n'
  * (malloc'd; NULL when there are none). */
-dpbo_status dpbo_h5io_read_config(hid_t obj, char **assignments, dpbo_error *err);
+dpbo_status dpbo_h5io_read_attr_strings(hid_t obj, const char *prefix, char **lines,
+                                        dpbo_error *err);
 
 /* Creates dataset `name` of shape dims[0..ndims) (ndims 1 or 2) and writes
  * `data` into rows [offset, offset+rows) of dimension 0, collectively; a

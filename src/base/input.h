@@ -10,6 +10,10 @@
 
 #include "dpbo/error.h"
 
+/* The longest path (and the longest setting, which may hold one) dpbo
+ * accepts, terminating NUL included. */
+#define DPBO_PATH_MAX 4096
+
 /* Opens path read-only (close-on-exec) into *fd. `what` names the file in
  * messages ("config file"): "cannot open <what> <path>: <strerror>" when it
  * cannot be opened, "cannot read <what> <path>: <why>" when it is not a

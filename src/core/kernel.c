@@ -24,21 +24,10 @@ done:
   return status;
 }
 
-dpbo_status dpbo_kernel_kind_parse(const char *text, dpbo_kernel_kind *kind, dpbo_error *err) {
-  if (strcmp(text, "se") == 0 || strcmp(text, "squared_exponential") == 0) {
-    *kind = DPBO_KERNEL_SE;
-    return DPBO_OK;
-  }
-  if (strcmp(text, "matern52") == 0 || strcmp(text, "matern") == 0) {
-    *kind = DPBO_KERNEL_MATERN52;
-    return DPBO_OK;
-  }
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown kernel '%s' (expected se or matern52)",
-                        text);
-}
+const char *const dpbo_kernel_kind_names[] = {"se", "matern52", NULL};
 
 const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind) {
-  return kind == DPBO_KERNEL_SE ? "se" : "matern52";
+  return dpbo_kernel_kind_names[kind == DPBO_KERNEL_SE ? DPBO_KERNEL_SE : DPBO_KERNEL_MATERN52];
 }
 
 double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *b) {

@@ -693,12 +693,9 @@ done:
   return status;
 }
 
+const char *const dpbo_select_kind_names[] = {"exponential", "permute_and_flip", NULL};
+
 const char *dpbo_select_kind_name(dpbo_select_kind kind) {
-  switch (kind) {
-  case DPBO_SELECT_EXPONENTIAL:
-    return "exponential";
-  case DPBO_SELECT_PERMUTE_AND_FLIP:
-    return "permute_and_flip";
-  }
-  return "unknown";
+  const size_t count = sizeof dpbo_select_kind_names / sizeof *dpbo_select_kind_names - 1;
+  return (size_t)kind < count ? dpbo_select_kind_names[kind] : "unknown";
 }

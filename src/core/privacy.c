@@ -14,8 +14,10 @@ double dpbo_privacy_beta(int64_t n, int t, double delta) {
   return 2.0 * log((double)n * (double)t * (double)t * pi2 / (3.0 * delta));
 }
 
+const char *const dpbo_bounds_names[] = {"corrected", "paper", NULL};
+
 const char *dpbo_bounds_name(dpbo_bounds bounds) {
-  return bounds == DPBO_BOUNDS_PAPER ? "paper" : "corrected";
+  return dpbo_bounds_names[bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_PAPER : DPBO_BOUNDS_CORRECTED];
 }
 
 dpbo_status dpbo_privacy_budget_split(dpbo_algorithm algorithm, dpbo_bounds bounds, double epsilon,

@@ -293,16 +293,16 @@ const dpbo_dim *dpbo_space_dim(const dpbo_space *space, int i) {
   return &space->dims[i];
 }
 
+const char *const dpbo_space_kind_names[] = {"grid", "sobol", "list", NULL};
+const char *const dpbo_scale_names[] = {"linear", "log", NULL};
+
 const char *dpbo_space_kind_name(dpbo_space_kind kind) {
-  switch (kind) {
-  case DPBO_SPACE_GRID:
-    return "grid";
-  case DPBO_SPACE_SOBOL:
-    return "sobol";
-  case DPBO_SPACE_LIST:
-    return "list";
-  }
-  return "unknown";
+  const size_t count = sizeof dpbo_space_kind_names / sizeof *dpbo_space_kind_names - 1;
+  return (size_t)kind < count ? dpbo_space_kind_names[kind] : "unknown";
+}
+
+const char *dpbo_scale_name(dpbo_scale scale) {
+  return dpbo_scale_names[scale == DPBO_SCALE_LOG ? DPBO_SCALE_LOG : DPBO_SCALE_LINEAR];
 }
 
 dpbo_status dpbo_sobol_point(int d, uint64_t index, double *u, dpbo_error *err) {

@@ -1031,6 +1031,7 @@ static int audit_pipeline_main(MPI_Comm comm, const char *path, int set_count,
   if (rank == 0) audit_pipeline_report(config, &res, size);
   code = res.violated ? 1 : 0;
 done:
+  dpbo_config_free(config);
   free(config);
   return code;
 }

@@ -12,6 +12,7 @@
 #include "base/comm.h"
 #include "objectives/dataset.h"
 #include "run/driver.h"
+#include "run/output.h"
 #include "dpbo/gp.h"
 #include "base/h5io.h"
 #include "base/log.h"
@@ -493,7 +494,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
                        E};
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
-  DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
+  DPBO_TRY(dpbo_output_write_settings(file, &config->settings, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
                                  "yes: the table, the GP-UCB run and every accuracy depend on the "
                                  "validation data; an experiment file, never a release",
@@ -531,7 +532,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
 
   group = H5Gcreate2(file, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /table");
-  DPBO_TRY(dpbo_h5io_attr_dims(group, d, config->dim, err));
+  DPBO_TRY(dpbo_output_write_dims(group, d, config->dim, err));
   hsize_t dims[3] = {(hsize_t)n, (hsize_t)d, 0};
   DPBO_TRY(dpbo_h5io_write_array(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims, lambda, err));
   DPBO_TRY(dpbo_h5io_write_array(group, "gain", H5T_NATIVE_DOUBLE, 1, dims, ctx->table->gain, err));

@@ -13,11 +13,14 @@
 
 #include "base/comm.h"
 #include "base/h5io.h"
+#include "base/settings.h"
 #include "dpbo/kernel.h"
 #include "base/log.h"
 #include "dpbo/rng.h"
 #include "dpbo/space.h"
 #include "dpbo/version.h"
+#include "run/config.h"
+#include "run/output.h"
 
 /* ---------------------------------------------------------------------------
  * Configuration. */
@@ -28,7 +31,8 @@ static const char *const k1sweep__sections[] = {"k1sweep", "space", "likelihood"
 static dpbo_status k1sweep__parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[1024];
-  DPBO_TRY(dpbo_config_get_string(&c->raw, "k1sweep", "sizes", NULL, text, sizeof text, err));
+  DPBO_TRY(
+      dpbo_settings_get_string(&c->settings, "k1sweep", "sizes", NULL, text, sizeof text, err));
   c->size_count = 0;
   int ok = 1;
   for (char *cursor = text;;) {
@@ -51,59 +55,64 @@ static dpbo_status k1sweep__parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err)
   snprintf(what, sizeof what,
            "must list 1 to %d validation-set sizes m, ascending, each in [2, %lld]",
            DPBO_K1SWEEP_MAX_SIZES, (long long)DPBO_VALSET_MAX_M);
-  DPBO_TRY(dpbo_config_require(&c->raw, "k1sweep", "sizes", ok && c->size_count > 0, what, err));
+  DPBO_TRY(
+      dpbo_settings_require(&c->settings, "k1sweep", "sizes", ok && c->size_count > 0, what, err));
 done:
   return status;
 }
 
 static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_config *raw = &c->raw;
+  dpbo_settings *settings = &c->settings;
   dpbo_k1lik_options *o = &c->likelihood;
   int choice;
   int64_t i64;
   dpbo_k1lik_options_default(o);
-  static const char *const kernels[] = {"se", "matern52", NULL};
-  DPBO_TRY(dpbo_config_get_choice(raw, "likelihood", "kernel",
-                                  o->kernel == DPBO_KERNEL_SE ? "se" : "matern52", kernels, &choice,
-                                  err));
-  o->kernel = choice == 0 ? DPBO_KERNEL_SE : DPBO_KERNEL_MATERN52;
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_min", o->ell_min, 0, &o->ell_min, err));
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "ell_max", o->ell_max, 0, &o->ell_max, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ell_max",
-                               o->ell_min > 0 && o->ell_max > o->ell_min,
-                               "must exceed likelihood.ell_min > 0", err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "likelihood", "kernel",
+                                    dpbo_kernel_kind_name(o->kernel), dpbo_kernel_kind_names,
+                                    &choice, err));
+  o->kernel = (dpbo_kernel_kind)choice;
   DPBO_TRY(
-      dpbo_config_get_double(raw, "likelihood", "ell_step", o->ell_step, 0, &o->ell_step, err));
+      dpbo_settings_get_double(settings, "likelihood", "ell_min", o->ell_min, 0, &o->ell_min, err));
   DPBO_TRY(
-      dpbo_config_require(raw, "likelihood", "ell_step", o->ell_step > 0, "must be positive", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ell_grid", o->ell_grid, 2, 10000, &i64, err));
+      dpbo_settings_get_double(settings, "likelihood", "ell_max", o->ell_max, 0, &o->ell_max, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "ell_max",
+                                 o->ell_min > 0 && o->ell_max > o->ell_min,
+                                 "must exceed likelihood.ell_min > 0", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "ell_step", o->ell_step, 0,
+                                    &o->ell_step, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "ell_step", o->ell_step > 0,
+                                 "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "ell_grid", o->ell_grid, 2, 10000, &i64,
+                                   err));
   o->ell_grid = (int)i64;
-  DPBO_TRY(
-      dpbo_config_get_double(raw, "likelihood", "ratio_min", o->ratio_min, 0, &o->ratio_min, err));
-  DPBO_TRY(
-      dpbo_config_get_double(raw, "likelihood", "ratio_max", o->ratio_max, 0, &o->ratio_max, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "ratio_max",
-                               o->ratio_min > 0 && o->ratio_max > o->ratio_min,
-                               "must exceed likelihood.ratio_min > 0", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "ratio_per_decade", o->ratio_per_decade, 1,
-                                 1000, &i64, err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "ratio_min", o->ratio_min, 0,
+                                    &o->ratio_min, err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "ratio_max", o->ratio_max, 0,
+                                    &o->ratio_max, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "ratio_max",
+                                 o->ratio_min > 0 && o->ratio_max > o->ratio_min,
+                                 "must exceed likelihood.ratio_min > 0", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "ratio_per_decade", o->ratio_per_decade,
+                                   1, 1000, &i64, err));
   o->ratio_per_decade = (int)i64;
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "k1_step", o->k1_step, 0, &o->k1_step, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "k1_step", o->k1_step > 0 && o->k1_step < 0.5,
-                               "must lie in (0, 0.5)", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "t_min", o->t_min, 0, &o->t_min, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "t_min", o->t_min > 0 && o->t_min < o->k1_step,
-                               "(the smallest 1 - k1 searched) must lie in (0, k1_step)", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000, &i64,
-                                 err));
+  DPBO_TRY(
+      dpbo_settings_get_double(settings, "likelihood", "k1_step", o->k1_step, 0, &o->k1_step, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "k1_step",
+                                 o->k1_step > 0 && o->k1_step < 0.5, "must lie in (0, 0.5)", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "t_min", o->t_min, 0, &o->t_min, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "t_min",
+                                 o->t_min > 0 && o->t_min < o->k1_step,
+                                 "(the smallest 1 - k1 searched) must lie in (0, k1_step)", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000,
+                                   &i64, err));
   o->t_per_decade = (int)i64;
-  DPBO_TRY(dpbo_config_get_int64(raw, "likelihood", "eigen_threshold", o->eigen_threshold, 0,
-                                 INT32_MAX, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "eigen_threshold", o->eigen_threshold, 0,
+                                   INT32_MAX, &i64, err));
   o->eigen_threshold = (int)i64;
-  DPBO_TRY(dpbo_config_get_double(raw, "likelihood", "delta", 0.05, 0, &c->delta, err));
-  DPBO_TRY(dpbo_config_require(raw, "likelihood", "delta", c->delta > 0 && c->delta < 1,
-                               "(δ of Algorithm 1's c) must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "delta", 0.05, 0, &c->delta, err));
+  DPBO_TRY(dpbo_settings_require(settings, "likelihood", "delta", c->delta > 0 && c->delta < 1,
+                                 "(δ of Algorithm 1's c) must lie in (0, 1)", err));
 done:
   return status;
 }
@@ -112,93 +121,100 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                                      const char *const *overrides, dpbo_k1sweep_config *c,
                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_config *raw = &c->raw;
+  dpbo_settings *settings = &c->settings;
   int64_t i64;
   int choice;
   memset(c, 0, sizeof *c);
-  DPBO_TRY(dpbo_config_read(path, override_count, overrides, k1sweep__sections, raw, err));
+  DPBO_TRY(dpbo_settings_read(settings, path, override_count, overrides, err));
+  DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep__sections, err));
 
   /* [k1sweep] */
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
   c->seed = (uint64_t)i64;
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
-                                 &c->synthetic_models, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
+                                   &c->synthetic_models, err));
   const int synthetic = c->synthetic_models > 0;
-  DPBO_TRY(dpbo_config_get_string(raw, "k1sweep", "data", synthetic ? "" : NULL, c->data_path,
-                                  sizeof c->data_path, err));
-  static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-  DPBO_TRY(dpbo_config_get_choice(raw, "k1sweep", "format", "auto", formats, &choice, err));
+  DPBO_TRY(dpbo_settings_get_string(settings, "k1sweep", "data", synthetic ? "" : NULL,
+                                    c->data_path, sizeof c->data_path, err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "format", "auto", dpbo_data_format_names,
+                                    &choice, err));
   c->format = (dpbo_data_format)choice;
-  DPBO_TRY(
-      dpbo_config_get_int64(raw, "k1sweep", "train_rows", 0, 0, INT32_MAX, &c->train_rows, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
-                               "is required (the number of training rows, >= 1)", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "pool_rows", 0, 0, INT32_MAX, &c->pool_rows, err));
-  DPBO_TRY(
-      dpbo_config_get_int64(raw, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N, &c->models, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "train_rows", 0, 0, INT32_MAX,
+                                   &c->train_rows, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
+                                 "is required (the number of training rows, >= 1)", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "pool_rows", 0, 0, INT32_MAX, &c->pool_rows,
+                                   err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N,
+                                   &c->models, err));
   dpbo_svm_options_default(&c->svm);
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "cache_mb", c->svm.cache_mb, 0, &c->svm.cache_mb,
-                                  err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "cache_mb", c->svm.cache_mb > 0, "must be positive",
-                               err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "tolerance", c->svm.tolerance, 0,
-                                  &c->svm.tolerance, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "tolerance", c->svm.tolerance > 0,
-                               "must be positive", err));
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "cache_mb", c->svm.cache_mb, 0,
+                                    &c->svm.cache_mb, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "cache_mb", c->svm.cache_mb > 0,
+                                 "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "tolerance", c->svm.tolerance, 0,
+                                    &c->svm.tolerance, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance", c->svm.tolerance > 0,
+                                 "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
   c->svm.shrinking = (int)i64;
   /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
    * must repeat. */
-  DPBO_TRY(dpbo_config_get_int64(raw, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
-                                 INT32_MAX, &c->svm.max_features, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
+                                   1, INT32_MAX, &c->svm.max_features, err));
   DPBO_TRY(k1sweep__parse_sizes(c, err));
-  DPBO_TRY(
-      dpbo_config_get_int64(raw, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS, &c->sets, err));
-  static const char *const neighbours[] = {"add_remove", "swap", NULL};
-  DPBO_TRY(
-      dpbo_config_get_choice(raw, "k1sweep", "neighbour", "add_remove", neighbours, &choice, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
+                                   &c->sets, err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
+                                    dpbo_neighbour_kind_names, &choice, err));
   c->neighbour = (dpbo_neighbour_kind)choice;
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_k1",
-                               c->synthetic_k1 >= 0 && c->synthetic_k1 <= 1, "must lie in [0, 1]",
-                               err));
   DPBO_TRY(
-      dpbo_config_get_double(raw, "k1sweep", "synthetic_mean", 0.8, 0, &c->synthetic_mean, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_mean",
-                               c->synthetic_mean > 0 && c->synthetic_mean < 1,
-                               "(an accuracy) must lie in (0, 1)", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_signal_std", 0.05, 0,
-                                  &c->synthetic_signal_std, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_signal_std", c->synthetic_signal_std > 0,
-                               "must be positive", err));
-  DPBO_TRY(dpbo_config_get_double(raw, "k1sweep", "synthetic_lengthscale", 0.3, 0,
-                                  &c->synthetic_lengthscale, err));
-  DPBO_TRY(dpbo_config_require(raw, "k1sweep", "synthetic_lengthscale",
-                               c->synthetic_lengthscale > 0, "must be positive", err));
+      dpbo_settings_get_double(settings, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_k1",
+                                 c->synthetic_k1 >= 0 && c->synthetic_k1 <= 1, "must lie in [0, 1]",
+                                 err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "synthetic_mean", 0.8, 0,
+                                    &c->synthetic_mean, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_mean",
+                                 c->synthetic_mean > 0 && c->synthetic_mean < 1,
+                                 "(an accuracy) must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "synthetic_signal_std", 0.05, 0,
+                                    &c->synthetic_signal_std, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_signal_std",
+                                 c->synthetic_signal_std > 0, "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "synthetic_lengthscale", 0.3, 0,
+                                    &c->synthetic_lengthscale, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_lengthscale",
+                                 c->synthetic_lengthscale > 0, "must be positive", err));
 
   /* [space]: Sobol settings over the dimensions; the SVMs need C and γ. */
-  DPBO_TRY(dpbo_config_get_dims(raw, DPBO_SPACE_SOBOL, err));
+  DPBO_TRY(dpbo_config_get_dims(settings, DPBO_SPACE_SOBOL, c->dim, &c->dims, err));
   if (!synthetic) {
     int have_c = 0, have_gamma = 0;
-    for (int i = 0; i < raw->dims; i++) {
-      have_c += strcmp(raw->dim[i].name, "C") == 0;
-      have_gamma += strcmp(raw->dim[i].name, "gamma") == 0;
+    for (int i = 0; i < c->dims; i++) {
+      have_c += strcmp(c->dim[i].name, "C") == 0;
+      have_gamma += strcmp(c->dim[i].name, "gamma") == 0;
     }
-    if (raw->dims != 2 || have_c != 1 || have_gamma != 1)
+    if (c->dims != 2 || have_c != 1 || have_gamma != 1)
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "%s: [space] must have exactly the dimensions dim.C and dim.gamma for the SVMs "
                  "(any dimensions are allowed with k1sweep.synthetic_models)",
-                 raw->path);
+                 settings->path);
   }
 
   DPBO_TRY(k1sweep__config_likelihood(c, err));
 
   /* [output] */
-  DPBO_TRY(dpbo_config_get_output(raw, c->output_dir, sizeof c->output_dir, c->output_name,
+  DPBO_TRY(dpbo_config_get_output(settings, c->output_dir, sizeof c->output_dir, c->output_name,
                                   sizeof c->output_name, err));
-  DPBO_TRY(dpbo_config_check_used(raw, err));
+  DPBO_TRY(dpbo_settings_check_used(settings, err));
 done:
+  if (status != DPBO_OK) dpbo_k1sweep_config_free(c);
   return status;
+}
+
+void dpbo_k1sweep_config_free(dpbo_k1sweep_config *config) {
+  if (config) dpbo_settings_free(&config->settings);
 }
 
 int64_t dpbo_k1sweep_settings(const dpbo_k1sweep_config *config) {
@@ -223,11 +239,10 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
   do {                                                                                             \
     if (used < size) used += (size_t)snprintf(text + used, size - used, __VA_ARGS__);              \
   } while (0)
-  static const char *const formats[] = {"auto", "csv", "libsvm"};
   K1SWEEP__LINE("k1sweep.seed=%llu\n", (unsigned long long)c->seed);
   K1SWEEP__LINE("k1sweep.synthetic_models=%lld\n", (long long)c->synthetic_models);
   K1SWEEP__LINE("k1sweep.data=%s\n", c->data_path);
-  K1SWEEP__LINE("k1sweep.format=%s\n", formats[c->format]);
+  K1SWEEP__LINE("k1sweep.format=%s\n", dpbo_data_format_name(c->format));
   K1SWEEP__LINE("k1sweep.train_rows=%lld\n", (long long)c->train_rows);
   K1SWEEP__LINE("k1sweep.pool_rows=%lld\n", (long long)c->pool_rows);
   K1SWEEP__LINE("k1sweep.models=%lld\n", (long long)c->models);
@@ -239,10 +254,10 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
   K1SWEEP__LINE("\n");
   K1SWEEP__LINE("k1sweep.sets=%lld\n", (long long)c->sets);
   K1SWEEP__LINE("k1sweep.neighbour=%s\n", dpbo_neighbour_kind_name(c->neighbour));
-  for (int i = 0; i < c->raw.dims; i++) {
-    const dpbo_dim *dim = &c->raw.dim[i];
-    K1SWEEP__LINE("space.dim.%s=%s %.17g %.17g\n", dim->name,
-                  dim->scale == DPBO_SCALE_LOG ? "log" : "linear", dim->lo, dim->hi);
+  for (int i = 0; i < c->dims; i++) {
+    const dpbo_dim *dim = &c->dim[i];
+    K1SWEEP__LINE("space.dim.%s=%s %.17g %.17g\n", dim->name, dpbo_scale_name(dim->scale), dim->lo,
+                  dim->hi);
   }
 #undef K1SWEEP__LINE
 }
@@ -384,8 +399,8 @@ static void k1sweep__state_free(k1sweep__state *st) {
 static dpbo_status k1sweep__settings(k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_space *space = NULL;
-  const dpbo_config *raw = &st->config->raw;
-  DPBO_TRY(dpbo_space_create_sobol(raw->dims, raw->dim, st->n, &space, err));
+  const dpbo_k1sweep_config *c = st->config;
+  DPBO_TRY(dpbo_space_create_sobol(c->dims, c->dim, st->n, &space, err));
   DPBO_ALLOC(st->unit, (size_t)(st->n * st->d), "the settings");
   DPBO_ALLOC(st->values, (size_t)(st->n * st->d), "the settings");
   for (int64_t j = 0; j < st->n; j++) {
@@ -394,8 +409,8 @@ static dpbo_status k1sweep__settings(k1sweep__state *st, dpbo_error *err) {
   }
   st->c_dim = st->gamma_dim = -1;
   for (int i = 0; i < st->d; i++) {
-    if (strcmp(raw->dim[i].name, "C") == 0) st->c_dim = i;
-    if (strcmp(raw->dim[i].name, "gamma") == 0) st->gamma_dim = i;
+    if (strcmp(c->dim[i].name, "C") == 0) st->c_dim = i;
+    if (strcmp(c->dim[i].name, "gamma") == 0) st->gamma_dim = i;
   }
 done:
   dpbo_space_destroy(space);
@@ -562,7 +577,7 @@ static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *pat
   DPBO_TRY(dpbo_h5io_attr_string(f, "content", "k1sweep checkpoint: finished models", err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "fingerprint", st->fingerprint, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "config_hash", st->hash, err));
-  DPBO_TRY(dpbo_h5io_attr_config(f, &st->config->raw, err));
+  DPBO_TRY(dpbo_output_write_settings(f, &st->config->settings, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "models", &st->n, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "accuracies_per_model", &A, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "bytes_per_model", &B, 1, err));
@@ -890,12 +905,11 @@ done:
 
 static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const dpbo_config *raw = &st->config->raw;
   const int synthetic = st->config->synthetic_models > 0;
   hid_t group = H5Gcreate2(file, "models", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /models");
   hsize_t d1[1] = {(hsize_t)st->n}, d2[2] = {(hsize_t)st->n, (hsize_t)st->d};
-  DPBO_TRY(dpbo_h5io_attr_dims(group, st->d, raw->dim, err));
+  DPBO_TRY(dpbo_output_write_dims(group, st->d, st->config->dim, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                                  "lambda_j = Sobol point j (unscrambled, from the origin) over the "
                                  "[space] ranges; one LIBSVM RBF C-SVC per setting",
@@ -1084,8 +1098,8 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
   hid_t f = out.id;
   DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "command", "k1sweep", err));
-  DPBO_TRY(dpbo_h5io_attr_string(f, "config_file", c->raw.path, err));
-  DPBO_TRY(dpbo_h5io_attr_config(f, &c->raw, err));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "config_file", c->settings.path, err));
+  DPBO_TRY(dpbo_output_write_settings(f, &c->settings, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "fingerprint", st->fingerprint, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "config_hash", st->hash, err));
   const int synthetic = c->synthetic_models > 0;
@@ -1161,7 +1175,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
         DPBO_ERR_CONFIG,
         "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
         "(a neighbour needs a row outside the set): lower the sizes or raise pool_rows",
-        c->raw.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
+        c->settings.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
   DPBO_TRY(k1sweep__valsets(st, err));
 
   if (st->rank == 0) {
@@ -1224,7 +1238,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &st.rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &st.size));
   st.n = dpbo_k1sweep_settings(config);
-  st.d = config->raw.dims;
+  st.d = config->dims;
   st.acc_count = (int64_t)config->size_count * 2 * config->sets;
   k1sweep__fingerprint(config, st.fingerprint, sizeof st.fingerprint);
   k1sweep__hash(st.fingerprint, st.hash, sizeof st.hash);

@@ -69,8 +69,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
-#include "run/config.h"
+#include "base/settings.h"
 #include "objectives/dataset.h"
+#include "dpbo/space.h"
 #include "dpbo/error.h"
 #include "experiments/k1lik.h"
 #include "objectives/svm.h"
@@ -79,7 +80,10 @@
 #define DPBO_K1SWEEP_MAX_SIZES 32
 
 typedef struct dpbo_k1sweep_config {
-  dpbo_config raw; /* entries as written (with locations), path, [space] dims */
+  dpbo_settings settings; /* entries as written (with locations) and the file's path */
+  /* [space] */
+  int dims;
+  dpbo_dim dim[DPBO_MAX_DIM];
   /* [k1sweep] */
   uint64_t seed;
   char data_path[DPBO_PATH_MAX];
@@ -104,10 +108,13 @@ typedef struct dpbo_k1sweep_config {
 
 /* Reads an INI file with sections [k1sweep], [space], [likelihood] and
  * [output] plus --set overrides; strict like dpbo_config_load (unknown
- * sections and keys are errors naming file and line). Allocate on the heap. */
+ * sections and keys are errors naming file and line). On failure nothing is
+ * left to free; on success dpbo_k1sweep_config_free releases the stored
+ * settings. */
 dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                                      const char *const *overrides, dpbo_k1sweep_config *config,
                                      dpbo_error *err);
+void dpbo_k1sweep_config_free(dpbo_k1sweep_config *config);
 
 /* Number of settings: models, or synthetic_models in synthetic mode. */
 int64_t dpbo_k1sweep_settings(const dpbo_k1sweep_config *config);

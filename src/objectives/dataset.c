@@ -551,6 +551,13 @@ done:
   return status;
 }
 
+const char *const dpbo_data_format_names[] = {"auto", "csv", "libsvm", NULL};
+
+const char *dpbo_data_format_name(dpbo_data_format format) {
+  const size_t count = sizeof dpbo_data_format_names / sizeof *dpbo_data_format_names - 1;
+  return (size_t)format < count ? dpbo_data_format_names[format] : "unknown";
+}
+
 dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,
                               dpbo_error *err) {
   return dpbo_dataset_read_max(path, format, DPBO_DATASET_MAX_FEATURES, out, err);

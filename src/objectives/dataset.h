@@ -14,6 +14,11 @@
 
 typedef enum { DPBO_FORMAT_AUTO = 0, DPBO_FORMAT_CSV = 1, DPBO_FORMAT_LIBSVM = 2 } dpbo_data_format;
 
+/* "auto", "csv", "libsvm" as configs write them, indexed by dpbo_data_format
+ * and NULL-terminated: the one list of the formats. */
+extern const char *const dpbo_data_format_names[];
+const char *dpbo_data_format_name(dpbo_data_format format);
+
 typedef struct dpbo_dataset {
   int64_t n; /* rows */
   int d;     /* features */

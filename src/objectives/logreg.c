@@ -38,25 +38,22 @@ void dpbo_logreg_options_default(dpbo_logreg_options *options) {
   options->max_features = DPBO_DATASET_MAX_FEATURES;
 }
 
+const char *const dpbo_logreg_loss_names[] = {"sigmoid", "ramp", NULL};
+
 const char *dpbo_logreg_loss_name(dpbo_logreg_loss loss) {
-  switch (loss) {
-  case DPBO_LOGREG_LOSS_SIGMOID:
-    return "sigmoid";
-  case DPBO_LOGREG_LOSS_RAMP:
-    return "ramp";
-  }
-  return NULL;
+  const size_t count = sizeof dpbo_logreg_loss_names / sizeof *dpbo_logreg_loss_names - 1;
+  return (size_t)loss < count ? dpbo_logreg_loss_names[loss] : NULL;
 }
 
 dpbo_status dpbo_logreg_loss_parse(const char *name, dpbo_logreg_loss *loss, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!name || !loss) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_loss_parse: NULL argument");
-  if (strcmp(name, "sigmoid") == 0)
-    *loss = DPBO_LOGREG_LOSS_SIGMOID;
-  else if (strcmp(name, "ramp") == 0)
-    *loss = DPBO_LOGREG_LOSS_RAMP;
-  else
-    DPBO_RAISE(DPBO_ERR_CONFIG, "unknown validation loss '%s' (expected sigmoid or ramp)", name);
+  for (int i = 0; dpbo_logreg_loss_names[i]; i++)
+    if (strcmp(name, dpbo_logreg_loss_names[i]) == 0) {
+      *loss = (dpbo_logreg_loss)i;
+      goto done;
+    }
+  DPBO_RAISE(DPBO_ERR_CONFIG, "unknown validation loss '%s' (expected sigmoid or ramp)", name);
 done:
   return status;
 }

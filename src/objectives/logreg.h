@@ -81,6 +81,8 @@ typedef struct dpbo_logreg_options {
 
 void dpbo_logreg_options_default(dpbo_logreg_options *options);
 
+/* "sigmoid", "ramp", indexed by dpbo_logreg_loss and NULL-terminated. */
+extern const char *const dpbo_logreg_loss_names[];
 /* "sigmoid" / "ramp" (NULL for an unknown value), and the reverse. */
 const char *dpbo_logreg_loss_name(dpbo_logreg_loss loss);
 dpbo_status dpbo_logreg_loss_parse(const char *name, dpbo_logreg_loss *loss, dpbo_error *err);

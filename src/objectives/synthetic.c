@@ -68,35 +68,23 @@ double dpbo_hartmann6(const double *x) {
   return sum;
 }
 
+const char *const dpbo_synthetic_kind_names[] = {"branin", "hartmann6", "gp_prior", NULL};
+
 dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kind,
                                       dpbo_error *err) {
-  if (strcmp(text, "branin") == 0) {
-    *kind = DPBO_SYNTH_BRANIN;
-    return DPBO_OK;
-  }
-  if (strcmp(text, "hartmann6") == 0) {
-    *kind = DPBO_SYNTH_HARTMANN6;
-    return DPBO_OK;
-  }
-  if (strcmp(text, "gp_prior") == 0) {
-    *kind = DPBO_SYNTH_GP_PRIOR;
-    return DPBO_OK;
-  }
+  for (int i = 0; dpbo_synthetic_kind_names[i]; i++)
+    if (strcmp(text, dpbo_synthetic_kind_names[i]) == 0) {
+      *kind = (dpbo_synthetic_kind)i;
+      return DPBO_OK;
+    }
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
                         "unknown synthetic function '%s' (expected branin, hartmann6 or gp_prior)",
                         text);
 }
 
 static const char *kind_name(dpbo_synthetic_kind kind) {
-  switch (kind) {
-  case DPBO_SYNTH_BRANIN:
-    return "branin";
-  case DPBO_SYNTH_HARTMANN6:
-    return "hartmann6";
-  case DPBO_SYNTH_GP_PRIOR:
-    return "gp_prior";
-  }
-  return "unknown";
+  const size_t count = sizeof dpbo_synthetic_kind_names / sizeof *dpbo_synthetic_kind_names - 1;
+  return (size_t)kind < count ? dpbo_synthetic_kind_names[kind] : "unknown";
 }
 
 /* One spectral frequency ω ~ p(ω), the normalized spectral density of the

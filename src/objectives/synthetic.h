@@ -36,6 +36,9 @@ typedef struct dpbo_synthetic_options {
   uint64_t seed;
 } dpbo_synthetic_options;
 
+/* "branin", "hartmann6", "gp_prior", indexed by dpbo_synthetic_kind and
+ * NULL-terminated: the one table of the functions' names. */
+extern const char *const dpbo_synthetic_kind_names[];
 dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kind, dpbo_error *err);
 
 dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *options,

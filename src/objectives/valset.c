@@ -85,6 +85,9 @@ void dpbo_valset_accuracy(const uint8_t *bits, int64_t m, const int32_t *rows,
   *accuracy_neighbour = (double)right2 / (double)dpbo_valset_neighbour_size(m, change);
 }
 
+const char *const dpbo_neighbour_kind_names[] = {"add_remove", "swap", NULL};
+
 const char *dpbo_neighbour_kind_name(dpbo_neighbour_kind kind) {
-  return kind == DPBO_NEIGHBOUR_SWAP ? "swap" : "add_remove";
+  return dpbo_neighbour_kind_names[kind == DPBO_NEIGHBOUR_SWAP ? DPBO_NEIGHBOUR_SWAP
+                                                               : DPBO_NEIGHBOUR_ADD_REMOVE];
 }

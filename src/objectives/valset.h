@@ -59,6 +59,9 @@ void dpbo_valset_accuracy(const uint8_t *bits, int64_t m, const int32_t *rows,
                           const dpbo_valset_change *change, double *accuracy,
                           double *accuracy_neighbour);
 
+/* "add_remove", "swap" as configs write them, indexed by
+ * dpbo_neighbour_kind and NULL-terminated. */
+extern const char *const dpbo_neighbour_kind_names[];
 const char *dpbo_neighbour_kind_name(dpbo_neighbour_kind kind);
 
 #endif

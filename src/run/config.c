@@ -1,243 +1,13 @@
-#define _POSIX_C_SOURCE 200809L /* fmemopen, for dpbo__config_load_buffer */
-
 #include "run/config.h"
 #include "run/config_private.h"
-#include "base/input.h"
+#include "base/h5io.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-/* ---------------------------------------------------------------------------
- * Reading: inih calls our reader once per line, so the reader counts lines and
- * the handler records each entry with its line number. */
-
-typedef struct config_reader {
-  FILE *file;
-  int line;
-  int too_long; /* first line that did not fit inih's buffer */
-  int nul;      /* the line holding a NUL byte (reading stops there) */
-} config_reader;
-
-/* fgets for inih, one byte at a time so that a NUL byte is seen: fgets
- * would hand inih the text before it and silently drop the rest. */
-static char *config_read_line(char *str, int num, void *stream) {
-  config_reader *reader = stream;
-  int len = 0, c = EOF;
-  while (len < num - 1 && (c = getc(reader->file)) != EOF) {
-    if (c == '\0') {
-      reader->nul = reader->line + 1;
-      return NULL; /* ends inih's reading; reported afterwards */
-    }
-    str[len++] = (char)c;
-    if (c == '\n') break;
-  }
-  if (len == 0) return NULL;
-  str[len] = '\0';
-  reader->line++;
-  if (len == num - 1 && str[len - 1] != '\n' && (c = getc(reader->file)) != EOF) {
-    if (!reader->too_long) reader->too_long = reader->line;
-    /* skip the rest of the line; the error is reported afterwards */
-    while (c != EOF && c != '\n')
-      c = getc(reader->file);
-  }
-  return str;
-}
-
-typedef struct config_parse {
-  dpbo_config *config;
-  config_reader *reader;
-  dpbo_status status;
-  dpbo_error *err;
-} config_parse;
-
-static dpbo_status config_add_entry(dpbo_config *config, const char *section, const char *key,
-                                    const char *value, int line, dpbo_error *err) {
-  /* Messages name the file and line, or the --set option (line 0). */
-  char where[DPBO_PATH_MAX + 64];
-  if (line > 0)
-    snprintf(where, sizeof where, "%s:%d", config->path, line);
-  else
-    snprintf(where, sizeof where, "--set %.40s.%.60s", section, key);
-  if (strlen(section) >= sizeof config->entry[0].section ||
-      strlen(key) >= sizeof config->entry[0].key)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                          "%s: section or key too long (at most %zu and %zu characters)", where,
-                          sizeof config->entry[0].section - 1, sizeof config->entry[0].key - 1);
-  if (strlen(value) >= sizeof config->entry[0].value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)",
-                          where, strlen(value), sizeof config->entry[0].value - 1);
-  /* A --set override (line 0) replaces the file's value; a key written twice
-   * in the file is almost always a mistake. */
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
-    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
-      if (line > 0)
-        return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: key %s.%s repeats line %d", where, section,
-                              key, e->line);
-      snprintf(e->value, sizeof e->value, "%s", value);
-      e->line = line;
-      return DPBO_OK;
-    }
-  }
-  if (config->entry_count >= DPBO_CONFIG_MAX_ENTRIES)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: more than %d keys", where,
-                          DPBO_CONFIG_MAX_ENTRIES);
-  dpbo_config_entry *e = &config->entry[config->entry_count++];
-  snprintf(e->section, sizeof e->section, "%s", section);
-  snprintf(e->key, sizeof e->key, "%s", key);
-  snprintf(e->value, sizeof e->value, "%s", value);
-  e->line = line;
-  e->used = 0;
-  return DPBO_OK;
-}
-
-static int config_handler(void *user, const char *section, const char *name, const char *value) {
-  config_parse *parse = user;
-  if (parse->status != DPBO_OK) return 0;
-  parse->status =
-      config_add_entry(parse->config, section, name, value, parse->reader->line, parse->err);
-  return parse->status == DPBO_OK;
-}
-
-/* ---------------------------------------------------------------------------
- * Typed lookups. Each marks its entry used; `where` renders "file:line" or
- * "--set" for messages. */
-
-static void entry_where(const dpbo_config *config, const dpbo_config_entry *e, char *buf,
-                        size_t size) {
-  if (e->line > 0)
-    snprintf(buf, size, "%s:%d", config->path, e->line);
-  else
-    snprintf(buf, size, "--set %s.%s", e->section, e->key);
-}
-
-static dpbo_config_entry *config_find(dpbo_config *config, const char *section, const char *key) {
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
-    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
-      e->used = 1;
-      return e;
-    }
-  }
-  return NULL;
-}
-
-static dpbo_status config_string(dpbo_config *config, const char *section, const char *key,
-                                 const char *fallback, char *out, size_t size, dpbo_error *err) {
-  dpbo_config_entry *e = config_find(config, section, key);
-  const char *value = e ? e->value : fallback;
-  if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
-                          key);
-  if (strlen(value) >= size) {
-    char where[DPBO_PATH_MAX + 32];
-    entry_where(config, e, where, sizeof where);
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value of %s.%s is too long", where, section,
-                          key);
-  }
-  snprintf(out, size, "%s", value);
-  return DPBO_OK;
-}
-
-static dpbo_status config_double(dpbo_config *config, const char *section, const char *key,
-                                 double fallback, int required, double *out, dpbo_error *err) {
-  dpbo_config_entry *e = config_find(config, section, key);
-  if (!e) {
-    if (required)
-      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
-                            key);
-    *out = fallback;
-    return DPBO_OK;
-  }
-  char *end;
-  errno = 0;
-  double v = strtod(e->value, &end);
-  while (*end == ' ' || *end == '\t')
-    end++;
-  if (end == e->value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-    char where[DPBO_PATH_MAX + 32];
-    entry_where(config, e, where, sizeof where);
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not a finite number", where,
-                          section, key, e->value);
-  }
-  *out = v;
-  return DPBO_OK;
-}
-
-static dpbo_status config_int64(dpbo_config *config, const char *section, const char *key,
-                                int64_t fallback, int64_t min, int64_t max, int64_t *out,
-                                dpbo_error *err) {
-  dpbo_config_entry *e = config_find(config, section, key);
-  if (!e) {
-    *out = fallback;
-    return DPBO_OK;
-  }
-  char where[DPBO_PATH_MAX + 32];
-  entry_where(config, e, where, sizeof where);
-  char *end;
-  errno = 0;
-  long long v = strtoll(e->value, &end, 10);
-  /* Allow integral values written like 1e6. */
-  if (*end == 'e' || *end == 'E' || *end == '.') {
-    double dv = strtod(e->value, &end);
-    if (dv == floor(dv) && fabs(dv) < 9.0e18)
-      v = (long long)dv;
-    else
-      end = (char *)e->value;
-  }
-  while (*end == ' ' || *end == '\t')
-    end++;
-  if (end == e->value || *end != '\0' || errno == ERANGE)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
-                          section, key, e->value);
-  if (v < min || v > max)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = %lld is outside [%lld, %lld]", where,
-                          section, key, v, (long long)min, (long long)max);
-  *out = v;
-  return DPBO_OK;
-}
-
-static dpbo_status config_choice(dpbo_config *config, const char *section, const char *key,
-                                 const char *fallback, const char *const *choices, int *out,
-                                 dpbo_error *err) {
-  dpbo_config_entry *e = config_find(config, section, key);
-  const char *value = e ? e->value : fallback;
-  if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", config->path, section,
-                          key);
-  char list[512] = "";
-  for (int i = 0; choices[i]; i++) {
-    if (strcmp(value, choices[i]) == 0) {
-      *out = i;
-      return DPBO_OK;
-    }
-    size_t len = strlen(list);
-    snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
-  }
-  char where[DPBO_PATH_MAX + 32];
-  entry_where(config, e, where, sizeof where);
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not one of: %s", where, section,
-                        key, value, list);
-}
-
-/* Fails on a range violation with the key's location. */
-static dpbo_status config_require(dpbo_config *config, const char *section, const char *key, int ok,
-                                  const char *what, dpbo_error *err) {
-  if (ok) return DPBO_OK;
-  dpbo_config_entry *e = config_find(config, section, key);
-  char where[DPBO_PATH_MAX + 32];
-  if (e)
-    entry_where(config, e, where, sizeof where);
-  else
-    snprintf(where, sizeof where, "%s", config->path);
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s %s", where, section, key, what);
-}
 
 /* ---------------------------------------------------------------------------
  * Sections. */
@@ -248,29 +18,26 @@ static dpbo_status config_require(dpbo_config *config, const char *section, cons
  * with N up to 10 digits, ".release.json", ".partial.h5". */
 #define CONFIG_OUTPUT_SUFFIX_MAX 24
 
-static dpbo_status config_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
-                                 size_t name_size, dpbo_error *err) {
+dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t dir_size, char *name,
+                                   size_t name_size, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char fallback[256];
-  const char *base = strrchr(config->path, '/');
-  DPBO_TRY(config_string(config, "output", "dir", "results", dir, dir_size, err));
-  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : config->path);
+  const char *base = strrchr(settings->path, '/');
+  DPBO_TRY(dpbo_settings_get_string(settings, "output", "dir", "results", dir, dir_size, err));
+  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
   char *dot = strrchr(fallback, '.');
   if (dot && dot != fallback) *dot = '\0';
-  DPBO_TRY(config_string(config, "output", "name", fallback, name, name_size, err));
-  DPBO_TRY(config_require(config, "output", "name", name[0] && !strchr(name, '/'),
-                          "must be a non-empty file name without '/'", err));
+  DPBO_TRY(dpbo_settings_get_string(settings, "output", "name", fallback, name, name_size, err));
+  DPBO_TRY(dpbo_settings_require(settings, "output", "name", name[0] && !strchr(name, '/'),
+                                 "must be a non-empty file name without '/'", err));
   {
-    /* Refused now rather than when the first file is written (config.h): the
+    /* Refused now rather than when the first file is written (h5io.h): the
      * longest name is <dir>/<name> plus a suffix such as ".release-12.h5". */
     const size_t longest = strlen(dir) + 1 + strlen(name) + CONFIG_OUTPUT_SUFFIX_MAX;
     if (longest > DPBO_OUTPUT_PATH_MAX) {
       char where[DPBO_PATH_MAX + 32];
-      dpbo_config_entry *e = config_find(config, "output", "dir");
-      if (e)
-        entry_where(config, e, where, sizeof where);
-      else
-        snprintf(where, sizeof where, "%s", config->path);
+      dpbo_settings_where(settings, dpbo_settings_find(settings, "output", "dir"), where,
+                          sizeof where);
       DPBO_RAISE(
           DPBO_ERR_CONFIG,
           "%s: output.dir and output.name are too long: the output files' paths would reach "
@@ -285,19 +52,25 @@ done:
   return status;
 }
 
+/* objective.kind, indexed by dpbo_objective_kind. */
+static const char *const config_objective_kind_names[] = {"svm", "synthetic", "command", "logreg",
+                                                          NULL};
+
 static const char *const known_sections[] = {"run",    "space",   "gp",      "ucb", "objective",
                                              "output", "privacy", "compare", NULL};
 
 /* The end of a blank-separated field. */
 static int field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
 
-static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, dpbo_error *err) {
+/* One [space] line dim.NAME = scale LO HI [LEVELS] into *dim. */
+static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_settings_entry *e,
+                                    dpbo_space_kind kind, int count, dpbo_dim *dim,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char where[DPBO_PATH_MAX + 32];
-  entry_where(config, e, where, sizeof where);
-  if (config->dims >= DPBO_MAX_DIM)
+  dpbo_settings_where(settings, e, where, sizeof where);
+  if (count >= DPBO_MAX_DIM)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: more than %d dimensions", where, DPBO_MAX_DIM);
-  dpbo_dim *dim = &config->dim[config->dims];
   memset(dim, 0, sizeof *dim);
   const char *name = e->key + 4;
   if (!*name || strlen(name) >= sizeof dim->name)
@@ -328,79 +101,56 @@ static dpbo_status config_parse_dim(dpbo_config *config, dpbo_config_entry *e, d
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: LEVELS = %lld must be at least 1", where, name,
                  levels);
   }
-  if (strcmp(scale, "linear") == 0)
-    dim->scale = DPBO_SCALE_LINEAR;
-  else if (strcmp(scale, "log") == 0)
-    dim->scale = DPBO_SCALE_LOG;
-  else
+  int known = 0;
+  for (int i = 0; dpbo_scale_names[i]; i++)
+    if (strcmp(scale, dpbo_scale_names[i]) == 0) {
+      dim->scale = (dpbo_scale)i;
+      known = 1;
+    }
+  if (!known)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name,
                scale);
   dim->lo = lo;
   dim->hi = hi;
   dim->levels = levels;
-  DPBO_TRY(dpbo_dim_validate(dim, config->space_kind, err));
-  config->dims++;
+  DPBO_TRY(dpbo_dim_validate(dim, kind, err));
 done:
   if (status != DPBO_OK && strncmp(err->message, where, strlen(where)) != 0)
     dpbo_error_prefix(err, "%s", where);
   return status;
 }
 
-/* Every entry's section must be in `known` (NULL-terminated); the message
- * lists them. */
-static dpbo_status config_check_sections(const dpbo_config *config, const char *const *known,
-                                         dpbo_error *err) {
-  for (int i = 0; i < config->entry_count; i++) {
-    int found = 0;
-    for (int s = 0; known[s]; s++)
-      found |= strcmp(config->entry[i].section, known[s]) == 0;
-    if (found) continue;
-    char where[DPBO_PATH_MAX + 32], list[256] = "";
-    for (int s = 0; known[s]; s++) {
-      size_t len = strlen(list);
-      snprintf(list + len, sizeof list - len, "%s%s", s ? ", " : "", known[s]);
-    }
-    entry_where(config, &config->entry[i], where, sizeof where);
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: %s)", where,
-                          config->entry[i].section, list);
-  }
-  return DPBO_OK;
-}
-
-/* The [space] lines dim.NAME = ..., in order, into config->dim (space_kind
- * set first: it decides whether LEVELS apply). */
-static dpbo_status config_parse_dims(dpbo_config *config, dpbo_error *err) {
+dpbo_status dpbo_config_get_dims(dpbo_settings *settings, dpbo_space_kind kind, dpbo_dim *dims,
+                                 int *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
+  *count = 0;
+  for (int i = 0; i < settings->count; i++) {
+    dpbo_settings_entry *e = &settings->entry[i];
     if (strcmp(e->section, "space") == 0 && strncmp(e->key, "dim.", 4) == 0) {
       e->used = 1;
-      DPBO_TRY(config_parse_dim(config, e, err));
+      DPBO_TRY(config_parse_dim(settings, e, kind, *count, &dims[*count], err));
+      ++*count;
     }
   }
-  if (config->dims == 0)
+  if (*count == 0)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: [space] has no dimensions (add lines like 'dim.C = log 1e-2 1e4')",
-               config->path);
+               settings->path);
 done:
   return status;
 }
 
-/* Everything written must have been used. */
-static dpbo_status config_check_used(dpbo_config *config, dpbo_error *err) {
-  for (int i = 0; i < config->entry_count; i++) {
-    dpbo_config_entry *e = &config->entry[i];
-    if (e->used) continue;
+/* Everything written must have been used; a key of [objective] may belong
+ * to another kind, which the message says. */
+static dpbo_status config_check_used(const dpbo_config *config, dpbo_error *err) {
+  const dpbo_settings_entry *e = dpbo_settings_unused(&config->settings);
+  if (e && strcmp(e->section, "objective") == 0) {
     char where[DPBO_PATH_MAX + 32];
-    entry_where(config, e, where, sizeof where);
-    if (strcmp(e->section, "objective") == 0)
-      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                            "%s: unknown key '%s' in [objective] for kind = %s", where, e->key,
-                            dpbo_objective_kind_name(config->objective));
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key,
-                          e->section);
+    dpbo_settings_where(&config->settings, e, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [objective] for kind = %s",
+                          where, e->key, dpbo_objective_kind_name(config->objective));
   }
-  return DPBO_OK;
+  return dpbo_settings_check_used(&config->settings, err);
 }
 
 /* [privacy]: the algorithm, the total budget and every refusal of issue #3
@@ -413,13 +163,15 @@ static dpbo_status config_range(dpbo_config *config, const char *section, const 
                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[256];
-  DPBO_TRY(config_string(config, section, key, fallback, text, sizeof text, err));
+  DPBO_TRY(
+      dpbo_settings_get_string(&config->settings, section, key, fallback, text, sizeof text, err));
   *given = 0;
   if (text[0]) {
     char tail;
     int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) &&
              *lo < *hi;
-    DPBO_TRY(config_require(config, section, key, ok, "must be 'LO HI' with LO < HI", err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, section, key, ok,
+                                   "must be 'LO HI' with LO < HI", err));
     *given = 1;
   }
 done:
@@ -431,38 +183,45 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   int choice;
   int64_t i64;
   static const char *const algorithms[] = {"none", "1", "2", "3", NULL};
-  DPBO_TRY(config_choice(config, "privacy", "algorithm", "none", algorithms, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
+                                    &choice, err));
   config->algorithm = (dpbo_algorithm)choice;
-  DPBO_TRY(config_double(config, "privacy", "epsilon", 1.0, 0, &config->privacy_epsilon, err));
-  DPBO_TRY(config_require(config, "privacy", "epsilon", config->privacy_epsilon > 0,
-                          "must be positive (ε <= 0 gives no guarantee)", err));
-  DPBO_TRY(config_double(config, "privacy", "delta", 0.05, 0, &config->privacy_delta, err));
-  DPBO_TRY(config_require(config, "privacy", "delta",
-                          config->privacy_delta > 0 && config->privacy_delta < 1,
-                          "must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "epsilon", 1.0, 0,
+                                    &config->privacy_epsilon, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "epsilon",
+                                 config->privacy_epsilon > 0,
+                                 "must be positive (ε <= 0 gives no guarantee)", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "delta", 0.05, 0,
+                                    &config->privacy_delta, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "delta",
+                                 config->privacy_delta > 0 && config->privacy_delta < 1,
+                                 "must lie in (0, 1)", err));
   /* Algorithm 3 releases only the value, so the whole budget goes there. */
-  DPBO_TRY(config_double(config, "privacy", "split", 0.5, 0, &config->privacy_split, err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "split", 0.5, 0,
+                                    &config->privacy_split, err));
   if (config->algorithm == DPBO_ALGORITHM_3)
     config->privacy_split = 0.0;
   else
-    DPBO_TRY(config_require(
-        config, "privacy", "split", config->privacy_split > 0 && config->privacy_split < 1,
+    DPBO_TRY(dpbo_settings_require(
+        &config->settings, "privacy", "split",
+        config->privacy_split > 0 && config->privacy_split < 1,
         "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err));
-  static const char *const bounds[] = {"corrected", "paper", NULL};
-  DPBO_TRY(config_choice(config, "privacy", "bounds", "corrected", bounds, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "bounds", "corrected",
+                                    dpbo_bounds_names, &choice, err));
   config->bounds = (dpbo_bounds)choice;
-  DPBO_TRY(config_double(config, "privacy", "k1", 0.95, 0, &config->k1, err));
-  DPBO_TRY(config_require(
-      config, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "k1", 0.95, 0, &config->k1, err));
+  DPBO_TRY(dpbo_settings_require(
+      &config->settings, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
       "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
-  static const char *const selections[] = {"exponential", "permute_and_flip", NULL};
-  DPBO_TRY(config_choice(config, "privacy", "selection", "exponential", selections, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "selection", "exponential",
+                                    dpbo_select_kind_names, &choice, err));
   config->selection = (dpbo_select_kind)choice;
   static const char *const sources[] = {"os", "seeded", NULL};
-  DPBO_TRY(config_choice(config, "privacy", "noise", "os", sources, &choice, err));
+  DPBO_TRY(
+      dpbo_settings_get_choice(&config->settings, "privacy", "noise", "os", sources, &choice, err));
   config->noise = (dpbo_noise_kind)choice;
-  DPBO_TRY(config_int64(config, "privacy", "noise_seed", (int64_t)config->seed, 0, INT64_MAX, &i64,
-                        err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
+                                   (int64_t)config->seed, 0, INT64_MAX, &i64, err));
   config->noise_seed = (uint64_t)i64;
   {
     /* Released accuracies are clamped to their valid range (post-processing). */
@@ -476,7 +235,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
     /* The cap of the run's ledger (output.h): a release that would bring the
      * totals past it is refused. One release must fit. */
     char text[256];
-    DPBO_TRY(config_string(config, "privacy", "budget", "", text, sizeof text, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "budget", "", text, sizeof text,
+                                      err));
     config->budget_epsilon = config->budget_delta = 0.0;
     if (text[0]) {
       char tail;
@@ -484,29 +244,37 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
           sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
           isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
           config->budget_delta > 0 && config->budget_delta < 1;
-      DPBO_TRY(config_require(
-          config, "privacy", "budget", ok,
+      DPBO_TRY(dpbo_settings_require(
+          &config->settings, "privacy", "budget", ok,
           "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
-      DPBO_TRY(config_require(config, "privacy", "budget",
-                              config->budget_epsilon >= config->privacy_epsilon &&
-                                  config->budget_delta >= config->privacy_delta,
-                              "is smaller than one release (privacy.epsilon, privacy.delta)", err));
+      DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "budget",
+                                     config->budget_epsilon >= config->privacy_epsilon &&
+                                         config->budget_delta >= config->privacy_delta,
+                                     "is smaller than one release (privacy.epsilon, privacy.delta)",
+                                     err));
     }
   }
-  DPBO_TRY(config_double(config, "privacy", "A", 1.0, 0, &config->alg2_A, err));
-  DPBO_TRY(config_require(config, "privacy", "A", config->alg2_A >= 0, "must be >= 0", err));
-  DPBO_TRY(config_double(config, "privacy", "tau", 1.0, 0, &config->alg2_tau, err));
-  DPBO_TRY(config_require(config, "privacy", "tau", config->alg2_tau >= 0, "must be >= 0", err));
+  DPBO_TRY(
+      dpbo_settings_get_double(&config->settings, "privacy", "A", 1.0, 0, &config->alg2_A, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "A", config->alg2_A >= 0,
+                                 "must be >= 0", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "tau", 1.0, 0, &config->alg2_tau,
+                                    err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "tau", config->alg2_tau >= 0,
+                                 "must be >= 0", err));
   static const char *const prior_sources[] = {"public", "validation", NULL};
   static const char *const yes_no[] = {"no", "yes", NULL};
-  DPBO_TRY(config_choice(config, "privacy", "failures_public", "no", yes_no, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "failures_public", "no", yes_no,
+                                    &choice, err));
   config->failures_public = choice == 1;
-  DPBO_TRY(config_choice(config, "privacy", "prior_source", "public", prior_sources, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "prior_source", "public",
+                                    prior_sources, &choice, err));
   if (config->algorithm != DPBO_ALGORITHM_NONE && choice == 1)
-    DPBO_TRY(config_require(config, "privacy", "prior_source", 0,
-                            "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
-                            "validation data voids the guarantee; fix it from public or proxy data",
-                            err));
+    DPBO_TRY(dpbo_settings_require(
+        &config->settings, "privacy", "prior_source", 0,
+        "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
+        "validation data voids the guarantee; fix it from public or proxy data",
+        err));
 
   /* Each algorithm's assumptions. */
   if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))
@@ -522,20 +290,21 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
    * confidence bound), Algorithm 1's ṽ bound does not (it rests on
    * sequential GP-UCB's regret). */
   if (config->algorithm == DPBO_ALGORITHM_1 && config->batch > 1)
-    DPBO_TRY(config_require(config, "run", "batch", 0,
-                            "> 1 with privacy.algorithm = 1: the released value's sensitivity "
-                            "(Theorem 3) holds only for sequential GP-UCB; use batch = 1, or "
-                            "algorithm = 3 whose bound holds for any acquisition",
-                            err));
+    DPBO_TRY(
+        dpbo_settings_require(&config->settings, "run", "batch", 0,
+                              "> 1 with privacy.algorithm = 1: the released value's sensitivity "
+                              "(Theorem 3) holds only for sequential GP-UCB; use batch = 1, or "
+                              "algorithm = 3 whose bound holds for any acquisition",
+                              err));
   /* Algorithm 2's pruning needs true confidence bounds; hallucinated
    * observations shrink σ without data and could prune the maximum. */
   if (config->algorithm == DPBO_ALGORITHM_2 && config->batch > 1)
-    DPBO_TRY(
-        config_require(config, "run", "batch", 0,
-                       "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
-                       "true confidence bounds, which a batch's hallucinated observations "
-                       "tighten without data; use batch = 1",
-                       err));
+    DPBO_TRY(dpbo_settings_require(
+        &config->settings, "run", "batch", 0,
+        "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
+        "true confidence bounds, which a batch's hallucinated observations "
+        "tighten without data; use batch = 1",
+        err));
   if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
       config->acquisition != DPBO_ACQ_UCB)
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -554,9 +323,11 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t i64;
   char text[DPBO_PATH_MAX];
-  DPBO_TRY(config_int64(config, "compare", "repetitions", 20, 1, 100000, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "compare", "repetitions", 20, 1, 100000, &i64,
+                                   err));
   config->compare_repetitions = (int)i64;
-  DPBO_TRY(config_string(config, "compare", "epsilons", "0.1 0.3 1 3 10", text, sizeof text, err));
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "epsilons", "0.1 0.3 1 3 10",
+                                    text, sizeof text, err));
   {
     int n = 0, ok = 1;
     char *cursor = text;
@@ -575,13 +346,15 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
       cursor = end;
     }
     config->compare_epsilon_count = n;
-    DPBO_TRY(config_require(config, "compare", "epsilons", ok && n >= 1,
-                            "must be 1 to 32 positive numbers in increasing order", err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "epsilons", ok && n >= 1,
+                                   "must be 1 to 32 positive numbers in increasing order", err));
   }
-  DPBO_TRY(config_double(config, "compare", "ps_eta", 1.0, 0, &config->compare_ps_eta, err));
-  DPBO_TRY(config_require(config, "compare", "ps_eta",
-                          config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
-                          "(the truncated negative binomial shape) must lie in [0, 10]", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "compare", "ps_eta", 1.0, 0,
+                                    &config->compare_ps_eta, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "ps_eta",
+                                 config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
+                                 "(the truncated negative binomial shape) must lie in [0, 10]",
+                                 err));
 done:
   return status;
 }
@@ -592,42 +365,46 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   int choice;
 
   /* Unknown sections first: they usually mean a typo. */
-  DPBO_TRY(config_check_sections(config, known_sections, err));
+  DPBO_TRY(dpbo_settings_check_sections(&config->settings, known_sections, err));
 
   /* [run] */
-  DPBO_TRY(config_int64(config, "run", "iterations", 0, INT64_MIN, INT64_MAX, &i64, err));
-  DPBO_TRY(config_require(config, "run", "iterations", i64 >= 1 && i64 <= 1000000,
-                          "must be between 1 and 1000000 (the number of evaluations T)", err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "iterations", 0, INT64_MIN, INT64_MAX,
+                                   &i64, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "run", "iterations", i64 >= 1 && i64 <= 1000000,
+                                 "must be between 1 and 1000000 (the number of evaluations T)",
+                                 err));
   config->iterations = (int)i64;
-  DPBO_TRY(config_int64(config, "run", "seed", 1, 0, INT64_MAX, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "seed", 1, 0, INT64_MAX, &i64, err));
   config->seed = (uint64_t)i64;
-  DPBO_TRY(config_int64(config, "run", "batch", 1, 1, 1 << 20, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "batch", 1, 1, 1 << 20, &i64, err));
   config->batch = (int)i64;
-  DPBO_TRY(config_int64(config, "run", "retries", 1, 0, 100, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "retries", 1, 0, 100, &i64, err));
   config->retries = (int)i64;
 
   /* [space] */
-  static const char *const space_kinds[] = {"grid", "sobol", "list", NULL};
-  DPBO_TRY(config_choice(config, "space", "kind", "sobol", space_kinds, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "space", "kind", "sobol",
+                                    dpbo_space_kind_names, &choice, err));
   config->space_kind = (dpbo_space_kind)choice;
   if (config->space_kind == DPBO_SPACE_SOBOL) {
-    DPBO_TRY(
-        config_int64(config, "space", "points", 0, INT64_MIN, INT64_MAX, &config->points, err));
-    DPBO_TRY(config_require(config, "space", "points", config->points >= 1,
-                            "must be at least 1 (the candidate space is empty)", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "space", "points", 0, INT64_MIN, INT64_MAX,
+                                     &config->points, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "space", "points", config->points >= 1,
+                                   "must be at least 1 (the candidate space is empty)", err));
   }
   if (config->space_kind == DPBO_SPACE_LIST)
-    DPBO_TRY(config_string(config, "space", "file", NULL, config->list_path,
-                           sizeof config->list_path, err));
-  DPBO_TRY(config_parse_dims(config, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "space", "file", NULL, config->list_path,
+                                      sizeof config->list_path, err));
+  DPBO_TRY(
+      dpbo_config_get_dims(&config->settings, config->space_kind, config->dim, &config->dims, err));
 
   /* [gp] */
-  static const char *const kernels[] = {"se", "matern52", NULL};
-  DPBO_TRY(config_choice(config, "gp", "kernel", "matern52", kernels, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52",
+                                    dpbo_kernel_kind_names, &choice, err));
   double lengthscale[DPBO_MAX_DIM];
   {
     char text[DPBO_PATH_MAX];
-    DPBO_TRY(config_string(config, "gp", "lengthscale", "0.2", text, sizeof text, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "gp", "lengthscale", "0.2", text,
+                                      sizeof text, err));
     int n = 0;
     char *cursor = text;
     for (;;) {
@@ -641,128 +418,141 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
         cursor++;
     }
     int ok = *cursor == '\0' && (n == 1 || n == config->dims);
-    DPBO_TRY(config_require(config, "gp", "lengthscale", ok,
-                            "must be one number or one per dimension", err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale", ok,
+                                   "must be one number or one per dimension", err));
     for (int i = n; i < config->dims; i++)
       lengthscale[i] = lengthscale[0];
     for (int i = 0; i < config->dims; i++)
-      DPBO_TRY(config_require(config, "gp", "lengthscale",
-                              lengthscale[i] > 0 && isfinite(lengthscale[i]), "must be positive",
-                              err));
+      DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale",
+                                     lengthscale[i] > 0 && isfinite(lengthscale[i]),
+                                     "must be positive", err));
   }
   DPBO_TRY(
       dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
-  DPBO_TRY(config_double(config, "gp", "mean", 0.0, 0, &config->prior.mean, err));
-  DPBO_TRY(config_double(config, "gp", "signal_std", 1.0, 0, &config->prior.signal_std, err));
-  DPBO_TRY(config_require(config, "gp", "signal_std", config->prior.signal_std > 0,
-                          "must be positive", err));
-  DPBO_TRY(config_double(config, "gp", "noise_std", 0.1, 0, &config->prior.noise_std, err));
   DPBO_TRY(
-      config_require(config, "gp", "noise_std", config->prior.noise_std >= 0, "must be >= 0", err));
+      dpbo_settings_get_double(&config->settings, "gp", "mean", 0.0, 0, &config->prior.mean, err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "signal_std", 1.0, 0,
+                                    &config->prior.signal_std, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "signal_std",
+                                 config->prior.signal_std > 0, "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "noise_std", 0.1, 0,
+                                    &config->prior.noise_std, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std", config->prior.noise_std >= 0,
+                                 "must be >= 0", err));
   /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
-  DPBO_TRY(config_double(config, "gp", "jitter", config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
-                         &config->prior.jitter, err));
-  DPBO_TRY(config_require(config, "gp", "jitter", config->prior.jitter >= 0, "must be >= 0", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "jitter",
+                                    config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
+                                    &config->prior.jitter, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter >= 0,
+                                 "must be >= 0", err));
 
   /* [objective] */
-  static const char *const objectives[] = {"svm", "synthetic", "command", "logreg", NULL};
-  DPBO_TRY(config_choice(config, "objective", "kind", NULL, objectives, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "kind", NULL,
+                                    config_objective_kind_names, &choice, err));
   config->objective = (dpbo_objective_kind)choice;
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
-    DPBO_TRY(config_string(config, "objective", "data", NULL, svm->data_path, sizeof svm->data_path,
-                           err));
-    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-    DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, svm->data_path,
+                                      sizeof svm->data_path, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
+                                      dpbo_data_format_names, &choice, err));
     svm->format = (dpbo_data_format)choice;
-    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
-                          INT32_MAX, &svm->max_features, err));
-    DPBO_TRY(
-        config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &svm->train_rows, err));
-    DPBO_TRY(config_require(config, "objective", "train_rows", svm->train_rows >= 1,
-                            "is required (>= 1)", err));
-    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX,
-                          &svm->validation_rows, err));
-    DPBO_TRY(config_require(config, "objective", "validation_rows", svm->validation_rows >= 1,
-                            "is required (>= 1)", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
+                                     DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &svm->max_features,
+                                     err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
+                                     &svm->train_rows, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
+                                   svm->train_rows >= 1, "is required (>= 1)", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0, 1,
+                                     INT64_MAX, &svm->validation_rows, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
+                                   svm->validation_rows >= 1, "is required (>= 1)", err));
     /* Held-out test rows (dpbo compare): the rows after the validation rows
      * in the same permutation, so train and validation rows are the same
      * with or without them. */
-    DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &svm->test_rows, err));
-    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX,
-                          &i64, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0, 0, INT64_MAX,
+                                     &svm->test_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
+                                     (int64_t)config->seed, 0, INT64_MAX, &i64, err));
     svm->split_seed = (uint64_t)i64;
-    DPBO_TRY(config_double(config, "objective", "cache_mb", svm->cache_mb, 0, &svm->cache_mb, err));
-    DPBO_TRY(config_require(config, "objective", "cache_mb", svm->cache_mb > 0, "must be positive",
-                            err));
-    DPBO_TRY(
-        config_double(config, "objective", "tolerance", svm->tolerance, 0, &svm->tolerance, err));
-    DPBO_TRY(config_require(config, "objective", "tolerance", svm->tolerance > 0,
-                            "must be positive", err));
-    DPBO_TRY(config_int64(config, "objective", "shrinking", svm->shrinking, 0, 1, &i64, err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "cache_mb", svm->cache_mb, 0,
+                                      &svm->cache_mb, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "cache_mb", svm->cache_mb > 0,
+                                   "must be positive", err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "tolerance", svm->tolerance,
+                                      0, &svm->tolerance, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", svm->tolerance > 0,
+                                   "must be positive", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking, 0,
+                                     1, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    static const char *const functions[] = {"branin", "hartmann6", "gp_prior", NULL};
-    DPBO_TRY(config_choice(config, "objective", "function", NULL, functions, &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "function", NULL,
+                                      dpbo_synthetic_kind_names, &choice, err));
     config->synthetic = (dpbo_synthetic_kind)choice;
-    DPBO_TRY(config_int64(config, "objective", "features", 2048, 1, 1 << 24, &i64, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "features", 2048, 1, 1 << 24,
+                                     &i64, err));
     config->synthetic_features = (int)i64;
-    DPBO_TRY(
-        config_double(config, "objective", "noise_std", 0.0, 0, &config->synthetic_noise_std, err));
-    DPBO_TRY(config_require(config, "objective", "noise_std", config->synthetic_noise_std >= 0,
-                            "must be >= 0", err));
-    DPBO_TRY(
-        config_int64(config, "objective", "seed", (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "noise_std", 0.0, 0,
+                                      &config->synthetic_noise_std, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "noise_std",
+                                   config->synthetic_noise_std >= 0, "must be >= 0", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
+                                     0, INT64_MAX, &i64, err));
     config->synthetic_seed = (uint64_t)i64;
     int need = config->synthetic == DPBO_SYNTH_BRANIN      ? 2
                : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6
                                                            : 0;
     if (need && config->dims != need)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
-                 config->path, functions[config->synthetic], need, config->dims);
+                 config->path, dpbo_synthetic_kind_names[config->synthetic], need, config->dims);
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
-    DPBO_TRY(
-        config_string(config, "objective", "data", NULL, lr->data_path, sizeof lr->data_path, err));
-    static const char *const formats[] = {"auto", "csv", "libsvm", NULL};
-    DPBO_TRY(config_choice(config, "objective", "format", "auto", formats, &choice, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, lr->data_path,
+                                      sizeof lr->data_path, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
+                                      dpbo_data_format_names, &choice, err));
     lr->format = (dpbo_data_format)choice;
-    DPBO_TRY(config_int64(config, "objective", "max_features", DPBO_DATASET_MAX_FEATURES, 1,
-                          INT32_MAX, &lr->max_features, err));
-    DPBO_TRY(
-        config_int64(config, "objective", "train_rows", 0, 1, INT64_MAX, &lr->train_rows, err));
-    DPBO_TRY(config_require(config, "objective", "train_rows", lr->train_rows >= 1,
-                            "is required (>= 1)", err));
-    DPBO_TRY(config_int64(config, "objective", "validation_rows", 0, 1, INT64_MAX,
-                          &lr->validation_rows, err));
-    DPBO_TRY(config_require(config, "objective", "validation_rows", lr->validation_rows >= 1,
-                            "is required (>= 1)", err));
-    DPBO_TRY(config_int64(config, "objective", "test_rows", 0, 0, INT64_MAX, &lr->test_rows, err));
-    DPBO_TRY(config_int64(config, "objective", "split_seed", (int64_t)config->seed, 0, INT64_MAX,
-                          &i64, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
+                                     DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &lr->max_features,
+                                     err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
+                                     &lr->train_rows, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
+                                   lr->train_rows >= 1, "is required (>= 1)", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0, 1,
+                                     INT64_MAX, &lr->validation_rows, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
+                                   lr->validation_rows >= 1, "is required (>= 1)", err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0, 0, INT64_MAX,
+                                     &lr->test_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
+                                     (int64_t)config->seed, 0, INT64_MAX, &i64, err));
     lr->split_seed = (uint64_t)i64;
-    DPBO_TRY(config_double(config, "objective", "positive_label", lr->positive_label, 0,
-                           &lr->positive_label, err));
-    static const char *const losses[] = {"sigmoid", "ramp", NULL};
-    DPBO_TRY(config_choice(config, "objective", "loss", "sigmoid", losses, &choice, err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "positive_label",
+                                      lr->positive_label, 0, &lr->positive_label, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "loss", "sigmoid",
+                                      dpbo_logreg_loss_names, &choice, err));
     lr->loss = (dpbo_logreg_loss)choice;
-    DPBO_TRY(
-        config_double(config, "objective", "tolerance", lr->tolerance, 0, &lr->tolerance, err));
-    DPBO_TRY(config_require(config, "objective", "tolerance", lr->tolerance > 0, "must be positive",
-                            err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "tolerance", lr->tolerance, 0,
+                                      &lr->tolerance, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", lr->tolerance > 0,
+                                   "must be positive", err));
   } else {
     dpbo_command_options *cmd = &config->command;
-    DPBO_TRY(config_string(config, "objective", "command", NULL, cmd->command, sizeof cmd->command,
-                           err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "command", NULL, cmd->command,
+                                      sizeof cmd->command, err));
     static const char *const passes[] = {"args", "env", NULL};
-    DPBO_TRY(config_choice(config, "objective", "pass", "args", passes, &choice, err));
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "pass", "args", passes,
+                                      &choice, err));
     cmd->pass = (dpbo_pass_mode)choice;
-    DPBO_TRY(config_double(config, "objective", "timeout_s", DPBO_COMMAND_TIMEOUT_DEFAULT, 0,
-                           &cmd->timeout_s, err));
-    DPBO_TRY(config_require(config, "objective", "timeout_s", cmd->timeout_s >= 0,
-                            "must be a number of seconds >= 0 (0: no limit)", err));
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "timeout_s",
+                                      DPBO_COMMAND_TIMEOUT_DEFAULT, 0, &cmd->timeout_s, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "timeout_s", cmd->timeout_s >= 0,
+                                   "must be a number of seconds >= 0 (0: no limit)", err));
     /* The range the program's gains lie in (e.g. "0 1" for an accuracy): a
      * value outside it (1e300 from a broken script) fails the evaluation
      * instead of entering the GP. Optional: no check without it. */
@@ -772,13 +562,15 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
 
   /* [ucb] */
   static const char *const acquisitions[] = {"ucb", "ei", NULL};
-  DPBO_TRY(config_choice(config, "ucb", "acquisition", "ucb", acquisitions, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "ucb", "acquisition", "ucb", acquisitions,
+                                    &choice, err));
   config->acquisition = (dpbo_acquisition)choice;
   {
     /* auto, off, or MiB per rank: above it the UCB state recomputes a(x)
      * instead of storing T·N/P doubles (same results, slower steps). */
     char text[64];
-    DPBO_TRY(config_string(config, "ucb", "memory_limit_mb", "auto", text, sizeof text, err));
+    DPBO_TRY(dpbo_settings_get_string(&config->settings, "ucb", "memory_limit_mb", "auto", text,
+                                      sizeof text, err));
     if (strcmp(text, "auto") == 0) {
       config->memory_limit_mb = -1.0;
     } else if (strcmp(text, "off") == 0) {
@@ -791,9 +583,9 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
       char what[160];
       snprintf(what, sizeof what,
                "must be auto, off, or a positive number of MiB per rank (got '%s')", text);
-      DPBO_TRY(config_require(config, "ucb", "memory_limit_mb",
-                              end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12,
-                              what, err));
+      DPBO_TRY(dpbo_settings_require(
+          &config->settings, "ucb", "memory_limit_mb",
+          end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12, what, err));
       config->memory_limit_mb = mb;
     }
   }
@@ -807,10 +599,12 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                        config->privacy_delta, config->privacy_split, &budget, err));
     const int gp_release =
         config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2;
-    dpbo_config_entry *given = config_find(config, "ucb", "delta");
-    DPBO_TRY(config_double(config, "ucb", "delta", budget.delta_beta, 0, &config->delta, err));
-    DPBO_TRY(config_require(config, "ucb", "delta", config->delta > 0 && config->delta < 1,
-                            "must lie in (0, 1)", err));
+    dpbo_settings_entry *given = dpbo_settings_find(&config->settings, "ucb", "delta");
+    DPBO_TRY(dpbo_settings_get_double(&config->settings, "ucb", "delta", budget.delta_beta, 0,
+                                      &config->delta, err));
+    DPBO_TRY(dpbo_settings_require(&config->settings, "ucb", "delta",
+                                   config->delta > 0 && config->delta < 1, "must lie in (0, 1)",
+                                   err));
     if (given && gp_release && config->delta != budget.delta_beta) {
       char what[512];
       snprintf(what, sizeof what,
@@ -819,15 +613,16 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                "sensitivity holds only for that beta; leave ucb.delta unset",
                config->delta, budget.delta_beta, (int)config->algorithm,
                dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split);
-      DPBO_TRY(config_require(config, "ucb", "delta", 0, what, err));
+      DPBO_TRY(dpbo_settings_require(&config->settings, "ucb", "delta", 0, what, err));
     }
   }
 
   /* [output] */
-  DPBO_TRY(config_output(config, config->output_dir, sizeof config->output_dir, config->output_name,
-                         sizeof config->output_name, err));
+  DPBO_TRY(dpbo_config_get_output(&config->settings, config->output_dir, sizeof config->output_dir,
+                                  config->output_name, sizeof config->output_name, err));
   static const char *const posterior[] = {"auto", "yes", "no", NULL};
-  DPBO_TRY(config_choice(config, "output", "posterior", "auto", posterior, &choice, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "output", "posterior", "auto", posterior,
+                                    &choice, err));
   config->posterior = (dpbo_posterior_output)choice;
 
   DPBO_TRY(config_compare(config, err));
@@ -836,76 +631,34 @@ done:
   return status;
 }
 
-static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
-                                          const char *const *overrides, dpbo_error *err);
-
-/* Reads the file and the overrides into config->entry, uninterpreted. With
- * `stream` (closed here in any case) the text comes from there and path only
- * names it in messages. */
-static dpbo_status config_read_entries(const char *path, FILE *stream, int override_count,
-                                       const char *const *overrides, dpbo_config *config,
-                                       dpbo_error *err) {
+/* Interprets config->settings, read already; on failure they are freed. */
+static dpbo_status config_load_settings(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  config_reader reader = {stream, 0, 0, 0};
-  int fd = -1;
-  memset(config, 0, sizeof *config);
-  if (strlen(path) >= sizeof config->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
-  snprintf(config->path, sizeof config->path, "%s", path);
-
-  if (!reader.file) {
-    DPBO_TRY(dpbo_input_open(path, "config file", &fd, err));
-    reader.file = fdopen(fd, "r");
-    if (!reader.file)
-      DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
-    fd = -1; /* the stream owns it */
-  }
-  config_parse parse = {config, &reader, DPBO_OK, err};
-  int rc = ini_parse_stream(config_read_line, &reader, config_handler, &parse);
-  /* A NUL byte first: the entries read before it may be cut short. */
-  if (reader.nul)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: contains a NUL byte (not a text file?)", path, reader.nul);
-  if (parse.status != DPBO_OK) {
-    status = parse.status;
-    goto done;
-  }
-  if (reader.too_long)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: line is too long", path, reader.too_long);
-  if (rc > 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)", path,
-               rc);
-  if (rc < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s", path);
-  if (ferror(reader.file))
-    DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
-
-  DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
+  snprintf(config->path, sizeof config->path, "%s", config->settings.path);
+  DPBO_TRY(config_interpret(config, err));
 done:
-  if (reader.file) fclose(reader.file);
-  if (fd >= 0) close(fd);
+  if (status != DPBO_OK) dpbo_config_free(config);
   return status;
 }
 
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
-  DPBO_TRY(config_interpret(config, err));
+  memset(config, 0, sizeof *config);
+  DPBO_TRY(dpbo_settings_read(&config->settings, path, override_count, overrides, err));
+  DPBO_TRY(config_load_settings(config, err));
 done:
   return status;
 }
 
-/* The text is read through a stdio stream on the buffer (fmemopen), so the
- * bytes take the same fgets/inih path as a file's. */
 dpbo_status dpbo__config_load_buffer(const char *label, const char *text, size_t size,
                                      int override_count, const char *const *overrides,
                                      dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  static const char empty[1] = "";
-  /* fmemopen refuses a NULL buffer; an empty text is an empty config. */
-  FILE *stream = fmemopen((void *)(size ? text : empty), size, "r");
-  if (!stream)
-    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot open the config text: %s", label, strerror(errno));
-  DPBO_TRY(config_read_entries(label, stream, override_count, overrides, config, err));
-  DPBO_TRY(config_interpret(config, err));
+  memset(config, 0, sizeof *config);
+  DPBO_TRY(dpbo_settings_read_text(&config->settings, label, text, size, override_count, overrides,
+                                   err));
+  DPBO_TRY(config_load_settings(config, err));
 done:
   return status;
 }
@@ -916,105 +669,24 @@ dpbo_status dpbo_config_load_assignments(const char *label, int count,
                                          dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(config, 0, sizeof *config);
-  snprintf(config->path, sizeof config->path, "%s", label);
-  DPBO_TRY(config_apply_overrides(config, count, assignments, err));
-  DPBO_TRY(config_apply_overrides(config, override_count, overrides, err));
-  DPBO_TRY(config_interpret(config, err));
+  DPBO_TRY(dpbo_settings_assign(&config->settings, label, count, assignments, override_count,
+                                overrides, err));
+  DPBO_TRY(config_load_settings(config, err));
 done:
   return status;
 }
 
-/* "section.key=value" strings, each replacing or adding one entry (line 0). */
-static dpbo_status config_apply_overrides(dpbo_config *config, int override_count,
-                                          const char *const *overrides, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  for (int i = 0; i < override_count; i++) {
-    const char *text = overrides[i];
-    const char *dot = strchr(text, '.');
-    const char *eq = strchr(text, '=');
-    if (!dot || !eq || dot > eq || dot == text || eq == dot + 1)
-      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': expected section.key=value", text);
-    char section[64], key[128];
-    if ((size_t)(dot - text) >= sizeof section || (size_t)(eq - dot - 1) >= sizeof key)
-      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': section or key too long", text);
-    snprintf(section, sizeof section, "%.*s", (int)(dot - text), text);
-    snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
-    DPBO_TRY(config_add_entry(config, section, key, eq + 1, 0, err));
-  }
-done:
-  return status;
+void dpbo_config_free(dpbo_config *config) {
+  if (config) dpbo_settings_free(&config->settings);
 }
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
-  switch (kind) {
-  case DPBO_OBJECTIVE_SVM:
-    return "svm";
-  case DPBO_OBJECTIVE_SYNTHETIC:
-    return "synthetic";
-  case DPBO_OBJECTIVE_COMMAND:
-    return "command";
-  case DPBO_OBJECTIVE_LOGREG:
-    return "logreg";
-  }
-  return "unknown";
+  const size_t count = sizeof config_objective_kind_names / sizeof *config_objective_kind_names - 1;
+  return (size_t)kind < count ? config_objective_kind_names[kind] : "unknown";
 }
 
 void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
   snprintf(path, size, "%s/%s.h5", config->output_dir, config->output_name);
-}
-
-/* ---------------------------------------------------------------------------
- * The same strict reading for commands with sections of their own. */
-
-dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
-                             const char *const *sections, dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  DPBO_TRY(config_read_entries(path, NULL, override_count, overrides, config, err));
-  DPBO_TRY(config_check_sections(config, sections, err));
-done:
-  return status;
-}
-
-dpbo_status dpbo_config_get_string(dpbo_config *config, const char *section, const char *key,
-                                   const char *fallback, char *out, size_t size, dpbo_error *err) {
-  return config_string(config, section, key, fallback, out, size, err);
-}
-
-dpbo_status dpbo_config_get_double(dpbo_config *config, const char *section, const char *key,
-                                   double fallback, int required, double *out, dpbo_error *err) {
-  return config_double(config, section, key, fallback, required, out, err);
-}
-
-dpbo_status dpbo_config_get_int64(dpbo_config *config, const char *section, const char *key,
-                                  int64_t fallback, int64_t min, int64_t max, int64_t *out,
-                                  dpbo_error *err) {
-  return config_int64(config, section, key, fallback, min, max, out, err);
-}
-
-dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, const char *key,
-                                   const char *fallback, const char *const *choices, int *out,
-                                   dpbo_error *err) {
-  return config_choice(config, section, key, fallback, choices, out, err);
-}
-
-dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
-                                const char *what, dpbo_error *err) {
-  return config_require(config, section, key, ok, what, err);
-}
-
-dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
-                                   size_t name_size, dpbo_error *err) {
-  return config_output(config, dir, dir_size, name, name_size, err);
-}
-
-dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err) {
-  config->space_kind = kind;
-  config->dims = 0;
-  return config_parse_dims(config, err);
-}
-
-dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err) {
-  return config_check_used(config, err);
 }
 
 /* Finds section.key among "section.key=value" lines; returns the value (a
@@ -1045,8 +717,9 @@ static int config_key_may_differ(const char *section, const char *key) {
 
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size) {
   /* Every key set now must be stored with the same text... */
-  for (int i = 0; i < config->entry_count; i++) {
-    const dpbo_config_entry *e = &config->entry[i];
+  const dpbo_settings *settings = &config->settings;
+  for (int i = 0; i < settings->count; i++) {
+    const dpbo_settings_entry *e = &settings->entry[i];
     if (config_key_may_differ(e->section, e->key)) continue;
     size_t len = 0;
     const char *old = config_stored_value(stored, e->section, e->key, &len);
@@ -1069,9 +742,9 @@ int dpbo_config_differs(const dpbo_config *config, const char *stored, char *wha
       snprintf(section, sizeof section, "%.*s", (int)(dot - line), line);
       snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
       int found = config_key_may_differ(section, key);
-      for (int i = 0; i < config->entry_count && !found; i++)
-        found = strcmp(config->entry[i].section, section) == 0 &&
-                strcmp(config->entry[i].key, key) == 0;
+      for (int i = 0; i < settings->count && !found; i++)
+        found = strcmp(settings->entry[i].section, section) == 0 &&
+                strcmp(settings->entry[i].key, key) == 0;
       if (!found) {
         int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
         snprintf(what, size, "%s.%s was '%.*s' in the run and is not set now", section, key, vlen,

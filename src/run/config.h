@@ -1,5 +1,6 @@
-/* Run configuration: an INI file (read with inih) plus `--set
- * section.key=value` overrides from the command line.
+/* Run configuration: the schema of `dpbo run`'s settings (which keys exist,
+ * their defaults and checks) on top of the INI file and `--set
+ * section.key=value` overrides read by base/settings.h.
  *
  *   [run]       iterations (T), seed, batch, retries
  *   [space]     kind = sobol|grid|list, points (sobol), file (list),
@@ -27,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "base/settings.h"
 #include "objectives/command.h"
 #include "dpbo/error.h"
 #include "dpbo/gp.h"
@@ -39,16 +41,6 @@
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
 
-#define DPBO_PATH_MAX 4096
-/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
- * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
- * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
- * longer path aborts the process inside MPI_File_open ("buffer overflow
- * detected"). The temporary name adds "." and ".tmp." with 12 random
- * characters (18 bytes) and the rank up to 10 digits:
- * 256 - 1 - 10 - 10 - 18 = 217, kept at 200. */
-#define DPBO_OUTPUT_PATH_MAX 200
-#define DPBO_CONFIG_MAX_ENTRIES 256
 #define DPBO_COMPARE_MAX_EPSILONS 32
 
 typedef enum {
@@ -63,15 +55,6 @@ typedef enum {
   DPBO_POSTERIOR_YES = 1,
   DPBO_POSTERIOR_NO = 2
 } dpbo_posterior_output;
-
-/* One key = value as written (file line, or 0 for a --set override). */
-typedef struct dpbo_config_entry {
-  char section[64];
-  char key[128];
-  char value[DPBO_PATH_MAX];
-  int line;
-  int used;
-} dpbo_config_entry;
 
 typedef struct dpbo_config {
   char path[DPBO_PATH_MAX];
@@ -129,58 +112,44 @@ typedef struct dpbo_config {
   int compare_epsilon_count;
   double compare_epsilon[DPBO_COMPARE_MAX_EPSILONS];
   double compare_ps_eta;
-  /* everything as written, for the run file's attributes */
-  int entry_count;
-  dpbo_config_entry entry[DPBO_CONFIG_MAX_ENTRIES];
+  /* everything as written, for the run file's attributes (a copy of the
+   * struct shares them; dpbo_config_free releases them) */
+  dpbo_settings settings;
 } dpbo_config;
 
-/* Reads path, applies overrides ("section.key=value"), validates. The config
- * is large; allocate it on the heap. */
+/* Reads path, applies overrides ("section.key=value"), validates. On
+ * failure nothing is left to free; on success dpbo_config_free releases the
+ * stored settings. The struct is about 33 KB (paths of DPBO_PATH_MAX): it
+ * fits on the stack, though callers keep it on the heap. */
 dpbo_status dpbo_config_load(const char *path, int override_count, const char *const *overrides,
                              dpbo_config *config, dpbo_error *err);
 
 /* Builds a config from "section.key=value" assignments instead of a file
- * (e.g. the settings stored in a run file); `label` names the source in
+ * (e.g. the settings stored in a run file, dpbo_output_read_settings); `label` names the source in
  * messages. overrides are applied after them. */
 dpbo_status dpbo_config_load_assignments(const char *label, int count,
                                          const char *const *assignments, int override_count,
                                          const char *const *overrides, dpbo_config *config,
                                          dpbo_error *err);
 
-/* The same strict reading for a command with sections of its own (dpbo
- * k1sweep): dpbo_config_read fills config->path and config->entry from the
- * file and the overrides, refusing a section not in `sections`
- * (NULL-terminated); the command then takes each key with the typed getters
- * (each marks its key used, and names file:line or --set in messages),
- * [space] dim.NAME lines with dpbo_config_get_dims (into config->dim and
- * config->dims), and finally refuses unused keys with
- * dpbo_config_check_used. A fallback of NULL (string, choice) or
- * required = 1 (double) makes a key mandatory. */
-dpbo_status dpbo_config_read(const char *path, int override_count, const char *const *overrides,
-                             const char *const *sections, dpbo_config *config, dpbo_error *err);
-dpbo_status dpbo_config_get_string(dpbo_config *config, const char *section, const char *key,
-                                   const char *fallback, char *out, size_t size, dpbo_error *err);
-dpbo_status dpbo_config_get_double(dpbo_config *config, const char *section, const char *key,
-                                   double fallback, int required, double *out, dpbo_error *err);
-dpbo_status dpbo_config_get_int64(dpbo_config *config, const char *section, const char *key,
-                                  int64_t fallback, int64_t min, int64_t max, int64_t *out,
-                                  dpbo_error *err);
-dpbo_status dpbo_config_get_choice(dpbo_config *config, const char *section, const char *key,
-                                   const char *fallback, const char *const *choices, int *out,
-                                   dpbo_error *err);
-/* Fails with "<where>: section.key <what>" unless ok. */
-dpbo_status dpbo_config_require(dpbo_config *config, const char *section, const char *key, int ok,
-                                const char *what, dpbo_error *err);
-/* [output] dir (default "results") and name (default: the config file's
- * base name without its extension; a non-empty file name without '/'). */
-dpbo_status dpbo_config_get_output(dpbo_config *config, char *dir, size_t dir_size, char *name,
+/* Releases the stored settings (safe after a failed load). */
+void dpbo_config_free(dpbo_config *config);
+
+/* Parts of the schema that other commands with settings of their own (dpbo
+ * k1sweep) share: [output] dir (default "results") and name (default: the
+ * config file's base name without its extension; a non-empty file name
+ * without '/'), checked against DPBO_OUTPUT_PATH_MAX; and the [space] lines
+ * dim.NAME = linear|log LO HI [LEVELS], in order, into dims[0..*count)
+ * (DPBO_MAX_DIM long; kind decides whether LEVELS apply). Both mark their
+ * keys used. */
+dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t dir_size, char *name,
                                    size_t name_size, dpbo_error *err);
-dpbo_status dpbo_config_get_dims(dpbo_config *config, dpbo_space_kind kind, dpbo_error *err);
-dpbo_status dpbo_config_check_used(dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_config_get_dims(dpbo_settings *settings, dpbo_space_kind kind, dpbo_dim *dims,
+                                 int *count, dpbo_error *err);
 
 /* Compares the settings with those stored in a run file ("section.key=value"
- * lines, dpbo_h5io_read_config); [output] and ucb.memory_limit_mb may differ. Returns 1 and names
- * the first key that differs in `what`, or 0. */
+ * lines, dpbo_output_read_settings); [output] and ucb.memory_limit_mb may differ. Returns 1 and
+ * names the first key that differs in `what`, or 0. */
 int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);

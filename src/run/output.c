@@ -28,7 +28,7 @@ static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_
   dpbo_status status = DPBO_OK;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
-  DPBO_TRY(dpbo_h5io_attr_config(file, config, err));
+  DPBO_TRY(dpbo_output_write_settings(file, &config->settings, err));
   int64_t seed = (int64_t)config->seed, ranks = nranks;
   int64_t complete = run_complete(run);
   DPBO_TRY(dpbo_h5io_attr_int64(file, "seed", &seed, 1, err));
@@ -62,7 +62,7 @@ static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo
   }
   DPBO_TRY(dpbo_h5io_attr_string(group, "kind", dpbo_space_kind_name(config->space_kind), err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "size", &size, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_dims(group, d, dims, err));
+  DPBO_TRY(dpbo_output_write_dims(group, d, dims, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "levels", levels, (hsize_t)d, err));
 done:
   if (group >= 0) H5Gclose(group);
@@ -298,7 +298,7 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
   H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
-  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK || !text)
+  if (dpbo_output_read_settings(file, &text, err) != DPBO_OK || !text)
     DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
                path);
   int64_t done_flag = 0;
@@ -467,7 +467,7 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
   H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
-  if (dpbo_h5io_read_config(file, &text, err) != DPBO_OK)
+  if (dpbo_output_read_settings(file, &text, err) != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
   if (!text)
     DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
@@ -618,5 +618,43 @@ dpbo_status dpbo_output_record_release(const char *path, double epsilon, double 
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Settings and spaces as attributes (shared with the k1 sweep and compare). */
+
+dpbo_status dpbo_output_write_settings(hid_t obj, const dpbo_settings *settings, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; i < settings->count; i++) {
+    char name[256];
+    snprintf(name, sizeof name, "config.%s.%s", settings->entry[i].section, settings->entry[i].key);
+    DPBO_TRY(dpbo_h5io_attr_string(obj, name, settings->entry[i].value, err));
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_output_read_settings(hid_t obj, char **assignments, dpbo_error *err) {
+  return dpbo_h5io_read_attr_strings(obj, "config.", assignments, err);
+}
+
+dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
+  double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
+  for (int i = 0; i < d; i++) {
+    strcat(names, i ? "," : "");
+    strcat(names, dims[i].name);
+    strcat(scales, i ? "," : "");
+    strcat(scales, dpbo_scale_name(dims[i].scale));
+    lo[i] = dims[i].lo;
+    hi[i] = dims[i].hi;
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "names", names, err));
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "scale", scales, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "lower", lo, (hsize_t)d, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(obj, "upper", hi, (hsize_t)d, err));
+done:
   return status;
 }

@@ -31,12 +31,28 @@
 #ifndef DPBO_OUTPUT_H
 #define DPBO_OUTPUT_H
 
+#include <hdf5.h>
 #include <mpi.h>
 
+#include "base/settings.h"
 #include "run/config.h"
 #include "run/driver.h"
 #include "dpbo/error.h"
 #include "dpbo/privacy.h"
+
+/* The settings as written, one string attribute config.<section>.<key>
+ * each, on obj (the root of every file dpbo writes from a config: run
+ * files, k1 sweeps, comparisons); collective like every attribute write. */
+dpbo_status dpbo_output_write_settings(hid_t obj, const dpbo_settings *settings, dpbo_error *err);
+
+/* The config.* attributes of obj as "section.key=value" lines joined by '\n'
+ * (malloc'd; NULL when there are none), for dpbo_config_load_assignments. */
+dpbo_status dpbo_output_read_settings(hid_t obj, char **assignments, dpbo_error *err);
+
+/* The dimensions of a space as attributes of obj: "names" and "scale"
+ * (comma-separated strings, scale linear|log), "lower" and "upper" (arrays
+ * of d). */
+dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err);
 
 /* Whether /posterior is written for a space of n points under this config
  * (auto: n <= 1e6). */

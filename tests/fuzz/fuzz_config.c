@@ -26,7 +26,6 @@
   } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  /* The config holds 256 entries of 4 KiB: allocate it once. */
   static dpbo_config *config;
   if (!config && !(config = malloc(sizeof *config))) return 0;
   dpbo_error err;
@@ -59,7 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   REQUIRE(config->privacy_delta > 0 && config->privacy_delta < 1);
   REQUIRE(config->k1 >= 0 && config->k1 <= 1);
   REQUIRE(config->output_name[0] != '\0' && !strchr(config->output_name, '/'));
-  for (int i = 0; i < config->entry_count; i++)
-    REQUIRE(config->entry[i].used);
+  for (int i = 0; i < config->settings.count; i++)
+    REQUIRE(config->settings.entry[i].used);
+  dpbo_config_free(config);
   return 0;
 }

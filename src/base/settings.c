@@ -1,0 +1,393 @@
+#define _POSIX_C_SOURCE 200809L /* fmemopen, strdup */
+
+#include "base/settings.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------
+ * Reading: inih calls our reader once per line, so the reader counts lines and
+ * the handler records each entry with its line number. */
+
+typedef struct settings_reader {
+  FILE *file;
+  int line;
+  int too_long; /* first line that did not fit inih's buffer */
+  int nul;      /* the line holding a NUL byte (reading stops there) */
+} settings_reader;
+
+/* fgets for inih, one byte at a time so that a NUL byte is seen: fgets
+ * would hand inih the text before it and silently drop the rest. */
+static char *settings_read_line(char *str, int num, void *stream) {
+  settings_reader *reader = stream;
+  int len = 0, c = EOF;
+  while (len < num - 1 && (c = getc(reader->file)) != EOF) {
+    if (c == '\0') {
+      reader->nul = reader->line + 1;
+      return NULL; /* ends inih's reading; reported afterwards */
+    }
+    str[len++] = (char)c;
+    if (c == '\n') break;
+  }
+  if (len == 0) return NULL;
+  str[len] = '\0';
+  reader->line++;
+  if (len == num - 1 && str[len - 1] != '\n' && (c = getc(reader->file)) != EOF) {
+    if (!reader->too_long) reader->too_long = reader->line;
+    /* skip the rest of the line; the error is reported afterwards */
+    while (c != EOF && c != '\n')
+      c = getc(reader->file);
+  }
+  return str;
+}
+
+typedef struct settings_parse {
+  dpbo_settings *settings;
+  settings_reader *reader;
+  dpbo_status status;
+  dpbo_error *err;
+} settings_parse;
+
+static dpbo_status settings_add(dpbo_settings *settings, const char *section, const char *key,
+                                const char *value, int line, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *copy = NULL;
+  /* Messages name the file and line, or the --set option (line 0). */
+  char where[DPBO_PATH_MAX + 64];
+  if (line > 0)
+    snprintf(where, sizeof where, "%s:%d", settings->path, line);
+  else
+    snprintf(where, sizeof where, "--set %.40s.%.60s", section, key);
+  if (strlen(section) >= DPBO_SETTINGS_SECTION_MAX || strlen(key) >= DPBO_SETTINGS_KEY_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: section or key too long (at most %zu and %zu characters)",
+               where, (size_t)DPBO_SETTINGS_SECTION_MAX - 1, (size_t)DPBO_SETTINGS_KEY_MAX - 1);
+  if (strlen(value) >= DPBO_SETTINGS_VALUE_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)", where,
+               strlen(value), (size_t)DPBO_SETTINGS_VALUE_MAX - 1);
+  copy = strdup(value);
+  if (!copy) DPBO_RAISE(DPBO_ERR_NOMEM, "%s: out of memory storing the value", where);
+  /* A --set override (line 0) replaces the file's value; a key written twice
+   * in the file is almost always a mistake. */
+  for (int i = 0; i < settings->count; i++) {
+    dpbo_settings_entry *e = &settings->entry[i];
+    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
+      if (line > 0)
+        DPBO_RAISE(DPBO_ERR_CONFIG, "%s: key %s.%s repeats line %d", where, section, key, e->line);
+      free(e->value);
+      e->value = copy;
+      copy = NULL;
+      e->line = line;
+      goto done;
+    }
+  }
+  if (settings->count >= DPBO_SETTINGS_MAX_ENTRIES)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: more than %d keys", where, DPBO_SETTINGS_MAX_ENTRIES);
+  if (settings->count == settings->capacity) {
+    /* Doubling from 16 reaches the limit of 256 in a few steps. */
+    int capacity = settings->capacity ? 2 * settings->capacity : 16;
+    dpbo_settings_entry *grown = realloc(settings->entry, (size_t)capacity * sizeof *grown);
+    if (!grown) DPBO_RAISE(DPBO_ERR_NOMEM, "%s: out of memory storing the settings", where);
+    settings->entry = grown;
+    settings->capacity = capacity;
+  }
+  dpbo_settings_entry *e = &settings->entry[settings->count++];
+  memset(e, 0, sizeof *e);
+  snprintf(e->section, sizeof e->section, "%s", section);
+  snprintf(e->key, sizeof e->key, "%s", key);
+  e->value = copy;
+  copy = NULL;
+  e->line = line;
+done:
+  free(copy);
+  return status;
+}
+
+static int settings_handler(void *user, const char *section, const char *name, const char *value) {
+  settings_parse *parse = user;
+  if (parse->status != DPBO_OK) return 0;
+  parse->status =
+      settings_add(parse->settings, section, name, value, parse->reader->line, parse->err);
+  return parse->status == DPBO_OK;
+}
+
+/* "section.key=value" strings, each replacing or adding one entry (line 0). */
+static dpbo_status settings_apply(dpbo_settings *settings, int count,
+                                  const char *const *assignments, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; i < count; i++) {
+    const char *text = assignments[i];
+    const char *dot = strchr(text, '.');
+    const char *eq = strchr(text, '=');
+    if (!dot || !eq || dot > eq || dot == text || eq == dot + 1)
+      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': expected section.key=value", text);
+    char section[DPBO_SETTINGS_SECTION_MAX], key[DPBO_SETTINGS_KEY_MAX];
+    if ((size_t)(dot - text) >= sizeof section || (size_t)(eq - dot - 1) >= sizeof key)
+      DPBO_RAISE(DPBO_ERR_USAGE, "--set '%s': section or key too long", text);
+    snprintf(section, sizeof section, "%.*s", (int)(dot - text), text);
+    snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
+    DPBO_TRY(settings_add(settings, section, key, eq + 1, 0, err));
+  }
+done:
+  return status;
+}
+
+/* Reads the file and the overrides, uninterpreted. With `stream` (closed
+ * here in any case) the text comes from there and path only names it in
+ * messages. */
+static dpbo_status settings_read_stream(dpbo_settings *settings, const char *path, FILE *stream,
+                                        int override_count, const char *const *overrides,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  settings_reader reader = {stream, 0, 0, 0};
+  int fd = -1;
+  memset(settings, 0, sizeof *settings);
+  if (strlen(path) >= sizeof settings->path) DPBO_RAISE(DPBO_ERR_CONFIG, "config path is too long");
+  snprintf(settings->path, sizeof settings->path, "%s", path);
+
+  if (!reader.file) {
+    DPBO_TRY(dpbo_input_open(path, "config file", &fd, err));
+    reader.file = fdopen(fd, "r");
+    if (!reader.file)
+      DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+    fd = -1; /* the stream owns it */
+  }
+  settings_parse parse = {settings, &reader, DPBO_OK, err};
+  int rc = ini_parse_stream(settings_read_line, &reader, settings_handler, &parse);
+  /* A NUL byte first: the entries read before it may be cut short. */
+  if (reader.nul)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: contains a NUL byte (not a text file?)", path, reader.nul);
+  if (parse.status != DPBO_OK) {
+    status = parse.status;
+    goto done;
+  }
+  if (reader.too_long)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: line is too long", path, reader.too_long);
+  if (rc > 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%d: syntax error (expected [section] or key = value)", path,
+               rc);
+  if (rc < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s", path);
+  if (ferror(reader.file))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot read config file %s: %s", path, strerror(errno));
+
+  DPBO_TRY(settings_apply(settings, override_count, overrides, err));
+done:
+  if (reader.file) fclose(reader.file);
+  if (fd >= 0) close(fd);
+  if (status != DPBO_OK) dpbo_settings_free(settings);
+  return status;
+}
+
+dpbo_status dpbo_settings_read(dpbo_settings *settings, const char *path, int override_count,
+                               const char *const *overrides, dpbo_error *err) {
+  return settings_read_stream(settings, path, NULL, override_count, overrides, err);
+}
+
+/* The text is read through a stdio stream on the buffer (fmemopen), so the
+ * bytes take the same fgets/inih path as a file's. */
+dpbo_status dpbo_settings_read_text(dpbo_settings *settings, const char *label, const char *text,
+                                    size_t size, int override_count, const char *const *overrides,
+                                    dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  static const char empty[1] = "";
+  memset(settings, 0, sizeof *settings);
+  /* fmemopen refuses a NULL buffer; an empty text is an empty config. */
+  FILE *stream = fmemopen((void *)(size ? text : empty), size, "r");
+  if (!stream)
+    DPBO_RAISE(DPBO_ERR_IO, "%s: cannot open the config text: %s", label, strerror(errno));
+  DPBO_TRY(settings_read_stream(settings, label, stream, override_count, overrides, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_settings_assign(dpbo_settings *settings, const char *label, int count,
+                                 const char *const *assignments, int override_count,
+                                 const char *const *overrides, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(settings, 0, sizeof *settings);
+  snprintf(settings->path, sizeof settings->path, "%s", label);
+  DPBO_TRY(settings_apply(settings, count, assignments, err));
+  DPBO_TRY(settings_apply(settings, override_count, overrides, err));
+done:
+  if (status != DPBO_OK) dpbo_settings_free(settings);
+  return status;
+}
+
+void dpbo_settings_free(dpbo_settings *settings) {
+  if (!settings) return;
+  for (int i = 0; i < settings->count; i++)
+    free(settings->entry[i].value);
+  free(settings->entry);
+  memset(settings, 0, sizeof *settings);
+}
+
+dpbo_status dpbo_settings_check_sections(const dpbo_settings *settings, const char *const *known,
+                                         dpbo_error *err) {
+  for (int i = 0; i < settings->count; i++) {
+    int found = 0;
+    for (int s = 0; known[s]; s++)
+      found |= strcmp(settings->entry[i].section, known[s]) == 0;
+    if (found) continue;
+    char where[DPBO_PATH_MAX + 32], list[256] = "";
+    for (int s = 0; known[s]; s++) {
+      size_t len = strlen(list);
+      snprintf(list + len, sizeof list - len, "%s%s", s ? ", " : "", known[s]);
+    }
+    dpbo_settings_where(settings, &settings->entry[i], where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown section [%s] (known: %s)", where,
+                          settings->entry[i].section, list);
+  }
+  return DPBO_OK;
+}
+
+/* ---------------------------------------------------------------------------
+ * Typed lookups. Each marks its entry used. */
+
+void dpbo_settings_where(const dpbo_settings *settings, const dpbo_settings_entry *e, char *buf,
+                         size_t size) {
+  if (!e)
+    snprintf(buf, size, "%s", settings->path);
+  else if (e->line > 0)
+    snprintf(buf, size, "%s:%d", settings->path, e->line);
+  else
+    snprintf(buf, size, "--set %s.%s", e->section, e->key);
+}
+
+dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *section,
+                                        const char *key) {
+  for (int i = 0; i < settings->count; i++) {
+    dpbo_settings_entry *e = &settings->entry[i];
+    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
+      e->used = 1;
+      return e;
+    }
+  }
+  return NULL;
+}
+
+dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *section, const char *key,
+                                     const char *fallback, char *out, size_t size,
+                                     dpbo_error *err) {
+  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
+  const char *value = e ? e->value : fallback;
+  if (!value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
+                          key);
+  if (strlen(value) >= size) {
+    char where[DPBO_PATH_MAX + 32];
+    dpbo_settings_where(settings, e, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: value of %s.%s is too long", where, section,
+                          key);
+  }
+  snprintf(out, size, "%s", value);
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *section, const char *key,
+                                     double fallback, int required, double *out, dpbo_error *err) {
+  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
+  if (!e) {
+    if (required)
+      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
+                            key);
+    *out = fallback;
+    return DPBO_OK;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(e->value, &end);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  if (end == e->value || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    char where[DPBO_PATH_MAX + 32];
+    dpbo_settings_where(settings, e, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not a finite number", where,
+                          section, key, e->value);
+  }
+  *out = v;
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section, const char *key,
+                                    int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                    dpbo_error *err) {
+  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
+  if (!e) {
+    *out = fallback;
+    return DPBO_OK;
+  }
+  char where[DPBO_PATH_MAX + 32];
+  dpbo_settings_where(settings, e, where, sizeof where);
+  char *end;
+  errno = 0;
+  long long v = strtoll(e->value, &end, 10);
+  /* Allow integral values written like 1e6. */
+  if (*end == 'e' || *end == 'E' || *end == '.') {
+    double dv = strtod(e->value, &end);
+    if (dv == floor(dv) && fabs(dv) < 9.0e18)
+      v = (long long)dv;
+    else
+      end = (char *)e->value;
+  }
+  while (*end == ' ' || *end == '\t')
+    end++;
+  if (end == e->value || *end != '\0' || errno == ERANGE)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not an integer", where,
+                          section, key, e->value);
+  if (v < min || v > max)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = %lld is outside [%lld, %lld]", where,
+                          section, key, v, (long long)min, (long long)max);
+  *out = v;
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
+                                     const char *fallback, const char *const *choices, int *out,
+                                     dpbo_error *err) {
+  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
+  const char *value = e ? e->value : fallback;
+  if (!value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
+                          key);
+  char list[512] = "";
+  for (int i = 0; choices[i]; i++) {
+    if (strcmp(value, choices[i]) == 0) {
+      *out = i;
+      return DPBO_OK;
+    }
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
+  }
+  char where[DPBO_PATH_MAX + 32];
+  dpbo_settings_where(settings, e, where, sizeof where);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s = '%s' is not one of: %s", where, section,
+                        key, value, list);
+}
+
+dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,
+                                  int ok, const char *what, dpbo_error *err) {
+  if (ok) return DPBO_OK;
+  char where[DPBO_PATH_MAX + 32];
+  dpbo_settings_where(settings, dpbo_settings_find(settings, section, key), where, sizeof where);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s %s", where, section, key, what);
+}
+
+const dpbo_settings_entry *dpbo_settings_unused(const dpbo_settings *settings) {
+  for (int i = 0; i < settings->count; i++)
+    if (!settings->entry[i].used) return &settings->entry[i];
+  return NULL;
+}
+
+dpbo_status dpbo_settings_check_used(const dpbo_settings *settings, dpbo_error *err) {
+  const dpbo_settings_entry *e = dpbo_settings_unused(settings);
+  if (!e) return DPBO_OK;
+  char where[DPBO_PATH_MAX + 32];
+  dpbo_settings_where(settings, e, where, sizeof where);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key,
+                        e->section);
+}

@@ -1,0 +1,111 @@
+/* Settings as written: an INI file (read with inih) plus `--set
+ * section.key=value` overrides, kept uninterpreted with where each came
+ * from (file:line, or the --set option). The modules that own the settings
+ * (run/config.c for a run, experiments/k1sweep.c for the k1 sweep) take
+ * each key with the typed getters, which mark it used, and finally refuse
+ * every key nobody took (dpbo_settings_check_used): a typo is an error
+ * naming the file and line, never a silent default.
+ *
+ * The reading is strict: an unknown section (dpbo_settings_check_sections),
+ * a key written twice in the file, a NUL byte or a line longer than inih's
+ * buffer are errors naming file:line. A --set override replaces the file's
+ * value. Messages name the source as "<path>:<line>" or "--set
+ * <section>.<key>". */
+#ifndef DPBO_SETTINGS_H
+#define DPBO_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/input.h"
+#include "dpbo/error.h"
+
+#define DPBO_SETTINGS_SECTION_MAX 64
+#define DPBO_SETTINGS_KEY_MAX 128
+/* A value holds at most a path. */
+#define DPBO_SETTINGS_VALUE_MAX DPBO_PATH_MAX
+/* More keys than any config has: a file with more is not a config. */
+#define DPBO_SETTINGS_MAX_ENTRIES 256
+
+/* One key = value as written (file line, or 0 for a --set override). */
+typedef struct dpbo_settings_entry {
+  char section[DPBO_SETTINGS_SECTION_MAX];
+  char key[DPBO_SETTINGS_KEY_MAX];
+  char *value; /* malloc'd */
+  int line;
+  int used;
+} dpbo_settings_entry;
+
+/* Every entry in the order first written. Plain data: read entry[0..count)
+ * directly (e.g. to store them). A copy of the struct shares the entries;
+ * only the original is freed. */
+typedef struct dpbo_settings {
+  char path[DPBO_PATH_MAX]; /* the file, or the label of the assignments */
+  int count, capacity;
+  dpbo_settings_entry *entry; /* malloc'd, `capacity` long */
+} dpbo_settings;
+
+/* Reads path and then the overrides ("section.key=value") into settings
+ * (previous contents are not freed: start from a zeroed struct or after
+ * dpbo_settings_free). On failure settings is freed. */
+dpbo_status dpbo_settings_read(dpbo_settings *settings, const char *path, int override_count,
+                               const char *const *overrides, dpbo_error *err);
+
+/* The same reading of `size` bytes of INI text (fmemopen: the bytes take the
+ * file's path), named `label` in messages. */
+dpbo_status dpbo_settings_read_text(dpbo_settings *settings, const char *label, const char *text,
+                                    size_t size, int override_count, const char *const *overrides,
+                                    dpbo_error *err);
+
+/* Settings from "section.key=value" assignments instead of a file (e.g.
+ * those stored in a run file), named `label` in messages; overrides are
+ * applied after them. On failure settings is freed. */
+dpbo_status dpbo_settings_assign(dpbo_settings *settings, const char *label, int count,
+                                 const char *const *assignments, int override_count,
+                                 const char *const *overrides, dpbo_error *err);
+
+/* Releases the entries and zeroes settings (safe on a zeroed struct). */
+void dpbo_settings_free(dpbo_settings *settings);
+
+/* Every entry's section must be in `known` (NULL-terminated): "<where>:
+ * unknown section [s] (known: a, b, ...)". */
+dpbo_status dpbo_settings_check_sections(const dpbo_settings *settings, const char *const *known,
+                                         dpbo_error *err);
+
+/* The entry section.key, marked used, or NULL. */
+dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *section,
+                                        const char *key);
+
+/* "<path>:<line>" or "--set <section>.<key>" of an entry; the path alone
+ * for e = NULL (a key not written). */
+void dpbo_settings_where(const dpbo_settings *settings, const dpbo_settings_entry *e, char *buf,
+                         size_t size);
+
+/* Typed getters: each marks its key used and names file:line or --set in
+ * messages. A fallback of NULL (string, choice) or required = 1 (double)
+ * makes a key mandatory ("<path>: missing key s.k"). choice sets *out to the
+ * index of the value in `choices` (NULL-terminated; the message lists
+ * them). */
+dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *section, const char *key,
+                                     const char *fallback, char *out, size_t size, dpbo_error *err);
+dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *section, const char *key,
+                                     double fallback, int required, double *out, dpbo_error *err);
+dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section, const char *key,
+                                    int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                    dpbo_error *err);
+dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
+                                     const char *fallback, const char *const *choices, int *out,
+                                     dpbo_error *err);
+
+/* Fails with "<where>: section.key <what>" unless ok. */
+dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,
+                                  int ok, const char *what, dpbo_error *err);
+
+/* The first entry no getter took, or NULL. */
+const dpbo_settings_entry *dpbo_settings_unused(const dpbo_settings *settings);
+
+/* Everything written must have been used: "<where>: unknown key 'k' in
+ * [s]". */
+dpbo_status dpbo_settings_check_used(const dpbo_settings *settings, dpbo_error *err);
+
+#endif

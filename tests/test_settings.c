@@ -1,0 +1,136 @@
+/* The settings reader on its own (src/base/settings.h), without any
+ * command's schema: provenance (file:line, --set), the strict checks
+ * (unknown section, repeated key, too many keys, too long a value), the
+ * typed getters marking keys used, check_used, assignments, and that the
+ * entries are stored dynamically and released. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/settings.h"
+#include "check.h"
+
+/* Fails unless the call fails with exactly the message `expected`. */
+#define CHECK_FAILS(call, expected)                                                                \
+  do {                                                                                             \
+    dpbo_error_clear(&err);                                                                        \
+    dpbo_status dpbo__st = (call);                                                                 \
+    CHECK_MSG(dpbo__st == DPBO_ERR_CONFIG && strcmp(err.message, (expected)) == 0,                 \
+              "%s -> %s: '%s', expected '%s'", #call, dpbo_status_name(dpbo__st), err.message,     \
+              (expected));                                                                         \
+  } while (0)
+
+static void text_and_overrides(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_settings s;
+  const char text[] = "[a]\nx = 7\ny = hello\n; a comment\n[b]\nz = 2.5\npick = two\n";
+  const char *const overrides[] = {"a.y=world", "c.w=3"};
+  CHECK_OK(dpbo_settings_read_text(&s, "t.ini", text, sizeof text - 1, 2, overrides, &err));
+  CHECK(s.count == 5 && strcmp(s.path, "t.ini") == 0);
+  /* The override replaced the file's value and took its place. */
+  CHECK(strcmp(s.entry[1].key, "y") == 0 && strcmp(s.entry[1].value, "world") == 0 &&
+        s.entry[1].line == 0);
+  CHECK(strcmp(s.entry[0].value, "7") == 0 && s.entry[0].line == 2);
+  char where[64];
+  dpbo_settings_where(&s, &s.entry[3], where, sizeof where);
+  CHECK(strcmp(where, "t.ini:7") == 0);
+  dpbo_settings_where(&s, &s.entry[1], where, sizeof where);
+  CHECK(strcmp(where, "--set a.y") == 0);
+
+  static const char *const two[] = {"a", "b", NULL};
+  CHECK_FAILS(dpbo_settings_check_sections(&s, two, &err),
+              "--set c.w: unknown section [c] (known: a, b)");
+  static const char *const three[] = {"a", "b", "c", NULL};
+  CHECK_OK(dpbo_settings_check_sections(&s, three, &err));
+
+  int64_t i64 = 0;
+  double d = 0;
+  char str[16];
+  int choice = -1;
+  static const char *const names[] = {"one", "two", NULL};
+  CHECK_OK(dpbo_settings_get_int64(&s, "a", "x", 0, 1, 10, &i64, &err));
+  CHECK(i64 == 7);
+  CHECK_FAILS(dpbo_settings_get_int64(&s, "a", "x", 0, 8, 10, &i64, &err),
+              "t.ini:2: a.x = 7 is outside [8, 10]");
+  CHECK_OK(dpbo_settings_get_string(&s, "a", "y", NULL, str, sizeof str, &err));
+  CHECK(strcmp(str, "world") == 0);
+  CHECK_OK(dpbo_settings_get_double(&s, "b", "z", 0, 1, &d, &err));
+  CHECK(d == 2.5);
+  CHECK_OK(dpbo_settings_get_choice(&s, "b", "pick", NULL, names, &choice, &err));
+  CHECK(choice == 1);
+  CHECK_FAILS(dpbo_settings_get_double(&s, "b", "missing", 0, 1, &d, &err),
+              "t.ini: missing key b.missing");
+  CHECK_FAILS(dpbo_settings_get_choice(&s, "a", "y", NULL, names, &choice, &err),
+              "--set a.y: a.y = 'world' is not one of: one, two");
+  CHECK_FAILS(dpbo_settings_require(&s, "b", "z", 0, "must be large", &err),
+              "t.ini:6: b.z must be large");
+  /* A fallback is used for a key not written, which stays unknown. */
+  CHECK_OK(dpbo_settings_get_int64(&s, "a", "absent", 42, 0, 100, &i64, &err));
+  CHECK(i64 == 42 && s.count == 5);
+
+  /* c.w was read by nobody. */
+  CHECK(dpbo_settings_unused(&s) == &s.entry[4]);
+  CHECK_FAILS(dpbo_settings_check_used(&s, &err), "--set c.w: unknown key 'w' in [c]");
+  CHECK_OK(dpbo_settings_get_int64(&s, "c", "w", 0, 0, 10, &i64, &err));
+  CHECK(dpbo_settings_unused(&s) == NULL);
+  CHECK_OK(dpbo_settings_check_used(&s, &err));
+
+  dpbo_settings_free(&s);
+  CHECK(s.count == 0 && s.entry == NULL);
+  dpbo_settings_free(&s); /* twice is harmless */
+  printf("text and overrides: entries, provenance, getters, unused keys\n");
+}
+
+static void strict_reading(void) {
+  dpbo_error err;
+  dpbo_settings s;
+  const char repeat[] = "[a]\nx = 1\nx = 2\n";
+  CHECK_FAILS(dpbo_settings_read_text(&s, "r.ini", repeat, sizeof repeat - 1, 0, NULL, &err),
+              "r.ini:3: key a.x repeats line 2");
+  CHECK(s.entry == NULL); /* freed on failure */
+  const char nul[] = "[a]\nx = 1\ny\0 = 2\n";
+  CHECK_FAILS(dpbo_settings_read_text(&s, "n.ini", nul, sizeof nul - 1, 0, NULL, &err),
+              "n.ini:3: contains a NUL byte (not a text file?)");
+
+  /* 256 keys are stored (past the first allocation of 16), the 257th is
+   * refused; a value of DPBO_PATH_MAX - 1 bytes fits, one more does not. */
+  size_t cap = 300 * 24 + 2 * DPBO_PATH_MAX + 64, len = 0;
+  char *text = malloc(cap);
+  CHECK(text != NULL);
+  if (!text) return;
+  len += (size_t)snprintf(text + len, cap - len, "[k]\n");
+  for (int i = 0; i < 256; i++)
+    len += (size_t)snprintf(text + len, cap - len, "key%d = %d\n", i, i);
+  CHECK_OK(dpbo_settings_read_text(&s, "m.ini", text, len, 0, NULL, &err));
+  CHECK(s.count == 256 && strcmp(s.entry[255].value, "255") == 0 && s.entry[255].line == 257);
+  dpbo_settings_free(&s);
+  len += (size_t)snprintf(text + len, cap - len, "one_more = 1\n");
+  CHECK_FAILS(dpbo_settings_read_text(&s, "m.ini", text, len, 0, NULL, &err),
+              "m.ini:258: more than 256 keys");
+
+  char *assignment = malloc(DPBO_PATH_MAX + 8);
+  CHECK(assignment != NULL);
+  if (assignment) {
+    memcpy(assignment, "a.long=", 7);
+    memset(assignment + 7, 'v', DPBO_PATH_MAX - 1);
+    assignment[7 + DPBO_PATH_MAX - 1] = '\0';
+    const char *const one[] = {assignment};
+    CHECK_OK(dpbo_settings_assign(&s, "stored", 1, one, 0, NULL, &err));
+    CHECK(s.count == 1 && strlen(s.entry[0].value) == DPBO_PATH_MAX - 1 &&
+          strcmp(s.path, "stored") == 0);
+    dpbo_settings_free(&s);
+    assignment[7 + DPBO_PATH_MAX - 1] = 'v';
+    assignment[7 + DPBO_PATH_MAX] = '\0';
+    CHECK_FAILS(dpbo_settings_assign(&s, "stored", 1, one, 0, NULL, &err),
+                "--set a.long: value too long (4096 characters, at most 4095)");
+    free(assignment);
+  }
+  free(text);
+  printf("strict reading: repeated key, NUL byte, 256 keys, value length\n");
+}
+
+int main(void) {
+  text_and_overrides();
+  strict_reading();
+  return dpbo_test_summary("test_settings");
+}
