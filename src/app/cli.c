@@ -139,17 +139,6 @@ typedef struct cli_args {
   const char *tail;    /* --tail P, as written */
 } cli_args;
 
-/* A run file named on the command line that is not there gets its own
- * message (HDF5 would only say that it cannot open it). Returns 1 after rank
- * 0 said so. */
-static int cli_runfile_missing(int rank, const char *path) {
-  if (access(path, F_OK) == 0) return 0;
-  int error = errno;
-  if (rank == 0)
-    fprintf(stderr, "dpbo: error: cannot open run file %s: %s\n", path, strerror(error));
-  return 1;
-}
-
 /* Reads the arguments of `dpbo <command>` (`missing` names the positional
  * argument) and sets up logging (quiet with --quiet). Returns DPBO_EXIT_OK,
  * or the exit code after rank 0 printed why with the usage. Free
@@ -195,8 +184,6 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
-  if (strcmp(missing, "RUNFILE") == 0 && cli_runfile_missing(rank, args->positional))
-    return DPBO_EXIT_BAD_INPUT;
   if (args->resume && args->overwrite) {
     if (rank == 0)
       fprintf(stderr,
@@ -907,7 +894,6 @@ static int cli_info(int rank, int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "dpbo info: missing FILE.h5\n%s", usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
-  if (cli_runfile_missing(rank, path)) return DPBO_EXIT_BAD_INPUT;
   if (rank != 0) return DPBO_EXIT_OK;
   if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return report(rank, &err);
   return DPBO_EXIT_OK;

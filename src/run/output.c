@@ -1,16 +1,33 @@
 #include "run/output.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/h5io.h"
 #include "dpbo/version.h"
 
 /* ---------------------------------------------------------------------------
  * The run file. */
+
+/* Opens a run file for reading. A file that is not there, or that cannot
+ * be read, says why (errno); one that is there but is not HDF5 says that. */
+static dpbo_status output_open_run_file(const char *path, hid_t *file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (access(path, R_OK) != 0) {
+    int error = errno;
+    DPBO_RAISE(DPBO_ERR_IO, "cannot open run file %s: %s", path, strerror(error));
+  }
+  H5E_BEGIN_TRY { *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (*file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+done:
+  return status;
+}
 
 int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
   if (config->posterior == DPBO_POSTERIOR_YES) return 1;
@@ -295,9 +312,7 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
   *assignments = NULL;
   *steps = NULL;
   *count = 0;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(output_open_run_file(path, &file, err));
   if (dpbo_output_read_settings(file, &text, err) != DPBO_OK || !text)
     DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
                path);
@@ -398,9 +413,7 @@ dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err)
   hid_t file = -1, dset = -1, space = -1;
   double *gain = NULL, *lambda = NULL, *mean = NULL, *std = NULL;
   int64_t *index = NULL;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(output_open_run_file(path, &file, err));
   printf("%s\n", path);
   H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
   static const char *const groups[] = {"space", "summary"};
@@ -464,9 +477,7 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
   *index = NULL;
   *gain = NULL;
   *steps = 0;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(output_open_run_file(path, &file, err));
   if (dpbo_output_read_settings(file, &text, err) != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
   if (!text)
@@ -508,9 +519,7 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, group = -1;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(output_open_run_file(path, &file, err));
   group = H5Gopen2(file, "trace", H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_DATA, "%s has no /trace", path);
   if (dpbo_h5io_read_attr_double(group, "delta", delta, err) != DPBO_OK)
@@ -584,9 +593,7 @@ dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledge
                                     dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1;
-  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
+  DPBO_TRY(output_open_run_file(path, &file, err));
   DPBO_TRY(ledger_load(file, ledger, err));
 done:
   if (file >= 0) H5Fclose(file);
