@@ -2,7 +2,6 @@
 
 #include <math.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "objectives/command.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "run/farm.h"
 #include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
@@ -31,10 +31,6 @@ typedef struct driver_event {
   int interrupted; /* stop: by a request, not because all T are in */
   dpbo_eval_result result; /* result */
 } driver_event;
-
-static volatile sig_atomic_t driver_stops = 0;
-
-void dpbo_driver_request_stop(void) { driver_stops = 1; }
 
 dpbo_status dpbo_driver_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err) {
   switch (config->space_kind) {
@@ -509,7 +505,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
                       st.MPI_SOURCE);
       }
     }
-    if (driver_stops || dr->stop_from ||
+    if (dpbo_farm_stop_requests() || dr->stop_from ||
         (dr->options->stop_after > 0 && dr->results_here >= dr->options->stop_after)) {
       ev->kind = EVENT_STOP;
       ev->interrupted = 1;
@@ -519,7 +515,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     if (dr->size == 1) {
       /* (A failure during a stop request is dropped, as on the workers.) */
       if (dpbo_evaluator_poll(dr->evaluator, &ev->result) &&
-          !(driver_stops && ev->result.code != DPBO_OK)) {
+          !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -544,7 +540,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     if (dr->size == 1) {
       /* Alone: sleep on our own evaluation thread (waking for signals). */
       if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) &&
-          !(driver_stops && ev->result.code != DPBO_OK)) {
+          !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -562,7 +558,7 @@ done:
 static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!dr->evaluator || dr->rank == 0) goto done;
-  if (driver_stops && !dr->stop_flag) {
+  if (dpbo_farm_stop_requests() && !dr->stop_flag) {
     dr->stop_flag = 1;
     DPBO_MPI_TRY(MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req));
   }
@@ -580,7 +576,7 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
      * itself (Slurm signals every process of the step, an objective's
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
-    if (driver_stops && dr->send_buf[slot].code != DPBO_OK) continue;
+    if (dpbo_farm_stop_requests() && dr->send_buf[slot].code != DPBO_OK) continue;
     DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0,
                            TAG_RESULT, dr->comm, &dr->send_req[slot]));
   }
@@ -722,7 +718,7 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
   static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
-  driver_stops = 0; /* a request belongs to one run */
+  dpbo_farm_stops_reset(); /* a request belongs to one run */
   if (dr.options->resume_count > 0) {
     if (dr.options->resume_count > config->iterations)
       DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d",

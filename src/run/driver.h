@@ -21,7 +21,12 @@
  * is killed loses at most the evaluations in flight; dpbo_driver_run with
  * resume steps continues such a run and, with batch = 1, gives exactly the
  * trace an uninterrupted run gives (selection is deterministic and the
- * objective's randomness is keyed by the evaluation number). */
+ * objective's randomness is keyed by the evaluation number).
+ *
+ * Stopping. A stop request (dpbo_farm_request_stop in run/farm.h,
+ * async-signal-safe; `dpbo run` calls it on SIGTERM and SIGUSR1) ends the
+ * run at the next event: the evaluations in flight are abandoned, and the
+ * checkpoint written after the last result holds everything else. */
 #ifndef DPBO_DRIVER_H
 #define DPBO_DRIVER_H
 
@@ -105,11 +110,6 @@ typedef struct dpbo_driver_options {
  * dataset on a worker) return an error on every rank. */
 dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
                             const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err);
-
-/* Async-signal-safe: asks a running dpbo_driver_run to stop (SIGTERM,
- * SIGUSR1). The evaluations in flight are abandoned; the checkpoint written
- * after the last result holds everything else. */
-void dpbo_driver_request_stop(void);
 
 /* Rebuilds a finished run's state (Λ, blocks, GP, UCB posterior) from its
  * trace: steps candidate indices and gains (NaN for a failed evaluation),
