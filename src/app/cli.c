@@ -608,7 +608,7 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   if (!complete || steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
                config->iterations, steps, why);
-  DPBO_TRY(dpbo_driver_replay(comm, config, steps, index, gain, run, err));
+  DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));
 done:
   free(assignments);
   free(text);

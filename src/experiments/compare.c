@@ -11,7 +11,7 @@
 #include "experiments/baseline.h"
 #include "base/comm.h"
 #include "objectives/dataset.h"
-#include "run/driver.h"
+#include "run/run.h"
 #include "run/farm.h"
 #include "dpbo/gp.h"
 #include "base/h5io.h"
@@ -306,46 +306,11 @@ done:
   return status;
 }
 
-/* GP-UCB over the table, as dpbo run would make it (collective; every rank
- * owns its block of Λ). Fills run (space borrowed, ucb and gp owned). */
-static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo_space *space,
-                                  const compare_table *table, dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  int rank, size;
-  memset(run, 0, sizeof *run);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  const int64_t n = dpbo_space_size(space);
-  const int T = config->iterations;
-  run->space = space;
-  run->planned = T;
-  run->best_step = -1;
-  int64_t begin, count;
-  dpbo_space_block(n, size, rank, &begin, &count);
-  local = dpbo_ucb_create(space, &config->kernel, begin, count, T, &run->ucb, err);
-  if (local == DPBO_OK) local = dpbo_gp_create(&config->kernel, &config->prior, T, &run->gp, err);
-  if (local == DPBO_OK && !(run->trace = calloc((size_t)T, sizeof *run->trace)))
-    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  for (int t = 1; t <= T; t++) {
-    dpbo_trace_step *step = &run->trace[t - 1];
-    dpbo_ucb_choice choice;
-    step->beta = dpbo_privacy_beta(n, t, config->delta);
-    DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
-    step->index = choice.index;
-    DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
-    dpbo_space_to_values(space, step->unit, step->value);
-    step->gain = table->gain[choice.index];
-    step->state = DPBO_STEP_DONE;
-    step->attempts = 1;
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    run->steps = run->finished = t;
-    if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;
-  }
-  run->outcome = DPBO_OK;
-done:
-  return status;
+/* The evaluation of GP-UCB's step (run.h): a table look-up, the same on
+ * every rank. */
+static dpbo_status compare_table_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  *gain = ((const compare_table *)context)->gain[index];
+  return DPBO_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -817,8 +782,10 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                              err);
     }
 
-  local = dpbo_driver_space(config, &space, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* The run first (Λ, GP, UCB state): GP-UCB runs on the table through the
+   * step `dpbo run` takes, so it is the run `dpbo run` would make. */
+  DPBO_TRY(dpbo_run_create(comm, config, &run, err));
+  space = run.space;
   ctx->n = dpbo_space_size(space);
   if (rank == 0)
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
@@ -837,7 +804,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                   table.test[bt]);
   }
 
-  DPBO_TRY(compare_gp_ucb(comm, config, space, &table, &run, err));
+  for (int t = 0; t < T; t++)
+    DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, &table, &run, err));
   ctx->run = &run;
   DPBO_TRY(dpbo_utility_gather_mean(comm, config, &run, &mean, err));
   ctx->mean = mean;
@@ -971,9 +939,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 done:
-  run.space = NULL; /* borrowed */
-  dpbo_run_free(&run);
-  dpbo_space_destroy(space);
+  dpbo_run_free(&run); /* space with it */
   free(table.gain);
   free(table.val);
   free(table.test);

@@ -32,18 +32,6 @@ typedef struct driver_event {
   dpbo_eval_result result; /* result */
 } driver_event;
 
-dpbo_status dpbo_driver_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err) {
-  switch (config->space_kind) {
-  case DPBO_SPACE_GRID:
-    return dpbo_space_create_grid(config->dims, config->dim, space, err);
-  case DPBO_SPACE_SOBOL:
-    return dpbo_space_create_sobol(config->dims, config->dim, config->points, space, err);
-  case DPBO_SPACE_LIST:
-    return dpbo_space_create_list(config->dims, config->dim, config->list_path, space, err);
-  }
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown space kind");
-}
-
 static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space *space,
                                     dpbo_objective *objective, dpbo_error *err) {
   switch (config->objective) {
@@ -87,81 +75,6 @@ static void format_duration(double seconds, char *buf, size_t size) {
     snprintf(buf, size, "%dh%02dm", (int)(seconds / 3600), (int)fmod(seconds / 60, 60));
 }
 
-/* Λ, this rank's block of it, the UCB state and the GP, with an empty trace
- * of capacity T (collective: a failure on any rank fails all). */
-static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
-                                dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local;
-  int rank, size;
-  memset(run, 0, sizeof *run);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  run->planned = config->iterations;
-  run->best_step = -1;
-  local = dpbo_driver_space(config, &run->space, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  int64_t begin, count;
-  dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
-  const int d = dpbo_space_dims(run->space);
-  /* Incremental when T·N/P doubles fit the per-rank limit, else recompute
-   * (ucb.h): each rank decides for its own block; results are the same. */
-  DPBO_TRY(dpbo_ucb_memory_limit(comm, config->memory_limit_mb, &run->memory_limit, err));
-  dpbo_ucb_mode mode = DPBO_UCB_INCREMENTAL;
-  local = dpbo_ucb_choose_mode(count, d, config->iterations, run->memory_limit, &mode, err);
-  if (local != DPBO_OK) {
-    char limit[32];
-    if (config->memory_limit_mb < 0)
-      snprintf(limit, sizeof limit, "auto");
-    else
-      snprintf(limit, sizeof limit, "%g", config->memory_limit_mb);
-    dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
-  }
-  if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations,
-                                 mode, &run->ucb, err);
-  if (local == DPBO_OK)
-    local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
-  if (local == DPBO_OK) {
-    run->trace = calloc((size_t)config->iterations, sizeof *run->trace);
-    if (!run->trace) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  run->state_bytes = dpbo_ucb_memory(run->ucb);
-  {
-    /* The summary's figures, identical on every rank (the run file's
-     * attributes are written collectively). A limit of 0 means none, so the
-     * smallest limit is the smallest of (limit - 1) wrapped around, plus 1. */
-    unsigned long long mine[3] = {run->state_bytes,
-                                  dpbo_ucb_memory_needed(count, d, config->iterations,
-                                                         DPBO_UCB_INCREMENTAL),
-                                  mode == DPBO_UCB_RECOMPUTE},
-                       max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull,
-                       min_limit;
-    DPBO_MPI_TRY(MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
-    DPBO_MPI_TRY(MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
-    DPBO_MPI_TRY(MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
-    run->state_bytes_max = max[0];
-    run->state_bytes_total = sum[0];
-    run->incremental_bytes_max = max[1];
-    run->memory_limit_min = (size_t)(min_limit + 1ull);
-    run->recompute_ranks = (int)sum[2];
-    run->ranks = size;
-  }
-done:
-  return status;
-}
-
-const char *dpbo_run_ucb_mode(const dpbo_run *run, char *buf, size_t size) {
-  if (run->recompute_ranks == 0)
-    snprintf(buf, size, "incremental");
-  else if (run->recompute_ranks == run->ranks)
-    snprintf(buf, size, "recompute");
-  else
-    snprintf(buf, size, "recompute on %d of %d ranks, incremental on the others",
-             run->recompute_ranks, run->ranks);
-  return buf;
-}
-
 /* ---------------------------------------------------------------------------
  * One run on this rank. */
 
@@ -174,9 +87,7 @@ typedef struct driver {
   const dpbo_driver_options *options;
   dpbo_run *run;
   int64_t n;
-  int batch;
   int first_worker; /* 1, or 0 when rank 0 is alone */
-  int *gp_row;      /* per step: its row in the GP, -1 if it has none */
   double *started;  /* per step: when it was selected (for step_seconds) */
   /* rank 0 */
   int *load; /* evaluations outstanding per rank */
@@ -218,173 +129,17 @@ static int driver_worker_of(const driver *dr) {
   return best;
 }
 
-static void driver_note_best(dpbo_run *run, int s) {
-  const dpbo_trace_step *step = &run->trace[s];
-  if (step->state != DPBO_STEP_DONE) return;
-  if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain ||
-      (step->gain == run->trace[run->best_step].gain && s < run->best_step))
-    run->best_step = s;
-}
-
-/* Folds the observation of step s (state DONE) into the GP and the block. */
-static dpbo_status driver_fold(driver *dr, int s, int announce_next, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  dpbo_trace_step *step = &run->trace[s];
-  if (dr->gp_row[s] >= 0) {
-    /* A batch's hallucinated row: the real value replaces it. */
-    DPBO_TRY(dpbo_gp_resolve(run->gp, dr->gp_row[s], step->gain, err));
-    DPBO_TRY(dpbo_ucb_refresh_mean(run->ucb, run->gp, err));
-  } else {
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-    dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
-    /* Sequential GP-UCB: the next selection's scan rides on this update. */
-    if (announce_next && config->acquisition == DPBO_ACQ_UCB && run->steps < run->planned)
-      dpbo_ucb_prepare_select(run->ucb, dpbo_privacy_beta(dr->n, run->steps + 1, config->delta));
-    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-  }
-done:
-  return status;
-}
-
-/* Algorithm 2 (de Freitas et al.): before choosing λ_t, t > 1, drop what can
- * no longer hold the maximum (collective). Returns the survivors. */
-static dpbo_status driver_prune(driver *dr, double beta, int64_t *alive, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  double lcb = dpbo_ucb_local_max_lcb(dr->run->ucb, beta), lcb_max;
-  int64_t mine;
-  DPBO_MPI_TRY(MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, dr->comm));
-  DPBO_TRY(dpbo_ucb_prune(dr->run->ucb, beta, lcb_max, &mine, err));
-  DPBO_MPI_TRY(MPI_Allreduce(&mine, alive, 1, MPI_INT64_T, MPI_SUM, dr->comm));
-done:
-  return status;
-}
-
-/* Rebuilds GP and block from the trace (batches: after a failure, whose
- * hallucinated row must leave the GP, and on resume): observed steps in
- * order, then the pending ones hallucinated, failed candidates excluded. */
-static dpbo_status driver_rebuild(driver *dr, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  const dpbo_ucb_mode mode = dpbo_ucb_get_mode(run->ucb); /* the mode setup chose */
-  dpbo_ucb_destroy(run->ucb);
-  dpbo_gp_destroy(run->gp);
-  run->ucb = NULL;
-  run->gp = NULL;
-  int64_t begin, count;
-  dpbo_space_block(dr->n, dr->size, dr->rank, &begin, &count);
-  DPBO_TRY(dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
-                                &run->ucb, err));
-  DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err));
-  for (int pass = 0; pass < 2; pass++) {
-    for (int s = 0; s < run->steps; s++) {
-      dpbo_trace_step *step = &run->trace[s];
-      if (pass == 0) dr->gp_row[s] = -1;
-      if (pass == 0 && step->state == DPBO_STEP_DONE) {
-        DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-      } else if (pass == 1 && step->state == DPBO_STEP_PENDING) {
-        DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
-      } else {
-        if (pass == 0 && step->state == DPBO_STEP_FAILED)
-          DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-        continue;
-      }
-      dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
-      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    }
-  }
-done:
-  return status;
-}
-
-/* The trace so far (a checkpoint, or a finished run's for a release) into
- * GP and block. With batch = 1 it repeats exactly the live run's updates (and
- * Algorithm 2's pruning when `prune`), so a resumed run continues bit for bit. */
-static dpbo_status driver_replay_trace(driver *dr, int prune, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  run->best_step = -1;
-  run->finished = run->failures = 0;
-  for (int s = 0; s < run->steps; s++) {
-    dpbo_trace_step *step = &run->trace[s];
-    if (step->index < 0 || step->index >= dr->n)
-      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", s + 1,
-                 (long long)step->index);
-    DPBO_TRY(dpbo_space_unit(run->space, step->index, step->unit, err));
-    dpbo_space_to_values(run->space, step->unit, step->value);
-    dr->gp_row[s] = -1;
-    run->finished += step->state != DPBO_STEP_PENDING;
-    run->failures += step->state == DPBO_STEP_FAILED;
-    driver_note_best(run, s);
-  }
-  if (dr->batch > 1) {
-    DPBO_TRY(driver_rebuild(dr, err));
-  } else {
-    for (int s = 0; s < run->steps; s++) {
-      dpbo_trace_step *step = &run->trace[s];
-      if (prune && config->algorithm == DPBO_ALGORITHM_2 && s > 0) {
-        int64_t alive;
-        DPBO_TRY(driver_prune(dr, dpbo_privacy_beta(dr->n, s + 1, config->delta), &alive, err));
-      }
-      if (step->state == DPBO_STEP_DONE) DPBO_TRY(driver_fold(dr, s, 0, err));
-      if (step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-    }
-  }
-done:
-  return status;
-}
-
 /* Event "select" (collective): the next λ_t, or a checkpoint's pending step
  * again; the chosen worker starts evaluating it. */
 static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  const double m0 = config->prior.mean, s = config->prior.signal_std;
   int t;
   if (ev->redo_step > 0) {
     t = ev->redo_step;
   } else {
-    t = run->steps + 1;
-    dpbo_trace_step *step = &run->trace[t - 1];
-    memset(step, 0, sizeof *step);
-    step->beta = dpbo_privacy_beta(dr->n, t, config->delta);
-    step->alive = dr->n;
-    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1)
-      DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
-    dpbo_ucb_choice choice;
-    if (config->acquisition == DPBO_ACQ_EI) {
-      double best = run->best_step < 0 ? 0.0 : (run->trace[run->best_step].gain - m0) / s;
-      choice = dpbo_ucb_local_best_ei(run->ucb, best);
-      DPBO_TRY(dpbo_ucb_reduce(dr->comm, &choice, err));
-    } else {
-      DPBO_TRY(dpbo_ucb_select(dr->comm, run->ucb, step->beta, &choice, err));
-    }
-    if (choice.index < 0)
-      DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-                 "no candidate is left to evaluate at step %d: every one was excluded "
-                 "after a failed evaluation",
-                 t);
-    step->index = choice.index;
-    DPBO_TRY(dpbo_space_unit(run->space, choice.index, step->unit, err));
-    dpbo_space_to_values(run->space, step->unit, step->value);
-    double var;
-    dpbo_gp_predict(run->gp, step->unit, &step->mean, &var);
-    step->std = sqrt(var);
-    step->ucb = config->acquisition == DPBO_ACQ_EI ? s * choice.score : m0 + s * choice.score;
-    step->gain = NAN;
-    step->state = DPBO_STEP_PENDING;
-    dr->gp_row[t - 1] = -1;
-    run->steps = t;
-    if (dr->batch > 1) {
-      /* GP-BUCB: σ shrinks around the point now, μ waits for its value. */
-      DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
-      dr->gp_row[t - 1] = dpbo_gp_count(run->gp) - 1;
-      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    }
+    DPBO_TRY(dpbo_run_select(dr->comm, dr->config, run, err));
+    t = run->steps;
   }
   run->trace[t - 1].worker = ev->worker;
   dr->started[t - 1] = MPI_Wtime();
@@ -435,25 +190,13 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
   step->eval_seconds = res->seconds;
   step->attempts = res->attempts;
   run->busy_seconds += res->seconds;
-  run->finished++;
   dr->results_here++;
   if (dr->rank == 0) {
     dr->load[step->worker]--;
     dr->in_flight--;
   }
-  if (res->code == DPBO_OK) {
-    step->gain = res->gain;
-    step->state = DPBO_STEP_DONE;
-    DPBO_TRY(driver_fold(dr, s, 1, err));
-    driver_note_best(run, s);
-  } else {
-    step->gain = NAN;
-    step->state = DPBO_STEP_FAILED;
-    snprintf(step->failure, sizeof step->failure, "%s", res->message);
-    run->failures++;
-    DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-    if (dr->gp_row[s] >= 0) DPBO_TRY(driver_rebuild(dr, err));
-  }
+  DPBO_TRY(dpbo_run_observe(dr->comm, dr->config, s, res->gain,
+                            res->code == DPBO_OK ? NULL : res->message, run, err));
   step->step_seconds = MPI_Wtime() - dr->started[s];
   if (dr->rank == 0) {
     driver_log_result(dr, s);
@@ -530,7 +273,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
         goto done;
       }
     }
-    if (dr->in_flight < dr->batch &&
+    if (dr->in_flight < dr->run->batch &&
         (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
       ev->kind = EVENT_SELECT;
       ev->worker = driver_worker_of(dr);
@@ -618,7 +361,6 @@ static void driver_free(driver *dr) {
    * processes); one that cannot (LIBSVM) is left running: the process is
    * about to exit. */
   if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
-  free(dr->gp_row);
   free(dr->started);
   free(dr->load);
   free(dr->redo);
@@ -637,18 +379,14 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   dr->config = config;
   dr->options = options;
   dr->run = run;
-  dr->batch = config->batch > 0 ? config->batch : 1;
   dr->first_worker = dr->size == 1 ? 0 : 1;
   dr->start = MPI_Wtime();
-  DPBO_TRY(driver_setup(comm, config, run, err));
+  DPBO_TRY(dpbo_run_create(comm, config, run, err));
   dr->n = dpbo_space_size(run->space);
   run->workers = dr->size - dr->first_worker;
-  DPBO_ALLOC(dr->gp_row, config->iterations, "the driver");
   DPBO_ALLOC(dr->started, config->iterations, "the driver");
   DPBO_ALLOC(dr->load, dr->size, "the driver");
   DPBO_ALLOC(dr->redo, config->iterations, "the driver");
-  for (int s = 0; s < config->iterations; s++)
-    dr->gp_row[s] = -1;
 done:
   return status;
 }
@@ -687,7 +425,7 @@ static void driver_log_start(const driver *dr) {
       "batch %d, kernel %s; UCB state (%s) %.1f MiB per rank (largest), %.1f MiB in all (%s)",
       dpbo_objective_kind_name(config->objective), (long long)dr->n,
       dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
-      dr->size == 1 ? "" : "s", config->iterations, dr->batch,
+      dr->size == 1 ? "" : "s", config->iterations, dr->run->batch,
       dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
       run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
   if (run->recompute_ranks > 0)
@@ -720,12 +458,7 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
   dpbo_farm_stops_reset(); /* a request belongs to one run */
   if (dr.options->resume_count > 0) {
-    if (dr.options->resume_count > config->iterations)
-      DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d",
-                 dr.options->resume_count, config->iterations);
-    memcpy(run->trace, dr.options->resume, (size_t)dr.options->resume_count * sizeof *run->trace);
-    run->steps = run->resumed = dr.options->resume_count;
-    DPBO_TRY(driver_replay_trace(&dr, 1, err));
+    DPBO_TRY(dpbo_run_resume(comm, config, dr.options->resume, dr.options->resume_count, run, err));
     for (int s = 0; s < run->steps; s++)
       if (run->trace[s].state == DPBO_STEP_PENDING) dr.redo[dr.redo_count++] = s + 1;
   }
@@ -767,37 +500,4 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
 done:
   driver_free(&dr);
   return status;
-}
-
-dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
-                               const int64_t *index, const double *gain, dpbo_run *run,
-                               dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
-  driver dr;
-  DPBO_TRY(driver_init(&dr, comm, config, &no_options, run, err));
-  if (steps > config->iterations)
-    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
-               config->iterations);
-  for (int t = 0; t < steps; t++) {
-    run->trace[t].index = index[t];
-    run->trace[t].gain = gain[t];
-    run->trace[t].state = isnan(gain[t]) ? DPBO_STEP_FAILED : DPBO_STEP_DONE;
-  }
-  run->steps = steps;
-  /* As recorded; a release does not repeat Algorithm 2's pruning. */
-  dr.batch = 1;
-  DPBO_TRY(driver_replay_trace(&dr, 0, err));
-done:
-  driver_free(&dr);
-  return status;
-}
-
-void dpbo_run_free(dpbo_run *run) {
-  if (!run) return;
-  free(run->trace);
-  dpbo_ucb_destroy(run->ucb);
-  dpbo_gp_destroy(run->gp);
-  dpbo_space_destroy(run->space);
-  memset(run, 0, sizeof *run);
 }

@@ -34,7 +34,7 @@
 #include <mpi.h>
 
 #include "run/config.h"
-#include "run/driver.h"
+#include "run/run.h"
 #include "dpbo/error.h"
 #include "dpbo/privacy.h"
 
