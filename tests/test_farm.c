@@ -30,14 +30,14 @@ typedef struct test_result {
 
 typedef struct test_context {
   int rank;
-  int64_t worked;         /* this rank: tasks done */
-  int seen[TASKS];        /* manager: results filed per task */
-  int64_t accepted;       /* manager: accept calls that succeeded */
-  int64_t checkpoints;    /* manager: checkpoint hook calls */
-  int64_t stop_at;        /* request a stop when this many were accepted (0: never) */
-  int stop_requests;      /* how many requests then */
+  int64_t worked;          /* this rank: tasks done */
+  int seen[TASKS];         /* manager: results filed per task */
+  int64_t accepted;        /* manager: accept calls that succeeded */
+  int64_t checkpoints;     /* manager: checkpoint hook calls */
+  int64_t stop_at;         /* request a stop when this many were accepted (0: never) */
+  int stop_requests;       /* how many requests then */
   int64_t fail_checkpoint; /* the checkpoint hook fails at this call (0: never) */
-  int bad_worker;         /* a result from rank 0 while there are workers */
+  int bad_worker;          /* a result from rank 0 while there are workers */
   int size;
 } test_context;
 
@@ -220,8 +220,8 @@ static void test_stop_twice(int workers) {
       CHECK_MSG(got == DPBO_OK && !outcome.abandoned, "two stops: %s: %s", dpbo_status_name(got),
                 err.message);
     }
-    printf("two stop requests after 4: %s%s%s\n", dpbo_status_name(got),
-           got == DPBO_OK ? "" : ": ", got == DPBO_OK ? "" : err.message);
+    printf("two stop requests after 4: %s%s%s\n", dpbo_status_name(got), got == DPBO_OK ? "" : ": ",
+           got == DPBO_OK ? "" : err.message);
   } else {
     CHECK(got == DPBO_OK && !outcome.abandoned);
   }
@@ -240,8 +240,8 @@ static void test_checkpoint_failure(int workers) {
   dpbo_status got = test_run(&c, 0, &outcome, &worked, &err);
   CHECK_MSG(worked == 3 + workers - 1, "%lld tasks worked", (long long)worked);
   if (c.rank == 0) {
-    CHECK_MSG(got == DPBO_ERR_IO && strstr(err.message, "checkpoint 3 failed") != NULL,
-              "%s: %s", dpbo_status_name(got), err.message);
+    CHECK_MSG(got == DPBO_ERR_IO && strstr(err.message, "checkpoint 3 failed") != NULL, "%s: %s",
+              dpbo_status_name(got), err.message);
     CHECK(!outcome.abandoned);
     CHECK(outcome.accepted == 2 + workers - 1 && c.checkpoints == 3 + workers - 1);
   } else {

@@ -54,8 +54,7 @@ dpbo_status dpbo_farm_create(MPI_Comm comm, const dpbo_farm_options *options, dp
     DPBO_RAISE(DPBO_ERR_ARG, "a task farm needs results of 1 to %d bytes, got %zu", INT_MAX,
                options->result_bytes);
   if (options->send_slots < 0)
-    DPBO_RAISE(DPBO_ERR_ARG, "a task farm needs 0 or more send slots, got %d",
-               options->send_slots);
+    DPBO_RAISE(DPBO_ERR_ARG, "a task farm needs 0 or more send slots, got %d", options->send_slots);
   DPBO_ALLOC(farm, 1, "the task farm");
   farm->comm = MPI_COMM_NULL;
   farm->stop_request = MPI_REQUEST_NULL;
@@ -180,8 +179,7 @@ done:
 
 dpbo_status dpbo_farm_send(dpbo_farm *farm, const void *result, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_MPI_TRY(
-      MPI_Send(result, (int)farm->result_bytes, MPI_BYTE, 0, FARM_TAG_RESULT, farm->comm));
+  DPBO_MPI_TRY(MPI_Send(result, (int)farm->result_bytes, MPI_BYTE, 0, FARM_TAG_RESULT, farm->comm));
 done:
   return status;
 }
@@ -209,8 +207,8 @@ dpbo_status dpbo_farm_post(dpbo_farm *farm, void *buffer, dpbo_error *err) {
     if (at == farm->slot_buffer + (size_t)i * farm->result_bytes) slot = i;
   if (slot < 0 || farm->slot_request[slot] != MPI_REQUEST_NULL)
     DPBO_RAISE(DPBO_ERR_ARG, "dpbo_farm_post: not a free slot of this farm");
-  DPBO_MPI_TRY(MPI_Isend(buffer, (int)farm->result_bytes, MPI_BYTE, 0, FARM_TAG_RESULT,
-                         farm->comm, &farm->slot_request[slot]));
+  DPBO_MPI_TRY(MPI_Isend(buffer, (int)farm->result_bytes, MPI_BYTE, 0, FARM_TAG_RESULT, farm->comm,
+                         &farm->slot_request[slot]));
 done:
   return status;
 }
