@@ -1,12 +1,10 @@
 #include "run/driver.h"
 
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "base/comm.h"
 #include "objectives/evaluator.h"
@@ -18,8 +16,6 @@
 #include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
-
-enum { TAG_RESULT = 102, TAG_STOP = 103 };
 
 /* The events rank 0 broadcasts; every rank applies them in order. */
 enum { EVENT_SELECT = 1, EVENT_RESULT = 2, EVENT_STOP = 3 };
@@ -89,9 +85,10 @@ typedef struct driver {
   int64_t n;
   int first_worker; /* 1, or 0 when rank 0 is alone */
   double *started;  /* per step: when it was selected (for step_seconds) */
+  /* The task farm: results and stop requests from the workers, the load
+   * per worker (rank 0), result sends in flight (workers). */
+  dpbo_farm *farm;
   /* rank 0 */
-  int *load; /* evaluations outstanding per rank */
-  int in_flight;
   int *redo; /* a checkpoint's pending steps (1-based), to send out again */
   int redo_count, redo_next;
   int results_here; /* results folded in by this invocation */
@@ -101,33 +98,8 @@ typedef struct driver {
   /* evaluating ranks */
   dpbo_objective objective;
   dpbo_evaluator *evaluator;
-  dpbo_eval_result send_buf[DRIVER_SEND_SLOTS];
-  MPI_Request send_req[DRIVER_SEND_SLOTS];
-  int stop_flag; /* a worker's stop request, sent once to rank 0 */
-  MPI_Request stop_req;
   double start;
 } driver;
-
-/* Waiting for a message: naps from 10 µs doubling to 1 ms, so that an idle
- * rank leaves the core to the busy ones (and to its own evaluation thread)
- * yet answers within a millisecond; a step of the UCB loop takes
- * milliseconds. (Spinning, even with sched_yield, costs a whole time slice
- * per turn on an oversubscribed node. The k1 sweep's waits, where 10 ms is
- * fine, use dpbo_comm_nap.) */
-static void driver_pause(long *ns) {
-  if (*ns < 10000L) *ns = 10000L;
-  struct timespec pause = {0, *ns};
-  nanosleep(&pause, NULL);
-  *ns = *ns * 2 > 1000000L ? 1000000L : *ns * 2;
-}
-
-static int driver_worker_of(const driver *dr) {
-  /* The least loaded evaluating rank, lowest first on ties. */
-  int best = dr->first_worker;
-  for (int r = dr->first_worker; r < dr->size; r++)
-    if (dr->load[r] < dr->load[best]) best = r;
-  return best;
-}
 
 /* Event "select" (collective): the next λ_t, or a checkpoint's pending step
  * again; the chosen worker starts evaluating it. */
@@ -144,8 +116,7 @@ static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error 
   run->trace[t - 1].worker = ev->worker;
   dr->started[t - 1] = MPI_Wtime();
   if (dr->rank == 0) {
-    dr->load[ev->worker]++;
-    dr->in_flight++;
+    dpbo_farm_assign(dr->farm, ev->worker);
   }
   if (dr->rank == ev->worker) {
     dpbo_eval_job job = {t, run->trace[t - 1].index};
@@ -192,8 +163,7 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
   run->busy_seconds += res->seconds;
   dr->results_here++;
   if (dr->rank == 0) {
-    dr->load[step->worker]--;
-    dr->in_flight--;
+    dpbo_farm_finish(dr->farm, step->worker);
   }
   DPBO_TRY(dpbo_run_observe(dr->comm, dr->config, s, res->gain,
                             res->code == DPBO_OK ? NULL : res->message, run, err));
@@ -236,16 +206,12 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     }
     if (dr->size > 1 && !dr->stop_from) {
       /* A signal to a worker alone (not through mpiexec) stops the run too. */
-      int flag = 0;
-      MPI_Status st;
-      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st));
-      if (flag) {
-        int ignored;
-        DPBO_MPI_TRY(
-            MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE));
-        dr->stop_from = st.MPI_SOURCE;
+      int from;
+      DPBO_TRY(dpbo_farm_stop_source(dr->farm, &from, err));
+      if (from >= 0) {
+        dr->stop_from = from;
         dpbo_log_info("dpbo: rank %d was told to stop (SIGTERM or SIGUSR1): stopping the run",
-                      st.MPI_SOURCE);
+                      from);
       }
     }
     if (dpbo_farm_stop_requests() || dr->stop_from ||
@@ -263,20 +229,17 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
         goto done;
       }
     } else {
-      int flag = 0;
-      MPI_Status st;
-      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st));
-      if (flag) {
-        DPBO_MPI_TRY(MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE,
-                              TAG_RESULT, dr->comm, MPI_STATUS_IGNORE));
+      int from;
+      DPBO_TRY(dpbo_farm_take(dr->farm, &ev->result, &from, err));
+      if (from >= 0) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
     }
-    if (dr->in_flight < dr->run->batch &&
+    if (dpbo_farm_in_flight(dr->farm) < dr->run->batch &&
         (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
       ev->kind = EVENT_SELECT;
-      ev->worker = driver_worker_of(dr);
+      ev->worker = dpbo_farm_least_loaded(dr->farm);
       if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
       goto done;
     }
@@ -288,7 +251,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
         goto done;
       }
     } else {
-      driver_pause(&ns);
+      dpbo_farm_nap(dr->farm, &ns);
     }
   }
 done:
@@ -301,27 +264,19 @@ done:
 static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!dr->evaluator || dr->rank == 0) goto done;
-  if (dpbo_farm_stop_requests() && !dr->stop_flag) {
-    dr->stop_flag = 1;
-    DPBO_MPI_TRY(MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req));
-  }
+  DPBO_TRY(dpbo_farm_forward_stop(dr->farm, err));
   for (;;) {
-    int slot = -1;
-    for (int i = 0; i < DRIVER_SEND_SLOTS; i++) {
-      int flag = 1;
-      if (dr->send_req[i] != MPI_REQUEST_NULL)
-        DPBO_MPI_TRY(MPI_Test(&dr->send_req[i], &flag, MPI_STATUS_IGNORE));
-      if (flag && slot < 0) slot = i;
-    }
-    if (slot < 0) break; /* all slots in flight; try again on the next poll */
-    if (!dpbo_evaluator_poll(dr->evaluator, &dr->send_buf[slot])) break;
+    void *slot;
+    DPBO_TRY(dpbo_farm_slot(dr->farm, &slot, err));
+    if (!slot) break; /* all slots in flight; try again on the next poll */
+    dpbo_eval_result *result = slot;
+    if (!dpbo_evaluator_poll(dr->evaluator, result)) break;
     /* A failure while the job is being stopped is most likely the stop
      * itself (Slurm signals every process of the step, an objective's
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
-    if (dpbo_farm_stop_requests() && dr->send_buf[slot].code != DPBO_OK) continue;
-    DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0,
-                           TAG_RESULT, dr->comm, &dr->send_req[slot]));
+    if (dpbo_farm_stop_requests() && result->code != DPBO_OK) continue;
+    DPBO_TRY(dpbo_farm_post(dr->farm, slot, err));
   }
 done:
   return status;
@@ -340,52 +295,50 @@ static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_erro
     DPBO_MPI_TRY(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
     if (flag) break;
     DPBO_TRY(driver_forward_results(dr, err));
-    driver_pause(&ns);
+    dpbo_farm_nap(dr->farm, &ns);
   }
 done:
   return status;
 }
 
 static void driver_free(driver *dr) {
-  for (int i = 0; i <= DRIVER_SEND_SLOTS; i++) {
-    MPI_Request *req = i < DRIVER_SEND_SLOTS ? &dr->send_req[i] : &dr->stop_req;
-    if (*req != MPI_REQUEST_NULL) {
-      /* Only after an interruption: rank 0 no longer listens. Unchecked:
-       * the run is over, and a request that cannot be cancelled costs only
-       * a handle the exiting process drops anyway. */
-      MPI_Cancel(req);
-      MPI_Request_free(req);
-    }
-  }
+  /* (Result sends still in flight after an interruption are cancelled.) */
+  dpbo_farm_destroy(dr->farm);
   /* An evaluation in progress is ended if it can be (a command's
    * processes); one that cannot (LIBSVM) is left running: the process is
    * about to exit. */
   if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
   free(dr->started);
-  free(dr->load);
   free(dr->redo);
 }
 
 static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
                                const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  /* Waits nap from 10 µs doubling to 1 ms, so that an idle rank leaves the
+   * core to the busy ones (and to its own evaluation thread) yet answers
+   * within a millisecond; a step of the UCB loop takes milliseconds.
+   * (Spinning, even with sched_yield, costs a whole time slice per turn on
+   * an oversubscribed node.) Up to DRIVER_SEND_SLOTS results of a worker
+   * may be on their way while it takes part in the collectives. */
+  const dpbo_farm_options farm_options = {.result_bytes = sizeof(dpbo_eval_result),
+                                          .send_slots = DRIVER_SEND_SLOTS,
+                                          .nap_min_ns = 10000L,
+                                          .nap_max_ns = 1000000L};
   memset(dr, 0, sizeof *dr);
-  for (int i = 0; i < DRIVER_SEND_SLOTS; i++)
-    dr->send_req[i] = MPI_REQUEST_NULL;
-  dr->stop_req = MPI_REQUEST_NULL;
   dr->comm = comm;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &dr->rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &dr->size));
   dr->config = config;
   dr->options = options;
   dr->run = run;
-  dr->first_worker = dr->size == 1 ? 0 : 1;
+  DPBO_TRY(dpbo_farm_create(comm, &farm_options, &dr->farm, err));
+  dr->first_worker = dpbo_farm_first_worker(dr->farm);
   dr->start = MPI_Wtime();
   DPBO_TRY(dpbo_run_create(comm, config, run, err));
   dr->n = dpbo_space_size(run->space);
   run->workers = dr->size - dr->first_worker;
   DPBO_ALLOC(dr->started, config->iterations, "the driver");
-  DPBO_ALLOC(dr->load, dr->size, "the driver");
   DPBO_ALLOC(dr->redo, config->iterations, "the driver");
 done:
   return status;
