@@ -120,8 +120,8 @@ static dpbo_status run_fold(const dpbo_config *config, int s, int announce_next,
     run->gp_row[s] = dpbo_gp_count(run->gp) - 1;
     /* Sequential GP-UCB: the next selection's scan rides on this update. */
     if (announce_next && config->acquisition == DPBO_ACQ_UCB && run->steps < run->planned)
-      dpbo_ucb_prepare_select(run->ucb, dpbo_privacy_beta(dpbo_space_size(run->space),
-                                                          run->steps + 1, config->delta));
+      dpbo_ucb_prepare_select(
+          run->ucb, dpbo_privacy_beta(dpbo_space_size(run->space), run->steps + 1, config->delta));
     DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
   }
 done:
