@@ -243,10 +243,9 @@ done:
 }
 
 /* Rank 0 alone: the tasks in order. */
-static dpbo_status farm_solo(dpbo_farm *farm, const dpbo_farm_work *work, unsigned char *result,
+static dpbo_status farm_solo(const dpbo_farm_work *work, unsigned char *result,
                              dpbo_farm_outcome *outcome, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  (void)farm;
   for (int64_t next = 0; farm_more(work, next, outcome->accepted); next++) {
     work->work(work->context, work->tasks[next], result);
     DPBO_TRY(farm_file(work, result, err));
@@ -350,7 +349,7 @@ dpbo_status dpbo_farm_run(dpbo_farm *farm, const dpbo_farm_work *work, dpbo_farm
   memset(outcome, 0, sizeof *outcome);
   DPBO_ALLOC(result, farm->result_bytes, "a result");
   if (farm->size == 1)
-    status = farm_solo(farm, work, result, outcome, err);
+    status = farm_solo(work, result, outcome, err);
   else if (farm->rank == 0)
     status = farm_manage(farm, work, result, outcome, err);
   else
