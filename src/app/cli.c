@@ -11,6 +11,7 @@
 
 #include "run/config.h"
 #include "run/driver.h"
+#include "run/farm.h"
 #include "base/h5io.h"
 #include "experiments/k1sweep.h"
 #include "base/lock.h"
@@ -268,17 +269,24 @@ done:
 }
 
 /* SIGTERM and SIGUSR1 (Slurm's --signal; Open MPI's mpiexec forwards both)
- * ask a long command to stop at its next safe point: `on_stop` is installed
- * for both, and cli_stop_signals_restore puts the previous handlers back. */
+ * ask a long command to stop at its next safe point: each is one stop
+ * request of the task farm (run/farm.h; what a first and a second request
+ * mean is the command's), and cli_stop_signals_restore puts the previous
+ * handlers back. */
 typedef struct cli_stop_signals {
   int installed;
   struct sigaction old_term, old_usr1;
 } cli_stop_signals;
 
-static void cli_stop_signals_install(cli_stop_signals *saved, void (*on_stop)(int)) {
+static void cli_on_stop_signal(int signo) {
+  (void)signo;
+  dpbo_farm_request_stop();
+}
+
+static void cli_stop_signals_install(cli_stop_signals *saved) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
-  action.sa_handler = on_stop;
+  action.sa_handler = cli_on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &action, &saved->old_term);
@@ -291,12 +299,6 @@ static void cli_stop_signals_restore(cli_stop_signals *saved) {
   sigaction(SIGTERM, &saved->old_term, NULL);
   sigaction(SIGUSR1, &saved->old_usr1, NULL);
   saved->installed = 0;
-}
-
-/* dpbo run's stop request. */
-static void run_on_signal(int signo) {
-  (void)signo;
-  dpbo_driver_request_stop();
 }
 
 /* The release files drawn from the run file `run_path` (<stem>.release.h5
@@ -481,7 +483,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
     goto done;
   }
-  cli_stop_signals_install(&signals, run_on_signal);
+  cli_stop_signals_install(&signals);
   dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
@@ -622,7 +624,7 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   if (!complete || steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
                config->iterations, steps, why);
-  DPBO_TRY(dpbo_driver_replay(comm, config, steps, index, gain, run, err));
+  DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));
 done:
   free(assignments);
   free(text);
@@ -830,13 +832,6 @@ done:
   return code;
 }
 
-/* SIGTERM and SIGUSR1 (Slurm's --signal, Open MPI's mpirun forwards
- * SIGUSR1) ask the sweep to stop after the trainings in progress. */
-static void k1sweep_on_signal(int signo) {
-  (void)signo;
-  dpbo_k1sweep_request_stop();
-}
-
 static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -848,7 +843,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_ALLOC(config);
   CLI_TRY(
       dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
-  cli_stop_signals_install(&signals, k1sweep_on_signal);
+  cli_stop_signals_install(&signals);
   dpbo_k1sweep_outcome outcome;
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
     code = report(rank, &err);

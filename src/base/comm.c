@@ -33,12 +33,14 @@ done:
   return status;
 }
 
-void dpbo_comm_nap(long *ns) {
-  if (*ns < 100000L) *ns = 100000L;
+void dpbo_comm_nap_bounded(long *ns, long min_ns, long max_ns) {
+  if (*ns < min_ns) *ns = min_ns;
   struct timespec pause = {0, *ns};
   nanosleep(&pause, NULL);
-  *ns = *ns * 2 > 10000000L ? 10000000L : *ns * 2;
+  *ns = *ns * 2 > max_ns ? max_ns : *ns * 2;
 }
+
+void dpbo_comm_nap(long *ns) { dpbo_comm_nap_bounded(ns, 100000L, 10000000L); }
 
 dpbo_status dpbo_comm_wait_idle(MPI_Request *request, MPI_Status *mpi_status, dpbo_error *err) {
   dpbo_status status = DPBO_OK;

@@ -25,4 +25,8 @@ dpbo_status dpbo_comm_barrier_idle(MPI_Comm comm, dpbo_error *err);
  * and doubles it up to 10 ms, for loops that poll with MPI_Iprobe. */
 void dpbo_comm_nap(long *ns);
 
+/* The same with other bounds: sleeps *ns, at least min_ns, and doubles it
+ * up to max_ns (a loop that must answer within a millisecond naps up to 1 ms). */
+void dpbo_comm_nap_bounded(long *ns, long min_ns, long max_ns);
+
 #endif

@@ -773,7 +773,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
   const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
   const double scale = top[R_SCALE], grid = top[R_GRID];
-  DPBO_TRY(dpbo_driver_space(config, &space, err));
+  DPBO_TRY(dpbo_run_space(config, &space, err));
   result->n = dpbo_space_size(space);
 
   /* ṽ: bins of half the actual noise scale over the non-private values

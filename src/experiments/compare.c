@@ -11,8 +11,9 @@
 #include "experiments/baseline.h"
 #include "base/comm.h"
 #include "objectives/dataset.h"
-#include "run/driver.h"
 #include "run/output.h"
+#include "run/run.h"
+#include "run/farm.h"
 #include "dpbo/gp.h"
 #include "base/h5io.h"
 #include "base/log.h"
@@ -200,11 +201,74 @@ static void compare_evaluator_destroy(compare_evaluator *ev) {
   memset(ev, 0, sizeof *ev);
 }
 
+/* One candidate's row as a worker sends it to rank 0. */
+typedef struct compare_row {
+  int64_t index;
+  double gain, val, test, seconds;
+  int32_t code, pad;
+  char message[DPBO_ERROR_MSG_MAX];
+} compare_row;
+
+/* The table as a task farm (run/farm.h): candidates go to the workers one at
+ * a time, so a rank whose candidates train fast takes more of them. */
+typedef struct compare_fill {
+  const dpbo_config *config;
+  const dpbo_space *space;
+  compare_evaluator *ev;
+  compare_table *table; /* rank 0 */
+  double seconds;       /* rank 0: training time of the rows filed */
+  int64_t filed;
+  double start, next_log;
+} compare_fill;
+
+static void compare_fill_work(void *context, int64_t i, void *result) {
+  compare_fill *fill = context;
+  compare_row *row = result;
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  memset(row, 0, sizeof *row);
+  row->index = i;
+  double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM];
+  dpbo_status code = dpbo_space_unit(fill->space, i, u, &err);
+  if (code == DPBO_OK) {
+    dpbo_space_to_values(fill->space, u, v);
+    code = compare_evaluate(fill->ev, fill->config, v, &row->gain, &row->val, &row->test,
+                            &row->seconds, &err);
+    if (code != DPBO_OK) dpbo_error_prefix(&err, "dpbo compare, candidate %lld", (long long)i);
+  }
+  row->code = (int32_t)code;
+  if (code != DPBO_OK) snprintf(row->message, sizeof row->message, "%s", err.message);
+}
+
+static dpbo_status compare_fill_accept(void *context, const void *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  compare_fill *fill = context;
+  compare_table *table = fill->table;
+  const compare_row *row = result;
+  if (row->code != DPBO_OK) DPBO_RAISE((dpbo_status)row->code, "%s", row->message);
+  if (row->index < 0 || row->index >= table->n)
+    DPBO_RAISE(DPBO_ERR_MPI, "unexpected result for candidate %lld", (long long)row->index);
+  table->gain[row->index] = row->gain;
+  table->val[row->index] = row->val;
+  table->test[row->index] = row->test;
+  fill->seconds += row->seconds;
+  fill->filed++;
+  if ((double)fill->filed >= fill->next_log * (double)table->n) {
+    dpbo_log_info("table: %lld of %lld candidates (%.0f%%), %.1f s", (long long)fill->filed,
+                  (long long)table->n, 100.0 * fill->filed / table->n, MPI_Wtime() - fill->start);
+    fill->next_log += 0.1;
+  }
+done:
+  return status;
+}
+
 static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
                                       const dpbo_space *space, compare_table *table,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   compare_evaluator ev;
+  dpbo_farm *farm = NULL;
+  int64_t *tasks = NULL;
   memset(&ev, 0, sizeof ev);
   int rank, size;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
@@ -214,87 +278,45 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   DPBO_ALLOC(table->gain, n, "the gains");
   DPBO_ALLOC(table->val, n, "the validation accuracies");
   DPBO_ALLOC(table->test, n, "the test accuracies");
-  local = compare_evaluator_create(config, space, &ev, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  int64_t mine = 0, done_count = 0;
-  for (int64_t i = rank; i < n; i += size)
-    mine++;
-  double seconds = 0.0, start = MPI_Wtime(), next_log = 0.1;
-  for (int64_t i = rank; i < n && local == DPBO_OK; i += size) {
-    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], t = 0.0;
-    local = dpbo_space_unit(space, i, u, err);
-    if (local != DPBO_OK) break;
-    dpbo_space_to_values(space, u, v);
-    local =
-        compare_evaluate(&ev, config, v, &table->gain[i], &table->val[i], &table->test[i], &t, err);
-    if (local != DPBO_OK) {
-      dpbo_error_prefix(err, "dpbo compare, candidate %lld", (long long)i);
-      break;
-    }
-    seconds += t;
-    done_count++;
-    if (rank == 0 && (double)done_count >= next_log * (double)mine) {
-      dpbo_log_info("table: %lld of %lld candidates on rank 0 (%.0f%%), %.1f s",
-                    (long long)done_count, (long long)mine, 100.0 * done_count / mine,
-                    MPI_Wtime() - start);
-      next_log += 0.1;
-    }
+  /* Rank 0 only hands out candidates when it has workers. */
+  if (size == 1 || rank > 0) local = compare_evaluator_create(config, space, &ev, err);
+  if (local == DPBO_OK && rank == 0) {
+    tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
+    if (!tasks) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+    for (int64_t i = 0; tasks && i < n; i++)
+      tasks[i] = i;
   }
-  /* Ranks finish their share at different times (training times differ
-   * tenfold); one that is done sleeps instead of polling in the reduction,
-   * so it leaves its core to the ranks still training. */
-  if (dpbo_comm_barrier_idle(comm, err) != DPBO_OK && local == DPBO_OK) local = err->code;
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  /* Each entry was filled by exactly one rank; the others hold zeros. */
+  const dpbo_farm_options options = {.result_bytes = sizeof(compare_row)};
+  DPBO_TRY(dpbo_farm_create(comm, &options, &farm, err));
+  compare_fill fill = {config, space, &ev, table, 0.0, 0, MPI_Wtime(), 0.1};
+  const dpbo_farm_work work = {.tasks = tasks,
+                               .task_count = n,
+                               .noun = "candidate",
+                               .context = &fill,
+                               .work = compare_fill_work,
+                               .accept = compare_fill_accept};
+  dpbo_farm_outcome outcome;
+  local = dpbo_farm_run(farm, &work, &outcome, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* Rank 0 filed every entry; the others hold zeros (the sum keeps the
+   * table as it was when each rank filled its share). */
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm));
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
-  DPBO_MPI_TRY(MPI_Allreduce(&seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(&fill.seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
 done:
+  dpbo_farm_destroy(farm);
+  free(tasks);
   compare_evaluator_destroy(&ev);
   return status;
 }
 
-/* GP-UCB over the table, as dpbo run would make it (collective; every rank
- * owns its block of Λ). Fills run (space borrowed, ucb and gp owned). */
-static dpbo_status compare_gp_ucb(MPI_Comm comm, const dpbo_config *config, dpbo_space *space,
-                                  const compare_table *table, dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  int rank, size;
-  memset(run, 0, sizeof *run);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  const int64_t n = dpbo_space_size(space);
-  const int T = config->iterations;
-  run->space = space;
-  run->planned = T;
-  run->best_step = -1;
-  int64_t begin, count;
-  dpbo_space_block(n, size, rank, &begin, &count);
-  local = dpbo_ucb_create(space, &config->kernel, begin, count, T, &run->ucb, err);
-  if (local == DPBO_OK) local = dpbo_gp_create(&config->kernel, &config->prior, T, &run->gp, err);
-  if (local == DPBO_OK && !(run->trace = calloc((size_t)T, sizeof *run->trace)))
-    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  for (int t = 1; t <= T; t++) {
-    dpbo_trace_step *step = &run->trace[t - 1];
-    dpbo_ucb_choice choice;
-    step->beta = dpbo_privacy_beta(n, t, config->delta);
-    DPBO_TRY(dpbo_ucb_select(comm, run->ucb, step->beta, &choice, err));
-    step->index = choice.index;
-    DPBO_TRY(dpbo_space_unit(space, choice.index, step->unit, err));
-    dpbo_space_to_values(space, step->unit, step->value);
-    step->gain = table->gain[choice.index];
-    step->state = DPBO_STEP_DONE;
-    step->attempts = 1;
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    run->steps = run->finished = t;
-    if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain) run->best_step = t - 1;
-  }
-  run->outcome = DPBO_OK;
-done:
-  return status;
+/* The evaluation of GP-UCB's step (run.h): a table look-up, the same on
+ * every rank. */
+static dpbo_status compare_table_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  *gain = ((const compare_table *)context)->gain[index];
+  return DPBO_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -754,8 +776,10 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                              err);
     }
 
-  local = dpbo_driver_space(config, &space, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* The run first (Λ, GP, UCB state): GP-UCB runs on the table through the
+   * step `dpbo run` takes, so it is the run `dpbo run` would make. */
+  DPBO_TRY(dpbo_run_create(comm, config, &run, err));
+  space = run.space;
   ctx->n = dpbo_space_size(space);
   if (rank == 0)
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
@@ -774,7 +798,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                   table.test[bt]);
   }
 
-  DPBO_TRY(compare_gp_ucb(comm, config, space, &table, &run, err));
+  for (int t = 0; t < T; t++)
+    DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, &table, &run, err));
   ctx->run = &run;
   DPBO_TRY(dpbo_utility_gather_mean(comm, config, &run, &mean, err));
   ctx->mean = mean;
@@ -908,9 +933,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 done:
-  run.space = NULL; /* borrowed */
-  dpbo_run_free(&run);
-  dpbo_space_destroy(space);
+  dpbo_run_free(&run); /* space with it */
   free(table.gain);
   free(table.val);
   free(table.test);

@@ -36,8 +36,9 @@
  * from the same set.
  *
  * Evaluation: LIBSVM is deterministic for a fixed split, so the validation
- * and test accuracy of every candidate of Λ are computed once (the ranks
- * share Λ round-robin) and every method reads them from that table: a
+ * and test accuracy of every candidate of Λ are computed once (a task farm,
+ * run/farm.h: rank 0 hands the candidates to ranks 1..P-1 one at a time)
+ * and every method reads them from that table: a
  * method's evaluations are its table look-ups, counted per repetition. The
  * GP-UCB run on the table is the run `dpbo run` would make. Then the
  * repetitions are spread over the ranks (repetition r on rank r mod P), each

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <lapacke.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include "dpbo/version.h"
 #include "run/config.h"
 #include "run/output.h"
+#include "run/farm.h"
 
 /* ---------------------------------------------------------------------------
  * Configuration. */
@@ -302,15 +302,6 @@ static dpbo_status k1sweep__compare(const char *stored, const char *current, con
 }
 
 /* ---------------------------------------------------------------------------
- * Stop requests (signals). */
-
-static volatile sig_atomic_t k1sweep__stops = 0;
-
-void dpbo_k1sweep_request_stop(void) {
-  if (k1sweep__stops < 1000) k1sweep__stops = k1sweep__stops + 1;
-}
-
-/* ---------------------------------------------------------------------------
  * The run's state. */
 
 /* One model's result as a worker sends it: this header, then `acc_count`
@@ -338,8 +329,6 @@ static const dpbo_h5io_field k1sweep__columns[] = {
     {"predict_seconds", offsetof(k1sweep__model, predict_seconds), 0},
     {"pool_accuracy", offsetof(k1sweep__model, pool_accuracy), 0}};
 #define K1SWEEP__COLUMNS (sizeof k1sweep__columns / sizeof k1sweep__columns[0])
-
-enum { K1SWEEP_TAG_TASK = 41, K1SWEEP_TAG_RESULT = 42 };
 
 typedef struct k1sweep__state {
   const dpbo_k1sweep_config *config;
@@ -652,12 +641,24 @@ done:
 }
 
 /* ---------------------------------------------------------------------------
- * Scheduling. */
+ * Scheduling: the trainings are a task farm (run/farm.h). */
+
+typedef struct k1sweep__farm {
+  k1sweep__state *st;
+  const char *checkpoint;
+  unsigned char *flags; /* a trainer's pool predictions */
+} k1sweep__farm;
+
+static void k1sweep__farm_work(void *context, int64_t j, void *message) {
+  k1sweep__farm *kf = context;
+  k1sweep__train(kf->st, j, kf->flags, message);
+}
 
 /* Rank 0 files one result; a failed model is reported through err. */
-static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *message,
-                                   const char *checkpoint, dpbo_error *err) {
+static dpbo_status k1sweep__accept(void *context, const void *result, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  k1sweep__state *st = ((k1sweep__farm *)context)->st;
+  const unsigned char *message = result;
   k1sweep__head head;
   memcpy(&head, message, sizeof head);
   if (head.code != DPBO_OK) DPBO_RAISE((dpbo_status)head.code, "%s", head.message);
@@ -675,7 +676,6 @@ static dpbo_status k1sweep__accept(k1sweep__state *st, const unsigned char *mess
   st->perf_predict += head.result.predict_seconds;
   st->perf_score += head.score_seconds;
   st->perf_models++;
-  DPBO_TRY(k1sweep__write_checkpoint(st, checkpoint, err));
   dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
                 "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
                 (long long)j, st->values[j * st->d + st->c_dim],
@@ -687,121 +687,47 @@ done:
   return status;
 }
 
-/* Whether rank 0 should hand out no more trainings. */
-static int k1sweep__stopping(int64_t trained, int64_t stop_after) {
-  return k1sweep__stops > 0 || (stop_after > 0 && trained >= stop_after);
+/* The farm's checkpoint hook: every model filed so far, rewritten. */
+static dpbo_status k1sweep__checkpoint(void *context, dpbo_error *err) {
+  k1sweep__farm *kf = context;
+  return k1sweep__write_checkpoint(kf->st, kf->checkpoint, err);
 }
 
-/* Rank 0 with workers: dynamic scheduling, one training per free worker.
- * Waits with MPI_Iprobe and a sleeping back-off, never spinning. */
-static dpbo_status k1sweep__master(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
-                                   dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, failure = DPBO_OK;
-  unsigned char *message = NULL;
-  int64_t *todo = NULL, todo_count = 0, next = 0, in_flight = 0;
-  int released = 0;
-  const size_t bytes = k1sweep__message_size(st);
-  DPBO_ALLOC(message, bytes, "a result message");
-  DPBO_ALLOC(todo, st->n, "the work list");
-  for (int64_t j = 0; j < st->n; j++)
-    if (!st->done[j]) todo[todo_count++] = j;
-  for (int w = 1; w < st->size; w++) {
-    int64_t task = -1;
-    if (next < todo_count && !k1sweep__stopping(0, stop_after)) task = todo[next++];
-    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, w, K1SWEEP_TAG_TASK, st->comm));
-    in_flight += task >= 0;
+/* Every rank: the models not in the checkpoint, one per worker at a time
+ * (rank 0 trains them itself when alone). */
+static dpbo_status k1sweep__farm_run(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
+                                     dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_farm *farm = NULL;
+  int64_t *todo = NULL, todo_count = 0;
+  k1sweep__farm kf = {st, checkpoint, NULL};
+  const dpbo_farm_options options = {.result_bytes = k1sweep__message_size(st)};
+  dpbo_farm_outcome farmed = {0, 0};
+  DPBO_TRY(dpbo_farm_create(st->comm, &options, &farm, err));
+  /* (From here on a failure on one rank leaves the others in the farm.) */
+  farmed.abandoned = st->size > 1;
+  if (st->size == 1 || st->rank > 0) DPBO_ALLOC(kf.flags, st->pool, "the pool predictions");
+  if (st->rank == 0) {
+    DPBO_ALLOC(todo, st->n, "the work list");
+    for (int64_t j = 0; j < st->n; j++)
+      if (!st->done[j]) todo[todo_count++] = j;
   }
-  while (in_flight > 0) {
-    MPI_Status probe;
-    int ready = 0;
-    long ns = 0;
-    int warned = 0;
-    while (!ready) {
-      if (k1sweep__stops >= 2) {
-        outcome->abandoned = 1;
-        DPBO_RAISE(DPBO_ERR_MPI, "stopped a second time: abandoning %lld training(s) in progress",
-                   (long long)in_flight);
-      }
-      if (k1sweep__stops == 1 && !warned) {
-        dpbo_log_info("stop requested: no new trainings; waiting for the %lld in progress (signal "
-                      "again to abandon them)",
-                      (long long)in_flight);
-        warned = 1;
-      }
-      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, K1SWEEP_TAG_RESULT, st->comm, &ready, &probe));
-      if (!ready) dpbo_comm_nap(&ns);
-    }
-    DPBO_MPI_TRY(MPI_Recv(message, (int)bytes, MPI_BYTE, probe.MPI_SOURCE, K1SWEEP_TAG_RESULT,
-                          st->comm, MPI_STATUS_IGNORE));
-    in_flight--;
-    /* After a failure, later results are still checkpointed; the first
-     * failure's message is the one reported. */
-    dpbo_error scratch;
-    dpbo_status got = k1sweep__accept(st, message, checkpoint, failure == DPBO_OK ? err : &scratch);
-    if (got == DPBO_OK) outcome->trained++;
-    if (failure == DPBO_OK) failure = got;
-    int64_t task = -1;
-    if (failure == DPBO_OK && next < todo_count && !k1sweep__stopping(outcome->trained, stop_after))
-      task = todo[next++];
-    DPBO_MPI_TRY(MPI_Send(&task, 1, MPI_INT64_T, probe.MPI_SOURCE, K1SWEEP_TAG_TASK, st->comm));
-    in_flight += task >= 0;
-  }
-  /* Every worker has been told to stop: the farm ended in step. */
-  status = failure;
-  released = 1;
+  const dpbo_farm_work work = {.tasks = todo,
+                               .task_count = todo_count,
+                               .stop_after = stop_after,
+                               .stoppable = 1,
+                               .noun = "training",
+                               .context = &kf,
+                               .work = k1sweep__farm_work,
+                               .accept = k1sweep__accept,
+                               .checkpoint = k1sweep__checkpoint};
+  status = dpbo_farm_run(farm, &work, &farmed, err);
 done:
-  /* Leaving early (a failed MPI call, a second stop, no memory) leaves
-   * workers waiting for a task or inside LIBSVM: they cannot join the
-   * collective calls that follow, so the job must be aborted. */
-  if (!released) outcome->abandoned = 1;
-  free(message);
+  outcome->trained = farmed.accepted;
+  outcome->abandoned = farmed.abandoned;
+  dpbo_farm_destroy(farm);
   free(todo);
-  return status;
-}
-
-/* A worker: trains what rank 0 sends until told to stop; waits sleeping. */
-static dpbo_status k1sweep__worker(k1sweep__state *st, dpbo_k1sweep_outcome *outcome,
-                                   dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  unsigned char *message = NULL, *flags = NULL;
-  const size_t bytes = k1sweep__message_size(st);
-  DPBO_ALLOC(message, bytes, "a result message");
-  DPBO_ALLOC(flags, st->pool, "the pool predictions");
-  for (;;) {
-    int64_t task = -1;
-    MPI_Request request;
-    DPBO_MPI_TRY(MPI_Irecv(&task, 1, MPI_INT64_T, 0, K1SWEEP_TAG_TASK, st->comm, &request));
-    DPBO_TRY(dpbo_comm_wait_idle(&request, NULL, err));
-    if (task < 0) break;
-    k1sweep__train(st, task, flags, message);
-    DPBO_MPI_TRY(MPI_Send(message, (int)bytes, MPI_BYTE, 0, K1SWEEP_TAG_RESULT, st->comm));
-  }
-done:
-  /* A worker that leaves before rank 0 told it to stop leaves rank 0
-   * waiting for its result: nobody can reach the next collective. */
-  if (status != DPBO_OK) outcome->abandoned = 1;
-  free(message);
-  free(flags);
-  return status;
-}
-
-/* One rank: rank 0 trains everything itself. */
-static dpbo_status k1sweep__solo(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
-                                 dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  unsigned char *message = NULL, *flags = NULL;
-  DPBO_ALLOC(message, k1sweep__message_size(st), "a result message");
-  DPBO_ALLOC(flags, st->pool, "the pool predictions");
-  for (int64_t j = 0; j < st->n; j++) {
-    if (st->done[j]) continue;
-    if (k1sweep__stopping(outcome->trained, stop_after)) break;
-    k1sweep__train(st, j, flags, message);
-    DPBO_TRY(k1sweep__accept(st, message, checkpoint, err));
-    outcome->trained++;
-  }
-done:
-  free(message);
-  free(flags);
+  free(kf.flags);
   return status;
 }
 
@@ -1189,12 +1115,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 
   const double t_train = MPI_Wtime();
-  if (st->size == 1)
-    local = k1sweep__solo(st, stop_after, checkpoint, outcome, err);
-  else if (st->rank == 0)
-    local = k1sweep__master(st, stop_after, checkpoint, outcome, err);
-  else
-    local = k1sweep__worker(st, outcome, err);
+  local = k1sweep__farm_run(st, stop_after, checkpoint, outcome, err);
   if (outcome->abandoned) {
     status = local;
     goto done;
@@ -1231,7 +1152,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   memset(&st, 0, sizeof st);
   memset(results, 0, sizeof results);
   memset(outcome, 0, sizeof *outcome);
-  k1sweep__stops = 0; /* a request belongs to one run */
+  dpbo_farm_stops_reset(); /* a request belongs to one run */
   const double t_start = MPI_Wtime();
   st.config = config;
   st.comm = comm;

@@ -49,10 +49,10 @@
  * (likelihood, output and cache settings may change). The checkpoint is
  * removed once the final file is written.
  *
- * Stopping early. dpbo_k1sweep_request_stop() (async-signal-safe; `dpbo
- * k1sweep` calls it on SIGTERM and SIGUSR1) stops handing out trainings;
- * trainings in progress finish and are checkpointed, then the run returns
- * with *interrupted set. A second request stops waiting for them
+ * Stopping early. A stop request (dpbo_farm_request_stop in run/farm.h,
+ * async-signal-safe; `dpbo k1sweep` calls it on SIGTERM and SIGUSR1) stops
+ * handing out trainings; trainings in progress finish and are checkpointed,
+ * then the run returns with *interrupted set. A second request stops waiting for them
  * (*abandoned set; the caller must then abort the job, as the busy workers
  * cannot join collective calls).
  *
@@ -122,9 +122,6 @@ int64_t dpbo_k1sweep_settings(const dpbo_k1sweep_config *config);
 /* <dir>/<name>.h5 and <dir>/<name>.partial.h5 */
 void dpbo_k1sweep_output_path(const dpbo_k1sweep_config *config, char *path, size_t size);
 void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path, size_t size);
-
-/* Async-signal-safe: asks a running sweep to stop (see above). */
-void dpbo_k1sweep_request_stop(void);
 
 typedef struct dpbo_k1sweep_outcome {
   int interrupted; /* stopped early; the checkpoint holds every finished model */

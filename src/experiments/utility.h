@@ -39,7 +39,7 @@
 #include <mpi.h>
 
 #include "run/config.h"
-#include "run/driver.h"
+#include "run/run.h"
 #include "dpbo/error.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/privacy.h"

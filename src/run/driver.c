@@ -1,13 +1,10 @@
 #include "run/driver.h"
 
 #include <math.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include "base/comm.h"
 #include "objectives/evaluator.h"
@@ -15,11 +12,10 @@
 #include "objectives/command.h"
 #include "base/log.h"
 #include "base/proc.h"
+#include "run/farm.h"
 #include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
-
-enum { TAG_RESULT = 102, TAG_STOP = 103 };
 
 /* The events rank 0 broadcasts; every rank applies them in order. */
 enum { EVENT_SELECT = 1, EVENT_RESULT = 2, EVENT_STOP = 3 };
@@ -31,22 +27,6 @@ typedef struct driver_event {
   int interrupted; /* stop: by a request, not because all T are in */
   dpbo_eval_result result; /* result */
 } driver_event;
-
-static volatile sig_atomic_t driver_stops = 0;
-
-void dpbo_driver_request_stop(void) { driver_stops = 1; }
-
-dpbo_status dpbo_driver_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err) {
-  switch (config->space_kind) {
-  case DPBO_SPACE_GRID:
-    return dpbo_space_create_grid(config->dims, config->dim, space, err);
-  case DPBO_SPACE_SOBOL:
-    return dpbo_space_create_sobol(config->dims, config->dim, config->points, space, err);
-  case DPBO_SPACE_LIST:
-    return dpbo_space_create_list(config->dims, config->dim, config->list_path, space, err);
-  }
-  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown space kind");
-}
 
 static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space *space,
                                     dpbo_objective *objective, dpbo_error *err) {
@@ -91,81 +71,6 @@ static void format_duration(double seconds, char *buf, size_t size) {
     snprintf(buf, size, "%dh%02dm", (int)(seconds / 3600), (int)fmod(seconds / 60, 60));
 }
 
-/* Λ, this rank's block of it, the UCB state and the GP, with an empty trace
- * of capacity T (collective: a failure on any rank fails all). */
-static dpbo_status driver_setup(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
-                                dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local;
-  int rank, size;
-  memset(run, 0, sizeof *run);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  run->planned = config->iterations;
-  run->best_step = -1;
-  local = dpbo_driver_space(config, &run->space, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  int64_t begin, count;
-  dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
-  const int d = dpbo_space_dims(run->space);
-  /* Incremental when T·N/P doubles fit the per-rank limit, else recompute
-   * (ucb.h): each rank decides for its own block; results are the same. */
-  DPBO_TRY(dpbo_ucb_memory_limit(comm, config->memory_limit_mb, &run->memory_limit, err));
-  dpbo_ucb_mode mode = DPBO_UCB_INCREMENTAL;
-  local = dpbo_ucb_choose_mode(count, d, config->iterations, run->memory_limit, &mode, err);
-  if (local != DPBO_OK) {
-    char limit[32];
-    if (config->memory_limit_mb < 0)
-      snprintf(limit, sizeof limit, "auto");
-    else
-      snprintf(limit, sizeof limit, "%g", config->memory_limit_mb);
-    dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
-  }
-  if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations,
-                                 mode, &run->ucb, err);
-  if (local == DPBO_OK)
-    local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
-  if (local == DPBO_OK) {
-    run->trace = calloc((size_t)config->iterations, sizeof *run->trace);
-    if (!run->trace) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  run->state_bytes = dpbo_ucb_memory(run->ucb);
-  {
-    /* The summary's figures, identical on every rank (the run file's
-     * attributes are written collectively). A limit of 0 means none, so the
-     * smallest limit is the smallest of (limit - 1) wrapped around, plus 1. */
-    unsigned long long mine[3] = {run->state_bytes,
-                                  dpbo_ucb_memory_needed(count, d, config->iterations,
-                                                         DPBO_UCB_INCREMENTAL),
-                                  mode == DPBO_UCB_RECOMPUTE},
-                       max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull,
-                       min_limit;
-    DPBO_MPI_TRY(MPI_Allreduce(mine, max, 3, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
-    DPBO_MPI_TRY(MPI_Allreduce(mine, sum, 3, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
-    DPBO_MPI_TRY(MPI_Allreduce(&limit, &min_limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm));
-    run->state_bytes_max = max[0];
-    run->state_bytes_total = sum[0];
-    run->incremental_bytes_max = max[1];
-    run->memory_limit_min = (size_t)(min_limit + 1ull);
-    run->recompute_ranks = (int)sum[2];
-    run->ranks = size;
-  }
-done:
-  return status;
-}
-
-const char *dpbo_run_ucb_mode(const dpbo_run *run, char *buf, size_t size) {
-  if (run->recompute_ranks == 0)
-    snprintf(buf, size, "incremental");
-  else if (run->recompute_ranks == run->ranks)
-    snprintf(buf, size, "recompute");
-  else
-    snprintf(buf, size, "recompute on %d of %d ranks, incremental on the others",
-             run->recompute_ranks, run->ranks);
-  return buf;
-}
-
 /* ---------------------------------------------------------------------------
  * One run on this rank. */
 
@@ -178,13 +83,12 @@ typedef struct driver {
   const dpbo_driver_options *options;
   dpbo_run *run;
   int64_t n;
-  int batch;
   int first_worker; /* 1, or 0 when rank 0 is alone */
-  int *gp_row;      /* per step: its row in the GP, -1 if it has none */
   double *started;  /* per step: when it was selected (for step_seconds) */
+  /* The task farm: results and stop requests from the workers, the load
+   * per worker (rank 0), result sends in flight (workers). */
+  dpbo_farm *farm;
   /* rank 0 */
-  int *load; /* evaluations outstanding per rank */
-  int in_flight;
   int *redo; /* a checkpoint's pending steps (1-based), to send out again */
   int redo_count, redo_next;
   int results_here; /* results folded in by this invocation */
@@ -194,207 +98,25 @@ typedef struct driver {
   /* evaluating ranks */
   dpbo_objective objective;
   dpbo_evaluator *evaluator;
-  dpbo_eval_result send_buf[DRIVER_SEND_SLOTS];
-  MPI_Request send_req[DRIVER_SEND_SLOTS];
-  int stop_flag; /* a worker's stop request, sent once to rank 0 */
-  MPI_Request stop_req;
   double start;
 } driver;
-
-/* Waiting for a message: naps from 10 µs doubling to 1 ms, so that an idle
- * rank leaves the core to the busy ones (and to its own evaluation thread)
- * yet answers within a millisecond; a step of the UCB loop takes
- * milliseconds. (Spinning, even with sched_yield, costs a whole time slice
- * per turn on an oversubscribed node. The k1 sweep's waits, where 10 ms is
- * fine, use dpbo_comm_nap.) */
-static void driver_pause(long *ns) {
-  if (*ns < 10000L) *ns = 10000L;
-  struct timespec pause = {0, *ns};
-  nanosleep(&pause, NULL);
-  *ns = *ns * 2 > 1000000L ? 1000000L : *ns * 2;
-}
-
-static int driver_worker_of(const driver *dr) {
-  /* The least loaded evaluating rank, lowest first on ties. */
-  int best = dr->first_worker;
-  for (int r = dr->first_worker; r < dr->size; r++)
-    if (dr->load[r] < dr->load[best]) best = r;
-  return best;
-}
-
-static void driver_note_best(dpbo_run *run, int s) {
-  const dpbo_trace_step *step = &run->trace[s];
-  if (step->state != DPBO_STEP_DONE) return;
-  if (run->best_step < 0 || step->gain > run->trace[run->best_step].gain ||
-      (step->gain == run->trace[run->best_step].gain && s < run->best_step))
-    run->best_step = s;
-}
-
-/* Folds the observation of step s (state DONE) into the GP and the block. */
-static dpbo_status driver_fold(driver *dr, int s, int announce_next, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  dpbo_trace_step *step = &run->trace[s];
-  if (dr->gp_row[s] >= 0) {
-    /* A batch's hallucinated row: the real value replaces it. */
-    DPBO_TRY(dpbo_gp_resolve(run->gp, dr->gp_row[s], step->gain, err));
-    DPBO_TRY(dpbo_ucb_refresh_mean(run->ucb, run->gp, err));
-  } else {
-    DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-    dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
-    /* Sequential GP-UCB: the next selection's scan rides on this update. */
-    if (announce_next && config->acquisition == DPBO_ACQ_UCB && run->steps < run->planned)
-      dpbo_ucb_prepare_select(run->ucb, dpbo_privacy_beta(dr->n, run->steps + 1, config->delta));
-    DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-  }
-done:
-  return status;
-}
-
-/* Algorithm 2 (de Freitas et al.): before choosing λ_t, t > 1, drop what can
- * no longer hold the maximum (collective). Returns the survivors. */
-static dpbo_status driver_prune(driver *dr, double beta, int64_t *alive, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  double lcb = dpbo_ucb_local_max_lcb(dr->run->ucb, beta), lcb_max;
-  int64_t mine;
-  DPBO_MPI_TRY(MPI_Allreduce(&lcb, &lcb_max, 1, MPI_DOUBLE, MPI_MAX, dr->comm));
-  DPBO_TRY(dpbo_ucb_prune(dr->run->ucb, beta, lcb_max, &mine, err));
-  DPBO_MPI_TRY(MPI_Allreduce(&mine, alive, 1, MPI_INT64_T, MPI_SUM, dr->comm));
-done:
-  return status;
-}
-
-/* Rebuilds GP and block from the trace (batches: after a failure, whose
- * hallucinated row must leave the GP, and on resume): observed steps in
- * order, then the pending ones hallucinated, failed candidates excluded. */
-static dpbo_status driver_rebuild(driver *dr, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  const dpbo_ucb_mode mode = dpbo_ucb_get_mode(run->ucb); /* the mode setup chose */
-  dpbo_ucb_destroy(run->ucb);
-  dpbo_gp_destroy(run->gp);
-  run->ucb = NULL;
-  run->gp = NULL;
-  int64_t begin, count;
-  dpbo_space_block(dr->n, dr->size, dr->rank, &begin, &count);
-  DPBO_TRY(dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
-                                &run->ucb, err));
-  DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err));
-  for (int pass = 0; pass < 2; pass++) {
-    for (int s = 0; s < run->steps; s++) {
-      dpbo_trace_step *step = &run->trace[s];
-      if (pass == 0) dr->gp_row[s] = -1;
-      if (pass == 0 && step->state == DPBO_STEP_DONE) {
-        DPBO_TRY(dpbo_gp_append(run->gp, step->unit, step->gain, err));
-      } else if (pass == 1 && step->state == DPBO_STEP_PENDING) {
-        DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
-      } else {
-        if (pass == 0 && step->state == DPBO_STEP_FAILED)
-          DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-        continue;
-      }
-      dr->gp_row[s] = dpbo_gp_count(run->gp) - 1;
-      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    }
-  }
-done:
-  return status;
-}
-
-/* The trace so far (a checkpoint, or a finished run's for a release) into
- * GP and block. With batch = 1 it repeats exactly the live run's updates (and
- * Algorithm 2's pruning when `prune`), so a resumed run continues bit for bit. */
-static dpbo_status driver_replay_trace(driver *dr, int prune, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  run->best_step = -1;
-  run->finished = run->failures = 0;
-  for (int s = 0; s < run->steps; s++) {
-    dpbo_trace_step *step = &run->trace[s];
-    if (step->index < 0 || step->index >= dr->n)
-      DPBO_RAISE(DPBO_ERR_DATA, "trace step %d names candidate %lld outside Λ", s + 1,
-                 (long long)step->index);
-    DPBO_TRY(dpbo_space_unit(run->space, step->index, step->unit, err));
-    dpbo_space_to_values(run->space, step->unit, step->value);
-    dr->gp_row[s] = -1;
-    run->finished += step->state != DPBO_STEP_PENDING;
-    run->failures += step->state == DPBO_STEP_FAILED;
-    driver_note_best(run, s);
-  }
-  if (dr->batch > 1) {
-    DPBO_TRY(driver_rebuild(dr, err));
-  } else {
-    for (int s = 0; s < run->steps; s++) {
-      dpbo_trace_step *step = &run->trace[s];
-      if (prune && config->algorithm == DPBO_ALGORITHM_2 && s > 0) {
-        int64_t alive;
-        DPBO_TRY(driver_prune(dr, dpbo_privacy_beta(dr->n, s + 1, config->delta), &alive, err));
-      }
-      if (step->state == DPBO_STEP_DONE) DPBO_TRY(driver_fold(dr, s, 0, err));
-      if (step->state == DPBO_STEP_FAILED) DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-    }
-  }
-done:
-  return status;
-}
 
 /* Event "select" (collective): the next λ_t, or a checkpoint's pending step
  * again; the chosen worker starts evaluating it. */
 static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_run *run = dr->run;
-  const dpbo_config *config = dr->config;
-  const double m0 = config->prior.mean, s = config->prior.signal_std;
   int t;
   if (ev->redo_step > 0) {
     t = ev->redo_step;
   } else {
-    t = run->steps + 1;
-    dpbo_trace_step *step = &run->trace[t - 1];
-    memset(step, 0, sizeof *step);
-    step->beta = dpbo_privacy_beta(dr->n, t, config->delta);
-    step->alive = dr->n;
-    if (config->algorithm == DPBO_ALGORITHM_2 && t > 1)
-      DPBO_TRY(driver_prune(dr, step->beta, &step->alive, err));
-    dpbo_ucb_choice choice;
-    if (config->acquisition == DPBO_ACQ_EI) {
-      double best = run->best_step < 0 ? 0.0 : (run->trace[run->best_step].gain - m0) / s;
-      choice = dpbo_ucb_local_best_ei(run->ucb, best);
-      DPBO_TRY(dpbo_ucb_reduce(dr->comm, &choice, err));
-    } else {
-      DPBO_TRY(dpbo_ucb_select(dr->comm, run->ucb, step->beta, &choice, err));
-    }
-    if (choice.index < 0)
-      DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-                 "no candidate is left to evaluate at step %d: every one was excluded "
-                 "after a failed evaluation",
-                 t);
-    step->index = choice.index;
-    DPBO_TRY(dpbo_space_unit(run->space, choice.index, step->unit, err));
-    dpbo_space_to_values(run->space, step->unit, step->value);
-    double var;
-    dpbo_gp_predict(run->gp, step->unit, &step->mean, &var);
-    step->std = sqrt(var);
-    step->ucb = config->acquisition == DPBO_ACQ_EI ? s * choice.score : m0 + s * choice.score;
-    step->gain = NAN;
-    step->state = DPBO_STEP_PENDING;
-    dr->gp_row[t - 1] = -1;
-    run->steps = t;
-    if (dr->batch > 1) {
-      /* GP-BUCB: σ shrinks around the point now, μ waits for its value. */
-      DPBO_TRY(dpbo_gp_append_pending(run->gp, step->unit, err));
-      dr->gp_row[t - 1] = dpbo_gp_count(run->gp) - 1;
-      DPBO_TRY(dpbo_ucb_update(run->ucb, run->gp, step->unit, err));
-    }
+    DPBO_TRY(dpbo_run_select(dr->comm, dr->config, run, err));
+    t = run->steps;
   }
   run->trace[t - 1].worker = ev->worker;
   dr->started[t - 1] = MPI_Wtime();
   if (dr->rank == 0) {
-    dr->load[ev->worker]++;
-    dr->in_flight++;
+    dpbo_farm_assign(dr->farm, ev->worker);
   }
   if (dr->rank == ev->worker) {
     dpbo_eval_job job = {t, run->trace[t - 1].index};
@@ -439,25 +161,12 @@ static dpbo_status driver_result(driver *dr, const dpbo_eval_result *res, dpbo_e
   step->eval_seconds = res->seconds;
   step->attempts = res->attempts;
   run->busy_seconds += res->seconds;
-  run->finished++;
   dr->results_here++;
   if (dr->rank == 0) {
-    dr->load[step->worker]--;
-    dr->in_flight--;
+    dpbo_farm_finish(dr->farm, step->worker);
   }
-  if (res->code == DPBO_OK) {
-    step->gain = res->gain;
-    step->state = DPBO_STEP_DONE;
-    DPBO_TRY(driver_fold(dr, s, 1, err));
-    driver_note_best(run, s);
-  } else {
-    step->gain = NAN;
-    step->state = DPBO_STEP_FAILED;
-    snprintf(step->failure, sizeof step->failure, "%s", res->message);
-    run->failures++;
-    DPBO_TRY(dpbo_ucb_exclude(run->ucb, step->index, err));
-    if (dr->gp_row[s] >= 0) DPBO_TRY(driver_rebuild(dr, err));
-  }
+  DPBO_TRY(dpbo_run_observe(dr->comm, dr->config, s, res->gain,
+                            res->code == DPBO_OK ? NULL : res->message, run, err));
   step->step_seconds = MPI_Wtime() - dr->started[s];
   if (dr->rank == 0) {
     driver_log_result(dr, s);
@@ -497,19 +206,15 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     }
     if (dr->size > 1 && !dr->stop_from) {
       /* A signal to a worker alone (not through mpiexec) stops the run too. */
-      int flag = 0;
-      MPI_Status st;
-      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_STOP, dr->comm, &flag, &st));
-      if (flag) {
-        int ignored;
-        DPBO_MPI_TRY(
-            MPI_Recv(&ignored, 1, MPI_INT, st.MPI_SOURCE, TAG_STOP, dr->comm, MPI_STATUS_IGNORE));
-        dr->stop_from = st.MPI_SOURCE;
+      int from;
+      DPBO_TRY(dpbo_farm_stop_source(dr->farm, &from, err));
+      if (from >= 0) {
+        dr->stop_from = from;
         dpbo_log_info("dpbo: rank %d was told to stop (SIGTERM or SIGUSR1): stopping the run",
-                      st.MPI_SOURCE);
+                      from);
       }
     }
-    if (driver_stops || dr->stop_from ||
+    if (dpbo_farm_stop_requests() || dr->stop_from ||
         (dr->options->stop_after > 0 && dr->results_here >= dr->options->stop_after)) {
       ev->kind = EVENT_STOP;
       ev->interrupted = 1;
@@ -519,37 +224,34 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
     if (dr->size == 1) {
       /* (A failure during a stop request is dropped, as on the workers.) */
       if (dpbo_evaluator_poll(dr->evaluator, &ev->result) &&
-          !(driver_stops && ev->result.code != DPBO_OK)) {
+          !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
     } else {
-      int flag = 0;
-      MPI_Status st;
-      DPBO_MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, TAG_RESULT, dr->comm, &flag, &st));
-      if (flag) {
-        DPBO_MPI_TRY(MPI_Recv(&ev->result, (int)sizeof ev->result, MPI_BYTE, st.MPI_SOURCE,
-                              TAG_RESULT, dr->comm, MPI_STATUS_IGNORE));
+      int from;
+      DPBO_TRY(dpbo_farm_take(dr->farm, &ev->result, &from, err));
+      if (from >= 0) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
     }
-    if (dr->in_flight < dr->batch &&
+    if (dpbo_farm_in_flight(dr->farm) < dr->run->batch &&
         (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
       ev->kind = EVENT_SELECT;
-      ev->worker = driver_worker_of(dr);
+      ev->worker = dpbo_farm_least_loaded(dr->farm);
       if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
       goto done;
     }
     if (dr->size == 1) {
       /* Alone: sleep on our own evaluation thread (waking for signals). */
       if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) &&
-          !(driver_stops && ev->result.code != DPBO_OK)) {
+          !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
         ev->kind = EVENT_RESULT;
         goto done;
       }
     } else {
-      driver_pause(&ns);
+      dpbo_farm_nap(dr->farm, &ns);
     }
   }
 done:
@@ -562,27 +264,19 @@ done:
 static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!dr->evaluator || dr->rank == 0) goto done;
-  if (driver_stops && !dr->stop_flag) {
-    dr->stop_flag = 1;
-    DPBO_MPI_TRY(MPI_Isend(&dr->stop_flag, 1, MPI_INT, 0, TAG_STOP, dr->comm, &dr->stop_req));
-  }
+  DPBO_TRY(dpbo_farm_forward_stop(dr->farm, err));
   for (;;) {
-    int slot = -1;
-    for (int i = 0; i < DRIVER_SEND_SLOTS; i++) {
-      int flag = 1;
-      if (dr->send_req[i] != MPI_REQUEST_NULL)
-        DPBO_MPI_TRY(MPI_Test(&dr->send_req[i], &flag, MPI_STATUS_IGNORE));
-      if (flag && slot < 0) slot = i;
-    }
-    if (slot < 0) break; /* all slots in flight; try again on the next poll */
-    if (!dpbo_evaluator_poll(dr->evaluator, &dr->send_buf[slot])) break;
+    void *slot;
+    DPBO_TRY(dpbo_farm_slot(dr->farm, &slot, err));
+    if (!slot) break; /* all slots in flight; try again on the next poll */
+    dpbo_eval_result *result = slot;
+    if (!dpbo_evaluator_poll(dr->evaluator, result)) break;
     /* A failure while the job is being stopped is most likely the stop
      * itself (Slurm signals every process of the step, an objective's
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
-    if (driver_stops && dr->send_buf[slot].code != DPBO_OK) continue;
-    DPBO_MPI_TRY(MPI_Isend(&dr->send_buf[slot], (int)sizeof dr->send_buf[slot], MPI_BYTE, 0,
-                           TAG_RESULT, dr->comm, &dr->send_req[slot]));
+    if (dpbo_farm_stop_requests() && result->code != DPBO_OK) continue;
+    DPBO_TRY(dpbo_farm_post(dr->farm, slot, err));
   }
 done:
   return status;
@@ -601,58 +295,51 @@ static dpbo_status driver_exchange_event(driver *dr, driver_event *ev, dpbo_erro
     DPBO_MPI_TRY(MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
     if (flag) break;
     DPBO_TRY(driver_forward_results(dr, err));
-    driver_pause(&ns);
+    dpbo_farm_nap(dr->farm, &ns);
   }
 done:
   return status;
 }
 
 static void driver_free(driver *dr) {
-  for (int i = 0; i <= DRIVER_SEND_SLOTS; i++) {
-    MPI_Request *req = i < DRIVER_SEND_SLOTS ? &dr->send_req[i] : &dr->stop_req;
-    if (*req != MPI_REQUEST_NULL) {
-      /* Only after an interruption: rank 0 no longer listens. Unchecked:
-       * the run is over, and a request that cannot be cancelled costs only
-       * a handle the exiting process drops anyway. */
-      MPI_Cancel(req);
-      MPI_Request_free(req);
-    }
-  }
+  /* (Result sends still in flight after an interruption are cancelled.) */
+  dpbo_farm_destroy(dr->farm);
   /* An evaluation in progress is ended if it can be (a command's
    * processes); one that cannot (LIBSVM) is left running: the process is
    * about to exit. */
   if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
-  free(dr->gp_row);
   free(dr->started);
-  free(dr->load);
   free(dr->redo);
 }
 
 static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
                                const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  /* Waits nap from 10 µs doubling to 1 ms, so that an idle rank leaves the
+   * core to the busy ones (and to its own evaluation thread) yet answers
+   * within a millisecond; a step of the UCB loop takes milliseconds.
+   * (Spinning, even with sched_yield, costs a whole time slice per turn on
+   * an oversubscribed node.) Up to DRIVER_SEND_SLOTS results of a worker
+   * may be on their way while it takes part in the collectives. */
+  const dpbo_farm_options farm_options = {.result_bytes = sizeof(dpbo_eval_result),
+                                          .send_slots = DRIVER_SEND_SLOTS,
+                                          .nap_min_ns = 10000L,
+                                          .nap_max_ns = 1000000L};
   memset(dr, 0, sizeof *dr);
-  for (int i = 0; i < DRIVER_SEND_SLOTS; i++)
-    dr->send_req[i] = MPI_REQUEST_NULL;
-  dr->stop_req = MPI_REQUEST_NULL;
   dr->comm = comm;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &dr->rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &dr->size));
   dr->config = config;
   dr->options = options;
   dr->run = run;
-  dr->batch = config->batch > 0 ? config->batch : 1;
-  dr->first_worker = dr->size == 1 ? 0 : 1;
+  DPBO_TRY(dpbo_farm_create(comm, &farm_options, &dr->farm, err));
+  dr->first_worker = dpbo_farm_first_worker(dr->farm);
   dr->start = MPI_Wtime();
-  DPBO_TRY(driver_setup(comm, config, run, err));
+  DPBO_TRY(dpbo_run_create(comm, config, run, err));
   dr->n = dpbo_space_size(run->space);
   run->workers = dr->size - dr->first_worker;
-  DPBO_ALLOC(dr->gp_row, config->iterations, "the driver");
   DPBO_ALLOC(dr->started, config->iterations, "the driver");
-  DPBO_ALLOC(dr->load, dr->size, "the driver");
   DPBO_ALLOC(dr->redo, config->iterations, "the driver");
-  for (int s = 0; s < config->iterations; s++)
-    dr->gp_row[s] = -1;
 done:
   return status;
 }
@@ -691,7 +378,7 @@ static void driver_log_start(const driver *dr) {
       "batch %d, kernel %s; UCB state (%s) %.1f MiB per rank (largest), %.1f MiB in all (%s)",
       dpbo_objective_kind_name(config->objective), (long long)dr->n,
       dpbo_space_kind_name(config->space_kind), dpbo_space_dims(run->space), dr->size,
-      dr->size == 1 ? "" : "s", config->iterations, dr->batch,
+      dr->size == 1 ? "" : "s", config->iterations, dr->run->batch,
       dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
       run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
   if (run->recompute_ranks > 0)
@@ -722,14 +409,9 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
   static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
-  driver_stops = 0; /* a request belongs to one run */
+  dpbo_farm_stops_reset(); /* a request belongs to one run */
   if (dr.options->resume_count > 0) {
-    if (dr.options->resume_count > config->iterations)
-      DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d",
-                 dr.options->resume_count, config->iterations);
-    memcpy(run->trace, dr.options->resume, (size_t)dr.options->resume_count * sizeof *run->trace);
-    run->steps = run->resumed = dr.options->resume_count;
-    DPBO_TRY(driver_replay_trace(&dr, 1, err));
+    DPBO_TRY(dpbo_run_resume(comm, config, dr.options->resume, dr.options->resume_count, run, err));
     for (int s = 0; s < run->steps; s++)
       if (run->trace[s].state == DPBO_STEP_PENDING) dr.redo[dr.redo_count++] = s + 1;
   }
@@ -771,37 +453,4 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
 done:
   driver_free(&dr);
   return status;
-}
-
-dpbo_status dpbo_driver_replay(MPI_Comm comm, const dpbo_config *config, int steps,
-                               const int64_t *index, const double *gain, dpbo_run *run,
-                               dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
-  driver dr;
-  DPBO_TRY(driver_init(&dr, comm, config, &no_options, run, err));
-  if (steps > config->iterations)
-    DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
-               config->iterations);
-  for (int t = 0; t < steps; t++) {
-    run->trace[t].index = index[t];
-    run->trace[t].gain = gain[t];
-    run->trace[t].state = isnan(gain[t]) ? DPBO_STEP_FAILED : DPBO_STEP_DONE;
-  }
-  run->steps = steps;
-  /* As recorded; a release does not repeat Algorithm 2's pruning. */
-  dr.batch = 1;
-  DPBO_TRY(driver_replay_trace(&dr, 0, err));
-done:
-  driver_free(&dr);
-  return status;
-}
-
-void dpbo_run_free(dpbo_run *run) {
-  if (!run) return;
-  free(run->trace);
-  dpbo_ucb_destroy(run->ucb);
-  dpbo_gp_destroy(run->gp);
-  dpbo_space_destroy(run->space);
-  memset(run, 0, sizeof *run);
 }

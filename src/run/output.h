@@ -36,7 +36,7 @@
 
 #include "base/settings.h"
 #include "run/config.h"
-#include "run/driver.h"
+#include "run/run.h"
 #include "dpbo/error.h"
 #include "dpbo/privacy.h"
 

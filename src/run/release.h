@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "run/config.h"
-#include "run/driver.h"
+#include "run/run.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
 #include "dpbo/privacy.h"
