@@ -3,7 +3,8 @@
  * Algorithm 3), written once and used by `dpbo run` (driver.h: the MPI
  * event loop, the workers and the checkpoints around it), by the replay of
  * `dpbo release` and `dpbo utility`, and by `dpbo compare`. Output, release,
- * utility and audit read the record; none of them needs the driver.
+ * utility and compare read the record without the driver, which is above
+ * them (the driver writes its checkpoints through output.h).
  *
  * Every rank holds the whole trace and the GP, and the UCB state of its own
  * block of Λ (ucb.h). The functions taking a communicator are collective
