@@ -194,7 +194,8 @@ struct dpbo_svm_pool {
 };
 
 /* Kernel values held at once: a block of rows × every support vector. */
-#define SVM_DENSE_BLOCK_VALUES (1 << 17)
+#define SVM_DENSE_BLOCK_VALUES (1 << 18)
+#define SVM_DENSE_BLOCK_ROWS 32
 
 static double svm_gamma_k(double k) {
   const double u = DBL_EPSILON / 2;
@@ -373,7 +374,7 @@ dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_m
   const double dist_err = 2.0 * svm_gamma_k(d + 2.0);
   const double slack = 1.0 + 4.0 * svm_gamma_k((double)nsv + d + 4.0);
   int64_t block = nsv > 0 ? SVM_DENSE_BLOCK_VALUES / nsv : pool->n;
-  if (block < 1) block = 1;
+  if (block < SVM_DENSE_BLOCK_ROWS) block = SVM_DENSE_BLOCK_ROWS; /* dgemm needs some rows */
   if (block > pool->n) block = pool->n;
   DPBO_ALLOC(kv, (size_t)block * (size_t)nsv, "the kernel values");
   DPBO_ALLOC(dec, (size_t)block * (size_t)stride, "the decision values");
