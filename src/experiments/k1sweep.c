@@ -477,8 +477,10 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags,
   const double C = st->values[j * st->d + st->c_dim], gamma = st->values[j * st->d + st->gamma_dim];
   double t0 = MPI_Wtime();
   k1sweep__model *r = &head.result;
-  dpbo_status code = dpbo_svm_fit_predict(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
-                                          &r->support_vectors, &r->train_seconds, &err);
+  /* The pool through BLAS: svm_predict's labels, several times faster. */
+  dpbo_status code =
+      dpbo_svm_fit_predict_dense(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
+                                 &r->support_vectors, &r->train_seconds, NULL, &err);
   r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
   head.code = (int32_t)code;
   if (code != DPBO_OK) {

@@ -4,6 +4,8 @@
  * rows and frees the model. */
 #include "objectives/svm.h"
 
+#include <cblas.h>
+#include <float.h>
 #include <libsvm/svm.h>
 #include <limits.h>
 #include <math.h>
@@ -13,6 +15,15 @@
 
 #include "objectives/sparse_private.h"
 
+#if defined(DPBO_HAVE_LIBMVEC) && defined(__x86_64__)
+#include <immintrin.h>
+/* glibc's vector exp (libmvec), 4 doubles with AVX2: the symbol GCC calls
+ * when it vectorizes exp under -ffast-math, called here directly so that
+ * nothing else is compiled with reassociation. */
+__m256d _ZGVdN4v_exp(__m256d x);
+#define SVM_VECTOR_EXP 1
+#endif
+
 /* A training problem and rows to predict, in LIBSVM's sparse layout. */
 struct dpbo_svm_data {
   struct svm_problem train;     /* l, y and x[i] pointing into train_nodes */
@@ -21,6 +32,9 @@ struct dpbo_svm_data {
   struct svm_node *eval_nodes;
   double *eval_y;
   int n_eval;
+  int d;               /* features */
+  dpbo_svm_pool *pool; /* dense eval rows, made by the first dense prediction */
+  double *eval_labels; /* the latest predictions, n_eval */
 };
 
 typedef struct svm_impl {
@@ -69,6 +83,8 @@ void dpbo_svm_data_destroy(dpbo_svm_data *data) {
   free(data->eval_x);
   free(data->eval_nodes);
   free(data->eval_y);
+  dpbo_svm_pool_destroy(data->pool);
+  free(data->eval_labels);
   free(data);
 }
 
@@ -86,9 +102,11 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
   DPBO_ALLOC(data->train.y, (size_t)train->n, "the training labels");
   memcpy(data->train.y, train->y, (size_t)train->n * sizeof *train->y);
   data->n_eval = (int)eval->n;
+  data->d = eval->d;
   DPBO_TRY(build_nodes(eval, &data->eval_x, &data->eval_nodes, err));
   DPBO_ALLOC(data->eval_y, (size_t)eval->n, "the labels to predict");
   memcpy(data->eval_y, eval->y, (size_t)eval->n * sizeof *eval->y);
+  DPBO_ALLOC(data->eval_labels, (size_t)eval->n, "the predicted labels");
   svm_set_print_string_function(svm_print_nothing);
   *out = data;
   data = NULL;
@@ -136,11 +154,351 @@ dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dp
   return DPBO_OK;
 }
 
-dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
-                                 double gamma, unsigned char *correct, double *accuracy,
-                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err) {
+/* ---------------------------------------------------------------------------
+ * Prediction through BLAS (dpbo_svm_predict_dense).
+ *
+ * The error bound on |dec_ours − dec_libsvm| for one pool row x and one
+ * pair's decision value. u = 2^-53 is the unit roundoff and
+ * γ_k = k·u/(1 − k·u) (Higham, Accuracy and Stability of Numerical
+ * Algorithms, ch. 3); d features, v a support vector, s = ‖x − v‖²:
+ *  1. LIBSVM's distance (Kernel::k_function: Σ (x_k − v_k)² over the merged
+ *     nonzeros, at most d terms of one subtraction and one product each) is
+ *     within γ_{d+2}·s of s. Ours, (‖x‖² + ‖v‖²) + (−2 x·v), with the norms
+ *     summed here (γ_d) and the dot product from dgemm in whatever order
+ *     (γ_d Σ|x_k v_k| ≤ γ_d ‖x‖‖v‖) and two more roundings, is within
+ *     γ_{d+2}(‖x‖ + ‖v‖)² of s; clamping it at 0 only moves it closer.
+ *     Since s ≤ (‖x‖ + ‖v‖)²: |s_ours − s_libsvm| ≤ 2γ_{d+2}(‖x‖ + ‖v‖)².
+ *  2. Both take exp(−γ·s) after one rounding of the product. e^{−t} is
+ *     1-Lipschitz on t ≥ 0, and the product's rounding moves e^{−t} by at most
+ *     u·t·e^{−t(1−u)} < u/2 on each side. exp itself is within a relative
+ *     e_l of the exact value for LIBSVM (glibc's exp, at most 1 ulp: 2u) and
+ *     e_o for us (libmvec's vector exp, whose stated goal is 4 ulp: 8u; glibc's
+ *     exp where there is no AVX2), plus DBL_MIN absolute should a subnormal
+ *     result be flushed. With K our kernel value and c the coefficient of v,
+ *     summed over the pair:
+ *       Σ|c||K_ours − K_libsvm| ≤ P + e_o·Σ|c|K/(1 − e_o) + e_l·(Σ|c|K/(1 − e_o) + P),
+ *       P = γ·2γ_{d+2}·Σ|c|(‖x‖ + ‖v‖)² + (u + 2·DBL_MIN)·Σ|c|.
+ *  3. The decision value Σ c·K − ρ over the pair's n support vectors: LIBSVM
+ *     sums them in order, we add two dgemm dot products (one per class);
+ *     rounding adds at most γ_{n+1}(Σ|c|K_libsvm + |ρ|) and γ_{n+2}(Σ|c|K + |ρ|).
+ * The bound is the sum of 2 and 3, times 1 + 4γ_{nSV+d+4} for the rounding
+ * in evaluating the bound itself (sums of at most nSV + d nonnegative terms).
+ * Σ|c|(‖x‖ + ‖v‖)² = ‖x‖²Σ|c| + 2‖x‖Σ|c|‖v‖ + Σ|c|‖v‖²: three sums per pair,
+ * computed once per model. */
+
+struct dpbo_svm_pool {
+  int64_t n;
+  int d;
+  double *x;     /* n × d, row-major */
+  double *norm2; /* ‖x_i‖², summed in feature order */
+};
+
+/* Kernel values held at once: a block of rows × every support vector. */
+#define SVM_DENSE_BLOCK_VALUES (1 << 18)
+#define SVM_DENSE_BLOCK_ROWS 32
+
+static double svm_gamma_k(double k) {
+  const double u = DBL_EPSILON / 2;
+  return k * u / (1.0 - k * u);
+}
+
+/* v[i] = exp(v[i]) for i < n: libmvec's AVX2 exp where the CPU has AVX2
+ * (exp is most of the dense prediction's time), glibc's exp otherwise. */
+#ifdef SVM_VECTOR_EXP
+__attribute__((target("avx2"))) static void svm_exp_avx2(double *v, int n) {
+  int i = 0;
+  for (; i + 4 <= n; i += 4)
+    _mm256_storeu_pd(v + i, _ZGVdN4v_exp(_mm256_loadu_pd(v + i)));
+  for (; i < n; i++)
+    v[i] = exp(v[i]);
+}
+#endif
+
+static void svm_exp(double *v, int n) {
+#ifdef SVM_VECTOR_EXP
+  if (__builtin_cpu_supports("avx2")) {
+    svm_exp_avx2(v, n);
+    return;
+  }
+#endif
+  for (int i = 0; i < n; i++)
+    v[i] = exp(v[i]);
+}
+
+static double svm_sum_squares(const double *v, int d) {
+  double sum = 0.0;
+  for (int k = 0; k < d; k++)
+    sum += v[k] * v[k];
+  return sum;
+}
+
+void dpbo_svm_pool_destroy(dpbo_svm_pool *pool) {
+  if (!pool) return;
+  free(pool->x);
+  free(pool->norm2);
+  free(pool);
+}
+
+dpbo_status dpbo_svm_pool_create(const double *x, int64_t n, int d, dpbo_svm_pool **out,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  struct svm_model *model = NULL;
+  dpbo_svm_pool *pool = NULL;
+  *out = NULL;
+  if (n < 0 || d < 1 || (n > 0 && !x) || (uint64_t)n > SIZE_MAX / sizeof(double) / (size_t)d)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_pool_create: cannot hold %lld rows of %d features",
+               (long long)n, d);
+  DPBO_ALLOC(pool, 1, "the dense pool");
+  pool->n = n;
+  pool->d = d;
+  DPBO_ALLOC(pool->x, (size_t)n * (size_t)d, "the dense pool rows");
+  if (n > 0) memcpy(pool->x, x, (size_t)n * (size_t)d * sizeof *x);
+  DPBO_ALLOC(pool->norm2, (size_t)n, "the pool's squared norms");
+  for (int64_t i = 0; i < n; i++)
+    pool->norm2[i] = svm_sum_squares(pool->x + i * d, d);
+  *out = pool;
+  pool = NULL;
+done:
+  dpbo_svm_pool_destroy(pool);
+  return status;
+}
+
+/* A LIBSVM model laid out for the two dgemms. */
+typedef struct svm_dense_model {
+  int nsv, pairs;
+  double *sv;       /* nsv × d, dense support vectors */
+  double *sv_norm2; /* ‖v‖² */
+  int *start;       /* the first support vector of each class */
+  double *coef;     /* nsv × 2(nr_class − 1): row s holds sv_coef[k][s] for every k,
+                       then their absolute values */
+  int *pair_terms;  /* support vectors in pair p (LIBSVM's sum has as many terms) */
+  double *abs_sum, *norm_sum, *norm2_sum; /* per pair: Σ|c|, Σ|c|‖v‖, Σ|c|‖v‖² */
+} svm_dense_model;
+
+static void svm_dense_model_free(svm_dense_model *m) {
+  free(m->sv);
+  free(m->sv_norm2);
+  free(m->start);
+  free(m->coef);
+  free(m->pair_terms);
+  free(m->abs_sum);
+  free(m->norm_sum);
+  free(m->norm2_sum);
+}
+
+static dpbo_status svm_dense_model_make(const struct svm_model *model, int d, svm_dense_model *m,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int nr = model->nr_class;
+  if ((model->param.svm_type != C_SVC && model->param.svm_type != NU_SVC) ||
+      model->param.kernel_type != RBF)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "dpbo_svm_predict_dense takes C-SVC and nu-SVC models with the RBF kernel");
+  if (nr < 1 || model->l < 0 || !model->label || !model->nSV || (model->l > 0 && !model->SV) ||
+      !isfinite(model->param.gamma))
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_predict_dense: incomplete model");
+  m->nsv = model->l;
+  m->pairs = nr * (nr - 1) / 2;
+  const int nsv = m->nsv, pairs = m->pairs, cols = 2 * (nr - 1);
+  DPBO_ALLOC(m->start, (size_t)nr, "the model's class offsets");
+  int64_t total = 0;
+  for (int i = 0; i < nr; i++) {
+    m->start[i] = (int)total;
+    total += model->nSV[i];
+  }
+  if (total != nsv)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_predict_dense: nSV adds up to %lld, not l = %d",
+               (long long)total, nsv);
+  DPBO_ALLOC(m->sv, (size_t)nsv * (size_t)d, "the dense support vectors");
+  DPBO_ALLOC(m->sv_norm2, (size_t)nsv, "the support vectors' norms");
+  for (int s = 0; s < nsv; s++) {
+    for (const struct svm_node *node = model->SV[s]; node->index != -1; node++) {
+      if (node->index < 1 || node->index > d)
+        DPBO_RAISE(DPBO_ERR_ARG,
+                   "dpbo_svm_predict_dense: support vector %d has feature index %d; the pool "
+                   "has features 1 to %d",
+                   s, node->index, d);
+      m->sv[(size_t)s * (size_t)d + (size_t)(node->index - 1)] = node->value;
+    }
+    m->sv_norm2[s] = svm_sum_squares(m->sv + (size_t)s * (size_t)d, d);
+  }
+  DPBO_ALLOC(m->coef, (size_t)nsv * (size_t)cols, "the decision weights");
+  for (int s = 0; s < nsv; s++)
+    for (int k = 0; k < nr - 1; k++) {
+      m->coef[(size_t)s * (size_t)cols + (size_t)k] = model->sv_coef[k][s];
+      m->coef[(size_t)s * (size_t)cols + (size_t)(nr - 1 + k)] = fabs(model->sv_coef[k][s]);
+    }
+  DPBO_ALLOC(m->pair_terms, (size_t)pairs, "the decision weights");
+  DPBO_ALLOC(m->abs_sum, (size_t)pairs, "the decision weights");
+  DPBO_ALLOC(m->norm_sum, (size_t)pairs, "the decision weights");
+  DPBO_ALLOC(m->norm2_sum, (size_t)pairs, "the decision weights");
+  /* Pair (i, j) as svm_predict_values has it: class i's support vectors
+   * with coefficients sv_coef[j − 1], class j's with sv_coef[i]. */
+  int p = 0;
+  for (int i = 0; i < nr; i++)
+    for (int j = i + 1; j < nr; j++, p++) {
+      const int side_class[2] = {i, j};
+      const double *side_coef[2] = {model->sv_coef[j - 1], model->sv_coef[i]};
+      m->pair_terms[p] = model->nSV[i] + model->nSV[j];
+      for (int side = 0; side < 2; side++) {
+        const int first = m->start[side_class[side]], count = model->nSV[side_class[side]];
+        for (int s = first; s < first + count; s++) {
+          const double a = fabs(side_coef[side][s]);
+          m->abs_sum[p] += a;
+          m->norm_sum[p] += a * sqrt(m->sv_norm2[s]);
+          m->norm2_sum[p] += a * m->sv_norm2[s];
+        }
+      }
+    }
+done:
+  return status;
+}
+
+dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_model *model,
+                                   double *labels, double *dec_values, double *dec_bounds,
+                                   dpbo_svm_dense_counts *counts, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  svm_dense_model m;
+  memset(&m, 0, sizeof m);
+  double *kv = NULL, *dec = NULL;
+  int *vote = NULL;
+  struct svm_node *nodes = NULL;
+  int64_t near_ties = 0, rechecked = 0;
+  if (!pool || !model || !labels) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_svm_predict_dense: NULL argument");
+  const int d = pool->d;
+  DPBO_TRY(svm_dense_model_make(model, d, &m, err));
+  const int nr = model->nr_class, nsv = m.nsv, pairs = m.pairs, cols = 2 * (nr - 1);
+  const int64_t stride = (int64_t)nr * cols; /* a row's partial sums, class by class */
+  const double gamma = model->param.gamma;
+  const double u = DBL_EPSILON / 2;
+  const double exp_ours = 8 * u, exp_libsvm = 2 * u; /* 4 ulp (libmvec), 1 ulp (glibc) */
+  const double dist_err = 2.0 * svm_gamma_k(d + 2.0);
+  const double slack = 1.0 + 4.0 * svm_gamma_k((double)nsv + d + 4.0);
+  int64_t block = nsv > 0 ? SVM_DENSE_BLOCK_VALUES / nsv : pool->n;
+  if (block < SVM_DENSE_BLOCK_ROWS) block = SVM_DENSE_BLOCK_ROWS; /* dgemm needs some rows */
+  if (block > pool->n) block = pool->n;
+  DPBO_ALLOC(kv, (size_t)block * (size_t)nsv, "the kernel values");
+  DPBO_ALLOC(dec, (size_t)block * (size_t)stride, "the decision values");
+  DPBO_ALLOC(vote, (size_t)nr, "the votes");
+  DPBO_ALLOC(nodes, (size_t)d + 1, "a sparse row");
+
+  for (int64_t b0 = 0; b0 < pool->n; b0 += block) {
+    const int rows = (int)(pool->n - b0 < block ? pool->n - b0 : block);
+    const double *x = pool->x + b0 * d;
+    if (nsv > 0 && cols > 0) {
+      /* −2 x·v for the block; the scaling by a power of 2 is exact. */
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nsv, d, -2.0, x, d, m.sv, d, 0.0,
+                  kv, nsv);
+      for (int r = 0; r < rows; r++) {
+        const double xx = pool->norm2[b0 + r];
+        double *k = kv + (size_t)r * (size_t)nsv;
+        for (int s = 0; s < nsv; s++) {
+          double dist = (xx + m.sv_norm2[s]) + k[s];
+          if (dist < 0.0) dist = 0.0; /* cancellation; the true distance is >= 0 */
+          k[s] = -gamma * dist;       /* as Kernel::k_function writes it */
+        }
+      }
+      svm_exp(kv, rows * nsv);
+      /* Per class i, Σ c·K and Σ|c|·K over its support vectors with each
+       * coefficient row k: pair (i, j) takes class i's sum with row j − 1
+       * and class j's with row i, as svm_predict_values. */
+      for (int i = 0; i < nr; i++)
+        if (model->nSV[i] > 0)
+          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cols, model->nSV[i], 1.0,
+                      kv + m.start[i], nsv, m.coef + (size_t)m.start[i] * (size_t)cols, cols, 0.0,
+                      dec + (size_t)i * (size_t)cols, (int)stride);
+        else
+          for (int r = 0; r < rows; r++)
+            memset(dec + r * stride + (int64_t)i * cols, 0, (size_t)cols * sizeof *dec);
+    } else {
+      memset(dec, 0, (size_t)rows * (size_t)stride * sizeof *dec);
+    }
+    for (int r = 0; r < rows; r++) {
+      const int64_t row = b0 + r;
+      const double xx = pool->norm2[row], xn = sqrt(xx);
+      int uncertain = 0, near = 0;
+      memset(vote, 0, (size_t)nr * sizeof *vote);
+      int p = 0;
+      for (int i = 0; i < nr; i++)
+        for (int j = i + 1; j < nr; j++, p++) {
+          const double *di = dec + r * stride + (int64_t)i * cols;
+          const double *dj = dec + r * stride + (int64_t)j * cols;
+          const double value = (di[j - 1] + dj[i]) - model->rho[p];
+          const double mag = di[nr - 1 + j - 1] + dj[nr - 1 + i];
+          const double reach = xx * m.abs_sum[p] + 2.0 * xn * m.norm_sum[p] + m.norm2_sum[p];
+          const double P = gamma * dist_err * reach + (u + 2.0 * DBL_MIN) * m.abs_sum[p];
+          const double k_ours = mag / (1.0 - exp_ours);
+          const double dk = P + exp_ours * k_ours + exp_libsvm * (k_ours + P);
+          const double rho = fabs(model->rho[p]);
+          const double bound = slack * (dk + svm_gamma_k(m.pair_terms[p] + 1.0) * (mag + dk + rho) +
+                                        svm_gamma_k(m.pair_terms[p] + 2.0) * (mag + rho));
+          if (dec_values) dec_values[row * pairs + p] = value;
+          if (dec_bounds) dec_bounds[row * pairs + p] = bound;
+          if (fabs(value) <= bound) uncertain = 1;
+          if (fabs(value) <= DPBO_SVM_NEAR_TIE) near = 1;
+          /* svm_predict's vote: a decision value of exactly 0 goes to j. */
+          if (value > 0)
+            ++vote[i];
+          else
+            ++vote[j];
+        }
+      int best = 0;
+      for (int i = 1; i < nr; i++)
+        if (vote[i] > vote[best]) best = i; /* the first of tied classes, as LIBSVM */
+      labels[row] = model->label[best];
+      near_ties += near;
+      if (uncertain) {
+        /* The sign of a decision value is not certain: ask LIBSVM itself,
+         * with the row in the sparse layout it was trained on. */
+        int next = 0;
+        for (int k = 0; k < d; k++) {
+          const double v = pool->x[row * d + k];
+          if (v == 0.0) continue;
+          nodes[next].index = k + 1;
+          nodes[next].value = v;
+          next++;
+        }
+        nodes[next].index = -1;
+        nodes[next].value = 0.0;
+        labels[row] = svm_predict(model, nodes);
+        rechecked++;
+      }
+    }
+  }
+  if (counts) {
+    counts->rows += pool->n;
+    counts->near_ties += near_ties;
+    counts->rechecked += rechecked;
+  }
+done:
+  svm_dense_model_free(&m);
+  free(kv);
+  free(dec);
+  free(vote);
+  free(nodes);
+  return status;
+}
+
+/* The dense copy of data's eval rows (dpbo_svm_predict_dense), made once. */
+static dpbo_status svm_data_pool(dpbo_svm_data *data, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *x = NULL;
+  if (data->pool) return DPBO_OK;
+  const size_t d = (size_t)data->d;
+  DPBO_ALLOC(x, (size_t)data->n_eval * d, "the dense eval rows");
+  for (int i = 0; i < data->n_eval; i++)
+    for (const struct svm_node *node = data->eval_x[i]; node->index != -1; node++)
+      x[(size_t)i * d + (size_t)(node->index - 1)] = node->value;
+  DPBO_TRY(dpbo_svm_pool_create(x, data->n_eval, data->d, &data->pool, err));
+done:
+  free(x);
+  return status;
+}
+
+dpbo_status dpbo_svm_data_train(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                double gamma, struct svm_model **out, double *train_seconds,
+                                dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  *out = NULL;
   /* svm_check_parameter lets γ = 0 through (svm-train reads -g 0 as
    * "1/features"), and non-finite values would train a meaningless model. */
   if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
@@ -175,15 +533,45 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
   svm_set_print_string_function(svm_print_nothing);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  model = svm_train(&data->train, &param);
+  *out = svm_train(&data->train, &param);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (train_seconds)
     *train_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  if (!model) DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: svm_train failed", C, gamma);
+  if (!*out) DPBO_RAISE(DPBO_ERR_OBJECTIVE, "at C=%.17g, gamma=%.17g: svm_train failed", C, gamma);
+done:
+  return status;
+}
+
+int dpbo_svm_data_eval_rows(const dpbo_svm_data *data) { return data->n_eval; }
+
+dpbo_status dpbo_svm_data_predict(dpbo_svm_data *data, const struct svm_model *model, int dense,
+                                  double *labels, dpbo_svm_dense_counts *counts, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (dense) {
+    DPBO_TRY(svm_data_pool(data, err));
+    DPBO_TRY(dpbo_svm_predict_dense(data->pool, model, labels, NULL, NULL, counts, err));
+  } else {
+    for (int i = 0; i < data->n_eval; i++)
+      labels[i] = svm_predict(model, data->eval_x[i]);
+  }
+done:
+  return status;
+}
+
+/* dpbo_svm_fit_predict (dense = 0) and dpbo_svm_fit_predict_dense. */
+static dpbo_status svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                   double gamma, int dense, unsigned char *correct,
+                                   double *accuracy, int64_t *support_vectors,
+                                   double *train_seconds, dpbo_svm_dense_counts *counts,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct svm_model *model = NULL;
+  DPBO_TRY(dpbo_svm_data_train(data, options, C, gamma, &model, train_seconds, err));
+  DPBO_TRY(dpbo_svm_data_predict(data, model, dense, data->eval_labels, counts, err));
   int64_t right = 0;
   for (int i = 0; i < data->n_eval; i++) {
     /* Exact comparison, as svm-predict counts accuracy. */
-    int ok = svm_predict(model, data->eval_x[i]) == data->eval_y[i];
+    int ok = data->eval_labels[i] == data->eval_y[i];
     right += ok;
     if (correct) correct[i] = (unsigned char)ok;
   }
@@ -192,6 +580,22 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
 done:
   if (model) svm_free_and_destroy_model(&model);
   return status;
+}
+
+dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                 double gamma, unsigned char *correct, double *accuracy,
+                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err) {
+  return svm_fit_predict(data, options, C, gamma, 0, correct, accuracy, support_vectors,
+                         train_seconds, NULL, err);
+}
+
+dpbo_status dpbo_svm_fit_predict_dense(dpbo_svm_data *data, const dpbo_svm_options *options,
+                                       double C, double gamma, unsigned char *correct,
+                                       double *accuracy, int64_t *support_vectors,
+                                       double *train_seconds, dpbo_svm_dense_counts *counts,
+                                       dpbo_error *err) {
+  return svm_fit_predict(data, options, C, gamma, 1, correct, accuracy, support_vectors,
+                         train_seconds, counts, err);
 }
 
 static void svm_destroy(void *impl_ptr) {

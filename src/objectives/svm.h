@@ -59,4 +59,68 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
                                  double gamma, unsigned char *correct, double *accuracy,
                                  int64_t *support_vectors, double *train_seconds, dpbo_error *err);
 
+/* ---------------------------------------------------------------------------
+ * Predicting many rows at once through BLAS, with LIBSVM's model as input.
+ *
+ * svm_predict computes one kernel value at a time from sparse rows; here a
+ * block of dense rows meets every support vector in one dgemm
+ * (‖x − v‖² = ‖x‖² + ‖v‖² − 2 x·v), then the RBF kernel, then the
+ * one-vs-one decision values summed in LIBSVM's order and its vote (ties to
+ * the class listed first). The reassociated distance differs from LIBSVM's
+ * sum of squared differences by rounding, so every decision value comes with
+ * a forward-error bound on |ours − LIBSVM's| (derived in svm.c); a row with a
+ * decision value within its bound of 0 is predicted again by svm_predict.
+ * The labels are therefore svm_predict's for every row. */
+struct svm_model; /* LIBSVM's */
+
+/* Dense rows (n × d, row-major) and their squared norms, computed once for
+ * many models. */
+typedef struct dpbo_svm_pool dpbo_svm_pool;
+
+dpbo_status dpbo_svm_pool_create(const double *x, int64_t n, int d, dpbo_svm_pool **out,
+                                 dpbo_error *err);
+void dpbo_svm_pool_destroy(dpbo_svm_pool *pool);
+
+/* The threshold for a near-tie: a decision value within 1e-9 of 0. */
+#define DPBO_SVM_NEAR_TIE 1e-9
+
+typedef struct dpbo_svm_dense_counts {
+  int64_t rows;      /* rows predicted */
+  int64_t near_ties; /* rows with a decision value within DPBO_SVM_NEAR_TIE of 0 */
+  int64_t rechecked; /* rows with a decision value within its error bound of 0:
+                        predicted by svm_predict instead */
+} dpbo_svm_dense_counts;
+
+/* Predicts every pool row with a C-SVC or ν-SVC RBF model (as svm_predict
+ * would: labels[n]). Optional (may be NULL): dec_values and dec_bounds, n ×
+ * nr_class·(nr_class − 1)/2 each, row-major: our decision values and the
+ * bound on their distance from svm_predict_values'; counts (added to).
+ * Other model types are refused (DPBO_ERR_ARG), as are support vectors with
+ * a feature index past the pool's d. */
+dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_model *model,
+                                   double *labels, double *dec_values, double *dec_bounds,
+                                   dpbo_svm_dense_counts *counts, dpbo_error *err);
+
+/* The two halves of dpbo_svm_fit_predict, for callers that time or compare
+ * them (bench/svm_predict.c). Trains the model dpbo_svm_fit_predict trains;
+ * free it with svm_free_and_destroy_model. */
+dpbo_status dpbo_svm_data_train(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                double gamma, struct svm_model **model, double *train_seconds,
+                                dpbo_error *err);
+/* The number of eval rows, and their predicted labels: dense = 0 through
+ * svm_predict row by row, 1 through dpbo_svm_predict_dense (the same labels;
+ * the dense copy of the eval rows is made on the first call and kept with
+ * data). counts may be NULL (added to; dense only). */
+int dpbo_svm_data_eval_rows(const dpbo_svm_data *data);
+dpbo_status dpbo_svm_data_predict(dpbo_svm_data *data, const struct svm_model *model, int dense,
+                                  double *labels, dpbo_svm_dense_counts *counts, dpbo_error *err);
+
+/* dpbo_svm_fit_predict predicting the eval rows with dpbo_svm_predict_dense:
+ * the same correct[] and accuracy. counts may be NULL (added to). */
+dpbo_status dpbo_svm_fit_predict_dense(dpbo_svm_data *data, const dpbo_svm_options *options,
+                                       double C, double gamma, unsigned char *correct,
+                                       double *accuracy, int64_t *support_vectors,
+                                       double *train_seconds, dpbo_svm_dense_counts *counts,
+                                       dpbo_error *err);
+
 #endif
