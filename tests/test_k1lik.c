@@ -23,7 +23,14 @@
  *     128, 142, 171) and no maximum sat on a boundary. The seed used below
  *     (1: MLE 0.90146, interval [0.89146, 0.91039]) is one of the covering
  *     ones, so the test is deterministic, not a 95% coin.
- *  5. Every rank returns bit-identical results; errors are named. */
+ *  5. Every rank returns bit-identical results; errors are named.
+ *  6. The profile maximum over ℓ (and m0, s, σn) equals a brute-force
+ *     maximum over EVERY point of the ℓ lattice (own eigendecompositions, a
+ *     fine ρ grid) to 1e-9 relative, on the data of cases 3 and 4 and on a
+ *     constructed case with two modes in ℓ, one narrow, that the old search
+ *     (25-point scan, golden section next to the best scan point only)
+ *     missed: at 1 − k1 = 1e-3 it returned 36,131.7 (ℓ = 0.445) where ℓ =
+ *     0.0358 gives 36,485.7 (issue 14). */
 #include <lapacke.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -111,6 +118,151 @@ static void simulate(int R, int n, int d, const double *u, double k1, double m0,
   free(z);
 }
 
+/* --- brute-force profile, independent of k1lik.c ----------------------------
+ * The profile maximum at 1 − k1 = t by exhaustion: EVERY point of the
+ * length-scale lattice (k1lik.h: ℓ_k = ell_min·exp(k·h), k = 0..K, K =
+ * ceil(log(ell_max/ell_min)/ell_step), h = log(ell_max/ell_min)/K) and, at
+ * each, ρ = σn²/s² on a grid of step 0.05 in log ρ over [ratio_min²,
+ * ratio_max²] (23 times finer than the engine's scan) refined by golden
+ * section next to the best grid point; m0 (GLS) and s² in closed form. Its
+ * own eigendecompositions (LAPACKE_dsyev, not eigen.h), no search in ℓ; the
+ * value at the maximum is checked against dense_loglik (Cholesky). */
+typedef struct brute {
+  int R, n, K;
+  double log_min, h, x_lo, x_hi;
+  double *stats; /* per lattice point: λ, g = Qᵀ1, ā, Σ(a − ā)², Σ b² (5n) */
+} brute;
+
+typedef struct brute_fit {
+  double loglik, m0, s2, rho;
+  int k; /* lattice index of ℓ */
+} brute_fit;
+
+static void brute_init(brute *b, int R, int n, int d, const double *F, const double *Fp,
+                       const double *u, const dpbo_k1lik_options *opt) {
+  b->R = R;
+  b->n = n;
+  b->K = (int)ceil(log(opt->ell_max / opt->ell_min) / opt->ell_step - 1e-9);
+  b->log_min = log(opt->ell_min);
+  b->h = log(opt->ell_max / opt->ell_min) / b->K;
+  b->x_lo = 2.0 * log(opt->ratio_min);
+  b->x_hi = 2.0 * log(opt->ratio_max);
+  b->stats = malloc((size_t)(b->K + 1) * 5 * n * sizeof *b->stats);
+  double *Q = malloc((size_t)n * n * sizeof *Q);
+  for (int k = 0; k <= b->K; k++) {
+    double ls[DPBO_MAX_DIM], *st = b->stats + (size_t)k * 5 * n;
+    for (int i = 0; i < d; i++)
+      ls[i] = exp(b->log_min + b->h * k);
+    dpbo_kernel kernel;
+    dpbo_error err;
+    dpbo_kernel_init(&kernel, opt->kernel, d, ls, &err);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < n; j++)
+        Q[(size_t)i * n + j] = dpbo_kernel_eval(&kernel, u + (size_t)i * d, u + (size_t)j * d);
+    double *lambda = st, *g = st + n, *abar = st + 2 * n, *ssa = st + 3 * n, *b2 = st + 4 * n;
+    LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', n, Q, n, lambda); /* column j: eigenvector j */
+    for (int j = 0; j < n; j++) {
+      lambda[j] = fmax(lambda[j], 0.0);
+      g[j] = abar[j] = ssa[j] = b2[j] = 0.0;
+      for (int i = 0; i < n; i++)
+        g[j] += Q[(size_t)i * n + j];
+    }
+    for (int pass = 0; pass < 2; pass++)
+      for (int r = 0; r < R; r++)
+        for (int j = 0; j < n; j++) {
+          double sa = 0.0, sb = 0.0;
+          for (int i = 0; i < n; i++) {
+            double f = F[(size_t)r * n + i], fp = Fp[(size_t)r * n + i];
+            sa += Q[(size_t)i * n + j] * (f + fp) / sqrt(2.0);
+            sb += Q[(size_t)i * n + j] * (f - fp) / sqrt(2.0);
+          }
+          if (pass == 0) {
+            abar[j] += sa / R;
+            b2[j] += sb * sb;
+          } else {
+            ssa[j] += (sa - abar[j]) * (sa - abar[j]);
+          }
+        }
+  }
+  free(Q);
+}
+
+/* Log-likelihood at lattice point k, t and ρ = exp(x), m0 and s² profiled. */
+static double brute_at(const brute *b, int k, double t, double x, double *m0_out, double *s2_out) {
+  const int n = b->n, R = b->R;
+  const double *st = b->stats + (size_t)k * 5 * n, rho = exp(x);
+  const double *lambda = st, *g = st + n, *abar = st + 2 * n, *ssa = st + 3 * n, *b2 = st + 4 * n;
+  double num = 0.0, den = 0.0;
+  for (int j = 0; j < n; j++) {
+    double ep = (2.0 - t) * lambda[j] + rho;
+    num += abar[j] * g[j] / ep;
+    den += g[j] * g[j] / ep;
+  }
+  double m0 = num / (sqrt(2.0) * den), quad = 0.0, logdet = 0.0;
+  for (int j = 0; j < n; j++) {
+    double ep = (2.0 - t) * lambda[j] + rho, em = t * lambda[j] + rho;
+    double r = abar[j] - sqrt(2.0) * m0 * g[j];
+    quad += (ssa[j] + R * r * r) / ep + b2[j] / em;
+    logdet += log(ep) + log(em);
+  }
+  double N = 2.0 * R * n, s2 = quad / N;
+  if (m0_out) *m0_out = m0;
+  if (s2_out) *s2_out = s2;
+  return -0.5 * N * (log(2.0 * M_PI) + log(s2) + 1.0) - 0.5 * R * logdet;
+}
+
+/* The maximum over ρ at lattice point k. */
+static brute_fit brute_at_ell(const brute *b, int k, double t) {
+  const double step = 0.05;
+  int M = (int)ceil((b->x_hi - b->x_lo) / step) + 1, best = 0;
+  double fbest = -HUGE_VAL;
+  for (int i = 0; i < M; i++) {
+    double f = brute_at(b, k, t, fmin(b->x_lo + step * i, b->x_hi), NULL, NULL);
+    if (f > fbest) {
+      fbest = f;
+      best = i;
+    }
+  }
+  /* Golden section on [x − step, x + step]: the grid point's neighbours. */
+  double lo = fmax(b->x_lo, b->x_lo + step * (best - 1)),
+         hi = fmin(b->x_hi, b->x_lo + step * (best + 1));
+  const double gr = 0.6180339887498949;
+  double c = hi - gr * (hi - lo), dd = lo + gr * (hi - lo);
+  double fc = brute_at(b, k, t, c, NULL, NULL), fd = brute_at(b, k, t, dd, NULL, NULL);
+  for (int it = 0; it < 60; it++) {
+    if (fc >= fd) {
+      hi = dd;
+      dd = c;
+      fd = fc;
+      c = hi - gr * (hi - lo);
+      fc = brute_at(b, k, t, c, NULL, NULL);
+    } else {
+      lo = c;
+      c = dd;
+      fc = fd;
+      dd = lo + gr * (hi - lo);
+      fd = brute_at(b, k, t, dd, NULL, NULL);
+    }
+  }
+  double x = fc >= fd ? c : dd, xg = fmin(b->x_lo + step * best, b->x_hi);
+  if (brute_at(b, k, t, xg, NULL, NULL) > brute_at(b, k, t, x, NULL, NULL)) x = xg;
+  brute_fit fit = {.k = k, .rho = exp(x)};
+  fit.loglik = brute_at(b, k, t, x, &fit.m0, &fit.s2);
+  return fit;
+}
+
+/* The profile maximum at t; curve (K + 1 values, may be NULL) gets the
+ * maximum over ρ at every lattice point. */
+static brute_fit brute_profile(const brute *b, double t, double *curve) {
+  brute_fit best = {.loglik = -HUGE_VAL};
+  for (int k = 0; k <= b->K; k++) {
+    brute_fit f = brute_at_ell(b, k, t);
+    if (curve) curve[k] = f.loglik;
+    if (f.loglik > best.loglik) best = f;
+  }
+  return best;
+}
+
 /* 1 if x is bit-identical on every rank. */
 static int same_everywhere(const void *x, size_t bytes) {
   char *copy = malloc(bytes);
@@ -175,6 +327,71 @@ static void dense_cases(void) {
   }
 }
 
+/* The engine's profile (dpbo_k1lik_profile, default options) against the
+ * brute force at each 1 − k1 in ts: the same maximum to 1e-9 relative, and
+ * the engine's value equals a dense Cholesky at its parameters. hard[i]
+ * (may be NULL) asserts that the case at ts[i] is one the old search got
+ * wrong: the best point of a 25-point scan over the lattice (the old
+ * search) is not next to the global maximum, which is a narrow mode. */
+static void brute_cases(const char *name, int R, int n, int d, const double *F, const double *Fp,
+                        const double *u, const double *ts, const int *hard, int nt) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_k1lik_options opt;
+  dpbo_k1lik_options_default(&opt);
+  dpbo_k1lik *ctx = NULL;
+  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, F, Fp, u, &opt, &ctx, &err));
+  if (!ctx) return;
+  brute b = {0};
+  double *curve = NULL;
+  if (rank == 0) {
+    brute_init(&b, R, n, d, F, Fp, u, &opt);
+    curve = malloc((size_t)(b.K + 1) * sizeof *curve);
+  }
+  for (int i = 0; i < nt; i++) {
+    dpbo_k1lik_fit fit;
+    double t0 = MPI_Wtime();
+    CHECK_OK(dpbo_k1lik_profile(ctx, ts[i], &fit, &err));
+    double t_engine = MPI_Wtime() - t0;
+    CHECK(same_everywhere(&fit, sizeof fit));
+    if (rank != 0) continue;
+    brute_fit ref = brute_profile(&b, ts[i], curve);
+    double ls[DPBO_MAX_DIM];
+    for (int j = 0; j < d; j++)
+      ls[j] = fit.lengthscale;
+    double dense =
+        dense_loglik(R, n, d, F, Fp, u, opt.kernel, 1.0 - ts[i], fit.m0, fit.s, fit.sigma_n, ls);
+    printf("%s, 1 - k1 = %.3g: engine log L %.6f (ell %.4f, sigma_n/s %.3g; %.3f s), brute force "
+           "%.6f (ell %.4f, sigma_n/s %.3g), dense Cholesky at the engine's parameters %.6f\n",
+           name, ts[i], fit.loglik, fit.lengthscale, fit.sigma_n / fit.s, t_engine, ref.loglik,
+           exp(b.log_min + b.h * ref.k), sqrt(ref.rho), dense);
+    printf("  local maxima of the brute-force profile in ell:");
+    for (int k = 1; k < b.K; k++)
+      if (curve[k] > curve[k - 1] && curve[k] >= curve[k + 1])
+        printf(" %.4f (%.1f)", exp(b.log_min + b.h * k), curve[k]);
+    int best = 0;
+    for (int g = 1; g < 25; g++)
+      if (curve[(int)llround((double)g * b.K / 24)] > curve[(int)llround((double)best * b.K / 24)])
+        best = g;
+    int kb = (int)llround((double)best * b.K / 24);
+    printf("\n  a 25-point scan's best point: ell %.4f (%.1f)\n", exp(b.log_min + b.h * kb),
+           curve[kb]);
+    CHECK_CLOSE(fit.loglik, ref.loglik, 1e-9, 0.0);
+    CHECK_CLOSE(dense, fit.loglik, 1e-9, 0.0);
+    if (hard && hard[i]) {
+      int lo = (int)llround((double)(best > 0 ? best - 1 : 0) * b.K / 24);
+      int hi = (int)llround((double)(best < 24 ? best + 1 : 24) * b.K / 24);
+      CHECK_MSG(ref.k < lo || ref.k > hi,
+                "%s at 1 - k1 = %g: the maximum is not a narrow mode "
+                "away from the best coarse-scan point",
+                name, ts[i]);
+    }
+  }
+  free(curve);
+  free(b.stats);
+  dpbo_k1lik_destroy(ctx);
+}
+
 static void profile_case(void) {
   enum { n = 12, R = 5, d = 2 };
   dpbo_error err;
@@ -231,10 +448,60 @@ static void profile_case(void) {
              fit.lengthscale, -worst_gain, before);
     dpbo_k1lik_destroy(ctx);
   }
+  const double ts[] = {0.3, 1e-3, 1e-9};
+  brute_cases("profile-case data", R, n, d, F, Fp, u, ts, NULL, 3);
+}
+
+/* A narrow mode in ℓ, as in the Covertype sweep's tail (issue 14: at m =
+ * 5000, 1 − k1 = 1.26e-9 the old search reported ℓ = 0.170 where ℓ = 0.116
+ * is 776 log-likelihood units higher). The accuracies are the sum of two
+ * multi-task GP draws with k1 = 1: a large smooth one (s = 0.05, ℓ = 0.6)
+ * and a small rough one (s = 0.0018, ℓ = 0.02), each with white noise, over
+ * n = 40 equispaced settings in one dimension, R = 100 sets. One shared ℓ
+ * then has two modes: a broad one near ℓ = 0.5 (the rough part taken as
+ * noise) and a narrow, higher one near ℓ = 0.04 (everything fitted at the
+ * short scale). The test first checks, on the brute-force profile alone,
+ * that the case is the hard one: the best of a 25-point scan over [0.01, 10]
+ * lies in the broad mode, and the narrow global maximum is not between that
+ * point's neighbours (where the old golden-section search looked). */
+enum { TAIL_N = 40, TAIL_R = 100 };
+
+static void tail_data(double *u, double *F, double *Fp) {
+  double *F2 = malloc(TAIL_R * TAIL_N * sizeof *F2), *Fp2 = malloc(TAIL_R * TAIL_N * sizeof *Fp2);
+  for (int i = 0; i < TAIL_N; i++)
+    u[i] = i / (TAIL_N - 1.0);
+  simulate(TAIL_R, TAIL_N, 1, u, 1.0, 0.8, 0.05, 1e-4, 0.6, 11u, F, Fp);
+  simulate(TAIL_R, TAIL_N, 1, u, 1.0, 0.0, 0.0023, 1e-4, 0.018, 12u, F2, Fp2);
+  for (int i = 0; i < TAIL_R * TAIL_N; i++) {
+    F[i] += F2[i];
+    Fp[i] += Fp2[i];
+  }
+  free(F2);
+  free(Fp2);
+}
+
+static void tail_mode_case(void) {
+  double u[TAIL_N], *F = malloc(TAIL_R * TAIL_N * sizeof *F);
+  double *Fp = malloc(TAIL_R * TAIL_N * sizeof *Fp);
+  tail_data(u, F, Fp);
+  const double ts[] = {1e-3, 1.26e-9};
+  const int hard[] = {1, 0};
+  brute_cases("tail case", TAIL_R, TAIL_N, 1, F, Fp, u, ts, hard, 2);
+  free(F);
+  free(Fp);
 }
 
 enum { SIM_N = 30, SIM_R = 200, SIM_D = 2 };
 static const double SIM_K1 = 0.9;
+
+/* The recovery case's data: SIM_N Sobol settings, SIM_R sets from the model. */
+static void recovery_data(uint64_t seed, double *u, double *F, double *Fp) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  for (int i = 0; i < SIM_N; i++)
+    CHECK_OK(dpbo_sobol_point(SIM_D, (uint64_t)i + 1, u + i * SIM_D, &err));
+  simulate(SIM_R, SIM_N, SIM_D, u, SIM_K1, 0.8, 0.05, 0.01, 0.3, seed, F, Fp);
+}
 
 /* Simulates with `seed` and sweeps; returns 1 if the interval covers k1. */
 static int recovery(uint64_t seed, int verbose, dpbo_k1lik_result *res) {
@@ -242,9 +509,7 @@ static int recovery(uint64_t seed, int verbose, dpbo_k1lik_result *res) {
   dpbo_error_clear(&err);
   double *u = malloc(SIM_N * SIM_D * sizeof *u);
   double *F = malloc(SIM_R * SIM_N * sizeof *F), *Fp = malloc(SIM_R * SIM_N * sizeof *Fp);
-  for (int i = 0; i < SIM_N; i++)
-    CHECK_OK(dpbo_sobol_point(SIM_D, (uint64_t)i + 1, u + i * SIM_D, &err));
-  simulate(SIM_R, SIM_N, SIM_D, u, SIM_K1, 0.8, 0.05, 0.01, 0.3, seed, F, Fp);
+  recovery_data(seed, u, F, Fp);
   dpbo_k1lik *ctx = NULL;
   int covered = 0;
   double t0 = MPI_Wtime();
@@ -279,6 +544,14 @@ static int recovery(uint64_t seed, int verbose, dpbo_k1lik_result *res) {
 }
 
 static void recovery_case(void) {
+  double *u = malloc(SIM_N * SIM_D * sizeof *u);
+  double *F = malloc(SIM_R * SIM_N * sizeof *F), *Fp = malloc(SIM_R * SIM_N * sizeof *Fp);
+  recovery_data(1u, u, F, Fp);
+  const double ts[] = {0.1, 1e-3, 1e-9};
+  brute_cases("recovery data", SIM_R, SIM_N, SIM_D, F, Fp, u, ts, NULL, 3);
+  free(u);
+  free(F);
+  free(Fp);
   dpbo_k1lik_result res;
   int covered = recovery(1u, 1, &res);
   CHECK(covered);
@@ -357,6 +630,7 @@ int main(int argc, char **argv) {
   dense_cases();
   profile_case();
   recovery_case();
+  tail_mode_case();
   error_cases();
   int failed = dpbo_test_summary(rank == 0 ? "test_k1lik" : "test_k1lik (worker)");
   MPI_Finalize();

@@ -29,9 +29,13 @@
  * s² = Q(ρ)/(2Rn) in closed form (Q the quadratic form at s = 1), ρ by a
  * scan plus Brent over [ratio_min², ratio_max²] in log ρ, and one shared
  * length-scale ℓ (all dimensions) by a scan plus golden-section search on a
- * lattice in log ℓ over [ell_min, ell_max]: on the lattice the same ℓ values
- * recur across k1, so their eigendecompositions are computed once and reused
- * for the whole sweep.
+ * lattice in log ℓ over [ell_min, ell_max] (points ℓ_k = ell_min·e^(k·h), k =
+ * 0..K, K = ceil(log(ell_max/ell_min)/ell_step), h = log(ell_max/ell_min)/K):
+ * on the lattice the same ℓ values recur across k1, so their
+ * eigendecompositions are computed once and reused for the whole sweep.
+ * Both searches refine EVERY local maximum of their scan, not only the best
+ * scan point: the profile in ℓ can have two modes, one narrow (k1lik.c,
+ * k1lik__profile_t, says which modes the search is sure to find).
  *
  * Sweep. k1 = step, 2·step, … (the paper's 0.05 … 0.95), then 1 − k1 on a log
  * scale (t_per_decade points per decade) down to t_min; the MLE by Brent in
@@ -74,7 +78,7 @@ typedef struct dpbo_k1lik_options {
   dpbo_kernel_kind kernel;     /* k2: se or matern52                           [se] */
   double ell_min, ell_max;     /* range of the shared length-scale ℓ   [0.01, 10] */
   double ell_step;             /* lattice step in log ℓ                   [0.002] */
-  int ell_grid;                /* scan points over the range before golden  [25] */
+  int ell_grid;                /* scan points over the range before golden [347] */
   double ratio_min, ratio_max; /* range of σn/s                       [1e-6, 100] */
   int ratio_per_decade;        /* scan points per decade of σn/s before Brent [4] */
   double k1_step;              /* linear part of the sweep: step, 2·step, … [0.05] */
