@@ -76,5 +76,6 @@ beta = 2 * math.log(64 * 5**2 * math.pi**2 / (3 * 0.05))
 got = float(lines["beta"])
 assert abs(got - beta) <= 1e-12 * beta, (got, beta)
 print(f"beta_5 = {got!r} (closed form {beta!r})")
+assert lines["status"].startswith("DPBO_ERR_CONFIG ("), lines["status"]
 PY
 echo "PASS: installed tree used from CMake and pkg-config, shared and static"

@@ -26,6 +26,10 @@ static void run_case(dpbo_kernel_kind kind, double noise_std, double jitter) {
   dpbo_gp *gp = NULL;
   CHECK_OK(dpbo_gp_create(&kernel, &prior, T, &gp, &err));
   if (!gp) return;
+  /* The handle's public getters give back what it was made with. */
+  CHECK(dpbo_gp_get_prior(gp)->signal_std == prior.signal_std &&
+        dpbo_gp_get_prior(gp)->mean == prior.mean);
+  CHECK(dpbo_gp_kernel(gp)->kind == kind);
 
   double x[T][D], v[T];
   for (int t = 0; t < T; t++) {

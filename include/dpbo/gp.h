@@ -8,7 +8,7 @@
  *
  * With σ = 0 (noise-free, Algorithm 2) K_T may be singular; a jitter j is
  * added explicitly to the diagonal of the normalized covariance (K + (σ²/s² +
- * j) I). It is reported by dpbo_gp_nugget() and recorded in the run file.
+ * j) I); j is the setting gp.jitter, stored with the settings in the run file.
  *
  * Each rank holds its own copy (all ranks append the same (λ_t, v_t) in the
  * same order, so the copies are identical); it costs O(T²) memory. */
@@ -48,17 +48,14 @@ dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *e
 dpbo_status dpbo_gp_append_pending(dpbo_gp *gp, const double *u, dpbo_error *err);
 dpbo_status dpbo_gp_resolve(dpbo_gp *gp, int row, double v, dpbo_error *err);
 int dpbo_gp_pending_count(const dpbo_gp *gp);
-int dpbo_gp_is_pending(const dpbo_gp *gp, int row);
 /* z = L^{-1} y (t values, normalized units). */
 const double *dpbo_gp_whitened_targets(const dpbo_gp *gp);
 
 int dpbo_gp_count(const dpbo_gp *gp);
-int dpbo_gp_capacity(const dpbo_gp *gp);
 const dpbo_kernel *dpbo_gp_kernel(const dpbo_gp *gp);
 const dpbo_gp_prior *dpbo_gp_get_prior(const dpbo_gp *gp);
 
 /* Normalized noise-plus-jitter variance added to the kernel diagonal. */
-double dpbo_gp_nugget(const dpbo_gp *gp);
 
 /* The newest row of the Cholesky factor: row[0..t-2] = L^{-1}-weights of
  * the last observation against the earlier ones, *pivot = L[t-1][t-1], and

@@ -225,14 +225,11 @@ done:
 }
 
 int dpbo_gp_pending_count(const dpbo_gp *gp) { return gp->pending_count; }
-int dpbo_gp_is_pending(const dpbo_gp *gp, int row) { return gp->pending[row]; }
 const double *dpbo_gp_whitened_targets(const dpbo_gp *gp) { return gp->z; }
 
 int dpbo_gp_count(const dpbo_gp *gp) { return gp->t; }
-int dpbo_gp_capacity(const dpbo_gp *gp) { return gp->capacity; }
 const dpbo_kernel *dpbo_gp_kernel(const dpbo_gp *gp) { return &gp->kernel; }
 const dpbo_gp_prior *dpbo_gp_get_prior(const dpbo_gp *gp) { return &gp->prior; }
-double dpbo_gp_nugget(const dpbo_gp *gp) { return gp->nugget; }
 
 void dpbo_gp_last_row(const dpbo_gp *gp, const double **row, double *pivot, double *z) {
   const double *r = gp->factor + (size_t)(gp->t - 1) * gp->capacity;

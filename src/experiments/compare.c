@@ -35,10 +35,6 @@ static const char *const method_names[DPBO_COMPARE_METHODS] = {
     "gp_ucb",         "random_search_nonprivate",
     "dpbo_algorithm3"};
 
-const char *dpbo_compare_method_name(int method) {
-  return method >= 0 && method < DPBO_COMPARE_METHODS ? method_names[method] : "unknown";
-}
-
 dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
                                  double ps_eta, dpbo_compare_accounting *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;

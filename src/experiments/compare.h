@@ -70,8 +70,6 @@ enum {
   DPBO_COMPARE_METHODS = 7
 };
 
-const char *dpbo_compare_method_name(int method);
-
 /* How one method spends a total (ε, δ). */
 typedef struct dpbo_compare_accounting {
   double epsilon, delta; /* the total budget asked for */

@@ -206,13 +206,6 @@ int dpbo_evaluator_wait(dpbo_evaluator *ev, dpbo_eval_result *result, double tim
   return got;
 }
 
-int dpbo_evaluator_outstanding(dpbo_evaluator *ev) {
-  pthread_mutex_lock(&ev->lock);
-  int n = (int)(ev->submitted - ev->polled);
-  pthread_mutex_unlock(&ev->lock);
-  return n;
-}
-
 int dpbo_evaluator_destroy(dpbo_evaluator *ev, int wait) {
   if (!ev) return 1;
   pthread_mutex_lock(&ev->lock);

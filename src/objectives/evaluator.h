@@ -52,9 +52,6 @@ int dpbo_evaluator_poll(dpbo_evaluator *ev, dpbo_eval_result *result);
  * rank that has nothing else to do meanwhile). */
 int dpbo_evaluator_wait(dpbo_evaluator *ev, dpbo_eval_result *result, double timeout_s);
 
-/* Jobs queued or running whose result has not been polled yet. */
-int dpbo_evaluator_outstanding(dpbo_evaluator *ev);
-
 /* Stops the thread; queued jobs do not start. With a job still running and
  * `wait` = 0, an objective that can be cancelled (dpbo_objective_cancel: a
  * command's processes) is ended and the thread joined; otherwise the thread

@@ -589,17 +589,6 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger,
-                                    dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  hid_t file = -1;
-  DPBO_TRY(output_open_run_file(path, &file, err));
-  DPBO_TRY(ledger_load(file, ledger, err));
-done:
-  if (file >= 0) H5Fclose(file);
-  return status;
-}
-
 dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
                                        double budget_epsilon, double budget_delta,
                                        dpbo_privacy_ledger *after, dpbo_error *err) {

@@ -89,12 +89,6 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
 dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
                                    int64_t **index, double **gain, dpbo_error *err);
 
-/* The run file's privacy ledger, attributes of /: releases_drawn,
- * release_epsilon_spent and release_delta_spent (basic composition),
- * release_epsilon_squared_sum and release_epsilon_tanh_sum (what advanced
- * composition needs; NaN in a ledger an older dpbo began). */
-dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);
-
 /* Adds one release of (ε, δ) to the ledger through the atomic path of
  * h5io.h (a crash leaves the old ledger or the new one, in a whole file) and
  * returns the ledger after it. With budget_epsilon > 0, a release that would

@@ -33,6 +33,10 @@ int main(int argc, char **argv) {
   printf("size %lld\n", (long long)dpbo_space_size(space));
   printf("unit1 %.17g %.17g\n", unit[0], unit[1]);
   printf("beta %.17g\n", dpbo_privacy_beta(dpbo_space_size(space), 5, 0.05));
+  /* An invalid dimension gives a status code, its name and a message. */
+  dims[0].lo = 5, dims[0].hi = 1;
+  dpbo_status bad = dpbo_dim_validate(&dims[0], DPBO_SPACE_SOBOL, &err);
+  printf("status %s (%s)\n", dpbo_status_name(bad), dpbo_status_text(bad));
   rc = 0;
 done:
   dpbo_space_destroy(space);
