@@ -77,7 +77,7 @@ static const char usage_text[] =
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
     "              written: `dpbo run CONFIG --resume`, or rerun the same k1sweep).\n";
 
-static int exit_code_for(dpbo_status status) {
+static int cli_exit_code_for(dpbo_status status) {
   switch (status) {
   case DPBO_OK:
     return DPBO_EXIT_OK;
@@ -93,9 +93,9 @@ static int exit_code_for(dpbo_status status) {
   }
 }
 
-static int report(int rank, const dpbo_error *err) {
+static int cli_report(int rank, const dpbo_error *err) {
   if (rank == 0) fprintf(stderr, "dpbo: error: %s\n", err->message);
-  return exit_code_for(err->code);
+  return cli_exit_code_for(err->code);
 }
 
 /* In a command: a failed call sets the exit code for its error (rank 0
@@ -103,7 +103,7 @@ static int report(int rank, const dpbo_error *err) {
 #define CLI_TRY(call)                                                                              \
   do {                                                                                             \
     if ((call) != DPBO_OK) {                                                                       \
-      code = report(rank, &err);                                                                   \
+      code = cli_report(rank, &err);                                                               \
       goto done;                                                                                   \
     }                                                                                              \
   } while (0)
@@ -241,8 +241,8 @@ static void cli_release_log_ledger(const dpbo_release *release) {
 
 /* Draws the configured private release from a finished run and writes the
  * release file pair next to the run file. */
-static dpbo_status release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
-                                     const dpbo_run *run, dpbo_error *err) {
+static dpbo_status cli_release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
+                                         const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   dpbo_noise noise;
   dpbo_release *release = calloc(1, sizeof *release);
@@ -536,7 +536,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
      * of its own: the run's rows go first, so the peak is one state, not two. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
-    CLI_TRY(release_after_run(comm, rank, config, &run, &err));
+    CLI_TRY(cli_release_after_run(comm, rank, config, &run, &err));
   }
   if (run.outcome != DPBO_OK) {
     if (rank == 0)
@@ -709,7 +709,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
       cli_release_log_ledger(release);
     }
   }
-  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = report(rank, &err);
+  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = cli_report(rank, &err);
 done:
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);
@@ -846,7 +846,7 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_stop_signals_install(&signals);
   dpbo_k1sweep_outcome outcome;
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
-    code = report(rank, &err);
+    code = cli_report(rank, &err);
     if (outcome.abandoned) {
       /* The one abort dpbo keeps: ranks still inside LIBSVM, or waiting for
        * a message from a rank that left the task farm, cannot join a
@@ -890,7 +890,7 @@ static int cli_info(int rank, int argc, char **argv) {
     return DPBO_EXIT_BAD_INPUT;
   }
   if (rank != 0) return DPBO_EXIT_OK;
-  if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return report(rank, &err);
+  if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return cli_report(rank, &err);
   return DPBO_EXIT_OK;
 }
 
@@ -951,7 +951,7 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
 
 int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
-  /* Nothing was set up to report through yet: a communicator MPI cannot
+  /* Nothing was set up to cli_report through yet: a communicator MPI cannot
    * even rank is refused with MPI's own reason. */
   int mpi = MPI_Comm_rank(comm, &rank);
   if (mpi != MPI_SUCCESS) {
@@ -965,10 +965,10 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   dpbo_error_clear(&err);
   /* HDF5's own error stack never reaches the user: each failure becomes one
    * dpbo message with the file and the reason (h5io.h). */
-  if (dpbo_h5io_silence(&err) != DPBO_OK) return report(rank, &err);
+  if (dpbo_h5io_silence(&err) != DPBO_OK) return cli_report(rank, &err);
   /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
    * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
-  if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return report(rank, &err);
+  if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return cli_report(rank, &err);
   int code = cli_dispatch(comm, rank, argc, argv);
   dpbo_proc_unwatch_launcher();
   return code;

@@ -26,7 +26,7 @@ dpbo_status dpbo_h5io_silence(dpbo_error *err) {
   return DPBO_OK;
 }
 
-static herr_t h5io__innermost(unsigned n, const H5E_error2_t *record, void *data) {
+static herr_t h5io_innermost(unsigned n, const H5E_error2_t *record, void *data) {
   if (n == 0 && record->desc) snprintf(data, 160, "%s", record->desc);
   return 0;
 }
@@ -36,22 +36,22 @@ static herr_t h5io__innermost(unsigned n, const H5E_error2_t *record, void *data
  * the innermost message of HDF5's error stack. Call before any other HDF5
  * call, which would clear the stack. EAGAIN and EINTR are left behind by
  * MPI's progress engine, not by the write. */
-static void h5io__reason(int saved_errno, char *out, size_t size) {
+static void h5io_reason(int saved_errno, char *out, size_t size) {
   if (saved_errno != 0 && saved_errno != EAGAIN && saved_errno != EINTR) {
     snprintf(out, size, "%s", strerror(saved_errno));
     return;
   }
   char inner[160] = "";
-  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5io__innermost, inner) < 0 || !inner[0])
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5io_innermost, inner) < 0 || !inner[0])
     snprintf(inner, sizeof inner, "no reason given");
   snprintf(out, size, "HDF5: %s", inner);
 }
 
 /* A write into the file holding obj failed: "cannot write <what> to <file>:
  * <reason>". */
-static dpbo_status h5io__fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
+static dpbo_status h5io_fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
   char reason[200], file[DPBO_PATH_MAX + 64];
-  h5io__reason(saved_errno, reason, sizeof reason);
+  h5io_reason(saved_errno, reason, sizeof reason);
   if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0)
     snprintf(file, sizeof file, "(unknown file)");
   return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s to %s: %s", what, file, reason);
@@ -61,7 +61,7 @@ static dpbo_status h5io__fail(hid_t obj, int saved_errno, const char *what, dpbo
  * on one rank (the one whose write(2) hit a full disk) fails on all, with
  * that rank's message, so no rank goes on to the next collective call
  * alone (that hung). */
-static dpbo_status h5io__agree(hid_t obj, dpbo_status local, dpbo_error *err) {
+static dpbo_status h5io_agree(hid_t obj, dpbo_status local, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, fapl = -1;
   MPI_Comm comm = MPI_COMM_NULL;
@@ -106,15 +106,15 @@ done:
 /* ---------------------------------------------------------------------------
  * Attributes. */
 
-static dpbo_status h5io__attr(hid_t obj, const char *name, hid_t type, hid_t space,
-                              const void *data, dpbo_error *err) {
+static dpbo_status h5io_attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *data,
+                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char what[300];
   snprintf(what, sizeof what, "attribute %s", name);
   errno = 0;
   hid_t attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   if (attr < 0 || H5Awrite(attr, type, data) < 0) {
-    status = h5io__fail(obj, errno, what, err);
+    status = h5io_fail(obj, errno, what, err);
     goto done;
   }
 done:
@@ -129,7 +129,7 @@ dpbo_status dpbo_h5io_attr_string(hid_t obj, const char *name, const char *value
   H5IO_TRY(space = H5Screate(H5S_SCALAR), name);
   H5IO_TRY(H5Tset_size(type, strlen(value) + 1), name);
   H5IO_TRY(H5Tset_strpad(type, H5T_STR_NULLTERM), name);
-  DPBO_TRY(h5io__attr(obj, name, type, space, value, err));
+  DPBO_TRY(h5io_attr(obj, name, type, space, value, err));
 done:
   if (space >= 0) H5Sclose(space);
   if (type >= 0) H5Tclose(type);
@@ -141,7 +141,7 @@ dpbo_status dpbo_h5io_attr_numbers(hid_t obj, const char *name, hid_t type, cons
   dpbo_status status = DPBO_OK;
   hid_t space = -1;
   H5IO_TRY(space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL), name);
-  DPBO_TRY(h5io__attr(obj, name, type, space, values, err));
+  DPBO_TRY(h5io_attr(obj, name, type, space, values, err));
 done:
   if (space >= 0) H5Sclose(space);
   return status;
@@ -152,7 +152,7 @@ dpbo_status dpbo_h5io_attr_array(hid_t obj, const char *name, hid_t type, const 
   dpbo_status status = DPBO_OK;
   hid_t space = -1;
   H5IO_TRY(space = H5Screate_simple(1, &n, NULL), name);
-  DPBO_TRY(h5io__attr(obj, name, type, space, values, err));
+  DPBO_TRY(h5io_attr(obj, name, type, space, values, err));
 done:
   if (space >= 0) H5Sclose(space);
   return status;
@@ -168,16 +168,16 @@ dpbo_status dpbo_h5io_attr_int64(hid_t obj, const char *name, const int64_t *val
   return dpbo_h5io_attr_numbers(obj, name, H5T_NATIVE_INT64, values, n, err);
 }
 
-static hid_t h5io__open_attr(hid_t obj, const char *name) {
+static hid_t h5io_open_attr(hid_t obj, const char *name) {
   hid_t attr = -1;
   H5E_BEGIN_TRY { attr = H5Aopen(obj, name, H5P_DEFAULT); }
   H5E_END_TRY;
   return attr;
 }
 
-static dpbo_status h5io__read_attr(hid_t obj, const char *name, hid_t type, void *value,
-                                   dpbo_error *err) {
-  hid_t attr = h5io__open_attr(obj, name);
+static dpbo_status h5io_read_attr(hid_t obj, const char *name, hid_t type, void *value,
+                                  dpbo_error *err) {
+  hid_t attr = h5io_open_attr(obj, name);
   if (attr < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "attribute %s is missing", name);
   herr_t rc = H5Aread(attr, type, value);
   H5Aclose(attr);
@@ -186,19 +186,19 @@ static dpbo_status h5io__read_attr(hid_t obj, const char *name, hid_t type, void
 
 dpbo_status dpbo_h5io_read_attr_int64(hid_t obj, const char *name, int64_t *value,
                                       dpbo_error *err) {
-  return h5io__read_attr(obj, name, H5T_NATIVE_INT64, value, err);
+  return h5io_read_attr(obj, name, H5T_NATIVE_INT64, value, err);
 }
 
 dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *value,
                                        dpbo_error *err) {
-  return h5io__read_attr(obj, name, H5T_NATIVE_DOUBLE, value, err);
+  return h5io_read_attr(obj, name, H5T_NATIVE_DOUBLE, value, err);
 }
 
 dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t type = -1;
   char *text = NULL;
-  hid_t attr = h5io__open_attr(obj, name);
+  hid_t attr = h5io_open_attr(obj, name);
   *value = NULL;
   if (attr < 0) DPBO_RAISE(DPBO_ERR_HDF5, "attribute %s is missing", name);
   H5IO_TRY(type = H5Aget_type(attr), name);
@@ -217,16 +217,16 @@ done:
   return status;
 }
 
-typedef struct h5io__collect {
+typedef struct h5io_collect {
   const char *prefix;
   char *text;
   size_t len, cap;
   int failed;
-} h5io__collect;
+} h5io_collect;
 
-static herr_t h5io__collect_strings(hid_t loc, const char *name, const H5A_info_t *info,
-                                    void *data) {
-  h5io__collect *c = data;
+static herr_t h5io_collect_strings(hid_t loc, const char *name, const H5A_info_t *info,
+                                   void *data) {
+  h5io_collect *c = data;
   const size_t skip = strlen(c->prefix);
   if (strncmp(name, c->prefix, skip) != 0) return 0;
   char *value = NULL;
@@ -254,9 +254,9 @@ static herr_t h5io__collect_strings(hid_t loc, const char *name, const H5A_info_
 dpbo_status dpbo_h5io_read_attr_strings(hid_t obj, const char *prefix, char **lines,
                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  h5io__collect collect = {prefix, NULL, 0, 0, 0};
+  h5io_collect collect = {prefix, NULL, 0, 0, 0};
   *lines = NULL;
-  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io__collect_strings, &collect) < 0 ||
+  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io_collect_strings, &collect) < 0 ||
       collect.failed)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot read the stored settings (%s* attributes)", prefix);
   *lines = collect.text;
@@ -273,9 +273,9 @@ done:
  * which every read verifies (H5Dread fails on a mismatch), so a corrupted
  * trace is refused instead of resumed or released. An empty dataset cannot
  * be chunked and has nothing to check. */
-static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                     const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                     const void *data, int checked, dpbo_error *err) {
+static dpbo_status h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
+                                    const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                    const void *data, int checked, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t filespace = -1, dset = -1, memspace = -1, xfer = -1, dcpl = -1;
   dpbo_status local = DPBO_OK;
@@ -293,7 +293,7 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, checked ? dcpl : H5P_DEFAULT,
                     H5P_DEFAULT);
   if (dset < 0) {
-    status = h5io__fail(group, errno, what, err);
+    status = h5io_fail(group, errno, what, err);
     goto done;
   }
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
@@ -306,11 +306,11 @@ static dpbo_status h5io__write_block(hid_t group, const char *name, hid_t type, 
   }
   H5IO_LOCAL(xfer = H5Pcreate(H5P_DATASET_XFER), what);
   H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
-  DPBO_TRY(h5io__agree(group, local, err));
+  DPBO_TRY(h5io_agree(group, local, err));
   errno = 0;
   if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
-    local = h5io__fail(group, errno, what, err);
-  DPBO_TRY(h5io__agree(group, local, err));
+    local = h5io_fail(group, errno, what, err);
+  DPBO_TRY(h5io_agree(group, local, err));
 done:
   if (dcpl >= 0) H5Pclose(dcpl);
   if (xfer >= 0) H5Pclose(xfer);
@@ -323,7 +323,7 @@ done:
 dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, hsize_t offset, hsize_t rows,
                                   const void *data, dpbo_error *err) {
-  return h5io__write_block(group, name, type, ndims, dims, offset, rows, data, 0, err);
+  return h5io_write_block(group, name, type, ndims, dims, offset, rows, data, 0, err);
 }
 
 dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
@@ -343,7 +343,7 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
   errno = 0;
   dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (dset < 0) {
-    status = h5io__fail(group, errno, what, err);
+    status = h5io_fail(group, errno, what, err);
     goto done;
   }
   unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
@@ -367,7 +367,7 @@ dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char 
     DPBO_TRY(dpbo_comm_agree(comm, local, err));
     errno = 0;
     herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
-    local = rc < 0 ? h5io__fail(group, errno, what, err) : DPBO_OK;
+    local = rc < 0 ? h5io_fail(group, errno, what, err) : DPBO_OK;
     H5Sclose(memspace);
     memspace = -1;
     DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -384,14 +384,13 @@ done:
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank,
                                   dpbo_error *err) {
-  return h5io__write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1,
-                           err);
+  return h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1, err);
 }
 
 /* Both kinds of member are 8 bytes: one buffer of doubles carries either. */
 _Static_assert(sizeof(int64_t) == sizeof(double), "a column entry is 8 bytes");
 
-static hid_t h5io__field_type(const dpbo_h5io_field *field) {
+static hid_t h5io_field_type(const dpbo_h5io_field *field) {
   return field->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
 }
 
@@ -406,7 +405,7 @@ dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stri
     if (rank == 0)
       for (hsize_t i = 0; i < n; i++)
         memcpy(&column[i], (const char *)records + i * stride + fields[f].offset, sizeof *column);
-    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, h5io__field_type(&fields[f]), 1, dims,
+    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, h5io_field_type(&fields[f]), 1, dims,
                                    column, rank, err));
   }
 done:
@@ -426,7 +425,7 @@ dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize
       DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s holds %llu entries, not %llu", fields[f].name,
                  (unsigned long long)dims[0], (unsigned long long)n);
     if (n == 0) continue;
-    DPBO_TRY(dpbo_h5io_read(obj, fields[f].name, h5io__field_type(&fields[f]), column, err));
+    DPBO_TRY(dpbo_h5io_read(obj, fields[f].name, h5io_field_type(&fields[f]), column, err));
     for (hsize_t i = 0; i < n; i++)
       memcpy((char *)records + i * stride + fields[f].offset, &column[i], sizeof *column);
   }
@@ -435,7 +434,7 @@ done:
   return status;
 }
 
-static hid_t h5io__open_dataset(hid_t obj, const char *name) {
+static hid_t h5io_open_dataset(hid_t obj, const char *name) {
   hid_t dset = -1;
   H5E_BEGIN_TRY { dset = H5Dopen2(obj, name, H5P_DEFAULT); }
   H5E_END_TRY;
@@ -443,7 +442,7 @@ static hid_t h5io__open_dataset(hid_t obj, const char *name) {
 }
 
 dpbo_status dpbo_h5io_read(hid_t obj, const char *name, hid_t type, void *buf, dpbo_error *err) {
-  hid_t dset = h5io__open_dataset(obj, name);
+  hid_t dset = h5io_open_dataset(obj, name);
   if (dset < 0) return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "dataset %s is missing", name);
   herr_t rc = H5Dread(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
   H5Dclose(dset);
@@ -460,7 +459,7 @@ dpbo_status dpbo_h5io_shape(hid_t obj, const char *name, int ndims, hsize_t *dim
                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t space = -1;
-  hid_t dset = h5io__open_dataset(obj, name);
+  hid_t dset = h5io_open_dataset(obj, name);
   if (dset < 0) DPBO_RAISE(DPBO_ERR_HDF5, "dataset %s is missing", name);
   H5IO_TRY(space = H5Dget_space(dset), name);
   if (H5Sget_simple_extent_ndims(space) != ndims)
@@ -502,12 +501,12 @@ dpbo_status dpbo_h5io_ensure_dir(const char *path, dpbo_error *err) {
 #define H5IO_TEMP_TAG ".tmp."
 enum { H5IO_TEMP_RANDOM = 12 };
 
-static const char h5io__alphabet[] =
+static const char h5io_alphabet[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /* Splits path into its directory ("." when none) and base name. */
-static dpbo_status h5io__split(const char *path, char *dir, size_t dir_size, const char **base,
-                               dpbo_error *err) {
+static dpbo_status h5io_split(const char *path, char *dir, size_t dir_size, const char **base,
+                              dpbo_error *err) {
   const char *slash = strrchr(path, '/');
   *base = slash ? slash + 1 : path;
   if (!**base) return DPBO_ERROR_SET(err, DPBO_ERR_IO, "%s names a directory, not a file", path);
@@ -523,10 +522,10 @@ static dpbo_status h5io__split(const char *path, char *dir, size_t dir_size, con
 }
 
 /* The temporary-name prefix of path: "<dir>/.<name>.tmp." */
-static dpbo_status h5io__temp_prefix(const char *path, char *prefix, size_t size, dpbo_error *err) {
+static dpbo_status h5io_temp_prefix(const char *path, char *prefix, size_t size, dpbo_error *err) {
   char dir[DPBO_PATH_MAX];
   const char *base;
-  dpbo_status status = h5io__split(path, dir, sizeof dir, &base, err);
+  dpbo_status status = h5io_split(path, dir, sizeof dir, &base, err);
   if (status != DPBO_OK) return status;
   int len = snprintf(prefix, size, "%s/.%s" H5IO_TEMP_TAG, dir, base);
   if (len < 0 || (size_t)len + H5IO_TEMP_RANDOM >= size)
@@ -536,10 +535,10 @@ static dpbo_status h5io__temp_prefix(const char *path, char *prefix, size_t size
 
 /* fsync of path's directory, so a rename into it survives a power cut.
  * EINVAL: the file system cannot sync directories (nothing more to do). */
-static int h5io__sync_dir(const char *path) {
+static int h5io_sync_dir(const char *path) {
   char dir[DPBO_PATH_MAX];
   const char *base;
-  if (h5io__split(path, dir, sizeof dir, &base, NULL) != DPBO_OK) return ENAMETOOLONG;
+  if (h5io_split(path, dir, sizeof dir, &base, NULL) != DPBO_OK) return ENAMETOOLONG;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return errno;
   int rc = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
@@ -551,7 +550,7 @@ dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, si
                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   *fd = -1;
-  DPBO_TRY(h5io__temp_prefix(path, tmp, size, err));
+  DPBO_TRY(h5io_temp_prefix(path, tmp, size, err));
   const size_t used = strlen(tmp);
   /* O_EXCL with O_CREAT never follows a symbolic link, and O_NOFOLLOW says
    * so twice: an existing name (planted or not) fails with EEXIST and the
@@ -562,7 +561,7 @@ dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, si
       DPBO_RAISE(DPBO_ERR_IO, "cannot name a temporary file for %s: getrandom: %s", path,
                  strerror(errno));
     for (int i = 0; i < H5IO_TEMP_RANDOM; i++)
-      tmp[used + (size_t)i] = h5io__alphabet[random[i] % (sizeof h5io__alphabet - 1)];
+      tmp[used + (size_t)i] = h5io_alphabet[random[i] % (sizeof h5io_alphabet - 1)];
     tmp[used + H5IO_TEMP_RANDOM] = '\0';
     *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, public_mode ? 0666 : 0600);
     if (*fd < 0 && errno != EEXIST)
@@ -598,7 +597,7 @@ dpbo_status dpbo_h5io_temp_publish(int fd, const char *tmp, const char *path, dp
   if (fsync(fd) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
   if (rename(tmp, path) != 0)
     DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-  int rc = h5io__sync_dir(path);
+  int rc = h5io_sync_dir(path);
   if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync the directory of %s: %s", path, strerror(rc));
 done:
   return status;
@@ -610,15 +609,15 @@ dpbo_status dpbo_h5io_remove_stale(const char *path, int *removed, dpbo_error *e
   const char *base;
   DIR *listing = NULL;
   *removed = 0;
-  DPBO_TRY(h5io__split(path, dir, sizeof dir, &base, err));
-  DPBO_TRY(h5io__temp_prefix(path, prefix, sizeof prefix, err));
+  DPBO_TRY(h5io_split(path, dir, sizeof dir, &base, err));
+  DPBO_TRY(h5io_temp_prefix(path, prefix, sizeof prefix, err));
   const char *pattern = prefix + strlen(dir) + 1; /* ".<name>.tmp." */
   const size_t plen = strlen(pattern);
   listing = opendir(dir);
   if (!listing) DPBO_RAISE(DPBO_ERR_IO, "cannot list %s: %s", dir, strerror(errno));
   for (struct dirent *e = readdir(listing); e; e = readdir(listing)) {
     if (strncmp(e->d_name, pattern, plen) != 0 || strlen(e->d_name) != plen + H5IO_TEMP_RANDOM ||
-        strspn(e->d_name + plen, h5io__alphabet) != H5IO_TEMP_RANDOM)
+        strspn(e->d_name + plen, h5io_alphabet) != H5IO_TEMP_RANDOM)
       continue;
     /* Only this user's regular files: never a link, never someone else's. */
     struct stat st;
@@ -632,8 +631,8 @@ done:
   return status;
 }
 
-static dpbo_status h5io__create(MPI_Comm comm, const char *path, int public_mode,
-                                dpbo_h5io_file *file, dpbo_error *err) {
+static dpbo_status h5io_create(MPI_Comm comm, const char *path, int public_mode,
+                               dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   hid_t fapl = -1;
   file->id = -1;
@@ -672,16 +671,16 @@ done:
 
 dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
                              dpbo_error *err) {
-  return h5io__create(comm, path, 0, file, err);
+  return h5io_create(comm, path, 0, file, err);
 }
 
 dpbo_status dpbo_h5io_create_public(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
                                     dpbo_error *err) {
-  return h5io__create(comm, path, 1, file, err);
+  return h5io_create(comm, path, 1, file, err);
 }
 
 /* Copies the whole of in into out (both at offset 0). */
-static int h5io__copy(int in, int out) {
+static int h5io_copy(int in, int out) {
   char buf[1 << 16];
   for (;;) {
     ssize_t got = copy_file_range(in, NULL, out, NULL, (size_t)1 << 30, 0);
@@ -731,7 +730,7 @@ dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error 
   file->orig_dev = (unsigned long long)st.st_dev;
   file->orig_ino = (unsigned long long)st.st_ino;
   DPBO_TRY(dpbo_h5io_temp_open(path, 0, file->tmp, sizeof file->tmp, &file->fd, err));
-  int rc = h5io__copy(in, file->fd);
+  int rc = h5io_copy(in, file->fd);
   if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot copy %s to %s: %s", path, file->tmp, strerror(rc));
   H5E_BEGIN_TRY { file->id = H5Fopen(file->tmp, H5F_ACC_RDWR, H5P_DEFAULT); }
   H5E_END_TRY;
@@ -744,7 +743,7 @@ done:
 }
 
 /* Rank 0's half of a commit: the checks, the syncs and the rename. */
-static dpbo_status h5io__publish(dpbo_h5io_file *file, dpbo_error *err) {
+static dpbo_status h5io_publish(dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (file->modify) {
     /* Another writer replaced the file since it was copied: renaming now
@@ -773,7 +772,7 @@ dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   errno = 0;
   if (H5Fflush(file->id, H5F_SCOPE_GLOBAL) < 0) {
     char reason[200];
-    h5io__reason(errno, reason, sizeof reason);
+    h5io_reason(errno, reason, sizeof reason);
     local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
   }
   DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
@@ -782,12 +781,12 @@ dpbo_status dpbo_h5io_commit(dpbo_h5io_file *file, dpbo_error *err) {
   file->id = -1; /* released by HDF5 even when the close failed */
   if (rc < 0) {
     char reason[200];
-    h5io__reason(errno, reason, sizeof reason);
+    h5io_reason(errno, reason, sizeof reason);
     local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s: %s", file->tmp, reason);
   }
   /* Also waits until every rank has closed before rank 0 renames. */
   DPBO_TRY(dpbo_comm_agree(file->comm, local, err));
-  if (file->rank == 0) local = h5io__publish(file, err);
+  if (file->rank == 0) local = h5io_publish(file, err);
   DPBO_MPI_TRY(MPI_Bcast(&local, 1, MPI_INT, 0, file->comm));
   if (local != DPBO_OK) {
     if (file->rank != 0)
@@ -810,7 +809,7 @@ done:
  * keeps the file's identifier, which HDF5 closes again inside MPI_Finalize
  * (a segfault); and in a collective close the rank whose write fails leaves
  * the others waiting. The file's content is abandoned anyway. */
-static void h5io__redirect(const char *tmp) {
+static void h5io_redirect(const char *tmp) {
   char target[PATH_MAX], link[300], real[PATH_MAX];
   if (!realpath(tmp, real)) return; /* gone: nothing to redirect */
   DIR *fds = opendir("/proc/self/fd");
@@ -831,7 +830,7 @@ static void h5io__redirect(const char *tmp) {
 
 void dpbo_h5io_discard(dpbo_h5io_file *file) {
   if (file->id >= 0) {
-    if (file->tmp[0]) h5io__redirect(file->tmp);
+    if (file->tmp[0]) h5io_redirect(file->tmp);
     H5Fclose(file->id);
   }
   file->id = -1;
@@ -856,7 +855,7 @@ dpbo_status dpbo_h5io_write_array(hid_t group, const char *name, hid_t type, int
   errno = 0;
   dset = H5Dcreate2(group, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (dset < 0 || H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
-    status = h5io__fail(group, errno, what, err);
+    status = h5io_fail(group, errno, what, err);
     goto done;
   }
 done:

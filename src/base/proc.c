@@ -181,7 +181,7 @@ static volatile sig_atomic_t launcher_lost;
 
 int dpbo_proc_launcher_lost(void) { return launcher_lost; }
 
-static void *watch_main(void *arg) {
+static void *proc_watch_main(void *arg) {
   (void)arg;
   pthread_mutex_lock(&watch.lock);
   while (!watch.stop) {
@@ -212,7 +212,7 @@ dpbo_status dpbo_proc_watch_launcher(int exit_code, dpbo_error *err) {
   watch.parent = getppid();
   watch.exit_code = exit_code;
   watch.stop = 0;
-  if (pthread_create(&watch.thread, NULL, watch_main, NULL) != 0)
+  if (pthread_create(&watch.thread, NULL, proc_watch_main, NULL) != 0)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "cannot start the thread that watches the MPI launcher");
   watch.running = 1;
 done:

@@ -26,7 +26,7 @@ void pdsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const
 
 /* dsyevd on rank 0 (column-major output is exactly the documented layout:
  * a[j*n + i] = V(i, j)), then one broadcast. */
-static dpbo_status eigen__lapack(MPI_Comm comm, int n, double *a, double *w, dpbo_error *err) {
+static dpbo_status eigen_lapack(MPI_Comm comm, int n, double *a, double *w, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int rank;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
@@ -46,16 +46,16 @@ done:
 
 /* Global index of local index `loc` in a block-cyclic distribution with
  * block nb over np processes, for process coordinate p (source process 0). */
-static int eigen__global(int loc, int nb, int p, int np) {
+static int eigen_global(int loc, int nb, int p, int np) {
   return ((loc / nb) * np + p) * nb + loc % nb;
 }
 
 /* max over j in {0, n/2, n − 1} of |A v_j − w_j v_j|_∞ / max|w| must be
  * below 1e-8 (a correct result gives ~1e-15 n). v_j is read straight from
  * the gathered local blocks; A from a's upper triangle (what pdsyevd read). */
-static dpbo_status eigen__verify(int n, int nb, int nprow, int npcol, int size, const int *layout,
-                                 const int *displs, const double *gathered, const double *a,
-                                 const double *w, double *v, dpbo_error *err) {
+static dpbo_status eigen_verify(int n, int nb, int nprow, int npcol, int size, const int *layout,
+                                const int *displs, const double *gathered, const double *a,
+                                const double *w, double *v, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const double scale = fmax(fmax(fabs(w[0]), fabs(w[n - 1])), DBL_MIN);
   const int probes[3] = {0, n / 2, n - 1};
@@ -86,7 +86,7 @@ done:
   return status;
 }
 
-static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, dpbo_error *err) {
+static dpbo_status eigen_scalapack(MPI_Comm comm, int n, double *a, double *w, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   MPI_Comm dup = MPI_COMM_NULL;
   int handle = -1, context = -1;
@@ -146,9 +146,9 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   /* Each rank fills its blocks straight from the replicated matrix, so the
    * input needs no redistribution. */
   for (int jl = 0; jl < nloc; jl++) {
-    int gj = eigen__global(jl, nb, mycol, npcol);
+    int gj = eigen_global(jl, nb, mycol, npcol);
     for (int il = 0; il < mloc; il++) {
-      int gi = eigen__global(il, nb, myrow, nprow);
+      int gi = eigen_global(il, nb, myrow, nprow);
       aloc[il + (size_t)jl * lld] = a[(size_t)gj * n + gi];
     }
   }
@@ -230,14 +230,14 @@ static dpbo_status eigen__scalapack(MPI_Comm comm, int n, double *a, double *w, 
   /* pdsyevd has returned info = 0 with garbage when a workspace check deep
    * inside failed (see above): verify three eigenpairs, O(n²) each, against
    * the input (still in a), identically on every rank. */
-  DPBO_TRY(eigen__verify(n, nb, nprow, npcol, size, layout, displs, gathered, a, w, z_probe, err));
+  DPBO_TRY(eigen_verify(n, nb, nprow, npcol, size, layout, displs, gathered, a, w, z_probe, err));
   for (int r = 0; r < size; r++) {
     int pr = layout[4 * r], pc = layout[4 * r + 1], mr = layout[4 * r + 2], nr = layout[4 * r + 3];
     const double *block = gathered + displs[r];
     for (int jl = 0; jl < nr; jl++) {
-      int gj = eigen__global(jl, nb, pc, npcol);
+      int gj = eigen_global(jl, nb, pc, npcol);
       for (int il = 0; il < mr; il++)
-        a[(size_t)gj * n + eigen__global(il, nb, pr, nprow)] = block[il + (size_t)jl * mr];
+        a[(size_t)gj * n + eigen_global(il, nb, pr, nprow)] = block[il + (size_t)jl * mr];
     }
   }
 
@@ -267,9 +267,9 @@ dpbo_status dpbo_eigen_sym(MPI_Comm comm, int n, double *a, double *w, int thres
     DPBO_RAISE(DPBO_ERR_ARG, "eigendecomposition needs a matrix and an eigenvalue array");
   if (n >= threshold) {
     if (used_scalapack) *used_scalapack = 1;
-    DPBO_TRY(eigen__scalapack(comm, n, a, w, err));
+    DPBO_TRY(eigen_scalapack(comm, n, a, w, err));
   } else {
-    DPBO_TRY(eigen__lapack(comm, n, a, w, err));
+    DPBO_TRY(eigen_lapack(comm, n, a, w, err));
   }
 done:
   return status;

@@ -34,7 +34,7 @@ static const double margin = 0x1p-50;
 
 /* Uniform in [0, bound) for bounds up to 2^128 - 1, by rejection of the
  * lowest 2^128 mod bound values (as dpbo_noise_below does in 64 bits). */
-static u128 below128(dpbo_noise *noise, u128 bound) {
+static u128 mechanism_below128(dpbo_noise *noise, u128 bound) {
   if ((bound >> 64) == 0) return dpbo_noise_below(noise, (uint64_t)bound);
   u128 threshold = (u128)(-bound) % bound;
   for (;;) {
@@ -45,10 +45,10 @@ static u128 below128(dpbo_noise *noise, u128 bound) {
 }
 
 /* Bernoulli(num/den), 0 <= num <= den, den >= 1: one uniform draw. */
-static int bern_frac(dpbo_noise *noise, u128 num, u128 den) {
+static int mechanism_bern_frac(dpbo_noise *noise, u128 num, u128 den) {
   if (num == 0) return 0;
   if (num >= den) return 1;
-  return below128(noise, den) < num;
+  return mechanism_below128(noise, den) < num;
 }
 
 /* Bernoulli(exp(-γ)) for γ = num/den in [0, 1]: CKS 2020 Algorithm 1, first
@@ -57,10 +57,10 @@ static int bern_frac(dpbo_noise *noise, u128 num, u128 den) {
  * over odd K is the series of exp(-γ). Bernoulli(γ/K) = Bernoulli(num/(den K))
  * is one uniform draw below den·K, a 128-bit product (den < 2^64, K small:
  * P(K > k) = γ^k/k!). */
-static int bern_exp_unit(dpbo_noise *noise, uint64_t num, uint64_t den) {
+static int mechanism_bern_exp_unit(dpbo_noise *noise, uint64_t num, uint64_t den) {
   if (num == 0) return 1;
   uint64_t k = 1;
-  while (bern_frac(noise, num, (u128)den * k))
+  while (mechanism_bern_frac(noise, num, (u128)den * k))
     k++;
   return (int)(k & 1u);
 }
@@ -70,22 +70,22 @@ static int bern_exp_unit(dpbo_noise *noise, uint64_t num, uint64_t den) {
  * exp(-γ) = exp(-1)^floor(γ) · exp(-frac(γ)); the floor(γ) Bernoulli(exp(-1))
  * trials stop at the first failure, so the expected work is at most
  * 1/(1 - exp(-1)) ≈ 1.6 trials however large γ is. */
-static int bern_exp(dpbo_noise *noise, u128 num, uint64_t den) {
+static int mechanism_bern_exp(dpbo_noise *noise, u128 num, uint64_t den) {
   u128 whole = num / den;
   uint64_t frac = (uint64_t)(num % den);
   for (u128 i = 0; i < whole; i++)
-    if (!bern_exp_unit(noise, 1u, 1u)) return 0;
-  return bern_exp_unit(noise, frac, den);
+    if (!mechanism_bern_exp_unit(noise, 1u, 1u)) return 0;
+  return mechanism_bern_exp_unit(noise, frac, den);
 }
 
 int dpbo_mech_bernoulli(dpbo_noise *noise, uint64_t num, uint64_t den) {
   if (den == 0) return num > 0;
-  return bern_frac(noise, num, den);
+  return mechanism_bern_frac(noise, num, den);
 }
 
 int dpbo_mech_bernoulli_exp(dpbo_noise *noise, uint64_t num, uint64_t den) {
   if (den == 0) return num == 0;
-  return bern_exp(noise, num, den);
+  return mechanism_bern_exp(noise, num, den);
 }
 
 /* Discrete Laplace with P(z) ∝ exp(-|z| s/t), CKS 2020 Algorithm 2 with
@@ -98,12 +98,12 @@ int dpbo_mech_bernoulli_exp(dpbo_noise *noise, uint64_t num, uint64_t den) {
  * Each round succeeds with probability at least (1 - exp(-1))/2. The result
  * is kept in 128 bits: |Z| >= 2^127 would need V >= 2^63 successive
  * Bernoulli(exp(-1)) successes. */
-static i128 discrete_laplace128(dpbo_noise *noise, uint64_t t, uint64_t s) {
+static i128 mechanism_discrete_laplace128(dpbo_noise *noise, uint64_t t, uint64_t s) {
   for (;;) {
     uint64_t u = dpbo_noise_below(noise, t);
-    if (!bern_exp(noise, u, t)) continue;
+    if (!mechanism_bern_exp(noise, u, t)) continue;
     uint64_t v = 0;
-    while (bern_exp_unit(noise, 1u, 1u))
+    while (mechanism_bern_exp_unit(noise, 1u, 1u))
       v++;
     u128 x = (u128)u + (u128)t * v;
     u128 y = x / s;
@@ -115,7 +115,7 @@ static i128 discrete_laplace128(dpbo_noise *noise, uint64_t t, uint64_t s) {
 
 int64_t dpbo_mech_discrete_laplace(dpbo_noise *noise, uint64_t num, uint64_t den) {
   if (num == 0 || den == 0) return 0;
-  i128 z = discrete_laplace128(noise, num, den);
+  i128 z = mechanism_discrete_laplace128(noise, num, den);
   if (z > INT64_MAX) return INT64_MAX;
   if (z < -INT64_MAX) return -INT64_MAX;
   return (int64_t)z;
@@ -126,7 +126,7 @@ int64_t dpbo_mech_discrete_laplace(dpbo_noise *noise, uint64_t num, uint64_t den
 
 /* The power of two nearest to r·2^-shift (nearest in log2; r > 0 finite),
  * or 0 when it would not be a normal double. */
-static double nearest_power_of_two(double r, int shift) {
+static double mechanism_nearest_power_of_two(double r, int shift) {
   int e;
   double m = frexp(r, &e); /* r = m 2^e, m in [1/2, 1): log2 r in [e-1, e) */
   int p = (m >= sqrt_half ? e : e - 1) - shift;
@@ -138,7 +138,8 @@ static double nearest_power_of_two(double r, int shift) {
  * unless it underflows, in which case |q/g| < 1/2 and k = 0 anyway. The grid
  * point k·g is within g/2 of q, so neighbouring inputs (|q - q'| <= Δ) give
  * |k - k'| g <= Δ + g: the rounding adds g to the sensitivity. */
-static dpbo_status to_grid(double q, double g, const char *what, int64_t *k, dpbo_error *err) {
+static dpbo_status mechanism_to_grid(double q, double g, const char *what, int64_t *k,
+                                     dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!isfinite(q)) DPBO_RAISE(DPBO_ERR_ARG, "%s must be finite, got %g", what, q);
   double y = q / g;
@@ -152,7 +153,7 @@ done:
   return status;
 }
 
-static dpbo_status check_positive(double v, const char *what, dpbo_error *err) {
+static dpbo_status mechanism_check_positive(double v, const char *what, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!(isfinite(v) && v > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "%s must be positive and finite, got %g", what, v);
@@ -169,9 +170,10 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(out, 0, sizeof *out);
-  DPBO_TRY(check_positive(sensitivity, "Laplace mechanism: sensitivity", err));
-  DPBO_TRY(check_positive(epsilon, "Laplace mechanism: epsilon", err));
-  DPBO_TRY(check_positive(noise_scale_factor, "Laplace mechanism: noise scale factor", err));
+  DPBO_TRY(mechanism_check_positive(sensitivity, "Laplace mechanism: sensitivity", err));
+  DPBO_TRY(mechanism_check_positive(epsilon, "Laplace mechanism: epsilon", err));
+  DPBO_TRY(
+      mechanism_check_positive(noise_scale_factor, "Laplace mechanism: noise scale factor", err));
   if (!isfinite(x))
     DPBO_RAISE(DPBO_ERR_ARG,
                "Laplace mechanism: the value to release must be "
@@ -188,7 +190,7 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
    * The noise then has about 2^40 grid steps per unit of scale, far finer
    * than any accuracy we release, and D = Δ/g is exact. */
   double r = sensitivity / epsilon;
-  double g = isfinite(r) && r > 0.0 ? nearest_power_of_two(r, 40) : 0.0;
+  double g = isfinite(r) && r > 0.0 ? mechanism_nearest_power_of_two(r, 40) : 0.0;
   double D = g > 0.0 ? sensitivity / g : 0.0;
   if (!(g > 0.0 && isfinite(D) && D >= DBL_MIN && D * g == sensitivity))
     DPBO_RAISE(DPBO_ERR_ARG,
@@ -196,7 +198,7 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
                "range this mechanism supports",
                sensitivity, epsilon);
   int64_t k;
-  DPBO_TRY(to_grid(x, g, "Laplace mechanism: value", &k, err));
+  DPBO_TRY(mechanism_to_grid(x, g, "Laplace mechanism: value", &k, err));
 
   /* Noise scale in grid steps: the grid values differ by at most (Δ + g)/g
    * = D + 1 steps between neighbours, and discrete Laplace noise of scale t
@@ -217,7 +219,7 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
   /* The release g·(k + Z) is exact up to |k + Z| = 2^53; beyond, converting
    * the integer to a double rounds it, a deterministic function of k + Z and
    * hence post-processing. Clamping is post-processing too. */
-  i128 m = (i128)k + discrete_laplace128(noise, t, 1u);
+  i128 m = (i128)k + mechanism_discrete_laplace128(noise, t, 1u);
   double value = (double)m * g;
   int clamped = 0;
   if (lo < hi && value < lo) {
@@ -261,16 +263,16 @@ typedef struct select_plan {
   double epsilon_spent;
 } select_plan;
 
-static dpbo_status select_plan_make(double sensitivity, double epsilon, double factor,
-                                    select_plan *plan, dpbo_error *err) {
+static dpbo_status mechanism_select_plan_make(double sensitivity, double epsilon, double factor,
+                                              select_plan *plan, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(plan, 0, sizeof *plan);
-  DPBO_TRY(check_positive(sensitivity, "selection: sensitivity", err));
-  DPBO_TRY(check_positive(epsilon, "selection: epsilon", err));
-  DPBO_TRY(check_positive(factor, "selection: noise scale factor", err));
+  DPBO_TRY(mechanism_check_positive(sensitivity, "selection: sensitivity", err));
+  DPBO_TRY(mechanism_check_positive(epsilon, "selection: epsilon", err));
+  DPBO_TRY(mechanism_check_positive(factor, "selection: noise scale factor", err));
   /* Score grid g ≈ Δ·2^-20: rounding the scores adds g, one part in a
    * million, to the sensitivity, and keeps |k| < 2^62 for |score| < Δ·2^42. */
-  double g = nearest_power_of_two(sensitivity, 20);
+  double g = mechanism_nearest_power_of_two(sensitivity, 20);
   double D = g > 0.0 ? sensitivity / g : 0.0;
   if (!(g > 0.0 && D * g == sensitivity))
     DPBO_RAISE(DPBO_ERR_ARG, "selection: sensitivity %g is outside the supported range",
@@ -314,9 +316,10 @@ done:
 /* The acceptance coin of a proposal with grid score k under maximum K:
  * Bernoulli(exp(-η (K - k))), exact. η (K - k) = num (K - k) / 2^s with
  * num < 2^32 and K - k < 2^64, so the numerator fits 128 bits. */
-static int select_accept(dpbo_noise *noise, const select_plan *plan, int64_t K, int64_t k) {
+static int mechanism_select_accept(dpbo_noise *noise, const select_plan *plan, int64_t K,
+                                   int64_t k) {
   uint64_t gap = (uint64_t)K - (uint64_t)k; /* K >= k; exact modulo 2^64 */
-  return bern_exp(noise, (u128)plan->eta_num * gap, (uint64_t)1 << plan->eta_shift);
+  return mechanism_bern_exp(noise, (u128)plan->eta_num * gap, (uint64_t)1 << plan->eta_shift);
 }
 
 /* A lazily materialized Fisher-Yates shuffle of 0..n-1 for permute-and-flip:
@@ -329,19 +332,19 @@ typedef struct lazy_perm {
   int64_t next; /* positions [0, next) are drawn */
 } lazy_perm;
 
-static size_t perm_slot(const lazy_perm *p, int64_t key) {
+static size_t mechanism_perm_slot(const lazy_perm *p, int64_t key) {
   size_t h = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & (p->cap - 1);
   while (p->keys[h] != -1 && p->keys[h] != key)
     h = (h + 1) & (p->cap - 1);
   return h;
 }
 
-static int64_t perm_get(const lazy_perm *p, int64_t pos) {
-  size_t h = perm_slot(p, pos);
+static int64_t mechanism_perm_get(const lazy_perm *p, int64_t pos) {
+  size_t h = mechanism_perm_slot(p, pos);
   return p->keys[h] == -1 ? pos : p->vals[h];
 }
 
-static int perm_grow(lazy_perm *p) {
+static int mechanism_perm_grow(lazy_perm *p) {
   size_t cap = p->cap ? 2 * p->cap : 1024;
   int64_t *keys = malloc(cap * sizeof *keys), *vals = malloc(cap * sizeof *vals);
   if (!keys || !vals) {
@@ -354,7 +357,7 @@ static int perm_grow(lazy_perm *p) {
   lazy_perm grown = {keys, vals, cap, 0, p->next};
   for (size_t i = 0; i < p->cap; i++) {
     if (p->keys[i] == -1) continue;
-    size_t h = perm_slot(&grown, p->keys[i]);
+    size_t h = mechanism_perm_slot(&grown, p->keys[i]);
     grown.keys[h] = p->keys[i];
     grown.vals[h] = p->vals[i];
     grown.used++;
@@ -368,12 +371,12 @@ static int perm_grow(lazy_perm *p) {
 /* Next element of the random order: swap position next with a uniform
  * position in [next, n) and return what lands at next. Position next is
  * never read again, so only the far end of the swap is stored. */
-static int perm_next(lazy_perm *p, dpbo_noise *noise, int64_t n, int64_t *out) {
-  if (2 * (p->used + 1) > p->cap && perm_grow(p) != 0) return -1;
+static int mechanism_perm_next(lazy_perm *p, dpbo_noise *noise, int64_t n, int64_t *out) {
+  if (2 * (p->used + 1) > p->cap && mechanism_perm_grow(p) != 0) return -1;
   int64_t i = p->next++;
   int64_t j = i + (int64_t)dpbo_noise_below(noise, (uint64_t)(n - i));
-  int64_t a = perm_get(p, j), b = perm_get(p, i);
-  size_t h = perm_slot(p, j);
+  int64_t a = mechanism_perm_get(p, j), b = mechanism_perm_get(p, i);
+  size_t h = mechanism_perm_slot(p, j);
   if (p->keys[h] == -1) p->used++;
   p->keys[h] = j;
   p->vals[h] = b;
@@ -399,7 +402,7 @@ enum {
  * proposals) and double up to this cap (512 KiB per broadcast) or n. */
 enum { BATCH_FIRST = 64, BATCH_CAP = 65536 };
 
-static int64_t bits_of(double v) {
+static int64_t mechanism_bits_of(double v) {
   int64_t b;
   memcpy(&b, &v, sizeof b);
   return b;
@@ -474,12 +477,13 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
                    "selection: block [%lld, %lld) is not inside the %lld "
                    "candidates",
                    (long long)begin, (long long)(begin + count), (long long)n);
-  } else if (select_plan_make(sensitivity, epsilon, noise_scale_factor, &plan, &local) != DPBO_OK) {
+  } else if (mechanism_select_plan_make(sensitivity, epsilon, noise_scale_factor, &plan, &local) !=
+             DPBO_OK) {
     bad = 1;
   } else {
     for (int64_t i = 0; i < count && !bad; i++) {
       int64_t k;
-      if (to_grid(scores[i], plan.g, "score", &k, &local) != DPBO_OK) {
+      if (mechanism_to_grid(scores[i], plan.g, "score", &k, &local) != DPBO_OK) {
         bad = 1;
         dpbo_error_prefix(&local, "selection: candidate %lld", (long long)(begin + i));
       } else if (k > local_max) {
@@ -487,8 +491,15 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
       }
     }
   }
-  int64_t mine[CHK_FIELDS] = {
-      begin, count, local_max, n, bits_of(sensitivity), bits_of(epsilon), root, (int64_t)kind, bad};
+  int64_t mine[CHK_FIELDS] = {begin,
+                              count,
+                              local_max,
+                              n,
+                              mechanism_bits_of(sensitivity),
+                              mechanism_bits_of(epsilon),
+                              root,
+                              (int64_t)kind,
+                              bad};
   if (!all) { /* cannot take part in the exchange without a buffer */
     if (err) *err = local;
     status = local.code;
@@ -552,7 +563,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
       for (int64_t j = 1; j <= b; j++) {
         if (kind == DPBO_SELECT_EXPONENTIAL) {
           batch[j] = (int64_t)dpbo_noise_below(noise, (uint64_t)n);
-        } else if (perm_next(&perm, noise, n, &batch[j]) != 0) {
+        } else if (mechanism_perm_next(&perm, noise, n, &batch[j]) != 0) {
           batch[0] = 1;
           break;
         }
@@ -566,7 +577,7 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
       int64_t idx = batch[j + 1];
       if (idx < begin || idx >= begin + count) continue;
       int64_t k = (int64_t)round(scores[idx - begin] / plan.g); /* validated above */
-      if (select_accept(noise, &plan, K, k)) {
+      if (mechanism_select_accept(noise, &plan, K, k)) {
         first = j;
         break;
       }
@@ -645,12 +656,12 @@ dpbo_status dpbo_mech_select_probabilities(dpbo_select_kind kind, const double *
                "selection probabilities: permute-and-flip is computed for at most "
                "%d candidates, got %lld",
                PF_PROBABILITIES_MAX, (long long)n);
-  DPBO_TRY(select_plan_make(sensitivity, epsilon, 1.0, &plan, err));
+  DPBO_TRY(mechanism_select_plan_make(sensitivity, epsilon, 1.0, &plan, err));
   DPBO_ALLOC(k, n, "grid scores");
   DPBO_ALLOC(a, n, "acceptance probabilities");
   int64_t K = INT64_MIN;
   for (int64_t i = 0; i < n; i++) {
-    DPBO_TRY(to_grid(scores[i], plan.g, "score", &k[i], err));
+    DPBO_TRY(mechanism_to_grid(scores[i], plan.g, "score", &k[i], err));
     if (k[i] > K) K = k[i];
   }
   for (int64_t i = 0; i < n; i++) {

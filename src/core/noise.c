@@ -29,7 +29,7 @@ void dpbo_noise_init_seeded(dpbo_noise *noise, uint64_t seed, uint64_t stream) {
 /* Fills buf from getrandom(2) (the urandom pool, blocking only until it is
  * first initialized at boot). Retries on EINTR and on short reads, which
  * getrandom may return for requests above 256 bytes or when interrupted. */
-static int os_fill(unsigned char *buf, size_t size) {
+static int noise_os_fill(unsigned char *buf, size_t size) {
   size_t got = 0;
   while (got < size) {
     ssize_t r = getrandom(buf + got, size - got, 0);
@@ -46,7 +46,7 @@ uint64_t dpbo_noise_u64(dpbo_noise *noise) {
   if (noise->kind == DPBO_NOISE_SEEDED || noise->failure != DPBO_OK)
     return dpbo_rng_u64(&noise->rng);
   unsigned char bytes[8];
-  if (os_fill(bytes, sizeof bytes) != 0) {
+  if (noise_os_fill(bytes, sizeof bytes) != 0) {
     noise->failure = DPBO_ERR_LIBRARY;
     dpbo_rng_seed(&noise->rng, fallback_seed, 0u);
     return dpbo_rng_u64(&noise->rng);

@@ -43,7 +43,9 @@ struct dpbo_space {
 };
 
 /* How messages name a dimension: its name, which config files and list files use. */
-static const char *dim_name(const dpbo_dim *dim) { return dim->name[0] ? dim->name : "(unnamed)"; }
+static const char *space_dim_name(const dpbo_dim *dim) {
+  return dim->name[0] ? dim->name : "(unnamed)";
+}
 
 dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -51,7 +53,7 @@ dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_er
   if (!memchr(dim->name, '\0', sizeof dim->name))
     DPBO_RAISE(DPBO_ERR_CONFIG, "dimension name '%.*s...' is longer than %d characters", 16,
                dim->name, DPBO_NAME_MAX - 1);
-  const char *name = dim_name(dim);
+  const char *name = space_dim_name(dim);
   if (kind != DPBO_SPACE_GRID && kind != DPBO_SPACE_SOBOL && kind != DPBO_SPACE_LIST)
     DPBO_RAISE(DPBO_ERR_ARG, "dimension '%s': unknown space kind %d", name, (int)kind);
   if (!isfinite(dim->lo) || !isfinite(dim->hi))
@@ -133,7 +135,7 @@ dpbo_status dpbo_space_create_grid(int d, const dpbo_dim *dims, dpbo_space **out
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "the grid is too large: the product of the levels exceeds %lld points "
                  "(reached at dimension '%s' with %lld levels)",
-                 (long long)GRID_MAX_POINTS, dim_name(&dims[i]), (long long)dims[i].levels);
+                 (long long)GRID_MAX_POINTS, space_dim_name(&dims[i]), (long long)dims[i].levels);
     n *= dims[i].levels;
   }
   space->n = n;
@@ -163,8 +165,8 @@ done:
  * and counts its values in *found, all of them, so that a line with too many
  * values can say how many it has. Values are separated by commas and/or
  * blanks; an empty field between commas is an error, not a silent skip. */
-static dpbo_status list_parse_line(const char *path, long lineno, char *text, int d, double *row,
-                                   int *found, dpbo_error *err) {
+static dpbo_status space_list_parse_line(const char *path, long lineno, char *text, int d,
+                                         double *row, int *found, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int count = 0;
   char *p = text;
@@ -235,7 +237,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     int found = 0;
-    DPBO_TRY(list_parse_line(path, lineno, line, d, row, &found, err));
+    DPBO_TRY(space_list_parse_line(path, lineno, line, d, row, &found, err));
     if (found == 0) continue; /* blank or comment-only line */
     if (found != d)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: expected %d values (one per dimension), found %d", path,
@@ -244,7 +246,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
       if (row[i] < dims[i].lo || row[i] > dims[i].hi)
         DPBO_RAISE(DPBO_ERR_CONFIG,
                    "%s:%ld: value %d (dimension '%s') = %.17g is outside the bounds [%.17g, %.17g]",
-                   path, lineno, i + 1, dim_name(&dims[i]), row[i], dims[i].lo, dims[i].hi);
+                   path, lineno, i + 1, space_dim_name(&dims[i]), row[i], dims[i].lo, dims[i].hi);
     }
     if (space->n == capacity) {
       int64_t grown = capacity ? 2 * capacity : 64;

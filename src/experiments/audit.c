@@ -23,7 +23,7 @@
 /* Continued fraction of the regularized incomplete beta function
  * (Abramowitz & Stegun 26.5.8; DLMF 8.17.22), evaluated by the modified
  * Lentz method. Converges quickly for x < (a + 1)/(a + b + 2). */
-static double beta_fraction(double a, double b, double x) {
+static double audit_beta_fraction(double a, double b, double x) {
   const double tiny = 1e-300;
   double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
   if (fabs(d) < tiny) d = tiny;
@@ -55,12 +55,12 @@ static double beta_fraction(double a, double b, double x) {
 
 /* I_x(a, b), the regularized incomplete beta function (a, b > 0). The
  * binomial tail is P(X >= k | n, p) = I_p(k, n - k + 1). */
-static double beta_regularized(double a, double b, double x) {
+static double audit_beta_regularized(double a, double b, double x) {
   if (x <= 0.0) return 0.0;
   if (x >= 1.0) return 1.0;
   double log_front = a * log(x) + b * log1p(-x) - (lgamma(a) + lgamma(b) - lgamma(a + b));
-  if (x < (a + 1.0) / (a + b + 2.0)) return exp(log_front) * beta_fraction(a, b, x) / a;
-  return 1.0 - exp(log_front) * beta_fraction(b, a, 1.0 - x) / b;
+  if (x < (a + 1.0) / (a + b + 2.0)) return exp(log_front) * audit_beta_fraction(a, b, x) / a;
+  return 1.0 - exp(log_front) * audit_beta_fraction(b, a, 1.0 - x) / b;
 }
 
 /* Bisection to 2^-100 of [0, 1]; the bound returned is the conservative end
@@ -73,7 +73,7 @@ double dpbo_audit_cp_lower(int64_t k, int64_t n, double gamma) {
   double lo = 0.0, hi = 1.0;
   for (int i = 0; i < CP_BISECTIONS; i++) {
     double mid = 0.5 * (lo + hi);
-    if (beta_regularized((double)k, (double)(n - k + 1), mid) < gamma)
+    if (audit_beta_regularized((double)k, (double)(n - k + 1), mid) < gamma)
       lo = mid;
     else
       hi = mid;
@@ -88,7 +88,7 @@ double dpbo_audit_cp_upper(int64_t k, int64_t n, double gamma) {
   double lo = 0.0, hi = 1.0;
   for (int i = 0; i < CP_BISECTIONS; i++) {
     double mid = 0.5 * (lo + hi);
-    if (beta_regularized((double)(n - k), (double)(k + 1), 1.0 - mid) > gamma)
+    if (audit_beta_regularized((double)(n - k), (double)(k + 1), 1.0 - mid) > gamma)
       lo = mid;
     else
       hi = mid;
@@ -238,7 +238,7 @@ static void audit_witness(const audit_bound *bound, const char *event, int64_t t
 
 /* Laplace histogram: bins of width b/2 (b = Δ/ε, the claimed scale) from
  * -6b to Δ + 6b, plus one open bin at each end. */
-static audit_bins laplace_bins_make(double epsilon, double sensitivity) {
+static audit_bins audit_laplace_bins_make(double epsilon, double sensitivity) {
   double b = sensitivity / epsilon;
   return audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
 }
@@ -365,7 +365,7 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
-  audit_bins bins = laplace_bins_make(epsilon, sensitivity);
+  audit_bins bins = audit_laplace_bins_make(epsilon, sensitivity);
   const int nbins = kind == DPBO_AUDIT_LAPLACE ? bins.count : 2;
   DPBO_ALLOC(hist, 2 * nbins, "audit histogram");
   DPBO_ALLOC(total, 2 * nbins, "audit histogram");
@@ -421,7 +421,7 @@ typedef struct pipeline_draw {
 } pipeline_draw;
 
 /* The tuning run of config on MPI_COMM_SELF, complete or an error. */
-static dpbo_status pipeline_run(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
+static dpbo_status audit_pipeline_run(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, NULL, run, err));
   if (run->outcome != DPBO_OK)
@@ -432,9 +432,10 @@ done:
 
 /* One release of a finished run on MPI_COMM_SELF, through the release code
  * every `dpbo run` uses (release.c), with the given noise. */
-static dpbo_status pipeline_release(const dpbo_config *config, const dpbo_run *run,
-                                    dpbo_noise *noise, const dpbo_audit_pipeline_options *options,
-                                    pipeline_draw *draw, dpbo_error *err) {
+static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
+                                          dpbo_noise *noise,
+                                          const dpbo_audit_pipeline_options *options,
+                                          pipeline_draw *draw, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
   DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
@@ -470,10 +471,10 @@ typedef struct pipeline_pilot {
 /* The neighbour's record swap (see audit.h), chosen over the λ_t the run
  * on D evaluated (trace[0..steps), first coordinate: the logreg objective
  * has the one dimension lambda). */
-static dpbo_status pipeline_choose_swap(const dpbo_config *config,
-                                        const dpbo_audit_pipeline_options *options,
-                                        const dpbo_run *run, pipeline_pilot *pilot,
-                                        dpbo_error *err) {
+static dpbo_status audit_pipeline_choose_swap(const dpbo_config *config,
+                                              const dpbo_audit_pipeline_options *options,
+                                              const dpbo_run *run, pipeline_pilot *pilot,
+                                              dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *vl = NULL, *pl = NULL;
   int64_t m = 0, pool = 0;
@@ -543,8 +544,8 @@ done:
 
 /* Number of rows in which the validation sets of two logreg configs differ
  * (as the objective holds them, scaled), checked rather than assumed. */
-static dpbo_status pipeline_count_differences(const dpbo_config *a, const dpbo_config *b,
-                                              int *differ, dpbo_error *err) {
+static dpbo_status audit_pipeline_count_differences(const dpbo_config *a, const dpbo_config *b,
+                                                    int *differ, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_objective oa = {NULL, NULL}, ob = {NULL, NULL};
   const dpbo_dataset *va, *vb;
@@ -567,15 +568,16 @@ done:
 
 /* Rank 0, from its run on D: the swap, and a check that V' differs from V
  * in the one chosen record. */
-static dpbo_status pipeline_pilot_run(dpbo_config *cfg, const dpbo_audit_pipeline_options *options,
-                                      const dpbo_run *run_d, pipeline_pilot *pilot,
-                                      dpbo_error *err) {
+static dpbo_status audit_pipeline_pilot_run(dpbo_config *cfg,
+                                            const dpbo_audit_pipeline_options *options,
+                                            const dpbo_run *run_d, pipeline_pilot *pilot,
+                                            dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(pilot, 0, sizeof *pilot);
-  DPBO_TRY(pipeline_choose_swap(&cfg[0], options, run_d, pilot, err));
+  DPBO_TRY(audit_pipeline_choose_swap(&cfg[0], options, run_d, pilot, err));
   cfg[1].logreg.swap_validation_row = pilot->j;
   cfg[1].logreg.swap_with_row = pilot->k;
-  DPBO_TRY(pipeline_count_differences(&cfg[0], &cfg[1], &pilot->records_differ, err));
+  DPBO_TRY(audit_pipeline_count_differences(&cfg[0], &cfg[1], &pilot->records_differ, err));
   if (pilot->records_differ > 1)
     DPBO_RAISE(DPBO_ERR_DATA,
                "the neighbouring validation set differs in %d records, not one: the record "
@@ -587,15 +589,16 @@ done:
 
 /* This rank's share of the releases: draws[2 i + side] for i < count, from
  * the operating system's CSPRNG (the noise every published release uses). */
-static dpbo_status pipeline_releases(const dpbo_config *cfg, const dpbo_run *run,
-                                     const dpbo_audit_pipeline_options *options, int64_t count,
-                                     pipeline_draw *draws, dpbo_error *err) {
+static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_run *run,
+                                           const dpbo_audit_pipeline_options *options,
+                                           int64_t count, pipeline_draw *draws, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_noise noise;
   dpbo_noise_init_os(&noise);
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      status = pipeline_release(&cfg[side], &run[side], &noise, options, &draws[2 * i + side], err);
+      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &draws[2 * i + side],
+                                      err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");
         goto done;
@@ -608,9 +611,10 @@ done:
 /* The histogram test of one released quantity: `index` chooses λ̃'s
  * candidate index (grouped into at most AUDIT_MAX_BINS runs of consecutive
  * indices), otherwise ṽ in `bins`. */
-static dpbo_status pipeline_check(MPI_Comm comm, const pipeline_draw *draws, int64_t count,
-                                  int64_t trials, int index, const audit_bins *bins, int64_t n,
-                                  double alpha, dpbo_audit_check *check, dpbo_error *err) {
+static dpbo_status audit_pipeline_check(MPI_Comm comm, const pipeline_draw *draws, int64_t count,
+                                        int64_t trials, int index, const audit_bins *bins,
+                                        int64_t n, double alpha, dpbo_audit_check *check,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t *hist = NULL, *total = NULL;
   const int64_t per = index ? (n + AUDIT_MAX_BINS - 1) / AUDIT_MAX_BINS : 1;
@@ -692,13 +696,14 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  local = pipeline_run(&cfg[0], &run[0], err);
-  if (local == DPBO_OK && rank == 0) local = pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
+  local = audit_pipeline_run(&cfg[0], &run[0], err);
+  if (local == DPBO_OK && rank == 0)
+    local = audit_pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
   cfg[1].logreg.swap_validation_row = pilot.j;
   cfg[1].logreg.swap_with_row = pilot.k;
-  local = pipeline_run(&cfg[1], &run[1], err);
+  local = audit_pipeline_run(&cfg[1], &run[1], err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
     if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
@@ -714,7 +719,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   const int64_t trials = options->trials;
   const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
   DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  local = pipeline_releases(cfg, run, options, count, draws, err);
+  local = audit_pipeline_releases(cfg, run, options, count, draws, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 
   /* Ranges over every release on every rank: the non-private best values
@@ -794,16 +799,16 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   result->value.epsilon_claimed = top[R_EPS];
   result->value.sensitivity = top[R_SENS];
   result->value.pair_loss = (diff + grid) / scale;
-  DPBO_TRY(pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
-                          &result->value, err));
+  DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
+                                &result->value, err));
   if (has_lambda) {
     /* Exponential mechanism / permute-and-flip at rate η per grid step of
      * the scores: loss <= 2 η (max |Δ score| / g + 1). */
     result->lambda.epsilon_claimed = top[R_LEPS];
     result->lambda.sensitivity = top[R_LSENS];
     result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
-    DPBO_TRY(pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
-                            &result->lambda, err));
+    DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
+                                  &result->lambda, err));
   }
 
   result->algorithm = config->algorithm;
@@ -861,7 +866,8 @@ static const char audit_usage[] =
 
 /* Value of option argv[*i] (either "--name=value" or "--name value"), or
  * NULL if argv[*i] is not --name. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, int *missing) {
+static const char *audit_option_value(int argc, char **argv, int *i, const char *name,
+                                      int *missing) {
   size_t len = strlen(name);
   if (strncmp(argv[*i], name, len) != 0) return NULL;
   if (argv[*i][len] == '=') return argv[*i] + len + 1;
@@ -873,7 +879,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
   return argv[++*i];
 }
 
-static int parse_double(const char *text, double *out) {
+static int audit_parse_double(const char *text, double *out) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
@@ -882,7 +888,7 @@ static int parse_double(const char *text, double *out) {
   return 0;
 }
 
-static int parse_int64(const char *text, int64_t *out) {
+static int audit_parse_int64(const char *text, int64_t *out) {
   char *end;
   errno = 0;
   long long v = strtoll(text, &end, 10);
@@ -891,7 +897,7 @@ static int parse_int64(const char *text, int64_t *out) {
   return 0;
 }
 
-static int parse_uint64(const char *text, uint64_t *out) {
+static int audit_parse_uint64(const char *text, uint64_t *out) {
   char *end;
   errno = 0;
   if (text[0] == '-') return -1;
@@ -1061,12 +1067,12 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       goto done;
     } else if (strcmp(argv[i], "--broken") == 0) {
       broken = 1;
-    } else if ((value = option_value(argc, argv, &i, "--pipeline", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--pipeline", &missing))) {
       pipeline = value;
-    } else if ((value = option_value(argc, argv, &i, "--set", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--set", &missing))) {
       sets[set_count++] = value;
       pipeline_only = 1;
-    } else if ((value = option_value(argc, argv, &i, "--swap", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--swap", &missing))) {
       pipeline_only = 1;
       if (strcmp(value, "adversarial") == 0) {
         swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
@@ -1076,13 +1082,13 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
         bad = argv[i];
         snprintf(why, sizeof why, "--swap needs adversarial or random, got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--sensitivity-factor", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity-factor", &missing))) {
       pipeline_only = 1;
-      if (parse_double(value, &sensitivity_factor) != 0 || !(sensitivity_factor > 0.0)) {
+      if (audit_parse_double(value, &sensitivity_factor) != 0 || !(sensitivity_factor > 0.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--sensitivity-factor needs a positive number, got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--mechanism", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--mechanism", &missing))) {
       mechanism_only = 1;
       /* Each mechanism on its own merit: "all" or its own name (a flag
        * carried over from an earlier match switched on every later one). */
@@ -1097,30 +1103,30 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
         bad = argv[i];
         snprintf(why, sizeof why, "unknown mechanism '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--epsilon", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--epsilon", &missing))) {
       mechanism_only = 1;
-      if (parse_double(value, &epsilon) != 0 || !(epsilon > 0.0)) {
+      if (audit_parse_double(value, &epsilon) != 0 || !(epsilon > 0.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--epsilon needs a positive number, got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--sensitivity", &missing))) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity", &missing))) {
       mechanism_only = 1;
-      if (parse_double(value, &sensitivity) != 0 || !(sensitivity > 0.0)) {
+      if (audit_parse_double(value, &sensitivity) != 0 || !(sensitivity > 0.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--sensitivity needs a positive number, got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--alpha", &missing))) {
-      if (parse_double(value, &alpha) != 0 || !(alpha > 0.0 && alpha < 1.0)) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--alpha", &missing))) {
+      if (audit_parse_double(value, &alpha) != 0 || !(alpha > 0.0 && alpha < 1.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--alpha needs a number in (0, 1), got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--trials", &missing))) {
-      if (parse_int64(value, &trials) != 0 || trials < 1) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--trials", &missing))) {
+      if (audit_parse_int64(value, &trials) != 0 || trials < 1) {
         bad = argv[i];
         snprintf(why, sizeof why, "--trials needs a positive integer, got '%s'", value);
       }
-    } else if ((value = option_value(argc, argv, &i, "--seed", &missing))) {
-      if (parse_uint64(value, &seed) != 0) {
+    } else if ((value = audit_option_value(argc, argv, &i, "--seed", &missing))) {
+      if (audit_parse_uint64(value, &seed) != 0) {
         bad = argv[i];
         snprintf(why, sizeof why, "--seed needs a nonnegative integer, got '%s'", value);
       }

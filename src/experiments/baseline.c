@@ -25,7 +25,7 @@ double dpbo_baseline_tnb_mean(double eta, double gamma) {
 
 /* log P[K = k]: (1 − γ)^k Π_{ℓ<k}(ℓ + η)/(ℓ + 1) = (1 − γ)^k Γ(k + η)/(Γ(η) k!),
  * normalized by γ^{−η} − 1 = expm1(−η log γ). */
-static double tnb_log_pmf(double eta, double gamma, int64_t k) {
+static double baseline_tnb_log_pmf(double eta, double gamma, int64_t k) {
   double kk = (double)k;
   if (eta == 0.0) return kk * log1p(-gamma) - log(kk) - log(log(1.0 / gamma));
   return kk * log1p(-gamma) + lgamma(kk + eta) - lgamma(eta) - lgamma(kk + 1.0) -
@@ -34,7 +34,7 @@ static double tnb_log_pmf(double eta, double gamma, int64_t k) {
 
 double dpbo_baseline_tnb_pmf(double eta, double gamma, int64_t k) {
   if (k < 1) return 0.0;
-  return exp(tnb_log_pmf(eta, gamma, k));
+  return exp(baseline_tnb_log_pmf(eta, gamma, k));
 }
 
 dpbo_status dpbo_baseline_tnb_gamma(double eta, double mean, double *gamma, dpbo_error *err) {

@@ -338,8 +338,8 @@ typedef struct compare_context {
   double alg3_sensitivity;  /* Theorem 6's Δ (units of the gain) */
 } compare_context;
 
-static void cell_at(const compare_context *ctx, int64_t index, double released, double evaluations,
-                    compare_cell *cell) {
+static void compare_cell_at(const compare_context *ctx, int64_t index, double released,
+                            double evaluations, compare_cell *cell) {
   cell->val = ctx->table->val[index];
   cell->test = ctx->table->test[index];
   cell->gain = ctx->table->gain[index];
@@ -352,9 +352,9 @@ static void cell_at(const compare_context *ctx, int64_t index, double released, 
  * from Λ (rng) and its accuracy + Lap(1/(m ε0)); the best (first on ties)
  * noisy score is kept. K runs when K > 0, else random stopping with γ = 1/T
  * (an exact Bernoulli(1/T) coin after every run). */
-static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dpbo_noise *noise,
-                                   double epsilon0, int64_t K, compare_cell *cell,
-                                   dpbo_error *err) {
+static dpbo_status compare_stopping_search(const compare_context *ctx, dpbo_rng *rng,
+                                           dpbo_noise *noise, double epsilon0, int64_t K,
+                                           compare_cell *cell, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int T = ctx->config->iterations;
   double best = -INFINITY;
@@ -373,12 +373,12 @@ static dpbo_status stopping_search(const compare_context *ctx, dpbo_rng *rng, dp
   }
   DPBO_TRY(dpbo_noise_check(noise, err));
   /* The released score, clamped to the gain's range (post-processing). */
-  cell_at(ctx, best_index, fmin(fmax(best, ctx->lo), ctx->hi), (double)runs, cell);
+  compare_cell_at(ctx, best_index, fmin(fmax(best, ctx->lo), ctx->hi), (double)runs, cell);
 done:
   return status;
 }
 
-static void rep_streams(const dpbo_config *config, int rep, int which, dpbo_rng *rng) {
+static void compare_rep_streams(const dpbo_config *config, int rep, int which, dpbo_rng *rng) {
   /* Candidate streams: data-independent experiment randomness (PCG). */
   dpbo_rng_seed(rng, config->seed ^ 0x636f6d70617265ull, (uint64_t)rep * 4u + (uint64_t)which);
 }
@@ -398,7 +398,7 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     dpbo_noise_init_os(&noise);
   DPBO_ALLOC(set, T, "the random-search candidates");
   DPBO_ALLOC(scores, T, "the random-search scores");
-  rep_streams(config, rep, 0, &rng);
+  compare_rep_streams(config, rep, 0, &rng);
   int64_t rs_best = 0;
   for (int t = 0; t < T; t++) {
     set[t] = (int64_t)dpbo_rng_below64(&rng, (uint64_t)ctx->n);
@@ -419,7 +419,7 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
                               ctx->n, ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
     DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
                                hi, &lap, err));
-    cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
+    compare_cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
     DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, scores, 0, T, T,
@@ -427,22 +427,23 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     int64_t chosen = set[sel.index];
     DPBO_TRY(dpbo_mech_laplace(&noise, ctx->table->gain[chosen], ctx->score_sensitivity,
                                a->epsilon_value, lo, hi, &lap, err));
-    cell_at(ctx, chosen, lap.value, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
+    compare_cell_at(ctx, chosen, lap.value, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
     /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
      * for every ε of the repetition (common random numbers). */
     a = &ctx->acc[DPBO_COMPARE_LIU_TALWAR][e];
-    rep_streams(config, rep, 1, &rng);
-    DPBO_TRY(
-        stopping_search(ctx, &rng, &noise, a->epsilon_base, 0, CELL(DPBO_COMPARE_LIU_TALWAR), err));
+    compare_rep_streams(config, rep, 1, &rng);
+    DPBO_TRY(compare_stopping_search(ctx, &rng, &noise, a->epsilon_base, 0,
+                                     CELL(DPBO_COMPARE_LIU_TALWAR), err));
     a = &ctx->acc[DPBO_COMPARE_PAPERNOT_STEINKE][e];
-    rep_streams(config, rep, 2, &rng);
+    compare_rep_streams(config, rep, 2, &rng);
     int64_t K = dpbo_baseline_tnb_sample(&noise, a->eta, a->gamma);
-    DPBO_TRY(stopping_search(ctx, &rng, &noise, a->epsilon_base, K,
-                             CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
+    DPBO_TRY(compare_stopping_search(ctx, &rng, &noise, a->epsilon_base, K,
+                                     CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
     /* Non-private references. */
     const dpbo_trace_step *b = &ctx->run->trace[ctx->run->best_step];
-    cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
-    cell_at(ctx, set[rs_best], scores[rs_best], T, CELL(DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE));
+    compare_cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
+    compare_cell_at(ctx, set[rs_best], scores[rs_best], T,
+                    CELL(DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE));
     /* Algorithm 3 (logreg): f~_L = max_t f_V(w_λt) + Lap(Δ_f3/ε), the whole ε
      * on the value; it releases no hyper-parameter, so no accuracy. */
     compare_cell *c3 = CELL(DPBO_COMPARE_ALGORITHM3);
@@ -690,15 +691,15 @@ done:
 /* ---------------------------------------------------------------------------
  * The whole comparison. */
 
-static int cmp_double(const void *a, const void *b) {
+static int compare_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* The q-quantile of v[0..n) (sorted copy, linear interpolation). */
-static double quantile(double *scratch, const double *v, int n, double q) {
+/* The q-compare_quantile of v[0..n) (sorted copy, linear interpolation). */
+static double compare_quantile(double *scratch, const double *v, int n, double q) {
   memcpy(scratch, v, sizeof *v * (size_t)n);
-  qsort(scratch, (size_t)n, sizeof *scratch, cmp_double);
+  qsort(scratch, (size_t)n, sizeof *scratch, compare_cmp_double);
   double pos = q * (n - 1);
   int i = (int)floor(pos);
   if (i >= n - 1) return scratch[n - 1];
@@ -887,8 +888,9 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         for (int e = 0; e < E && used < sizeof line; e++) {
           const double *v = results + block + ((size_t)k * (size_t)E + (size_t)e) * (size_t)R;
           used += (size_t)snprintf(line + used, sizeof line - used, " eps=%g: %.4f [%.4f, %.4f]",
-                                   config->compare_epsilon[e], quantile(scratch, v, R, 0.5),
-                                   quantile(scratch, v, R, 0.25), quantile(scratch, v, R, 0.75));
+                                   config->compare_epsilon[e], compare_quantile(scratch, v, R, 0.5),
+                                   compare_quantile(scratch, v, R, 0.25),
+                                   compare_quantile(scratch, v, R, 0.75));
           if (k >= DPBO_COMPARE_GP_UCB) break; /* the references do not depend on ε */
         }
         dpbo_log_info("%s", line);
@@ -900,7 +902,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                           ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
         for (int r = 0; r < R; r++)
           scratch[r] = fabs(v[r] - g[r]);
-        qsort(scratch, (size_t)R, sizeof *scratch, cmp_double);
+        qsort(scratch, (size_t)R, sizeof *scratch, compare_cmp_double);
         dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
                       config->compare_epsilon[e], scratch[R / 2]);
       }

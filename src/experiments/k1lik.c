@@ -18,14 +18,14 @@
 
 /* Everything one length-scale vector contributes (header: "Kronecker
  * structure"); 5n + d doubles in one block, so the cache stays small. */
-typedef struct k1lik__entry {
+typedef struct k1lik_entry {
   double *ls;     /* d length-scales: the key */
   double *lambda; /* eigenvalues of K2, ascending, rounding negatives clamped to 0 */
   double *g;      /* Qᵀ1 */
   double *abar;   /* mean over sets of the sum-channel projections a_ij */
   double *ssa;    /* Σ_i (a_ij − ā_j)² */
   double *b2;     /* Σ_i b_ij² (difference channel) */
-} k1lik__entry;
+} k1lik_entry;
 
 struct dpbo_k1lik {
   MPI_Comm comm; /* private duplicate */
@@ -36,7 +36,7 @@ struct dpbo_k1lik {
   int64_t begin, count; /* this rank's block of sets */
   double *sum, *diff;   /* count×n: (F + F')/√2 and (F − F')/√2 */
   int *counts, *displs; /* Allgatherv layout, 2n doubles per set */
-  k1lik__entry *cache;
+  k1lik_entry *cache;
   int cache_len, cache_cap;
   int *lattice_slot; /* ℓ lattice index → cache slot, −1 when not computed */
   int lattice_K;     /* lattice points 0..K */
@@ -60,7 +60,7 @@ void dpbo_k1lik_options_default(dpbo_k1lik_options *o) {
   o->eigen_threshold = 1000;
 }
 
-static dpbo_status k1lik__check_options(const dpbo_k1lik_options *o, dpbo_error *err) {
+static dpbo_status k1lik_check_options(const dpbo_k1lik_options *o, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (o->kernel != DPBO_KERNEL_SE && o->kernel != DPBO_KERNEL_MATERN52)
     DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: unknown kernel kind %d", (int)o->kernel);
@@ -106,8 +106,8 @@ void dpbo_k1lik_destroy(dpbo_k1lik *ctx) {
 }
 
 /* Rank 0's data checks: finite values, not all equal. */
-static dpbo_status k1lik__check_data(int R, int n, int d, const double *F, const double *Fp,
-                                     const double *coords, dpbo_error *err) {
+static dpbo_status k1lik_check_data(int R, int n, int d, const double *F, const double *Fp,
+                                    const double *coords, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!F || !Fp || !coords)
     DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: rank 0 needs F, F' and coordinates");
@@ -158,8 +158,8 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
                DPBO_MAX_DIM, R, n, d);
   if (n > DPBO_EIGEN_MAX_N || (int64_t)R * 2 * n > INT32_MAX || (int64_t)n * d > INT32_MAX)
     DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood: R = %d, n = %d too large for 32-bit MPI counts", R, n);
-  DPBO_TRY(k1lik__check_options(&opt, err));
-  if (rank == 0) local = k1lik__check_data(R, n, d, F, Fp, coords, err);
+  DPBO_TRY(k1lik_check_options(&opt, err));
+  if (rank == 0) local = k1lik_check_data(R, n, d, F, Fp, coords, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 
   ctx = calloc(1, sizeof *ctx);
@@ -235,8 +235,8 @@ void dpbo_k1lik_counts(const dpbo_k1lik *ctx, int *eigendecompositions, int *sca
 
 /* Collective: the cache entry for length-scales ls (computed if absent).
  * lattice_k >= 0 names the ℓ lattice point ls stands for. */
-static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int lattice_k,
-                                    const k1lik__entry **out, dpbo_error *err) {
+static dpbo_status k1lik_entry_get(dpbo_k1lik *ctx, const double *ls, int lattice_k,
+                                   const k1lik_entry **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   const int n = ctx->n, d = ctx->d, R = ctx->R;
   double *V = NULL, *w = NULL, *mine = NULL, *all = NULL, *block = NULL;
@@ -260,7 +260,7 @@ static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int latti
   block = malloc(((size_t)d + 5 * (size_t)n) * sizeof *block);
   if (ctx->cache_len == ctx->cache_cap) {
     int cap = ctx->cache_cap ? 2 * ctx->cache_cap : 64;
-    k1lik__entry *grown = realloc(ctx->cache, (size_t)cap * sizeof *grown);
+    k1lik_entry *grown = realloc(ctx->cache, (size_t)cap * sizeof *grown);
     if (grown) {
       ctx->cache = grown;
       ctx->cache_cap = cap;
@@ -288,7 +288,7 @@ static dpbo_status k1lik__entry_get(dpbo_k1lik *ctx, const double *ls, int latti
   ctx->eigen_count++;
   ctx->scalapack_count += used;
 
-  k1lik__entry e;
+  k1lik_entry e;
   e.ls = block;
   e.lambda = block + d;
   e.g = e.lambda + n;
@@ -351,8 +351,8 @@ done:
 /* --- evaluations, O(n) each -------------------------------------------------- */
 
 /* Joint log-likelihood; onep = 1 + k1, onem = 1 − k1 (header formula). */
-static double k1lik__loglik_entry(const dpbo_k1lik *ctx, const k1lik__entry *e, double onep,
-                                  double onem, double m0, double s2, double sn2) {
+static double k1lik_loglik_entry(const dpbo_k1lik *ctx, const k1lik_entry *e, double onep,
+                                 double onem, double m0, double s2, double sn2) {
   const int n = ctx->n, R = ctx->R;
   double logdet = 0.0, quad = 0.0;
   for (int j = 0; j < n; j++) {
@@ -364,22 +364,22 @@ static double k1lik__loglik_entry(const dpbo_k1lik *ctx, const k1lik__entry *e, 
   return -(double)R * n * K1LIK_LOG2PI - 0.5 * R * logdet - 0.5 * quad;
 }
 
-typedef struct k1lik__inner {
+typedef struct k1lik_inner {
   double loglik, rho, m0, s2;
   int rho_at_bound;
-} k1lik__inner;
+} k1lik_inner;
 
-typedef struct k1lik__rho_arg {
+typedef struct k1lik_rho_arg {
   const dpbo_k1lik *ctx;
-  const k1lik__entry *e;
+  const k1lik_entry *e;
   double onep, onem;
-  k1lik__inner last;
-} k1lik__rho_arg;
+  k1lik_inner last;
+} k1lik_rho_arg;
 
 /* Profile over m0 (GLS) and s² (closed form) at ρ = σn²/s² = exp(x). */
-static dpbo_status k1lik__rho_value(void *varg, double x, double *value, dpbo_error *err) {
-  k1lik__rho_arg *arg = varg;
-  const k1lik__entry *e = arg->e;
+static dpbo_status k1lik_rho_value(void *varg, double x, double *value, dpbo_error *err) {
+  k1lik_rho_arg *arg = varg;
+  const k1lik_entry *e = arg->e;
   const int n = arg->ctx->n, R = arg->ctx->R;
   const double rho = exp(x);
   double num = 0.0, den = 0.0;
@@ -407,12 +407,12 @@ static dpbo_status k1lik__rho_value(void *varg, double x, double *value, dpbo_er
   return DPBO_OK;
 }
 
-typedef dpbo_status (*k1lik__fn)(void *arg, double x, double *value, dpbo_error *err);
+typedef dpbo_status (*k1lik_fn)(void *arg, double x, double *value, dpbo_error *err);
 
 /* Brent's minimizer (Brent 1973, "Algorithms for minimization without
  * derivatives", ch. 5; netlib fmin) applied to −f on [a, b]. */
-static dpbo_status k1lik__brent_max(k1lik__fn f, void *arg, double a, double b, double tol,
-                                    double *xbest, double *fbest, dpbo_error *err) {
+static dpbo_status k1lik_brent_max(k1lik_fn f, void *arg, double a, double b, double tol,
+                                   double *xbest, double *fbest, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const double c = 0.5 * (3.0 - sqrt(5.0)), eps = sqrt(DBL_EPSILON);
   double x = a + c * (b - a), w = x, v = x, fx, fw, fv, d = 0.0, e = 0.0;
@@ -486,15 +486,15 @@ done:
  * whose scan neighbours are lower than a broad mode elsewhere is still a
  * peak of the scan (issue 14: refining only the best point missed such a
  * mode in ℓ at m = 5000). */
-static int k1lik__is_peak(int j, int M, const double *v /* v[j−1], v[j], v[j+1] */) {
+static int k1lik_is_peak(int j, int M, const double *v /* v[j−1], v[j], v[j+1] */) {
   return (j == 0 || v[1] >= v[0]) && (j == M - 1 || v[1] > v[2]);
 }
 
 /* Best ρ for one entry and k1: a scan of ratio_per_decade points per decade
  * of σn/s, then Brent between the neighbours of every scan peak. */
-static void k1lik__best_rho(const dpbo_k1lik *ctx, const k1lik__entry *e, double onep, double onem,
-                            k1lik__inner *best) {
-  k1lik__rho_arg arg = {.ctx = ctx, .e = e, .onep = onep, .onem = onem};
+static void k1lik_best_rho(const dpbo_k1lik *ctx, const k1lik_entry *e, double onep, double onem,
+                           k1lik_inner *best) {
+  k1lik_rho_arg arg = {.ctx = ctx, .e = e, .onep = onep, .onem = onem};
   const double lo = 2.0 * log(ctx->opt.ratio_min), hi = 2.0 * log(ctx->opt.ratio_max);
   int M =
       (int)ceil(log10(ctx->opt.ratio_max / ctx->opt.ratio_min) * ctx->opt.ratio_per_decade - 1e-9) +
@@ -506,18 +506,18 @@ static void k1lik__best_rho(const dpbo_k1lik *ctx, const k1lik__entry *e, double
     v[1] = v[2];
     if (k < M) {
       double x = M == 1 ? lo : lo + (hi - lo) * k / (M - 1);
-      k1lik__rho_value(&arg, x, &value, NULL);
+      k1lik_rho_value(&arg, x, &value, NULL);
       v[2] = arg.last.loglik;
       if (k == 0 || arg.last.loglik > best->loglik) *best = arg.last;
     }
     const int j = k - 1; /* all of j's neighbours are known now */
-    if (M == 1 || j < 0 || !k1lik__is_peak(j, M, v)) continue;
+    if (M == 1 || j < 0 || !k1lik_is_peak(j, M, v)) continue;
     double xa = lo + (hi - lo) * (j > 0 ? j - 1 : 0) / (M - 1);
     double xb = lo + (hi - lo) * (j < M - 1 ? j + 1 : M - 1) / (M - 1);
     double xbest, fbest;
-    k1lik__brent_max(k1lik__rho_value, &arg, xa, xb, 1e-9, &xbest, &fbest, NULL);
+    k1lik_brent_max(k1lik_rho_value, &arg, xa, xb, 1e-9, &xbest, &fbest, NULL);
     if (fbest > best->loglik) {
-      k1lik__rho_value(&arg, xbest, &value, NULL);
+      k1lik_rho_value(&arg, xbest, &value, NULL);
       *best = arg.last;
     }
   }
@@ -526,26 +526,26 @@ static void k1lik__best_rho(const dpbo_k1lik *ctx, const k1lik__entry *e, double
 }
 
 /* ℓ of lattice point k. */
-static double k1lik__lattice_ell(const dpbo_k1lik *ctx, int k) {
+static double k1lik_lattice_ell(const dpbo_k1lik *ctx, int k) {
   return exp(ctx->log_ell_min + ctx->lattice_h * k);
 }
 
-static dpbo_status k1lik__at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem,
-                                     k1lik__inner *out, dpbo_error *err) {
+static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem,
+                                    k1lik_inner *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double ls[DPBO_MAX_DIM];
-  double ell = k1lik__lattice_ell(ctx, k);
+  double ell = k1lik_lattice_ell(ctx, k);
   for (int i = 0; i < ctx->d; i++)
     ls[i] = ell;
-  const k1lik__entry *e;
-  DPBO_TRY(k1lik__entry_get(ctx, ls, k, &e, err));
-  k1lik__best_rho(ctx, e, onep, onem, out);
+  const k1lik_entry *e;
+  DPBO_TRY(k1lik_entry_get(ctx, ls, k, &e, err));
+  k1lik_best_rho(ctx, e, onep, onem, out);
 done:
   return status;
 }
 
 /* Coarse scan point g of G over the lattice 0..K. */
-static int k1lik__scan_point(int g, int G, int K) {
+static int k1lik_scan_point(int g, int G, int K) {
   return G == 1 ? 0 : (int)llround((double)g * K / (G - 1));
 }
 
@@ -554,17 +554,17 @@ static int k1lik__scan_point(int g, int G, int K) {
  * and hit the cache): probe the larger side at 0.382 of its length, keep
  * the better point. On a unimodal stretch of the lattice it ends at the
  * maximum. *c and *at_c return the best point. */
-static dpbo_status k1lik__golden_lattice(dpbo_k1lik *ctx, double onep, double onem, int lo, int hi,
-                                         int *c_io, k1lik__inner *at_c, dpbo_error *err) {
+static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double onem, int lo, int hi,
+                                        int *c_io, k1lik_inner *at_c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int c = *c_io;
-  k1lik__inner cur;
+  k1lik_inner cur;
   for (;;) {
     int left = c - lo, right = hi - c;
     if (left <= 1 && right <= 1) break;
     int x = right >= left ? c + (int)fmax(1.0, round(0.3819660112501051 * right))
                           : c - (int)fmax(1.0, round(0.3819660112501051 * left));
-    DPBO_TRY(k1lik__at_lattice(ctx, x, onep, onem, &cur, err));
+    DPBO_TRY(k1lik_at_lattice(ctx, x, onep, onem, &cur, err));
     if (cur.loglik > at_c->loglik) {
       if (x > c)
         lo = c;
@@ -586,7 +586,7 @@ done:
 
 /* Profile at k1 = 1 − t: ℓ by a scan of ell_grid lattice points, then
  * golden-section search between the scan neighbours of EVERY scan peak
- * (k1lik__is_peak); ρ inside (k1lik__best_rho).
+ * (k1lik_is_peak); ρ inside (k1lik_best_rho).
  *
  * What this cannot miss. Let x = log ℓ, Δ the largest gap between scan
  * points (log(ell_max/ell_min)/(ell_grid − 1), rounded to the lattice; 0.02
@@ -601,7 +601,7 @@ done:
  * elsewhere; the old search (25 points, golden section next to the best
  * one only) could miss any mode whose nearest scan points were lower than
  * the best scan point elsewhere, as at m = 5000 in the Covertype sweep.
- * ("The profile" at each ℓ is k1lik__best_rho's maximum over ρ, which
+ * ("The profile" at each ℓ is k1lik_best_rho's maximum over ρ, which
  * obeys the same rule with its own scan step, 1/ratio_per_decade decades of
  * σn/s.)
  * The profile is not unimodal in ℓ in general (two scales in the data give
@@ -611,13 +611,13 @@ done:
  * 100 settings and R = 100 sets: 2.4 s and 846 eigendecompositions, against
  * 0.4 s and 299 for the old search). test_k1lik checks
  * the result against a brute-force maximum over every lattice point. */
-static dpbo_status k1lik__profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fit,
-                                    dpbo_error *err) {
+static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fit,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const double onep = 2.0 - t, onem = t;
   const int K = ctx->lattice_K;
   const int G = ctx->opt.ell_grid < K + 1 ? ctx->opt.ell_grid : K + 1;
-  k1lik__inner best = {0}, cur, win[3] = {{0}}; /* scan points g − 2, g − 1, g */
+  k1lik_inner best = {0}, cur, win[3] = {{0}}; /* scan points g − 2, g − 1, g */
   double v[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   int c = 0;
   for (int g = 0; g <= G; g++) {
@@ -626,8 +626,8 @@ static dpbo_status k1lik__profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *f
     v[0] = v[1];
     v[1] = v[2];
     if (g < G) {
-      int k = k1lik__scan_point(g, G, K);
-      DPBO_TRY(k1lik__at_lattice(ctx, k, onep, onem, &win[2], err));
+      int k = k1lik_scan_point(g, G, K);
+      DPBO_TRY(k1lik_at_lattice(ctx, k, onep, onem, &win[2], err));
       v[2] = win[2].loglik;
       if (g == 0 || win[2].loglik > best.loglik) {
         best = win[2];
@@ -635,12 +635,12 @@ static dpbo_status k1lik__profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *f
       }
     }
     const int j = g - 1; /* all of j's neighbours are known now */
-    if (j < 0 || !k1lik__is_peak(j, G, v)) continue;
-    int k = k1lik__scan_point(j, G, K);
-    int lo = k1lik__scan_point(j > 0 ? j - 1 : j, G, K);
-    int hi = k1lik__scan_point(j < G - 1 ? j + 1 : j, G, K);
+    if (j < 0 || !k1lik_is_peak(j, G, v)) continue;
+    int k = k1lik_scan_point(j, G, K);
+    int lo = k1lik_scan_point(j > 0 ? j - 1 : j, G, K);
+    int hi = k1lik_scan_point(j < G - 1 ? j + 1 : j, G, K);
     cur = win[1];
-    DPBO_TRY(k1lik__golden_lattice(ctx, onep, onem, lo, hi, &k, &cur, err));
+    DPBO_TRY(k1lik_golden_lattice(ctx, onep, onem, lo, hi, &k, &cur, err));
     if (cur.loglik > best.loglik) {
       best = cur;
       c = k;
@@ -653,7 +653,7 @@ static dpbo_status k1lik__profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *f
   fit->m0 = best.m0;
   fit->s = sqrt(best.s2);
   fit->sigma_n = fit->s * sqrt(best.rho);
-  fit->lengthscale = k1lik__lattice_ell(ctx, c);
+  fit->lengthscale = k1lik_lattice_ell(ctx, c);
   fit->ell_at_bound = c == 0 || c == K;
   fit->ratio_at_bound = best.rho_at_bound;
 done:
@@ -676,9 +676,9 @@ dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, double k1, double m0, double s, d
   if (!(s > 0.0) || !(sigma_n > 0.0) || !isfinite(s) || !isfinite(sigma_n) || !isfinite(m0))
     DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood needs finite m0, s > 0 and sigma_n > 0, got %g, %g, %g",
                m0, s, sigma_n);
-  const k1lik__entry *e;
-  DPBO_TRY(k1lik__entry_get(ctx, args + 4, -1, &e, err));
-  *loglik = k1lik__loglik_entry(ctx, e, 1.0 + k1, 1.0 - k1, m0, s * s, sigma_n * sigma_n);
+  const k1lik_entry *e;
+  DPBO_TRY(k1lik_entry_get(ctx, args + 4, -1, &e, err));
+  *loglik = k1lik_loglik_entry(ctx, e, 1.0 + k1, 1.0 - k1, m0, s * s, sigma_n * sigma_n);
 done:
   return status;
 }
@@ -689,7 +689,7 @@ dpbo_status dpbo_k1lik_profile(dpbo_k1lik *ctx, double one_minus_k1, dpbo_k1lik_
   DPBO_MPI_TRY(MPI_Bcast(&one_minus_k1, 1, MPI_DOUBLE, 0, ctx->comm));
   if (!(one_minus_k1 > 0.0 && one_minus_k1 < 2.0))
     DPBO_RAISE(DPBO_ERR_ARG, "1 - k1 must lie in (0, 2), got %g", one_minus_k1);
-  DPBO_TRY(k1lik__profile_t(ctx, one_minus_k1, fit, err));
+  DPBO_TRY(k1lik_profile_t(ctx, one_minus_k1, fit, err));
 done:
   return status;
 }
@@ -697,8 +697,8 @@ done:
 /* The sweep's 1 − k1 values, descending: 1 − step·i for k1 = step·i < 1
  * (k1 rounded to 12 decimals so 0.15 is the double nearest 0.15), then
  * 10^(−m/per_decade) below the last of those, down to t_min. */
-static dpbo_status k1lik__sweep_grid(const dpbo_k1lik_options *o, double **out, double **out_k1,
-                                     int *count, dpbo_error *err) {
+static dpbo_status k1lik_sweep_grid(const dpbo_k1lik_options *o, double **out, double **out_k1,
+                                    int *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *t = NULL, *k1 = NULL;
   int linear = 0;
@@ -734,18 +734,18 @@ done:
   return status;
 }
 
-typedef struct k1lik__t_arg {
+typedef struct k1lik_t_arg {
   dpbo_k1lik *ctx;
   dpbo_k1lik_fit best;
   int have;
-} k1lik__t_arg;
+} k1lik_t_arg;
 
 /* Profile log-likelihood at 1 − k1 = exp(x), remembering the best fit. */
-static dpbo_status k1lik__t_value(void *varg, double x, double *value, dpbo_error *err) {
+static dpbo_status k1lik_t_value(void *varg, double x, double *value, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  k1lik__t_arg *arg = varg;
+  k1lik_t_arg *arg = varg;
   dpbo_k1lik_fit fit;
-  DPBO_TRY(k1lik__profile_t(arg->ctx, exp(x), &fit, err));
+  DPBO_TRY(k1lik_profile_t(arg->ctx, exp(x), &fit, err));
   *value = fit.loglik;
   if (!arg->have || fit.loglik > arg->best.loglik) {
     arg->best = fit;
@@ -757,13 +757,13 @@ done:
 
 /* Where the profile crosses `level` between x_in (above) and x_out (below),
  * by bisection in log(1 − k1) to 1e-6. */
-static dpbo_status k1lik__crossing(dpbo_k1lik *ctx, double x_in, double x_out, double level,
-                                   double *x, dpbo_error *err) {
+static dpbo_status k1lik_crossing(dpbo_k1lik *ctx, double x_in, double x_out, double level,
+                                  double *x, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  k1lik__t_arg arg = {.ctx = ctx};
+  k1lik_t_arg arg = {.ctx = ctx};
   while (fabs(x_out - x_in) > 1e-6) {
     double mid = 0.5 * (x_in + x_out), value;
-    DPBO_TRY(k1lik__t_value(&arg, mid, &value, err));
+    DPBO_TRY(k1lik_t_value(&arg, mid, &value, err));
     if (value >= level)
       x_in = mid;
     else
@@ -788,12 +788,12 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
     DPBO_RAISE(DPBO_ERR_ARG, "k1 sweep needs N >= 1 and delta in (0, 1), got %lld and %g",
                (long long)args.N, args.delta);
   int count = 0;
-  DPBO_TRY(k1lik__sweep_grid(&ctx->opt, &t, &k1, &count, err));
+  DPBO_TRY(k1lik_sweep_grid(&ctx->opt, &t, &k1, &count, err));
   DPBO_ALLOC(result->grid, count, "k1 sweep results");
   result->count = count;
   int b = 0;
   for (int g = 0; g < count; g++) {
-    DPBO_TRY(k1lik__profile_t(ctx, t[g], &result->grid[g], err));
+    DPBO_TRY(k1lik_profile_t(ctx, t[g], &result->grid[g], err));
     result->grid[g].k1 = k1[g]; /* 0.15, not 1 − (1 − 0.15) */
     if (result->grid[g].loglik > result->grid[b].loglik) b = g;
   }
@@ -803,9 +803,9 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
   result->mle = result->grid[b];
   if (count > 1) {
     double xa = log(t[b < last ? b + 1 : b]), xb = log(t[b > 0 ? b - 1 : b]);
-    k1lik__t_arg arg = {.ctx = ctx};
+    k1lik_t_arg arg = {.ctx = ctx};
     double xbest, fbest;
-    DPBO_TRY(k1lik__brent_max(k1lik__t_value, &arg, xa, xb, 1e-5, &xbest, &fbest, err));
+    DPBO_TRY(k1lik_brent_max(k1lik_t_value, &arg, xa, xb, 1e-5, &xbest, &fbest, err));
     if (arg.have && arg.best.loglik > result->mle.loglik) result->mle = arg.best;
   }
   const double xm = log(result->mle.one_minus_k1);
@@ -829,7 +829,7 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
     if (!(t[g] > tm)) continue;
     if (result->grid[g].loglik < level) {
       double x;
-      DPBO_TRY(k1lik__crossing(ctx, x_in, log(t[g]), level, &x, err));
+      DPBO_TRY(k1lik_crossing(ctx, x_in, log(t[g]), level, &x, err));
       result->t_hi = exp(x);
       result->lo_open = 0;
       break;
@@ -843,7 +843,7 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
     if (!(t[g] < tm)) continue;
     if (result->grid[g].loglik < level) {
       double x;
-      DPBO_TRY(k1lik__crossing(ctx, x_in, log(t[g]), level, &x, err));
+      DPBO_TRY(k1lik_crossing(ctx, x_in, log(t[g]), level, &x, err));
       result->t_lo = exp(x);
       result->hi_open = 0;
       break;

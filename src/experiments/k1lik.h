@@ -35,7 +35,7 @@
  * eigendecompositions are computed once and reused for the whole sweep.
  * Both searches refine EVERY local maximum of their scan, not only the best
  * scan point: the profile in ℓ can have two modes, one narrow (k1lik.c,
- * k1lik__profile_t, says which modes the search is sure to find).
+ * k1lik_profile_t, says which modes the search is sure to find).
  *
  * Sweep. k1 = step, 2·step, … (the paper's 0.05 … 0.95), then 1 − k1 on a log
  * scale (t_per_decade points per decade) down to t_min; the MLE by Brent in

@@ -25,10 +25,10 @@
 /* ---------------------------------------------------------------------------
  * Configuration. */
 
-static const char *const k1sweep__sections[] = {"k1sweep", "space", "likelihood", "output", NULL};
+static const char *const k1sweep_sections[] = {"k1sweep", "space", "likelihood", "output", NULL};
 
 /* "1000 2000, 3000" -> sizes; each at least 2, strictly ascending. */
-static dpbo_status k1sweep__parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err) {
+static dpbo_status k1sweep_parse_sizes(dpbo_k1sweep_config *c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[1024];
   DPBO_TRY(
@@ -61,7 +61,7 @@ done:
   return status;
 }
 
-static dpbo_status k1sweep__config_likelihood(dpbo_k1sweep_config *c, dpbo_error *err) {
+static dpbo_status k1sweep_config_likelihood(dpbo_k1sweep_config *c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_settings *settings = &c->settings;
   dpbo_k1lik_options *o = &c->likelihood;
@@ -126,7 +126,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   int choice;
   memset(c, 0, sizeof *c);
   DPBO_TRY(dpbo_settings_read(settings, path, override_count, overrides, err));
-  DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep__sections, err));
+  DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep_sections, err));
 
   /* [k1sweep] */
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
@@ -162,7 +162,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
    * must repeat. */
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
                                    1, INT32_MAX, &c->svm.max_features, err));
-  DPBO_TRY(k1sweep__parse_sizes(c, err));
+  DPBO_TRY(k1sweep_parse_sizes(c, err));
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
                                    &c->sets, err));
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
@@ -202,7 +202,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                  settings->path);
   }
 
-  DPBO_TRY(k1sweep__config_likelihood(c, err));
+  DPBO_TRY(k1sweep_config_likelihood(c, err));
 
   /* [output] */
   DPBO_TRY(dpbo_config_get_output(settings, c->output_dir, sizeof c->output_dir, c->output_name,
@@ -233,7 +233,7 @@ void dpbo_k1sweep_checkpoint_path(const dpbo_k1sweep_config *config, char *path,
  * it is scored on), one "key=value" per line. The checkpoint is valid for a
  * rerun exactly when this text is unchanged; the LIBSVM cache size, the
  * likelihood and the output settings do not enter. */
-static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_t size) {
+static void k1sweep_fingerprint(const dpbo_k1sweep_config *c, char *text, size_t size) {
   size_t used = 0;
 #define K1SWEEP__LINE(...)                                                                         \
   do {                                                                                             \
@@ -263,7 +263,7 @@ static void k1sweep__fingerprint(const dpbo_k1sweep_config *c, char *text, size_
 }
 
 /* FNV-1a, 64 bits, printed in hex: a short name for the fingerprint. */
-static void k1sweep__hash(const char *text, char *hex, size_t size) {
+static void k1sweep_hash(const char *text, char *hex, size_t size) {
   uint64_t h = UINT64_C(0xcbf29ce484222325);
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     h ^= *p;
@@ -274,8 +274,8 @@ static void k1sweep__hash(const char *text, char *hex, size_t size) {
 
 /* The first line whose key or value differs between two fingerprints, as an
  * error naming the key. */
-static dpbo_status k1sweep__compare(const char *stored, const char *current, const char *checkpoint,
-                                    dpbo_error *err) {
+static dpbo_status k1sweep_compare(const char *stored, const char *current, const char *checkpoint,
+                                   dpbo_error *err) {
   const char *a = stored, *b = current;
   while (*a || *b) {
     const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
@@ -307,30 +307,30 @@ static dpbo_status k1sweep__compare(const char *stored, const char *current, con
 /* One model's result as a worker sends it: this header, then `acc_count`
  * doubles (for each size s and set i: accuracy on V_i at s·2·sets + i, on
  * V_i' at s·2·sets + sets + i), then the pool's correctness bits. */
-typedef struct k1sweep__model {
+typedef struct k1sweep_model {
   int64_t worker, support_vectors;
   double train_seconds, predict_seconds, pool_accuracy;
-} k1sweep__model;
+} k1sweep_model;
 
-typedef struct k1sweep__head {
+typedef struct k1sweep_head {
   int64_t model;
-  k1sweep__model result;
+  k1sweep_model result;
   double score_seconds; /* deriving the set accuracies from the predictions */
   int32_t code, pad;
   char message[DPBO_ERROR_MSG_MAX];
-} k1sweep__head;
+} k1sweep_head;
 
 /* A model's numbers as columns: one table for the checkpoint (written and
  * read back) and the output file's /models. */
-static const dpbo_h5io_field k1sweep__columns[] = {
-    {"worker", offsetof(k1sweep__model, worker), 1},
-    {"support_vectors", offsetof(k1sweep__model, support_vectors), 1},
-    {"train_seconds", offsetof(k1sweep__model, train_seconds), 0},
-    {"predict_seconds", offsetof(k1sweep__model, predict_seconds), 0},
-    {"pool_accuracy", offsetof(k1sweep__model, pool_accuracy), 0}};
-#define K1SWEEP__COLUMNS (sizeof k1sweep__columns / sizeof k1sweep__columns[0])
+static const dpbo_h5io_field k1sweep_columns[] = {
+    {"worker", offsetof(k1sweep_model, worker), 1},
+    {"support_vectors", offsetof(k1sweep_model, support_vectors), 1},
+    {"train_seconds", offsetof(k1sweep_model, train_seconds), 0},
+    {"predict_seconds", offsetof(k1sweep_model, predict_seconds), 0},
+    {"pool_accuracy", offsetof(k1sweep_model, pool_accuracy), 0}};
+#define K1SWEEP__COLUMNS (sizeof k1sweep_columns / sizeof k1sweep_columns[0])
 
-typedef struct k1sweep__state {
+typedef struct k1sweep_state {
   const dpbo_k1sweep_config *config;
   MPI_Comm comm;
   int rank, size;
@@ -349,7 +349,7 @@ typedef struct k1sweep__state {
   /* results (rank 0) */
   unsigned char *done;
   int64_t done_count;
-  k1sweep__model *model;
+  k1sweep_model *model;
   double *accuracy; /* n × acc_count */
   uint8_t *bits;    /* n × nbytes */
   /* F matrices (rank 0): [size] sets × n */
@@ -362,9 +362,9 @@ typedef struct k1sweep__state {
   double perf_load, perf_training_phase, perf_likelihood;
   char fingerprint[8192];
   char hash[32];
-} k1sweep__state;
+} k1sweep_state;
 
-static void k1sweep__state_free(k1sweep__state *st) {
+static void k1sweep_state_free(k1sweep_state *st) {
   dpbo_svm_data_destroy(st->svm);
   free(st->unit);
   free(st->values);
@@ -385,7 +385,7 @@ static void k1sweep__state_free(k1sweep__state *st) {
 }
 
 /* The settings: Sobol points over [space], the same on every rank. */
-static dpbo_status k1sweep__settings(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_settings(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_space *space = NULL;
   const dpbo_k1sweep_config *c = st->config;
@@ -407,7 +407,7 @@ done:
 }
 
 /* Reads, splits and scales the data and prepares LIBSVM (ranks that train). */
-static dpbo_status k1sweep__load_data(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_load_data(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   dpbo_dataset *data = NULL;
@@ -428,7 +428,7 @@ done:
 }
 
 /* Every validation set and neighbour, from the seed (every rank). */
-static dpbo_status k1sweep__valsets(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_valsets(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   DPBO_ALLOC(st->rows, DPBO_K1SWEEP_MAX_SIZES, "the validation sets");
@@ -445,7 +445,7 @@ done:
   return status;
 }
 
-static dpbo_status k1sweep__alloc_results(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_alloc_results(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const size_t n = (size_t)st->n;
   DPBO_ALLOC(st->done, n, "the results");
@@ -459,14 +459,14 @@ done:
 /* ---------------------------------------------------------------------------
  * One model: train, predict the pool, score every set. */
 
-static size_t k1sweep__message_size(const k1sweep__state *st) {
-  return sizeof(k1sweep__head) + (size_t)st->acc_count * sizeof(double) + (size_t)st->nbytes;
+static size_t k1sweep_message_size(const k1sweep_state *st) {
+  return sizeof(k1sweep_head) + (size_t)st->acc_count * sizeof(double) + (size_t)st->nbytes;
 }
 
-static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags,
-                           unsigned char *message) {
+static void k1sweep_train(k1sweep_state *st, int64_t j, unsigned char *flags,
+                          unsigned char *message) {
   const dpbo_k1sweep_config *c = st->config;
-  k1sweep__head head;
+  k1sweep_head head;
   memset(&head, 0, sizeof head);
   double *acc = (double *)(message + sizeof head);
   uint8_t *bits = message + sizeof head + (size_t)st->acc_count * sizeof(double);
@@ -476,7 +476,7 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags,
   head.result.worker = st->rank;
   const double C = st->values[j * st->d + st->c_dim], gamma = st->values[j * st->d + st->gamma_dim];
   double t0 = MPI_Wtime();
-  k1sweep__model *r = &head.result;
+  k1sweep_model *r = &head.result;
   /* The pool through BLAS: svm_predict's labels, several times faster. */
   dpbo_status code =
       dpbo_svm_fit_predict_dense(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
@@ -504,15 +504,15 @@ static void k1sweep__train(k1sweep__state *st, int64_t j, unsigned char *flags,
  * The checkpoint (rank 0 alone, rewritten atomically after every model). */
 
 /* The finished models in ascending order, packed: the checkpoint's rows. */
-typedef struct k1sweep__rows {
+typedef struct k1sweep_rows {
   int64_t k;
-  int64_t *index;        /* the models */
-  k1sweep__model *model; /* their numbers */
-  double *acc;           /* k × acc_count */
-  uint8_t *bits;         /* k × nbytes */
-} k1sweep__rows;
+  int64_t *index;       /* the models */
+  k1sweep_model *model; /* their numbers */
+  double *acc;          /* k × acc_count */
+  uint8_t *bits;        /* k × nbytes */
+} k1sweep_rows;
 
-static void k1sweep__rows_free(k1sweep__rows *rows) {
+static void k1sweep_rows_free(k1sweep_rows *rows) {
   free(rows->index);
   free(rows->model);
   free(rows->acc);
@@ -520,8 +520,8 @@ static void k1sweep__rows_free(k1sweep__rows *rows) {
   memset(rows, 0, sizeof *rows);
 }
 
-static dpbo_status k1sweep__rows_alloc(const k1sweep__state *st, int64_t k, k1sweep__rows *rows,
-                                       dpbo_error *err) {
+static dpbo_status k1sweep_rows_alloc(const k1sweep_state *st, int64_t k, k1sweep_rows *rows,
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   rows->k = k;
   DPBO_ALLOC(rows->index, k, "the checkpoint");
@@ -533,7 +533,7 @@ done:
 }
 
 /* Copies row r to model index[r] of the state (or back, to_state = 0). */
-static void k1sweep__rows_copy(k1sweep__state *st, k1sweep__rows *rows, int to_state) {
+static void k1sweep_rows_copy(k1sweep_state *st, k1sweep_rows *rows, int to_state) {
   const int64_t A = st->acc_count, B = st->nbytes;
   for (int64_t r = 0; r < rows->k; r++) {
     const int64_t j = rows->index[r];
@@ -549,19 +549,18 @@ static void k1sweep__rows_copy(k1sweep__state *st, k1sweep__rows *rows, int to_s
   }
 }
 
-static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *path,
-                                             dpbo_error *err) {
+static dpbo_status k1sweep_write_checkpoint(k1sweep_state *st, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
-  k1sweep__rows rows;
+  k1sweep_rows rows;
   memset(&rows, 0, sizeof rows);
   out.id = -1;
   out.tmp[0] = '\0';
   const int64_t k = st->done_count, A = st->acc_count, B = st->nbytes;
-  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
+  DPBO_TRY(k1sweep_rows_alloc(st, k, &rows, err));
   for (int64_t j = 0, r = 0; j < st->n; j++)
     if (st->done[j]) rows.index[r++] = j;
-  k1sweep__rows_copy(st, &rows, 0);
+  k1sweep_rows_copy(st, &rows, 0);
   DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
   hid_t f = out.id;
   DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
@@ -575,23 +574,23 @@ static dpbo_status k1sweep__write_checkpoint(k1sweep__state *st, const char *pat
   DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
   hsize_t d1[1] = {(hsize_t)k}, dA[2] = {(hsize_t)k, (hsize_t)A}, dB[2] = {(hsize_t)k, (hsize_t)B};
   DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, rows.index, 0, err));
-  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, sizeof *rows.model, d1[0], k1sweep__columns,
+  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, sizeof *rows.model, d1[0], k1sweep_columns,
                                   K1SWEEP__COLUMNS, 0, err));
   DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, rows.acc, 0, err));
   DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, rows.bits, 0, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  k1sweep__rows_free(&rows);
+  k1sweep_rows_free(&rows);
   return status;
 }
 
 /* Loads the finished models of an earlier run of the same sweep (rank 0). */
-static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path, dpbo_error *err) {
+static dpbo_status k1sweep_read_checkpoint(k1sweep_state *st, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t f = -1;
   char *stored = NULL;
-  k1sweep__rows rows;
+  k1sweep_rows rows;
   memset(&rows, 0, sizeof rows);
   if (access(path, F_OK) != 0) return DPBO_OK;
   H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
@@ -604,7 +603,7 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
     dpbo_error_prefix(err, "%s is not a k1sweep checkpoint", path);
     goto done;
   }
-  DPBO_TRY(k1sweep__compare(stored, st->fingerprint, path, err));
+  DPBO_TRY(k1sweep_compare(stored, st->fingerprint, path, err));
   int64_t shape[4];
   static const char *const shape_names[4] = {"models", "accuracies_per_model", "bytes_per_model",
                                              "pool_rows"};
@@ -620,7 +619,7 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
   hsize_t dims[1];
   DPBO_TRY(dpbo_h5io_shape(f, "model", 1, dims, err));
   const int64_t k = (int64_t)dims[0];
-  DPBO_TRY(k1sweep__rows_alloc(st, k, &rows, err));
+  DPBO_TRY(k1sweep_rows_alloc(st, k, &rows, err));
   if (k > 0) {
     DPBO_TRY(dpbo_h5io_read(f, "model", H5T_NATIVE_INT64, rows.index, err));
     for (int64_t r = 0; r < k; r++)
@@ -628,9 +627,9 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
         DPBO_RAISE(DPBO_ERR_DATA, "%s: bad model index %lld", path, (long long)rows.index[r]);
     DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, rows.acc, err));
     DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, rows.bits, err));
-    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep__columns,
+    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep_columns,
                                    K1SWEEP__COLUMNS, err));
-    k1sweep__rows_copy(st, &rows, 1);
+    k1sweep_rows_copy(st, &rows, 1);
     for (int64_t r = 0; r < k; r++)
       st->done[rows.index[r]] = 1;
     st->done_count = k;
@@ -638,30 +637,30 @@ static dpbo_status k1sweep__read_checkpoint(k1sweep__state *st, const char *path
 done:
   if (f >= 0) H5Fclose(f);
   free(stored);
-  k1sweep__rows_free(&rows);
+  k1sweep_rows_free(&rows);
   return status;
 }
 
 /* ---------------------------------------------------------------------------
  * Scheduling: the trainings are a task farm (run/farm.h). */
 
-typedef struct k1sweep__farm {
-  k1sweep__state *st;
+typedef struct k1sweep_farm {
+  k1sweep_state *st;
   const char *checkpoint;
   unsigned char *flags; /* a trainer's pool predictions */
-} k1sweep__farm;
+} k1sweep_farm;
 
-static void k1sweep__farm_work(void *context, int64_t j, void *message) {
-  k1sweep__farm *kf = context;
-  k1sweep__train(kf->st, j, kf->flags, message);
+static void k1sweep_farm_work(void *context, int64_t j, void *message) {
+  k1sweep_farm *kf = context;
+  k1sweep_train(kf->st, j, kf->flags, message);
 }
 
 /* Rank 0 files one result; a failed model is reported through err. */
-static dpbo_status k1sweep__accept(void *context, const void *result, dpbo_error *err) {
+static dpbo_status k1sweep_accept(void *context, const void *result, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  k1sweep__state *st = ((k1sweep__farm *)context)->st;
+  k1sweep_state *st = ((k1sweep_farm *)context)->st;
   const unsigned char *message = result;
-  k1sweep__head head;
+  k1sweep_head head;
   memcpy(&head, message, sizeof head);
   if (head.code != DPBO_OK) DPBO_RAISE((dpbo_status)head.code, "%s", head.message);
   const int64_t j = head.model;
@@ -690,20 +689,20 @@ done:
 }
 
 /* The farm's checkpoint hook: every model filed so far, rewritten. */
-static dpbo_status k1sweep__checkpoint(void *context, dpbo_error *err) {
-  k1sweep__farm *kf = context;
-  return k1sweep__write_checkpoint(kf->st, kf->checkpoint, err);
+static dpbo_status k1sweep_checkpoint(void *context, dpbo_error *err) {
+  k1sweep_farm *kf = context;
+  return k1sweep_write_checkpoint(kf->st, kf->checkpoint, err);
 }
 
 /* Every rank: the models not in the checkpoint, one per worker at a time
  * (rank 0 trains them itself when alone). */
-static dpbo_status k1sweep__farm_run(k1sweep__state *st, int64_t stop_after, const char *checkpoint,
-                                     dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+static dpbo_status k1sweep_farm_run(k1sweep_state *st, int64_t stop_after, const char *checkpoint,
+                                    dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_farm *farm = NULL;
   int64_t *todo = NULL, todo_count = 0;
-  k1sweep__farm kf = {st, checkpoint, NULL};
-  const dpbo_farm_options options = {.result_bytes = k1sweep__message_size(st)};
+  k1sweep_farm kf = {st, checkpoint, NULL};
+  const dpbo_farm_options options = {.result_bytes = k1sweep_message_size(st)};
   dpbo_farm_outcome farmed = {0, 0};
   DPBO_TRY(dpbo_farm_create(st->comm, &options, &farm, err));
   /* (From here on a failure on one rank leaves the others in the farm.) */
@@ -720,9 +719,9 @@ static dpbo_status k1sweep__farm_run(k1sweep__state *st, int64_t stop_after, con
                                .stoppable = 1,
                                .noun = "training",
                                .context = &kf,
-                               .work = k1sweep__farm_work,
-                               .accept = k1sweep__accept,
-                               .checkpoint = k1sweep__checkpoint};
+                               .work = k1sweep_farm_work,
+                               .accept = k1sweep_accept,
+                               .checkpoint = k1sweep_checkpoint};
   status = dpbo_farm_run(farm, &work, &farmed, err);
 done:
   outcome->trained = farmed.accepted;
@@ -734,7 +733,7 @@ done:
 }
 
 /* F_V and F_V' of size s, sets × n each (rank 0). */
-static dpbo_status k1sweep__alloc_f(k1sweep__state *st, int s, dpbo_error *err) {
+static dpbo_status k1sweep_alloc_f(k1sweep_state *st, int s, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   DPBO_ALLOC(st->fv[s], (size_t)(st->config->sets * st->n), "F_V");
   DPBO_ALLOC(st->fvp[s], (size_t)(st->config->sets * st->n), "F_V'");
@@ -743,11 +742,11 @@ done:
 }
 
 /* F_V and F_V' per size from the accuracies (rank 0). */
-static dpbo_status k1sweep__assemble(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_assemble(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   for (int s = 0; s < c->size_count; s++) {
-    DPBO_TRY(k1sweep__alloc_f(st, s, err));
+    DPBO_TRY(k1sweep_alloc_f(st, s, err));
     for (int64_t j = 0; j < st->n; j++) {
       const double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
       for (int64_t i = 0; i < c->sets; i++) {
@@ -765,7 +764,7 @@ done:
 
 #define K1SWEEP_SYNTH_TAG (UINT64_C(0x7379) << 48)
 
-static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_synthetic(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   const int64_t n = st->n;
@@ -803,7 +802,7 @@ static dpbo_status k1sweep__synthetic(k1sweep__state *st, dpbo_error *err) {
   const double sig = c->synthetic_signal_std;
   for (int s = 0; s < c->size_count; s++) {
     const double noise = sqrt(mu * (1.0 - mu) / (double)c->size[s]);
-    DPBO_TRY(k1sweep__alloc_f(st, s, err));
+    DPBO_TRY(k1sweep_alloc_f(st, s, err));
     for (int64_t i = 0; i < c->sets; i++) {
       dpbo_rng rng;
       dpbo_rng_seed(&rng, c->seed, K1SWEEP_SYNTH_TAG | (uint64_t)c->size[s] << 24 | (uint64_t)i);
@@ -831,7 +830,7 @@ done:
 /* ---------------------------------------------------------------------------
  * The output file (collective, parallel HDF5, atomic). */
 
-static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, dpbo_error *err) {
+static dpbo_status k1sweep_write_models(hid_t file, const k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int synthetic = st->config->synthetic_models > 0;
   hid_t group = H5Gcreate2(file, "models", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -846,7 +845,7 @@ static dpbo_status k1sweep__write_models(hid_t file, const k1sweep__state *st, d
       dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
   if (!synthetic) {
-    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0], k1sweep__columns,
+    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0], k1sweep_columns,
                                     K1SWEEP__COLUMNS, st->rank, err));
     hsize_t db[2] = {(hsize_t)st->n, (hsize_t)st->nbytes};
     DPBO_TRY(dpbo_h5io_write_small(group, "correct_bits", H5T_NATIVE_UINT8, 2, db,
@@ -858,8 +857,8 @@ done:
   return status;
 }
 
-static dpbo_status k1sweep__write_likelihood(hid_t parent, const dpbo_k1lik_result *res, int rank,
-                                             dpbo_error *err) {
+static dpbo_status k1sweep_write_likelihood(hid_t parent, const dpbo_k1lik_result *res, int rank,
+                                            dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t *ibuf = NULL;
   hid_t group = H5Gcreate2(parent, "likelihood", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -929,8 +928,8 @@ done:
   return status;
 }
 
-static dpbo_status k1sweep__write_size(hid_t file, const k1sweep__state *st, int s,
-                                       const dpbo_k1lik_result *res, dpbo_error *err) {
+static dpbo_status k1sweep_write_size(hid_t file, const k1sweep_state *st, int s,
+                                      const dpbo_k1lik_result *res, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   const int64_t m = c->size[s], R = c->sets;
@@ -973,7 +972,7 @@ static dpbo_status k1sweep__write_size(hid_t file, const k1sweep__state *st, int
     DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_size", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
                                    err));
   }
-  DPBO_TRY(k1sweep__write_likelihood(group, res, st->rank, err));
+  DPBO_TRY(k1sweep_write_likelihood(group, res, st->rank, err));
 done:
   free(ibuf);
   if (group >= 0) H5Gclose(group);
@@ -982,18 +981,18 @@ done:
 
 /* Where this invocation's wall time went (models resumed from a checkpoint
  * are not counted): the share of the workers' time spent inside LIBSVM. */
-static double k1sweep__libsvm_share(const k1sweep__state *st, double wall_seconds) {
+static double k1sweep_libsvm_share(const k1sweep_state *st, double wall_seconds) {
   const int workers = st->size > 1 ? st->size - 1 : 1;
   return wall_seconds > 0 ? (st->perf_train + st->perf_predict) / (workers * wall_seconds) : 0.0;
 }
 
-static dpbo_status k1sweep__write_performance(hid_t f, const k1sweep__state *st,
-                                              double wall_seconds, dpbo_error *err) {
+static dpbo_status k1sweep_write_performance(hid_t f, const k1sweep_state *st, double wall_seconds,
+                                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /performance");
   int64_t workers = st->size > 1 ? st->size - 1 : 1;
-  const double libsvm_share = k1sweep__libsvm_share(st, wall_seconds);
+  const double libsvm_share = k1sweep_libsvm_share(st, wall_seconds);
   DPBO_TRY(dpbo_h5io_attr_int64(group, "models_trained", &st->perf_models, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "workers", &workers, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "wall_seconds", &wall_seconds, 1, err));
@@ -1016,9 +1015,9 @@ done:
   return status;
 }
 
-static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
-                                  const dpbo_k1lik_result *results, double wall_seconds,
-                                  dpbo_error *err) {
+static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
+                                 const dpbo_k1lik_result *results, double wall_seconds,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   dpbo_h5io_file out;
@@ -1041,7 +1040,7 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
       dpbo_h5io_attr_array(f, "sizes", H5T_NATIVE_INT64, c->size, (hsize_t)c->size_count, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
   DPBO_TRY(dpbo_h5io_attr_doubles(f, "wall_seconds", &wall_seconds, 1, err));
-  DPBO_TRY(k1sweep__write_performance(f, st, wall_seconds, err));
+  DPBO_TRY(k1sweep_write_performance(f, st, wall_seconds, err));
   if (synthetic) {
     const double truth[5] = {c->synthetic_k1, c->synthetic_mean, c->synthetic_signal_std,
                              c->synthetic_lengthscale, st->synthetic_jitter};
@@ -1063,9 +1062,9 @@ static dpbo_status k1sweep__write(const k1sweep__state *st, const char *path,
                                  "data; fitted on the sensitive validation data it voids the "
                                  "privacy guarantee (DESIGN.md section 1)",
                                  err));
-  DPBO_TRY(k1sweep__write_models(f, st, err));
+  DPBO_TRY(k1sweep_write_models(f, st, err));
   for (int s = 0; s < c->size_count; s++)
-    DPBO_TRY(k1sweep__write_size(f, st, s, &results[s], err));
+    DPBO_TRY(k1sweep_write_size(f, st, s, &results[s], err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -1077,8 +1076,8 @@ done:
 
 /* Trains every model not in the checkpoint (svm mode). Returns with
  * outcome->interrupted when it stopped early. */
-static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
-                                      dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
+static dpbo_status k1sweep_train_all(k1sweep_state *st, int64_t stop_after,
+                                     dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   char checkpoint[DPBO_PATH_MAX + 300];
@@ -1087,7 +1086,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   const int root = st->size == 1 ? 0 : 1; /* first rank holding the data */
 
   double t0 = MPI_Wtime();
-  if (trainer) local = k1sweep__load_data(st, err);
+  if (trainer) local = k1sweep_load_data(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
   int64_t shape[2] = {st->data_rows, st->pool};
   DPBO_MPI_TRY(MPI_Bcast(shape, 2, MPI_INT64_T, root, st->comm));
@@ -1104,11 +1103,11 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
         "%s: k1sweep.sizes asks for a validation set of %lld rows, but the pool has only %lld "
         "(a neighbour needs a row outside the set): lower the sizes or raise pool_rows",
         c->settings.path, (long long)c->size[c->size_count - 1], (long long)st->pool);
-  DPBO_TRY(k1sweep__valsets(st, err));
+  DPBO_TRY(k1sweep_valsets(st, err));
 
   if (st->rank == 0) {
-    local = k1sweep__alloc_results(st, err);
-    if (local == DPBO_OK) local = k1sweep__read_checkpoint(st, checkpoint, err);
+    local = k1sweep_alloc_results(st, err);
+    if (local == DPBO_OK) local = k1sweep_read_checkpoint(st, checkpoint, err);
     if (local == DPBO_OK && st->done_count > 0)
       dpbo_log_info("k1sweep: resuming from %s: %lld of %lld models already trained", checkpoint,
                     (long long)st->done_count, (long long)st->n);
@@ -1117,7 +1116,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 
   const double t_train = MPI_Wtime();
-  local = k1sweep__farm_run(st, stop_after, checkpoint, outcome, err);
+  local = k1sweep_farm_run(st, stop_after, checkpoint, outcome, err);
   if (outcome->abandoned) {
     status = local;
     goto done;
@@ -1139,7 +1138,7 @@ static dpbo_status k1sweep__train_all(k1sweep__state *st, int64_t stop_after,
   /* The LIBSVM data is not needed from here on. */
   dpbo_svm_data_destroy(st->svm);
   st->svm = NULL;
-  if (st->rank == 0) local = k1sweep__assemble(st, err);
+  if (st->rank == 0) local = k1sweep_assemble(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 done:
   return status;
@@ -1148,7 +1147,7 @@ done:
 dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, int64_t stop_after,
                              dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  k1sweep__state st;
+  k1sweep_state st;
   dpbo_k1lik_result results[DPBO_K1SWEEP_MAX_SIZES];
   dpbo_k1lik *lik = NULL;
   memset(&st, 0, sizeof st);
@@ -1163,8 +1162,8 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   st.n = dpbo_k1sweep_settings(config);
   st.d = config->dims;
   st.acc_count = (int64_t)config->size_count * 2 * config->sets;
-  k1sweep__fingerprint(config, st.fingerprint, sizeof st.fingerprint);
-  k1sweep__hash(st.fingerprint, st.hash, sizeof st.hash);
+  k1sweep_fingerprint(config, st.fingerprint, sizeof st.fingerprint);
+  k1sweep_hash(st.fingerprint, st.hash, sizeof st.hash);
   const int synthetic = config->synthetic_models > 0;
   dpbo_log_info("k1sweep: %lld settings, %d validation-set sizes x %lld sets (%s neighbours), %d "
                 "rank(s)%s; settings hash %s",
@@ -1172,14 +1171,14 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                 dpbo_neighbour_kind_name(config->neighbour), st.size,
                 synthetic ? ", synthetic accuracies" : "", st.hash);
 
-  DPBO_TRY(k1sweep__settings(&st, err));
+  DPBO_TRY(k1sweep_settings(&st, err));
   DPBO_ALLOC(st.fv, DPBO_K1SWEEP_MAX_SIZES, "F_V");
   DPBO_ALLOC(st.fvp, DPBO_K1SWEEP_MAX_SIZES, "F_V'");
   if (synthetic) {
-    if (st.rank == 0) local = k1sweep__synthetic(&st, err);
+    if (st.rank == 0) local = k1sweep_synthetic(&st, err);
     DPBO_TRY(dpbo_comm_agree(comm, local, err));
   } else {
-    DPBO_TRY(k1sweep__train_all(&st, stop_after, outcome, err));
+    DPBO_TRY(k1sweep_train_all(&st, stop_after, outcome, err));
     if (outcome->interrupted) goto done;
   }
 
@@ -1220,9 +1219,9 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
         "workers' time, everything else %.1f%%",
         (long long)st.perf_models, st.perf_train + st.perf_predict, st.perf_train, st.perf_predict,
         st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
-        st.perf_likelihood, st.perf_load, 100.0 * k1sweep__libsvm_share(&st, wall),
-        100.0 * (1.0 - k1sweep__libsvm_share(&st, wall)));
-  DPBO_TRY(k1sweep__write(&st, path, results, wall, err));
+        st.perf_likelihood, st.perf_load, 100.0 * k1sweep_libsvm_share(&st, wall),
+        100.0 * (1.0 - k1sweep_libsvm_share(&st, wall)));
+  DPBO_TRY(k1sweep_write(&st, path, results, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];
     dpbo_k1sweep_checkpoint_path(config, checkpoint, sizeof checkpoint);
@@ -1234,6 +1233,6 @@ done:
   if (lik) dpbo_k1lik_destroy(lik);
   for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++)
     dpbo_k1lik_result_free(&results[s]);
-  k1sweep__state_free(&st);
+  k1sweep_state_free(&st);
   return status;
 }

@@ -17,7 +17,7 @@
 const double dpbo_utility_levels[DPBO_UTILITY_QUANTILES] = {0.05, 0.25, 0.5, 0.75, 0.95};
 
 /* The p-quantile of Lap(b): b log(2p) below the median, −b log(2(1 − p)) above. */
-static double laplace_quantile(double b, double p) {
+static double utility_laplace_quantile(double b, double p) {
   return p < 0.5 ? b * log(2.0 * p) : -b * log(2.0 * (1.0 - p));
 }
 
@@ -111,14 +111,14 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
   }
   out->value_bound = out->value_term_noise + out->value_term_regret + out->value_term_laplace;
   for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
-    out->noise_quantiles[q] = laplace_quantile(out->laplace_scale, dpbo_utility_levels[q]);
+    out->noise_quantiles[q] = utility_laplace_quantile(out->laplace_scale, dpbo_utility_levels[q]);
 }
 
 typedef struct regret_item {
   double regret, p;
 } regret_item;
 
-static int regret_cmp(const void *a, const void *b) {
+static int utility_regret_cmp(const void *a, const void *b) {
   double x = ((const regret_item *)a)->regret, y = ((const regret_item *)b)->regret;
   return (x > y) - (x < y);
 }
@@ -148,7 +148,7 @@ dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mea
   out->expected_regret_observed = (double)((long double)out->best_observed - e_mu);
   out->probability_argmax = (double)p_top;
   /* P(regret <= x) on an even grid: one pass over the sorted regrets. */
-  qsort(items, (size_t)n, sizeof *items, regret_cmp);
+  qsort(items, (size_t)n, sizeof *items, utility_regret_cmp);
   long double cum = 0.0L;
   int64_t j = 0;
   for (int c = 0; c < DPBO_UTILITY_CDF_POINTS; c++) {
@@ -168,7 +168,7 @@ void dpbo_utility_value_figures(double x, double scale, int clamp, double lo, do
                                 dpbo_utility_holder *out) {
   out->released_value = x;
   for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++) {
-    double v = x + laplace_quantile(scale, dpbo_utility_levels[q]);
+    double v = x + utility_laplace_quantile(scale, dpbo_utility_levels[q]);
     if (clamp) v = fmin(fmax(v, lo), hi); /* monotone: quantiles pass through */
     out->value_error_quantiles[q] = v - x;
   }

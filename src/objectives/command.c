@@ -58,7 +58,8 @@ typedef struct command {
 /* Splits text into words on blanks; "..." groups blanks into a word, and
  * inside quotes \" and \\ stand for " and \. No other shell syntax: the
  * program is not run through a shell. */
-static dpbo_status split_words(const char *text, int *argc_out, char ***argv_out, dpbo_error *err) {
+static dpbo_status command_split_words(const char *text, int *argc_out, char ***argv_out,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   size_t len = strlen(text);
   char *buf = NULL;
@@ -105,20 +106,20 @@ done:
   return status;
 }
 
-static int is_executable_file(const char *path) {
+static int command_is_executable_file(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
 /* execvp's lookup, done before fork (see the file comment). A name with a
  * '/' is not searched, only checked (a regular file we may execute). */
-static dpbo_status resolve_program(const char *name, char **path_out, dpbo_error *err) {
+static dpbo_status command_resolve_program(const char *name, char **path_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char *candidate = NULL;
   if (strchr(name, '/')) {
     /* Checked now like a name found in PATH: otherwise every evaluation
      * would fail the same way and the run would learn nothing. */
-    if (!is_executable_file(name)) {
+    if (!command_is_executable_file(name)) {
       int error = errno;
       DPBO_RAISE(DPBO_ERR_CONFIG, "command program '%s' %s", name,
                  access(name, F_OK) != 0 ? strerror(error) : "is not an executable file");
@@ -141,7 +142,7 @@ static dpbo_status resolve_program(const char *name, char **path_out, dpbo_error
       candidate[dir_len] = '/';
       memcpy(candidate + dir_len + 1, name, name_len + 1);
     }
-    if (is_executable_file(candidate)) {
+    if (command_is_executable_file(candidate)) {
       *path_out = candidate;
       candidate = NULL;
       goto done;
@@ -169,7 +170,7 @@ static void command_destroy(void *impl) {
 
 /* --- one evaluation: building the child's argv and environment ----------- */
 
-static void free_strings(char **list) {
+static void command_free_strings(char **list) {
   if (!list) return;
   for (char **p = list; *p; p++)
     free(*p);
@@ -179,7 +180,7 @@ static void free_strings(char **list) {
 /* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE with %.17g so that it
  * reads back to the same double. Environment names are upper-cased and any
  * character outside [A-Z0-9_] becomes '_' so the shell can read them. */
-static char *format_assignment(const char *name, double value, int env) {
+static char *command_format_assignment(const char *name, double value, int env) {
   char number[64];
   snprintf(number, sizeof number, "%.17g", value);
   size_t n = strlen(name) + strlen(number) + 7;
@@ -200,8 +201,8 @@ static char *format_assignment(const char *name, double value, int env) {
 
 /* The child's argv: the fixed words, then NAME=VALUE per hyper-parameter in
  * args mode. Strings are copies, so the whole list is freed alike. */
-static dpbo_status build_argv(const command *c, int d, const char *const *names,
-                              const double *values, char ***out, dpbo_error *err) {
+static dpbo_status command_build_argv(const command *c, int d, const char *const *names,
+                                      const double *values, char ***out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char **argv = NULL;
   int extra = c->pass == DPBO_PASS_ARGS ? d : 0;
@@ -209,19 +210,19 @@ static dpbo_status build_argv(const command *c, int d, const char *const *names,
   for (int i = 0; i < c->argc; i++)
     if (!(argv[i] = strdup(c->argv[i]))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   for (int i = 0; i < extra; i++)
-    if (!(argv[c->argc + i] = format_assignment(names[i], values[i], 0)))
+    if (!(argv[c->argc + i] = command_format_assignment(names[i], values[i], 0)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   *out = argv;
   argv = NULL;
 done:
-  free_strings(argv);
+  command_free_strings(argv);
   return status;
 }
 
 /* The child's environment: ours, minus any DPBO_<NAME> we set, plus ours in
  * env mode (a stale value inherited from a parent shell must not win). */
-static dpbo_status build_envp(const command *c, int d, const char *const *names,
-                              const double *values, char ***out, dpbo_error *err) {
+static dpbo_status command_build_envp(const command *c, int d, const char *const *names,
+                                      const double *values, char ***out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char **envp = NULL;
   size_t n_env = 0, k = 0;
@@ -230,7 +231,7 @@ static dpbo_status build_envp(const command *c, int d, const char *const *names,
     n_env++;
   DPBO_ALLOC(envp, n_env + (size_t)extra + 1, "the command's environment");
   for (int i = 0; i < extra; i++)
-    if (!(envp[k++] = format_assignment(names[i], values[i], 1)))
+    if (!(envp[k++] = command_format_assignment(names[i], values[i], 1)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building the environment");
   for (size_t e = 0; e < n_env; e++) {
     int overridden = 0;
@@ -245,7 +246,7 @@ static dpbo_status build_envp(const command *c, int d, const char *const *names,
   *out = envp;
   envp = NULL;
 done:
-  free_strings(envp);
+  command_free_strings(envp);
   return status;
 }
 
@@ -265,7 +266,7 @@ typedef struct line_tracker {
   int have_last;
 } line_tracker;
 
-static void tracker_end_line(line_tracker *t) {
+static void command_tracker_end_line(line_tracker *t) {
   if (!t->cur_blank) {
     memcpy(t->last, t->cur, t->cur_len);
     t->last[t->cur_len] = '\0';
@@ -278,11 +279,11 @@ static void tracker_end_line(line_tracker *t) {
   t->cur_cut = 0;
 }
 
-static void tracker_feed(line_tracker *t, const char *data, size_t n) {
+static void command_tracker_feed(line_tracker *t, const char *data, size_t n) {
   for (size_t i = 0; i < n; i++) {
     char ch = data[i];
     if (ch == '\n') {
-      tracker_end_line(t);
+      command_tracker_end_line(t);
       continue;
     }
     if (t->cur_len == CMD_LINE_KEEP) { /* keep the line's tail: the gain ends it */
@@ -302,7 +303,7 @@ typedef struct tail_buffer {
   int cut; /* earlier bytes were dropped */
 } tail_buffer;
 
-static void tail_feed(tail_buffer *t, const char *data, size_t n) {
+static void command_tail_feed(tail_buffer *t, const char *data, size_t n) {
   if (n >= CMD_STDERR_KEEP) {
     memcpy(t->data, data + n - CMD_STDERR_KEEP, CMD_STDERR_KEEP);
     t->cut = t->cut || n > CMD_STDERR_KEEP || t->len > 0;
@@ -325,7 +326,7 @@ static void tail_feed(tail_buffer *t, const char *data, size_t n) {
  * encoding we cannot check) become \xHH, and a backslash \\, so nothing the
  * program prints can move the terminal's cursor or forge a log line. Stops
  * before a byte whose escape would not fit in cap (out always ends). */
-static void escape_text(const char *data, size_t len, char *out, size_t cap) {
+static void command_escape_text(const char *data, size_t len, char *out, size_t cap) {
   size_t k = 0;
   for (size_t i = 0; i < len; i++) {
     unsigned char ch = (unsigned char)data[i];
@@ -347,8 +348,8 @@ static void escape_text(const char *data, size_t len, char *out, size_t cap) {
 }
 
 /* stderr's tail as one printable line: blanks at both ends trimmed, the
- * rest escaped (escape_text). */
-static void tail_text(const tail_buffer *t, char *out, size_t cap) {
+ * rest escaped (command_escape_text). */
+static void command_tail_text(const tail_buffer *t, char *out, size_t cap) {
   size_t len = t->len;
   while (len > 0 && isspace((unsigned char)t->data[len - 1]))
     len--;
@@ -360,10 +361,10 @@ static void tail_text(const tail_buffer *t, char *out, size_t cap) {
     memcpy(out, "...", 3);
     k = 3;
   }
-  escape_text(t->data + start, len - start, out + k, cap - k);
+  command_escape_text(t->data + start, len - start, out + k, cap - k);
 }
 
-static double now_seconds(void) {
+static double command_now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -371,12 +372,12 @@ static double now_seconds(void) {
 
 /* Reads whatever one pipe has; returns 0 at end of file or on a hard error
  * (the descriptor is then closed and set to -1), 1 otherwise. */
-static int drain_fd(int *fd, line_tracker *out, tail_buffer *errtail) {
+static int command_drain_fd(int *fd, line_tracker *out, tail_buffer *errtail) {
   char buf[65536];
   ssize_t n = read(*fd, buf, sizeof buf);
   if (n > 0) {
-    if (out) tracker_feed(out, buf, (size_t)n);
-    if (errtail) tail_feed(errtail, buf, (size_t)n);
+    if (out) command_tracker_feed(out, buf, (size_t)n);
+    if (errtail) command_tail_feed(errtail, buf, (size_t)n);
     return 1;
   }
   if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
@@ -387,7 +388,7 @@ static int drain_fd(int *fd, line_tracker *out, tail_buffer *errtail) {
 
 /* Closes [lo, hi]; close_range needs Linux 5.9, older kernels get a loop
  * up to the limit the parent computed (close is async-signal-safe). */
-static void close_fds(int lo, int hi) {
+static void command_close_fds(int lo, int hi) {
   if (lo > hi) return;
   if (close_range((unsigned)lo, (unsigned)hi, 0) == 0) return;
   for (int fd = lo; fd <= hi; fd++)
@@ -395,10 +396,10 @@ static void close_fds(int lo, int hi) {
 }
 
 /* The child between fork and execve: async-signal-safe calls only. src[3]
- * become its stdin, stdout and stderr (all >= 3, see lift_fd). On failure it
+ * become its stdin, stdout and stderr (all >= 3, see command_lift_fd). On failure it
  * reports errno through the close-on-exec pipe and exits 127. */
-_Noreturn static void run_child(const int src[3], int report_fd, int max_fd, pid_t parent,
-                                const char *path, char **argv, char **envp) {
+_Noreturn static void command_run_child(const int src[3], int report_fd, int max_fd, pid_t parent,
+                                        const char *path, char **argv, char **envp) {
   setpgid(0, 0); /* its own group, so a timeout kills its children too */
   /* Killed with the thread that started it should dpbo die without ending
    * it (SIGKILL); if that happened already, do not start at all. */
@@ -416,8 +417,8 @@ _Noreturn static void run_child(const int src[3], int report_fd, int max_fd, pid
   /* Descriptors the parent opened without close-on-exec (MPI sockets,
    * files) are none of the program's business; keep only 0-2 and the
    * report pipe (which closes itself at exec). */
-  close_fds(3, report_fd - 1);
-  close_fds(report_fd + 1, max_fd);
+  command_close_fds(3, report_fd - 1);
+  command_close_fds(report_fd + 1, max_fd);
   execve(path, argv, envp);
 fail:;
   int code = errno;
@@ -429,7 +430,7 @@ fail:;
 /* Moves a descriptor to >= 3 (close-on-exec kept). If the parent runs with
  * 0, 1 or 2 closed, a pipe could land there and the child's dup2 onto 0-2
  * would overwrite one source with another. */
-static int lift_fd(int *fd) {
+static int command_lift_fd(int *fd) {
   if (*fd >= 3) return 0;
   int high = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
   if (high < 0) return -1;
@@ -438,15 +439,15 @@ static int lift_fd(int *fd) {
   return 0;
 }
 
-static void close_fd(int *fd) {
+static void command_close_fd(int *fd) {
   if (*fd >= 0) close(*fd);
   *fd = -1;
 }
 
 /* Formats " at NAME=VALUE, ..." for messages (short %g, cut at cap), or
  * nothing without hyper-parameters. */
-static void format_params(int d, const char *const *names, const double *values, char *out,
-                          size_t cap) {
+static void command_format_params(int d, const char *const *names, const double *values, char *out,
+                                  size_t cap) {
   size_t k = 0;
   out[0] = '\0';
   for (int i = 0; i < d && k < cap; i++) {
@@ -457,7 +458,7 @@ static void format_params(int d, const char *const *names, const double *values,
 }
 
 /* A separator between the tokens of the last line. */
-static int gain_separator(char ch) {
+static int command_gain_separator(char ch) {
   return isspace((unsigned char)ch) || (ch && strchr(":=,", ch));
 }
 
@@ -467,7 +468,7 @@ static int gain_separator(char ch) {
  * Returns 1, or 0 with *why set. The token must lie wholly in the kept part
  * of a cut line: "-000...0005" cut from the front would read as 5. A NUL
  * byte in the line refuses it (strtod would stop there unseen). */
-static int parse_gain(const line_tracker *t, double *gain, const char **why) {
+static int command_parse_gain(const line_tracker *t, double *gain, const char **why) {
   char line[CMD_LINE_KEEP + 1];
   size_t len = t->last_len;
   *why = "no number at the end of its last line";
@@ -477,10 +478,10 @@ static int parse_gain(const line_tracker *t, double *gain, const char **why) {
   }
   memcpy(line, t->last, len);
   line[len] = '\0';
-  while (len > 0 && gain_separator(line[len - 1]))
+  while (len > 0 && command_gain_separator(line[len - 1]))
     line[--len] = '\0';
   size_t start = len;
-  while (start > 0 && !gain_separator(line[start - 1]))
+  while (start > 0 && !command_gain_separator(line[start - 1]))
     start--;
   if (t->last_cut && start == 0 && len > 0) {
     *why = "a last line whose last token is longer than " CMD_LINE_KEEP_TEXT " bytes (not a number "
@@ -507,10 +508,10 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   line_tracker *out = NULL;
   tail_buffer errtail = {{0}, 0, 0};
   char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8];
-  format_params(d, names, values, params, sizeof params);
+  command_format_params(d, names, values, params, sizeof params);
 
-  DPBO_TRY(build_argv(c, d, names, values, &argv, err));
-  DPBO_TRY(build_envp(c, d, names, values, &envp, err));
+  DPBO_TRY(command_build_argv(c, d, names, values, &argv, err));
+  DPBO_TRY(command_build_envp(c, d, names, values, &envp, err));
   DPBO_ALLOC(out, 1, "the command's output buffer");
   out->cur_blank = 1;
 
@@ -518,8 +519,9 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
    * nothing of ours leaks into children of other threads. */
   null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null_fd < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-      pipe2(rep_pipe, O_CLOEXEC) < 0 || lift_fd(&null_fd) < 0 || lift_fd(&out_pipe[1]) < 0 ||
-      lift_fd(&err_pipe[1]) < 0 || lift_fd(&rep_pipe[1]) < 0)
+      pipe2(rep_pipe, O_CLOEXEC) < 0 || command_lift_fd(&null_fd) < 0 ||
+      command_lift_fd(&out_pipe[1]) < 0 || command_lift_fd(&err_pipe[1]) < 0 ||
+      command_lift_fd(&rep_pipe[1]) < 0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': cannot create pipes: %s", CMD_SHOW_COMMAND,
                c->text, strerror(errno));
   const int child_fds[3] = {null_fd, out_pipe[1], err_pipe[1]};
@@ -527,7 +529,7 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
 
   const pid_t parent = getpid();
-  double start = now_seconds();
+  double start = command_now_seconds();
   if (c->cancelled)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
                CMD_SHOW_COMMAND, c->text, params);
@@ -535,14 +537,14 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   if (pid < 0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': fork failed: %s", CMD_SHOW_COMMAND, c->text,
                strerror(errno));
-  if (pid == 0) run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
+  if (pid == 0) command_run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
   /* Also set the group here: whichever of parent and child runs first, the
    * group exists before we might kill it (EACCES after exec is harmless). */
   setpgid(pid, pid);
-  close_fd(&null_fd);
-  close_fd(&out_pipe[1]);
-  close_fd(&err_pipe[1]);
-  close_fd(&rep_pipe[1]);
+  command_close_fd(&null_fd);
+  command_close_fd(&out_pipe[1]);
+  command_close_fd(&err_pipe[1]);
+  command_close_fd(&rep_pipe[1]);
 
   /* End of file on the report pipe means execve succeeded. */
   int exec_errno = 0;
@@ -550,7 +552,7 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   do
     got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
   while (got < 0 && errno == EINTR);
-  close_fd(&rep_pipe[0]);
+  command_close_fd(&rep_pipe[0]);
   if (got == (ssize_t)sizeof exec_errno) {
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
     }
@@ -569,7 +571,7 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
     int nfd = 0;
     if (out_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = out_pipe[0], .events = POLLIN};
     if (err_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = err_pipe[0], .events = POLLIN};
-    double left = deadline - now_seconds();
+    double left = deadline - command_now_seconds();
     if (left <= 0.0) {
       timed_out = 1;
       break;
@@ -590,9 +592,9 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
     for (int i = 0; ready > 0 && i < nfd; i++) {
       if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       if (pfd[i].fd == out_pipe[0])
-        drain_fd(&out_pipe[0], out, NULL);
+        command_drain_fd(&out_pipe[0], out, NULL);
       else
-        drain_fd(&err_pipe[0], NULL, &errtail);
+        command_drain_fd(&err_pipe[0], NULL, &errtail);
     }
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
     if (w == pid)
@@ -623,11 +625,11 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
     for (int reads = 0; *fd >= 0 && reads < 16; reads++) {
       struct pollfd p = {.fd = *fd, .events = POLLIN};
       if (poll(&p, 1, 0) <= 0) break;
-      if (!drain_fd(fd, pass == 0 ? out : NULL, pass == 0 ? NULL : &errtail)) break;
+      if (!command_drain_fd(fd, pass == 0 ? out : NULL, pass == 0 ? NULL : &errtail)) break;
     }
   }
-  double elapsed = now_seconds() - start;
-  tail_text(&errtail, stderr_text, sizeof stderr_text);
+  double elapsed = command_now_seconds() - start;
+  command_tail_text(&errtail, stderr_text, sizeof stderr_text);
   const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
 
   if (timed_out)
@@ -645,14 +647,14 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
                CMD_SHOW_COMMAND, c->text, params, WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
                elapsed, sep, stderr_text);
   /* An unterminated last line counts as a line. */
-  if (out->cur_len > 0) tracker_end_line(out);
+  if (out->cur_len > 0) command_tracker_end_line(out);
   if (!out->have_last)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed no number (stdout was empty)%s%s",
                CMD_SHOW_COMMAND, c->text, params, sep, stderr_text);
   char shown[81];
   const char *why = NULL;
-  escape_text(out->last, out->last_len, shown, sizeof shown);
-  if (!parse_gain(out, gain, &why))
+  command_escape_text(out->last, out->last_len, shown, sizeof shown);
+  if (!command_parse_gain(out, gain, &why))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND,
                c->text, params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
   if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
@@ -670,16 +672,16 @@ done:
   /* Nothing an evaluation started outlives it: children it backgrounded,
    * or that left its group with setsid, came to us (the subreaper). */
   if (pid > 0) dpbo_proc_kill_descendants(1);
-  close_fd(&null_fd);
-  close_fd(&out_pipe[0]);
-  close_fd(&out_pipe[1]);
-  close_fd(&err_pipe[0]);
-  close_fd(&err_pipe[1]);
-  close_fd(&rep_pipe[0]);
-  close_fd(&rep_pipe[1]);
+  command_close_fd(&null_fd);
+  command_close_fd(&out_pipe[0]);
+  command_close_fd(&out_pipe[1]);
+  command_close_fd(&err_pipe[0]);
+  command_close_fd(&err_pipe[1]);
+  command_close_fd(&rep_pipe[0]);
+  command_close_fd(&rep_pipe[1]);
   free(out);
-  free_strings(argv);
-  free_strings(envp);
+  command_free_strings(argv);
+  command_free_strings(envp);
   return status;
 }
 
@@ -717,10 +719,10 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   c->check_range = options->check_range;
   c->value_lo = options->value_lo;
   c->value_hi = options->value_hi;
-  DPBO_TRY(split_words(options->command, &c->argc, &c->argv, err));
+  DPBO_TRY(command_split_words(options->command, &c->argc, &c->argv, err));
   /* Resolved once: a missing program is a configuration error found before
    * the first evaluation, not a failure of every evaluation. */
-  DPBO_TRY(resolve_program(c->argv[0], &c->path, err));
+  DPBO_TRY(command_resolve_program(c->argv[0], &c->path, err));
   DPBO_TRY(dpbo_proc_adopt_orphans(err));
   objective->ops = &command_ops;
   objective->impl = c;

@@ -35,8 +35,8 @@ typedef struct line_reader {
 /* Opens path, or takes over `fd` (closed here in any case) when it is >= 0;
  * path then only names the data in messages. zbuffer: zlib's buffer size
  * (0: its default). */
-static dpbo_status reader_open(line_reader *r, const char *path, int fd, unsigned zbuffer,
-                               dpbo_error *err) {
+static dpbo_status dataset_reader_open(line_reader *r, const char *path, int fd, unsigned zbuffer,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(r, 0, sizeof *r);
   r->path = path;
@@ -58,7 +58,7 @@ done:
   return status;
 }
 
-static void reader_close(line_reader *r) {
+static void dataset_reader_close(line_reader *r) {
   if (r->gz) gzclose(r->gz);
   free(r->buf);
   r->gz = NULL;
@@ -67,7 +67,7 @@ static void reader_close(line_reader *r) {
 
 /* Turns a zlib read error (I/O, corrupt or truncated gzip) into an error
  * naming the file and the line being read. */
-static dpbo_status reader_check(line_reader *r, dpbo_error *err) {
+static dpbo_status dataset_reader_check(line_reader *r, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int zerr = Z_OK;
   const char *zmsg = gzerror(r->gz, &zerr);
@@ -86,7 +86,7 @@ done:
 /* Reads the next line into r->buf (NUL-terminated, without "\n" or "\r\n").
  * *got is 0 at end of file. The buffer doubles until the line fits, so any
  * line length works. */
-static dpbo_status reader_next(line_reader *r, int *got, dpbo_error *err) {
+static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   *got = 0;
   r->len = 0;
@@ -105,7 +105,7 @@ static dpbo_status reader_next(line_reader *r, int *got, dpbo_error *err) {
     if (room > INT_MAX) room = INT_MAX;
     char *chunk = gzgets(r->gz, r->buf + r->len, (int)room);
     if (!chunk) {
-      DPBO_TRY(reader_check(r, err));
+      DPBO_TRY(dataset_reader_check(r, err));
       break; /* end of file */
     }
     size_t added = strlen(chunk);
@@ -114,7 +114,7 @@ static dpbo_status reader_next(line_reader *r, int *got, dpbo_error *err) {
     if (gzeof(r->gz)) {
       /* A last line without a newline, or the part of a line before a
        * truncated gzip stream ends: only gzerror tells them apart. */
-      DPBO_TRY(reader_check(r, err));
+      DPBO_TRY(dataset_reader_check(r, err));
       break;
     }
     /* gzgets stops at room - 1 bytes; stopping earlier without a newline
@@ -135,11 +135,11 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Numbers                                                                   */
 
-static int is_blank(char c) { return c == ' ' || c == '\t'; }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int dataset_is_blank(char c) { return c == ' ' || c == '\t'; }
+static int dataset_is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static const char *skip_blanks(const char *p) {
-  while (is_blank(*p))
+static const char *dataset_skip_blanks(const char *p) {
+  while (dataset_is_blank(*p))
     p++;
   return p;
 }
@@ -155,13 +155,13 @@ static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6, 
  * Clinger's fast path: one IEEE multiply or divide of exact operands, hence
  * correctly rounded, the same double strtod gives. Anything else goes to
  * strtod. Covtype's 11 million integers all take the fast path. */
-static int parse_number(const char *s, const char **end, double *value) {
+static int dataset_parse_number(const char *s, const char **end, double *value) {
   const char *p = s;
   int negative = 0;
   if (*p == '+' || *p == '-') negative = *p++ == '-';
   uint64_t mantissa = 0;
   int exp10 = 0, digits = 0, slow = 0;
-  for (; is_digit(*p); p++, digits++) {
+  for (; dataset_is_digit(*p); p++, digits++) {
     if (mantissa < 100000000000000000ULL)
       mantissa = mantissa * 10 + (uint64_t)(*p - '0');
     else
@@ -169,7 +169,7 @@ static int parse_number(const char *s, const char **end, double *value) {
   }
   if (*p == '.') {
     p++;
-    for (; is_digit(*p); p++, digits++) {
+    for (; dataset_is_digit(*p); p++, digits++) {
       if (mantissa < 100000000000000000ULL) {
         mantissa = mantissa * 10 + (uint64_t)(*p - '0');
         exp10--;
@@ -183,9 +183,9 @@ static int parse_number(const char *s, const char **end, double *value) {
     const char *q = p + 1;
     int exp_negative = 0;
     if (*q == '+' || *q == '-') exp_negative = *q++ == '-';
-    if (is_digit(*q)) {
+    if (dataset_is_digit(*q)) {
       int e = 0;
-      for (; is_digit(*q); q++) {
+      for (; dataset_is_digit(*q); q++) {
         if (e < 100000) e = e * 10 + (*q - '0');
       }
       exp10 += exp_negative ? -e : e;
@@ -206,7 +206,7 @@ static int parse_number(const char *s, const char **end, double *value) {
 }
 
 /* Case-insensitive prefix test, for recognizing "nan" and "inf" texts. */
-static int starts_with_nocase(const char *s, const char *prefix) {
+static int dataset_starts_with_nocase(const char *s, const char *prefix) {
   for (; *prefix; s++, prefix++) {
     char c = *s;
     if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
@@ -215,19 +215,19 @@ static int starts_with_nocase(const char *s, const char *prefix) {
   return 1;
 }
 
-static int looks_nonfinite(const char *s) {
+static int dataset_looks_nonfinite(const char *s) {
   if (*s == '+' || *s == '-') s++;
-  return starts_with_nocase(s, "nan") || starts_with_nocase(s, "inf");
+  return dataset_starts_with_nocase(s, "nan") || dataset_starts_with_nocase(s, "inf");
 }
 
 /* Copies the field starting at s (up to stop or end of line, blanks
  * trimmed) into out, shortened with "..." so messages stay readable. */
-static void field_text(const char *s, char stop, char *out, size_t size) {
-  s = skip_blanks(s);
+static void dataset_field_text(const char *s, char stop, char *out, size_t size) {
+  s = dataset_skip_blanks(s);
   size_t n = 0;
   while (s[n] && s[n] != stop && !(stop == ' ' && s[n] == '\t'))
     n++;
-  while (n > 0 && is_blank(s[n - 1]))
+  while (n > 0 && dataset_is_blank(s[n - 1]))
     n--;
   if (n + 1 > size) {
     snprintf(out, size, "%.*s...", (int)(size - 4), s);
@@ -239,14 +239,14 @@ static void field_text(const char *s, char stop, char *out, size_t size) {
 
 /* Reports a field that is not a finite number; `what` names it for the
  * message ("column 3", "the label"). Only called on the error path, so the
- * per-field cost of a good file stays one parse_number. */
-static dpbo_status field_error(const line_reader *r, const char *start, int parsed, char stop,
-                               const char *what, dpbo_error *err) {
+ * per-field cost of a good file stays one dataset_parse_number. */
+static dpbo_status dataset_field_error(const line_reader *r, const char *start, int parsed,
+                                       char stop, const char *what, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[64];
-  field_text(start, stop, text, sizeof text);
+  dataset_field_text(start, stop, text, sizeof text);
   if (!text[0]) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is empty", r->path, r->line_no, what);
-  if (parsed || looks_nonfinite(text))
+  if (parsed || dataset_looks_nonfinite(text))
     DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is '%s'; NaN and infinite values are not allowed",
                r->path, r->line_no, what, text);
   DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is not a number: '%s'", r->path, r->line_no, what, text);
@@ -254,14 +254,14 @@ done:
   return status;
 }
 
-static int line_is_blank(const char *s) { return *skip_blanks(s) == '\0'; }
+static int dataset_line_is_blank(const char *s) { return *dataset_skip_blanks(s) == '\0'; }
 
 /* Grows the array whose pointer is at `slot` (e.g. &data->x; passed as
  * void * and moved with memcpy, which is well defined for any object pointer
  * type, unlike a cast to void **) to hold at least `need` elements of size
  * elem, doubling the capacity *cap so that n appends cost O(n). */
-static dpbo_status grow(void *slot, size_t *cap, size_t need, size_t elem, const char *what,
-                        dpbo_error *err) {
+static dpbo_status dataset_grow(void *slot, size_t *cap, size_t need, size_t elem, const char *what,
+                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (need <= *cap) goto done;
   size_t cap2 = *cap ? *cap : 1024;
@@ -286,28 +286,28 @@ done:
 
 /* Splits line into numbers in *vals (grown as needed); *count is the number
  * of columns. */
-static dpbo_status csv_parse_line(const line_reader *r, double **vals, size_t *cap, int *count,
-                                  dpbo_error *err) {
+static dpbo_status dataset_csv_parse_line(const line_reader *r, double **vals, size_t *cap,
+                                          int *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const char *p = r->buf;
   int col = 0;
   for (;;) {
     const char *start = p;
-    p = skip_blanks(p);
+    p = dataset_skip_blanks(p);
     double v = 0.0;
     const char *after = p;
-    int parsed = parse_number(p, &after, &v);
+    int parsed = dataset_parse_number(p, &after, &v);
     if (parsed) {
-      after = skip_blanks(after);
+      after = dataset_skip_blanks(after);
       if (*after != ',' && *after != '\0') parsed = 0;
     }
     if (col == INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: too many columns", r->path, r->line_no);
     if (!parsed || !isfinite(v)) {
       char what[32];
       snprintf(what, sizeof what, "column %d", col + 1);
-      DPBO_TRY(field_error(r, start, parsed, ',', what, err));
+      DPBO_TRY(dataset_field_error(r, start, parsed, ',', what, err));
     }
-    DPBO_TRY(grow(vals, cap, (size_t)col + 1, sizeof **vals, "a CSV row", err));
+    DPBO_TRY(dataset_grow(vals, cap, (size_t)col + 1, sizeof **vals, "a CSV row", err));
     (*vals)[col++] = v;
     p = after;
     if (*p == '\0') break;
@@ -326,11 +326,11 @@ typedef struct csv_state {
   int64_t n;
 } csv_state;
 
-static dpbo_status csv_add_row(const line_reader *r, csv_state *c, dpbo_dataset *data,
-                               dpbo_error *err) {
+static dpbo_status dataset_csv_add_row(const line_reader *r, csv_state *c, dpbo_dataset *data,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int count = 0;
-  DPBO_TRY(csv_parse_line(r, &c->row, &c->row_cap, &count, err));
+  DPBO_TRY(dataset_csv_parse_line(r, &c->row, &c->row_cap, &count, err));
   if (c->columns == 0) {
     if (count < 2)
       DPBO_RAISE(DPBO_ERR_DATA,
@@ -347,8 +347,8 @@ static dpbo_status csv_add_row(const line_reader *r, csv_state *c, dpbo_dataset 
   size_t n = (size_t)c->n;
   if (n + 1 > SIZE_MAX / d / sizeof(double))
     DPBO_RAISE(DPBO_ERR_NOMEM, "%s:%lld: dataset too large", r->path, r->line_no);
-  DPBO_TRY(grow(&data->x, &c->x_cap, (n + 1) * d, sizeof *data->x, "the features", err));
-  DPBO_TRY(grow(&data->y, &c->y_cap, n + 1, sizeof *data->y, "the labels", err));
+  DPBO_TRY(dataset_grow(&data->x, &c->x_cap, (n + 1) * d, sizeof *data->x, "the features", err));
+  DPBO_TRY(dataset_grow(&data->y, &c->y_cap, n + 1, sizeof *data->y, "the labels", err));
   memcpy(data->x + n * d, c->row, d * sizeof *c->row);
   data->y[n] = c->row[d];
   c->n++;
@@ -357,14 +357,14 @@ done:
 }
 
 /* The first data line is already in r->buf (read by the format detector). */
-static dpbo_status read_csv(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
+static dpbo_status dataset_read_csv(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   csv_state c;
   memset(&c, 0, sizeof c);
   int got = 1;
   while (got) {
-    if (!line_is_blank(r->buf)) DPBO_TRY(csv_add_row(r, &c, data, err));
-    DPBO_TRY(reader_next(r, &got, err));
+    if (!dataset_line_is_blank(r->buf)) DPBO_TRY(dataset_csv_add_row(r, &c, data, err));
+    DPBO_TRY(dataset_reader_next(r, &got, err));
   }
   data->n = c.n;
   data->d = c.columns - 1;
@@ -388,31 +388,33 @@ typedef struct sparse_rows {
   int max_index;
 } sparse_rows;
 
-static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_error *err) {
+static dpbo_status dataset_libsvm_parse_line(const line_reader *r, sparse_rows *s,
+                                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const char *p = skip_blanks(r->buf);
+  const char *p = dataset_skip_blanks(r->buf);
   const char *start = p;
   double label = 0.0;
   const char *after = p;
-  int parsed = parse_number(p, &after, &label);
-  if (parsed && *after && !is_blank(*after)) parsed = 0;
-  if (!parsed || !isfinite(label)) DPBO_TRY(field_error(r, start, parsed, ' ', "the label", err));
-  p = skip_blanks(after);
+  int parsed = dataset_parse_number(p, &after, &label);
+  if (parsed && *after && !dataset_is_blank(*after)) parsed = 0;
+  if (!parsed || !isfinite(label))
+    DPBO_TRY(dataset_field_error(r, start, parsed, ' ', "the label", err));
+  p = dataset_skip_blanks(after);
   int previous = 0;
   while (*p) {
     start = p;
     long long idx = 0;
     const char *q = p;
-    while (is_digit(*q) && idx <= INT_MAX)
+    while (dataset_is_digit(*q) && idx <= INT_MAX)
       idx = idx * 10 + (*q++ - '0');
     char text[64];
     if (q == p || *q != ':') {
-      field_text(start, ' ', text, sizeof text);
+      dataset_field_text(start, ' ', text, sizeof text);
       DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: expected 'index:value', got '%s'", r->path, r->line_no,
                  text);
     }
     if (idx < 1 || idx > INT_MAX) {
-      field_text(start, ' ', text, sizeof text);
+      dataset_field_text(start, ' ', text, sizeof text);
       DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: feature index in '%s' is out of range 1..%d", r->path,
                  r->line_no, text, INT_MAX);
     }
@@ -429,27 +431,28 @@ static dpbo_status libsvm_parse_line(const line_reader *r, sparse_rows *s, dpbo_
     q++; /* the colon */
     double v = 0.0;
     after = q;
-    parsed = parse_number(q, &after, &v);
-    if (parsed && *after && !is_blank(*after)) parsed = 0;
+    parsed = dataset_parse_number(q, &after, &v);
+    if (parsed && *after && !dataset_is_blank(*after)) parsed = 0;
     if (!parsed || !isfinite(v)) {
       char what[48];
       snprintf(what, sizeof what, "the value of feature %lld", idx);
-      DPBO_TRY(field_error(r, q, parsed, ' ', what, err));
+      DPBO_TRY(dataset_field_error(r, q, parsed, ' ', what, err));
     }
-    DPBO_TRY(
-        grow(&s->index, &s->index_cap, s->nnz + 1, sizeof *s->index, "the feature indices", err));
-    DPBO_TRY(
-        grow(&s->value, &s->value_cap, s->nnz + 1, sizeof *s->value, "the feature values", err));
+    DPBO_TRY(dataset_grow(&s->index, &s->index_cap, s->nnz + 1, sizeof *s->index,
+                          "the feature indices", err));
+    DPBO_TRY(dataset_grow(&s->value, &s->value_cap, s->nnz + 1, sizeof *s->value,
+                          "the feature values", err));
     s->index[s->nnz] = (int)idx;
     s->value[s->nnz] = v;
     s->nnz++;
     previous = (int)idx;
     if (previous > s->max_index) s->max_index = previous;
-    p = skip_blanks(after);
+    p = dataset_skip_blanks(after);
   }
-  DPBO_TRY(grow(&s->label, &s->label_cap, (size_t)s->n + 1, sizeof *s->label, "the labels", err));
-  DPBO_TRY(
-      grow(&s->start, &s->start_cap, (size_t)s->n + 2, sizeof *s->start, "the row starts", err));
+  DPBO_TRY(dataset_grow(&s->label, &s->label_cap, (size_t)s->n + 1, sizeof *s->label, "the labels",
+                        err));
+  DPBO_TRY(dataset_grow(&s->start, &s->start_cap, (size_t)s->n + 2, sizeof *s->start,
+                        "the row starts", err));
   s->label[s->n] = label;
   s->start[s->n + 1] = (int64_t)s->nnz;
   s->n++;
@@ -457,16 +460,16 @@ done:
   return status;
 }
 
-static dpbo_status read_libsvm(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
+static dpbo_status dataset_read_libsvm(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   sparse_rows s;
   memset(&s, 0, sizeof s);
-  DPBO_TRY(grow(&s.start, &s.start_cap, 1, sizeof *s.start, "the row starts", err));
+  DPBO_TRY(dataset_grow(&s.start, &s.start_cap, 1, sizeof *s.start, "the row starts", err));
   s.start[0] = 0;
   int got = 1; /* the first data line is already in r->buf */
   while (got) {
-    if (!line_is_blank(r->buf)) DPBO_TRY(libsvm_parse_line(r, &s, err));
-    DPBO_TRY(reader_next(r, &got, err));
+    if (!dataset_line_is_blank(r->buf)) DPBO_TRY(dataset_libsvm_parse_line(r, &s, err));
+    DPBO_TRY(dataset_reader_next(r, &got, err));
   }
   if (s.n == 0) goto done; /* the caller reports the empty dataset */
   if (s.max_index == 0)
@@ -512,8 +515,8 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo
                path ? path : "(null)", (long long)max_features, INT_MAX);
   {
     int given = fd;
-    fd = -1; /* reader_open closes it or hands it to zlib */
-    DPBO_TRY(reader_open(&r, path, given, zbuffer, err));
+    fd = -1; /* dataset_reader_open closes it or hands it to zlib */
+    DPBO_TRY(dataset_reader_open(&r, path, given, zbuffer, err));
   }
   r.max_features = max_features;
   DPBO_ALLOC(data, 1, "a dataset");
@@ -521,16 +524,16 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo
   /* Find the first data line; AUTO decides the format from it. */
   int got = 0;
   do {
-    DPBO_TRY(reader_next(&r, &got, err));
-  } while (got && line_is_blank(r.buf));
+    DPBO_TRY(dataset_reader_next(&r, &got, err));
+  } while (got && dataset_line_is_blank(r.buf));
   if (!got) DPBO_RAISE(DPBO_ERR_DATA, "%s: dataset is empty (no data rows)", path);
   if (format == DPBO_FORMAT_AUTO)
     format = strchr(r.buf, ':') ? DPBO_FORMAT_LIBSVM : DPBO_FORMAT_CSV;
 
   if (format == DPBO_FORMAT_CSV)
-    DPBO_TRY(read_csv(&r, data, err));
+    DPBO_TRY(dataset_read_csv(&r, data, err));
   else
-    DPBO_TRY(read_libsvm(&r, data, err));
+    DPBO_TRY(dataset_read_libsvm(&r, data, err));
   if (data->n == 0) DPBO_RAISE(DPBO_ERR_DATA, "%s: dataset is empty (no data rows)", path);
 
   /* Give back the slack of the geometric growth. */
@@ -542,7 +545,7 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo
   data = NULL;
 done:
   if (fd >= 0) close(fd);
-  reader_close(&r);
+  dataset_reader_close(&r);
   dpbo_dataset_destroy(data);
   /* Out-of-memory messages (the dense matrix of a file with a huge feature
    * index, say) come from helpers that do not know the file: name it. */

@@ -80,7 +80,7 @@ void dpbo_logreg_loss_constants(dpbo_logreg_loss loss, double *L, double *gstar)
 
 /* g(z) for z = y wᵀx, without overflow: e^{−|z|} ≤ 1 is all that is ever
  * exponentiated. */
-static double validation_loss(dpbo_logreg_loss loss, double z) {
+static double logreg_validation_loss(dpbo_logreg_loss loss, double z) {
   if (loss == DPBO_LOGREG_LOSS_RAMP) {
     double g = 0.5 * (1.0 - z);
     return g < 0.0 ? 0.0 : g > 1.0 ? 1.0 : g;
@@ -92,7 +92,7 @@ static double validation_loss(dpbo_logreg_loss loss, double z) {
   return 1.0 / (1.0 + exp(z));
 }
 
-static double dot(const double *a, const double *b, size_t d) {
+static double logreg_dot(const double *a, const double *b, size_t d) {
   double s = 0.0;
   for (size_t j = 0; j < d; j++)
     s += a[j] * b[j];
@@ -100,7 +100,7 @@ static double dot(const double *a, const double *b, size_t d) {
 }
 
 /* ‖x‖₂ without overflow or underflow in the squares. */
-static double norm2(const double *x, size_t d) {
+static double logreg_norm2(const double *x, size_t d) {
   double amax = 0.0;
   for (size_t j = 0; j < d; j++)
     amax = fmax(amax, fabs(x[j]));
@@ -115,8 +115,8 @@ static double norm2(const double *x, size_t d) {
 
 /* Scales the min-max-scaled rows by 1/√d' and projects any row with
  * ‖x‖₂ > 1 onto the unit ball; `which` names the split in messages. */
-static dpbo_status scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char *which,
-                                      int64_t *projected, dpbo_error *err) {
+static dpbo_status logreg_scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char *which,
+                                             int64_t *projected, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   size_t d = (size_t)data->d;
   double shrink = d_eff > 0 ? 1.0 / sqrt((double)d_eff) : 1.0;
@@ -125,7 +125,7 @@ static dpbo_status scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char 
     double *row = data->x + (size_t)i * d;
     for (size_t j = 0; j < d; j++)
       row[j] *= shrink;
-    double norm = norm2(row, d);
+    double norm = logreg_norm2(row, d);
     if (!isfinite(norm))
       DPBO_RAISE(DPBO_ERR_DATA,
                  "%s row %lld is not finite after scaling (a value far outside the training "
@@ -137,10 +137,10 @@ static dpbo_status scale_to_unit_ball(dpbo_dataset *data, int d_eff, const char 
       row[j] /= norm;
     /* x/‖x‖ can come out at 1 + a few ulps; shrink by ulps until the
      * computed norm is ≤ 1. */
-    for (int k = 0; k < 8 && norm2(row, d) > 1.0; k++)
+    for (int k = 0; k < 8 && logreg_norm2(row, d) > 1.0; k++)
       for (size_t j = 0; j < d; j++)
         row[j] *= 1.0 - 4.0 * DBL_EPSILON;
-    if (norm2(row, d) > 1.0)
+    if (logreg_norm2(row, d) > 1.0)
       DPBO_RAISE(DPBO_ERR_NUMERIC, "%s row %lld: could not project onto the unit ball", which,
                  (long long)i + 1);
   }
@@ -150,8 +150,8 @@ done:
 
 /* Maps labels to ±1 in place (whole dataset, before the split, so that the
  * class meaning does not depend on the split). */
-static dpbo_status label_plus_minus(dpbo_dataset *data, double positive, const char *path,
-                                    dpbo_error *err) {
+static dpbo_status logreg_label_plus_minus(dpbo_dataset *data, double positive, const char *path,
+                                           dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (data->n < 1) DPBO_RAISE(DPBO_ERR_DATA, "%s: no rows", path);
   if (isnan(positive)) {
@@ -192,8 +192,8 @@ done:
 
 /* Sparse LIBLINEAR rows of data (sparse_private.h). No bias node:
  * problem.bias = −1. */
-static dpbo_status build_problem(const dpbo_dataset *data, struct problem *problem,
-                                 struct feature_node **nodes_out, dpbo_error *err) {
+static dpbo_status logreg_build_problem(const dpbo_dataset *data, struct problem *problem,
+                                        struct feature_node **nodes_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct feature_node *nodes = NULL;
   DPBO_ALLOC(problem->x, (size_t)data->n, "the LIBLINEAR row pointers");
@@ -222,7 +222,8 @@ static void logreg_destroy(void *impl_ptr) {
 }
 
 /* w_λ from LIBLINEAR (see logreg.h). */
-static dpbo_status train_w(const logreg_impl *impl, double lambda, double *w, dpbo_error *err) {
+static dpbo_status logreg_train_w(const logreg_impl *impl, double lambda, double *w,
+                                  dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct model *model = NULL;
   if (!isfinite(lambda) || lambda <= 0.0)
@@ -276,8 +277,8 @@ done:
 
 /* A certified bound on ‖w − w_λ‖: O_λ is λ-strongly convex, so
  * ‖w − w_λ‖ ≤ ‖∇O_λ(w)‖/λ. */
-static dpbo_status train_certificate(const logreg_impl *impl, double lambda, const double *w,
-                                     double *bound, dpbo_error *err) {
+static dpbo_status logreg_train_certificate(const logreg_impl *impl, double lambda, const double *w,
+                                            double *bound, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *grad = NULL;
   /* ∇O_λ(w) = λw − (1/n) Σ y x / (1 + e^{y wᵀx}). */
@@ -286,13 +287,14 @@ static dpbo_status train_certificate(const logreg_impl *impl, double lambda, con
   DPBO_ALLOC(grad, d, "the logreg gradient");
   for (int64_t i = 0; i < t->n; i++) {
     const double *x = t->x + (size_t)i * d;
-    double coef = t->y[i] * validation_loss(DPBO_LOGREG_LOSS_SIGMOID, t->y[i] * dot(w, x, d));
+    double coef =
+        t->y[i] * logreg_validation_loss(DPBO_LOGREG_LOSS_SIGMOID, t->y[i] * logreg_dot(w, x, d));
     for (size_t j = 0; j < d; j++)
       grad[j] -= coef * x[j];
   }
   for (size_t j = 0; j < d; j++)
     grad[j] = lambda * w[j] + grad[j] / (double)t->n;
-  *bound = norm2(grad, d) / lambda;
+  *bound = logreg_norm2(grad, d) / lambda;
 done:
   free(grad);
   return status;
@@ -303,12 +305,12 @@ done:
  * LIBLINEAR's stopping rule gives (privacy.c). Its iteration limit can stop
  * it earlier, so every evaluation checks its certificate. The check sees only
  * λ and the public training set, so a failure reveals nothing of V. */
-static dpbo_status train_checked(const logreg_impl *impl, double lambda, double *w,
-                                 dpbo_error *err) {
+static dpbo_status logreg_train_checked(const logreg_impl *impl, double lambda, double *w,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double distance;
-  DPBO_TRY(train_w(impl, lambda, w, err));
-  DPBO_TRY(train_certificate(impl, lambda, w, &distance, err));
+  DPBO_TRY(logreg_train_w(impl, lambda, w, err));
+  DPBO_TRY(logreg_train_certificate(impl, lambda, w, &distance, err));
   if (!(distance <= impl->options.tolerance / (4.0 * lambda)))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                "logreg objective at lambda=%.17g: LIBLINEAR stopped %.3g from the minimizer, more "
@@ -319,25 +321,26 @@ done:
 }
 
 /* g(w, x̄, ȳ) of row i of a scaled split. */
-static double record_loss(const logreg_impl *impl, const dpbo_dataset *v, int64_t i,
-                          const double *w) {
+static double logreg_record_loss(const logreg_impl *impl, const dpbo_dataset *v, int64_t i,
+                                 const double *w) {
   size_t d = (size_t)v->d;
-  return validation_loss(impl->options.loss, v->y[i] * dot(w, v->x + (size_t)i * d, d));
+  return logreg_validation_loss(impl->options.loss,
+                                v->y[i] * logreg_dot(w, v->x + (size_t)i * d, d));
 }
 
 /* f_V(w) = −(1/m) Σ g(w, x̄, ȳ). */
-static double validation_gain(const logreg_impl *impl, const double *w) {
+static double logreg_validation_gain(const logreg_impl *impl, const double *w) {
   const dpbo_dataset *v = impl->valid;
   double sum = 0.0;
   for (int64_t i = 0; i < v->n; i++)
-    sum += record_loss(impl, v, i, w);
+    sum += logreg_record_loss(impl, v, i, w);
   return -sum / (double)v->n;
 }
 
 /* Finds λ among the dimensions by name; any other dimension is an error,
  * since the logreg objective could not honour it. */
-static dpbo_status find_lambda(int d, const char *const *names, const double *values,
-                               double *lambda, dpbo_error *err) {
+static dpbo_status logreg_find_lambda(int d, const char *const *names, const double *values,
+                                      double *lambda, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int have = 0;
   for (int i = 0; i < d; i++) {
@@ -363,10 +366,10 @@ static dpbo_status logreg_evaluate(void *impl_ptr, int d, const char *const *nam
   logreg_impl *impl = impl_ptr;
   double *w = NULL;
   double lambda = 0.0;
-  DPBO_TRY(find_lambda(d, names, values, &lambda, err));
+  DPBO_TRY(logreg_find_lambda(d, names, values, &lambda, err));
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
-  DPBO_TRY(train_checked(impl, lambda, w, err));
-  *gain = validation_gain(impl, w);
+  DPBO_TRY(logreg_train_checked(impl, lambda, w, err));
+  *gain = logreg_validation_gain(impl, w);
 done:
   free(w);
   return status;
@@ -448,7 +451,7 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
   DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data,
                                  err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
-  DPBO_TRY(label_plus_minus(data, options->positive_label, options->data_path, err));
+  DPBO_TRY(logreg_label_plus_minus(data, options->positive_label, options->data_path, err));
   status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);
   if (status != DPBO_OK) {
     dpbo_error_prefix(err, "logreg objective on %s", options->data_path);
@@ -463,13 +466,13 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
   for (int j = 0; j < scaling.d; j++)
     d_eff += scaling.max[j] > scaling.min[j];
   int64_t projected_train = 0, projected_valid = 0, projected_pool = 0;
-  DPBO_TRY(scale_to_unit_ball(train, d_eff, "training", &projected_train, err));
-  DPBO_TRY(scale_to_unit_ball(valid, d_eff, "validation", &projected_valid, err));
-  if (pool) DPBO_TRY(scale_to_unit_ball(pool, d_eff, "pool", &projected_pool, err));
+  DPBO_TRY(logreg_scale_to_unit_ball(train, d_eff, "training", &projected_train, err));
+  DPBO_TRY(logreg_scale_to_unit_ball(valid, d_eff, "validation", &projected_valid, err));
+  if (pool) DPBO_TRY(logreg_scale_to_unit_ball(pool, d_eff, "pool", &projected_pool, err));
 
   DPBO_ALLOC(impl, 1, "the logreg objective");
   impl->options = *options;
-  DPBO_TRY(build_problem(train, &impl->problem, &impl->train_nodes, err));
+  DPBO_TRY(logreg_build_problem(train, &impl->problem, &impl->train_nodes, err));
   impl->train = train;
   impl->valid = valid;
   impl->pool = pool;
@@ -502,7 +505,8 @@ done:
   return status;
 }
 
-static dpbo_status get_impl(const dpbo_objective *objective, logreg_impl **impl, dpbo_error *err) {
+static dpbo_status logreg_get_impl(const dpbo_objective *objective, logreg_impl **impl,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!objective || objective->ops != &logreg_ops || !objective->impl)
     DPBO_RAISE(DPBO_ERR_ARG, "not a logreg objective");
@@ -515,7 +519,7 @@ dpbo_status dpbo_logreg_scaled_data(const dpbo_objective *objective, const dpbo_
                                     const dpbo_dataset **valid, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   logreg_impl *impl = NULL;
-  DPBO_TRY(get_impl(objective, &impl, err));
+  DPBO_TRY(logreg_get_impl(objective, &impl, err));
   if (train) *train = impl->train;
   if (valid) *valid = impl->valid;
 done:
@@ -526,10 +530,10 @@ dpbo_status dpbo_logreg_train(const dpbo_objective *objective, double lambda, do
                               double *error_bound, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   logreg_impl *impl = NULL;
-  DPBO_TRY(get_impl(objective, &impl, err));
+  DPBO_TRY(logreg_get_impl(objective, &impl, err));
   if (!w) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_train: NULL w");
-  DPBO_TRY(train_w(impl, lambda, w, err));
-  if (error_bound) DPBO_TRY(train_certificate(impl, lambda, w, error_bound, err));
+  DPBO_TRY(logreg_train_w(impl, lambda, w, err));
+  if (error_bound) DPBO_TRY(logreg_train_certificate(impl, lambda, w, error_bound, err));
 done:
   return status;
 }
@@ -548,13 +552,13 @@ dpbo_status dpbo_logreg_record_losses(const dpbo_logreg_options *options, double
     DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_record_losses: the options already swap a record");
   DPBO_TRY(logreg_prepare(options, 1, &impl, err));
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
-  DPBO_TRY(train_w(impl, lambda, w, err));
+  DPBO_TRY(logreg_train_w(impl, lambda, w, err));
   DPBO_ALLOC(vl, (size_t)impl->valid->n, "the validation losses");
   DPBO_ALLOC(pl, (size_t)impl->pool->n, "the pool losses");
   for (int64_t i = 0; i < impl->valid->n; i++)
-    vl[i] = record_loss(impl, impl->valid, i, w);
+    vl[i] = logreg_record_loss(impl, impl->valid, i, w);
   for (int64_t i = 0; i < impl->pool->n; i++)
-    pl[i] = record_loss(impl, impl->pool, i, w);
+    pl[i] = logreg_record_loss(impl, impl->pool, i, w);
   *m = impl->valid->n;
   *pool_rows = impl->pool->n;
   *valid_loss = vl;
@@ -608,7 +612,7 @@ static double logreg_accuracy(const dpbo_dataset *v, const double *w) {
   size_t d = (size_t)v->d;
   int64_t right = 0;
   for (int64_t i = 0; i < v->n; i++) {
-    double label = dot(w, v->x + (size_t)i * d, d) > 0.0 ? 1.0 : -1.0;
+    double label = logreg_dot(w, v->x + (size_t)i * d, d) > 0.0 ? 1.0 : -1.0;
     right += label == v->y[i];
   }
   return v->n ? (double)right / (double)v->n : 0.0;
@@ -620,11 +624,11 @@ dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double
   dpbo_status status = DPBO_OK;
   logreg_impl *impl = NULL;
   double *w = NULL;
-  DPBO_TRY(get_impl(objective, &impl, err));
+  DPBO_TRY(logreg_get_impl(objective, &impl, err));
   if (!impl->pool) DPBO_RAISE(DPBO_ERR_ARG, "not a logreg objective made for dpbo compare");
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
-  DPBO_TRY(train_checked(impl, lambda, w, err));
-  *gain = validation_gain(impl, w);
+  DPBO_TRY(logreg_train_checked(impl, lambda, w, err));
+  *gain = logreg_validation_gain(impl, w);
   *val_accuracy = logreg_accuracy(impl->valid, w);
   *test_accuracy = logreg_accuracy(impl->pool, w);
 done:

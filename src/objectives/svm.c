@@ -57,8 +57,8 @@ void dpbo_svm_options_default(dpbo_svm_options *options) {
 }
 
 /* Sparse LIBSVM rows of data (sparse_private.h). */
-static dpbo_status build_nodes(const dpbo_dataset *data, struct svm_node ***rows_out,
-                               struct svm_node **nodes_out, dpbo_error *err) {
+static dpbo_status svm_build_nodes(const dpbo_dataset *data, struct svm_node ***rows_out,
+                                   struct svm_node **nodes_out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct svm_node **rows = NULL;
   struct svm_node *nodes = NULL;
@@ -98,12 +98,12 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
                (long long)train->n, (long long)eval->n);
   DPBO_ALLOC(data, 1, "the LIBSVM data");
   data->train.l = (int)train->n;
-  DPBO_TRY(build_nodes(train, &data->train.x, &data->train_nodes, err));
+  DPBO_TRY(svm_build_nodes(train, &data->train.x, &data->train_nodes, err));
   DPBO_ALLOC(data->train.y, (size_t)train->n, "the training labels");
   memcpy(data->train.y, train->y, (size_t)train->n * sizeof *train->y);
   data->n_eval = (int)eval->n;
   data->d = eval->d;
-  DPBO_TRY(build_nodes(eval, &data->eval_x, &data->eval_nodes, err));
+  DPBO_TRY(svm_build_nodes(eval, &data->eval_x, &data->eval_nodes, err));
   DPBO_ALLOC(data->eval_y, (size_t)eval->n, "the labels to predict");
   memcpy(data->eval_y, eval->y, (size_t)eval->n * sizeof *eval->y);
   DPBO_ALLOC(data->eval_labels, (size_t)eval->n, "the predicted labels");
@@ -607,8 +607,8 @@ static void svm_destroy(void *impl_ptr) {
 
 /* Finds C and γ among the dimensions by name; any other dimension is an
  * error, since the svm objective could not honour it. */
-static dpbo_status find_c_gamma(int d, const char *const *names, const double *values, double *C,
-                                double *gamma, dpbo_error *err) {
+static dpbo_status svm_find_c_gamma(int d, const char *const *names, const double *values,
+                                    double *C, double *gamma, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int have_c = 0, have_gamma = 0;
   for (int i = 0; i < d; i++) {
@@ -640,7 +640,7 @@ static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
   dpbo_status status = DPBO_OK;
   svm_impl *impl = impl_ptr;
   double C = 0.0, gamma = 0.0;
-  DPBO_TRY(find_c_gamma(d, names, values, &C, &gamma, err));
+  DPBO_TRY(svm_find_c_gamma(d, names, values, &C, &gamma, err));
   status = dpbo_svm_fit_predict(impl->data, &impl->options, C, gamma, NULL, gain, NULL, NULL, err);
   if (status != DPBO_OK) dpbo_error_prefix(err, "svm objective");
 done:

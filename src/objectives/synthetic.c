@@ -16,7 +16,7 @@
 #define SYNTH_MAX_FEATURES (1 << 22)
 
 /* The Matérn-5/2 spectral density is a Student-t with 2ν = 5 degrees of
- * freedom (see draw_frequency). */
+ * freedom (see synthetic_draw_frequency). */
 #define SYNTH_MATERN_DOF 5
 
 typedef struct synthetic {
@@ -82,7 +82,7 @@ dpbo_status dpbo_synthetic_kind_parse(const char *text, dpbo_synthetic_kind *kin
                         text);
 }
 
-static const char *kind_name(dpbo_synthetic_kind kind) {
+static const char *synthetic_kind_name(dpbo_synthetic_kind kind) {
   const size_t count = sizeof dpbo_synthetic_kind_names / sizeof *dpbo_synthetic_kind_names - 1;
   return (size_t)kind < count ? dpbo_synthetic_kind_names[kind] : "unknown";
 }
@@ -101,7 +101,7 @@ static const char *kind_name(dpbo_synthetic_kind kind) {
  * E (ωᵀτ)² / 2 = (5/6)|τ|², i.e. the same 5/3. (Dividing by sqrt(w / ν)
  * instead would give Cov ω = 5/6 I, a kernel √2 times too long.)
  * χ²_5 is drawn exactly as the sum of five squared normals. */
-static void draw_frequency(dpbo_rng *rng, dpbo_kernel_kind kind, int d, double *omega) {
+static void synthetic_draw_frequency(dpbo_rng *rng, dpbo_kernel_kind kind, int d, double *omega) {
   for (int i = 0; i < d; i++)
     omega[i] = dpbo_rng_normal(rng);
   if (kind == DPBO_KERNEL_MATERN52) {
@@ -119,7 +119,7 @@ static void draw_frequency(dpbo_rng *rng, dpbo_kernel_kind kind, int d, double *
 /* g(u) = sqrt(2/D) Σ_j cos(ω_jᵀ (u/ℓ) + b_j) (Rahimi & Recht 2007): E g = 0
  * and E g(u) g(u') = E cos(ωᵀ(u - u')/ℓ) = k(u, u') exactly for any D, and g
  * tends to the Gaussian process as D grows. */
-static double prior_g(const synthetic *s, const double *u) {
+static double synthetic_prior_g(const synthetic *s, const double *u) {
   double sum = 0.0;
   for (int j = 0; j < s->features; j++) {
     const double *w = s->omega + (size_t)j * (size_t)s->d;
@@ -137,7 +137,7 @@ static dpbo_status synthetic_evaluate(void *impl, int d, const char *const *name
   synthetic *s = impl;
   if (d != s->d)
     DPBO_RAISE(DPBO_ERR_ARG, "synthetic function %s takes %d hyper-parameters, got %d",
-               kind_name(s->kind), s->d, d);
+               synthetic_kind_name(s->kind), s->d, d);
   double value = 0.0;
   switch (s->kind) {
   case DPBO_SYNTH_BRANIN:
@@ -152,7 +152,7 @@ static dpbo_status synthetic_evaluate(void *impl, int d, const char *const *name
       dpbo_space_to_unit(s->space, values, u);
     else
       memcpy(u, values, (size_t)d * sizeof *u);
-    value = s->mean + s->signal_std * prior_g(s, u);
+    value = s->mean + s->signal_std * synthetic_prior_g(s, u);
     break;
   }
   }
@@ -243,7 +243,7 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
     const double two_pi = 6.28318530717958647692;
     for (int j = 0; j < s->features; j++) {
       double *w = s->omega + (size_t)j * (size_t)s->d;
-      draw_frequency(&rng, k->kind, s->d, w);
+      synthetic_draw_frequency(&rng, k->kind, s->d, w);
       /* Fold 1/ℓ into ω once: ωᵀ(u/ℓ) = (ω/ℓ)ᵀu. */
       for (int i = 0; i < s->d; i++)
         w[i] /= k->lengthscale[i];
@@ -257,7 +257,7 @@ dpbo_status dpbo_synthetic_objective_create(const dpbo_synthetic_options *option
   if (options->space && options->kind != DPBO_SYNTH_GP_PRIOR &&
       dpbo_space_dims(options->space) != s->d)
     DPBO_RAISE(DPBO_ERR_CONFIG, "synthetic function %s needs %d dimensions, the space has %d",
-               kind_name(options->kind), s->d, dpbo_space_dims(options->space));
+               synthetic_kind_name(options->kind), s->d, dpbo_space_dims(options->space));
 
   objective->ops = &synthetic_ops;
   objective->impl = s;

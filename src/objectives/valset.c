@@ -9,7 +9,7 @@
 #define VALSET_STREAM_TAG (UINT64_C(0x6b31) << 48)
 
 /* The k-th (0-based) pool row that is not in the sorted rows[0..m). */
-static int32_t valset__kth_outside(const int32_t *rows, int64_t m, int64_t k) {
+static int32_t valset_kth_outside(const int32_t *rows, int64_t m, int64_t k) {
   int64_t candidate = k;
   for (int64_t j = 0; j < m && rows[j] <= candidate; j++)
     candidate++;
@@ -49,12 +49,12 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
     change->op = DPBO_VALSET_ADD;
     change->slot = -1;
     change->row =
-        valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
+        valset_kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
   } else {
     change->op = DPBO_VALSET_SWAP;
     change->slot = (int32_t)dpbo_rng_below64(&rng, (uint64_t)m);
     change->row =
-        valset__kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
+        valset_kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
   }
 done:
   return status;

@@ -60,7 +60,7 @@ static const char *const known_sections[] = {"run",    "space",   "gp",      "uc
                                              "output", "privacy", "compare", NULL};
 
 /* The end of a blank-separated field. */
-static int field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
+static int config_field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
 
 /* One [space] line dim.NAME = scale LO HI [LEVELS] into *dim. */
 static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_settings_entry *e,
@@ -84,7 +84,8 @@ static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_se
       sscanf(e->value, "%31s %lf%n %lf%n %n", scale, &lo, &after_lo, &hi, &after_hi, &consumed);
   /* Each number must end at a blank or the end: %lf alone would read
    * "0 15-1" as HI = 15 followed by LEVELS = -1. */
-  if (fields < 3 || !field_ends(e->value[after_lo]) || !field_ends(e->value[after_hi]))
+  if (fields < 3 || !config_field_ends(e->value[after_lo]) ||
+      !config_field_ends(e->value[after_hi]))
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s = '%s': expected 'linear|log LO HI [LEVELS]'",
                where, name, e->value);
   const char *rest = e->value + consumed;

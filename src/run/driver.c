@@ -54,7 +54,8 @@ static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space 
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown objective kind");
 }
 
-static void format_values(const dpbo_space *space, const double *values, char *buf, size_t size) {
+static void driver_format_values(const dpbo_space *space, const double *values, char *buf,
+                                 size_t size) {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < dpbo_space_dims(space) && used < size; i++)
@@ -62,7 +63,7 @@ static void format_values(const dpbo_space *space, const double *values, char *b
                              dpbo_space_dim(space, i)->name, values[i]);
 }
 
-static void format_duration(double seconds, char *buf, size_t size) {
+static void driver_format_duration(double seconds, char *buf, size_t size) {
   if (seconds < 60)
     snprintf(buf, size, "%.1fs", seconds);
   else if (seconds < 3600)
@@ -130,11 +131,11 @@ static void driver_log_result(const driver *dr, int s) {
   const dpbo_run *run = dr->run;
   const dpbo_trace_step *step = &run->trace[s];
   char lambda[256], elapsed[32], eta[32];
-  format_values(run->space, step->value, lambda, sizeof lambda);
+  driver_format_values(run->space, step->value, lambda, sizeof lambda);
   double spent = MPI_Wtime() - dr->start;
   int here = dr->results_here > 0 ? dr->results_here : 1;
-  format_duration(spent, elapsed, sizeof elapsed);
-  format_duration(spent / here * (run->planned - run->finished), eta, sizeof eta);
+  driver_format_duration(spent, elapsed, sizeof elapsed);
+  driver_format_duration(spent / here * (run->planned - run->finished), eta, sizeof eta);
   const int width = (int)floor(log10(run->planned)) + 1;
   if (step->state == DPBO_STEP_FAILED) {
     dpbo_log_warn(

@@ -36,18 +36,18 @@ int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
 }
 
 /* All T evaluations are in and nothing ended the run early. */
-static int run_complete(const dpbo_run *run) {
+static int output_run_complete(const dpbo_run *run) {
   return run->steps == run->planned && run->finished == run->planned && run->outcome == DPBO_OK;
 }
 
-static dpbo_status write_root(hid_t file, const dpbo_config *config, const dpbo_run *run,
-                              int nranks, dpbo_error *err) {
+static dpbo_status output_write_root(hid_t file, const dpbo_config *config, const dpbo_run *run,
+                                     int nranks, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
   DPBO_TRY(dpbo_output_write_settings(file, &config->settings, err));
   int64_t seed = (int64_t)config->seed, ranks = nranks;
-  int64_t complete = run_complete(run);
+  int64_t complete = output_run_complete(run);
   DPBO_TRY(dpbo_h5io_attr_int64(file, "seed", &seed, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "ranks", &ranks, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "complete", &complete, 1, err));
@@ -65,8 +65,8 @@ done:
   return status;
 }
 
-static dpbo_status write_space(hid_t file, const dpbo_config *config, const dpbo_space *space,
-                               dpbo_error *err) {
+static dpbo_status output_write_space(hid_t file, const dpbo_config *config,
+                                      const dpbo_space *space, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t group = H5Gcreate2(file, "space", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /space");
@@ -100,7 +100,7 @@ static const dpbo_h5io_field trace_columns[] = {
 
 /* Failed evaluations' reasons, one "t<TAB>reason" line each, as the string
  * attribute /trace failures (empty when none failed). */
-static dpbo_status write_failures(hid_t group, const dpbo_run *run, dpbo_error *err) {
+static dpbo_status output_write_failures(hid_t group, const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char *text = NULL;
   size_t used = 0;
@@ -120,8 +120,8 @@ done:
   return status;
 }
 
-static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run, int rank,
-                               dpbo_error *err) {
+static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run,
+                                      int rank, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int d = dpbo_space_dims(run->space);
   const hsize_t steps = (hsize_t)run->steps;
@@ -153,7 +153,7 @@ static dpbo_status write_trace(hid_t file, const dpbo_config *config, const dpbo
   /* Scalar columns, one dataset each. */
   DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
                                   sizeof trace_columns / sizeof trace_columns[0], rank, err));
-  DPBO_TRY(write_failures(group, run, err));
+  DPBO_TRY(output_write_failures(group, run, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
   {
     /* N of β_t next to its δ: a release recomputes β_t from both. */
@@ -179,14 +179,14 @@ typedef struct posterior_fill {
   double m0, s;
 } posterior_fill;
 
-static void fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
+static void output_fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
   const posterior_fill *p = user;
   double *out = buf;
   for (hsize_t i = 0; i < rows; i++)
     out[i] = p->m0 + p->s * p->mu[first + i];
 }
 
-static void fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
+static void output_fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
   const posterior_fill *p = user;
   double *out = buf;
   for (hsize_t i = 0; i < rows; i++)
@@ -197,8 +197,8 @@ static void fill_std(void *user, hsize_t first, hsize_t rows, void *buf) {
  * the block (a copy of the whole block would add N/P doubles per rank). */
 enum { POSTERIOR_CHUNK = 1 << 20 };
 
-static dpbo_status write_posterior(MPI_Comm comm, hid_t file, const dpbo_config *config,
-                                   const dpbo_run *run, dpbo_error *err) {
+static dpbo_status output_write_posterior(MPI_Comm comm, hid_t file, const dpbo_config *config,
+                                          const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int64_t count = dpbo_ucb_count(run->ucb), begin = dpbo_ucb_begin(run->ucb);
   const int d = dpbo_space_dims(run->space);
@@ -211,11 +211,11 @@ static dpbo_status write_posterior(MPI_Comm comm, hid_t file, const dpbo_config 
   DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin,
                                  (hsize_t)count, dpbo_ucb_unit(run->ucb), err));
   DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1,
-                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK, fill_mean,
-                                        &fill, err));
+                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK,
+                                        output_fill_mean, &fill, err));
   DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1,
-                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK, fill_std,
-                                        &fill, err));
+                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK,
+                                        output_fill_std, &fill, err));
   int64_t observations = run->steps;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
 done:
@@ -223,7 +223,7 @@ done:
   return status;
 }
 
-static dpbo_status write_summary(hid_t file, const dpbo_run *run, dpbo_error *err) {
+static dpbo_status output_write_summary(hid_t file, const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t group = H5Gcreate2(file, "summary", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /summary");
@@ -275,11 +275,11 @@ static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_conf
   dpbo_h5io_file out;
   DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_TRY(write_root(out.id, config, run, nranks, err));
-  DPBO_TRY(write_space(out.id, config, run->space, err));
-  DPBO_TRY(write_trace(out.id, config, run, rank, err));
-  if (posterior) DPBO_TRY(write_posterior(comm, out.id, config, run, err));
-  DPBO_TRY(write_summary(out.id, run, err));
+  DPBO_TRY(output_write_root(out.id, config, run, nranks, err));
+  DPBO_TRY(output_write_space(out.id, config, run->space, err));
+  DPBO_TRY(output_write_trace(out.id, config, run, rank, err));
+  if (posterior) DPBO_TRY(output_write_posterior(comm, out.id, config, run, err));
+  DPBO_TRY(output_write_summary(out.id, run, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -378,7 +378,7 @@ done:
 /* ---------------------------------------------------------------------------
  * dpbo info */
 
-static herr_t print_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+static herr_t output_print_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
   hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
   hid_t type = H5Aget_type(attr), space = H5Aget_space(attr);
   hssize_t n = H5Sget_simple_extent_npoints(space);
@@ -415,7 +415,7 @@ dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err)
   int64_t *index = NULL;
   DPBO_TRY(output_open_run_file(path, &file, err));
   printf("%s\n", path);
-  H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+  H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_INC, NULL, output_print_attr, NULL);
   static const char *const groups[] = {"space", "summary"};
   for (int g = 0; g < 2; g++) {
     hid_t group = -1;
@@ -423,7 +423,7 @@ dpbo_status dpbo_output_print_info(const char *path, int trace, dpbo_error *err)
     H5E_END_TRY;
     if (group < 0) continue;
     printf("/%s\n", groups[g]);
-    H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, NULL, print_attr, NULL);
+    H5Aiterate2(group, H5_INDEX_NAME, H5_ITER_INC, NULL, output_print_attr, NULL);
     H5Gclose(group);
   }
   if (trace) {
@@ -544,8 +544,8 @@ static const ledger_attr ledger_sums[] = {
     {"release_epsilon_tanh_sum", offsetof(dpbo_privacy_ledger, epsilon_tanh_sum)}};
 
 /* Reads a scalar attribute of / if present: 1 when read, 0 when missing. */
-static dpbo_status ledger_read(hid_t file, const char *name, hid_t type, void *value, int *present,
-                               dpbo_error *err) {
+static dpbo_status output_ledger_read(hid_t file, const char *name, hid_t type, void *value,
+                                      int *present, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t attr = -1;
   htri_t exists = H5Aexists(file, name);
@@ -561,8 +561,8 @@ done:
 }
 
 /* Writes a scalar attribute of /, replacing an existing one. */
-static dpbo_status ledger_write(hid_t file, const char *name, hid_t type, const void *value,
-                                dpbo_error *err) {
+static dpbo_status output_ledger_write(hid_t file, const char *name, hid_t type, const void *value,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   htri_t exists = H5Aexists(file, name);
   if (exists < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot query attribute %s", name);
@@ -573,14 +573,15 @@ done:
   return status;
 }
 
-static dpbo_status ledger_load(hid_t file, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+static dpbo_status output_ledger_load(hid_t file, dpbo_privacy_ledger *ledger, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int present;
   memset(ledger, 0, sizeof *ledger);
-  DPBO_TRY(ledger_read(file, "releases_drawn", H5T_NATIVE_INT64, &ledger->draws, &present, err));
+  DPBO_TRY(
+      output_ledger_read(file, "releases_drawn", H5T_NATIVE_INT64, &ledger->draws, &present, err));
   for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++) {
     double *sum = (double *)((char *)ledger + ledger_sums[i].offset);
-    DPBO_TRY(ledger_read(file, ledger_sums[i].name, H5T_NATIVE_DOUBLE, sum, &present, err));
+    DPBO_TRY(output_ledger_read(file, ledger_sums[i].name, H5T_NATIVE_DOUBLE, sum, &present, err));
     /* A ledger begun by an older dpbo lacks the sums of advanced
      * composition: unknown, never zero. */
     if (!present && ledger->draws > 0) *sum = NAN;
@@ -598,7 +599,7 @@ dpbo_status dpbo_output_record_release(const char *path, double epsilon, double 
    * crash at any moment leaves either the old ledger or the new one, in a
    * whole file. */
   DPBO_TRY(dpbo_h5io_modify(path, &out, err));
-  DPBO_TRY(ledger_load(out.id, after, err));
+  DPBO_TRY(output_ledger_load(out.id, after, err));
   dpbo_privacy_ledger_add(after, epsilon, delta);
   if (budget_epsilon > 0 && !dpbo_privacy_ledger_within(after, budget_epsilon, budget_delta))
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -607,10 +608,10 @@ dpbo_status dpbo_output_record_release(const char *path, double epsilon, double 
                "privacy.budget = %.6g %.6g: refused, nothing released",
                path, epsilon, delta, after->epsilon_sum, after->delta_sum, (long long)after->draws,
                budget_epsilon, budget_delta);
-  DPBO_TRY(ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
+  DPBO_TRY(output_ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
   for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
-    DPBO_TRY(ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
-                          (const char *)after + ledger_sums[i].offset, err));
+    DPBO_TRY(output_ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
+                                 (const char *)after + ledger_sums[i].offset, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);

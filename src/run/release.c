@@ -386,7 +386,7 @@ void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_pat
 /* ---------------------------------------------------------------------------
  * Writing. */
 
-static void json_string(FILE *f, const char *text) {
+static void release_json_string(FILE *f, const char *text) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     if (*p == '"' || *p == '\\')
@@ -400,7 +400,7 @@ static void json_string(FILE *f, const char *text) {
 }
 
 /* Doubles in JSON: shortest round-trip form; JSON has no NaN/inf. */
-static void json_number(FILE *f, double x) {
+static void release_json_number(FILE *f, double x) {
   if (isfinite(x))
     fprintf(f, "%.17g", x);
   else
@@ -466,18 +466,19 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
 
 /* "name":number for each number of the group, in table order, each after a
  * comma except the first when it opens an object. */
-static void json_group(FILE *f, const release_number *numbers, release_group group, int opens) {
+static void release_json_group(FILE *f, const release_number *numbers, release_group group,
+                               int opens) {
   for (size_t i = 0; i < RELEASE_NUMBERS; i++) {
     if (numbers[i].group != group) continue;
     if (!opens) fputc(',', f);
     opens = 0;
-    json_string(f, numbers[i].name);
+    release_json_string(f, numbers[i].name);
     fputc(':', f);
-    json_number(f, numbers[i].value);
+    release_json_number(f, numbers[i].value);
   }
 }
 
-static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
+static dpbo_status release_write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char tmp[DPBO_PATH_MAX + 64] = "";
   FILE *f = NULL;
@@ -492,38 +493,38 @@ static dpbo_status write_json(const dpbo_release *r, const char *path, dpbo_erro
   release_number numbers[RELEASE_NUMBERS];
   release_numbers(r, numbers);
   fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
-  json_string(f, dpbo_algorithm_name(r->algorithm));
+  release_json_string(f, dpbo_algorithm_name(r->algorithm));
   fputs(",\"bounds\":", f);
-  json_string(f, dpbo_bounds_name(r->bounds));
+  release_json_string(f, dpbo_bounds_name(r->bounds));
   if (r->has_lambda) {
     fputs(",\"lambda\":{", f);
     for (int i = 0; i < r->d; i++) {
       if (i) fputc(',', f);
-      json_string(f, r->names[i]);
+      release_json_string(f, r->names[i]);
       fputc(':', f);
-      json_number(f, r->lambda[i]);
+      release_json_number(f, r->lambda[i]);
     }
     fputs("},\"lambda_mechanism\":", f);
-    json_string(f, dpbo_select_kind_name(r->selection));
-    json_group(f, numbers, RELEASE_LAMBDA, 0);
+    release_json_string(f, dpbo_select_kind_name(r->selection));
+    release_json_group(f, numbers, RELEASE_LAMBDA, 0);
   }
   fputs(",\"value\":", f);
-  json_number(f, r->value.value);
+  release_json_number(f, r->value.value);
   fputs(",\"value_mechanism\":\"laplace\"", f);
-  json_group(f, numbers, RELEASE_VALUE, 0);
-  json_group(f, numbers, RELEASE_TOTAL, 0);
+  release_json_group(f, numbers, RELEASE_VALUE, 0);
+  release_json_group(f, numbers, RELEASE_TOTAL, 0);
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
   fputs(",\"terms\":{", f);
-  json_group(f, numbers, RELEASE_TERM, 1);
+  release_json_group(f, numbers, RELEASE_TERM, 1);
   fputs("},\"ledger\":{", f);
-  json_group(f, numbers, RELEASE_LEDGER, 1);
+  release_json_group(f, numbers, RELEASE_LEDGER, 1);
   fputs(",\"note\":", f);
-  json_string(f, release_ledger_note);
+  release_json_string(f, release_ledger_note);
   fputs("},\"randomness\":", f);
-  json_string(f, r->source);
+  release_json_string(f, r->source);
   fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":",
           r->reproducible ? "true" : "false");
-  json_string(f, r->guarantee);
+  release_json_string(f, r->guarantee);
   fputs("}\n", f);
   if (fflush(f) != 0 || ferror(f))
     DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
@@ -539,7 +540,7 @@ done:
   return status;
 }
 
-static dpbo_status write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
+static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
   /* One rank writes alone: the release is a handful of numbers. Published,
@@ -597,8 +598,8 @@ done:
 dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
                                const char *json_path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(write_h5(release, h5_path, err));
-  DPBO_TRY(write_json(release, json_path, err));
+  DPBO_TRY(release_write_h5(release, h5_path, err));
+  DPBO_TRY(release_write_json(release, json_path, err));
 done:
   return status;
 }
