@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The same seeded problem on 1, 2 and 4 ranks must choose the identical λ
-# sequence and observe identical values (DESIGN.md section 4: ties go to the
+# sequence and observe identical values (docs/design.md section 4: ties go to the
 # lowest global index, so results cannot depend on the number of ranks).
 # The objective is a function drawn from the GP prior on 2,000 Sobol points,
 # observed with noise (drawn per evaluation number, not per worker).

@@ -1,4 +1,4 @@
-/* Both eigendecomposition paths on the same matrices (DESIGN.md section 4):
+/* Both eigendecomposition paths on the same matrices (docs/design.md section 4):
  * LAPACK dsyevd on rank 0 against ScaLAPACK pdsyevd over every rank, on 1, 2
  * and 4 ranks (grids 1x1, 1x2, 2x2).
  *

@@ -1,5 +1,5 @@
 /* PCG32 properties that do not need the C++ reference: the published first
- * outputs of pcg32(42, 54) (DESIGN.md section 8), streams that differ, the
+ * outputs of pcg32(42, 54) (docs/design.md section 8), streams that differ, the
  * jump-ahead, and the ranges of the derived draws. */
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* Gaussian-process posterior over the observations made so far, with an
  * incremental Cholesky factor (one rank-one append per observation).
  *
- * Model (DESIGN.md section 1): f(λ) = m0 + s·g(λ), g ~ GP(0, k2),
+ * Model (docs/design.md section 1): f(λ) = m0 + s·g(λ), g ~ GP(0, k2),
  * v_t = f(λ_t) + α_t, α_t ~ N(0, σ²). Internally the GP works in normalized
  * units y = (v - m0)/s with noise variance (σ/s)², as the paper's formulas
  * assume s = 1, m0 = 0; the public getters convert back to units of v.

@@ -1,4 +1,4 @@
-/* Differentially private mechanisms, floating-point safe (DESIGN.md section 3).
+/* Differentially private mechanisms, floating-point safe (docs/design.md section 3).
  *
  * Every sampler here is exact: it consumes uniform integers only and uses
  * rational arithmetic, following Canonne, Kamath and Steinke (2020, "The

@@ -1,4 +1,4 @@
-/* Where release noise comes from (DESIGN.md section 3).
+/* Where release noise comes from (docs/design.md section 3).
  *
  * DPBO_NOISE_OS (the default) reads the operating system's CSPRNG
  * (getrandom(2)) on whichever rank draws; DPBO_NOISE_SEEDED uses PCG32 with a

@@ -1,4 +1,4 @@
-/* Every privacy formula of the paper, in one place (DESIGN.md section 2;
+/* Every privacy formula of the paper, in one place (docs/design.md section 2;
  * docs/privacy-proofs.md derives each one and the corrections).
  *
  * Notation: N = |Λ|, T iterations, (ε, δ) per released quantity, σ_n = σ/s
@@ -211,12 +211,12 @@ void dpbo_privacy_ledger_advanced(const dpbo_privacy_ledger *ledger, double delt
 
 /* Whether the ledger's basic-composition totals stay within the budget
  * (ε_max, δ_max); a total above it by no more than the outward rounding of
- * the sums (a relative 1e-12) counts as within (DESIGN.md section 3). */
+ * the sums (a relative 1e-12) counts as within (docs/design.md section 3). */
 int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon_max,
                                double delta_max);
 
 /* Rounds x up / down to the next representable double (budget arithmetic
- * rounds outward, DESIGN.md section 3). */
+ * rounds outward, docs/design.md section 3). */
 double dpbo_privacy_round_up(double x);
 
 const char *dpbo_algorithm_name(dpbo_algorithm algorithm);

@@ -1,5 +1,5 @@
 /* Symmetric eigendecomposition A = V diag(w) Vᵀ of a dense matrix that every
- * rank holds (DESIGN.md section 4: LAPACK serves the small case, ScaLAPACK the
+ * rank holds (docs/design.md section 4: LAPACK serves the small case, ScaLAPACK the
  * case that outgrows one rank; both paths must agree in a test).
  *
  *   n <  threshold: LAPACK dsyevd on rank 0 of comm, result broadcast.

@@ -1,4 +1,4 @@
-/* Exact differentially private samplers (DESIGN.md section 3).
+/* Exact differentially private samplers (docs/design.md section 3).
  *
  * Everything random below is built from uniform integers (noise.c) with
  * integer and rational arithmetic only, so the output law is exactly the

@@ -1,7 +1,7 @@
-/* The candidate set Λ (DESIGN.md section 1): grid, Sobol points or a list.
+/* The candidate set Λ (docs/design.md section 1): grid, Sobol points or a list.
  *
  * Grid and Sobol points are computed from their global index alone, so a rank
- * builds only its own block and Λ is never broadcast (DESIGN.md section 4).
+ * builds only its own block and Λ is never broadcast (docs/design.md section 4).
  * Only a list holds its points in memory, as unit coordinates. */
 #define _POSIX_C_SOURCE 200809L /* getline */
 

@@ -39,7 +39,7 @@
  *    bound), takes γ with E[K] = T, and the largest ε0 (bisection) whose ε
  *    stays within the budget. The whole δ goes to this conversion.
  *
- * Budget arithmetic rounds outward (DESIGN.md section 3): the accounted ε is
+ * Budget arithmetic rounds outward (docs/design.md section 3): the accounted ε is
  * rounded up, the base ε0 rounded down. */
 #ifndef DPBO_BASELINE_H
 #define DPBO_BASELINE_H

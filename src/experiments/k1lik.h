@@ -48,7 +48,7 @@
  * χ² calibration of the interval is only approximate (Wilks' theorem needs
  * an interior truth); the flags say when that matters.
  *
- * Privacy note (DESIGN.md section 1): k1 fitted here is a prior
+ * Privacy note (docs/design.md section 1): k1 fitted here is a prior
  * hyper-parameter. Estimate it on public or proxy data; fitting it on the
  * sensitive validation data voids the guarantee of Algorithms 1-3.
  *

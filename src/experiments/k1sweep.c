@@ -1060,7 +1060,7 @@ static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
   DPBO_TRY(dpbo_h5io_attr_string(f, "note",
                                  "k1 is a prior hyper-parameter: estimate it on public or proxy "
                                  "data; fitted on the sensitive validation data it voids the "
-                                 "privacy guarantee (DESIGN.md section 1)",
+                                 "privacy guarantee (docs/design.md section 1)",
                                  err));
   DPBO_TRY(k1sweep_write_models(f, st, err));
   for (int s = 0; s < c->size_count; s++)

@@ -24,7 +24,7 @@ typedef struct logreg_impl {
 } logreg_impl;
 
 /* LIBLINEAR prints solver progress to stdout by default; library code must
- * not print (DESIGN.md section 7). */
+ * not print (docs/layers.md). */
 static void logreg_print_nothing(const char *text) { (void)text; }
 
 void dpbo_logreg_options_default(dpbo_logreg_options *options) {

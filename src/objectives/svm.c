@@ -43,7 +43,7 @@ typedef struct svm_impl {
 } svm_impl;
 
 /* LIBSVM prints its optimization progress to stdout by default; library
- * code must not print (DESIGN.md section 7). */
+ * code must not print (docs/layers.md). */
 static void svm_print_nothing(const char *text) { (void)text; }
 
 void dpbo_svm_options_default(dpbo_svm_options *options) {

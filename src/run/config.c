@@ -287,7 +287,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = 2 is for noise-free observations: set gp.noise_std = 0",
                config->path);
-  /* DESIGN.md section 4: λ̃'s guarantee survives batching (it rests on the
+  /* docs/design.md section 2: λ̃'s guarantee survives batching (it rests on the
    * confidence bound), Algorithm 1's ṽ bound does not (it rests on
    * sequential GP-UCB's regret). */
   if (config->algorithm == DPBO_ALGORITHM_1 && config->batch > 1)

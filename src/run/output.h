@@ -1,4 +1,4 @@
-/* The HDF5 run file (DESIGN.md section 6), written collectively with
+/* The HDF5 run file (docs/design.md section 6), written collectively with
  * parallel HDF5 and atomically through h5io.h's path: every rank writes into
  * an exclusive temporary file ".<name>.tmp.<random>", rank 0 syncs it and
  * renames it to <path>, and on any failure the temporary file is removed,

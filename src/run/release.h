@@ -1,4 +1,4 @@
-/* The private release after a run (paper Algorithms 1, 2, 3; DESIGN.md
+/* The private release after a run (paper Algorithms 1, 2, 3; docs/design.md
  * sections 2, 3, 6): λ̃ by the exponential mechanism (or permute-and-flip)
  * over μ_T on Λ, and the best value by the Laplace mechanism, with every
  * sensitivity term, the budget and the randomness source recorded.
