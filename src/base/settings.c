@@ -270,14 +270,26 @@ dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *sec
   return NULL;
 }
 
+/* The value of section.key as written (its entry in *entry), else the
+ * fallback (*entry NULL); neither is "missing key", an error. */
+static dpbo_status settings_value(dpbo_settings *settings, const char *section, const char *key,
+                                  const char *fallback, dpbo_settings_entry **entry,
+                                  const char **value, dpbo_error *err) {
+  *entry = dpbo_settings_find(settings, section, key);
+  *value = *entry ? (*entry)->value : fallback;
+  if (!*value)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
+                          key);
+  return DPBO_OK;
+}
+
 dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *section, const char *key,
                                      const char *fallback, char *out, size_t size,
                                      dpbo_error *err) {
-  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
-  const char *value = e ? e->value : fallback;
-  if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
-                          key);
+  dpbo_settings_entry *e = NULL;
+  const char *value = NULL;
+  dpbo_status status = settings_value(settings, section, key, fallback, &e, &value, err);
+  if (status != DPBO_OK) return status;
   if (strlen(value) >= size) {
     char where[DPBO_PATH_MAX + 32];
     dpbo_settings_where(settings, e, where, sizeof where);
@@ -349,11 +361,10 @@ dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section
 dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
                                      const char *fallback, const char *const *choices, int *out,
                                      dpbo_error *err) {
-  dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
-  const char *value = e ? e->value : fallback;
-  if (!value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
-                          key);
+  dpbo_settings_entry *e = NULL;
+  const char *value = NULL;
+  dpbo_status status = settings_value(settings, section, key, fallback, &e, &value, err);
+  if (status != DPBO_OK) return status;
   char list[512] = "";
   for (int i = 0; choices[i]; i++) {
     if (strcmp(value, choices[i]) == 0) {
