@@ -10,20 +10,14 @@
 set -euo pipefail
 bin=${DPBO_BIN:?}
 py=${DPBO_PYTHON:-/usr/bin/python3}
+src=${DPBO_SOURCE_DIR:?}
 mpiexec=${MPIEXEC:-mpiexec}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# The data set of test_compare.sh: two classes, 240 rows, 4 features.
-"$py" - <<'PY'
-import numpy as np
-rng = np.random.default_rng(6)
-n = 240
-y = rng.integers(0, 2, n)
-x = rng.normal(0, 1, (n, 4)) + np.outer(2 * y - 1, [1.0, 0.6, 0.0, 0.0])
-np.savetxt("blobs.csv", np.column_stack([x, y + 1]), delimiter=",", fmt="%.6f")
-PY
+# The data set of test_compare.sh (tests/make_blobs.py).
+"$py" "$src/tests/make_blobs.py"
 
 cat > alg2.ini <<INI
 [run]

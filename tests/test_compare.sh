@@ -22,14 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-"$py" - <<'PY'
-import numpy as np
-rng = np.random.default_rng(6)
-n = 240
-y = rng.integers(0, 2, n)
-x = rng.normal(0, 1, (n, 4)) + np.outer(2 * y - 1, [1.0, 0.6, 0.0, 0.0])
-np.savetxt("blobs.csv", np.column_stack([x, y + 1]), delimiter=",", fmt="%.6f")
-PY
+"$py" "$src/tests/make_blobs.py"
 
 cat > cmp.ini <<INI
 [run]
