@@ -105,6 +105,8 @@ case $case_name in
   compare_test_rows_negative) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^validation_rows = 2/validation_rows = 2\ntest_rows = -1/' run.ini; expect="run.ini:[0-9]+: objective.test_rows = -1 is outside" ;;
   command_path_missing) write_base; sed -i 's/^kind = synthetic/kind = command/; s|^function = branin|command = ./nosuchprog|' run.ini; expect="command program './nosuchprog' No such file or directory" ;;
   command_path_not_executable) write_base; printf 'echo 1\n' > prog.sh; sed -i 's/^kind = synthetic/kind = command/; s|^function = branin|command = ./prog.sh|' run.ini; expect="command program './prog.sh' is not an executable file" ;;
+  label_column_word) write_svm_base "$work/d.csv"; good_rows > d.csv; sed -i 's/^\[objective\]/[objective]\nlabel_column = first/' run.ini; expect="run.ini:[0-9]+: objective.label_column must be 'last' or a column number from 1" ;;
+  header_with_libsvm) write_svm_base "$work/d.csv"; good_rows > d.csv; sed -i 's/^\[objective\]/[objective]\nformat = libsvm\nheader = yes/' run.ini; expect="objective.header applies to CSV files" ;;
   utility_missing_run) command=utility; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;
   release_missing_run) command=release; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;
   info_missing_run) command=info; config=$work/nope.h5; expect="cannot open run file $work/nope.h5: No such file or directory" ;;

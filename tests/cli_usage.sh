@@ -68,6 +68,36 @@ sed -e "s|^dir = .*|dir = out-rel|" run.ini > cfg/rel.ini
 "$bin" run cfg/rel.ini --quiet > log5.txt 2>&1 || check "relative output.dir run exited $?: $(cat log5.txt)"
 [[ -f out-rel/rel.h5 && ! -e cfg/out-rel ]] || check "output.dir = out-rel was not resolved against the current directory"
 
+# A CSV as tables are exported: a header row and the label first
+# (objective.header = auto, objective.label_column = 1) trains the svm.
+{
+  echo "species,sepal,petal"
+  for i in $(seq 1 40); do echo "$(( i % 2 + 1 )),$(( i % 2 * 3 + i % 5 )).5,$(( i % 7 )).25"; done
+} > table.csv
+cat > table.ini <<INI
+[run]
+iterations = 2
+[space]
+kind = sobol
+points = 8
+dim.C = log 0.1 10
+dim.gamma = log 0.01 1
+[gp]
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = svm
+data = table.csv
+label_column = 1
+train_rows = 20
+validation_rows = 10
+[output]
+dir = out
+INI
+"$bin" run table.ini > log6.txt 2>&1 || check "svm on a CSV with a header and the label first exited $?: $(cat log6.txt)"
+grep -q "table.csv:1: a header row" log6.txt || check "the header row was not reported: $(cat log6.txt)"
+
 # A run whose every evaluation fails exits 3 with one summary naming the
 # first failure, keeps its run file (the failures are in it) and releases
 # nothing; before, it ended "completed" with exit 0 and a release of the prior.

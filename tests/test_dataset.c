@@ -83,6 +83,81 @@ static void check_small_csv(const dpbo_dataset *data) {
     CHECK_MSG(data->y[i] == y[i], "y[%d] = %.17g, expected %.17g", i, data->y[i], y[i]);
 }
 
+/* CSV as users bring it: a header row (objective.header = auto | yes | no)
+ * and the label in another column than the last (objective.label_column). */
+static void test_header_and_label(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  char path[512];
+  dpbo_dataset *data = NULL;
+  dpbo_dataset_options opt;
+
+  /* auto: a first row of names is skipped; the rows are read as before. */
+  write_file("named.csv", "x1, x2,label\n1.5, 2,3\n  -4e2 ,0.25, 7 \n\n5,6,8\r\n1e-3,.5,-0", path,
+             sizeof path);
+  dpbo_dataset_options_default(&opt);
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  if (data) check_small_csv(data);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* auto: scikit-learn's breast_cancer.csv begins "569,30,malignant,benign",
+   * numbers and names, with fewer columns than the data. */
+  write_file("sklearn.csv", "4,2,malignant,benign\n1.5, 2,3\n  -4e2 ,0.25, 7 \n5,6,8\n1e-3,.5,-0\n",
+             path, sizeof path);
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  if (data) check_small_csv(data);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* auto: an all-number first row is data (the small CSV: 4 rows). */
+  write_file("plain.csv", small_csv, path, sizeof path);
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  if (data) check_small_csv(data);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* yes: the first row is skipped even when it is numbers. */
+  opt.header = DPBO_HEADER_YES;
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  CHECK(data && data->n == 3 && data->x[0] == -400 && data->y[0] == 7);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* no: a header row is an error naming the field, as before. */
+  write_file("named2.csv", "x1,x2,label\n1,2,3\n", path, sizeof path);
+  opt.header = DPBO_HEADER_NO;
+  CHECK(dpbo_dataset_read_options(path, &opt, &data, &err) == DPBO_ERR_DATA);
+  CHECK_MSG(has(err.message, "named2.csv:1") && has(err.message, "column 1 is not a number"), "%s",
+            err.message);
+  CHECK(data == NULL);
+
+  /* auto: a first data row with a typo is data, and its error names it. */
+  write_file("typo.csv", "1,2,15-1\n3,4,5\n", path, sizeof path);
+  dpbo_dataset_options_default(&opt);
+  CHECK(dpbo_dataset_read_options(path, &opt, &data, &err) == DPBO_ERR_DATA);
+  CHECK_MSG(has(err.message, "typo.csv:1: column 3 is not a number: '15-1'"), "%s", err.message);
+  CHECK(data == NULL);
+
+  /* The label in the first column: the features keep their order. */
+  write_file("first.csv", "3,1.5,2\n7,-4e2,0.25\n8,5,6\n0,1e-3,.5\n", path, sizeof path);
+  dpbo_dataset_options_default(&opt);
+  opt.label_column = 1;
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  if (data) check_small_csv(data);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* ... in a middle column. */
+  write_file("middle.csv", "1.5,3,2\n-4e2,7,0.25\n5,8,6\n1e-3,0,.5\n", path, sizeof path);
+  opt.label_column = 2;
+  CHECK_OK(dpbo_dataset_read_options(path, &opt, &data, &err));
+  if (data) check_small_csv(data);
+  dpbo_dataset_destroy(data);
+  data = NULL;
+  /* A label column past the row is refused, naming the line. */
+  opt.label_column = 4;
+  CHECK(dpbo_dataset_read_options(path, &opt, &data, &err) == DPBO_ERR_DATA);
+  CHECK_MSG(has(err.message, "middle.csv:1: the label column is 4, but the rows have 3 columns"),
+            "%s", err.message);
+  CHECK(data == NULL);
+}
+
 static void test_formats(void) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -236,8 +311,8 @@ static void test_errors(void) {
   expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "suffix.csv:2", "column 2", "'5x'");
   write_file("blankfield.csv", "1,2,3\n4,,6\n", path, sizeof path);
   expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "blankfield.csv:2", "column 2", "empty");
-  write_file("header.csv", "a,b,label\n1,2,3\n", path, sizeof path);
-  expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "header.csv:1", "column 1", "'a'");
+  /* A first row of names is a header (objective.header = auto), and an
+   * error with header = no: test_header_and_label. */
 
   write_file("nan.csv", "1,2,3\n4,5,6\n7,NaN,9\n", path, sizeof path);
   expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "nan.csv:3", "column 2", "NaN");
@@ -468,6 +543,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   test_formats();
+  test_header_and_label();
   test_digits();
   test_errors();
   test_split();

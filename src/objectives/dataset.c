@@ -3,7 +3,9 @@
 #define _GNU_SOURCE /* memfd_create, for dpbo__dataset_read_buffer */
 
 #include "objectives/dataset.h"
+#include "base/log.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -319,7 +321,9 @@ done:
 }
 
 typedef struct csv_state {
-  double *row; /* the current line's numbers */
+  int label_column; /* 0-based column of the label (the last: columns - 1) */
+  int label_given;  /* 1-based as configured, 0 for the last */
+  double *row;      /* the current line's numbers */
   size_t row_cap, x_cap, y_cap;
   int columns; /* of the first data line; every line must match */
   long long first_line;
@@ -337,7 +341,11 @@ static dpbo_status dataset_csv_add_row(const line_reader *r, csv_state *c, dpbo_
                  "%s:%lld: a CSV dataset needs at least one feature and a label per row, "
                  "got %d column",
                  r->path, r->line_no, count);
+    if (c->label_given > count)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: the label column is %d, but the rows have %d columns",
+                 r->path, r->line_no, c->label_given, count);
     c->columns = count;
+    c->label_column = c->label_given ? c->label_given - 1 : count - 1;
     c->first_line = r->line_no;
   } else if (count != c->columns) {
     DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: ragged row: expected %d columns (as on line %lld), got %d",
@@ -349,19 +357,63 @@ static dpbo_status dataset_csv_add_row(const line_reader *r, csv_state *c, dpbo_
     DPBO_RAISE(DPBO_ERR_NOMEM, "%s:%lld: dataset too large", r->path, r->line_no);
   DPBO_TRY(dataset_grow(&data->x, &c->x_cap, (n + 1) * d, sizeof *data->x, "the features", err));
   DPBO_TRY(dataset_grow(&data->y, &c->y_cap, n + 1, sizeof *data->y, "the labels", err));
-  memcpy(data->x + n * d, c->row, d * sizeof *c->row);
-  data->y[n] = c->row[d];
+  /* The features in their order, without the label's column. */
+  const size_t label = (size_t)c->label_column;
+  memcpy(data->x + n * d, c->row, label * sizeof *c->row);
+  memcpy(data->x + n * d + label, c->row + label + 1, (d - label) * sizeof *c->row);
+  data->y[n] = c->row[label];
   c->n++;
 done:
   return status;
 }
 
-/* The first data line is already in r->buf (read by the format detector). */
-static dpbo_status dataset_read_csv(line_reader *r, dpbo_dataset *data, dpbo_error *err) {
+/* Whether the first line is a header: yes or no as configured; with AUTO,
+ * when one of its fields is a name: a field that is not a number, begins
+ * with a letter, '_' or a quote, and is not NaN or infinity (so a first data
+ * row with a bad value still gets its error). */
+static int dataset_csv_is_header(const line_reader *r, dpbo_csv_header header) {
+  if (header != DPBO_HEADER_AUTO) return header == DPBO_HEADER_YES;
+  for (const char *p = r->buf;;) {
+    double v = 0.0;
+    const char *after = p;
+    p = dataset_skip_blanks(p);
+    int number = dataset_parse_number(p, &after, &v);
+    if (number) {
+      after = dataset_skip_blanks(after);
+      number = *after == ',' || *after == '\0';
+    }
+    if (!number) {
+      char text[64];
+      dataset_field_text(p, ',', text, sizeof text);
+      /* A name begins with a letter, '_' or a quote; "15-1" is a typo. */
+      const unsigned char first = (unsigned char)text[0];
+      if ((isalpha(first) || first == '_' || first == '"' || first == '\'') &&
+          !dataset_looks_nonfinite(text))
+        return 1;
+      after = strchr(p, ',');
+      if (!after) return 0;
+    }
+    if (*after == '\0') return 0;
+    p = after + 1;
+  }
+}
+
+/* The first non-blank line is already in r->buf (read by the format
+ * detector). */
+static dpbo_status dataset_read_csv(line_reader *r, const dpbo_dataset_options *options,
+                                    dpbo_dataset *data, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   csv_state c;
   memset(&c, 0, sizeof c);
+  c.label_given = options->label_column;
   int got = 1;
+  if (dataset_csv_is_header(r, options->header)) {
+    if (options->header == DPBO_HEADER_AUTO)
+      dpbo_log_info("%s:%lld: a header row (it is not all numbers), skipped (objective.header = "
+                    "auto; set yes or no to decide)",
+                    r->path, r->line_no);
+    DPBO_TRY(dataset_reader_next(r, &got, err));
+  }
   while (got) {
     if (!dataset_line_is_blank(r->buf)) DPBO_TRY(dataset_csv_add_row(r, &c, data, err));
     DPBO_TRY(dataset_reader_next(r, &got, err));
@@ -499,8 +551,11 @@ done:
 /* Public API                                                                */
 
 /* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
-static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo_data_format format,
-                                int64_t max_features, dpbo_dataset **out, dpbo_error *err) {
+static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
+                                const dpbo_dataset_options *options, dpbo_dataset **out,
+                                dpbo_error *err) {
+  dpbo_data_format format = options->format;
+  const int64_t max_features = options->max_features;
   dpbo_status status = DPBO_OK;
   dpbo_dataset *data = NULL;
   line_reader r;
@@ -510,6 +565,9 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo
   if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': unknown format %d", path ? path : "(null)",
                (int)format);
+  if ((unsigned)options->header > DPBO_HEADER_NO || options->label_column < 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': header %d or label column %d out of range",
+               path ? path : "(null)", (int)options->header, options->label_column);
   if (max_features < 1 || max_features > INT_MAX)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': max_features = %lld is outside 1..%d",
                path ? path : "(null)", (long long)max_features, INT_MAX);
@@ -531,7 +589,7 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer, dpbo
     format = strchr(r.buf, ':') ? DPBO_FORMAT_LIBSVM : DPBO_FORMAT_CSV;
 
   if (format == DPBO_FORMAT_CSV)
-    DPBO_TRY(dataset_read_csv(&r, data, err));
+    DPBO_TRY(dataset_read_csv(&r, options, data, err));
   else
     DPBO_TRY(dataset_read_libsvm(&r, data, err));
   if (data->n == 0) DPBO_RAISE(DPBO_ERR_DATA, "%s: dataset is empty (no data rows)", path);
@@ -568,7 +626,26 @@ dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_da
 
 dpbo_status dpbo_dataset_read_max(const char *path, dpbo_data_format format, int64_t max_features,
                                   dpbo_dataset **out, dpbo_error *err) {
-  return dataset_read(path, -1, 1u << 18, format, max_features, out, err);
+  dpbo_dataset_options options;
+  dpbo_dataset_options_default(&options);
+  options.format = format;
+  options.max_features = max_features;
+  return dpbo_dataset_read_options(path, &options, out, err);
+}
+
+const char *const dpbo_csv_header_names[] = {"auto", "yes", "no", NULL};
+
+void dpbo_dataset_options_default(dpbo_dataset_options *options) {
+  memset(options, 0, sizeof *options);
+  options->format = DPBO_FORMAT_AUTO;
+  options->max_features = DPBO_DATASET_MAX_FEATURES;
+  options->header = DPBO_HEADER_AUTO;
+  options->label_column = 0;
+}
+
+dpbo_status dpbo_dataset_read_options(const char *path, const dpbo_dataset_options *options,
+                                      dpbo_dataset **out, dpbo_error *err) {
+  return dataset_read(path, -1, 1u << 18, options, out, err);
 }
 
 /* The bytes go into an anonymous in-memory file (memfd: no file system, no
@@ -590,7 +667,10 @@ dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_
   }
   if (lseek(fd, 0, SEEK_SET) != 0)
     DPBO_RAISE(DPBO_ERR_IO, "%s: cannot rewind the in-memory file: %s", name, strerror(errno));
-  status = dataset_read(name, fd, 0, format, DPBO_DATASET_MAX_FEATURES, out, err);
+  dpbo_dataset_options options;
+  dpbo_dataset_options_default(&options);
+  options.format = format;
+  status = dataset_read(name, fd, 0, &options, out, err);
   fd = -1; /* dataset_read closed it */
 done:
   if (fd >= 0) close(fd);

@@ -33,6 +33,27 @@ typedef struct dpbo_dataset {
  * column, so its memory stays proportional to the file: no limit there.) */
 #define DPBO_DATASET_MAX_FEATURES 100000
 
+/* A CSV file's first row: a header of column names (skipped), or data.
+ * AUTO takes a first row with any field that is not a number for a header
+ * (and says so in the log), as most exported tables have one. */
+typedef enum { DPBO_HEADER_AUTO = 0, DPBO_HEADER_YES = 1, DPBO_HEADER_NO = 2 } dpbo_csv_header;
+/* "auto", "yes", "no": indexed by dpbo_csv_header, NULL-terminated. */
+extern const char *const dpbo_csv_header_names[];
+
+/* How to read a data file (the [objective] keys format, max_features,
+ * header and label_column). */
+typedef struct dpbo_dataset_options {
+  dpbo_data_format format;
+  int64_t max_features;   /* LIBSVM: the largest feature index accepted (>= 1) */
+  dpbo_csv_header header; /* CSV only */
+  int label_column;       /* CSV only: 0 = the last column, k >= 1 = the k-th column */
+} dpbo_dataset_options;
+
+/* The defaults: AUTO format and header, DPBO_DATASET_MAX_FEATURES, label last. */
+void dpbo_dataset_options_default(dpbo_dataset_options *options);
+dpbo_status dpbo_dataset_read_options(const char *path, const dpbo_dataset_options *options,
+                                      dpbo_dataset **out, dpbo_error *err);
+
 /* AUTO picks LIBSVM when the first data line has an "idx:val" token. LIBSVM
  * feature indices up to DPBO_DATASET_MAX_FEATURES. */
 dpbo_status dpbo_dataset_read(const char *path, dpbo_data_format format, dpbo_dataset **out,

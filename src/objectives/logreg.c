@@ -448,8 +448,9 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: unknown validation loss code %d",
                (int)options->loss);
 
-  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data,
-                                 err));
+  dpbo_dataset_options read = {options->format, options->max_features, options->header,
+                               options->label_column};
+  DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(logreg_label_plus_minus(data, options->positive_label, options->data_path, err));
   status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);

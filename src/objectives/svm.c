@@ -670,8 +670,9 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
     DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: shrinking must be 0 or 1, got %d",
                options->shrinking);
 
-  DPBO_TRY(dpbo_dataset_read_max(options->data_path, options->format, options->max_features, &data,
-                                 err));
+  dpbo_dataset_options read = {options->format, options->max_features, options->header,
+                               options->label_column};
+  DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;

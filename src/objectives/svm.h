@@ -18,10 +18,12 @@ typedef struct dpbo_svm_options {
   int64_t test_rows;       /* held-out rows after the validation rows of the same
                               permutation (0: none; only dpbo compare reads them) */
   uint64_t split_seed;
-  double cache_mb;      /* LIBSVM kernel cache (svm-train -m), default 100 */
-  double tolerance;     /* LIBSVM stopping tolerance (-e), default 0.001 */
-  int shrinking;        /* LIBSVM -h, default 1 */
-  int64_t max_features; /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
+  double cache_mb;        /* LIBSVM kernel cache (svm-train -m), default 100 */
+  double tolerance;       /* LIBSVM stopping tolerance (-e), default 0.001 */
+  int shrinking;          /* LIBSVM -h, default 1 */
+  int64_t max_features;   /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
+  dpbo_csv_header header; /* CSV: a header row? (default auto) */
+  int label_column;       /* CSV: 0 = last column (default), k >= 1 = the k-th */
 } dpbo_svm_options;
 
 void dpbo_svm_options_default(dpbo_svm_options *options);

@@ -360,6 +360,44 @@ done:
   return status;
 }
 
+/* The [objective] keys of a data file, for the svm and logreg objectives:
+ * data, format, max_features, header (auto|yes|no) and label_column (last,
+ * or the column's number from 1). */
+static dpbo_status config_data_source(dpbo_config *config, char *path, size_t size,
+                                      dpbo_data_format *format, int64_t *max_features,
+                                      dpbo_csv_header *header, int *label_column, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int choice = 0;
+  char label[32];
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, path, size, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
+                                    dpbo_data_format_names, &choice, err));
+  *format = (dpbo_data_format)choice;
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
+                                   DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, max_features, err));
+  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "header", "auto",
+                                    dpbo_csv_header_names, &choice, err));
+  *header = (dpbo_csv_header)choice;
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "label_column", "last", label,
+                                    sizeof label, err));
+  char *end = NULL;
+  long column = strcmp(label, "last") == 0 ? 0 : strtol(label, &end, 10);
+  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
+                                 column == 0
+                                     ? strcmp(label, "last") == 0
+                                     : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
+                                 "must be 'last' or a column number from 1", err));
+  *label_column = (int)column;
+  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "header",
+                                 *format != DPBO_FORMAT_LIBSVM || *header == DPBO_HEADER_AUTO,
+                                 "applies to CSV files (objective.format = libsvm)", err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
+                                 *format != DPBO_FORMAT_LIBSVM || *label_column == 0,
+                                 "applies to CSV files (objective.format = libsvm)", err));
+done:
+  return status;
+}
+
 static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t i64;
@@ -454,14 +492,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, svm->data_path,
-                                      sizeof svm->data_path, err));
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
-                                      dpbo_data_format_names, &choice, err));
-    svm->format = (dpbo_data_format)choice;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
-                                     DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &svm->max_features,
-                                     err));
+    DPBO_TRY(config_data_source(config, svm->data_path, sizeof svm->data_path, &svm->format,
+                                &svm->max_features, &svm->header, &svm->label_column, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
                                      &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -512,14 +544,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, lr->data_path,
-                                      sizeof lr->data_path, err));
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
-                                      dpbo_data_format_names, &choice, err));
-    lr->format = (dpbo_data_format)choice;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
-                                     DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, &lr->max_features,
-                                     err));
+    DPBO_TRY(config_data_source(config, lr->data_path, sizeof lr->data_path, &lr->format,
+                                &lr->max_features, &lr->header, &lr->label_column, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
                                      &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
