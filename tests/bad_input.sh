@@ -72,6 +72,8 @@ case $case_name in
   unreadable_config) mkdir dir.ini; config=dir.ini; expect="cannot read config file dir.ini" ;;
   syntax_error)     write_base; echo "this is not a key" >> run.ini; expect="run.ini:21: syntax error" ;;
   unknown_key)      write_base; sed -i 's/^seed = 1/sede = 1/' run.ini; expect="run.ini:3: unknown key 'sede' in \[run\]" ;;
+  misspelt_required) write_base; sed -i 's/^iterations = 3/iteratons = 3/' run.ini; expect="run.ini:2: unknown key 'iteratons' in \[run\]; did you mean 'iterations'\?" ;;
+  misspelt_data)    write_svm_base "$work/d.csv"; good_rows > d.csv; sed -i 's/^data = /dta = /' run.ini; expect="run.ini:[0-9]+: unknown key 'dta' in \[objective\]; did you mean 'data'\?" ;;
   unknown_section)  write_base; printf '[gpu]\nx = 1\n' >> run.ini; expect="run.ini:22: unknown section \[gpu\]" ;;
   unknown_set)      write_base; args=(--set gp.lenghtscale=0.2); expect="--set gp.lenghtscale: unknown key 'lenghtscale' in \[gp\]" ;;
   non_numeric)      write_base; sed -i 's/^signal_std = 50/signal_std = fifty/' run.ini; expect="run.ini:13: gp.signal_std = 'fifty' is not a finite number" ;;

@@ -270,6 +270,58 @@ dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *sec
   return NULL;
 }
 
+/* The edit distance of a and b (insertions, deletions, substitutions and
+ * swaps of neighbours count 1), or more than `limit` once it exceeds it. */
+static int settings_distance(const char *a, const char *b, int limit) {
+  const int n = (int)strlen(a), m = (int)strlen(b);
+  if (n > 64 || m > 64 || abs(n - m) > limit) return limit + 1;
+  int d[65][65];
+  for (int i = 0; i <= n; i++)
+    d[i][0] = i;
+  for (int j = 0; j <= m; j++)
+    d[0][j] = j;
+  for (int i = 1; i <= n; i++)
+    for (int j = 1; j <= m; j++) {
+      int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* A key the settings need but do not have: when an unused key of the same
+ * section is a near miss of it ("iteratons" for "iterations", "dta" for
+ * "data"), that key is named as the mistake, with its line; otherwise the
+ * key is missing. */
+static dpbo_status settings_missing(const dpbo_settings *settings, const char *section,
+                                    const char *key, const char *what, dpbo_error *err) {
+  const dpbo_settings_entry *near = NULL;
+  int near_distance = 3; /* at most 2 edits, and fewer than half the key */
+  for (int i = 0; i < settings->count; i++) {
+    const dpbo_settings_entry *e = &settings->entry[i];
+    if (e->used || strcmp(e->section, section) != 0) continue;
+    int distance = settings_distance(e->key, key, 2);
+    if (distance < near_distance && 2 * distance < (int)strlen(key)) {
+      near = e;
+      near_distance = distance;
+    }
+  }
+  if (near) {
+    char where[DPBO_PATH_MAX + 32];
+    dpbo_settings_where(settings, near, where, sizeof where);
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]; did you mean '%s'?",
+                          where, near->key, section, key);
+  }
+  if (what)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s %s", settings->path, section, key, what);
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
+                        key);
+}
+
 /* The value of section.key as written (its entry in *entry), else the
  * fallback (*entry NULL); neither is "missing key", an error. */
 static dpbo_status settings_value(dpbo_settings *settings, const char *section, const char *key,
@@ -277,9 +329,7 @@ static dpbo_status settings_value(dpbo_settings *settings, const char *section, 
                                   const char **value, dpbo_error *err) {
   *entry = dpbo_settings_find(settings, section, key);
   *value = *entry ? (*entry)->value : fallback;
-  if (!*value)
-    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
-                          key);
+  if (!*value) return settings_missing(settings, section, key, NULL, err);
   return DPBO_OK;
 }
 
@@ -304,9 +354,7 @@ dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *sectio
                                      double fallback, int required, double *out, dpbo_error *err) {
   dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
   if (!e) {
-    if (required)
-      return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: missing key %s.%s", settings->path, section,
-                            key);
+    if (required) return settings_missing(settings, section, key, NULL, err);
     *out = fallback;
     return DPBO_OK;
   }
@@ -384,7 +432,10 @@ dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, 
                                   int ok, const char *what, dpbo_error *err) {
   if (ok) return DPBO_OK;
   char where[DPBO_PATH_MAX + 32];
-  dpbo_settings_where(settings, dpbo_settings_find(settings, section, key), where, sizeof where);
+  const dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
+  /* Not written at all: perhaps written wrongly. */
+  if (!e) return settings_missing(settings, section, key, what, err);
+  dpbo_settings_where(settings, e, where, sizeof where);
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s %s", where, section, key, what);
 }
 
