@@ -74,6 +74,7 @@ case $case_name in
   unknown_key)      write_base; sed -i 's/^seed = 1/sede = 1/' run.ini; expect="run.ini:3: unknown key 'sede' in \[run\]" ;;
   misspelt_required) write_base; sed -i 's/^iterations = 3/iteratons = 3/' run.ini; expect="run.ini:2: unknown key 'iteratons' in \[run\]; did you mean 'iterations'\?" ;;
   misspelt_data)    write_svm_base "$work/d.csv"; good_rows > d.csv; sed -i 's/^data = /dta = /' run.ini; expect="run.ini:[0-9]+: unknown key 'dta' in \[objective\]; did you mean 'data'\?" ;;
+  output_not_a_dir) write_base; touch afile; args=(--set "output.dir=$work/afile/sub"); expect="cannot create directory $work/afile/sub: Not a directory" ;;
   unknown_section)  write_base; printf '[gpu]\nx = 1\n' >> run.ini; expect="run.ini:22: unknown section \[gpu\]" ;;
   unknown_set)      write_base; args=(--set gp.lenghtscale=0.2); expect="--set gp.lenghtscale: unknown key 'lenghtscale' in \[gp\]" ;;
   non_numeric)      write_base; sed -i 's/^signal_std = 50/signal_std = fifty/' run.ini; expect="run.ini:13: gp.signal_std = 'fifty' is not a finite number" ;;
@@ -149,5 +150,7 @@ if [[ $n -ne 1 ]]; then echo "FAIL: $n error lines, expected 1"; fail=1; fi
 # -mindepth 1: the work folder itself is no output (mktemp's random suffix
 # may start with "h5": tmp.h5...).
 if [[ -n $(find "$work" -mindepth 1 -name '*.h5*' -print -quit) ]]; then echo "FAIL: an output file was written"; fail=1; fi
+# Checked before the first evaluation: no progress line was printed.
+if grep -q '^\[[0-9]*/[0-9]*\]' stdout.txt stderr.txt; then echo "FAIL: an evaluation ran before the error"; fail=1; fi
 echo "--- stderr:"; cat stderr.txt
 exit $fail
