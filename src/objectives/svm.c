@@ -20,7 +20,7 @@
 /* glibc's vector exp (libmvec), 4 doubles with AVX2: the symbol GCC calls
  * when it vectorizes exp under -ffast-math, called here directly so that
  * nothing else is compiled with reassociation. */
-__m256d _ZGVdN4v_exp(__m256d x);
+__attribute__((target("avx2"))) __m256d _ZGVdN4v_exp(__m256d x);
 #define SVM_VECTOR_EXP 1
 #endif
 
