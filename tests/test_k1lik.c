@@ -367,10 +367,9 @@ static void brute_cases(const char *name, int R, int n, int d, const double *F, 
     double t_engine = MPI_Wtime() - t0;
     CHECK(same_everywhere(&fit, sizeof fit));
     if (rank != 0) {
-      /* The brute force runs on rank 0 alone: the others wait for it asleep
-       * rather than spinning in the next collective, where on an
-       * oversubscribed, busy node they took the cores from rank 0 (4 ranks
-       * on 2 loaded cores: 561 s instead of about 12). */
+      /* The brute force runs on rank 0 alone: rank 1 waits for it asleep
+       * rather than spinning in the next collective, where on a busy node it
+       * would take a core from rank 0. */
       CHECK_OK(dpbo_comm_barrier_idle(MPI_COMM_WORLD, &err));
       continue;
     }
