@@ -77,10 +77,15 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     out->eta = ps_eta;
     DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
     out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
-    DPBO_TRY(
-        dpbo_baseline_ps_base_epsilon(epsilon, delta, ps_eta, out->gamma, &out->epsilon_base, err));
-    out->epsilon_accounted = dpbo_baseline_ps_epsilon(out->epsilon_base, ps_eta, out->gamma, delta,
-                                                      &out->rdp_order, &out->rdp_order_hat);
+    dpbo_baseline_ps_accounting ps;
+    DPBO_TRY(dpbo_baseline_ps_account(epsilon, delta, ps_eta, out->gamma, &ps, err));
+    out->epsilon_base = ps.epsilon0;
+    out->epsilon_accounted = ps.epsilon_accounted;
+    out->rdp_order = ps.lambda;
+    out->rdp_order_hat = ps.lambda_hat;
+    out->epsilon_base_rdp = ps.epsilon0_rdp;
+    out->epsilon_base_profile = ps.epsilon0_profile;
+    out->by_profile = ps.by_profile;
     out->delta_accounted = delta;
     break;
   case DPBO_COMPARE_ALGORITHM3: {
@@ -641,6 +646,9 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   ACC_COLUMN("expected_runs", expected_runs);
   ACC_COLUMN("rdp_order", rdp_order);
   ACC_COLUMN("rdp_order_hat", rdp_order_hat);
+  ACC_COLUMN("epsilon_base_rdp", epsilon_base_rdp);
+  ACC_COLUMN("epsilon_base_profile", epsilon_base_profile);
+  ACC_COLUMN("by_profile", by_profile);
 #undef ACC_COLUMN
   H5Gclose(group);
 
