@@ -197,8 +197,8 @@ static void test_quadrature(void) {
           double want = quadrature_delta(etas[a], g, e0, eps);
           double got = dpbo_profile_tnb_delta(e0, etas[a], g, eps);
           CHECK_MSG(fabs(got - want) <= 1e-9 * fmax(want, 1e-3),
-                    "eta %g E[K] %g eps0 %g eps %g: closed form %.17g, quadrature %.17g",
-                    etas[a], means[b], e0, eps, got, want);
+                    "eta %g E[K] %g eps0 %g eps %g: closed form %.17g, quadrature %.17g", etas[a],
+                    means[b], e0, eps, got, want);
         }
     }
 }
@@ -369,8 +369,7 @@ static void test_monotone_and_round_trip(void) {
       double prev_delta = 2.0;
       for (double eps = 0.0; eps < (2.0 + etas[e]) * e0 * 1.01; eps += 0.02 * e0) {
         double d = dpbo_profile_tnb_delta(e0, etas[e], g, eps);
-        CHECK_MSG(d <= prev_delta && d >= 0.0 && d <= 1.0, "delta grows in eps (eta %g)",
-                  etas[e]);
+        CHECK_MSG(d <= prev_delta && d >= 0.0 && d <= 1.0, "delta grows in eps (eta %g)", etas[e]);
         CHECK(d <= dpbo_profile_tnb_delta(e0 * 1.1, etas[e], g, eps)); /* grows with eps0 */
         prev_delta = d;
       }
@@ -382,8 +381,7 @@ static void test_monotone_and_round_trip(void) {
       double back = 0.0;
       CHECK(dpbo_profile_tnb_base_epsilon(eps, 1e-6, etas[e], g, &back, NULL) == DPBO_OK);
       CHECK_MSG(back <= e0 * (1 + 1e-9) && back >= e0 * (1 - 1e-9),
-                "round trip eta %g: eps0 %.17g -> eps %.17g -> eps0 %.17g", etas[e], e0, eps,
-                back);
+                "round trip eta %g: eps0 %.17g -> eps %.17g -> eps0 %.17g", etas[e], e0, eps, back);
       CHECK(dpbo_profile_tnb_epsilon(back, etas[e], g, 1e-6) <= eps);
     }
   }
@@ -413,8 +411,8 @@ static void test_tighter_of_two(void) {
         CHECK(ps.by_profile == (ps.epsilon0_profile > ps.epsilon0_rdp));
         /* The accounted ε is no more than either bound at the base ε0 used,
          * and within the budget. */
-        double rdp_eps = dpbo_baseline_ps_epsilon(ps.epsilon0, etas[e], g, delta, &lambda,
-                                                  &lambda_hat);
+        double rdp_eps =
+            dpbo_baseline_ps_epsilon(ps.epsilon0, etas[e], g, delta, &lambda, &lambda_hat);
         double prof_eps = dpbo_profile_tnb_epsilon(ps.epsilon0, etas[e], g, delta);
         CHECK(ps.epsilon_accounted <= rdp_eps && ps.epsilon_accounted <= prof_eps);
         CHECK(ps.epsilon_accounted == fmin(rdp_eps, prof_eps));
@@ -422,8 +420,8 @@ static void test_tighter_of_two(void) {
         CHECK(ps.lambda == lambda && ps.lambda_hat == lambda_hat);
         /* Where the Rényi bound wins, its numbers pass through bit for bit. */
         if (!ps.by_profile) CHECK(ps.epsilon0 == rdp_e0);
-        printf("eta %g E[K] 30 eps %g delta %g: eps0 rdp %.6f profile %.6f (x%.3f)%s\n",
-               etas[e], eps, delta, ps.epsilon0_rdp, ps.epsilon0_profile,
+        printf("eta %g E[K] 30 eps %g delta %g: eps0 rdp %.6f profile %.6f (x%.3f)%s\n", etas[e],
+               eps, delta, ps.epsilon0_rdp, ps.epsilon0_profile,
                ps.epsilon0_profile / ps.epsilon0_rdp, ps.by_profile ? "" : "  rdp tighter");
       }
   }
@@ -445,6 +443,16 @@ static void test_tighter_of_two(void) {
   CHECK(a.epsilon_base == ps.epsilon0 && a.epsilon_accounted == ps.epsilon_accounted);
   CHECK(a.epsilon_base_rdp == ps.epsilon0_rdp && a.epsilon_base_profile == ps.epsilon0_profile);
   CHECK(a.by_profile == ps.by_profile);
+  /* Liu–Talwar in the comparison: the profile's ε0 of the geometric law
+   * D_{1,1/T}, (ε, δ), in place of the pure (ε/3, 0). */
+  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 1e-6, 0.5, 30, 0.0, &a, NULL) ==
+        DPBO_OK);
+  double lt = 0.0;
+  CHECK(dpbo_profile_tnb_base_epsilon(1.0, 1e-6, 1.0, 1.0 / 30.0, &lt, NULL) == DPBO_OK);
+  CHECK(a.by_profile == 1 && a.epsilon_base == lt && a.epsilon_base > 1.0 / 3.0);
+  CHECK(a.delta_accounted == 1e-6 && a.epsilon_accounted <= 1.0);
+  CHECK(a.epsilon_accounted == dpbo_profile_tnb_epsilon(lt, 1.0, 1.0 / 30.0, 1e-6));
+  printf("liu_talwar at eps 1, delta 1e-6, T 30: eps0 %.6f (pure eps/3 = %.6f)\n", lt, 1.0 / 3.0);
 }
 
 int main(void) {

@@ -94,12 +94,11 @@ dpbo_status dpbo_profile_tnb_base_epsilon(double epsilon, double delta, double e
   dpbo_status status = DPBO_OK;
   *epsilon0 = 0.0;
   if (!(epsilon > 0.0 && isfinite(epsilon) && delta > 0.0 && delta < 1.0))
-    DPBO_RAISE(DPBO_ERR_ARG,
-               "privacy profile: needs epsilon > 0 and delta in (0, 1), got %g, %g", epsilon,
-               delta);
+    DPBO_RAISE(DPBO_ERR_ARG, "privacy profile: needs epsilon > 0 and delta in (0, 1), got %g, %g",
+               epsilon, delta);
   if (!(eta >= 0.0 && isfinite(eta) && gamma > 0.0 && gamma < 1.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "privacy profile: needs eta >= 0 and gamma in (0, 1), got %g, %g",
-               eta, gamma);
+    DPBO_RAISE(DPBO_ERR_ARG, "privacy profile: needs eta >= 0 and gamma in (0, 1), got %g, %g", eta,
+               gamma);
   /* With δ > 0 the base may spend more than ε (K ≡ 1: ε0 = ε − log(1 − δ)),
    * so the bracket grows until it fails; ε0 → ∞ drives δ_A(ε) to 1. */
   double lo = 0.0, hi = epsilon;
