@@ -39,9 +39,10 @@
  *    bound), takes γ with E[K] = T, and the largest ε0 (bisection) whose ε
  *    stays within the budget. The whole δ goes to this conversion.
  *
- * The same repeated search is also accounted by its privacy profile
- * (core/profile.h, docs/privacy-proofs.md section 8); dpbo_baseline_ps_account
- * keeps the tighter of the two.
+ * The same repeated search (and the random stopping, which is D_{1,γ}) is
+ * also accounted by its privacy profile (core/profile.h,
+ * docs/privacy-proofs.md section 8); dpbo_baseline_ps_account keeps the
+ * tighter of the two, and `dpbo compare` the profile for Liu–Talwar.
  *
  * Budget arithmetic rounds outward (docs/design.md section 3): the accounted ε is
  * rounded up, the base ε0 rounded down. */
