@@ -40,8 +40,8 @@ import numpy as np  # noqa: E402
 LABELS = {
     "dpbo": "DP-BO (Algorithm 1: exp. mechanism on $\\mu_T$)",
     "random_search": "private random search (exp. mechanism, $\\Delta = 1/m$)",
-    "liu_talwar": "Liu-Talwar random stopping ($3\\epsilon_0$)",
-    "papernot_steinke": "Papernot-Steinke repeated search (RDP)",
+    "liu_talwar": "Liu-Talwar random stopping (privacy profile)",
+    "papernot_steinke": "Papernot-Steinke repeated search (RDP or privacy profile)",
     "gp_ucb": "GP-UCB, non-private",
     "random_search_nonprivate": "random search, non-private",
     "dpbo_algorithm3": "DP-BO Algorithm 3 (value only; against $\\max_t f_V$)",

@@ -4,7 +4,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/profile.h"
 #include "dpbo/privacy.h"
 
 double dpbo_baseline_lt_epsilon(double epsilon0) { return dpbo_privacy_round_up(3.0 * epsilon0); }
@@ -147,6 +149,37 @@ dpbo_status dpbo_baseline_ps_base_epsilon(double epsilon, double delta, double e
     DPBO_RAISE(DPBO_ERR_ARG, "repeated search: no positive base epsilon fits epsilon = %g",
                epsilon);
   *epsilon0 = lo;
+done:
+  return status;
+}
+
+dpbo_status dpbo_baseline_ps_account(double epsilon, double delta, double eta, double gamma,
+                                     dpbo_baseline_ps_accounting *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_error rdp_err, profile_err;
+  memset(out, 0, sizeof *out);
+  /* Either bound alone is valid, so one that cannot fit the budget is
+   * skipped; the call fails only when neither can (with the Rényi message,
+   * the one users saw before). */
+  dpbo_status rdp =
+      dpbo_baseline_ps_base_epsilon(epsilon, delta, eta, gamma, &out->epsilon0_rdp, &rdp_err);
+  dpbo_status profile = dpbo_profile_tnb_base_epsilon(epsilon, delta, eta, gamma,
+                                                      &out->epsilon0_profile, &profile_err);
+  if (rdp != DPBO_OK && profile != DPBO_OK) {
+    if (err) *err = rdp_err;
+    status = rdp;
+    goto done;
+  }
+  out->by_profile =
+      profile == DPBO_OK && (rdp != DPBO_OK || out->epsilon0_profile > out->epsilon0_rdp);
+  out->epsilon0 = out->by_profile ? out->epsilon0_profile : out->epsilon0_rdp;
+  /* At the chosen ε0 both bounds hold: report the smaller ε. */
+  double rdp_eps = INFINITY;
+  if (rdp == DPBO_OK)
+    rdp_eps =
+        dpbo_baseline_ps_epsilon(out->epsilon0, eta, gamma, delta, &out->lambda, &out->lambda_hat);
+  out->epsilon_accounted =
+      fmin(rdp_eps, dpbo_profile_tnb_epsilon(out->epsilon0, eta, gamma, delta));
 done:
   return status;
 }

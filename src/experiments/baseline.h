@@ -39,6 +39,11 @@
  *    bound), takes γ with E[K] = T, and the largest ε0 (bisection) whose ε
  *    stays within the budget. The whole δ goes to this conversion.
  *
+ * The same repeated search (and the random stopping, which is D_{1,γ}) is
+ * also accounted by its privacy profile (core/profile.h,
+ * docs/privacy-proofs.md section 8); dpbo_baseline_ps_account keeps the
+ * tighter of the two, and `dpbo compare` the profile for Liu–Talwar.
+ *
  * Budget arithmetic rounds outward (docs/design.md section 3): the accounted ε is
  * rounded up, the base ε0 rounded down. */
 #ifndef DPBO_BASELINE_H
@@ -81,5 +86,17 @@ double dpbo_baseline_ps_epsilon(double epsilon0, double eta, double gamma, doubl
  * exceeds the budget (the log E[K] and log(1/γ) terms alone do). */
 dpbo_status dpbo_baseline_ps_base_epsilon(double epsilon, double delta, double eta, double gamma,
                                           double *epsilon0, dpbo_error *err);
+
+/* The repeated search's accounting at (ε, δ): the larger of the base ε0 of
+ * the Rényi bound and of the privacy profile, the accounted ε (the smaller
+ * of the two bounds at that ε0), and which bound gave the ε0. */
+typedef struct dpbo_baseline_ps_accounting {
+  double epsilon0, epsilon_accounted;
+  double epsilon0_rdp, epsilon0_profile; /* 0 where a bound admits no positive ε0 */
+  double lambda, lambda_hat;             /* the Rényi orders reached at epsilon0 */
+  int by_profile;                        /* 1: the privacy profile is the tighter */
+} dpbo_baseline_ps_accounting;
+dpbo_status dpbo_baseline_ps_account(double epsilon, double delta, double eta, double gamma,
+                                     dpbo_baseline_ps_accounting *out, dpbo_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "experiments/baseline.h"
+#include "core/profile.h"
 #include "base/comm.h"
 #include "objectives/dataset.h"
 #include "run/output.h"
@@ -70,6 +71,17 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     out->gamma = 1.0 / T;
     out->eta = 1.0;
     out->expected_runs = T;
+    /* The geometric stopping is D_{1,γ}: its privacy profile at δ allows a
+     * larger ε0 than the pure (3 ε0, 0), which stays for T = 1. */
+    if (T >= 2 &&
+        dpbo_profile_tnb_base_epsilon(epsilon, delta, 1.0, out->gamma, &out->epsilon_base_profile,
+                                      NULL) == DPBO_OK &&
+        out->epsilon_base_profile > out->epsilon_base) {
+      out->by_profile = 1;
+      out->epsilon_base = out->epsilon_base_profile;
+      out->epsilon_accounted = dpbo_profile_tnb_epsilon(out->epsilon_base, 1.0, out->gamma, delta);
+      out->delta_accounted = delta;
+    }
     break;
   case DPBO_COMPARE_PAPERNOT_STEINKE:
     if (T < 2)
@@ -77,10 +89,15 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     out->eta = ps_eta;
     DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
     out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
-    DPBO_TRY(
-        dpbo_baseline_ps_base_epsilon(epsilon, delta, ps_eta, out->gamma, &out->epsilon_base, err));
-    out->epsilon_accounted = dpbo_baseline_ps_epsilon(out->epsilon_base, ps_eta, out->gamma, delta,
-                                                      &out->rdp_order, &out->rdp_order_hat);
+    dpbo_baseline_ps_accounting ps;
+    DPBO_TRY(dpbo_baseline_ps_account(epsilon, delta, ps_eta, out->gamma, &ps, err));
+    out->epsilon_base = ps.epsilon0;
+    out->epsilon_accounted = ps.epsilon_accounted;
+    out->rdp_order = ps.lambda;
+    out->rdp_order_hat = ps.lambda_hat;
+    out->epsilon_base_rdp = ps.epsilon0_rdp;
+    out->epsilon_base_profile = ps.epsilon0_profile;
+    out->by_profile = ps.by_profile;
     out->delta_accounted = delta;
     break;
   case DPBO_COMPARE_ALGORITHM3: {
@@ -641,6 +658,9 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   ACC_COLUMN("expected_runs", expected_runs);
   ACC_COLUMN("rdp_order", rdp_order);
   ACC_COLUMN("rdp_order_hat", rdp_order_hat);
+  ACC_COLUMN("epsilon_base_rdp", epsilon_base_rdp);
+  ACC_COLUMN("epsilon_base_profile", epsilon_base_profile);
+  ACC_COLUMN("by_profile", by_profile);
 #undef ACC_COLUMN
   H5Gclose(group);
 

@@ -18,9 +18,12 @@
  *                   the exponential mechanism on accuracy (Δ = 1/m, split ε) and
  *                   its accuracy + Lap(1/(m (1 − split) ε)): (ε, 0).
  *   liu_talwar      random stopping, γ = 1/T (T evaluations in expectation),
- *                   base ε0 = ε/3: (ε, 0).
+ *                   base ε0 from the privacy profile of the geometric
+ *                   stopping at δ, (ε, δ), when it exceeds the pure ε/3 of
+ *                   (ε, 0) (always for T >= 2).
  *   papernot_steinke  K ~ truncated negative binomial (η = [compare] ps_eta,
- *                   E[K] = T), base ε0 from the Rényi accounting: (ε, δ).
+ *                   E[K] = T), base ε0 from the tighter of the Rényi and
+ *                   the privacy-profile accounting: (ε, δ).
  *   gp_ucb          non-private reference: the best observed point of the
  *                   same GP-UCB run (its validation accuracy released as is).
  *   random_search_nonprivate  non-private reference: the best of the same T
@@ -79,6 +82,12 @@ typedef struct dpbo_compare_accounting {
   double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
   double gamma, eta, expected_runs; /* the stopping law */
   double rdp_order, rdp_order_hat;  /* papernot_steinke: the orders reached */
+  /* papernot_steinke: the base ε0 of the Rényi and of the privacy-profile
+   * accounting (baseline.h); epsilon_base is the larger, by_profile = 1 when
+   * that is the profile's. liu_talwar: the profile's ε0 (by_profile = 1 when
+   * it replaces ε/3). */
+  double epsilon_base_rdp, epsilon_base_profile;
+  int by_profile;
 } dpbo_compare_accounting;
 
 /* The accounting of `method` at total (ε, δ) for budget T and split
