@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "run/config.h"
+#include "run/config_keys.h"
 #include "run/driver.h"
 #include "run/farm.h"
 #include "base/h5io.h"
@@ -63,6 +64,9 @@ static const char usage_text[] =
     "      them). --stop-after K (tests) stops likewise after K trainings\n"
     "  dpbo info FILE.h5 [--trace]\n"
     "      prints a run file's settings and summary (and its trace)\n"
+    "  dpbo config --list [--markdown]\n"
+    "      every config key: type, accepted values, default, unit, when it is read and\n"
+    "      what it does (--markdown: the text of docs/config.md)\n"
     "  dpbo --help | --version\n"
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
@@ -894,6 +898,28 @@ static int cli_info(int rank, int argc, char **argv) {
   return DPBO_EXIT_OK;
 }
 
+/* dpbo config --list [--markdown]: the key table (run/config_keys.h). */
+static int cli_config(int rank, int argc, char **argv) {
+  int list = 0, markdown = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--list") == 0) {
+      list = 1;
+    } else if (strcmp(argv[i], "--markdown") == 0) {
+      markdown = 1;
+    } else {
+      if (rank == 0)
+        fprintf(stderr, "dpbo config: unexpected argument '%s'\n%s", argv[i], usage_text);
+      return DPBO_EXIT_BAD_INPUT;
+    }
+  }
+  if (!list) {
+    if (rank == 0) fprintf(stderr, "dpbo config: missing --list\n%s", usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  if (rank == 0) dpbo_config_keys_print(stdout, markdown);
+  return DPBO_EXIT_OK;
+}
+
 /* Whether `dpbo COMMAND ...` asks for help: --help or -h among its
  * arguments, not as the value of an option that takes one. */
 static int cli_asks_help(int argc, char **argv) {
@@ -940,6 +966,7 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     return DPBO_EXIT_OK;
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "config") == 0) return cli_config(rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "utility") == 0) return cli_utility(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "compare") == 0) return cli_compare(comm, rank, argc - 2, argv + 2);
