@@ -123,7 +123,8 @@ static void shipped_configs(void) {
   int loaded = 0;
   for (struct dirent *e; (e = readdir(listing));) {
     size_t len = strlen(e->d_name);
-    if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0 || strncmp(e->d_name, "k1sweep", 7) == 0)
+    if (len < 5 || strcmp(e->d_name + len - 4, ".ini") != 0 ||
+        strncmp(e->d_name, "k1sweep", 7) == 0)
       continue; /* (k1sweep configs have a schema of their own) */
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);

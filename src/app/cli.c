@@ -72,7 +72,8 @@ static const char usage_text[] =
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Commands that write a run file (run, release, utility) hold a lock beside it\n"
     "(.<file>.lock): a second writer is refused, naming the holder's host and pid.\n"
-    "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
+    "Exit codes: 0 success, 1 run ended early (a checkpoint could not be written; the\n"
+    "              partial run file is written) or dpbo audit found a loss above the claim,\n"
     "            2 bad input (usage, config, data, a corrupted run file, a release\n"
     "              past privacy.budget; a run file in use, or one that --overwrite\n"
     "              would replace), 3 other failure (every evaluation failed; an\n"
@@ -519,8 +520,15 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (run.steps > 0 || run.outcome == DPBO_OK)
-    CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
+  if ((run.steps > 0 || run.outcome == DPBO_OK) &&
+      dpbo_output_write_run(comm, path, config, &run, &err) != DPBO_OK) {
+    /* The run file cannot be written (a failing rename or folder is an I/O
+     * error, which elsewhere means a missing input): an output fault, exit
+     * 3 as documented, never "bad input". */
+    cli_report(rank, &err);
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
   if (run.outcome == DPBO_OK && run.finished > 0 && run.failures == run.finished) {
     /* Nothing was learnt: the objective is broken, not the data private. A
      * release would only restate the prior, so none is made. */
