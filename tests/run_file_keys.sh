@@ -56,6 +56,9 @@ for line in open(listing):
     m = re.match(r"^    \w+: .*; read when (.*)$", line)
     if m and row is not None and row["when"] == "":
         row["when"] = m.group(1)
+        continue
+    if line and not line.startswith(" ") and rows:
+        break  # the tables of other commands (dpbo k1sweep) follow
 assert len(rows) > 40, f"parsed only {len(rows)} rows of dpbo config --list"
 
 with h5py.File(path, "r") as f:

@@ -15,6 +15,7 @@
 #include "run/farm.h"
 #include "base/h5io.h"
 #include "experiments/k1sweep.h"
+#include "experiments/k1sweep_keys.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "experiments/audit.h"
@@ -924,7 +925,13 @@ static int cli_config(int rank, int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "dpbo config: missing --list\n%s", usage_text);
     return DPBO_EXIT_BAD_INPUT;
   }
-  if (rank == 0) dpbo_config_keys_print(stdout, markdown);
+  if (rank == 0) {
+    dpbo_config_keys_print(stdout, markdown);
+    dpbo_config_keys_print_command(stdout, markdown, "dpbo k1sweep",
+                                   "The config of `dpbo k1sweep` (configs/k1sweep-*.ini) has "
+                                   "sections of its own.",
+                                   dpbo_k1sweep_keys);
+  }
   return DPBO_EXIT_OK;
 }
 

@@ -38,9 +38,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
     KEY("space", "file", "text", "a path", NULL, 0, "", "space.kind = list",
         "The candidate list: one point per line, values in dimension order (a relative path is "
         "resolved against the current directory)."),
-    KEY("space", "dim.NAME", "dimension", "linear | log LO HI [LEVELS]", NULL, 0, "", "",
-        "One line per hyper-parameter NAME, in order (at least one): its scale and range; "
-        "LEVELS (grid only) is the number of grid values."),
+    DPBO_CONFIG_KEYS_DIMS,
 
     /* [gp] */
     KEY("gp", "kernel", "choice", "se | matern52", "matern52", 0, "", "",
@@ -168,11 +166,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "fitted on the sensitive data voids the guarantee)."),
 
     /* [output] */
-    KEY("output", "dir", "text", "a directory", "results", 0, "", "",
-        "Where the run file <dir>/<name>.h5 and its release files go (made if missing; a "
-        "relative path is resolved against the current directory)."),
-    KEY("output", "name", "text", "a file name without '/'",
-        "the config file's name without its extension", 1, "", "", "The run file's base name."),
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
     KEY("output", "posterior", "choice", "auto | yes | no", "auto", 0, "", "",
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6)."),
 
@@ -206,6 +200,42 @@ static void config_keys_cell(FILE *out, const char *text) {
   fputs(" |", out);
 }
 
+/* The rows of `table`, one section after another; headings name `command`
+ * when given. */
+static void config_keys_print_table(FILE *out, int markdown, const char *command,
+                                    const dpbo_settings_key *table) {
+  const char *section = "";
+  char buf[256];
+  for (const dpbo_settings_key *row = table; row->key; row++) {
+    if (strcmp(row->section, section) != 0) {
+      section = row->section;
+      if (markdown)
+        fprintf(out,
+                "\n## %s%s[%s]\n\n| key | type | values | default | unit | read when | meaning |\n"
+                "| --- | --- | --- | --- | --- | --- | --- |\n",
+                command ? command : "", command ? " " : "", section);
+      else
+        fprintf(out, "\n%s%s[%s]\n", command ? command : "", command ? " " : "", section);
+    }
+    if (markdown) {
+      fprintf(out, "| `%s` |", row->key);
+      config_keys_cell(out, row->type);
+      config_keys_cell(out, row->values);
+      config_keys_cell(out, config_keys_default(row, buf, sizeof buf));
+      config_keys_cell(out, row->unit);
+      config_keys_cell(out, row->applies);
+      config_keys_cell(out, row->doc);
+      fputs("\n", out);
+    } else {
+      fprintf(out, "%s = %s\n    %s: %s", row->key, config_keys_default(row, buf, sizeof buf),
+              row->type, row->values);
+      if (row->unit[0]) fprintf(out, "; unit: %s", row->unit);
+      if (row->applies[0]) fprintf(out, "; read when %s", row->applies);
+      fprintf(out, "\n    %s\n", row->doc);
+    }
+  }
+}
+
 void dpbo_config_keys_print(FILE *out, int markdown) {
   if (markdown)
     fputs(
@@ -225,34 +255,11 @@ void dpbo_config_keys_print(FILE *out, int markdown) {
           "when it is read (blank: always) and what it does. The run file stores the value of\n"
           "every key read (config.* as written, default.* for the defaults).\n",
           out);
-  const char *section = "";
-  char buf[256];
-  for (const dpbo_settings_key *row = dpbo_config_keys; row->key; row++) {
-    if (strcmp(row->section, section) != 0) {
-      section = row->section;
-      if (markdown)
-        fprintf(out,
-                "\n## [%s]\n\n| key | type | values | default | unit | read when | meaning |\n"
-                "| --- | --- | --- | --- | --- | --- | --- |\n",
-                section);
-      else
-        fprintf(out, "\n[%s]\n", section);
-    }
-    if (markdown) {
-      fprintf(out, "| `%s` |", row->key);
-      config_keys_cell(out, row->type);
-      config_keys_cell(out, row->values);
-      config_keys_cell(out, config_keys_default(row, buf, sizeof buf));
-      config_keys_cell(out, row->unit);
-      config_keys_cell(out, row->applies);
-      config_keys_cell(out, row->doc);
-      fputs("\n", out);
-    } else {
-      fprintf(out, "%s = %s\n    %s: %s", row->key, config_keys_default(row, buf, sizeof buf),
-              row->type, row->values);
-      if (row->unit[0]) fprintf(out, "; unit: %s", row->unit);
-      if (row->applies[0]) fprintf(out, "; read when %s", row->applies);
-      fprintf(out, "\n    %s\n", row->doc);
-    }
-  }
+  config_keys_print_table(out, markdown, NULL, dpbo_config_keys);
+}
+
+void dpbo_config_keys_print_command(FILE *out, int markdown, const char *command, const char *intro,
+                                    const dpbo_settings_key *table) {
+  fprintf(out, markdown ? "\n# %s\n\n%s\n" : "\n%s\n%s\n", command, intro);
+  config_keys_print_table(out, markdown, command, table);
 }
