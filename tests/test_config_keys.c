@@ -46,7 +46,7 @@ static void schema_refusals(void) {
   /* Drift: a key without a row, another type, another default, other choices. */
   dpbo_error_clear(&err);
   CHECK(dpbo_settings_get_int64(&s, "a", "m", 3, 0, 10, &i64, &err) == DPBO_ERR_ARG &&
-        strstr(err.message, "a.m (a integer), which has no row in the key table"));
+        strstr(err.message, "a.m (type integer), which has no row in the key table"));
   dpbo_error_clear(&err);
   CHECK(dpbo_settings_get_double(&s, "a", "n", 3, 0, &d, &err) == DPBO_ERR_ARG &&
         strstr(err.message, "reads a.n as a number, its row says integer"));

@@ -299,8 +299,9 @@ static dpbo_status settings_schema_row(const dpbo_settings *settings, const char
   *row = dpbo_settings_schema_row(settings->schema, section, key);
   if (!*row)
     return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
-                          "key table: the code reads %s.%s (a %s), which has no row in the key "
-                          "table; add one (src/run/config_keys.c) and regenerate docs/config.md",
+                          "key table: the code reads %s.%s (type %s), which has no row in the "
+                          "key table; add one (src/run/config_keys.c, or the command's own "
+                          "table) and regenerate docs/config.md",
                           section, key, type);
   if (strcmp((*row)->type, type) != 0)
     return DPBO_ERROR_SET(err, DPBO_ERR_ARG,

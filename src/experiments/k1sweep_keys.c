@@ -4,7 +4,7 @@
 
 /* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
 #define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
-  {section, key, type, values, fallback, computed, unit, "", doc}
+  { section, key, type, values, fallback, computed, unit, "", doc }
 
 const dpbo_settings_key dpbo_k1sweep_keys[] = {
     /* [k1sweep] */
@@ -13,8 +13,8 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
     KEY("k1sweep", "synthetic_models", "integer", "0 to 46340", "0", 0, "settings",
         "> 0: synthetic mode with that many settings (no data, no SVMs; the sweep must recover "
         "synthetic_k1)."),
-    KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1,
-        "", "The data file (CSV, gzip ok, or LIBSVM)."),
+    KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1, "",
+        "The data file (CSV, gzip ok, or LIBSVM)."),
     KEY("k1sweep", "format", "choice", "auto | csv | libsvm", "auto", 0, "",
         "The data file's format."),
     KEY("k1sweep", "train_rows", "integer", ">= 1 (unless synthetic)", NULL, 0, "rows",
@@ -34,7 +34,8 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
         "Validation sets V_i (each with a neighbour V_i') per size."),
     KEY("k1sweep", "neighbour", "choice", "add_remove | swap", "add_remove", 0, "",
         "How V_i' differs from V_i: one record added or removed, or one swapped."),
-    KEY("k1sweep", "synthetic_k1", "number", "[0, 1]", "0.9", 0, "", "Synthetic mode: the true k1."),
+    KEY("k1sweep", "synthetic_k1", "number", "[0, 1]", "0.9", 0, "",
+        "Synthetic mode: the true k1."),
     KEY("k1sweep", "synthetic_mean", "number", "(0, 1)", "0.8", 0, "accuracy",
         "Synthetic mode: the prior mean of the accuracies."),
     KEY("k1sweep", "synthetic_signal_std", "number", "> 0", "0.05", 0, "accuracy",
