@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "run/config.h"
+#include "run/config_keys.h"
 #include "run/driver.h"
 #include "run/farm.h"
 #include "base/h5io.h"
 #include "experiments/k1sweep.h"
+#include "experiments/k1sweep_keys.h"
 #include "base/lock.h"
 #include "base/log.h"
 #include "experiments/audit.h"
@@ -63,12 +65,16 @@ static const char usage_text[] =
     "      them). --stop-after K (tests) stops likewise after K trainings\n"
     "  dpbo info FILE.h5 [--trace]\n"
     "      prints a run file's settings and summary (and its trace)\n"
+    "  dpbo config --list [--markdown]\n"
+    "      every config key: type, accepted values, default, unit, when it is read and\n"
+    "      what it does (--markdown: the text of docs/config.md)\n"
     "  dpbo --help | --version\n"
     "\n"
     "Run under MPI with any number of ranks: mpiexec -n 4 dpbo run configs/demo.ini\n"
     "Commands that write a run file (run, release, utility) hold a lock beside it\n"
     "(.<file>.lock): a second writer is refused, naming the holder's host and pid.\n"
-    "Exit codes: 0 success, 1 run ended early (partial run file written),\n"
+    "Exit codes: 0 success, 1 run ended early (a checkpoint could not be written; the\n"
+    "              partial run file is written) or dpbo audit found a loss above the claim,\n"
     "            2 bad input (usage, config, data, a corrupted run file, a release\n"
     "              past privacy.budget; a run file in use, or one that --overwrite\n"
     "              would replace), 3 other failure (every evaluation failed; an\n"
@@ -515,8 +521,15 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (run.steps > 0 || run.outcome == DPBO_OK)
-    CLI_TRY(dpbo_output_write_run(comm, path, config, &run, &err));
+  if ((run.steps > 0 || run.outcome == DPBO_OK) &&
+      dpbo_output_write_run(comm, path, config, &run, &err) != DPBO_OK) {
+    /* The run file cannot be written (a failing rename or folder is an I/O
+     * error, which elsewhere means a missing input): an output fault, exit
+     * 3 as documented, never "bad input". */
+    cli_report(rank, &err);
+    code = DPBO_EXIT_FAILURE;
+    goto done;
+  }
   if (run.outcome == DPBO_OK && run.finished > 0 && run.failures == run.finished) {
     /* Nothing was learnt: the objective is broken, not the data private. A
      * release would only restate the prior, so none is made. */
@@ -894,6 +907,34 @@ static int cli_info(int rank, int argc, char **argv) {
   return DPBO_EXIT_OK;
 }
 
+/* dpbo config --list [--markdown]: the key table (run/config_keys.h). */
+static int cli_config(int rank, int argc, char **argv) {
+  int list = 0, markdown = 0;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--list") == 0) {
+      list = 1;
+    } else if (strcmp(argv[i], "--markdown") == 0) {
+      markdown = 1;
+    } else {
+      if (rank == 0)
+        fprintf(stderr, "dpbo config: unexpected argument '%s'\n%s", argv[i], usage_text);
+      return DPBO_EXIT_BAD_INPUT;
+    }
+  }
+  if (!list) {
+    if (rank == 0) fprintf(stderr, "dpbo config: missing --list\n%s", usage_text);
+    return DPBO_EXIT_BAD_INPUT;
+  }
+  if (rank == 0) {
+    dpbo_config_keys_print(stdout, markdown);
+    dpbo_config_keys_print_command(stdout, markdown, "dpbo k1sweep",
+                                   "The config of `dpbo k1sweep` (configs/k1sweep-*.ini) has "
+                                   "sections of its own.",
+                                   dpbo_k1sweep_keys);
+  }
+  return DPBO_EXIT_OK;
+}
+
 /* Whether `dpbo COMMAND ...` asks for help: --help or -h among its
  * arguments, not as the value of an option that takes one. */
 static int cli_asks_help(int argc, char **argv) {
@@ -940,6 +981,7 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     return DPBO_EXIT_OK;
   if (strcmp(argv[1], "run") == 0) return cli_run(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "info") == 0) return cli_info(rank, argc - 2, argv + 2);
+  if (strcmp(argv[1], "config") == 0) return cli_config(rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "release") == 0) return cli_release(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "utility") == 0) return cli_utility(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "compare") == 0) return cli_compare(comm, rank, argc - 2, argv + 2);

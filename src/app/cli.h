@@ -5,8 +5,9 @@
  *   dpbo compare CONFIG [--set section.key=value ...] [--quiet]
  *   dpbo info FILE.h5 [--trace]
  *   dpbo --help | --version
- * Exit codes: 0 success; 1 the run stopped early (an evaluation failed; the
- * run file holds the steps done); 2 bad input (usage, config, dataset,
+ * Exit codes: 0 success; 1 the run stopped early (a checkpoint could not be
+ * written; the run file holds the steps done), or dpbo audit found a
+ * privacy loss above the claim; 2 bad input (usage, config, dataset,
  * candidate list; a run file in use by another writer, or a finished one
  * without --overwrite); 3 any other failure (I/O, MPI, HDF5, numerics); 4
  * dpbo run or k1sweep stopped early on request (the checkpoint holds what

@@ -223,6 +223,9 @@ void dpbo_settings_free(dpbo_settings *settings) {
   for (int i = 0; i < settings->count; i++)
     free(settings->entry[i].value);
   free(settings->entry);
+  for (int i = 0; i < settings->default_count; i++)
+    free(settings->defaults[i].value);
+  free(settings->defaults);
   memset(settings, 0, sizeof *settings);
 }
 
@@ -268,6 +271,103 @@ dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *sec
     }
   }
   return NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * The schema: every getter call is checked against its key's row, and the
+ * defaults it takes are recorded (the effective values). */
+
+const dpbo_settings_key *dpbo_settings_schema_row(const dpbo_settings_key *schema,
+                                                  const char *section, const char *key) {
+  for (const dpbo_settings_key *row = schema; row && row->key; row++) {
+    if (strcmp(row->section, section) != 0) continue;
+    if (strcmp(row->key, key) == 0 ||
+        (strcmp(row->key, "dim.NAME") == 0 && strncmp(key, "dim.", 4) == 0))
+      return row;
+  }
+  return NULL;
+}
+
+/* The row of a getter's key, which must exist with the getter's type (*row
+ * NULL without a schema). A failure is the code's, not the user's: the
+ * message says which row to fix. */
+static dpbo_status settings_schema_row(const dpbo_settings *settings, const char *section,
+                                       const char *key, const char *type,
+                                       const dpbo_settings_key **row, dpbo_error *err) {
+  *row = NULL;
+  if (!settings->schema) return DPBO_OK;
+  *row = dpbo_settings_schema_row(settings->schema, section, key);
+  if (!*row)
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                          "key table: the code reads %s.%s (type %s), which has no row in the "
+                          "key table; add one (src/run/config_keys.c, or the command's own "
+                          "table) and regenerate docs/config.md",
+                          section, key, type);
+  if (strcmp((*row)->type, type) != 0)
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                          "key table: the code reads %s.%s as a %s, its row says %s", section, key,
+                          type, (*row)->type);
+  return DPBO_OK;
+}
+
+/* The code's default (NULL: required) against the row's, as text. */
+static dpbo_status settings_schema_default(const dpbo_settings_key *row, const char *code, int same,
+                                           dpbo_error *err) {
+  if (!row || row->computed) return DPBO_OK;
+  if (same && (code == NULL) == (row->fallback == NULL)) return DPBO_OK;
+  return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                        "key table: the default of %s.%s is '%s' in the code and '%s' in its row",
+                        row->section, row->key, code ? code : "(required)",
+                        row->fallback ? row->fallback : "(required)");
+}
+
+/* The shortest text that reads back as v (whole numbers without an
+ * exponent: 100, not 1e+02). */
+static void settings_format_double(double v, char *buf, size_t size) {
+  if (v == floor(v) && fabs(v) < 1e15) {
+    snprintf(buf, size, "%.0f", v);
+    return;
+  }
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(buf, size, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+/* Records that section.key took its default `value`. */
+static dpbo_status settings_note_default(dpbo_settings *settings, const char *section,
+                                         const char *key, const char *value, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *copy = strdup(value);
+  if (!copy)
+    DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory recording the default of %s.%s", section, key);
+  for (int i = 0; i < settings->default_count; i++) {
+    dpbo_settings_entry *e = &settings->defaults[i];
+    if (strcmp(e->section, section) == 0 && strcmp(e->key, key) == 0) {
+      free(e->value);
+      e->value = copy;
+      copy = NULL;
+      goto done;
+    }
+  }
+  if (settings->default_count == settings->default_capacity) {
+    int capacity = settings->default_capacity ? 2 * settings->default_capacity : 32;
+    dpbo_settings_entry *grown = realloc(settings->defaults, (size_t)capacity * sizeof *grown);
+    if (!grown)
+      DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory recording the default of %s.%s", section, key);
+    settings->defaults = grown;
+    settings->default_capacity = capacity;
+  }
+  dpbo_settings_entry *e = &settings->defaults[settings->default_count++];
+  memset(e, 0, sizeof *e);
+  snprintf(e->section, sizeof e->section, "%s", section);
+  snprintf(e->key, sizeof e->key, "%s", key);
+  e->value = copy;
+  e->used = 1;
+  copy = NULL;
+done:
+  free(copy);
+  return status;
 }
 
 /* The edit distance of a and b (insertions, deletions, substitutions and
@@ -338,8 +438,16 @@ dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *sectio
                                      dpbo_error *err) {
   dpbo_settings_entry *e = NULL;
   const char *value = NULL;
-  dpbo_status status = settings_value(settings, section, key, fallback, &e, &value, err);
+  const dpbo_settings_key *row;
+  dpbo_status status = settings_schema_row(settings, section, key, "text", &row, err);
+  if (status == DPBO_OK)
+    status = settings_schema_default(
+        row, fallback, !row || !fallback || !row->fallback || !strcmp(fallback, row->fallback),
+        err);
+  if (status == DPBO_OK) status = settings_value(settings, section, key, fallback, &e, &value, err);
   if (status != DPBO_OK) return status;
+  if (!e && (status = settings_note_default(settings, section, key, value, err)) != DPBO_OK)
+    return status;
   if (strlen(value) >= size) {
     char where[DPBO_PATH_MAX + 32];
     dpbo_settings_where(settings, e, where, sizeof where);
@@ -352,11 +460,23 @@ dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *sectio
 
 dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *section, const char *key,
                                      double fallback, int required, double *out, dpbo_error *err) {
+  const dpbo_settings_key *row;
+  char text[32];
+  settings_format_double(fallback, text, sizeof text);
+  dpbo_status status = settings_schema_row(settings, section, key, "number", &row, err);
+  if (status == DPBO_OK && row && row->fallback && !required) {
+    const double table = strtod(row->fallback, NULL);
+    status = settings_schema_default(row, text,
+                                     table == fallback || (isnan(table) && isnan(fallback)), err);
+  } else if (status == DPBO_OK) {
+    status = settings_schema_default(row, required ? NULL : text, 1, err);
+  }
+  if (status != DPBO_OK) return status;
   dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
   if (!e) {
     if (required) return settings_missing(settings, section, key, NULL, err);
     *out = fallback;
-    return DPBO_OK;
+    return settings_note_default(settings, section, key, text, err);
   }
   char *end;
   errno = 0;
@@ -376,10 +496,20 @@ dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *sectio
 dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section, const char *key,
                                     int64_t fallback, int64_t min, int64_t max, int64_t *out,
                                     dpbo_error *err) {
+  const dpbo_settings_key *row;
+  char text[32];
+  snprintf(text, sizeof text, "%lld", (long long)fallback);
+  dpbo_status status = settings_schema_row(settings, section, key, "integer", &row, err);
+  /* A required integer's getter has a placeholder default, refused later. */
+  const int required = row && !row->fallback;
+  if (status == DPBO_OK && !required)
+    status = settings_schema_default(row, text,
+                                     !row || strtoll(row->fallback, NULL, 10) == fallback, err);
+  if (status != DPBO_OK) return status;
   dpbo_settings_entry *e = dpbo_settings_find(settings, section, key);
   if (!e) {
     *out = fallback;
-    return DPBO_OK;
+    return required ? DPBO_OK : settings_note_default(settings, section, key, text, err);
   }
   char where[DPBO_PATH_MAX + 32];
   dpbo_settings_where(settings, e, where, sizeof where);
@@ -411,13 +541,32 @@ dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *sectio
                                      dpbo_error *err) {
   dpbo_settings_entry *e = NULL;
   const char *value = NULL;
-  dpbo_status status = settings_value(settings, section, key, fallback, &e, &value, err);
+  const dpbo_settings_key *row;
+  dpbo_status status = settings_schema_row(settings, section, key, "choice", &row, err);
+  if (status == DPBO_OK)
+    status = settings_schema_default(
+        row, fallback, !row || !fallback || !row->fallback || !strcmp(fallback, row->fallback),
+        err);
+  if (status == DPBO_OK && row) {
+    /* The row lists the choices in the getter's order. */
+    char joined[512] = "";
+    for (int i = 0; choices[i]; i++) {
+      size_t len = strlen(joined);
+      snprintf(joined + len, sizeof joined - len, "%s%s", i ? " | " : "", choices[i]);
+    }
+    if (strcmp(joined, row->values) != 0)
+      return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                            "key table: the choices of %s.%s are '%s' in the code and '%s' in "
+                            "its row",
+                            section, key, joined, row->values);
+  }
+  if (status == DPBO_OK) status = settings_value(settings, section, key, fallback, &e, &value, err);
   if (status != DPBO_OK) return status;
   char list[512] = "";
   for (int i = 0; choices[i]; i++) {
     if (strcmp(value, choices[i]) == 0) {
       *out = i;
-      return DPBO_OK;
+      return e ? DPBO_OK : settings_note_default(settings, section, key, value, err);
     }
     size_t len = strlen(list);
     snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", choices[i]);
@@ -450,6 +599,20 @@ dpbo_status dpbo_settings_check_used(const dpbo_settings *settings, dpbo_error *
   if (!e) return DPBO_OK;
   char where[DPBO_PATH_MAX + 32];
   dpbo_settings_where(settings, e, where, sizeof where);
+  /* With a schema, the nearest key of the section is suggested. */
+  const char *near = NULL;
+  int near_distance = 3;
+  for (const dpbo_settings_key *row = settings->schema; row && row->key; row++) {
+    if (strcmp(row->section, e->section) != 0) continue;
+    int distance = settings_distance(e->key, row->key, 2);
+    if (distance < near_distance && 2 * distance < (int)strlen(row->key)) {
+      near = row->key;
+      near_distance = distance;
+    }
+  }
+  if (near)
+    return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]; did you mean '%s'?",
+                          where, e->key, e->section, near);
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key,
                         e->section);
 }

@@ -36,6 +36,24 @@ typedef struct dpbo_settings_entry {
   int used;
 } dpbo_settings_entry;
 
+/* One key of a schema (the module that owns the settings declares every
+ * key it reads, e.g. run/config_keys.c): what `dpbo config --list` prints,
+ * and what the typed getters check each call against, so that the list
+ * cannot drift from the code. A table ends with a row whose key is NULL. */
+typedef struct dpbo_settings_key {
+  const char *section;
+  const char *key;      /* "dim.NAME": any key starting with "dim." */
+  const char *type;     /* the getter: "integer", "number", "choice", "text" */
+  const char *values;   /* a choice's values "a | b | c" in the getter's order;
+                           other types: the range or form accepted */
+  const char *fallback; /* the default as text; NULL: required */
+  int computed;         /* the default depends on other keys: `fallback`
+                           describes it and is not compared */
+  const char *unit;     /* "" when none */
+  const char *applies;  /* when it is read: "" always, else e.g. "objective.kind = svm" */
+  const char *doc;      /* what it does */
+} dpbo_settings_key;
+
 /* Every entry in the order first written. Plain data: read entry[0..count)
  * directly (e.g. to store them). A copy of the struct shares the entries;
  * only the original is freed. */
@@ -43,6 +61,15 @@ typedef struct dpbo_settings {
   char path[DPBO_PATH_MAX]; /* the file, or the label of the assignments */
   int count, capacity;
   dpbo_settings_entry *entry; /* malloc'd, `capacity` long */
+  /* Set after reading (NULL: no checks): every getter then refuses a key
+   * that is not in the schema, or whose type, choices or default differ
+   * from its row (DPBO_ERR_ARG, a programming error naming the row). */
+  const dpbo_settings_key *schema;
+  /* The keys a getter took its default for, with the value used as text
+   * (written entries are in entry[]): together, every key's effective
+   * value. */
+  int default_count, default_capacity;
+  dpbo_settings_entry *defaults; /* malloc'd */
 } dpbo_settings;
 
 /* Reads path and then the overrides ("section.key=value") into settings
@@ -96,6 +123,11 @@ dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section
 dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
                                      const char *fallback, const char *const *choices, int *out,
                                      dpbo_error *err);
+
+/* The schema's row of section.key ("dim.*" rows match any "dim." key), or
+ * NULL. */
+const dpbo_settings_key *dpbo_settings_schema_row(const dpbo_settings_key *schema,
+                                                  const char *section, const char *key);
 
 /* Fails with "<where>: section.key <what>" unless ok. */
 dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,

@@ -21,6 +21,7 @@
 #include "run/config.h"
 #include "run/output.h"
 #include "run/farm.h"
+#include "experiments/k1sweep_keys.h"
 
 /* ---------------------------------------------------------------------------
  * Configuration. */
@@ -127,6 +128,8 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   memset(c, 0, sizeof *c);
   DPBO_TRY(dpbo_settings_read(settings, path, override_count, overrides, err));
   DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep_sections, err));
+  /* Every getter checks its key against the table (k1sweep_keys.h). */
+  settings->schema = dpbo_k1sweep_keys;
 
   /* [k1sweep] */
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));

@@ -1,5 +1,6 @@
 #include "run/config.h"
 #include "run/config_private.h"
+#include "run/config_keys.h"
 #include "base/h5io.h"
 
 #include <ctype.h>
@@ -662,6 +663,8 @@ done:
 static dpbo_status config_load_settings(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   snprintf(config->path, sizeof config->path, "%s", config->settings.path);
+  /* Every getter checks its key against the table (config_keys.h). */
+  config->settings.schema = dpbo_config_keys;
   DPBO_TRY(config_interpret(config, err));
 done:
   if (status != DPBO_OK) dpbo_config_free(config);

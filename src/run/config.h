@@ -20,6 +20,9 @@
  *               Papernot-Steinke shape η): read by every command, used by
  *               dpbo compare
  *
+ * The complete list, with defaults and meanings, is the key table
+ * (run/config_keys.h; `dpbo config --list`), which the getters check.
+ *
  * Every key must be known and used: an unknown section or key, or a key that
  * does not apply to the chosen objective, is an error naming the file and
  * line. Values are checked here (types, ranges); the message names the key. */

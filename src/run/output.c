@@ -628,6 +628,13 @@ dpbo_status dpbo_output_write_settings(hid_t obj, const dpbo_settings *settings,
     snprintf(name, sizeof name, "config.%s.%s", settings->entry[i].section, settings->entry[i].key);
     DPBO_TRY(dpbo_h5io_attr_string(obj, name, settings->entry[i].value, err));
   }
+  /* The defaults taken, so that the file alone tells every key's value. */
+  for (int i = 0; i < settings->default_count; i++) {
+    char name[256];
+    snprintf(name, sizeof name, "default.%s.%s", settings->defaults[i].section,
+             settings->defaults[i].key);
+    DPBO_TRY(dpbo_h5io_attr_string(obj, name, settings->defaults[i].value, err));
+  }
 done:
   return status;
 }

@@ -41,8 +41,11 @@
 #include "dpbo/privacy.h"
 
 /* The settings as written, one string attribute config.<section>.<key>
- * each, on obj (the root of every file dpbo writes from a config: run
- * files, k1 sweeps, comparisons); collective like every attribute write. */
+ * each, and the defaults the getters took, default.<section>.<key> (the
+ * value used, as text): together every key's effective value. On obj (the
+ * root of every file dpbo writes from a config: run files, k1 sweeps,
+ * comparisons); collective like every attribute write. Only config.* is
+ * read back (a run file written before default.* existed reads the same). */
 dpbo_status dpbo_output_write_settings(hid_t obj, const dpbo_settings *settings, dpbo_error *err);
 
 /* The config.* attributes of obj as "section.key=value" lines joined by '\n'

@@ -1,0 +1,80 @@
+#include "experiments/k1sweep_keys.h"
+
+#include "run/config_keys.h"
+
+/* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
+#define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
+  { section, key, type, values, fallback, computed, unit, "", doc }
+
+const dpbo_settings_key dpbo_k1sweep_keys[] = {
+    /* [k1sweep] */
+    KEY("k1sweep", "seed", "integer", "0 to 2^63-1", "1", 0, "",
+        "Seed of the Sobol settings' training rows, the validation sets and neighbours."),
+    KEY("k1sweep", "synthetic_models", "integer", "0 to 46340", "0", 0, "settings",
+        "> 0: synthetic mode with that many settings (no data, no SVMs; the sweep must recover "
+        "synthetic_k1)."),
+    KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1, "",
+        "The data file (CSV, gzip ok, or LIBSVM)."),
+    KEY("k1sweep", "format", "choice", "auto | csv | libsvm", "auto", 0, "",
+        "The data file's format."),
+    KEY("k1sweep", "train_rows", "integer", ">= 1 (unless synthetic)", NULL, 0, "rows",
+        "Rows each SVM is trained on."),
+    KEY("k1sweep", "pool_rows", "integer", ">= 0", "0", 0, "rows",
+        "Rows of the validation pool (0: every row not drawn for training)."),
+    KEY("k1sweep", "models", "integer", "1 to 46340", "100", 0, "settings",
+        "Sobol settings (C, gamma), one SVM each."),
+    KEY("k1sweep", "cache_mb", "number", "> 0", "100", 0, "MiB", "LIBSVM's kernel cache (-m)."),
+    KEY("k1sweep", "tolerance", "number", "> 0", "0.001", 0, "", "LIBSVM's tolerance (-e)."),
+    KEY("k1sweep", "shrinking", "integer", "0 or 1", "1", 0, "", "LIBSVM's shrinking (-h)."),
+    KEY("k1sweep", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
+        "The largest LIBSVM feature index accepted."),
+    KEY("k1sweep", "sizes", "text", "1 to 32 sizes m, ascending, each >= 2", NULL, 0, "rows",
+        "The validation-set sizes m."),
+    KEY("k1sweep", "sets", "integer", "1 to 16777216", "100", 0, "sets",
+        "Validation sets V_i (each with a neighbour V_i') per size."),
+    KEY("k1sweep", "neighbour", "choice", "add_remove | swap", "add_remove", 0, "",
+        "How V_i' differs from V_i: one record added or removed, or one swapped."),
+    KEY("k1sweep", "synthetic_k1", "number", "[0, 1]", "0.9", 0, "",
+        "Synthetic mode: the true k1."),
+    KEY("k1sweep", "synthetic_mean", "number", "(0, 1)", "0.8", 0, "accuracy",
+        "Synthetic mode: the prior mean of the accuracies."),
+    KEY("k1sweep", "synthetic_signal_std", "number", "> 0", "0.05", 0, "accuracy",
+        "Synthetic mode: their prior standard deviation."),
+    KEY("k1sweep", "synthetic_lengthscale", "number", "> 0", "0.3", 0, "unit-cube coordinates",
+        "Synthetic mode: the kernel's length-scale."),
+
+    /* [space] */
+    DPBO_CONFIG_KEYS_DIMS,
+
+    /* [likelihood]: the multi-task GP likelihood of k1 (experiments/k1lik.h) */
+    KEY("likelihood", "kernel", "choice", "se | matern52", "se", 0, "",
+        "K2, the kernel over the settings."),
+    KEY("likelihood", "ell_min", "number", "> 0", "0.01", 0, "unit-cube coordinates",
+        "Smallest shared length-scale searched."),
+    KEY("likelihood", "ell_max", "number", "> ell_min", "10", 0, "unit-cube coordinates",
+        "Largest shared length-scale searched."),
+    KEY("likelihood", "ell_step", "number", "> 0", "0.002", 0, "log length-scale",
+        "Lattice step in log length-scale."),
+    KEY("likelihood", "ell_grid", "integer", "2 to 10000", "347", 0, "points",
+        "Scan points over the length-scale range before the golden-section search."),
+    KEY("likelihood", "ratio_min", "number", "> 0", "1e-06", 0, "",
+        "Smallest sigma_n / s searched."),
+    KEY("likelihood", "ratio_max", "number", "> ratio_min", "100", 0, "",
+        "Largest sigma_n / s searched."),
+    KEY("likelihood", "ratio_per_decade", "integer", "1 to 1000", "4", 0, "points",
+        "Scan points per decade of sigma_n / s before Brent's search."),
+    KEY("likelihood", "k1_step", "number", "(0, 0.5)", "0.05", 0, "",
+        "Step of the linear part of the k1 sweep."),
+    KEY("likelihood", "t_min", "number", "(0, k1_step)", "1e-10", 0, "",
+        "Smallest 1 - k1 of the sweep."),
+    KEY("likelihood", "t_per_decade", "integer", "1 to 1000", "10", 0, "points",
+        "Points per decade of 1 - k1 below the linear part."),
+    KEY("likelihood", "eigen_threshold", "integer", "0 to 2147483647", "1000", 0, "settings",
+        "From this many settings on, the eigendecomposition runs on every rank (ScaLAPACK)."),
+    KEY("likelihood", "delta", "number", "(0, 1)", "0.05", 0, "",
+        "delta of the c for Algorithm 1 that the k1 implies."),
+
+    /* [output] */
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
+
+    KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL)};

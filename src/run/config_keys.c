@@ -1,0 +1,265 @@
+#include "run/config_keys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Columns: section, key, type (the getter: integer | number | choice |
+ * text; dimension for the dim.NAME lines), values (a choice's values in the
+ * getter's order, else what is accepted), default (NULL: required),
+ * computed (1: the default depends on other keys and the text describes
+ * it), unit, read when ("" always, else "section.key = a, b"), meaning.
+ * Rows are in the order the reader takes them. The getters compare type,
+ * choices and default with the code on every load. */
+#define KEY(section, key, type, values, fallback, computed, unit, applies, doc)                    \
+  { section, key, type, values, fallback, computed, unit, applies, doc }
+
+#define SVM_LOGREG "objective.kind = svm, logreg"
+
+const dpbo_settings_key dpbo_config_keys[] = {
+    /* [run] */
+    KEY("run", "iterations", "integer", "1 to 1000000", NULL, 0, "evaluations", "",
+        "T, the number of evaluations of the objective."),
+    KEY("run", "seed", "integer", "0 to 2^63-1", "1", 0, "", "",
+        "Seed of everything reproducible: the data split, synthetic functions, seeded noise "
+        "(the default of objective.split_seed, objective.seed and privacy.noise_seed)."),
+    KEY("run", "batch", "integer", "1 to 1048576", "1", 0, "evaluations", "",
+        "Evaluations in flight (GP-BUCB: the pending ones enter the GP as hallucinated "
+        "observations). Values above 1 are refused with privacy.algorithm = 1 or 2."),
+    KEY("run", "retries", "integer", "0 to 100", "1", 0, "attempts", "",
+        "Further attempts after a failed evaluation; a step that fails every attempt is "
+        "recorded as failed and excluded from the GP."),
+
+    /* [space] */
+    KEY("space", "kind", "choice", "grid | sobol | list", "sobol", 0, "", "",
+        "The finite candidate set: a grid of LEVELS per dimension, the first space.points "
+        "points of the unscrambled Sobol sequence, or the points of space.file."),
+    KEY("space", "points", "integer", ">= 1", NULL, 0, "candidates", "space.kind = sobol",
+        "N, the number of Sobol candidates."),
+    KEY("space", "file", "text", "a path", NULL, 0, "", "space.kind = list",
+        "The candidate list: one point per line, values in dimension order (a relative path is "
+        "resolved against the current directory)."),
+    DPBO_CONFIG_KEYS_DIMS,
+
+    /* [gp] */
+    KEY("gp", "kernel", "choice", "se | matern52", "matern52", 0, "", "",
+        "The GP kernel, on unit-cube coordinates. Fix the prior before seeing the validation "
+        "data (docs/design.md)."),
+    KEY("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2", 0,
+        "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated."),
+    KEY("gp", "mean", "number", "any", "0", 0, "units of v", "", "m0, the prior mean of f."),
+    KEY("gp", "signal_std", "number", "> 0", "1", 0, "units of v", "",
+        "s, the prior standard deviation of f."),
+    KEY("gp", "noise_std", "number", ">= 0", "0.1", 0, "units of v", "",
+        "sigma, the standard deviation of the observation noise (0: noise-free, Algorithm 2)."),
+    KEY("gp", "jitter", "number", ">= 0", "0 if gp.noise_std > 0, else 1e-10", 1, "units of v^2",
+        "", "Added to the kernel's diagonal to keep a noise-free GP factorizable."),
+
+    /* [objective]: kind first, then the keys of that kind */
+    KEY("objective", "kind", "choice", "svm | synthetic | command | logreg", NULL, 0, "", "",
+        "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
+        "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3)."),
+    KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
+        "The data file: CSV (gzip ok) or LIBSVM sparse; a relative path is resolved against the "
+        "current directory."),
+    KEY("objective", "format", "choice", "auto | csv | libsvm", "auto", 0, "", SVM_LOGREG,
+        "The data file's format (auto: from its content)."),
+    KEY("objective", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
+        SVM_LOGREG,
+        "The largest LIBSVM feature index accepted (rows are held dense: one huge index would "
+        "allocate gigabytes)."),
+    KEY("objective", "header", "choice", "auto | yes | no", "auto", 0, "", SVM_LOGREG,
+        "CSV: whether the first row is a header (auto: a first row that is not numeric is one, "
+        "and the log says so)."),
+    KEY("objective", "label_column", "text", "last, or a column number from 1", "last", 0, "",
+        SVM_LOGREG, "CSV: the label's column."),
+    KEY("objective", "train_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
+        "Training rows, drawn by a permutation of objective.split_seed."),
+    KEY("objective", "validation_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
+        "Validation rows (the sensitive set V), the rows after the training rows."),
+    KEY("objective", "test_rows", "integer", ">= 0", "0", 0, "rows", SVM_LOGREG,
+        "Held-out rows after the validation rows, for dpbo compare."),
+    KEY("objective", "split_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", SVM_LOGREG,
+        "Seed of the train/validation/test permutation."),
+    KEY("objective", "cache_mb", "number", "> 0", "100", 0, "MiB", "objective.kind = svm",
+        "LIBSVM's kernel cache (-m)."),
+    KEY("objective", "tolerance", "number", "> 0", "0.001 (svm), 1e-06 (logreg)", 1, "", SVM_LOGREG,
+        "The solver's stopping tolerance (LIBSVM -e; logreg: enters Algorithm 3's "
+        "sensitivity)."),
+    KEY("objective", "shrinking", "integer", "0 or 1", "1", 0, "", "objective.kind = svm",
+        "LIBSVM's shrinking heuristic (-h)."),
+    KEY("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, 0, "",
+        "objective.kind = synthetic",
+        "The synthetic function (branin needs 2 dimensions, hartmann6 6; gp_prior is drawn "
+        "from the GP prior of [gp])."),
+    KEY("objective", "features", "integer", "1 to 16777216", "2048", 0, "features",
+        "objective.kind = synthetic", "Random Fourier features of a gp_prior function."),
+    KEY("objective", "noise_std", "number", ">= 0", "0", 0, "units of v",
+        "objective.kind = synthetic", "Gaussian noise added to each evaluation."),
+    KEY("objective", "seed", "integer", "0 to 2^63-1", "run.seed", 1, "",
+        "objective.kind = synthetic", "Seed of the gp_prior function and of the noise."),
+    KEY("objective", "positive_label", "number", "a label of the data",
+        "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
+        "The class against the rest (the stored default 'nan' means none)."),
+    KEY("objective", "loss", "choice", "sigmoid | ramp", "sigmoid", 0, "",
+        "objective.kind = logreg", "The loss whose validation value is tuned (Algorithm 3)."),
+    KEY("objective", "command", "text", "a program and its arguments (no shell)", NULL, 0, "",
+        "objective.kind = command",
+        "Your program, run once per evaluation; it prints the value last (docs/own-model.md)."),
+    KEY("objective", "pass", "choice", "args | env", "args", 0, "", "objective.kind = command",
+        "How hyper-parameters reach the program: NAME=VALUE arguments, or DPBO_NAME "
+        "environment variables (NAME upper-cased)."),
+    KEY("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", 0, "s",
+        "objective.kind = command", "Time limit of one evaluation; its processes are killed."),
+    KEY("objective", "value_range", "text", "LO HI, or empty", "", 0, "units of v",
+        "objective.kind = command",
+        "Fails an evaluation whose value lies outside [LO, HI] (empty: no check)."),
+
+    /* [ucb] */
+    KEY("ucb", "acquisition", "choice", "ucb | ei", "ucb", 0, "", "",
+        "The acquisition rule (ei only with privacy.algorithm = none or 3)."),
+    KEY("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", 0, "MiB per rank",
+        "",
+        "Above it the UCB state recomputes cross-covariances instead of storing T x N/P "
+        "doubles (same results; auto: half of the node's memory shared by its ranks)."),
+    /* (read after [privacy], whose accounting gives its default) */
+    KEY("ucb", "delta", "number", "(0, 1)",
+        "delta_beta of the privacy accounting (0.05 without a GP release)", 1, "", "",
+        "delta in beta_t = 2 log(N t^2 pi^2 / (3 delta)); with privacy.algorithm = 1 or 2 "
+        "leave it unset (a different value is refused)."),
+
+    /* [privacy] */
+    KEY("privacy", "algorithm", "choice", "none | 1 | 2 | 3", "none", 0, "", "",
+        "The private release drawn at the end of dpbo run (README, Private releases)."),
+    KEY("privacy", "epsilon", "number", "> 0", "1", 0, "", "",
+        "Total epsilon over everything released (basic composition)."),
+    KEY("privacy", "delta", "number", "(0, 1)", "0.05", 0, "", "", "Total delta."),
+    KEY("privacy", "split", "number", "(0, 1)", "0.5", 0, "", "",
+        "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
+        "everything on the value)."),
+    KEY("privacy", "bounds", "choice", "corrected | paper", "corrected", 0, "", "",
+        "The corrected sensitivity bounds, or the paper's literal formulas "
+        "(docs/privacy-proofs.md)."),
+    KEY("privacy", "k1", "number", "[0, 1]", "0.95", 0, "", "",
+        "k1(V, V') of the multi-task GP between neighbouring validation sets (Algorithms 1 "
+        "and 2)."),
+    KEY("privacy", "selection", "choice", "exponential | permute_and_flip", "exponential", 0, "",
+        "", "The mechanism that releases lambda~."),
+    KEY("privacy", "noise", "choice", "os | seeded", "os", 0, "", "",
+        "The randomness of the release: the operating system's (getrandom), or seeded "
+        "(experiments only, labelled not for publication)."),
+    KEY("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", "",
+        "Seed of privacy.noise = seeded."),
+    KEY("privacy", "value_range", "text", "LO HI, or empty", "0 1 (svm), -1 0 (logreg), else empty",
+        1, "units of v", "", "The released value is clamped to it (post-processing)."),
+    KEY("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", 0, "", "",
+        "Cap on the basic-composition totals of every release ever drawn from the run file "
+        "(empty: none); fixed at run time."),
+    KEY("privacy", "A", "number", ">= 0", "1", 0, "", "",
+        "Algorithm 2: the regret constant A (your assumption about f)."),
+    KEY("privacy", "tau", "number", ">= 0", "1", 0, "", "",
+        "Algorithm 2: the regret constant tau (your assumption about f)."),
+    KEY("privacy", "failures_public", "choice", "no | yes", "no", 0, "", "",
+        "You vouch that failed evaluations of a command objective do not depend on the "
+        "validation data (needed to release a run with failures)."),
+    KEY("privacy", "prior_source", "choice", "public | validation", "public", 0, "", "",
+        "Where the GP prior came from; validation is refused with a privacy algorithm (a prior "
+        "fitted on the sensitive data voids the guarantee)."),
+
+    /* [output] */
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
+    KEY("output", "posterior", "choice", "auto | yes | no", "auto", 0, "", "",
+        "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6)."),
+
+    /* [compare]: read by every command, used by dpbo compare */
+    KEY("compare", "repetitions", "integer", "1 to 100000", "20", 0, "", "",
+        "dpbo compare: R, the repetitions with fresh noise."),
+    KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
+        "", "dpbo compare: the grid of total epsilon."),
+    KEY("compare", "ps_eta", "number", "[0, 10]", "1", 0, "", "",
+        "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
+        "logarithmic, 1 geometric)."),
+
+    KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
+
+/* The default as shown: required, empty, the text, or "computed: TEXT". */
+static const char *config_keys_default(const dpbo_settings_key *row, char *buf, size_t size) {
+  if (!row->fallback) return "(required)";
+  if (!row->fallback[0]) return "(empty)";
+  if (!row->computed) return row->fallback;
+  snprintf(buf, size, "computed: %s", row->fallback);
+  return buf;
+}
+
+/* Markdown table cells: '|' is escaped. */
+static void config_keys_cell(FILE *out, const char *text) {
+  fputs(" ", out);
+  for (const char *c = text; *c; c++) {
+    if (*c == '|') fputc('\\', out);
+    fputc(*c, out);
+  }
+  fputs(" |", out);
+}
+
+/* The rows of `table`, one section after another; headings name `command`
+ * when given. */
+static void config_keys_print_table(FILE *out, int markdown, const char *command,
+                                    const dpbo_settings_key *table) {
+  const char *section = "";
+  char buf[256];
+  for (const dpbo_settings_key *row = table; row->key; row++) {
+    if (strcmp(row->section, section) != 0) {
+      section = row->section;
+      if (markdown)
+        fprintf(out,
+                "\n## %s%s[%s]\n\n| key | type | values | default | unit | read when | meaning |\n"
+                "| --- | --- | --- | --- | --- | --- | --- |\n",
+                command ? command : "", command ? " " : "", section);
+      else
+        fprintf(out, "\n%s%s[%s]\n", command ? command : "", command ? " " : "", section);
+    }
+    if (markdown) {
+      fprintf(out, "| `%s` |", row->key);
+      config_keys_cell(out, row->type);
+      config_keys_cell(out, row->values);
+      config_keys_cell(out, config_keys_default(row, buf, sizeof buf));
+      config_keys_cell(out, row->unit);
+      config_keys_cell(out, row->applies);
+      config_keys_cell(out, row->doc);
+      fputs("\n", out);
+    } else {
+      fprintf(out, "%s = %s\n    %s: %s", row->key, config_keys_default(row, buf, sizeof buf),
+              row->type, row->values);
+      if (row->unit[0]) fprintf(out, "; unit: %s", row->unit);
+      if (row->applies[0]) fprintf(out, "; read when %s", row->applies);
+      fprintf(out, "\n    %s\n", row->doc);
+    }
+  }
+}
+
+void dpbo_config_keys_print(FILE *out, int markdown) {
+  if (markdown)
+    fputs(
+        "# Config keys\n\n"
+        "<!-- Generated by `dpbo config --list --markdown`; do not edit. After changing a key in\n"
+        "     src/run/config_keys.c, regenerate: build/dpbo config --list --markdown > "
+        "docs/config.md -->\n\n"
+        "Every key of a `dpbo run` config (also read by `dpbo compare` and `dpbo audit\n"
+        "--pipeline`; `dpbo release` and `dpbo utility` read the run file's). A key not listed\n"
+        "is an error naming its file and line. \"Read when\" names the setting under which a\n"
+        "key is read (blank: always); a key written where it is not read is refused. The run\n"
+        "file stores every key read with its effective value: `config.<section>.<key>` as\n"
+        "written, `default.<section>.<key>` for the defaults taken.\n",
+        out);
+  else
+    fputs("Every key of a dpbo run config: KEY = DEFAULT, its type and accepted values, unit,\n"
+          "when it is read (blank: always) and what it does. The run file stores the value of\n"
+          "every key read (config.* as written, default.* for the defaults).\n",
+          out);
+  config_keys_print_table(out, markdown, NULL, dpbo_config_keys);
+}
+
+void dpbo_config_keys_print_command(FILE *out, int markdown, const char *command, const char *intro,
+                                    const dpbo_settings_key *table) {
+  fprintf(out, markdown ? "\n# %s\n\n%s\n" : "\n%s\n%s\n", command, intro);
+  config_keys_print_table(out, markdown, command, table);
+}

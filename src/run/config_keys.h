@@ -1,0 +1,58 @@
+/* The key table of a run's config: every section and key that
+ * run/config.c reads, with its type, allowed values, default, unit, when it
+ * is read and what it does. One source of truth:
+ *   - the reader (run/config.c) attaches it to its settings, and every typed
+ *     getter checks its call against the key's row (base/settings.h), so a
+ *     key read without a row, or a row whose type, choices or default differ
+ *     from the code, fails every load that reaches it;
+ *   - `dpbo config --list [--markdown]` prints it, and docs/config.md is that
+ *     output (the test config_doc fails when the two differ).
+ * Adding a key: its getter call in config.c (the behaviour) and one row in
+ * config_keys.c next to its section's other rows (a getter without a row
+ * fails every load that reaches it, naming the key), then regenerate
+ * docs/config.md with `build/dpbo config --list --markdown > docs/config.md`.
+ * dpbo k1sweep's keys are in experiments/k1sweep_keys.c. */
+#ifndef DPBO_CONFIG_KEYS_H
+#define DPBO_CONFIG_KEYS_H
+
+#include <stdio.h>
+
+#include "base/settings.h"
+
+/* The rows of the keys dpbo_config_get_dims and dpbo_config_get_output
+ * read (run/config.h), for every schema whose reader calls them. */
+#define DPBO_CONFIG_KEYS_DIMS                                                                      \
+  {                                                                                                \
+    "space", "dim.NAME", "dimension", "linear | log LO HI [LEVELS]", NULL, 0, "", "",              \
+        "One line per hyper-parameter NAME, in order (at least one): its scale and range; "        \
+        "LEVELS (grid only) is the number of grid values."                                         \
+  }
+#define DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME                                                           \
+  {"output",                                                                                       \
+   "dir",                                                                                          \
+   "text",                                                                                         \
+   "a directory",                                                                                  \
+   "results",                                                                                      \
+   0,                                                                                              \
+   "",                                                                                             \
+   "",                                                                                             \
+   "Where the output files <dir>/<name>.h5 ... go (made if missing; a relative path is "           \
+   "resolved against the current directory)."},                                                    \
+  {                                                                                                \
+    "output", "name", "text", "a file name without '/'",                                           \
+        "the config file's name without its extension", 1, "", "", "The output files' base name."  \
+  }
+
+/* Ends with a row whose key is NULL. */
+extern const dpbo_settings_key dpbo_config_keys[];
+
+/* Prints the run config's rows (dpbo_config_keys), grouped by section,
+ * after a header: plain text, or Markdown (the start of docs/config.md). */
+void dpbo_config_keys_print(FILE *out, int markdown);
+
+/* Prints another command's table (e.g. dpbo k1sweep's) after the run
+ * config's: a title, then its sections prefixed with `command`. */
+void dpbo_config_keys_print_command(FILE *out, int markdown, const char *command, const char *intro,
+                                    const dpbo_settings_key *table);
+
+#endif
