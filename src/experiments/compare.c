@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/baseline.h"
+#include "core/baseline.h"
 #include "base/comm.h"
 #include "objectives/dataset.h"
 #include "run/output.h"
