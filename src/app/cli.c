@@ -621,7 +621,10 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
                                         overrides, config, err));
-  if (!complete || steps != config->iterations)
+  /* A stopping method's run makes its secret K evaluations, not T. */
+  const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  if (!complete || (steps != config->iterations && !stopping))
     DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
                config->iterations, steps, why);
   DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));
