@@ -668,6 +668,12 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
                "or 3",
                config->path);
+  if (dpbo_algorithm_is_selection(config->algorithm))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the pipeline audit does not cover privacy.algorithm = %s yet: its releases "
+               "would each need a fresh secret K over a table of every candidate's gain on both "
+               "neighbours, which is not implemented; nothing was run",
+               config->path, dpbo_algorithm_name(config->algorithm));
   if (config->objective != DPBO_OBJECTIVE_LOGREG)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs objective.kind = logreg, the objective whose "

@@ -86,13 +86,13 @@ typedef dpbo_status (*dpbo_selection_next_fn)(void *context, int64_t k, int64_t 
 
 /* What a method picks. */
 typedef struct dpbo_selection_pick {
-  int64_t index;                  /* the released candidate's index in Λ */
-  int64_t position;               /* its run (stopping) or its place among the T (random search) */
-  int64_t runs;                   /* runs of Q made (K): secret, never released */
-  double released;                /* the released score, clamped to [lo, hi] */
-  dpbo_laplace_release value;     /* the chosen score's Laplace draw */
-  dpbo_select_release select;     /* random_search: the selection */
-  double epsilon_spent;           /* what the draws cost (<= the accounting's) */
+  int64_t index;              /* the released candidate's index in Λ */
+  int64_t position;           /* its run (stopping) or its place among the T (random search) */
+  int64_t runs;               /* runs of Q made (K): secret, never released */
+  double released;            /* the released score, clamped to [lo, hi] */
+  dpbo_laplace_release value; /* the chosen score's Laplace draw */
+  dpbo_select_release select; /* random_search: the selection */
+  double epsilon_spent;       /* what the draws cost (<= the accounting's) */
 } dpbo_selection_pick;
 
 /* Q run K times (K > 0), or until an exact Bernoulli(1/T) coin after each
