@@ -28,7 +28,8 @@ typedef struct replay {
 static dpbo_status replay_next(void *context, int64_t k, int64_t *index, double *gain,
                                dpbo_error *err) {
   const replay *r = context;
-  if (k >= r->steps) return DPBO_ERROR_SET(err, DPBO_ERR_ARG, "run %lld past the trace", (long long)k);
+  if (k >= r->steps)
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG, "run %lld past the trace", (long long)k);
   *index = r->index[k];
   *gain = r->gain[k];
   return DPBO_OK;

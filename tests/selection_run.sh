@@ -13,7 +13,8 @@
 #    changed split; it refuses the stopping methods (exit 2, the reason);
 #  - dpbo utility reports on random search and refuses the stopping methods;
 #  - --resume of a stopped stopping-method run is refused (exit 2);
-#  - dpbo audit --pipeline refuses them (exit 2, "not implemented").
+#  - dpbo audit --pipeline on configs/audit-*-small.ini passes, and fails
+#    (exit 1) with --sensitivity-factor 0.01.
 set -uo pipefail
 bin=${DPBO_BIN:?}
 replay=${SELECTION_REPLAY:?}
@@ -183,12 +184,19 @@ code=$?
 [[ $code -eq 2 ]] && grep -q "cannot be continued" "$work/resume.log" ||
   { cat "$work/resume.log"; fail "liu_talwar: --resume should be refused (2), got $code"; }
 
-# dpbo audit --pipeline: not implemented for them, refused with the reason.
-for alg in random_search liu_talwar papernot_steinke; do
-  "$mpiexec" -n 1 "$bin" audit --pipeline "$work/sel.ini" --set "privacy.algorithm=$alg" \
-    --trials 100 > "$work/audit-$alg.log" 2>&1
-  code=$?
-  [[ $code -eq 2 ]] && grep -q "does not cover privacy.algorithm = $alg" "$work/audit-$alg.log" ||
-    { cat "$work/audit-$alg.log"; fail "$alg: audit --pipeline should refuse (2), got $code"; }
+# dpbo audit --pipeline on the small configs: every candidate evaluated on
+# V and V', then 20,000 whole releases (a fresh K each for the stopping
+# methods); the real release passes, one claiming 1% of its sensitivity fails.
+src=${DPBO_SOURCE_DIR:?}
+for alg in random-search liu-talwar papernot-steinke; do
+  for factor in 1 0.01; do
+    "$mpiexec" -n 2 "$bin" audit --pipeline "$src/configs/audit-$alg-small.ini" \
+      --sensitivity-factor $factor > "$work/audit-$alg-$factor.log" 2>&1
+    code=$?
+    want=$([[ $factor == 1 ]] && echo 0 || echo 1)
+    [[ $code -eq $want ]] || { cat "$work/audit-$alg-$factor.log"; fail "$alg: audit --pipeline --sensitivity-factor $factor exited $code, expected $want"; }
+    grep -q "${alg//-/_}\$" "$work/audit-$alg-$factor.log" || fail "$alg: the audit does not name the algorithm"
+  done
+  grep -Eq '^v~ .*FAIL' "$work/audit-$alg-0.01.log" || fail "$alg: no failing v~ row at factor 0.01"
 done
 echo "selection runs: ok"

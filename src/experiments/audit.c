@@ -16,6 +16,7 @@
 #include "run/release.h"
 #include "core/mechanism_private.h"
 #include "run/release_private.h"
+#include "run/selection.h"
 
 /* ------------------------------------------------------------------------ */
 /* Clopper-Pearson bounds                                                   */
@@ -430,14 +431,137 @@ done:
   return status;
 }
 
+/* The private-selection methods (run/selection.h): their evaluations are
+ * deterministic, so the audit evaluates every candidate of Λ once on the
+ * side's validation set, as a run whose trace is the whole table (step i:
+ * candidate i), and each release is then a whole draw: the candidates of
+ * the run seed, a fresh secret K (the stopping methods), and Q's noise. */
+static dpbo_status audit_pipeline_table(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  dpbo_objective objective = {NULL, NULL};
+  int64_t *index = NULL;
+  double *gain = NULL;
+  DPBO_TRY(dpbo_run_space(config, &space, err));
+  const int64_t n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  if (n > 100000)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the pipeline audit of a private-selection method evaluates all of Lambda; "
+               "%lld candidates are too many (at most 100000)",
+               config->path, (long long)n);
+  const char *names[DPBO_MAX_DIM];
+  for (int i = 0; i < d; i++)
+    names[i] = dpbo_space_dim(space, i)->name;
+  DPBO_ALLOC(index, n, "the table");
+  DPBO_ALLOC(gain, n, "the table");
+  DPBO_TRY(dpbo_logreg_objective_create(&config->logreg, &objective, err));
+  for (int64_t i = 0; i < n; i++) {
+    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(space, i, u, err));
+    dpbo_space_to_values(space, u, v);
+    index[i] = i;
+    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, v, &gain[i], err));
+  }
+  dpbo_config table = *config;
+  table.algorithm = DPBO_ALGORITHM_RANDOM_SEARCH; /* a trace of given candidates, no GP */
+  table.iterations = (int)n;
+  DPBO_TRY(dpbo_run_replay(MPI_COMM_SELF, &table, (int)n, index, gain, run, err));
+done:
+  dpbo_objective_destroy(&objective);
+  dpbo_space_destroy(space);
+  free(index);
+  free(gain);
+  return status;
+}
+
+/* Run k of Q in the audit: the k-th candidate of the run seed's stream and
+ * its gain from the side's table. */
+typedef struct audit_draws {
+  const dpbo_run *table;
+  dpbo_rng rng;
+} audit_draws;
+
+static dpbo_status audit_selection_next(void *context, int64_t k, int64_t *index, double *gain,
+                                        dpbo_error *err) {
+  audit_draws *draws = context;
+  (void)k;
+  (void)err;
+  *index = dpbo_selection_candidate(&draws->rng, draws->table->steps);
+  *gain = draws->table->trace[*index].gain;
+  return DPBO_OK;
+}
+
+/* One whole release of a private-selection method on one side. */
+static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo_run *table,
+                                           dpbo_noise *noise,
+                                           const dpbo_audit_pipeline_options *options,
+                                           const dpbo_selection_accounting *accounting,
+                                           pipeline_draw *draw, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *gains = NULL;
+  double sens, lo, hi;
+  const dpbo_selection_accounting acc = *accounting;
+  dpbo_selection_pick pick;
+  audit_draws draws = {table, {0, 0}};
+  const int T = config->iterations;
+  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
+  sens *= options->sensitivity_factor;
+  dpbo_selection_candidate_stream(config, &draws.rng);
+  memset(draw, 0, sizeof *draw);
+  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    int64_t *set = NULL;
+    DPBO_ALLOC(gains, T, "the gains");
+    DPBO_ALLOC(set, T, "the candidates");
+    draw->best = -INFINITY;
+    for (int t = 0; t < T; t++) {
+      DPBO_TRY(audit_selection_next(&draws, t, &set[t], &gains[t], err));
+      draw->best = fmax(draw->best, gains[t]);
+    }
+    status = dpbo_selection_random_search(noise, config->selection, gains, T, sens,
+                                          acc.epsilon_select, acc.epsilon_value, lo, hi,
+                                          options->noise_scale_factor, &pick, err);
+    pick.index = status == DPBO_OK ? set[pick.position] : -1;
+    free(set);
+    if (status != DPBO_OK) goto done;
+    draw->epsilon_value = acc.epsilon_value;
+    draw->epsilon_lambda = acc.epsilon_select;
+    draw->eta = pick.select.eta_num / pick.select.eta_den;
+    draw->score_grid = pick.select.granularity;
+  } else {
+    /* A fresh secret K per release: it is part of the mechanism. */
+    const int64_t K = dpbo_selection_draw_runs(noise, config->algorithm, T, &acc);
+    DPBO_TRY(dpbo_selection_stopping(audit_selection_next, &draws, noise, sens, acc.epsilon_base, K,
+                                     T, lo, hi, options->noise_scale_factor, &pick, err));
+    draw->best = -INFINITY;
+    for (int i = 0; i < table->steps; i++)
+      draw->best = fmax(draw->best, table->trace[i].gain);
+    /* One mechanism over the pair: each part claims the whole ε. */
+    draw->epsilon_value = draw->epsilon_lambda = acc.epsilon_accounted;
+    draw->eta = 0.0; /* no selection rate: the pair's loss is not computed */
+    draw->score_grid = 1.0;
+  }
+  draw->value = pick.released;
+  draw->value_scale = pick.value.scale;
+  draw->value_grid = pick.value.granularity;
+  draw->value_sensitivity = draw->lambda_sensitivity = sens;
+  draw->index = pick.index;
+done:
+  free(gains);
+  return status;
+}
+
 /* One release of a finished run on MPI_COMM_SELF, through the release code
  * every `dpbo run` uses (release.c), with the given noise. */
 static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
                                           dpbo_noise *noise,
                                           const dpbo_audit_pipeline_options *options,
+                                          const dpbo_selection_accounting *accounting,
                                           pipeline_draw *draw, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
+  if (dpbo_algorithm_is_selection(config->algorithm))
+    return audit_selection_release(config, run, noise, options, accounting, draw, err);
   DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
                                      options->noise_scale_factor, &release, err));
   memset(draw, 0, sizeof *draw);
@@ -595,10 +719,17 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   dpbo_status status = DPBO_OK;
   dpbo_noise noise;
   dpbo_noise_init_os(&noise);
+  /* A selection method's accounting (the same on both sides), once. */
+  dpbo_selection_accounting acc;
+  memset(&acc, 0, sizeof acc);
+  if (dpbo_algorithm_is_selection(cfg[0].algorithm))
+    DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
+                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc,
+                                    err));
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &draws[2 * i + side],
-                                      err);
+      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
+                                      &draws[2 * i + side], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");
         goto done;
@@ -668,12 +799,6 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
                "or 3",
                config->path);
-  if (dpbo_algorithm_is_selection(config->algorithm))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: the pipeline audit does not cover privacy.algorithm = %s yet: its releases "
-               "would each need a fresh secret K over a table of every candidate's gain on both "
-               "neighbours, which is not implemented; nothing was run",
-               config->path, dpbo_algorithm_name(config->algorithm));
   if (config->objective != DPBO_OBJECTIVE_LOGREG)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs objective.kind = logreg, the objective whose "
@@ -702,18 +827,26 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  local = audit_pipeline_run(&cfg[0], &run[0], err);
+  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
+                    : audit_pipeline_run(&cfg[0], &run[0], err);
   if (local == DPBO_OK && rank == 0)
     local = audit_pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
   cfg[1].logreg.swap_validation_row = pilot.j;
   cfg[1].logreg.swap_with_row = pilot.k;
-  local = audit_pipeline_run(&cfg[1], &run[1], err);
+  local = selection ? audit_pipeline_table(&cfg[1], &run[1], err)
+                    : audit_pipeline_run(&cfg[1], &run[1], err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
     if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
-  if (config->algorithm != DPBO_ALGORITHM_3) {
+  if (selection) {
+    /* The selection methods score by the gains themselves. */
+    for (int t = 0; t < run[0].steps; t++)
+      result->score_difference =
+          fmax(result->score_difference, fabs(run[0].trace[t].gain - run[1].trace[t].gain));
+  } else if (config->algorithm != DPBO_ALGORITHM_3) {
     /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
     const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
     const double s = config->prior.signal_std;
@@ -805,6 +938,10 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   result->value.epsilon_claimed = top[R_EPS];
   result->value.sensitivity = top[R_SENS];
   result->value.pair_loss = (diff + grid) / scale;
+  /* The stopping methods' pair loss has no closed form here. */
+  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    result->value.pair_loss = NAN;
   DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
                                 &result->value, err));
   if (has_lambda) {
@@ -813,6 +950,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
     result->lambda.epsilon_claimed = top[R_LEPS];
     result->lambda.sensitivity = top[R_LSENS];
     result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
+    if (!(top[R_ETA] > 0.0)) result->lambda.pair_loss = NAN; /* the stopping methods */
     DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
                                   &result->lambda, err));
   }

@@ -88,6 +88,18 @@ void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng) {
   dpbo_rng_seed(rng, config->seed ^ 0x73656c656374ull, 0);
 }
 
+int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
+                                 const dpbo_selection_accounting *acc) {
+  if (algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    return dpbo_baseline_tnb_sample(noise, acc->eta, acc->gamma);
+  /* Geometric(1/T) on {1, 2, ...}: the coins of the random stopping, all
+   * drawn before any run (their law does not depend on the runs). */
+  int64_t K = 1;
+  while (!dpbo_mech_bernoulli(noise, 1, (uint64_t)T))
+    K++;
+  return K;
+}
+
 dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int *planned,
                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
@@ -106,15 +118,8 @@ dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int
       local = dpbo_selection_account(config->algorithm, config->privacy_epsilon,
                                      config->privacy_delta, config->privacy_split,
                                      config->iterations, config->ps_eta, &acc, err);
-      if (local == DPBO_OK && config->algorithm == DPBO_ALGORITHM_LIU_TALWAR) {
-        /* Geometric(1/T) on {1, 2, ...}: the coins of the random stopping,
-         * all drawn before any run (their law does not depend on the runs). */
-        K = 1;
-        while (!dpbo_mech_bernoulli(&noise, 1, (uint64_t)config->iterations))
-          K++;
-      } else if (local == DPBO_OK) {
-        K = dpbo_baseline_tnb_sample(&noise, acc.eta, acc.gamma);
-      }
+      if (local == DPBO_OK)
+        K = dpbo_selection_draw_runs(&noise, config->algorithm, config->iterations, &acc);
       if (local == DPBO_OK) local = dpbo_noise_check(&noise, err);
       /* The trace is indexed by int: a K past it (probability below 1e-9
        * for any T of a run) is refused rather than cut short, since a cut

@@ -73,6 +73,11 @@ int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n);
 /* The candidate stream of `dpbo run` (PCG, from run.seed). */
 void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng);
 
+/* One secret K of liu_talwar (Geometric(1/T), by exact Bernoulli(1/T)
+ * coins) or papernot_steinke (D_{η,γ} of the accounting) from `noise`. */
+int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
+                                 const dpbo_selection_accounting *acc);
+
 /* K for `dpbo run` (collective: rank 0 draws, every rank gets it): the
  * number of evaluations the algorithm makes: T for random_search, the
  * secret K of the stopping methods (from the configured release noise
