@@ -815,12 +815,21 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
   dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:",
                 dpbo_algorithm_name(r->algorithm), r->epsilon_total, r->delta_total,
                 r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
-  if (r->has_lambda)
+  if (r->has_lambda && isnan(r->epsilon_lambda)) /* one mechanism over (λ̃, value) */
+    dpbo_log_info("  lambda~ = (%s)   [%s, with the value: epsilon %.4g, sensitivity %.4g]", lambda,
+                  release_lambda_mechanism(r), r->epsilon_total, r->sens.lambda_sensitivity);
+  else if (r->has_lambda)
     dpbo_log_info("  lambda~ = (%s)   [%s, epsilon %.4g, sensitivity %.4g]", lambda,
                   release_lambda_mechanism(r), r->epsilon_lambda, r->sens.lambda_sensitivity);
-  dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
-                r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
-                r->value.clamped ? ", clamped" : "");
+  if (isnan(r->epsilon_value))
+    dpbo_log_info("  value~  = %.6g   [the best noisy score: Laplace scale %.4g per run, base "
+                  "epsilon0 %.4g, sensitivity %.4g%s]",
+                  r->value.value, r->value.scale, r->selection_accounting.epsilon_base,
+                  r->sens.value_sensitivity, r->value.clamped ? ", clamped" : "");
+  else
+    dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
+                  r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
+                  r->value.clamped ? ", clamped" : "");
   if (run && run->best_step >= 0) {
     const dpbo_trace_step *b = &run->trace[run->best_step];
     used = 0;

@@ -47,7 +47,11 @@ dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, in
   if (selection) {
     dpbo_rng rng;
     const int64_t n = dpbo_space_size(run->space);
-    DPBO_ALLOC(run->candidates, planned, "the candidates");
+    run->candidates = malloc(sizeof *run->candidates * (size_t)planned);
+    local = run->candidates
+                ? DPBO_OK
+                : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
     dpbo_selection_candidate_stream(config, &rng);
     for (int t = 0; t < planned; t++)
       run->candidates[t] = dpbo_selection_candidate(&rng, n);

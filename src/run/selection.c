@@ -118,6 +118,10 @@ dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int
       local = dpbo_selection_account(config->algorithm, config->privacy_epsilon,
                                      config->privacy_delta, config->privacy_split,
                                      config->iterations, config->ps_eta, &acc, err);
+      if (local != DPBO_OK)
+        dpbo_error_prefix(err, "%s: privacy.epsilon = %g with privacy.delta = %g and T = %d",
+                          config->path, config->privacy_epsilon, config->privacy_delta,
+                          config->iterations);
       if (local == DPBO_OK)
         K = dpbo_selection_draw_runs(&noise, config->algorithm, config->iterations, &acc);
       if (local == DPBO_OK) local = dpbo_noise_check(&noise, err);
