@@ -1057,10 +1057,14 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
   const dpbo_audit_pipeline_options *o = &r->options;
   printf("dpbo audit --pipeline %s: the whole tuning run and its release, %s\n", config->path,
          dpbo_algorithm_name(r->algorithm));
+  const int selection = dpbo_algorithm_is_selection(r->algorithm);
   printf("  pipeline: logreg objective on %s (%lld training rows), T = %d, |Lambda| = %lld, "
-         "acquisition %s\n",
+         "%s%s\n",
          config->logreg.data_path, (long long)config->logreg.train_rows, r->T, (long long)r->n,
-         config->acquisition == DPBO_ACQ_EI ? "ei" : "ucb");
+         selection ? "candidates of run.seed (every one evaluated on D and D')" : "acquisition ",
+         selection                            ? ""
+         : config->acquisition == DPBO_ACQ_EI ? "ei"
+                                              : "ucb");
   printf("  D : the config's validation set (%lld records)\n", (long long)r->validation_rows);
   printf("  D': validation record %lld swapped for record %lld of the %lld rows in neither split,\n"
          "      chosen %s; at lambda = %.6g f_V changes by %+.6g\n",
@@ -1072,7 +1076,10 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
          r->swap_lambda, r->swap_gain_change);
   printf("      V and V' differ in %d record%s (checked on the data the objective holds)\n",
          r->records_differ, r->records_differ == 1 ? "" : "s");
-  if (r->path_first_difference)
+  if (selection)
+    printf("  releases: each one whole (the candidates, %s and every draw of noise)\n",
+           r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH ? "the selection" : "a fresh secret K");
+  else if (r->path_first_difference)
     printf("  search path: lambda_t on D and D' differ from step %d on\n",
            r->path_first_difference);
   else
@@ -1115,9 +1122,12 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
                "than about %.0f times would show on it\n",
                "", k->pair_loss / k->epsilon_claimed, k->epsilon_claimed / k->pair_loss);
     } else {
-      printf("%-10s   sensitivity %.6g; max |mu_T(D) - mu_T(D')| over Lambda = %.3g; the loss on "
-             "the pair is an upper bound, 2 eta (max |d score| / g + 1)\n",
-             "", k->sensitivity, r->score_difference);
+      printf("%-10s   sensitivity %.6g; max |%s(D) - %s(D')| over Lambda = %.3g; %s\n", "",
+             k->sensitivity, selection ? "f_V" : "mu_T", selection ? "f_V" : "mu_T",
+             r->score_difference,
+             isnan(k->pair_loss) ? "the pair's loss is not computed (the best of K secret runs)"
+                                 : "the loss on the pair is an upper bound, 2 eta (max |d score| "
+                                   "/ g + 1)");
     }
     /* 1e-9: the pair loss is computed in doubles. */
     if (k->epsilon_lower > k->pair_loss * (1.0 + 1e-9) + 1e-12)
