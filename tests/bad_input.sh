@@ -97,6 +97,12 @@ case $case_name in
   privacy_prior_on_validation) write_base; printf '[privacy]\nalgorithm = 1\nprior_source = validation\n' >> run.ini; expect="run.ini:23: privacy.prior_source = validation: a GP prior .* voids the guarantee" ;;
   privacy_alg1_ei)  write_base; sed -i 's/^\[objective\]/[ucb]\nacquisition = ei\n[objective]/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="only algorithm 3 allows ucb.acquisition = ei" ;;
   privacy_alg1_batch) write_base; sed -i 's/^seed = 1/seed = 1\nbatch = 4/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; expect="run.ini:4: run.batch > 1 with privacy.algorithm = 1: the released value's sensitivity" ;;
+  # The private-selection methods (issue #13): Papernot-Steinke's Renyi accounting needs a
+  # delta > 0, random search a split in (0, 1), each T >= 2 and a gain of known sensitivity.
+  selection_ps_delta_zero) write_base; printf '[privacy]\nalgorithm = papernot_steinke\ndelta = 0\n' >> run.ini; expect="run.ini:23: privacy.delta must lie in \(0, 1\): Papernot-Steinke" ;;
+  selection_split)  write_base; printf '[privacy]\nalgorithm = random_search\nsplit = 1\n' >> run.ini; expect="run.ini:23: privacy.split .*must lie in \(0, 1\)" ;;
+  selection_iterations) write_base; sed -i 's/^iterations = 3/iterations = 1/' run.ini; printf '[privacy]\nalgorithm = liu_talwar\n' >> run.ini; expect="run.ini:2: run.iterations must be >= 2 with a private-selection algorithm" ;;
+  selection_objective) write_base; printf '[privacy]\nalgorithm = random_search\n' >> run.ini; expect="run.ini:22: privacy.algorithm .*needs objective.kind = svm or logreg" ;;
   # [compare] is read by every command (strict keys); dpbo compare's own refusals.
   compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:22: unknown key 'repeats' in \[compare\]" ;;
   compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:22: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;

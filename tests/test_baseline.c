@@ -30,7 +30,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "experiments/baseline.h"
+#include "core/baseline.h"
 #include "experiments/compare.h"
 #include "stat_check.h"
 

@@ -39,7 +39,7 @@
 
 #include "check.h"
 #include "core/profile.h"
-#include "experiments/baseline.h"
+#include "core/baseline.h"
 #include "experiments/compare.h"
 
 static void near(double got, double want, double tol, const char *what) {

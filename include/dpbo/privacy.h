@@ -39,7 +39,11 @@ typedef enum {
   DPBO_ALGORITHM_NONE = 0, /* no private release */
   DPBO_ALGORITHM_1 = 1,    /* noisy observations: λ̃ and ṽ */
   DPBO_ALGORITHM_2 = 2,    /* noise-free observations: λ̃ and f̃ */
-  DPBO_ALGORITHM_3 = 3     /* Lipschitz and convex: f̃_L */
+  DPBO_ALGORITHM_3 = 3,    /* Lipschitz and convex: f̃_L */
+  /* The private-selection methods (no GP; run/selection.h): */
+  DPBO_ALGORITHM_RANDOM_SEARCH = 5,   /* Chaudhuri & Vinterbo: T candidates, exp. mech. + Laplace */
+  DPBO_ALGORITHM_LIU_TALWAR = 6,      /* random stopping, K ~ Geometric, 3 ε0 */
+  DPBO_ALGORITHM_PAPERNOT_STEINKE = 7 /* repeated search, K ~ truncated negative binomial, RDP */
 } dpbo_algorithm;
 
 /* Which proofs the bounds follow (docs/privacy-proofs.md). */
@@ -220,5 +224,8 @@ int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon
 double dpbo_privacy_round_up(double x);
 
 const char *dpbo_algorithm_name(dpbo_algorithm algorithm);
+/* 1 for the private-selection methods (random search, Liu–Talwar,
+ * Papernot–Steinke), which select on evaluated gains without a GP. */
+int dpbo_algorithm_is_selection(dpbo_algorithm algorithm);
 
 #endif

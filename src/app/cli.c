@@ -34,7 +34,10 @@ static const char usage_text[] =
     "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
     "      (rewritten as a checkpoint after every evaluation); with [privacy] algorithm =\n"
     "      1|2|3, also writes the private release <output.dir>/<output.name>.release.h5 and\n"
-    "      .release.json. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to mpiexec) stops it at\n"
+    "      .release.json; algorithm = random_search|liu_talwar|papernot_steinke evaluates\n"
+    "      data-independent random candidates over the workers instead (no GP) and releases\n"
+    "      a private selection among them. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to mpiexec) "
+    "stops it at\n"
     "      once (exit code 4); --resume continues an unfinished run file with the same\n"
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
@@ -230,13 +233,18 @@ done:
 
 /* Logs the run's cumulative spend after a release. */
 static void cli_release_log_ledger(const dpbo_release *release) {
+  /* Advanced composition needs a slack δ > 0 (the run's privacy.delta); a
+   * pure method run with δ = 0 has only the basic totals. */
+  char advanced[128] = "";
+  if (isfinite(release->ledger_epsilon_advanced))
+    snprintf(advanced, sizeof advanced, "; advanced composition: epsilon = %.4g, delta = %.3g",
+             release->ledger_epsilon_advanced, release->ledger_delta_advanced);
   dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
                 "release%s of this run file ha%s spent epsilon = %.4g, delta = %.3g in all (basic "
-                "composition; advanced composition: epsilon = %.4g, delta = %.3g)%s",
+                "composition%s)%s",
                 release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
                 release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
-                release->ledger.epsilon_sum, release->ledger.delta_sum,
-                release->ledger_epsilon_advanced, release->ledger_delta_advanced,
+                release->ledger.epsilon_sum, release->ledger.delta_sum, advanced,
                 isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
   if (!isnan(release->budget_epsilon))
     dpbo_log_info("privacy.budget = %.4g %.3g: %.4g of epsilon and %.3g of delta remain",
@@ -634,7 +642,10 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
                                         overrides, config, err));
-  if (!complete || steps != config->iterations)
+  /* A stopping method's run makes its secret K evaluations, not T. */
+  const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  if (!complete || (steps != config->iterations && !stopping))
     DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
                config->iterations, steps, why);
   DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));

@@ -236,6 +236,11 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
     break;
   case DPBO_ALGORITHM_NONE:
     DPBO_RAISE(DPBO_ERR_ARG, "no privacy algorithm chosen");
+  case DPBO_ALGORITHM_RANDOM_SEARCH:
+  case DPBO_ALGORITHM_LIU_TALWAR:
+  case DPBO_ALGORITHM_PAPERNOT_STEINKE:
+    /* No GP: their one sensitivity is the gain's (run/selection.h). */
+    DPBO_RAISE(DPBO_ERR_ARG, "%s has no GP sensitivities", dpbo_algorithm_name(in->algorithm));
   }
   if (!(out->value_sensitivity > 0) || !isfinite(out->value_sensitivity) ||
       (in->algorithm != DPBO_ALGORITHM_3 &&
@@ -305,6 +310,17 @@ const char *dpbo_algorithm_name(dpbo_algorithm algorithm) {
     return "algorithm2";
   case DPBO_ALGORITHM_3:
     return "algorithm3";
+  case DPBO_ALGORITHM_RANDOM_SEARCH:
+    return "random_search";
+  case DPBO_ALGORITHM_LIU_TALWAR:
+    return "liu_talwar";
+  case DPBO_ALGORITHM_PAPERNOT_STEINKE:
+    return "papernot_steinke";
   }
   return "unknown";
+}
+
+int dpbo_algorithm_is_selection(dpbo_algorithm algorithm) {
+  return algorithm == DPBO_ALGORITHM_RANDOM_SEARCH || algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+         algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
 }

@@ -16,6 +16,7 @@
 #include "run/release.h"
 #include "core/mechanism_private.h"
 #include "run/release_private.h"
+#include "run/selection.h"
 
 /* ------------------------------------------------------------------------ */
 /* Clopper-Pearson bounds                                                   */
@@ -430,14 +431,137 @@ done:
   return status;
 }
 
+/* The private-selection methods (run/selection.h): their evaluations are
+ * deterministic, so the audit evaluates every candidate of Λ once on the
+ * side's validation set, as a run whose trace is the whole table (step i:
+ * candidate i), and each release is then a whole draw: the candidates of
+ * the run seed, a fresh secret K (the stopping methods), and Q's noise. */
+static dpbo_status audit_pipeline_table(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  dpbo_objective objective = {NULL, NULL};
+  int64_t *index = NULL;
+  double *gain = NULL;
+  DPBO_TRY(dpbo_run_space(config, &space, err));
+  const int64_t n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  if (n > 100000)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the pipeline audit of a private-selection method evaluates all of Lambda; "
+               "%lld candidates are too many (at most 100000)",
+               config->path, (long long)n);
+  const char *names[DPBO_MAX_DIM];
+  for (int i = 0; i < d; i++)
+    names[i] = dpbo_space_dim(space, i)->name;
+  DPBO_ALLOC(index, n, "the table");
+  DPBO_ALLOC(gain, n, "the table");
+  DPBO_TRY(dpbo_logreg_objective_create(&config->logreg, &objective, err));
+  for (int64_t i = 0; i < n; i++) {
+    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(space, i, u, err));
+    dpbo_space_to_values(space, u, v);
+    index[i] = i;
+    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, v, &gain[i], err));
+  }
+  dpbo_config table = *config;
+  table.algorithm = DPBO_ALGORITHM_RANDOM_SEARCH; /* a trace of given candidates, no GP */
+  table.iterations = (int)n;
+  DPBO_TRY(dpbo_run_replay(MPI_COMM_SELF, &table, (int)n, index, gain, run, err));
+done:
+  dpbo_objective_destroy(&objective);
+  dpbo_space_destroy(space);
+  free(index);
+  free(gain);
+  return status;
+}
+
+/* Run k of Q in the audit: the k-th candidate of the run seed's stream and
+ * its gain from the side's table. */
+typedef struct audit_draws {
+  const dpbo_run *table;
+  dpbo_rng rng;
+} audit_draws;
+
+static dpbo_status audit_selection_next(void *context, int64_t k, int64_t *index, double *gain,
+                                        dpbo_error *err) {
+  audit_draws *draws = context;
+  (void)k;
+  (void)err;
+  *index = dpbo_selection_candidate(&draws->rng, draws->table->steps);
+  *gain = draws->table->trace[*index].gain;
+  return DPBO_OK;
+}
+
+/* One whole release of a private-selection method on one side. */
+static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo_run *table,
+                                           dpbo_noise *noise,
+                                           const dpbo_audit_pipeline_options *options,
+                                           const dpbo_selection_accounting *accounting,
+                                           pipeline_draw *draw, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *gains = NULL;
+  double sens, lo, hi;
+  const dpbo_selection_accounting acc = *accounting;
+  dpbo_selection_pick pick;
+  audit_draws draws = {table, {0, 0}};
+  const int T = config->iterations;
+  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
+  sens *= options->sensitivity_factor;
+  dpbo_selection_candidate_stream(config, &draws.rng);
+  memset(draw, 0, sizeof *draw);
+  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    int64_t *set = NULL;
+    DPBO_ALLOC(gains, T, "the gains");
+    DPBO_ALLOC(set, T, "the candidates");
+    draw->best = -INFINITY;
+    for (int t = 0; t < T; t++) {
+      DPBO_TRY(audit_selection_next(&draws, t, &set[t], &gains[t], err));
+      draw->best = fmax(draw->best, gains[t]);
+    }
+    status = dpbo_selection_random_search(noise, config->selection, gains, T, sens,
+                                          acc.epsilon_select, acc.epsilon_value, lo, hi,
+                                          options->noise_scale_factor, &pick, err);
+    pick.index = status == DPBO_OK ? set[pick.position] : -1;
+    free(set);
+    if (status != DPBO_OK) goto done;
+    draw->epsilon_value = acc.epsilon_value;
+    draw->epsilon_lambda = acc.epsilon_select;
+    draw->eta = pick.select.eta_num / pick.select.eta_den;
+    draw->score_grid = pick.select.granularity;
+  } else {
+    /* A fresh secret K per release: it is part of the mechanism. */
+    const int64_t K = dpbo_selection_draw_runs(noise, config->algorithm, T, &acc);
+    DPBO_TRY(dpbo_selection_stopping(audit_selection_next, &draws, noise, sens, acc.epsilon_base, K,
+                                     T, lo, hi, options->noise_scale_factor, &pick, err));
+    draw->best = -INFINITY;
+    for (int i = 0; i < table->steps; i++)
+      draw->best = fmax(draw->best, table->trace[i].gain);
+    /* One mechanism over the pair: each part claims the whole ε. */
+    draw->epsilon_value = draw->epsilon_lambda = acc.epsilon_accounted;
+    draw->eta = 0.0; /* no selection rate: the pair's loss is not computed */
+    draw->score_grid = 1.0;
+  }
+  draw->value = pick.released;
+  draw->value_scale = pick.value.scale;
+  draw->value_grid = pick.value.granularity;
+  draw->value_sensitivity = draw->lambda_sensitivity = sens;
+  draw->index = pick.index;
+done:
+  free(gains);
+  return status;
+}
+
 /* One release of a finished run on MPI_COMM_SELF, through the release code
  * every `dpbo run` uses (release.c), with the given noise. */
 static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
                                           dpbo_noise *noise,
                                           const dpbo_audit_pipeline_options *options,
+                                          const dpbo_selection_accounting *accounting,
                                           pipeline_draw *draw, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
+  if (dpbo_algorithm_is_selection(config->algorithm))
+    return audit_selection_release(config, run, noise, options, accounting, draw, err);
   DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
                                      options->noise_scale_factor, &release, err));
   memset(draw, 0, sizeof *draw);
@@ -595,10 +719,17 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   dpbo_status status = DPBO_OK;
   dpbo_noise noise;
   dpbo_noise_init_os(&noise);
+  /* A selection method's accounting (the same on both sides), once. */
+  dpbo_selection_accounting acc;
+  memset(&acc, 0, sizeof acc);
+  if (dpbo_algorithm_is_selection(cfg[0].algorithm))
+    DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
+                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc,
+                                    err));
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &draws[2 * i + side],
-                                      err);
+      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
+                                      &draws[2 * i + side], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");
         goto done;
@@ -696,18 +827,26 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  local = audit_pipeline_run(&cfg[0], &run[0], err);
+  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
+                    : audit_pipeline_run(&cfg[0], &run[0], err);
   if (local == DPBO_OK && rank == 0)
     local = audit_pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
   cfg[1].logreg.swap_validation_row = pilot.j;
   cfg[1].logreg.swap_with_row = pilot.k;
-  local = audit_pipeline_run(&cfg[1], &run[1], err);
+  local = selection ? audit_pipeline_table(&cfg[1], &run[1], err)
+                    : audit_pipeline_run(&cfg[1], &run[1], err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
     if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
-  if (config->algorithm != DPBO_ALGORITHM_3) {
+  if (selection) {
+    /* The selection methods score by the gains themselves. */
+    for (int t = 0; t < run[0].steps; t++)
+      result->score_difference =
+          fmax(result->score_difference, fabs(run[0].trace[t].gain - run[1].trace[t].gain));
+  } else if (config->algorithm != DPBO_ALGORITHM_3) {
     /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
     const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
     const double s = config->prior.signal_std;
@@ -799,6 +938,10 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   result->value.epsilon_claimed = top[R_EPS];
   result->value.sensitivity = top[R_SENS];
   result->value.pair_loss = (diff + grid) / scale;
+  /* The stopping methods' pair loss has no closed form here. */
+  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    result->value.pair_loss = NAN;
   DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
                                 &result->value, err));
   if (has_lambda) {
@@ -807,6 +950,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
     result->lambda.epsilon_claimed = top[R_LEPS];
     result->lambda.sensitivity = top[R_LSENS];
     result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
+    if (!(top[R_ETA] > 0.0)) result->lambda.pair_loss = NAN; /* the stopping methods */
     DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
                                   &result->lambda, err));
   }
@@ -913,10 +1057,14 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
   const dpbo_audit_pipeline_options *o = &r->options;
   printf("dpbo audit --pipeline %s: the whole tuning run and its release, %s\n", config->path,
          dpbo_algorithm_name(r->algorithm));
+  const int selection = dpbo_algorithm_is_selection(r->algorithm);
   printf("  pipeline: logreg objective on %s (%lld training rows), T = %d, |Lambda| = %lld, "
-         "acquisition %s\n",
+         "%s%s\n",
          config->logreg.data_path, (long long)config->logreg.train_rows, r->T, (long long)r->n,
-         config->acquisition == DPBO_ACQ_EI ? "ei" : "ucb");
+         selection ? "candidates of run.seed (every one evaluated on D and D')" : "acquisition ",
+         selection                            ? ""
+         : config->acquisition == DPBO_ACQ_EI ? "ei"
+                                              : "ucb");
   printf("  D : the config's validation set (%lld records)\n", (long long)r->validation_rows);
   printf("  D': validation record %lld swapped for record %lld of the %lld rows in neither split,\n"
          "      chosen %s; at lambda = %.6g f_V changes by %+.6g\n",
@@ -928,7 +1076,10 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
          r->swap_lambda, r->swap_gain_change);
   printf("      V and V' differ in %d record%s (checked on the data the objective holds)\n",
          r->records_differ, r->records_differ == 1 ? "" : "s");
-  if (r->path_first_difference)
+  if (selection)
+    printf("  releases: each one whole (the candidates, %s and every draw of noise)\n",
+           r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH ? "the selection" : "a fresh secret K");
+  else if (r->path_first_difference)
     printf("  search path: lambda_t on D and D' differ from step %d on\n",
            r->path_first_difference);
   else
@@ -971,9 +1122,12 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
                "than about %.0f times would show on it\n",
                "", k->pair_loss / k->epsilon_claimed, k->epsilon_claimed / k->pair_loss);
     } else {
-      printf("%-10s   sensitivity %.6g; max |mu_T(D) - mu_T(D')| over Lambda = %.3g; the loss on "
-             "the pair is an upper bound, 2 eta (max |d score| / g + 1)\n",
-             "", k->sensitivity, r->score_difference);
+      printf("%-10s   sensitivity %.6g; max |%s(D) - %s(D')| over Lambda = %.3g; %s\n", "",
+             k->sensitivity, selection ? "f_V" : "mu_T", selection ? "f_V" : "mu_T",
+             r->score_difference,
+             isnan(k->pair_loss) ? "the pair's loss is not computed (the best of K secret runs)"
+                                 : "the loss on the pair is an upper bound, 2 eta (max |d score| "
+                                   "/ g + 1)");
     }
     /* 1e-9: the pair loss is computed in doubles. */
     if (k->epsilon_lower > k->pair_loss * (1.0 + 1e-9) + 1e-12)

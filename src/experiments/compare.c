@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "experiments/baseline.h"
-#include "core/profile.h"
+#include "core/baseline.h"
 #include "base/comm.h"
 #include "objectives/dataset.h"
 #include "run/output.h"
@@ -61,44 +60,16 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
     out->delta_accounted = dpbo_privacy_round_up(budget.delta_lambda + budget.delta_value);
     break;
   case DPBO_COMPARE_RANDOM_SEARCH:
-    out->epsilon_select = budget.epsilon_lambda;
-    out->epsilon_value = budget.epsilon_value;
-    out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH, epsilon, delta, split, T, ps_eta,
+                                    out, err));
     break;
   case DPBO_COMPARE_LIU_TALWAR:
-    out->epsilon_base = dpbo_baseline_lt_base_epsilon(epsilon);
-    out->epsilon_accounted = dpbo_baseline_lt_epsilon(out->epsilon_base);
-    out->gamma = 1.0 / T;
-    out->eta = 1.0;
-    out->expected_runs = T;
-    /* The geometric stopping is D_{1,γ}: its privacy profile at δ allows a
-     * larger ε0 than the pure (3 ε0, 0), which stays for T = 1. */
-    if (T >= 2 &&
-        dpbo_profile_tnb_base_epsilon(epsilon, delta, 1.0, out->gamma, &out->epsilon_base_profile,
-                                      NULL) == DPBO_OK &&
-        out->epsilon_base_profile > out->epsilon_base) {
-      out->by_profile = 1;
-      out->epsilon_base = out->epsilon_base_profile;
-      out->epsilon_accounted = dpbo_profile_tnb_epsilon(out->epsilon_base, 1.0, out->gamma, delta);
-      out->delta_accounted = delta;
-    }
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_LIU_TALWAR, epsilon, delta, split, T, ps_eta,
+                                    out, err));
     break;
   case DPBO_COMPARE_PAPERNOT_STEINKE:
-    if (T < 2)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "papernot_steinke needs run.iterations >= 2 (E[K] = T > 1)");
-    out->eta = ps_eta;
-    DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
-    out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
-    dpbo_baseline_ps_accounting ps;
-    DPBO_TRY(dpbo_baseline_ps_account(epsilon, delta, ps_eta, out->gamma, &ps, err));
-    out->epsilon_base = ps.epsilon0;
-    out->epsilon_accounted = ps.epsilon_accounted;
-    out->rdp_order = ps.lambda;
-    out->rdp_order_hat = ps.lambda_hat;
-    out->epsilon_base_rdp = ps.epsilon0_rdp;
-    out->epsilon_base_profile = ps.epsilon0_profile;
-    out->by_profile = ps.by_profile;
-    out->delta_accounted = delta;
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE, epsilon, delta, split, T,
+                                    ps_eta, out, err));
     break;
   case DPBO_COMPARE_ALGORITHM3: {
     /* One pure release, f~_L (Theorem 6): Algorithm 3's budget puts the
@@ -366,32 +337,34 @@ static void compare_cell_at(const compare_context *ctx, int64_t index, double re
   cell->index = (double)index;
 }
 
-/* Q of the stopping baselines run until `stop` says so: a uniform candidate
- * from Λ (rng) and its accuracy + Lap(1/(m ε0)); the best (first on ties)
- * noisy score is kept. K runs when K > 0, else random stopping with γ = 1/T
- * (an exact Bernoulli(1/T) coin after every run). */
+/* The stopping baselines' Q reads its gain from the table (run/selection.h):
+ * a uniform candidate from Λ (rng), its gain a look-up. */
+typedef struct compare_draws {
+  const compare_context *ctx;
+  dpbo_rng *rng;
+} compare_draws;
+
+static dpbo_status compare_next(void *context, int64_t k, int64_t *index, double *gain,
+                                dpbo_error *err) {
+  const compare_draws *draws = context;
+  (void)k;
+  (void)err;
+  *index = dpbo_selection_candidate(draws->rng, draws->ctx->n);
+  *gain = draws->ctx->table->gain[*index];
+  return DPBO_OK;
+}
+
+/* Q run K times (K > 0), else with random stopping (γ = 1/T, an exact
+ * Bernoulli(1/T) coin after every run); the best noisy score released. */
 static dpbo_status compare_stopping_search(const compare_context *ctx, dpbo_rng *rng,
                                            dpbo_noise *noise, double epsilon0, int64_t K,
                                            compare_cell *cell, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const int T = ctx->config->iterations;
-  double best = -INFINITY;
-  int64_t best_index = 0, runs = 0;
-  for (;;) {
-    int64_t index = (int64_t)dpbo_rng_below64(rng, (uint64_t)ctx->n);
-    dpbo_laplace_release lap;
-    DPBO_TRY(dpbo_mech_laplace(noise, ctx->table->gain[index], ctx->score_sensitivity, epsilon0,
-                               0.0, 0.0, &lap, err));
-    runs++;
-    if (lap.value > best) {
-      best = lap.value;
-      best_index = index;
-    }
-    if (K > 0 ? runs >= K : dpbo_mech_bernoulli(noise, 1, (uint64_t)T)) break;
-  }
-  DPBO_TRY(dpbo_noise_check(noise, err));
-  /* The released score, clamped to the gain's range (post-processing). */
-  compare_cell_at(ctx, best_index, fmin(fmax(best, ctx->lo), ctx->hi), (double)runs, cell);
+  compare_draws draws = {ctx, rng};
+  dpbo_selection_pick pick;
+  DPBO_TRY(dpbo_selection_stopping(compare_next, &draws, noise, ctx->score_sensitivity, epsilon0, K,
+                                   ctx->config->iterations, ctx->lo, ctx->hi, 1.0, &pick, err));
+  compare_cell_at(ctx, pick.index, pick.released, (double)pick.runs, cell);
 done:
   return status;
 }
@@ -419,7 +392,7 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
   compare_rep_streams(config, rep, 0, &rng);
   int64_t rs_best = 0;
   for (int t = 0; t < T; t++) {
-    set[t] = (int64_t)dpbo_rng_below64(&rng, (uint64_t)ctx->n);
+    set[t] = dpbo_selection_candidate(&rng, ctx->n);
     scores[t] = ctx->table->gain[set[t]];
     if (scores[t] > ctx->table->gain[set[rs_best]]) rs_best = t;
   }
@@ -440,12 +413,11 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     compare_cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
-    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, scores, 0, T, T,
-                              ctx->score_sensitivity, a->epsilon_select, &sel, err));
-    int64_t chosen = set[sel.index];
-    DPBO_TRY(dpbo_mech_laplace(&noise, ctx->table->gain[chosen], ctx->score_sensitivity,
-                               a->epsilon_value, lo, hi, &lap, err));
-    compare_cell_at(ctx, chosen, lap.value, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
+    dpbo_selection_pick pick;
+    DPBO_TRY(dpbo_selection_random_search(&noise, config->selection, scores, T,
+                                          ctx->score_sensitivity, a->epsilon_select,
+                                          a->epsilon_value, lo, hi, 1.0, &pick, err));
+    compare_cell_at(ctx, set[pick.position], pick.released, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
     /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
      * for every ε of the repetition (common random numbers). */
     a = &ctx->acc[DPBO_COMPARE_LIU_TALWAR][e];
@@ -763,17 +735,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   DPBO_ALLOC(util, 1, "the utility curves");
   ctx->config = config;
   ctx->table = &table;
-  if (logreg) {
-    /* g ∈ [0, g*]: f_V(w_λ) moves by at most g* / m for a fixed λ. */
-    double L, gstar;
-    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
-    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
-  } else {
-    /* An accuracy: each record scores 0 or 1. */
-    ctx->score_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
-  }
-  ctx->lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
-  ctx->hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;
+  /* The gain's sensitivity at a fixed λ and its range (run/selection.h). */
+  DPBO_TRY(dpbo_selection_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
   const int E = config->compare_epsilon_count, R = config->compare_repetitions,
             T = config->iterations;
   const int M = DPBO_COMPARE_METHODS;

@@ -60,6 +60,7 @@
 #include <mpi.h>
 
 #include "run/config.h"
+#include "run/selection.h"
 #include "dpbo/error.h"
 
 enum {
@@ -73,22 +74,9 @@ enum {
   DPBO_COMPARE_METHODS = 7
 };
 
-/* How one method spends a total (ε, δ). */
-typedef struct dpbo_compare_accounting {
-  double epsilon, delta; /* the total budget asked for */
-  double epsilon_accounted,
-      delta_accounted;                  /* what the method's own accounting claims (<= asked) */
-  double epsilon_select, epsilon_value; /* the two releases of dpbo and random_search */
-  double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
-  double gamma, eta, expected_runs; /* the stopping law */
-  double rdp_order, rdp_order_hat;  /* papernot_steinke: the orders reached */
-  /* papernot_steinke: the base ε0 of the Rényi and of the privacy-profile
-   * accounting (baseline.h); epsilon_base is the larger, by_profile = 1 when
-   * that is the profile's. liu_talwar: the profile's ε0 (by_profile = 1 when
-   * it replaces ε/3). */
-  double epsilon_base_rdp, epsilon_base_profile;
-  int by_profile;
-} dpbo_compare_accounting;
+/* How one method spends a total (ε, δ): the selection methods' record
+ * (run/selection.h), which dpbo's own and Algorithm 3's fill as well. */
+typedef dpbo_selection_accounting dpbo_compare_accounting;
 
 /* The accounting of `method` at total (ε, δ) for budget T and split
  * (dpbo and random_search). Non-private methods report zeros. */

@@ -13,6 +13,7 @@
 #include "run/release.h"
 #include "dpbo/ucb.h"
 #include "run/release_private.h"
+#include "run/selection.h"
 
 const double dpbo_utility_levels[DPBO_UTILITY_QUANTILES] = {0.05, 0.25, 0.5, 0.75, 0.95};
 
@@ -182,6 +183,69 @@ void dpbo_utility_value_figures(double x, double scale, int clamp, double lo, do
   }
 }
 
+/* Private random search (run/selection.h): λ̃ is the exponential mechanism
+ * (or permute-and-flip) over the T evaluated gains, so its distribution is
+ * exact and cheap: the "μ_T" of the figures is the vector of those gains.
+ * Public: the mechanism's bound g_max − g(λ̃) <= (2Δ/ε_sel)(log T + a) w.p.
+ * >= 1 − e^{−a} (McSherry and Talwar 2007) and the Laplace noise of the
+ * value. Holder: the exact λ̃ figures, and the value's error around the
+ * best gain (the value released when λ̃ is the best candidate). */
+static dpbo_status utility_random_search(const dpbo_config *config, const dpbo_run *run,
+                                         const double *epsilons, int count, double tail,
+                                         dpbo_utility_report *reports, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *gains = NULL, *p = NULL;
+  double sens, lo, hi;
+  const int T = run->steps;
+  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
+  DPBO_ALLOC(gains, T, "the gains");
+  DPBO_ALLOC(p, T, "the distribution of lambda~");
+  double best = -INFINITY;
+  for (int t = 0; t < T; t++) {
+    gains[t] = run->trace[t].gain;
+    best = fmax(best, gains[t]);
+  }
+  for (int e = 0; e < count; e++) {
+    dpbo_selection_accounting acc;
+    DPBO_TRY(dpbo_selection_account(config->algorithm, epsilons[e], config->privacy_delta,
+                                    config->privacy_split, config->iterations, config->ps_eta, &acc,
+                                    err));
+    dpbo_utility_public *pub = &reports[e].pub;
+    memset(pub, 0, sizeof *pub);
+    pub->bounds = config->bounds;
+    pub->epsilon = epsilons[e];
+    pub->epsilon_lambda = acc.epsilon_select;
+    pub->epsilon_value = acc.epsilon_value;
+    pub->tail = tail;
+    pub->a = log(1.0 / tail);
+    pub->has_lambda = 1;
+    pub->lambda_term_mechanism = 2.0 * sens / acc.epsilon_select * (log((double)T) + pub->a);
+    pub->lambda_bound = pub->lambda_term_mechanism;
+    pub->lambda_probability = 1.0 - tail;
+    pub->laplace_scale = sens / acc.epsilon_value;
+    pub->value_term_laplace = pub->a * pub->laplace_scale;
+    pub->value_bound = pub->value_term_laplace;
+    pub->value_probability = 1.0 - tail;
+    for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
+      pub->noise_quantiles[q] =
+          utility_laplace_quantile(pub->laplace_scale, dpbo_utility_levels[q]);
+    reports[e].pub_other = *pub; /* no GP bounds: the same under both */
+    reports[e].pub_other.bounds =
+        config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+    dpbo_utility_holder *h = &reports[e].holder;
+    memset(h, 0, sizeof *h);
+    h->best_observed = best;
+    DPBO_TRY(dpbo_utility_lambda_figures(config->selection, gains, T, sens, acc.epsilon_select, p,
+                                         h, err));
+    /* Released values are always clamped to the gain's range (selection.h). */
+    dpbo_utility_value_figures(best, pub->laplace_scale, 1, lo, hi, h);
+  }
+done:
+  free(gains);
+  free(p);
+  return status;
+}
+
 dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                                  const double *epsilons, int count, double tail,
                                  dpbo_utility_report *reports, dpbo_error *err) {
@@ -194,6 +258,24 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
                "(rerun with privacy.algorithm = 1, 2 or 3)",
                config->path);
+  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo utility has no figures for privacy.algorithm = %s: its release is the "
+               "best of a secret random number K of noisy runs, whose law has no cheap exact form "
+               "(and an estimate is not implemented); nothing was computed or written. "
+               "dpbo compare estimates its utility over repetitions",
+               config->path, dpbo_algorithm_name(config->algorithm));
+  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    if (!(tail > 0.0 && tail < 1.0))
+      DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
+    for (int e = 0; e < count; e++)
+      if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
+        DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
+                   epsilons[e]);
+    DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
+    goto done;
+  }
   if (run->steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
                config->iterations, run->steps);

@@ -184,10 +184,24 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int choice;
   int64_t i64;
-  static const char *const algorithms[] = {"none", "1", "2", "3", NULL};
+  /* The names as configs write them and the algorithm each one means. */
+  static const char *const algorithms[] = {
+      "none", "1", "2", "3", "random_search", "liu_talwar", "papernot_steinke", NULL};
+  static const dpbo_algorithm algorithm_values[] = {DPBO_ALGORITHM_NONE,
+                                                    DPBO_ALGORITHM_1,
+                                                    DPBO_ALGORITHM_2,
+                                                    DPBO_ALGORITHM_3,
+                                                    DPBO_ALGORITHM_RANDOM_SEARCH,
+                                                    DPBO_ALGORITHM_LIU_TALWAR,
+                                                    DPBO_ALGORITHM_PAPERNOT_STEINKE};
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
                                     &choice, err));
-  config->algorithm = (dpbo_algorithm)choice;
+  config->algorithm = algorithm_values[choice];
+  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  /* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
+   * release spends a δ in (0, 1). */
+  const int pure = config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH ||
+                   config->algorithm == DPBO_ALGORITHM_LIU_TALWAR;
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "epsilon", 1.0, 0,
                                     &config->privacy_epsilon, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "epsilon",
@@ -195,14 +209,20 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                  "must be positive (ε <= 0 gives no guarantee)", err));
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "delta", 0.05, 0,
                                     &config->privacy_delta, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "delta",
-                                 config->privacy_delta > 0 && config->privacy_delta < 1,
-                                 "must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_settings_require(
+      &config->settings, "privacy", "delta",
+      (config->privacy_delta > 0 || (pure && config->privacy_delta == 0)) &&
+          config->privacy_delta < 1,
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE
+          ? "must lie in (0, 1): Papernot-Steinke's Renyi accounting converts to (epsilon, delta)"
+          : "must lie in (0, 1)",
+      err));
   /* Algorithm 3 releases only the value, so the whole budget goes there. */
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "split", 0.5, 0,
                                     &config->privacy_split, err));
-  if (config->algorithm == DPBO_ALGORITHM_3)
-    config->privacy_split = 0.0;
+  if (config->algorithm == DPBO_ALGORITHM_3 || config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    config->privacy_split = 0.0; /* one release, or one mechanism over (λ, score) */
   else
     DPBO_TRY(dpbo_settings_require(
         &config->settings, "privacy", "split",
@@ -264,6 +284,26 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                     err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "tau", config->alg2_tau >= 0,
                                  "must be >= 0", err));
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "ps_eta", DPBO_PS_ETA_DEFAULT, 0,
+                                    &config->ps_eta, err));
+  DPBO_TRY(dpbo_settings_require(
+      &config->settings, "privacy", "ps_eta", config->ps_eta >= 0.0 && config->ps_eta <= 10.0,
+      "(the truncated negative binomial shape) must lie in [0, 10]", err));
+  if (selection) {
+    /* T is the number of candidates (random search) or E[K]: one candidate
+     * leaves nothing to select, and E[K] = 1 has no truncated negative
+     * binomial. */
+    DPBO_TRY(dpbo_settings_require(&config->settings, "run", "iterations", config->iterations >= 2,
+                                   "must be >= 2 with a private-selection algorithm (T candidates, "
+                                   "or E[K] = T runs)",
+                                   err));
+    if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
+      DPBO_TRY(dpbo_settings_require(
+          &config->settings, "privacy", "algorithm", 0,
+          "(a private-selection method) needs objective.kind = svm or logreg: it rests on the "
+          "gain's sensitivity over the m validation records, unknown for other objectives",
+          err));
+  }
   static const char *const prior_sources[] = {"public", "validation", NULL};
   static const char *const yes_no[] = {"no", "yes", NULL};
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "failures_public", "no", yes_no,
@@ -351,7 +391,7 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "epsilons", ok && n >= 1,
                                    "must be 1 to 32 positive numbers in increasing order", err));
   }
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "compare", "ps_eta", 1.0, 0,
+  DPBO_TRY(dpbo_settings_get_double(&config->settings, "compare", "ps_eta", config->ps_eta, 0,
                                     &config->compare_ps_eta, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "ps_eta",
                                  config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
@@ -623,8 +663,12 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
    * the budget's δ_β, which a given ucb.delta must equal exactly. */
   {
     dpbo_privacy_budget budget;
-    DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
-                                       config->privacy_delta, config->privacy_split, &budget, err));
+    memset(&budget, 0, sizeof budget);
+    budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* the selection methods: no GP */
+    if (!dpbo_algorithm_is_selection(config->algorithm))
+      DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
+                                         config->privacy_delta, config->privacy_split, &budget,
+                                         err));
     const int gp_release =
         config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2;
     dpbo_settings_entry *given = dpbo_settings_find(&config->settings, "ucb", "delta");

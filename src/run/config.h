@@ -9,7 +9,8 @@
  *               mean (m0), signal_std (s), noise_std (σ), jitter
  *   [ucb]       delta (δ in β_t), acquisition = ucb|ei,
  *               memory_limit_mb = auto|off|MiB (per rank; ucb.h)
- *   [privacy]   algorithm = none|1|2|3, epsilon, delta (totals), split, k1,
+ *   [privacy]   algorithm = none|1|2|3|random_search|liu_talwar|papernot_steinke,
+ *               epsilon, delta (totals), split, k1, ps_eta (Papernot-Steinke η),
  *               selection = exponential|permute_and_flip, noise = os|seeded,
  *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
  *               prior_source = public|validation, failures_public = no|yes,
@@ -17,8 +18,8 @@
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
- *               Papernot-Steinke shape η): read by every command, used by
- *               dpbo compare
+ *               Papernot-Steinke shape η; default privacy.ps_eta): read by
+ *               every command, used by dpbo compare
  *
  * The complete list, with defaults and meanings, is the key table
  * (run/config_keys.h; `dpbo config --list`), which the getters check.
@@ -45,6 +46,9 @@
 #include "objectives/synthetic.h"
 
 #define DPBO_COMPARE_MAX_EPSILONS 32
+/* Papernot–Steinke's η when privacy.ps_eta is not given (1: the geometric
+ * law); [compare] ps_eta defaults to privacy.ps_eta. */
+#define DPBO_PS_ETA_DEFAULT 1.0
 
 typedef enum {
   DPBO_OBJECTIVE_SVM = 0,
@@ -97,6 +101,7 @@ typedef struct dpbo_config {
   double value_lo, value_hi;
   double alg2_A, alg2_tau;
   int failures_public; /* the user vouches that failed evaluations do not depend on V */
+  double ps_eta;       /* Papernot–Steinke's shape η (run/selection.h) */
   /* [objective] */
   dpbo_objective_kind objective;
   dpbo_svm_options svm;

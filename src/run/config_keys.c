@@ -128,11 +128,15 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "leave it unset (a different value is refused)."),
 
     /* [privacy] */
-    KEY("privacy", "algorithm", "choice", "none | 1 | 2 | 3", "none", 0, "", "",
-        "The private release drawn at the end of dpbo run (README, Private releases)."),
+    KEY("privacy", "algorithm", "choice",
+        "none | 1 | 2 | 3 | random_search | liu_talwar | papernot_steinke", "none", 0, "", "",
+        "The private release drawn at the end of dpbo run (README, Private releases): the "
+        "paper's algorithms 1 to 3, or a private-selection method over data-independent "
+        "candidates (README, Private selection)."),
     KEY("privacy", "epsilon", "number", "> 0", "1", 0, "", "",
         "Total epsilon over everything released (basic composition)."),
-    KEY("privacy", "delta", "number", "(0, 1)", "0.05", 0, "", "", "Total delta."),
+    KEY("privacy", "delta", "number", "(0, 1); [0, 1) for random_search, liu_talwar", "0.05", 0, "",
+        "", "Total delta."),
     KEY("privacy", "split", "number", "(0, 1)", "0.5", 0, "", "",
         "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
         "everything on the value)."),
@@ -158,6 +162,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Algorithm 2: the regret constant A (your assumption about f)."),
     KEY("privacy", "tau", "number", ">= 0", "1", 0, "", "",
         "Algorithm 2: the regret constant tau (your assumption about f)."),
+    KEY("privacy", "ps_eta", "number", "[0, 10]", "1", 0, "", "",
+        "papernot_steinke: the shape eta of the truncated negative binomial number of runs (0 "
+        "logarithmic, 1 geometric)."),
     KEY("privacy", "failures_public", "choice", "no | yes", "no", 0, "", "",
         "You vouch that failed evaluations of a command objective do not depend on the "
         "validation data (needed to release a run with failures)."),
@@ -175,7 +182,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "dpbo compare: R, the repetitions with fresh noise."),
     KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
         "", "dpbo compare: the grid of total epsilon."),
-    KEY("compare", "ps_eta", "number", "[0, 10]", "1", 0, "", "",
+    KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
         "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
         "logarithmic, 1 geometric)."),
 

@@ -9,6 +9,7 @@
 #include "base/comm.h"
 #include "objectives/evaluator.h"
 #include "run/output.h"
+#include "run/selection.h"
 #include "objectives/command.h"
 #include "base/log.h"
 #include "base/proc.h"
@@ -336,11 +337,14 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   DPBO_TRY(dpbo_farm_create(comm, &farm_options, &dr->farm, err));
   dr->first_worker = dpbo_farm_first_worker(dr->farm);
   dr->start = MPI_Wtime();
-  DPBO_TRY(dpbo_run_create(comm, config, run, err));
+  /* T evaluations, or a private-selection run's secret K (selection.h). */
+  int planned;
+  DPBO_TRY(dpbo_selection_planned(comm, config, &planned, err));
+  DPBO_TRY(dpbo_run_create_planned(comm, config, planned, run, err));
   dr->n = dpbo_space_size(run->space);
   run->workers = dr->size - dr->first_worker;
-  DPBO_ALLOC(dr->started, config->iterations, "the driver");
-  DPBO_ALLOC(dr->redo, config->iterations, "the driver");
+  DPBO_ALLOC(dr->started, planned, "the driver");
+  DPBO_ALLOC(dr->redo, planned, "the driver");
 done:
   return status;
 }
@@ -411,6 +415,13 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
   dpbo_farm_stops_reset(); /* a request belongs to one run */
+  if (dr.options->resume_count > 0 && (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+                                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "--resume: privacy.algorithm = %s draws its secret number of runs when the run "
+               "starts and does not keep it in the checkpoint, so the run cannot be continued; "
+               "start it again with --overwrite",
+               dpbo_algorithm_name(config->algorithm));
   if (dr.options->resume_count > 0) {
     DPBO_TRY(dpbo_run_resume(comm, config, dr.options->resume, dr.options->resume_count, run, err));
     for (int s = 0; s < run->steps; s++)

@@ -30,6 +30,7 @@ done:
 }
 
 int dpbo_output_wants_posterior(const dpbo_config *config, int64_t n) {
+  if (dpbo_algorithm_is_selection(config->algorithm)) return 0; /* no GP: nothing to write */
   if (config->posterior == DPBO_POSTERIOR_YES) return 1;
   if (config->posterior == DPBO_POSTERIOR_NO) return 0;
   return n <= 1000000;

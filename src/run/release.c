@@ -15,6 +15,7 @@
 #include "dpbo/version.h"
 #include "core/mechanism_private.h"
 #include "run/release_private.h"
+#include "core/baseline.h"
 
 /* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
  * "lambda" dimension, and the validation loss's L and g*. */
@@ -106,10 +107,40 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                            "privacy.bounds", NULL};
   static const char *const assumptions[] = {"privacy.k1", "privacy.A", "privacy.tau",
                                             "privacy.prior_source", NULL};
+  /* Liu–Talwar and Papernot–Steinke: a redraw needs a fresh secret K, and
+   * the runs of Q it asks for may lie past those the run evaluated; a K
+   * drawn again only among the runs made would be conditioned on what was
+   * evaluated, a law the accounting does not cover. */
+  if (stored_algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      stored_algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.algorithm = %s cannot be redrawn: a new release needs a fresh secret "
+               "number of runs K, whose runs this run did not necessarily evaluate, and drawing K "
+               "among the runs it made would condition K on the evaluations and void the "
+               "guarantee; make a new run (dpbo run CONFIG --overwrite, or another output.name)",
+               dpbo_algorithm_name(stored_algorithm));
   for (int i = 0; i < count; i++) {
     char key[160];
     release_override_key(overrides[i], key, sizeof key);
     if (release_key_in(key, redraw)) continue;
+    if (strcmp(key, "privacy.algorithm") == 0 || strcmp(key, "privacy.ps_eta") == 0) {
+      const char *value = strchr(overrides[i], '=');
+      value = value ? value + 1 + strspn(value + 1, " \t") : "";
+      if (strcmp(key, "privacy.ps_eta") == 0 || strcmp(value, "random_search") == 0 ||
+          strcmp(value, "liu_talwar") == 0 || strcmp(value, "papernot_steinke") == 0 ||
+          dpbo_algorithm_is_selection(stored_algorithm))
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "--set %s: a private-selection release is fixed when the run is made: its "
+                   "candidates must be drawn independently of the data (a GP-UCB trace's are "
+                   "chosen from it) and its accounting before the data is seen",
+                   overrides[i]);
+    }
+    if (dpbo_algorithm_is_selection(stored_algorithm) && release_key_in(key, accounting))
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "--set %s: %s fixes the accounting of the run's %s release before the data is "
+                 "seen; a redraw may change privacy.epsilon and the noise source (privacy.noise, "
+                 "privacy.noise_seed) only",
+                 overrides[i], key, dpbo_algorithm_name(stored_algorithm));
     if (release_key_in(key, accounting)) {
       /* Held to the run's β by dpbo_release_check_beta. bounds alone can
        * match a GP run's β in one way only (δ_β differs between the two),
@@ -243,9 +274,114 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
              r->epsilon_value, (long long)in->validation_size, in->lambda_min, in->lambda_max,
              in->lipschitz, in->gstar, bounds);
     break;
+  case DPBO_ALGORITHM_RANDOM_SEARCH:
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "lambda_tilde (the %s mechanism over the validation gains of T = %d candidates drawn "
+             "uniformly from the %lld of Lambda, independently of the data) is %.6g-DP and the "
+             "released value (its gain + discrete Laplace noise) is %.6g-DP for the validation set "
+             "(together (%.6g, 0)-DP by basic composition; Chaudhuri and Vinterbo 2013), for "
+             "neighbouring validation sets that differ in one record, under which a gain at a "
+             "fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
+             dpbo_select_kind_name(r->selection), r->T, (long long)r->n,
+             r->selection_accounting.epsilon_select, r->selection_accounting.epsilon_value,
+             r->epsilon_total, r->gain_sensitivity);
+    break;
+  case DPBO_ALGORITHM_LIU_TALWAR:
+  case DPBO_ALGORITHM_PAPERNOT_STEINKE: {
+    const int lt = r->algorithm == DPBO_ALGORITHM_LIU_TALWAR;
+    char law[160];
+    if (lt)
+      snprintf(law, sizeof law, "Geometric(gamma = %.6g), E[K] = %.6g",
+               r->selection_accounting.gamma, r->selection_accounting.expected_runs);
+    else
+      snprintf(law, sizeof law,
+               "truncated negative binomial (eta = %.6g, gamma = %.6g), E[K] = %.6g",
+               r->selection_accounting.eta, r->selection_accounting.gamma,
+               r->selection_accounting.expected_runs);
+    snprintf(r->guarantee, sizeof r->guarantee,
+             "(lambda_tilde, value) is the best of K runs of an %.6g-DP base (a candidate drawn "
+             "uniformly from Lambda independently of the data, and its validation gain + discrete "
+             "Laplace noise), K ~ %s drawn secretly from the release noise source and never "
+             "released; the pair is (%.6g, %.6g)-DP for the validation set (%s), for neighbouring "
+             "validation sets that differ in one record, under which a gain at a fixed lambda "
+             "moves by at most %.6g. It assumes nothing about the objective.",
+             r->selection_accounting.epsilon_base, law, r->epsilon_total, r->delta_total,
+             lt ? "Liu and Talwar 2019, Theorem 3.4: 3 epsilon0"
+                : "Papernot and Steinke 2022, Theorem 2, Renyi DP converted to (epsilon, delta)",
+             r->gain_sensitivity);
+    break;
+  }
   case DPBO_ALGORITHM_NONE:
     break;
   }
+}
+
+/* Run k of a stopping method's Q in `dpbo run`: the trace's k-th step, the
+ * candidate the run drew (run/selection.h) and its evaluated gain. */
+static dpbo_status release_trace_next(void *context, int64_t k, int64_t *index, double *gain,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_run *run = context;
+  if (k >= run->steps) DPBO_RAISE(DPBO_ERR_ARG, "the run holds fewer runs of Q than drawn");
+  *index = run->trace[k].index;
+  *gain = run->trace[k].gain;
+done:
+  return status;
+}
+
+/* The release of a private-selection run (rank 0; selection.h), from the
+ * gains its trace holds. */
+static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_run *run,
+                                          dpbo_noise *noise, double sensitivity_factor,
+                                          double noise_scale_factor, dpbo_release *out,
+                                          dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *gains = NULL;
+  double lo, hi;
+  dpbo_selection_accounting *acc = &out->selection_accounting;
+  dpbo_selection_pick pick;
+  DPBO_TRY(dpbo_selection_gain_range(config, &out->gain_sensitivity, &lo, &hi, err));
+  out->gain_sensitivity *= sensitivity_factor; /* audit only (release_private.h) */
+  DPBO_TRY(dpbo_selection_account(config->algorithm, config->privacy_epsilon, config->privacy_delta,
+                                  config->privacy_split, config->iterations, config->ps_eta, acc,
+                                  err));
+  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    DPBO_ALLOC(gains, run->steps, "the gains");
+    for (int t = 0; t < run->steps; t++)
+      gains[t] = run->trace[t].gain;
+    DPBO_TRY(dpbo_selection_random_search(
+        noise, config->selection, gains, run->steps, out->gain_sensitivity, acc->epsilon_select,
+        acc->epsilon_value, lo, hi, noise_scale_factor, &pick, err));
+    pick.index = run->trace[pick.position].index;
+    out->epsilon_lambda = acc->epsilon_select;
+    out->epsilon_value = acc->epsilon_value;
+    out->epsilon_total = pick.epsilon_spent;
+    out->select = pick.select;
+  } else {
+    DPBO_TRY(dpbo_selection_stopping(release_trace_next, (void *)run, noise, out->gain_sensitivity,
+                                     acc->epsilon_base, run->steps, config->iterations, lo, hi,
+                                     noise_scale_factor, &pick, err));
+    /* One mechanism over the pair: no share of ε for each part. */
+    out->epsilon_lambda = out->epsilon_value = NAN;
+    out->delta_lambda = out->delta_value = NAN;
+    if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR) {
+      out->epsilon_total = dpbo_baseline_lt_epsilon(pick.epsilon_spent);
+    } else {
+      out->epsilon_total = dpbo_baseline_ps_epsilon(pick.epsilon_spent, acc->eta, acc->gamma,
+                                                    config->privacy_delta, NULL, NULL);
+      out->delta_total = config->privacy_delta;
+    }
+  }
+  out->sens.lambda_sensitivity = out->sens.value_sensitivity = out->gain_sensitivity;
+  out->value = pick.value;
+  out->value.value = pick.released;
+  double u[DPBO_MAX_DIM];
+  DPBO_TRY(dpbo_space_unit(run->space, pick.index, u, err));
+  dpbo_space_to_values(run->space, u, out->lambda);
+  DPBO_TRY(dpbo_noise_check(noise, err));
+done:
+  free(gains);
+  return status;
 }
 
 dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
@@ -271,7 +407,16 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   if (config->algorithm == DPBO_ALGORITHM_NONE)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
                config->path);
-  if (run->steps != config->iterations || run->outcome != DPBO_OK)
+  if (dpbo_algorithm_is_selection(config->algorithm)) {
+    /* The stopping methods' K is secret: the message names neither it nor
+     * the runs done. */
+    if (run->steps != run->planned || run->finished != run->planned || run->outcome != DPBO_OK ||
+        (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH && run->steps != config->iterations))
+      DPBO_RAISE(DPBO_ERR_ARG,
+                 "the %s run did not evaluate every candidate it drew, so nothing "
+                 "is released",
+                 dpbo_algorithm_name(config->algorithm));
+  } else if (run->steps != config->iterations || run->outcome != DPBO_OK)
     DPBO_RAISE(DPBO_ERR_ARG,
                "the run did not complete its %d iterations (%d done): the theorems need all T "
                "steps, so nothing is released",
@@ -294,6 +439,32 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
                failures, run->steps);
   if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
+  if (dpbo_algorithm_is_selection(config->algorithm)) {
+    /* A failed evaluation would leave Q without a score: its failures (of
+     * LIBSVM or LIBLINEAR training, before the validation set is read) are
+     * public, but the methods' accounting has no rule for them. */
+    if (failures > 0)
+      DPBO_RAISE(DPBO_ERR_ARG,
+                 "%s: evaluations failed, and the private-selection methods have "
+                 "no rule for a candidate without a gain: nothing is released",
+                 dpbo_algorithm_name(config->algorithm));
+    if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 &&
+          isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
+      DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
+                 sensitivity_factor, noise_scale_factor);
+    out->T = config->iterations; /* T candidates, or E[K]: never the K drawn */
+    out->has_lambda = out->has_value = 1;
+    out->selection = config->selection;
+    out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
+    dpbo_noise_describe(noise, out->source, sizeof out->source);
+    if (rank == 0)
+      local = release_selection_draw(config, run, noise, sensitivity_factor, noise_scale_factor,
+                                     out, err);
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
+    DPBO_MPI_TRY(MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, comm));
+    release_guarantee(out, config);
+    goto done;
+  }
 
   DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
   out->inputs.memory_limit = run->memory_limit; /* γ_T's UCB state obeys the run's limit */
@@ -416,7 +587,8 @@ typedef enum {
   RELEASE_VALUE,
   RELEASE_TOTAL,
   RELEASE_TERM,
-  RELEASE_LEDGER
+  RELEASE_LEDGER,
+  RELEASE_SELECTION /* the private-selection methods' terms, in place of the GP's */
 } release_group;
 
 typedef struct release_number {
@@ -425,43 +597,71 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 31 };
+enum { RELEASE_NUMBERS = 42 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
-  const release_number all[] = {{RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
-                                {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
-                                {RELEASE_LAMBDA, "sensitivity_lambda", s->lambda_sensitivity},
-                                {RELEASE_VALUE, "epsilon_value", r->epsilon_value},
-                                {RELEASE_VALUE, "delta_value", r->delta_value},
-                                {RELEASE_VALUE, "sensitivity_value", s->value_sensitivity},
-                                {RELEASE_TOTAL, "epsilon_total", r->epsilon_total},
-                                {RELEASE_TOTAL, "delta_total", r->delta_total},
-                                {RELEASE_TERM, "beta_T", s->beta_T},
-                                {RELEASE_TERM, "beta_T_plus_1", s->beta_T1},
-                                {RELEASE_TERM, "c_lambda", s->c_lambda},
-                                {RELEASE_TERM, "c_value", s->c_value},
-                                {RELEASE_TERM, "q", s->q},
-                                {RELEASE_TERM, "C1", s->C1},
-                                {RELEASE_TERM, "gamma_greedy", s->gamma_greedy},
-                                {RELEASE_TERM, "gamma_T", s->gamma_T},
-                                {RELEASE_TERM, "regret_term", s->regret_term},
-                                {RELEASE_TERM, "tolerance_term", s->tolerance_term},
-                                {RELEASE_TERM, "delta_beta", s->delta_beta},
-                                {RELEASE_TERM, "k1", s->k1},
-                                {RELEASE_TERM, "signal_std", s->signal_std},
-                                {RELEASE_TERM, "laplace_granularity", r->value.granularity},
-                                {RELEASE_TERM, "laplace_scale", r->value.scale},
-                                {RELEASE_LEDGER, "draws", (double)r->ledger.draws},
-                                {RELEASE_LEDGER, "epsilon_basic", r->ledger.epsilon_sum},
-                                {RELEASE_LEDGER, "delta_basic", r->ledger.delta_sum},
-                                {RELEASE_LEDGER, "epsilon_advanced", r->ledger_epsilon_advanced},
-                                {RELEASE_LEDGER, "delta_advanced", r->ledger_delta_advanced},
-                                {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
-                                {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
-                                {RELEASE_LEDGER, "budget_delta", r->budget_delta}};
+  const dpbo_selection_accounting *a = &r->selection_accounting;
+  const release_number all[] = {
+      {RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
+      {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
+      {RELEASE_LAMBDA, "sensitivity_lambda", s->lambda_sensitivity},
+      {RELEASE_VALUE, "epsilon_value", r->epsilon_value},
+      {RELEASE_VALUE, "delta_value", r->delta_value},
+      {RELEASE_VALUE, "sensitivity_value", s->value_sensitivity},
+      {RELEASE_TOTAL, "epsilon_total", r->epsilon_total},
+      {RELEASE_TOTAL, "delta_total", r->delta_total},
+      {RELEASE_TERM, "beta_T", s->beta_T},
+      {RELEASE_TERM, "beta_T_plus_1", s->beta_T1},
+      {RELEASE_TERM, "c_lambda", s->c_lambda},
+      {RELEASE_TERM, "c_value", s->c_value},
+      {RELEASE_TERM, "q", s->q},
+      {RELEASE_TERM, "C1", s->C1},
+      {RELEASE_TERM, "gamma_greedy", s->gamma_greedy},
+      {RELEASE_TERM, "gamma_T", s->gamma_T},
+      {RELEASE_TERM, "regret_term", s->regret_term},
+      {RELEASE_TERM, "tolerance_term", s->tolerance_term},
+      {RELEASE_TERM, "delta_beta", s->delta_beta},
+      {RELEASE_TERM, "k1", s->k1},
+      {RELEASE_TERM, "signal_std", s->signal_std},
+      {RELEASE_TERM, "laplace_granularity", r->value.granularity},
+      {RELEASE_TERM, "laplace_scale", r->value.scale},
+      {RELEASE_LEDGER, "draws", (double)r->ledger.draws},
+      {RELEASE_LEDGER, "epsilon_basic", r->ledger.epsilon_sum},
+      {RELEASE_LEDGER, "delta_basic", r->ledger.delta_sum},
+      {RELEASE_LEDGER, "epsilon_advanced", r->ledger_epsilon_advanced},
+      {RELEASE_LEDGER, "delta_advanced", r->ledger_delta_advanced},
+      {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
+      {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
+      {RELEASE_LEDGER, "budget_delta", r->budget_delta},
+      {RELEASE_SELECTION, "gain_sensitivity", r->gain_sensitivity},
+      {RELEASE_SELECTION, "epsilon_accounted", a->epsilon_accounted},
+      {RELEASE_SELECTION, "delta_accounted", a->delta_accounted},
+      {RELEASE_SELECTION, "epsilon_base", a->epsilon_base},
+      {RELEASE_SELECTION, "gamma", a->gamma},
+      {RELEASE_SELECTION, "eta", a->eta},
+      {RELEASE_SELECTION, "expected_runs", a->expected_runs},
+      {RELEASE_SELECTION, "rdp_order", a->rdp_order},
+      {RELEASE_SELECTION, "rdp_order_hat", a->rdp_order_hat},
+      {RELEASE_SELECTION, "score_laplace_granularity", r->value.granularity},
+      {RELEASE_SELECTION, "score_laplace_scale", r->value.scale}};
   _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
   memcpy(numbers, all, sizeof all);
+}
+
+/* The terms a release states: the GP's sensitivity terms, or the
+ * selection methods' accounting. */
+static release_group release_terms(const dpbo_release *r) {
+  return dpbo_algorithm_is_selection(r->algorithm) ? RELEASE_SELECTION : RELEASE_TERM;
+}
+
+/* How λ̃ was chosen, as the release files name it. */
+static const char *release_lambda_mechanism(const dpbo_release *r) {
+  if (r->algorithm == DPBO_ALGORITHM_LIU_TALWAR)
+    return "random_stopping (best noisy score of K secret runs, Liu-Talwar)";
+  if (r->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    return "repeated_search (best noisy score of K secret runs, Papernot-Steinke)";
+  return dpbo_select_kind_name(r->selection);
 }
 
 /* "name":number for each number of the group, in table order, each after a
@@ -505,7 +705,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
       release_json_number(f, r->lambda[i]);
     }
     fputs("},\"lambda_mechanism\":", f);
-    release_json_string(f, dpbo_select_kind_name(r->selection));
+    release_json_string(f, release_lambda_mechanism(r));
     release_json_group(f, numbers, RELEASE_LAMBDA, 0);
   }
   fputs(",\"value\":", f);
@@ -515,7 +715,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   release_json_group(f, numbers, RELEASE_TOTAL, 0);
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
   fputs(",\"terms\":{", f);
-  release_json_group(f, numbers, RELEASE_TERM, 1);
+  release_json_group(f, numbers, release_terms(r), 1);
   fputs("},\"ledger\":{", f);
   release_json_group(f, numbers, RELEASE_LEDGER, 1);
   fputs(",\"note\":", f);
@@ -570,15 +770,17 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
     }
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
-    DPBO_TRY(
-        dpbo_h5io_attr_string(file, "lambda_mechanism", dpbo_select_kind_name(r->selection), err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", release_lambda_mechanism(r), err));
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
   }
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
   DPBO_TRY(
       dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
-    if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) && numbers[i].group != RELEASE_LEDGER)
+    if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) &&
+        numbers[i].group != RELEASE_LEDGER &&
+        (numbers[i].group != RELEASE_TERM || release_terms(r) == RELEASE_TERM) &&
+        (numbers[i].group != RELEASE_SELECTION || release_terms(r) == RELEASE_SELECTION))
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
   /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
    * (the release file holds attributes only). */
@@ -613,13 +815,21 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
   dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:",
                 dpbo_algorithm_name(r->algorithm), r->epsilon_total, r->delta_total,
                 r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
-  if (r->has_lambda)
+  if (r->has_lambda && isnan(r->epsilon_lambda)) /* one mechanism over (λ̃, value) */
+    dpbo_log_info("  lambda~ = (%s)   [%s, with the value: epsilon %.4g, sensitivity %.4g]", lambda,
+                  release_lambda_mechanism(r), r->epsilon_total, r->sens.lambda_sensitivity);
+  else if (r->has_lambda)
     dpbo_log_info("  lambda~ = (%s)   [%s, epsilon %.4g, sensitivity %.4g]", lambda,
-                  dpbo_select_kind_name(r->selection), r->epsilon_lambda,
-                  r->sens.lambda_sensitivity);
-  dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
-                r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
-                r->value.clamped ? ", clamped" : "");
+                  release_lambda_mechanism(r), r->epsilon_lambda, r->sens.lambda_sensitivity);
+  if (isnan(r->epsilon_value))
+    dpbo_log_info("  value~  = %.6g   [the best noisy score: Laplace scale %.4g per run, base "
+                  "epsilon0 %.4g, sensitivity %.4g%s]",
+                  r->value.value, r->value.scale, r->selection_accounting.epsilon_base,
+                  r->sens.value_sensitivity, r->value.clamped ? ", clamped" : "");
+  else
+    dpbo_log_info("  value~  = %.6g   [Laplace scale %.4g, epsilon %.4g, sensitivity %.4g%s]",
+                  r->value.value, r->value.scale, r->epsilon_value, r->sens.value_sensitivity,
+                  r->value.clamped ? ", clamped" : "");
   if (run && run->best_step >= 0) {
     const dpbo_trace_step *b = &run->trace[run->best_step];
     used = 0;

@@ -13,6 +13,7 @@
 
 #include "run/config.h"
 #include "run/run.h"
+#include "run/selection.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
 #include "dpbo/privacy.h"
@@ -36,6 +37,10 @@ typedef struct dpbo_release {
   int reproducible;                  /* seeded noise: not for publication */
   char source[256];
   char guarantee[1024];
+  /* The private-selection methods (selection.h): their accounting and the
+   * gain's sensitivity (never K, the runs made). */
+  dpbo_selection_accounting selection_accounting;
+  double gain_sensitivity;
   /* The run's ledger after this draw (dpbo_release_set_ledger). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;

@@ -7,6 +7,7 @@
 
 #include "base/comm.h"
 #include "dpbo/privacy.h"
+#include "run/selection.h"
 
 dpbo_status dpbo_run_space(const dpbo_config *config, dpbo_space **space, dpbo_error *err) {
   switch (config->space_kind) {
@@ -22,16 +23,39 @@ dpbo_status dpbo_run_space(const dpbo_config *config, dpbo_space **space, dpbo_e
 
 dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                             dpbo_error *err) {
+  return dpbo_run_create_planned(comm, config, config->iterations, run, err);
+}
+
+dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, int planned,
+                                    dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local;
   int rank, size;
   memset(run, 0, sizeof *run);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  run->planned = config->iterations;
+  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  /* Rows of the GP and the UCB state: none are used by a selection run. */
+  const int rows = selection ? 1 : config->iterations;
+  if (planned < 1) DPBO_RAISE(DPBO_ERR_ARG, "a run plans at least one evaluation, not %d", planned);
+  run->planned = planned;
   run->best_step = -1;
   run->batch = config->batch > 0 ? config->batch : 1;
+  /* The candidates are independent: every worker evaluates one at once. */
+  if (selection && size - 1 > run->batch) run->batch = size - 1;
   local = dpbo_run_space(config, &run->space, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  if (selection) {
+    dpbo_rng rng;
+    const int64_t n = dpbo_space_size(run->space);
+    run->candidates = malloc(sizeof *run->candidates * (size_t)planned);
+    local = run->candidates
+                ? DPBO_OK
+                : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
+    dpbo_selection_candidate_stream(config, &rng);
+    for (int t = 0; t < planned; t++)
+      run->candidates[t] = dpbo_selection_candidate(&rng, n);
+  }
   int64_t begin, count;
   dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
   const int d = dpbo_space_dims(run->space);
@@ -39,7 +63,7 @@ dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *
    * (ucb.h): each rank decides for its own block; results are the same. */
   DPBO_TRY(dpbo_ucb_memory_limit(comm, config->memory_limit_mb, &run->memory_limit, err));
   dpbo_ucb_mode mode = DPBO_UCB_INCREMENTAL;
-  local = dpbo_ucb_choose_mode(count, d, config->iterations, run->memory_limit, &mode, err);
+  local = dpbo_ucb_choose_mode(count, d, rows, run->memory_limit, &mode, err);
   if (local != DPBO_OK) {
     char limit[32];
     if (config->memory_limit_mb < 0)
@@ -49,18 +73,18 @@ dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *
     dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
   }
   if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations,
-                                 mode, &run->ucb, err);
+    local =
+        dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, rows, mode, &run->ucb, err);
   if (local == DPBO_OK)
-    local = dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err);
+    local = dpbo_gp_create(&config->kernel, &config->prior, rows, &run->gp, err);
   if (local == DPBO_OK) {
-    run->trace = calloc((size_t)config->iterations, sizeof *run->trace);
-    run->gp_row = malloc(sizeof *run->gp_row * (size_t)config->iterations);
+    run->trace = calloc((size_t)planned, sizeof *run->trace);
+    run->gp_row = malloc(sizeof *run->gp_row * (size_t)planned);
     if (!run->trace || !run->gp_row)
       local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the trace");
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  for (int s = 0; s < config->iterations; s++)
+  for (int s = 0; s < planned; s++)
     run->gp_row[s] = -1;
   run->state_bytes = dpbo_ucb_memory(run->ucb);
   {
@@ -68,8 +92,7 @@ dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *
      * attributes are written collectively). A limit of 0 means none, so the
      * smallest limit is the smallest of (limit - 1) wrapped around, plus 1. */
     unsigned long long mine[3] = {run->state_bytes,
-                                  dpbo_ucb_memory_needed(count, d, config->iterations,
-                                                         DPBO_UCB_INCREMENTAL),
+                                  dpbo_ucb_memory_needed(count, d, rows, DPBO_UCB_INCREMENTAL),
                                   mode == DPBO_UCB_RECOMPUTE},
                        max[3], sum[3], limit = (unsigned long long)run->memory_limit - 1ull,
                        min_limit;
@@ -111,6 +134,7 @@ static dpbo_status run_fold(const dpbo_config *config, int s, int announce_next,
                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_trace_step *step = &run->trace[s];
+  if (run->candidates) goto done; /* a selection run fits no GP */
   if (run->gp_row[s] >= 0) {
     /* A batch's hallucinated row: the real value replaces it. */
     DPBO_TRY(dpbo_gp_resolve(run->gp, run->gp_row[s], step->gain, err));
@@ -203,7 +227,9 @@ static dpbo_status run_replay_trace(MPI_Comm comm, const dpbo_config *config, in
     run->failures += step->state == DPBO_STEP_FAILED;
     run_note_best(run, s);
   }
-  if (run->batch > 1) {
+  if (run->candidates) {
+    /* A selection run fits no GP: its record is the trace. */
+  } else if (run->batch > 1) {
     DPBO_TRY(run_rebuild(comm, config, run, err));
   } else {
     for (int s = 0; s < run->steps; s++) {
@@ -230,6 +256,18 @@ dpbo_status dpbo_run_select(MPI_Comm comm, const dpbo_config *config, dpbo_run *
     DPBO_RAISE(DPBO_ERR_ARG, "step %d asked for, but the run plans T = %d", t, run->planned);
   dpbo_trace_step *step = &run->trace[t - 1];
   memset(step, 0, sizeof *step);
+  if (run->candidates) {
+    /* A selection run: the next of its data-independent candidates. */
+    step->index = run->candidates[t - 1];
+    DPBO_TRY(dpbo_space_unit(run->space, step->index, step->unit, err));
+    dpbo_space_to_values(run->space, step->unit, step->value);
+    step->mean = step->std = step->beta = step->ucb = step->gain = NAN;
+    step->alive = n;
+    step->state = DPBO_STEP_PENDING;
+    run->gp_row[t - 1] = -1;
+    run->steps = t;
+    goto done;
+  }
   step->beta = dpbo_privacy_beta(n, t, config->delta);
   step->alive = n;
   if (config->algorithm == DPBO_ALGORITHM_2 && t > 1)
@@ -324,8 +362,12 @@ dpbo_status dpbo_run_replay(MPI_Comm comm, const dpbo_config *config, int steps,
                             const int64_t *index, const double *gain, dpbo_run *run,
                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(dpbo_run_create(comm, config, run, err));
-  if (steps > config->iterations)
+  /* A stopping method's trace holds its K runs. */
+  const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  DPBO_TRY(dpbo_run_create_planned(comm, config, stopping && steps > 0 ? steps : config->iterations,
+                                   run, err));
+  if (steps > run->planned)
     DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
                config->iterations);
   for (int t = 0; t < steps; t++) {
@@ -345,6 +387,7 @@ void dpbo_run_free(dpbo_run *run) {
   if (!run) return;
   free(run->trace);
   free(run->gp_row);
+  free(run->candidates);
   dpbo_ucb_destroy(run->ucb);
   dpbo_gp_destroy(run->gp);
   dpbo_space_destroy(run->space);

@@ -86,6 +86,10 @@ typedef struct dpbo_run {
    * value), and each step's row in the GP (-1: none, e.g. a failed step). */
   int batch;
   int *gp_row;
+  /* The private-selection methods (selection.h): the data-independent
+   * candidates the run evaluates in order instead of choosing by UCB (no GP
+   * is fitted); NULL for GP-UCB. */
+  int64_t *candidates;
 } dpbo_run;
 
 /* Builds Λ from the config (all ranks; lists are read by every rank). */
@@ -96,6 +100,13 @@ dpbo_status dpbo_run_space(const dpbo_config *config, dpbo_space **space, dpbo_e
  * run.batch from the config. A failure on any rank fails all. */
 dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                             dpbo_error *err);
+
+/* The same with `planned` evaluations instead of T: a private-selection
+ * run's K (selection.h), whose candidates are drawn here from the run seed
+ * and evaluated in order, over every worker at once (the batch is the
+ * number of workers); its GP and UCB state stay empty. */
+dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, int planned,
+                                    dpbo_run *run, dpbo_error *err);
 
 /* The first half of step t = run->steps + 1: β_t (dpbo_privacy_beta),
  * Algorithm 2's pruning when t > 1, the next λ_t by UCB (or EI with

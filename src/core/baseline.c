@@ -1,6 +1,6 @@
 /* Accounting and stopping times of the private-selection baselines
  * (baseline.h states every formula and its source). */
-#include "experiments/baseline.h"
+#include "core/baseline.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,213 @@
+/* The private-selection methods, shared by `dpbo run` and `dpbo compare`
+ * (selection.h; the formulas in core/baseline.h). */
+#include "run/selection.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/comm.h"
+#include "core/baseline.h"
+#include "core/profile.h"
+#include "core/mechanism_private.h"
+#include "objectives/logreg.h"
+
+dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
+                                   double split, int T, double ps_eta,
+                                   dpbo_selection_accounting *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  out->epsilon = epsilon;
+  out->delta = delta;
+  if (!(epsilon > 0.0 && isfinite(epsilon) && T >= 1))
+    DPBO_RAISE(DPBO_ERR_ARG, "selection accounting: bad budget (epsilon %g, T %d)", epsilon, T);
+  switch (algorithm) {
+  case DPBO_ALGORITHM_RANDOM_SEARCH:
+    if (!(split > 0.0 && split < 1.0))
+      DPBO_RAISE(DPBO_ERR_ARG, "random search: split must lie in (0, 1), got %g", split);
+    /* The products dpbo_privacy_budget_split computes for λ̃ and ṽ. */
+    out->epsilon_select = epsilon * split;
+    out->epsilon_value = epsilon - out->epsilon_select;
+    out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
+    break;
+  case DPBO_ALGORITHM_LIU_TALWAR:
+    out->epsilon_base = dpbo_baseline_lt_base_epsilon(epsilon);
+    out->epsilon_accounted = dpbo_baseline_lt_epsilon(out->epsilon_base);
+    out->gamma = 1.0 / T;
+    out->eta = 1.0;
+    out->expected_runs = T;
+    /* The geometric stopping is D_{1,γ}: its privacy profile at δ allows a
+     * larger ε0 than the pure (3 ε0, 0), which stays for T = 1 and δ = 0. */
+    if (T >= 2 && delta > 0.0 &&
+        dpbo_profile_tnb_base_epsilon(epsilon, delta, 1.0, out->gamma, &out->epsilon_base_profile,
+                                      NULL) == DPBO_OK &&
+        out->epsilon_base_profile > out->epsilon_base) {
+      out->by_profile = 1;
+      out->epsilon_base = out->epsilon_base_profile;
+      out->epsilon_accounted = dpbo_profile_tnb_epsilon(out->epsilon_base, 1.0, out->gamma, delta);
+      out->delta_accounted = delta;
+    }
+    break;
+  case DPBO_ALGORITHM_PAPERNOT_STEINKE: {
+    if (T < 2)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "papernot_steinke needs run.iterations >= 2 (E[K] = T > 1)");
+    out->eta = ps_eta;
+    DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
+    out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
+    dpbo_baseline_ps_accounting ps;
+    DPBO_TRY(dpbo_baseline_ps_account(epsilon, delta, ps_eta, out->gamma, &ps, err));
+    out->epsilon_base = ps.epsilon0;
+    out->epsilon_accounted = ps.epsilon_accounted;
+    out->rdp_order = ps.lambda;
+    out->rdp_order_hat = ps.lambda_hat;
+    out->epsilon_base_rdp = ps.epsilon0_rdp;
+    out->epsilon_base_profile = ps.epsilon0_profile;
+    out->by_profile = ps.by_profile;
+    out->delta_accounted = delta;
+    break;
+  }
+  default:
+    DPBO_RAISE(DPBO_ERR_ARG, "selection accounting: %s is not a selection method",
+               dpbo_algorithm_name(algorithm));
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_selection_gain_range(const dpbo_config *config, double *sensitivity, double *lo,
+                                      double *hi, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  if (config->objective != DPBO_OBJECTIVE_SVM && !logreg)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the private-selection methods need objective.kind = svm or logreg (they rest "
+               "on the gain's sensitivity over the m validation records)",
+               config->path);
+  if (logreg) {
+    /* g ∈ [0, g*]: f_V(w_λ) moves by at most g* / m for a fixed λ. */
+    double L, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &L, &gstar);
+    *sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
+  } else {
+    /* An accuracy: each record scores 0 or 1. */
+    *sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
+  }
+  *lo = config->clamp_value ? config->value_lo : logreg ? -1.0 : 0.0;
+  *hi = config->clamp_value ? config->value_hi : logreg ? 0.0 : 1.0;
+done:
+  return status;
+}
+
+int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n) {
+  return (int64_t)dpbo_rng_below64(rng, (uint64_t)n);
+}
+
+void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng) {
+  /* "select": a stream of its own, apart from compare's and the GP's. */
+  dpbo_rng_seed(rng, config->seed ^ 0x73656c656374ull, 0);
+}
+
+int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
+                                 const dpbo_selection_accounting *acc) {
+  if (algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    return dpbo_baseline_tnb_sample(noise, acc->eta, acc->gamma);
+  /* Geometric(1/T) on {1, 2, ...}: the coins of the random stopping, all
+   * drawn before any run (their law does not depend on the runs). */
+  int64_t K = 1;
+  while (!dpbo_mech_bernoulli(noise, 1, (uint64_t)T))
+    K++;
+  return K;
+}
+
+dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int *planned,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  long long K = config->iterations;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
+      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE) {
+    if (rank == 0) {
+      dpbo_selection_accounting acc;
+      dpbo_noise noise;
+      if (config->noise == DPBO_NOISE_SEEDED)
+        dpbo_noise_init_seeded(&noise, config->noise_seed, DPBO_SELECTION_RUNS_STREAM);
+      else
+        dpbo_noise_init_os(&noise);
+      local = dpbo_selection_account(config->algorithm, config->privacy_epsilon,
+                                     config->privacy_delta, config->privacy_split,
+                                     config->iterations, config->ps_eta, &acc, err);
+      if (local != DPBO_OK)
+        dpbo_error_prefix(err, "%s: privacy.epsilon = %g with privacy.delta = %g and T = %d",
+                          config->path, config->privacy_epsilon, config->privacy_delta,
+                          config->iterations);
+      if (local == DPBO_OK)
+        K = dpbo_selection_draw_runs(&noise, config->algorithm, config->iterations, &acc);
+      if (local == DPBO_OK) local = dpbo_noise_check(&noise, err);
+      /* The trace is indexed by int: a K past it (probability below 1e-9
+       * for any T of a run) is refused rather than cut short, since a cut
+       * would change the law the accounting assumes. */
+      if (local == DPBO_OK && K > 100000000LL)
+        local = DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC,
+                               "the number of runs drawn exceeds 1e8; nothing was evaluated");
+    }
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
+    DPBO_MPI_TRY(MPI_Bcast(&K, 1, MPI_LONG_LONG, 0, comm));
+  }
+  *planned = (int)K;
+done:
+  return status;
+}
+
+dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, dpbo_noise *noise,
+                                    double sensitivity, double epsilon0, int64_t K, int T,
+                                    double lo, double hi, double noise_scale,
+                                    dpbo_selection_pick *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double best = -INFINITY;
+  memset(out, 0, sizeof *out);
+  for (int64_t runs = 0;;) {
+    int64_t index;
+    double gain;
+    DPBO_TRY(next(context, runs, &index, &gain, err));
+    dpbo_laplace_release lap;
+    DPBO_TRY(dpbo__mech_laplace_scaled(noise, gain, sensitivity, epsilon0, 0.0, 0.0, noise_scale,
+                                       &lap, err));
+    runs++;
+    if (lap.value > best) {
+      best = lap.value;
+      out->index = index;
+      out->position = runs - 1;
+      out->value = lap;
+    }
+    if (K > 0 ? runs >= K : dpbo_mech_bernoulli(noise, 1, (uint64_t)T)) {
+      out->runs = runs;
+      break;
+    }
+  }
+  DPBO_TRY(dpbo_noise_check(noise, err));
+  /* The released score, clamped to the gain's range (post-processing). */
+  out->released = fmin(fmax(best, lo), hi);
+  out->value.clamped = out->released != best;
+  out->epsilon_spent = out->value.epsilon_spent;
+done:
+  return status;
+}
+
+dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kind,
+                                         const double *gains, int T, double sensitivity,
+                                         double epsilon_select, double epsilon_value, double lo,
+                                         double hi, double noise_scale, dpbo_selection_pick *out,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, kind, gains, 0, T, T, sensitivity,
+                                    epsilon_select, noise_scale, &out->select, err));
+  out->position = out->select.index;
+  out->runs = T;
+  DPBO_TRY(dpbo__mech_laplace_scaled(noise, gains[out->position], sensitivity, epsilon_value, lo,
+                                     hi, noise_scale, &out->value, err));
+  out->released = out->value.value;
+  out->epsilon_spent = dpbo_privacy_round_up(out->select.epsilon_spent + out->value.epsilon_spent);
+done:
+  return status;
+}

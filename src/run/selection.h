@@ -1,0 +1,130 @@
+/* The private-selection methods (issue #13 item 2), written once for `dpbo
+ * run` (privacy.algorithm = random_search | liu_talwar | papernot_steinke:
+ * the evaluations go through the driver's task farm, the release reads them
+ * from the run's trace) and for `dpbo compare` (the evaluations are look-ups
+ * in its accuracy table). core/baseline.h states every formula and source.
+ *
+ * The setting: the validation set V of m records is private, the training
+ * data public; neighbours differ in one validation record. A gain at a fixed
+ * λ then moves by at most Δ (svm accuracy: 1/m; logreg f_V: g* / m), and that
+ * is the only sensitivity the methods need: no GP, no assumption about f.
+ *
+ *  random_search     T candidates, the best by the exponential mechanism (or
+ *                    permute-and-flip) on their gains (Δ, split·ε), its gain
+ *                    + Laplace (Δ, (1 − split)·ε): (ε, 0)-DP.
+ *  liu_talwar        Q = (a uniform candidate, its gain + Lap(Δ/ε0)), run K ~
+ *                    Geometric(1/T) times (E[K] = T), the best noisy score
+ *                    and its candidate released: (3ε0, 0)-DP, ε0 = ε/3.
+ *  papernot_steinke  the same Q run K ~ D_{η,γ} times (E[K] = T), Rényi
+ *                    accounting: (ε, δ)-DP with the largest ε0 that fits.
+ *
+ * Candidates are uniform on Λ, drawn from PCG streams of the run seed: they
+ * do not depend on the data, so they need no privacy (the guarantee is over
+ * the noise only, for every fixed candidate sequence). K must stay secret:
+ * it is drawn from the release noise source (the operating system's CSPRNG,
+ * or the seeded stream DPBO_SELECTION_RUNS_STREAM, not for publication),
+ * independently of the data, so it may be drawn before anything is evaluated
+ * and the K evaluations spread over the workers. Released: the candidate and
+ * its (noisy, clamped) score, never K or a raw gain. */
+#ifndef DPBO_SELECTION_H
+#define DPBO_SELECTION_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "run/config.h"
+#include "dpbo/error.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/noise.h"
+#include "dpbo/privacy.h"
+#include "dpbo/rng.h"
+
+/* The seeded noise stream K is drawn from (the release's streams are the
+ * ranks, compare's 1000 + r). */
+#define DPBO_SELECTION_RUNS_STREAM 0x52554e53u
+
+/* How one method spends a total (ε, δ). */
+typedef struct dpbo_selection_accounting {
+  double epsilon, delta; /* the total budget asked for */
+  double epsilon_accounted,
+      delta_accounted;                  /* what the method's own accounting claims (<= asked) */
+  double epsilon_select, epsilon_value; /* the two releases of dpbo and random_search */
+  double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
+  double gamma, eta, expected_runs; /* the stopping law */
+  double rdp_order, rdp_order_hat;  /* papernot_steinke: the orders reached */
+  /* papernot_steinke: the base ε0 of the Rényi and of the privacy-profile
+   * accounting (core/baseline.h); epsilon_base is the larger, by_profile = 1
+   * when that is the profile's. liu_talwar: the profile's ε0 at δ > 0
+   * (by_profile = 1 when it replaces the pure ε/3). */
+  double epsilon_base_rdp, epsilon_base_profile;
+  int by_profile;
+} dpbo_selection_accounting;
+
+/* The accounting of a selection algorithm at total (ε, δ) for T candidates
+ * or E[K] = T runs, split (random_search) and η (papernot_steinke).
+ * random_search is pure and ignores δ; liu_talwar is pure (3ε0, 0) at δ = 0
+ * and takes the privacy profile's larger ε0 at δ > 0 (docs/privacy-proofs.md
+ * section 8). */
+dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
+                                   double split, int T, double ps_eta,
+                                   dpbo_selection_accounting *out, dpbo_error *err);
+
+/* The gain's sensitivity at a fixed λ (svm: 1/m, logreg: g* / m) and the range
+ * released values are clamped to (privacy.value_range, or the gain's). Other
+ * objectives have no known sensitivity and are refused. */
+dpbo_status dpbo_selection_gain_range(const dpbo_config *config, double *sensitivity, double *lo,
+                                      double *hi, dpbo_error *err);
+
+/* One data-independent candidate, uniform on Λ of size n. */
+int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n);
+
+/* The candidate stream of `dpbo run` (PCG, from run.seed). */
+void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng);
+
+/* One secret K of liu_talwar (Geometric(1/T), by exact Bernoulli(1/T)
+ * coins) or papernot_steinke (D_{η,γ} of the accounting) from `noise`. */
+int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
+                                 const dpbo_selection_accounting *acc);
+
+/* K for `dpbo run` (collective: rank 0 draws, every rank gets it): the
+ * number of evaluations the algorithm makes: T for random_search, the
+ * secret K of the stopping methods (from the configured release noise
+ * source). */
+dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int *planned,
+                                   dpbo_error *err);
+
+/* Run k (0-based) of Q: its candidate and gain. */
+typedef dpbo_status (*dpbo_selection_next_fn)(void *context, int64_t k, int64_t *index,
+                                              double *gain, dpbo_error *err);
+
+/* What a method picks. */
+typedef struct dpbo_selection_pick {
+  int64_t index;              /* the released candidate's index in Λ */
+  int64_t position;           /* its run (stopping) or its place among the T (random search) */
+  int64_t runs;               /* runs of Q made (K): secret, never released */
+  double released;            /* the released score, clamped to [lo, hi] */
+  dpbo_laplace_release value; /* the chosen score's Laplace draw */
+  dpbo_select_release select; /* random_search: the selection */
+  double epsilon_spent;       /* what the draws cost (<= the accounting's) */
+} dpbo_selection_pick;
+
+/* Q run K times (K > 0), or until an exact Bernoulli(1/T) coin after each
+ * run says stop (K = 0: Liu–Talwar's random stopping, the coins drawn from
+ * `noise` between the runs); the best (first on ties) noisy score is kept
+ * and released clamped. noise_scale is 1 except in the audit's broken
+ * variant (core/mechanism_private.h). */
+dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, dpbo_noise *noise,
+                                    double sensitivity, double epsilon0, int64_t K, int T,
+                                    double lo, double hi, double noise_scale,
+                                    dpbo_selection_pick *out, dpbo_error *err);
+
+/* Private random search over the gains of T candidates: the selection on
+ * gains (epsilon_select), then Laplace on the chosen gain (epsilon_value),
+ * clamped; out->position is the chosen one's place among the T. */
+dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kind,
+                                         const double *gains, int T, double sensitivity,
+                                         double epsilon_select, double epsilon_value, double lo,
+                                         double hi, double noise_scale, dpbo_selection_pick *out,
+                                         dpbo_error *err);
+
+#endif

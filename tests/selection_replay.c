@@ -1,0 +1,124 @@
+/* selection_replay RUNFILE: the release of a seeded private-selection run
+ * (privacy.algorithm = random_search | liu_talwar | papernot_steinke),
+ * recomputed outside `dpbo run` from what the run file stores and the
+ * documented streams, through the functions `dpbo compare` calls
+ * (run/selection.h): the candidate stream of run.seed, K from the seeded
+ * stream DPBO_SELECTION_RUNS_STREAM, the release noise from stream 0. It
+ * checks that the trace's candidates are that stream and that the trace
+ * holds K runs, then prints "INDEX VALUE EPSILON" (%.17g) for the shell test
+ * to compare with the release files (tests/selection_run.sh). Exit 1 on a
+ * mismatch, 2 on bad use. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/config.h"
+#include "run/output.h"
+#include "run/run.h"
+#include "run/selection.h"
+
+typedef struct replay {
+  const int64_t *index;
+  const double *gain;
+  int steps;
+} replay;
+
+static dpbo_status replay_next(void *context, int64_t k, int64_t *index, double *gain,
+                               dpbo_error *err) {
+  const replay *r = context;
+  if (k >= r->steps)
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG, "run %lld past the trace", (long long)k);
+  *index = r->index[k];
+  *gain = r->gain[k];
+  return DPBO_OK;
+}
+
+int main(int argc, char **argv) {
+  int code = 1;
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  char *text = NULL;
+  int64_t *index = NULL;
+  double *gain = NULL;
+  const char **lines = NULL;
+  int complete = 0, steps = 0, count = 0;
+  dpbo_config config;
+  memset(&config, 0, sizeof config);
+  MPI_Init(&argc, &argv);
+  if (argc != 2) {
+    fprintf(stderr, "usage: selection_replay RUNFILE\n");
+    code = 2;
+    goto done;
+  }
+  if (dpbo_output_read_trace(argv[1], &text, &complete, &steps, &index, &gain, &err) != DPBO_OK)
+    goto fail;
+  lines = calloc(strlen(text) + 1, sizeof *lines);
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    lines[count++] = line;
+  if (dpbo_config_load_assignments(argv[1], count, lines, 0, NULL, &config, &err) != DPBO_OK)
+    goto fail;
+  if (!dpbo_algorithm_is_selection(config.algorithm) || config.noise != DPBO_NOISE_SEEDED) {
+    fprintf(stderr, "selection_replay: not a seeded private-selection run\n");
+    code = 2;
+    goto done;
+  }
+  /* The candidates: the stream of run.seed, in order. */
+  dpbo_rng rng;
+  dpbo_selection_candidate_stream(&config, &rng);
+  dpbo_space *space = NULL;
+  if (dpbo_run_space(&config, &space, &err) != DPBO_OK) goto fail;
+  const int64_t n = dpbo_space_size(space);
+  dpbo_space_destroy(space);
+  for (int t = 0; t < steps; t++) {
+    int64_t want = dpbo_selection_candidate(&rng, n);
+    if (index[t] != want) {
+      fprintf(stderr, "FAIL: step %d evaluated candidate %lld, the stream gives %lld\n", t + 1,
+              (long long)index[t], (long long)want);
+      goto done;
+    }
+  }
+  /* K: T for random search, else the seeded draw. */
+  int planned;
+  if (dpbo_selection_planned(MPI_COMM_SELF, &config, &planned, &err) != DPBO_OK) goto fail;
+  if (planned != steps) {
+    fprintf(stderr, "FAIL: the trace holds %d runs, the K stream gives %d\n", steps, planned);
+    goto done;
+  }
+  double sens, lo, hi;
+  dpbo_selection_accounting acc;
+  dpbo_selection_pick pick;
+  if (dpbo_selection_gain_range(&config, &sens, &lo, &hi, &err) != DPBO_OK ||
+      dpbo_selection_account(config.algorithm, config.privacy_epsilon, config.privacy_delta,
+                             config.privacy_split, config.iterations, config.ps_eta, &acc,
+                             &err) != DPBO_OK)
+    goto fail;
+  dpbo_noise noise;
+  dpbo_noise_init_seeded(&noise, config.noise_seed, 0); /* the release's stream: rank 0 */
+  if (config.algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    if (dpbo_selection_random_search(&noise, config.selection, gain, steps, sens,
+                                     acc.epsilon_select, acc.epsilon_value, lo, hi, 1.0, &pick,
+                                     &err) != DPBO_OK)
+      goto fail;
+    pick.index = index[pick.position];
+  } else {
+    replay r = {index, gain, steps};
+    if (dpbo_selection_stopping(replay_next, &r, &noise, sens, acc.epsilon_base, steps,
+                                config.iterations, lo, hi, 1.0, &pick, &err) != DPBO_OK)
+      goto fail;
+  }
+  printf("%lld %.17g %.17g\n", (long long)pick.index, pick.released, acc.epsilon_accounted);
+  code = 0;
+  goto done;
+fail:
+  fprintf(stderr, "selection_replay: %s\n", err.message);
+done:
+  dpbo_config_free(&config);
+  free(lines);
+  free(text);
+  free(index);
+  free(gain);
+  MPI_Finalize();
+  return code;
+}
