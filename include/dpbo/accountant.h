@@ -39,8 +39,7 @@ double dpbo_accountant_gdp_delta(double mu, double epsilon);
 
 /* The smallest ε with δ(ε) <= δ for μ-GDP (0 when already δ(0) <= δ), by
  * bisection, rounded up. μ > 0 finite, δ in (0, 1). */
-dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon,
-                                        dpbo_error *err);
+dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon, dpbo_error *err);
 
 /* The largest μ for which μ-GDP is (ε, δ)-DP, by bisection, rounded down.
  * ε >= 0 finite, δ in (0, 1). */
