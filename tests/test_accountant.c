@@ -29,7 +29,8 @@ static double pld_delta(double mu, double eps) {
   long double sum = 0.0L;
   for (int i = 0; i <= n; i++) {
     long double l = lo + h * i, z = (l - m) / s;
-    long double f = -expm1l(eps - l) * expl(-0.5L * z * z) / (s * sqrtl(2.0L * 3.14159265358979323846264338327950288L));
+    long double f = -expm1l(eps - l) * expl(-0.5L * z * z) /
+                    (s * sqrtl(2.0L * 3.14159265358979323846264338327950288L));
     sum += f * (i == 0 || i == n ? 1 : (i & 1) ? 4 : 2);
   }
   return (double)(sum * h / 3.0L);
@@ -39,7 +40,7 @@ static void test_gdp_closed_forms(void) {
   CHECK_CLOSE(dpbo_accountant_gdp_delta(1.0, 0.0), erf(0.5 / M_SQRT2), 1e-12, 0);
   static const struct {
     double mu, eps;
-  } pts[] = {{0.5, 0.0}, {0.5, 0.5},  {1.0, 1.0}, {2.0, 3.0}, {0.25, 1.0},
+  } pts[] = {{0.5, 0.0},    {0.5, 0.5}, {1.0, 1.0}, {2.0, 3.0},  {0.25, 1.0},
              {0.2367, 1.0}, {1.0, 8.0}, {0.1, 1.0}, {5.0, 10.0}, {0.05, 0.3}};
   printf("   mu      eps   delta (accountant)        delta (PLD integral)\n");
   for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
@@ -139,19 +140,20 @@ static void test_discrete_bound(void) {
   static const struct {
     int64_t k;
     double delta, sigma, eps;
-  } pts[] = {{1, 1.0, 3.0, 1.0},    {30, 1.0, 24.8, 1.0}, {30, 1.0 / 1797, 0.01, 0.5},
-             {1000, 0.5, 40.0, 3.0}, {5, 1.0, 1.0, 10.0}, {1, 1.0, 0.5, 0.2}};
+  } pts[] = {{1, 1.0, 3.0, 1.0},     {30, 1.0, 24.8, 1.0}, {30, 1.0 / 1797, 0.01, 0.5},
+             {1000, 0.5, 40.0, 3.0}, {5, 1.0, 1.0, 10.0},  {1, 1.0, 0.5, 0.2}};
   printf("     k  Δ/σ        ε    δ discrete (zCDP)   δ brute force        δ GDP (continuous)\n");
   for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
     double rho, d, mu;
     CHECK_OK(dpbo_accountant_gaussian_rho(pts[i].k, pts[i].delta, pts[i].sigma, &rho, &err));
-    CHECK_OK(dpbo_accountant_gaussian_delta(pts[i].k, pts[i].delta, pts[i].sigma, pts[i].eps, &d,
-                                            &err));
+    CHECK_OK(
+        dpbo_accountant_gaussian_delta(pts[i].k, pts[i].delta, pts[i].sigma, pts[i].eps, &d, &err));
     CHECK_OK(dpbo_accountant_gaussian_mu(pts[i].k, pts[i].delta, pts[i].sigma, &mu, &err));
     double g = dpbo_mech_gaussian_granularity(pts[i].delta, pts[i].sigma);
     double want_rho = pts[i].k * pow((pts[i].delta + g) / pts[i].sigma, 2) / 2.0;
     CHECK(rho >= want_rho && rho <= want_rho * (1.0 + 1e-11));
-    double brute = brute_zcdp_delta(rho, pts[i].eps), gdp = dpbo_accountant_gdp_delta(mu, pts[i].eps);
+    double brute = brute_zcdp_delta(rho, pts[i].eps),
+           gdp = dpbo_accountant_gdp_delta(mu, pts[i].eps);
     printf("%6lld  %-9.4g %4.1f   %.12e  %.12e  %.12e\n", (long long)pts[i].k,
            pts[i].delta / pts[i].sigma, pts[i].eps, d, brute, gdp);
     CHECK(d >= brute * (1.0 - 1e-12)); /* never below the best α (up to rounding) */
