@@ -153,8 +153,8 @@ done:
 /* ------------------------------------------------------------------------ */
 /* zCDP of the discrete Gaussian and its conversion                         */
 
-/* log δ_α(ε) = (α - 1)(αρ - ε) + α log(1 - 1/α) - log(α - 1): CKS Corollary
- * 13's bound at one order α > 1. */
+/* log δ_α(ε) = (α - 1)(αρ - ε) + α log(1 - 1/α) - log(α - 1): the
+ * conversion of CKS section 2.3 at one order α > 1. */
 static double accountant_zcdp_log_delta_at(double rho, double epsilon, double alpha) {
   return (alpha - 1.0) * (alpha * rho - epsilon) + alpha * log1p(-1.0 / alpha) - log(alpha - 1.0);
 }
