@@ -39,7 +39,10 @@ typedef enum {
   DPBO_ALGORITHM_NONE = 0, /* no private release */
   DPBO_ALGORITHM_1 = 1,    /* noisy observations: λ̃ and ṽ */
   DPBO_ALGORITHM_2 = 2,    /* noise-free observations: λ̃ and f̃ */
-  DPBO_ALGORITHM_3 = 3     /* Lipschitz and convex: f̃_L */
+  DPBO_ALGORITHM_3 = 3,    /* Lipschitz and convex: f̃_L */
+  /* GP-UCB on privatized evaluations: each v_t through the Gaussian
+   * mechanism, everything after it post-processing (run/private_evals.h) */
+  DPBO_ALGORITHM_PRIVATE_EVALUATIONS = 4
 } dpbo_algorithm;
 
 /* Which proofs the bounds follow (docs/privacy-proofs.md). */

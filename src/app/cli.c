@@ -22,6 +22,7 @@
 #include "run/output.h"
 #include "base/proc.h"
 #include "run/release.h"
+#include "run/private_evals.h"
 #include "experiments/utility.h"
 #include "dpbo/version.h"
 
@@ -532,7 +533,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS &&
+      (run.outcome == DPBO_OK || run.evaluations_exhausted) && run.finished > run.failures) {
+    /* Post-processing of the noisy trace (also when K ran out early). */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
+    CLI_TRY(dpbo_private_evals_after_run(comm, config, &run, path, &err));
+  } else if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
     /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
      * of its own: the run's rows go first, so the peak is one state, not two. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
@@ -552,13 +558,18 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     for (int i = 0; i < dpbo_space_dims(run.space); i++)
       used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
                                dpbo_space_dim(run.space, i)->name, best->value[i]);
-    dpbo_log_info(
-        "best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
-        "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
-        best->gain, run.best_step + 1, lambda, run.finished, run.failures,
-        run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
-        run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
-    dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
+    dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS ? "noisy observation"
+                                                                          : "validation gain",
+                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds,
+                  run.busy_seconds, run.workers, run.workers == 1 ? "" : "s",
+                  100.0 * run.utilization);
+    dpbo_log_info("run file: %s  %s", path,
+                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
+                      ? "(every gain in it is privatized: its trace is publishable)"
+                      : "(the trace is NOT private: never publish it)");
   }
 done:
   cli_stop_signals_restore(&signals);
@@ -616,7 +627,10 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
      * data is seen; which depends on the run's own algorithm. */
     DPBO_TRY(
         dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
-    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
+    if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+      DPBO_TRY(dpbo_private_evals_check_overrides(override_count, overrides, err));
+    else
+      DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
     dpbo_config_free(config);
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
@@ -668,6 +682,12 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    /* Post-processing of the published trace: nothing drawn, nothing spent. */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
+    CLI_TRY(dpbo_private_evals_redraw(comm, config, &run, runfile, prefix, &err));
+    goto done;
+  }
   /* The β_t the run used must be the one the release's accounting assumes. */
   if (rank == 0) {
     double stored_delta = 0.0;

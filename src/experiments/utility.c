@@ -194,6 +194,14 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
                "(rerun with privacy.algorithm = 1, 2 or 3)",
                config->path);
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = private_evaluations: dpbo utility reports on the release "
+               "mechanisms of Algorithms 1-3 (theorem bounds, the exponential mechanism's "
+               "distribution), and this run has none: its release is post-processing of the "
+               "privatized evaluations, so its trace, lambda~ and v~ are public already (read "
+               "them from the run file and its release file)",
+               config->path);
   if (run->steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
                config->iterations, run->steps);

@@ -179,11 +179,35 @@ done:
   return status;
 }
 
+/* algorithm = private_evaluations (run/private_evals_settings.h): the
+ * objective's proven sensitivity, then σ, which the GP's noise takes in. */
+static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_private_evals_inputs in = {config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
+                                  0.0,
+                                  dpbo_objective_kind_name(config->objective),
+                                  config->iterations,
+                                  config->privacy_epsilon,
+                                  config->privacy_delta,
+                                  config->prior.noise_std};
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
+  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    double lipschitz, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &lipschitz, &gstar);
+    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
+  }
+  DPBO_TRY(dpbo_private_evals_settings_read(&config->settings, &in, &config->evals, err));
+  config->prior.noise_std = config->evals.gp_noise_std_used;
+done:
+  return status;
+}
+
 static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int choice;
   int64_t i64;
-  static const char *const algorithms[] = {"none", "1", "2", "3", NULL};
+  static const char *const algorithms[] = {"none", "1", "2", "3", "private_evaluations", NULL};
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
                                     &choice, err));
   config->algorithm = (dpbo_algorithm)choice;
@@ -276,6 +300,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
         "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
         "validation data voids the guarantee; fix it from public or proxy data",
         err));
+
+  DPBO_TRY(config_private_evaluations(config, err));
 
   /* Each algorithm's assumptions. */
   if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))

@@ -86,6 +86,12 @@ typedef struct dpbo_run {
    * value), and each step's row in the GP (-1: none, e.g. a failed step). */
   int batch;
   int *gp_row;
+  /* privacy.algorithm = private_evaluations (run/private_evals.h): Gaussian
+   * mechanisms charged so far (every evaluation dispatched, lost ones
+   * included; restored on resume), and whether the run stopped because the
+   * next would pass privacy.max_evaluations. */
+  int64_t evaluations_charged;
+  int evaluations_exhausted;
 } dpbo_run;
 
 /* Builds Λ from the config (all ranks; lists are read by every rank). */
