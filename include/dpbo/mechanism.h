@@ -22,6 +22,9 @@
  *    exponential noise, Ding et al. 2021): the same acceptance test, proposals
  *    without replacement (a uniformly random order); never worse than the
  *    exponential mechanism in expected score.
+ *  - Gaussian mechanism: x̃ = g·(round(x/g) + Z), Z ~ discrete Gaussian
+ *    N_Z(0, s²) (CKS Algorithm 3), s = ceil(σ/g) an integer, so σ_used = s g
+ *    >= σ; accounted in include/dpbo/accountant.h with sensitivity Δ + g.
  */
 #ifndef DPBO_MECHANISM_H
 #define DPBO_MECHANISM_H
@@ -43,6 +46,51 @@ int dpbo_mech_bernoulli_exp(dpbo_noise *noise, uint64_t num, uint64_t den);
  * which has probability about exp(-2^63 den/num) (the mechanisms below keep
  * 128 bits and never saturate). */
 int64_t dpbo_mech_discrete_laplace(dpbo_noise *noise, uint64_t num, uint64_t den);
+
+/* Exact discrete Gaussian N_Z(0, σ²), σ² = num/den: P(z) ∝ exp(-z²/(2σ²)) over
+ * the integers, CKS Algorithm 3 (discrete Laplace proposal of scale
+ * t = floor(σ) + 1, accepted with probability exp(-(|Y| - σ²/t)²/(2σ²))).
+ * num/den is reduced by its gcd first; the exact 128/256-bit arithmetic needs
+ * num < 2^62 and den < 2^32 after that (σ up to 2^31), and proposals with
+ * |Y| >= 2^62 are rejected, so the law is exactly N_Z(0, σ²) conditioned on
+ * |z| < 2^62 (the excluded mass is below exp(-2^61)). num = 0 (σ = 0), den = 0
+ * or an input outside that range gives 0 without drawing: callers validate
+ * (dpbo_mech_gaussian does). The expected number of rounds is bounded by a
+ * small constant for every σ (CKS section 5). */
+int64_t dpbo_mech_discrete_gaussian(dpbo_noise *noise, uint64_t sigma2_num, uint64_t sigma2_den);
+
+/* What a Gaussian release reports about itself. */
+typedef struct dpbo_gaussian_release {
+  double value;            /* released: g·(round(x/g) + Z) */
+  double sigma;            /* σ asked for (units of the value) */
+  double sensitivity;      /* Δ as given */
+  double granularity;      /* g, a power of two */
+  double sigma_used;       /* σ the draw really used (>= sigma) */
+  double sensitivity_used; /* Δ + g: what the accounting must use */
+} dpbo_gaussian_release;
+
+/* The grid g of dpbo_mech_gaussian for (Δ, σ), so that callers can account
+ * before drawing; 0 when Δ or σ is not positive and finite, or the grid would
+ * not be a normal double.
+ * g is the power of two nearest to max(min(Δ, σ)·2^-20, σ·2^-30). Why:
+ *  - the rounding costs g in sensitivity, a relative g/Δ <= 2^-19.5 (about
+ *    1.4e-6) whenever σ <= 2^10 Δ (the only range where the privacy matters:
+ *    beyond, one release has μ < 2^-10); the accountant adds it exactly;
+ *  - σ in grid steps, s = ceil(σ/g), lies in [2^19.5, 2^30.5], so σ_used is at
+ *    most a relative 2^-19.5 above σ, and σ² = s² < 2^62 is an integer: the
+ *    sampler's exact arithmetic fits 128 bits (256 for one square) and the
+ *    whole release lives on the lattice gZ, with integer shifts
+ *    round(x/g) - round(x'/g) of at most (Δ + g)/g steps - the setting in
+ *    which CKS prove the discrete Gaussian's ρ = Δ²/(2σ²) zCDP bound. */
+double dpbo_mech_gaussian_granularity(double sensitivity, double sigma);
+
+/* Releases x with the discrete Gaussian mechanism for sensitivity Δ > 0 and
+ * noise σ > 0 (all finite; |x| < g·2^62). No clamping: the value is meant to
+ * feed a GP, and a clamped value would bias it. The (ε, δ) this costs is the
+ * accountant's (include/dpbo/accountant.h), computed from Δ and σ as passed;
+ * out->sensitivity_used and out->sigma_used say what the draw really used. */
+dpbo_status dpbo_mech_gaussian(dpbo_noise *noise, double x, double sensitivity, double sigma,
+                               dpbo_gaussian_release *out, dpbo_error *err);
 
 /* What a Laplace release reports about itself. */
 typedef struct dpbo_laplace_release {

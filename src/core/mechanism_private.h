@@ -2,7 +2,8 @@
  *
  * noise_scale_factor multiplies the noise scale the mechanism would use for
  * the requested ε: 1 is the real mechanism; 0.5 is the "deliberately broken"
- * variant of the audit (half the Laplace scale, twice the selection rate η),
+ * variant of the audit (half the Laplace scale, twice the selection rate η,
+ * half the Gaussian σ),
  * whose true privacy loss is about 2ε while it still claims ε. These
  * declarations live in src/, not in include/dpbo/, so that no release path
  * can reach a scale other than 1: dpbo_mech_laplace and dpbo_mech_select call
@@ -24,5 +25,11 @@ dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
                                      int64_t count, int64_t n, double sensitivity, double epsilon,
                                      double noise_scale_factor, dpbo_select_release *out,
                                      dpbo_error *err);
+
+/* The Gaussian mechanism with σ·noise_scale_factor in place of σ for the draw
+ * (out->sigma keeps the σ asked for; out->sigma_used is the true one). */
+dpbo_status dpbo__mech_gaussian_scaled(dpbo_noise *noise, double x, double sensitivity,
+                                       double sigma, double noise_scale_factor,
+                                       dpbo_gaussian_release *out, dpbo_error *err);
 
 #endif
