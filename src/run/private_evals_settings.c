@@ -49,7 +49,7 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
                                  err));
   if (in->proven_sensitivity > 0) {
     snprintf(what, sizeof what,
-             "= %.17g is below the proven sensitivity %.17g of objective.kind = %s (one "
+             "= %.10g is below the proven sensitivity %.10g of objective.kind = %s (one "
              "validation record moves the value by up to that much): a smaller value would "
              "understate the noise; leave the key unset",
              out->sensitivity, in->proven_sensitivity, in->objective);
