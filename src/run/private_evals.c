@@ -563,7 +563,7 @@ dpbo_status dpbo_private_evals_after_run(MPI_Comm comm, const dpbo_config *confi
   return private_evals_publish(comm, config, run, runfile, 1, h5, json, err);
 }
 
-dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                                       const char *runfile, const char *prefix, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
@@ -590,6 +590,7 @@ dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, 
   }
   snprintf(h5, sizeof h5, "%s.h5", base);
   snprintf(json, sizeof json, "%s.json", base);
+  DPBO_TRY(dpbo_private_evals_resume(comm, runfile, run, err)); /* the charged count */
   DPBO_TRY(private_evals_publish(comm, config, run, runfile, 0, h5, json, err));
 done:
   return status;

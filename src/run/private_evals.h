@@ -146,8 +146,9 @@ dpbo_status dpbo_private_evals_after_run(MPI_Comm comm, const dpbo_config *confi
 
 /* `dpbo release` on such a run (collective): the release again, under the
  * given final choice, into PREFIX.h5/.json or <stem>.release-K.h5/.json (the
- * first K >= 2 free); the ledger is read, never added to. */
-dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+ * first K >= 2 free); the ledger is read, never added to, and so is the
+ * run's charged count (into run). */
+dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                                       const char *runfile, const char *prefix, dpbo_error *err);
 
 /* Which `dpbo release --set` overrides a private_evaluations run accepts:
