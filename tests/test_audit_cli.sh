@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `dpbo audit --mechanism X` audits X and nothing else (issue #10: after the
 # first match every later mechanism was switched on), and `all` audits all
-# three. Few trials: only which rows the table has is checked here, not the
+# four. Few trials: only which rows the table has is checked here, not the
 # bounds (tests/test_audit.c checks those).
 set -uo pipefail
 bin=${DPBO_BIN:?}
@@ -9,10 +9,10 @@ mpiexec=${MPIEXEC:-mpiexec}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-all=(laplace exponential permute_and_flip)
+all=(laplace exponential permute_and_flip gaussian)
 
 # The mechanisms named in the result rows of the table in file $1.
-rows() { grep -Eo '^(laplace|exponential|permute_and_flip) ' "$1" | tr -d ' ' | tr '\n' ' '; }
+rows() { grep -Eo '^(laplace|exponential|permute_and_flip|gaussian) ' "$1" | tr -d ' ' | tr '\n' ' '; }
 
 for m in "${all[@]}" all; do
   "$mpiexec" -n 2 --oversubscribe "$bin" audit --mechanism "$m" --trials 2000 > "$work/$m.txt" 2>&1

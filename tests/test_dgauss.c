@@ -80,7 +80,8 @@ static void test_sampler_law(void) {
       sum += (double)z[i];
       sum2 += (double)z[i] * (double)z[i];
     }
-    double x2 = stat_chi2(counts, p, cells, DRAWS), crit = stat_chi2_critical(cells - 1, STAT_ALPHA);
+    double x2 = stat_chi2(counts, p, cells, DRAWS),
+           crit = stat_chi2_critical(cells - 1, STAT_ALPHA);
     double x2w = stat_chi2(counts, q, cells, DRAWS);
     CHECK_MSG(x2 < crit, "N_Z(0, %llu/%llu): chi-square %.2f >= %.2f (df %d)",
               (unsigned long long)cases[c].num, (unsigned long long)cases[c].den, x2, crit,
@@ -98,8 +99,8 @@ static void test_sampler_law(void) {
               second, var, var_bound);
     printf("N_Z(0, %llu/%llu): chi-square %.1f < %.1f (df %d; vs 1.1 σ²: %.1f), mean %.4f "
            "(|.| < %.4f), E z² %.4f vs exact %.4f (± %.4f)\n",
-           (unsigned long long)cases[c].num, (unsigned long long)cases[c].den, x2, crit,
-           cells - 1, x2w, mean, mean_bound, second, var, var_bound);
+           (unsigned long long)cases[c].num, (unsigned long long)cases[c].den, x2, crit, cells - 1,
+           x2w, mean, mean_bound, second, var, var_bound);
   }
 }
 
@@ -175,12 +176,11 @@ static void test_mechanism_grid(void) {
      * σ_used, loosely (n = 4000; bounds at about 5 standard errors). */
     double mean = sum / n, sd = sqrt(sum2 / n);
     CHECK_MSG(fabs(mean) < 5.0 * s / sqrt(n) + g, "Δ %g σ %g: mean noise %g", d, s, mean);
-    CHECK_MSG(fabs(sd / rel.sigma_used - 1.0) < 5.0 / sqrt(2.0 * n), "Δ %g σ %g: sd %g vs %g",
-              d, s, sd, rel.sigma_used);
+    CHECK_MSG(fabs(sd / rel.sigma_used - 1.0) < 5.0 / sqrt(2.0 * n), "Δ %g σ %g: sd %g vs %g", d, s,
+              sd, rel.sigma_used);
     printf("Gaussian mechanism Δ %g σ %g: g 2^%d, σ_used/σ - 1 = %.2e, Δ_used/Δ - 1 = %.2e, "
            "noise mean %.3g sd %.4g\n",
-           d, s, (int)log2(g), rel.sigma_used / s - 1.0, rel.sensitivity_used / d - 1.0, mean,
-           sd);
+           d, s, (int)log2(g), rel.sigma_used / s - 1.0, rel.sensitivity_used / d - 1.0, mean, sd);
   }
   /* The broken audit variant halves σ_used; the release still reports σ. */
   dpbo_gaussian_release rel;
@@ -197,10 +197,12 @@ static void test_mechanism_refusals(void) {
     double x, delta, sigma;
     const char *what;
   } bad[] = {
-      {0, 0, 1, "sensitivity"},   {0, -1, 1, "sensitivity"},  {0, NAN, 1, "sensitivity"},
-      {0, INFINITY, 1, "sensitivity"}, {0, 1, 0, "sigma"},    {0, 1, -2, "sigma"},
-      {0, 1, NAN, "sigma"},       {0, 1, INFINITY, "sigma"},  {NAN, 1, 1, "finite"},
-      {INFINITY, 1, 1, "finite"}, {1e300, 1, 1, "too large"}, {0, 1e300, 1e-300, "range"},
+      {0, 0, 1, "sensitivity"},     {0, -1, 1, "sensitivity"},
+      {0, NAN, 1, "sensitivity"},   {0, INFINITY, 1, "sensitivity"},
+      {0, 1, 0, "sigma"},           {0, 1, -2, "sigma"},
+      {0, 1, NAN, "sigma"},         {0, 1, INFINITY, "sigma"},
+      {NAN, 1, 1, "finite"},        {INFINITY, 1, 1, "finite"},
+      {1e300, 1, 1, "too large"},   {0, 1e300, 1e-300, "range"},
       {0, 1e-305, 1e-305, "range"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

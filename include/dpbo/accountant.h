@@ -13,9 +13,9 @@
  *    dpbo_mech_gaussian releases (discrete Gaussian noise on a grid g). Each
  *    release adds N_Z(0, s²) to an integer whose neighbouring values differ
  *    by at most (Δ + g)/g, so it is ρ-zCDP with ρ = (Δ + g)²/(2σ²) (Canonne,
- *    Kamath & Steinke 2020, Theorem 14; σ_used >= σ only helps); k adaptive
- *    releases are kρ-zCDP (Bun & Steinke 2016, Lemma 2.3), converted to
- *    (ε, δ) with CKS Corollary 13:
+ *    Kamath & Steinke 2020, "CKS"; the short proof is on the proof page;
+ *    σ_used >= σ only helps); k adaptive releases are kρ-zCDP (Bun & Steinke
+ *    2016, composition), converted to (ε, δ) as in CKS section 2.3:
  *      δ = inf_{α > 1} exp((α - 1)(αkρ - ε)) / (α - 1) · (1 - 1/α)^α.
  *    Any α gives a valid bound, so the numerical search over α affects only
  *    tightness, never validity. This is looser than the GDP number of the
@@ -39,8 +39,7 @@ double dpbo_accountant_gdp_delta(double mu, double epsilon);
 
 /* The smallest ε with δ(ε) <= δ for μ-GDP (0 when already δ(0) <= δ), by
  * bisection, rounded up. μ > 0 finite, δ in (0, 1). */
-dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon,
-                                        dpbo_error *err);
+dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon, dpbo_error *err);
 
 /* The largest μ for which μ-GDP is (ε, δ)-DP, by bisection, rounded down.
  * ε >= 0 finite, δ in (0, 1). */

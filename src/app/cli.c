@@ -53,7 +53,7 @@ static const char usage_text[] =
     "      DP-BO against private random search, Liu-Talwar random stopping and\n"
     "      Papernot-Steinke repeated search at equal (epsilon, delta), over\n"
     "      [compare] epsilons and repetitions; writes <output.dir>/<output.name>.h5\n"
-    "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|all] [--broken] ...\n"
+    "  dpbo audit [--mechanism laplace|exponential|permute_and_flip|gaussian|all] [--broken] ...\n"
     "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
     "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
     "      audit of the whole tuning run and its release on a neighbouring validation set\n"

@@ -103,8 +103,7 @@ done:
       (lo) = mid;                                                                                  \
   }
 
-dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon,
-                                        dpbo_error *err) {
+dpbo_status dpbo_accountant_gdp_epsilon(double mu, double delta, double *epsilon, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const char *who = "GDP epsilon";
   *epsilon = NAN;
@@ -154,8 +153,8 @@ done:
 /* ------------------------------------------------------------------------ */
 /* zCDP of the discrete Gaussian and its conversion                         */
 
-/* log δ_α(ε) = (α - 1)(αρ - ε) + α log(1 - 1/α) - log(α - 1): CKS Corollary
- * 13's bound at one order α > 1. */
+/* log δ_α(ε) = (α - 1)(αρ - ε) + α log(1 - 1/α) - log(α - 1): the
+ * conversion of CKS section 2.3 at one order α > 1. */
 static double accountant_zcdp_log_delta_at(double rho, double epsilon, double alpha) {
   return (alpha - 1.0) * (alpha * rho - epsilon) + alpha * log1p(-1.0 / alpha) - log(alpha - 1.0);
 }
@@ -175,7 +174,7 @@ static const double alpha_min = 1.0 + 0x1p-30;
  * (2α - 1)ρ - ε + log(1 - 1/α), increasing: bisection on its sign. */
 static double accountant_zcdp_delta(double rho, double epsilon) {
   double lo = alpha_min, hi = (epsilon + 1.0) / (2.0 * rho) + 2.0;
-#define ZCDP_SLOPE_POSITIVE(a) ((2.0 * (a) - 1.0) * rho - epsilon + log1p(-1.0 / (a)) >= 0.0)
+#define ZCDP_SLOPE_POSITIVE(a) ((2.0 * (a)-1.0) * rho - epsilon + log1p(-1.0 / (a)) >= 0.0)
   if (ZCDP_SLOPE_POSITIVE(lo)) {
     hi = lo;
   } else {
@@ -216,8 +215,9 @@ static double accountant_zcdp_epsilon(double rho, double delta) {
 static dpbo_status accountant_check_release(int64_t k, double sensitivity, double sigma,
                                             const char *who, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  if (k < 1) DPBO_RAISE(DPBO_ERR_ARG, "%s: the number of releases must be >= 1, got %lld", who,
-                        (long long)k);
+  if (k < 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: the number of releases must be >= 1, got %lld", who,
+               (long long)k);
   DPBO_TRY(accountant_check_positive(sensitivity, who, "sensitivity", err));
   DPBO_TRY(accountant_check_positive(sigma, who, "sigma", err));
 done:
@@ -231,8 +231,8 @@ dpbo_status dpbo_accountant_gaussian_mu(int64_t k, double sensitivity, double si
   DPBO_TRY(accountant_check_release(k, sensitivity, sigma, "Gaussian mu", err));
   *mu = sqrt((double)k) * sensitivity / sigma;
   if (!(isfinite(*mu) && *mu > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "Gaussian mu: sensitivity/sigma = %g/%g is out of range",
-               sensitivity, sigma);
+    DPBO_RAISE(DPBO_ERR_ARG, "Gaussian mu: sensitivity/sigma = %g/%g is out of range", sensitivity,
+               sigma);
 done:
   return status;
 }
@@ -327,8 +327,7 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
    * caller's error record. */
   DPBO_TRY(dpbo_accountant_gaussian_epsilon(k, sensitivity, hi, delta, &e, err));
   if (!(e <= epsilon))
-    DPBO_RAISE(DPBO_ERR_NUMERIC, "%s: sigma %g gives epsilon %.17g > %.17g", who, hi, e,
-               epsilon);
+    DPBO_RAISE(DPBO_ERR_NUMERIC, "%s: sigma %g gives epsilon %.17g > %.17g", who, hi, e, epsilon);
   *sigma = hi;
 done:
   return status;

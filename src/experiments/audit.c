@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "objectives/logreg.h"
 #include "dpbo/noise.h"
+#include "dpbo/accountant.h"
 #include "run/release.h"
 #include "core/mechanism_private.h"
 #include "run/release_private.h"
@@ -107,6 +108,8 @@ const char *dpbo_audit_kind_name(dpbo_audit_kind kind) {
     return "exponential";
   case DPBO_AUDIT_PERMUTE_AND_FLIP:
     return "permute_and_flip";
+  case DPBO_AUDIT_GAUSSIAN:
+    return "gaussian";
   case DPBO_AUDIT_KIND_COUNT:
     break;
   }
@@ -174,9 +177,12 @@ typedef struct audit_bound {
  * suffix union (a prefix and the suffix after it are complements, both
  * kept: each direction of the ratio favours a different tail). Every
  * one-sided Clopper-Pearson bound is taken at level alpha/(4 events), so all
- * hold at once with probability >= 1 - alpha. */
+ * hold at once with probability >= 1 - alpha. For an (ε, δ) claim the bound
+ * of an event is log((p_lower - δ)/p_upper): (ε, δ)-DP allows
+ * P(E | D) <= e^ε P(E | D') + δ (δ = 0 for the ε-DP mechanisms). */
 static dpbo_status audit_histogram_bound(const int64_t *total, int nbins, int64_t trials,
-                                         double alpha, audit_bound *out, dpbo_error *err) {
+                                         double alpha, double delta, audit_bound *out,
+                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   typedef struct {
     int lo, hi;
@@ -202,7 +208,7 @@ static dpbo_status audit_histogram_bound(const int64_t *total, int nbins, int64_
       for (int j = events[e].lo; j <= events[e].hi; j++)
         c[side] += total[side * nbins + j];
     for (int dir = 0; dir < 2; dir++) {
-      double p_lower = dpbo_audit_cp_lower(c[dir], trials, gamma);
+      double p_lower = dpbo_audit_cp_lower(c[dir], trials, gamma) - delta;
       double p_upper = dpbo_audit_cp_upper(c[1 - dir], trials, gamma);
       if (!(p_lower > 0.0)) continue;
       double bound = log(p_lower / p_upper);
@@ -243,6 +249,20 @@ static audit_bins audit_laplace_bins_make(double epsilon, double sensitivity) {
   return audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
 }
 
+/* Gaussian histogram: bins of width σ/4 (σ as calibrated, before the broken
+ * variant's factor) from -6σ to Δ + 6σ, plus one open bin at each end: about
+ * 50 bins and 150 events for Δ <= σ. The optimal test of N(0, σ²) against
+ * N(Δ, σ²) at δ is a threshold "release >= c" with P(c | D) about δ e^-ε
+ * apart from P(c | D'); at the default δ = 1e-3, ε = 1 (σ = 2.90 Δ) that
+ * threshold is c ≈ 2.7σ, inside the bins, and P(release >= c | D') ≈ 5e-3:
+ * thousands of hits at 10^6 trials. The broken variant (σ/2) separates at
+ * c ≈ 1σ to 1.6σ with event probabilities of 2-8 %, which even 10^5 trials
+ * resolve (expected bound about 1.4 > 1). A smaller δ moves the optimal
+ * event into rarer tails and needs more trials for the same resolution. */
+static audit_bins audit_gaussian_bins_make(double sigma, double sensitivity) {
+  return audit_bins_make(-6.0 * sigma, sensitivity + 12.0 * sigma, 0.25 * sigma);
+}
+
 /* The selection audit's neighbouring score vectors (audit.h): N candidates,
  * u = (0, ..., 0) and u' = (Δ, -Δ, ..., -Δ). The raised candidate 0 has
  * P(0 | u) = 1/N and, for the exponential mechanism at rate ε/(2Δ),
@@ -275,6 +295,7 @@ enum { AUDIT_MAX_CANDIDATES = 256 };
 #define AUDIT_EM_LOSS_TARGET 0.965
 
 static int64_t audit_select_candidates(dpbo_audit_kind kind, double epsilon) {
+  if (kind == DPBO_AUDIT_LAPLACE || kind == DPBO_AUDIT_GAUSSIAN) return 0;
   if (kind != DPBO_AUDIT_EXPONENTIAL) return 2;
   const double f = AUDIT_EM_LOSS_TARGET;
   double r = ceil(expm1(f * epsilon) / -expm1(-(1.0 - f) * epsilon));
@@ -298,14 +319,14 @@ static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t
  * with this rank's noise. Selection outputs fall in two bins: the raised
  * candidate 0 and the rest. */
 static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
-                              double factor, int64_t trials, dpbo_noise *noise,
+                              double sigma, double factor, int64_t trials, dpbo_noise *noise,
                               const audit_bins *bins, int nbins, int64_t *hist, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *u = NULL, *u_prime = NULL;
   const int64_t n = audit_select_candidates(kind, epsilon);
   const dpbo_select_kind sk =
       kind == DPBO_AUDIT_EXPONENTIAL ? DPBO_SELECT_EXPONENTIAL : DPBO_SELECT_PERMUTE_AND_FLIP;
-  if (kind != DPBO_AUDIT_LAPLACE) {
+  if (n > 0) {
     DPBO_ALLOC(u, n, "audit scores");
     DPBO_ALLOC(u_prime, n, "audit scores");
     for (int64_t i = 0; i < n; i++) {
@@ -320,6 +341,11 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         dpbo_laplace_release rel;
         DPBO_TRY(dpbo__mech_laplace_scaled(noise, side ? sensitivity : 0.0, sensitivity, epsilon,
                                            0.0, 0.0, factor, &rel, err));
+        bin = audit_bin(bins, rel.value);
+      } else if (kind == DPBO_AUDIT_GAUSSIAN) {
+        dpbo_gaussian_release rel;
+        DPBO_TRY(dpbo__mech_gaussian_scaled(noise, side ? sensitivity : 0.0, sensitivity, sigma,
+                                            factor, &rel, err));
         bin = audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
@@ -336,10 +362,30 @@ done:
   return status;
 }
 
+/* The Gaussian pair's ε at δ: x = 0 and x' = Δ land on grid points
+ * round(Δ/g) steps apart, and the draw uses s = ceil(σ factor/g) steps of
+ * noise, so μ = round(Δ/g)/s; ε(δ) of μ-GDP (the continuous Gaussian; see
+ * audit.h for why that is the discrete law's value to far below the
+ * resolution). */
+static dpbo_status audit_gaussian_pair_loss(double sensitivity, double sigma, double factor,
+                                            double delta, double *loss, dpbo_error *err) {
+  double g = dpbo_mech_gaussian_granularity(sensitivity, sigma);
+  double mu = round(sensitivity / g) / ceil(sigma / g * factor);
+  return dpbo_accountant_gdp_epsilon(mu, delta, loss, err);
+}
+
 dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
                                  double sensitivity, int64_t trials, uint64_t seed, double alpha,
                                  double noise_scale_factor, dpbo_audit_result *result,
                                  dpbo_error *err) {
+  return dpbo_audit_mechanism_delta(comm, kind, epsilon, DPBO_AUDIT_GAUSSIAN_DELTA, sensitivity,
+                                    trials, seed, alpha, noise_scale_factor, result, err);
+}
+
+dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
+                                       double delta, double sensitivity, int64_t trials,
+                                       uint64_t seed, double alpha, double noise_scale_factor,
+                                       dpbo_audit_result *result, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t *hist = NULL, *total = NULL;
   int rank, size;
@@ -362,11 +408,21 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   if (!(isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: noise scale factor must be positive, got %g",
                noise_scale_factor);
+  if (kind == DPBO_AUDIT_GAUSSIAN && !(delta > 0.0 && delta < 1.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "audit: delta must be in (0, 1), got %g", delta);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
 
-  audit_bins bins = audit_laplace_bins_make(epsilon, sensitivity);
-  const int nbins = kind == DPBO_AUDIT_LAPLACE ? bins.count : 2;
+  /* The Gaussian claim: σ from the accountant for one (ε, δ) release. */
+  double sigma = 0.0, delta_claim = 0.0;
+  if (kind == DPBO_AUDIT_GAUSSIAN) {
+    DPBO_TRY(dpbo_accountant_gaussian_sigma(1, sensitivity, epsilon, delta, &sigma, err));
+    delta_claim = delta;
+  }
+  const int histogram = kind == DPBO_AUDIT_LAPLACE || kind == DPBO_AUDIT_GAUSSIAN;
+  audit_bins bins = kind == DPBO_AUDIT_GAUSSIAN ? audit_gaussian_bins_make(sigma, sensitivity)
+                                                : audit_laplace_bins_make(epsilon, sensitivity);
+  const int nbins = histogram ? bins.count : 2;
   DPBO_ALLOC(hist, 2 * nbins, "audit histogram");
   DPBO_ALLOC(total, 2 * nbins, "audit histogram");
 
@@ -374,15 +430,15 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   int64_t mine = trials / size + (rank < trials % size ? 1 : 0);
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, seed, (uint64_t)rank);
-  dpbo_status local = audit_draw(kind, epsilon, sensitivity, noise_scale_factor, mine, &noise,
-                                 &bins, nbins, hist, err);
+  dpbo_status local = audit_draw(kind, epsilon, sensitivity, sigma, noise_scale_factor, mine,
+                                 &noise, &bins, nbins, hist, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
 
   audit_bound bound;
-  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, &bound, err));
+  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, delta_claim, &bound, err));
   char name[96] = "";
-  if (bound.lo >= 0 && kind == DPBO_AUDIT_LAPLACE)
+  if (bound.lo >= 0 && histogram)
     audit_bins_event(&bins, bound.lo, bound.hi, "release", name, sizeof name);
   else if (bound.lo >= 0)
     snprintf(name, sizeof name, "%s candidate", bound.lo == 0 ? "raised" : "a lowered");
@@ -391,8 +447,14 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
   result->kind = kind;
   result->epsilon_claimed = epsilon;
   result->epsilon_lower = bound.epsilon;
-  result->candidates = kind == DPBO_AUDIT_LAPLACE ? 0 : audit_select_candidates(kind, epsilon);
-  result->pair_loss = audit_pair_loss(kind, epsilon / noise_scale_factor, result->candidates);
+  result->candidates = audit_select_candidates(kind, epsilon);
+  if (kind == DPBO_AUDIT_GAUSSIAN)
+    DPBO_TRY(audit_gaussian_pair_loss(sensitivity, sigma, noise_scale_factor, delta,
+                                      &result->pair_loss, err));
+  else
+    result->pair_loss = audit_pair_loss(kind, epsilon / noise_scale_factor, result->candidates);
+  result->delta_claimed = delta_claim;
+  result->sigma = sigma;
   result->sensitivity = sensitivity;
   result->alpha = alpha;
   result->noise_scale_factor = noise_scale_factor;
@@ -628,7 +690,7 @@ static dpbo_status audit_pipeline_check(MPI_Comm comm, const pipeline_draw *draw
   }
   DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
   audit_bound bound;
-  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, &bound, err));
+  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, 0.0, &bound, err));
   char name[128] = "";
   if (bound.lo >= 0 && !index) {
     audit_bins_event(bins, bound.lo, bound.hi, "v~", name, sizeof name);
@@ -838,9 +900,9 @@ done:
 /* Command line                                                             */
 
 static const char audit_usage[] =
-    "usage: dpbo audit [--mechanism laplace|exponential|permute_and_flip|all]\n"
-    "                  [--epsilon E] [--sensitivity D] [--trials N] [--seed S]\n"
-    "                  [--alpha A] [--broken]\n"
+    "usage: dpbo audit [--mechanism laplace|exponential|permute_and_flip|gaussian|all]\n"
+    "                  [--epsilon E] [--delta d] [--sensitivity D] [--trials N]\n"
+    "                  [--seed S] [--alpha A] [--broken]\n"
     "       dpbo audit --pipeline CONFIG [--trials R] [--seed S] [--alpha A] [--broken]\n"
     "                  [--sensitivity-factor F] [--swap adversarial|random]\n"
     "                  [--set section.key=value ...]\n"
@@ -848,11 +910,14 @@ static const char audit_usage[] =
     "  split over the MPI ranks) and reports a lower bound on its true epsilon\n"
     "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
     "  the events tested). --broken halves the noise scale (the true epsilon\n"
-    "  doubles) to show that the audit detects a violation.\n"
+    "  doubles) to show that the audit detects a violation. The Gaussian\n"
+    "  mechanism claims (E, d) with sigma from the accountant; an event counts\n"
+    "  against it only beyond d: eps >= log((P(E | D) - d) / P(E | D')).\n"
     "  'loss on pair' is the exact privacy loss of the neighbouring inputs used\n"
     "  (close to the mechanism's real epsilon: the audit can only find what the\n"
     "  pair exhibits).\n"
-    "  Defaults: all, E = 1, D = 1, N = 1000000, S = 20150706, A = 0.001.\n"
+    "  Defaults: all, E = 1, d = 0.001, D = 1, N = 1000000, S = 20150706,\n"
+    "  A = 0.001.\n"
     "  --pipeline runs CONFIG's whole tuning run once on its validation set and\n"
     "  once on a neighbour with one record swapped (objective.kind = logreg; the\n"
     "  swap is chosen adversarially, or at random with --swap random and --seed),\n"
@@ -1045,8 +1110,9 @@ done:
 int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
-  int which[DPBO_AUDIT_KIND_COUNT] = {1, 1, 1};
+  int which[DPBO_AUDIT_KIND_COUNT] = {1, 1, 1, 1};
   double epsilon = 1.0, sensitivity = 1.0, alpha = 1e-3, sensitivity_factor = 1.0;
+  double delta = DPBO_AUDIT_GAUSSIAN_DELTA;
   int64_t trials = 0;
   uint64_t seed = 20150706u;
   int broken = 0, set_count = 0, mechanism_only = 0, pipeline_only = 0;
@@ -1109,6 +1175,12 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
         bad = argv[i];
         snprintf(why, sizeof why, "--epsilon needs a positive number, got '%s'", value);
       }
+    } else if ((value = audit_option_value(argc, argv, &i, "--delta", &missing))) {
+      mechanism_only = 1;
+      if (audit_parse_double(value, &delta) != 0 || !(delta > 0.0 && delta < 1.0)) {
+        bad = argv[i];
+        snprintf(why, sizeof why, "--delta needs a number in (0, 1), got '%s'", value);
+      }
     } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity", &missing))) {
       mechanism_only = 1;
       if (audit_parse_double(value, &sensitivity) != 0 || !(sensitivity > 0.0)) {
@@ -1139,7 +1211,7 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   if (!bad && pipeline && mechanism_only) {
     bad = "--pipeline";
     snprintf(why, sizeof why,
-             "--mechanism, --epsilon and --sensitivity do not apply to "
+             "--mechanism, --epsilon, --delta and --sensitivity do not apply to "
              "--pipeline (the config sets epsilon and the sensitivities)");
   } else if (!bad && !pipeline && pipeline_only) {
     bad = "--pipeline";
@@ -1171,8 +1243,8 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
     dpbo_audit_result res;
     dpbo_error err;
     dpbo_error_clear(&err);
-    if (dpbo_audit_mechanism(comm, (dpbo_audit_kind)k, epsilon, sensitivity, trials, seed, alpha,
-                             factor, &res, &err) != DPBO_OK) {
+    if (dpbo_audit_mechanism_delta(comm, (dpbo_audit_kind)k, epsilon, delta, sensitivity, trials,
+                                   seed, alpha, factor, &res, &err) != DPBO_OK) {
       if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
       code = err.code == DPBO_ERR_ARG ? 2 : 3;
       goto done;
@@ -1184,6 +1256,10 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       if (res.candidates)
         printf("%-18s   pair: %lld candidates, u = 0, u' = (+D, -D%s)\n", "",
                (long long)res.candidates, res.candidates > 2 ? ", ..., -D" : "");
+      if (res.kind == DPBO_AUDIT_GAUSSIAN)
+        printf("%-18s   claim (eps, delta) = (%g, %g) by the discrete Gaussian's zCDP bound: "
+               "sigma %.6g; loss on pair = eps at delta of the pair\n",
+               "", res.epsilon_claimed, res.delta_claimed, res.sigma);
       printf("%-18s   strongest event: %s\n", "", res.witness);
       fflush(stdout);
     }

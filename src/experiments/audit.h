@@ -30,6 +30,20 @@
  *    of 10^6 trials (audited bound about 0.925 at ε = 1) is in audit.c.
  *  - Permute-and-flip: u = (0, 0), u' = (Δ, -Δ): the lowered candidate is
  *    chosen with probability 1/2 on u and e^(-ε)/2 on u', exactly e^ε.
+ *  - Gaussian (discrete, dpbo_mech_gaussian): x = 0 and x' = Δ, σ calibrated
+ *    by the accountant so that one release is (ε, δ)-DP (k = 1; δ =
+ *    DPBO_AUDIT_GAUSSIAN_DELTA unless given). An (ε, δ) claim allows
+ *    P(E | D) <= e^ε P(E | D') + δ, so each event gives the lower bound
+ *    ε >= log((p_lower(E | D) - δ) / p_upper(E | D')) (events with
+ *    p_lower <= δ say nothing). Output bins of width σ/4 from -6σ to Δ + 6σ;
+ *    the threshold events "release >= c" are the optimal tests for a
+ *    Gaussian pair, so the audit can approach the pair's exact ε at δ
+ *    (pair_loss: the continuous Gaussian's ε(δ) at μ = Δ/σ_used; with at
+ *    least 2^19 grid steps per σ the discrete law agrees with it far below
+ *    the audit's resolution). The claim comes from the zCDP bound, which is
+ *    looser than that exact value (0.867 against 1 at ε = 1, δ = 1e-3), so a
+ *    correct release audits below about 0.85; --broken (σ halved, μ
+ *    doubled: pair ε(δ) = 1.99) fails.
  *  Selection outputs are tested as two bins: the raised candidate and the
  *  rest. The result reports the exact loss of the pair (pair_loss). The
  *  audit can only exhibit a loss the pair has, less its statistical
@@ -59,11 +73,15 @@ typedef enum {
   DPBO_AUDIT_LAPLACE = 0,
   DPBO_AUDIT_EXPONENTIAL = 1,
   DPBO_AUDIT_PERMUTE_AND_FLIP = 2,
+  DPBO_AUDIT_GAUSSIAN = 3,
   DPBO_AUDIT_KIND_COUNT
 } dpbo_audit_kind;
 
 /* Default draws on each input: see the arithmetic in audit.c. */
 #define DPBO_AUDIT_DEFAULT_TRIALS 1000000
+/* δ of the Gaussian mechanism's audited claim, unless given (large enough
+ * that the events near the optimal threshold are frequent: see audit.c). */
+#define DPBO_AUDIT_GAUSSIAN_DELTA 1e-3
 
 typedef struct dpbo_audit_result {
   dpbo_audit_kind kind;
@@ -78,9 +96,11 @@ typedef struct dpbo_audit_result {
   double pair_loss;          /* exact privacy loss of the pair at the mechanism's real ε */
   char witness[160];         /* the event and direction that attain epsilon_lower */
   int violated;              /* epsilon_lower > epsilon_claimed */
+  double delta_claimed;      /* Gaussian: the claim's δ (0 for the ε-DP mechanisms) */
+  double sigma;              /* Gaussian: σ calibrated to (ε, δ), before noise_scale_factor */
 } dpbo_audit_result;
 
-/* "laplace", "exponential", "permute_and_flip". */
+/* "laplace", "exponential", "permute_and_flip", "gaussian". */
 const char *dpbo_audit_kind_name(dpbo_audit_kind kind);
 
 /* Collective over comm: audits one mechanism with `trials` draws on each
@@ -91,6 +111,13 @@ dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double eps
                                  double sensitivity, int64_t trials, uint64_t seed, double alpha,
                                  double noise_scale_factor, dpbo_audit_result *result,
                                  dpbo_error *err);
+
+/* The same with the δ of the Gaussian mechanism's claim, in (0, 1) (ignored
+ * by the ε-DP mechanisms; dpbo_audit_mechanism uses DPBO_AUDIT_GAUSSIAN_DELTA). */
+dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
+                                       double delta, double sensitivity, int64_t trials,
+                                       uint64_t seed, double alpha, double noise_scale_factor,
+                                       dpbo_audit_result *result, dpbo_error *err);
 
 /* One-sided Clopper-Pearson bounds for k successes in n trials: the lower
  * bound holds with probability >= 1 - gamma (0 when k = 0), likewise the
@@ -201,8 +228,9 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
                                 dpbo_audit_pipeline_result *result, dpbo_error *err);
 
 /* `dpbo audit [options]`, argv holding the options after the word "audit":
- *   --mechanism laplace|exponential|permute_and_flip|all   (default all)
- *   --epsilon E (1)  --sensitivity D (1)  --trials N (1000000)
+ *   --mechanism laplace|exponential|permute_and_flip|gaussian|all   (default all)
+ *   --epsilon E (1)  --delta d (1e-3, Gaussian only)  --sensitivity D (1)
+ *   --trials N (1000000)
  *   --seed S (20150706)  --alpha A (1e-3)
  *   --broken   halve the noise scale (true ε doubles; the audit must fail)
  * or, for the whole pipeline,
