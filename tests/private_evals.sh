@@ -18,6 +18,10 @@
 #                                     or stdout, at the precisions dpbo prints;
 #                                     the same search does find them in the
 #                                     non-private run (the detector works)
+#   private_evals.sh audit            dpbo audit --pipeline of the whole
+#                                     privatized run on a neighbouring pair:
+#                                     the real run passes, an understated
+#                                     sigma fails
 #   private_evals.sh stop_resume      a run stopped with an evaluation in flight
 #                                     charges it; the resumed run continues the
 #                                     count (never lower), charges the repeat,
@@ -319,6 +323,33 @@ stop_resume)
   grep -q '^\[[0-9]*/6\]' "$work/sr4.err" && fail "a second resume evaluated again"
   [[ $(charged "$work/sr.h5") == 6 ]] || fail "a second resume changed the charged count"
   echo "stop_resume OK: stop charges 2 (1 lost), K = 7 finishes at 7, K = 6 stops at 6"
+  ;;
+audit)
+  # `dpbo audit --pipeline` of the composed T-step mechanism (audit_evals.h)
+  # on configs/audit-private-evals-small.ini: the real run passes, sigma
+  # calibrated to a sensitivity 100 times too small fails. The noise is the
+  # OS's, so the outcomes rest on margins: the real pair's loss is at most
+  # 0.054 of the claim (Clopper-Pearson makes a bound above the claim at
+  # most alpha = 1e-3 likely, and here it would take a deviation of tens of
+  # standard deviations); the broken one's exceeds 9 and audits at about
+  # 2.7 +- 0.15 against a claim of 1 (its event has ~60 draws on D').
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  config=$src/configs/audit-private-evals-small.ini
+  for variant in real broken; do
+    args=()
+    [[ $variant == broken ]] && args=(--sensitivity-factor 0.01)
+    timeout -k 10 300 "$mpiexec" -n 2 --oversubscribe "$bin" audit --pipeline "$config" "${args[@]}" \
+      > "$work/$variant.txt" 2>&1
+    code=$?
+    cat "$work/$variant.txt"
+    want=$([[ $variant == real ]] && echo 0 || echo 1)
+    [[ $code -eq $want ]] || fail "audit ($variant): exit $code, expected $want"
+    grep -q "private_evaluations\$" "$work/$variant.txt" || fail "the algorithm is not named"
+    grep -q "V and V' differ in 1 record" "$work/$variant.txt" || fail "the neighbour is not one swapped record"
+  done
+  grep -Eq "^trace +1.0000 .* 20000  pass\$" "$work/real.txt" || fail "no passing trace row"
+  grep -Eq "^trace +1.0000 .* 20000  FAIL" "$work/broken.txt" || fail "no failing trace row"
+  echo "audit OK"
   ;;
 *) echo "unknown case $case_name"; exit 2 ;;
 esac
