@@ -97,6 +97,18 @@ int main(int argc, char **argv) {
     CHECK_MSG(res.violated && res.epsilon_lower > 1.3, "broken gaussian: audited %.4f",
               res.epsilon_lower);
     if (rank == 0) printf("broken gaussian: audited %.4f\n", res.epsilon_lower);
+    /* A large δ: the events are granted δ before they count. At (0.1, 0.2)
+     * (σ = 2.43 Δ) the pair's ε at δ = 0.2 is 0, while the threshold events'
+     * plain ratios exceed e^0.1 by far: an audit that forgot δ reports 0.94
+     * and fails the real mechanism (checked by removing the subtraction). */
+    CHECK_OK(dpbo_audit_mechanism_delta(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 0.1, 0.2, 1.0, 200000,
+                                        default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_MSG(!res.violated && res.epsilon_lower <= res.pair_loss,
+              "real gaussian at (0.1, 0.2): audited %.4f, pair loss %.4f", res.epsilon_lower,
+              res.pair_loss);
+    if (rank == 0)
+      printf("real gaussian at (0.1, 0.2): sigma %.4f, pair loss %.4f, audited %.4f\n", res.sigma,
+             res.pair_loss, res.epsilon_lower);
     int real = run("--mechanism", "gaussian", "--trials", "100000", NULL);
     CHECK_MSG(real == 0, "audit of the real gaussian exited %d", real);
     int broken = run("--mechanism=gaussian", "--trials=100000", "--broken", NULL, NULL);
