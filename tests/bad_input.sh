@@ -103,6 +103,14 @@ case $case_name in
   selection_split)  write_base; printf '[privacy]\nalgorithm = random_search\nsplit = 1\n' >> run.ini; expect="run.ini:23: privacy.split .*must lie in \(0, 1\)" ;;
   selection_iterations) write_base; sed -i 's/^iterations = 3/iterations = 1/' run.ini; printf '[privacy]\nalgorithm = liu_talwar\n' >> run.ini; expect="run.ini:2: run.iterations must be >= 2 with a private-selection algorithm" ;;
   selection_objective) write_base; printf '[privacy]\nalgorithm = random_search\n' >> run.ini; expect="run.ini:22: privacy.algorithm .*needs objective.kind = svm or logreg" ;;
+  # privacy.algorithm = private_evaluations (issue #13): no sensitivity for an
+  # objective dpbo cannot bound, K below the planned evaluations, a
+  # sensitivity below the proven one, its keys under another algorithm.
+  private_evals_no_sensitivity) write_base; printf '[privacy]\nalgorithm = private_evaluations\n' >> run.ini; expect="run.ini: privacy.evaluation_sensitivity is required with privacy.algorithm = private_evaluations and objective.kind = synthetic" ;;
+  private_evals_max_below_planned) write_base; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 1\nmax_evaluations = 2\n' >> run.ini; expect="run.ini:24: privacy.max_evaluations = 2 is fewer than the run's planned evaluations \(run.iterations = 3\)" ;;
+  private_evals_sensitivity_below_proven) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 0.1\n' >> run.ini; expect="run.ini:[0-9]+: privacy.evaluation_sensitivity = 0.1 is below the proven sensitivity 0.5 of objective.kind = svm" ;;
+  private_evals_key_elsewhere) write_base; printf '[privacy]\nalgorithm = 1\nmax_evaluations = 5\n' >> run.ini; expect="run.ini:23: privacy.max_evaluations applies only to privacy.algorithm = private_evaluations" ;;
+  private_evals_final_choice) write_base; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 1\nfinal_choice = best\n' >> run.ini; expect="run.ini:24: privacy.final_choice = .best. is not one of: posterior_mean, best_observed" ;;
   # [compare] is read by every command (strict keys); dpbo compare's own refusals.
   compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:22: unknown key 'repeats' in \[compare\]" ;;
   compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:22: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;

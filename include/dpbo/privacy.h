@@ -40,6 +40,9 @@ typedef enum {
   DPBO_ALGORITHM_1 = 1,    /* noisy observations: λ̃ and ṽ */
   DPBO_ALGORITHM_2 = 2,    /* noise-free observations: λ̃ and f̃ */
   DPBO_ALGORITHM_3 = 3,    /* Lipschitz and convex: f̃_L */
+  /* GP-UCB on privatized evaluations: each v_t through the Gaussian
+   * mechanism, everything after it post-processing (run/private_evals.h) */
+  DPBO_ALGORITHM_PRIVATE_EVALUATIONS = 4,
   /* The private-selection methods (no GP; run/selection.h): */
   DPBO_ALGORITHM_RANDOM_SEARCH = 5,   /* Chaudhuri & Vinterbo: T candidates, exp. mech. + Laplace */
   DPBO_ALGORITHM_LIU_TALWAR = 6,      /* random stopping, K ~ Geometric, 3 ε0 */

@@ -24,6 +24,7 @@
 #include "run/output.h"
 #include "base/proc.h"
 #include "run/release.h"
+#include "run/private_evals.h"
 #include "experiments/utility.h"
 #include "dpbo/version.h"
 
@@ -33,11 +34,13 @@ static const char usage_text[] =
     "                  [--stop-after K]\n"
     "      GP-UCB over the candidate set of CONFIG; writes <output.dir>/<output.name>.h5\n"
     "      (rewritten as a checkpoint after every evaluation); with [privacy] algorithm =\n"
-    "      1|2|3, also writes the private release <output.dir>/<output.name>.release.h5 and\n"
-    "      .release.json; algorithm = random_search|liu_talwar|papernot_steinke evaluates\n"
+    "      1|2|3|private_evaluations, also writes the private release\n"
+    "      <output.dir>/<output.name>.release.h5 and .release.json (private_evaluations:\n"
+    "      every evaluation goes through the Gaussian mechanism, and the whole trace is\n"
+    "      publishable); algorithm = random_search|liu_talwar|papernot_steinke evaluates\n"
     "      data-independent random candidates over the workers instead (no GP) and releases\n"
-    "      a private selection among them. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to mpiexec) "
-    "stops it at\n"
+    "      a private selection among them. SIGTERM or SIGUSR1 to any rank (or SIGUSR1 to\n"
+    "      mpiexec) stops it at\n"
     "      once (exit code 4); --resume continues an unfinished run file with the same\n"
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
@@ -553,7 +556,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS &&
+      (run.outcome == DPBO_OK || run.evaluations_exhausted) && run.finished > run.failures) {
+    /* Post-processing of the noisy trace (also when K ran out early). */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
+    CLI_TRY(dpbo_private_evals_after_run(comm, config, &run, path, &err));
+  } else if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
     /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
      * of its own: the run's rows go first, so the peak is one state, not two. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
@@ -573,13 +581,18 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     for (int i = 0; i < dpbo_space_dims(run.space); i++)
       used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
                                dpbo_space_dim(run.space, i)->name, best->value[i]);
-    dpbo_log_info(
-        "best validation gain %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
-        "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
-        best->gain, run.best_step + 1, lambda, run.finished, run.failures,
-        run.resumed ? ", some from the checkpoint" : "", run.wall_seconds, run.busy_seconds,
-        run.workers, run.workers == 1 ? "" : "s", 100.0 * run.utilization);
-    dpbo_log_info("run file: %s  (the trace is NOT private: never publish it)", path);
+    dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS ? "noisy observation"
+                                                                          : "validation gain",
+                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds,
+                  run.busy_seconds, run.workers, run.workers == 1 ? "" : "s",
+                  100.0 * run.utilization);
+    dpbo_log_info("run file: %s  %s", path,
+                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
+                      ? "(every gain in it is privatized: its trace is publishable)"
+                      : "(the trace is NOT private: never publish it)");
   }
 done:
   cli_stop_signals_restore(&signals);
@@ -637,7 +650,10 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
      * data is seen; which depends on the run's own algorithm. */
     DPBO_TRY(
         dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
-    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
+    if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+      DPBO_TRY(dpbo_private_evals_check_overrides(override_count, overrides, err));
+    else
+      DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
     dpbo_config_free(config);
   }
   DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
@@ -692,6 +708,12 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    /* Post-processing of the published trace: nothing drawn, nothing spent. */
+    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
+    CLI_TRY(dpbo_private_evals_redraw(comm, config, &run, runfile, prefix, &err));
+    goto done;
+  }
   /* The β_t the run used must be the one the release's accounting assumes. */
   if (rank == 0) {
     double stored_delta = 0.0;

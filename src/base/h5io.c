@@ -296,6 +296,9 @@ static dpbo_status h5io_write_block(hid_t group, const char *name, hid_t type, i
     status = h5io_fail(group, errno, what, err);
     goto done;
   }
+  /* An empty dataset (a checkpoint written before its first step) has no
+   * storage to write to: HDF5 fails the write with an address overflow. */
+  if (!checked && H5Sget_simple_extent_npoints(filespace) == 0) goto done;
   hsize_t start[2] = {offset, 0}, count[2] = {rows, ndims > 1 ? dims[1] : 1};
   H5IO_LOCAL(memspace = H5Screate_simple(ndims, count, NULL), what);
   if (rows > 0) {

@@ -1,6 +1,7 @@
 /* Empirical privacy audit (see include/dpbo/audit.h for the method and the
  * choice of neighbouring inputs). */
 #include "experiments/audit.h"
+#include "experiments/audit_evals.h"
 
 #include <errno.h>
 #include <math.h>
@@ -801,6 +802,33 @@ done:
   return status;
 }
 
+/* private_evaluations: every trial is a whole privatized GP-UCB run on D
+ * or D' (audit_evals.h); its statistic Z goes where a release's value goes. */
+static dpbo_status audit_pipeline_evals(const dpbo_config *cfg,
+                                        const dpbo_audit_pipeline_options *options, int64_t count,
+                                        pipeline_draw *draws, dpbo_audit_evals **evals,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_noise noise;
+  dpbo_noise_init_os(&noise);
+  DPBO_TRY(dpbo_audit_evals_create(cfg, options->sensitivity_factor, options->noise_scale_factor,
+                                   evals, err));
+  for (int64_t i = 0; i < count; i++)
+    for (int side = 0; side < 2; side++) {
+      pipeline_draw *d = &draws[2 * i + side];
+      memset(d, 0, sizeof *d);
+      d->index = -1;
+      DPBO_TRY(dpbo_audit_evals_trial(*evals, side, &noise, &d->value, err));
+      d->best = dpbo_audit_evals_best(*evals, side); /* the same on every rank */
+      d->value_scale = dpbo_audit_evals_sigma(*evals);
+      d->value_sensitivity = dpbo_audit_evals_sensitivity(*evals);
+      d->epsilon_value = cfg[side].privacy_epsilon;
+    }
+  DPBO_TRY(dpbo_noise_check(&noise, err));
+done:
+  return status;
+}
+
 /* The histogram test of one released quantity: `index` chooses λ̃'s
  * candidate index (grouped into at most AUDIT_MAX_BINS runs of consecutive
  * indices), otherwise ṽ in `bins`. */
@@ -849,6 +877,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   dpbo_config *cfg = NULL;
   pipeline_draw *draws = NULL;
   dpbo_space *space = NULL;
+  dpbo_audit_evals *evals = NULL; /* private_evaluations: the whole run is the mechanism */
   dpbo_run run[2];
   memset(run, 0, sizeof run);
   int rank, size;
@@ -920,7 +949,10 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   const int64_t trials = options->trials;
   const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
   DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  local = audit_pipeline_releases(cfg, run, options, count, draws, err);
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+    local = audit_pipeline_evals(cfg, options, count, draws, &evals, err);
+  else
+    local = audit_pipeline_releases(cfg, run, options, count, draws, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 
   /* Ranges over every release on every rank: the non-private best values
@@ -976,7 +1008,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   for (int r = 0; r < R_COUNT; r++)
     top[r] = gmx[2 * r];
 
-  const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  const int has_lambda = config->algorithm != DPBO_ALGORITHM_3 &&
+                         config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
   const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
   const double scale = top[R_SCALE], grid = top[R_GRID];
   DPBO_TRY(dpbo_run_space(config, &space, err));
@@ -1004,6 +1037,14 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
     result->value.pair_loss = NAN;
+  if (evals) {
+    /* The statistic Z of each whole privatized run (audit_evals.h). */
+    dpbo_audit_evals_range(evals, &lo, &hi);
+    if (!(hi > lo)) lo = -1.0, hi = 1.0;
+    bins = audit_bins_make(lo, hi - lo, (hi - lo) / 400.0);
+    DPBO_TRY(
+        dpbo_audit_evals_pair_loss(evals, config->privacy_delta, &result->value.pair_loss, err));
+  }
   DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
                                 &result->value, err));
   if (has_lambda) {
@@ -1035,6 +1076,7 @@ done:
   dpbo_run_free(&run[0]);
   dpbo_run_free(&run[1]);
   dpbo_space_destroy(space);
+  dpbo_audit_evals_destroy(evals);
   free(draws);
   free(cfg);
   return status;
@@ -1171,7 +1213,8 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
   printf("%-10s %12s %14s %16s %10s  %s\n", "released", "claimed eps", "loss on pair",
          "audited eps >=", "trials", "verdict");
   const dpbo_audit_check *checks[2] = {&r->value, r->has_lambda ? &r->lambda : NULL};
-  const char *names[2] = {"v~", "lambda~"};
+  const char *names[2] = {r->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS ? "trace" : "v~",
+                          "lambda~"};
   for (int c = 0; c < 2; c++) {
     const dpbo_audit_check *k = checks[c];
     if (!k) continue;
@@ -1180,7 +1223,16 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
            k->violated ? "FAIL (lower bound exceeds the claim)" : "pass");
     printf("%-10s   strongest event: %s\n", "", k->witness);
     if (c == 0) {
-      printf("%-10s   sensitivity %.6g, Laplace scale %.6g\n", "", k->sensitivity, r->value_scale);
+      if (r->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+        printf("%-10s   the whole trace of a privatized run, tested through Z = sum_t d_t (v_t - "
+               "mid_t)/(Delta sigma); sensitivity %.6g, Gaussian sigma %.6g, |f_V' - f_V| = "
+               "%.3g at the swap's lambda; loss on pair: continuous-Gaussian epsilon at delta for "
+               "mu = "
+               "sqrt(T) max|d|/sigma\n",
+               "", k->sensitivity, r->value_scale, fabs(r->swap_gain_change));
+      else
+        printf("%-10s   sensitivity %.6g, Laplace scale %.6g\n", "", k->sensitivity,
+               r->value_scale);
       /* The loss scales as 1/sensitivity: what this pair can reveal. */
       if (k->pair_loss > 0.0 && k->pair_loss < k->epsilon_claimed)
         printf("%-10s   this pair uses %.3g of the claim: only a sensitivity understated more "

@@ -276,6 +276,14 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
     DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
     goto done;
   }
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = private_evaluations: dpbo utility reports on the release "
+               "mechanisms of Algorithms 1-3 (theorem bounds, the exponential mechanism's "
+               "distribution), and this run has none: its release is post-processing of the "
+               "privatized evaluations, so its trace, lambda~ and v~ are public already (read "
+               "them from the run file and its release file)",
+               config->path);
   if (run->steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
                config->iterations, run->steps);

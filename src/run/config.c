@@ -180,20 +180,52 @@ done:
   return status;
 }
 
+/* algorithm = private_evaluations (run/private_evals_settings.h): the
+ * objective's proven sensitivity, then σ, which the GP's noise takes in. */
+static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_private_evals_inputs in = {config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
+                                  0.0,
+                                  dpbo_objective_kind_name(config->objective),
+                                  config->iterations,
+                                  config->privacy_epsilon,
+                                  config->privacy_delta,
+                                  config->prior.noise_std};
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
+  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    double lipschitz, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &lipschitz, &gstar);
+    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
+  }
+  DPBO_TRY(dpbo_private_evals_settings_read(&config->settings, &in, &config->evals, err));
+  config->prior.noise_std = config->evals.gp_noise_std_used;
+done:
+  return status;
+}
+
 static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int choice;
   int64_t i64;
   /* The names as configs write them and the algorithm each one means. */
-  static const char *const algorithms[] = {
-      "none", "1", "2", "3", "random_search", "liu_talwar", "papernot_steinke", NULL};
+  static const char *const algorithms[] = {"none",
+                                           "1",
+                                           "2",
+                                           "3",
+                                           "random_search",
+                                           "liu_talwar",
+                                           "papernot_steinke",
+                                           "private_evaluations",
+                                           NULL};
   static const dpbo_algorithm algorithm_values[] = {DPBO_ALGORITHM_NONE,
                                                     DPBO_ALGORITHM_1,
                                                     DPBO_ALGORITHM_2,
                                                     DPBO_ALGORITHM_3,
                                                     DPBO_ALGORITHM_RANDOM_SEARCH,
                                                     DPBO_ALGORITHM_LIU_TALWAR,
-                                                    DPBO_ALGORITHM_PAPERNOT_STEINKE};
+                                                    DPBO_ALGORITHM_PAPERNOT_STEINKE,
+                                                    DPBO_ALGORITHM_PRIVATE_EVALUATIONS};
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
                                     &choice, err));
   config->algorithm = algorithm_values[choice];
@@ -317,6 +349,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
         "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
         "validation data voids the guarantee; fix it from public or proxy data",
         err));
+
+  DPBO_TRY(config_private_evaluations(config, err));
 
   /* Each algorithm's assumptions. */
   if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))

@@ -44,6 +44,7 @@
 #include "dpbo/space.h"
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
+#include "run/private_evals_settings.h"
 
 #define DPBO_COMPARE_MAX_EPSILONS 32
 /* Papernot–Steinke's η when privacy.ps_eta is not given (1: the geometric
@@ -102,6 +103,9 @@ typedef struct dpbo_config {
   double alg2_A, alg2_tau;
   int failures_public; /* the user vouches that failed evaluations do not depend on V */
   double ps_eta;       /* Papernot–Steinke's shape η (run/selection.h) */
+  /* algorithm = private_evaluations: Δ, K, σ, the final choice (the GP's
+   * prior.noise_std is then √(gp.noise_std² + σ²), run/private_evals_settings.h) */
+  dpbo_private_evals_settings evals;
   /* [objective] */
   dpbo_objective_kind objective;
   dpbo_svm_options svm;

@@ -129,10 +129,12 @@ const dpbo_settings_key dpbo_config_keys[] = {
 
     /* [privacy] */
     KEY("privacy", "algorithm", "choice",
-        "none | 1 | 2 | 3 | random_search | liu_talwar | papernot_steinke", "none", 0, "", "",
+        "none | 1 | 2 | 3 | random_search | liu_talwar | papernot_steinke | private_evaluations",
+        "none", 0, "", "",
         "The private release drawn at the end of dpbo run (README, Private releases): the "
-        "paper's algorithms 1 to 3, or a private-selection method over data-independent "
-        "candidates (README, Private selection)."),
+        "paper's algorithms 1 to 3, a private-selection method over data-independent "
+        "candidates, or GP-UCB on privatized evaluations (every evaluation through the "
+        "Gaussian mechanism)."),
     KEY("privacy", "epsilon", "number", "> 0", "1", 0, "", "",
         "Total epsilon over everything released (basic composition)."),
     KEY("privacy", "delta", "number", "(0, 1); [0, 1) for random_search, liu_talwar", "0.05", 0, "",
@@ -165,6 +167,18 @@ const dpbo_settings_key dpbo_config_keys[] = {
     KEY("privacy", "ps_eta", "number", "[0, 10]", "1", 0, "", "",
         "papernot_steinke: the shape eta of the truncated negative binomial number of runs (0 "
         "logarithmic, 1 geometric)."),
+    KEY("privacy", "evaluation_sensitivity", "number", "> 0, >= the proven one",
+        "1/m (svm), g*/m (logreg); required otherwise", 1, "units of the value",
+        "privacy.algorithm = private_evaluations",
+        "Delta of one evaluation: how far one validation record moves the objective's value."),
+    KEY("privacy", "max_evaluations", "integer", ">= run.iterations", "run.iterations", 1,
+        "evaluations", "privacy.algorithm = private_evaluations",
+        "K, the Gaussian mechanisms sigma is calibrated for; every evaluation dispatched is "
+        "charged (retries, lost ones), and the run stops when K are charged."),
+    KEY("privacy", "final_choice", "choice", "posterior_mean | best_observed", "posterior_mean", 0,
+        "", "privacy.algorithm = private_evaluations",
+        "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
+        "observation (v~ = its noisy value)."),
     KEY("privacy", "failures_public", "choice", "no | yes", "no", 0, "", "",
         "You vouch that failed evaluations of a command objective do not depend on the "
         "validation data (needed to release a run with failures)."),

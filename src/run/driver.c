@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/proc.h"
 #include "run/farm.h"
+#include "run/private_evals.h"
 #include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/synthetic.h"
@@ -26,6 +27,8 @@ typedef struct driver_event {
   int worker;      /* select: the rank that evaluates */
   int redo_step;   /* select: > 0 re-sends a checkpoint's pending step instead of choosing */
   int interrupted; /* stop: by a request, not because all T are in */
+  int exhausted;   /* stop: privacy.max_evaluations is charged (private_evals.h) */
+  int64_t draw;    /* select, private_evaluations: the mechanism's number (1-based) */
   dpbo_eval_result result; /* result */
 } driver_event;
 
@@ -101,6 +104,7 @@ typedef struct driver {
   dpbo_objective objective;
   dpbo_evaluator *evaluator;
   double start;
+  dpbo_private_evals *pe; /* privacy.algorithm = private_evaluations, else NULL */
 } driver;
 
 /* Event "select" (collective): the next λ_t, or a checkpoint's pending step
@@ -116,6 +120,7 @@ static dpbo_status driver_select(driver *dr, const driver_event *ev, dpbo_error 
     t = run->steps;
   }
   run->trace[t - 1].worker = ev->worker;
+  if (dr->pe) dpbo_private_evals_assign(dr->pe, run, t, ev->draw);
   dr->started[t - 1] = MPI_Wtime();
   if (dr->rank == 0) {
     dpbo_farm_assign(dr->farm, ev->worker);
@@ -227,6 +232,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       /* (A failure during a stop request is dropped, as on the workers.) */
       if (dpbo_evaluator_poll(dr->evaluator, &ev->result) &&
           !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
+        if (dr->pe) dpbo_private_evals_privatize(dr->pe, &ev->result);
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -239,7 +245,37 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       }
     }
     if (dpbo_farm_in_flight(dr->farm) < dr->run->batch &&
-        (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
+        (dr->redo_next < dr->redo_count || run->steps < run->planned) && dr->pe) {
+      /* Privatized evaluations: each one is charged on disk before it is
+       * announced; none once K is charged (the run ends when the last
+       * evaluation in flight is in). */
+      if (!dpbo_private_evals_can_charge(dr->pe, run)) {
+        if (dpbo_farm_in_flight(dr->farm) == 0) {
+          ev->kind = EVENT_STOP;
+          ev->exhausted = 1;
+          ev->result.code = (int)DPBO_ERR_CONFIG;
+          dpbo_private_evals_exhausted(dr->config, run, ev->result.message,
+                                       sizeof ev->result.message);
+          goto done;
+        }
+      } else {
+        dpbo_error cerr;
+        dpbo_error_clear(&cerr);
+        if (dpbo_private_evals_charge(dr->pe, dr->options->checkpoint, dr->config, run, dr->size,
+                                      &ev->draw, &cerr) != DPBO_OK) {
+          dr->halt = cerr.code;
+          snprintf(dr->halt_message, sizeof dr->halt_message,
+                   "cannot charge the next evaluation in the checkpoint %s, so it is not made: %s",
+                   dr->options->checkpoint, cerr.message);
+          continue;
+        }
+        ev->kind = EVENT_SELECT;
+        ev->worker = dpbo_farm_least_loaded(dr->farm);
+        if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
+        goto done;
+      }
+    } else if (dpbo_farm_in_flight(dr->farm) < dr->run->batch &&
+               (dr->redo_next < dr->redo_count || run->steps < run->planned)) {
       ev->kind = EVENT_SELECT;
       ev->worker = dpbo_farm_least_loaded(dr->farm);
       if (dr->redo_next < dr->redo_count) ev->redo_step = dr->redo[dr->redo_next++];
@@ -249,6 +285,7 @@ static dpbo_status driver_next_event(driver *dr, driver_event *ev, dpbo_error *e
       /* Alone: sleep on our own evaluation thread (waking for signals). */
       if (dpbo_evaluator_wait(dr->evaluator, &ev->result, 0.1) &&
           !(dpbo_farm_stop_requests() && ev->result.code != DPBO_OK)) {
+        if (dr->pe) dpbo_private_evals_privatize(dr->pe, &ev->result);
         ev->kind = EVENT_RESULT;
         goto done;
       }
@@ -278,6 +315,8 @@ static dpbo_status driver_forward_results(driver *dr, dpbo_error *err) {
      * children too): not a property of λ. Drop it; the resumed run repeats
      * the evaluation. */
     if (dpbo_farm_stop_requests() && result->code != DPBO_OK) continue;
+    /* Privatized here, on the rank that evaluated, before it is sent. */
+    if (dr->pe) dpbo_private_evals_privatize(dr->pe, result);
     DPBO_TRY(dpbo_farm_post(dr->farm, slot, err));
   }
 done:
@@ -312,6 +351,7 @@ static void driver_free(driver *dr) {
   if (dpbo_evaluator_destroy(dr->evaluator, 0)) dpbo_objective_destroy(&dr->objective);
   free(dr->started);
   free(dr->redo);
+  dpbo_private_evals_destroy(dr->pe);
 }
 
 static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
@@ -345,6 +385,7 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   run->workers = dr->size - dr->first_worker;
   DPBO_ALLOC(dr->started, planned, "the driver");
   DPBO_ALLOC(dr->redo, planned, "the driver");
+  DPBO_TRY(dpbo_private_evals_create(config, &dr->pe, err));
 done:
   return status;
 }
@@ -392,6 +433,7 @@ static void driver_log_start(const driver *dr) {
                   "recomputed from the kernel at every step: O(t^2 N/P) work per step instead of "
                   "O(t N/P), same selections",
                   run->incremental_bytes_max / 1048576.0);
+  if (dr->pe) dpbo_private_evals_log_start(config, run);
   if (run->resumed > 0)
     dpbo_log_info("dpbo: resuming after %d of %d evaluations (%d failed; %d to evaluate again)",
                   run->finished, run->planned, run->failures, dr->redo_count);
@@ -427,6 +469,8 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
     for (int s = 0; s < run->steps; s++)
       if (run->trace[s].state == DPBO_STEP_PENDING) dr.redo[dr.redo_count++] = s + 1;
   }
+  /* The mechanisms an earlier invocation charged stay charged. */
+  if (dr.pe) DPBO_TRY(dpbo_private_evals_resume(comm, dr.options->checkpoint, run, err));
   DPBO_TRY(driver_start_workers(&dr, err));
   driver_log_start(&dr);
 
@@ -435,6 +479,7 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
     DPBO_TRY(driver_exchange_event(&dr, &ev, err));
     if (ev.kind == EVENT_STOP) {
       run->interrupted = ev.interrupted;
+      run->evaluations_exhausted = ev.exhausted;
       if (ev.result.code != DPBO_OK) {
         run->outcome = (dpbo_status)ev.result.code;
         snprintf(run->outcome_message, sizeof run->outcome_message, "%s", ev.result.message);

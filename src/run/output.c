@@ -57,11 +57,22 @@ static dpbo_status output_write_root(hid_t file, const dpbo_config *config, cons
                             ? run->outcome_message
                             : "in progress or interrupted: continue with dpbo run CONFIG --resume";
   DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", outcome, err));
-  DPBO_TRY(
-      dpbo_h5io_attr_string(file, "sensitive",
-                            "yes: /trace and /posterior depend on the validation data and are NOT "
-                            "differentially private; never publish them",
-                            err));
+  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    /* Every Gaussian mechanism dispatched so far (run/private_evals.h): a
+     * resume continues the count, so a lost draw stays charged. */
+    DPBO_TRY(dpbo_h5io_attr_int64(file, DPBO_OUTPUT_EVALUATIONS_CHARGED, &run->evaluations_charged,
+                                  1, err));
+  }
+  DPBO_TRY(dpbo_h5io_attr_string(
+      file, "sensitive",
+      config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
+          ? "no (privacy.algorithm = private_evaluations): every gain in /trace went through the "
+            "Gaussian mechanism on the rank that evaluated it, and everything else is computed "
+            "from those noisy gains; the timings (eval_seconds, step_seconds, wall_seconds) are "
+            "not covered"
+          : "yes: /trace and /posterior depend on the validation data and are NOT "
+            "differentially private; never publish them",
+      err));
 done:
   return status;
 }
@@ -588,6 +599,17 @@ static dpbo_status output_ledger_load(hid_t file, dpbo_privacy_ledger *ledger, d
     if (!present && ledger->draws > 0) *sum = NAN;
   }
 done:
+  return status;
+}
+
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger,
+                                    dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1;
+  DPBO_TRY(output_open_run_file(path, &file, err));
+  DPBO_TRY(output_ledger_load(file, ledger, err));
+done:
+  if (file >= 0) H5Fclose(file);
   return status;
 }
 

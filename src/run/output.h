@@ -92,6 +92,13 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
 dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
                                    int64_t **index, double **gain, dpbo_error *err);
 
+/* The ledger of a run file as it stands (serial): nothing is added. */
+dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);
+
+/* The root attribute of a private_evaluations run file that counts its
+ * charged Gaussian mechanisms (run.h's evaluations_charged). */
+#define DPBO_OUTPUT_EVALUATIONS_CHARGED "evaluations_charged"
+
 /* Adds one release of (ε, δ) to the ledger through the atomic path of
  * h5io.h (a crash leaves the old ledger or the new one, in a whole file) and
  * returns the ledger after it. With budget_epsilon > 0, a release that would

@@ -10,6 +10,7 @@
 #define DPBO_RELEASE_H
 
 #include <mpi.h>
+#include <stdio.h>
 
 #include "run/config.h"
 #include "run/run.h"
@@ -99,6 +100,11 @@ dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
 
 /* <output_dir>/<output_name>.release.h5 / .json */
 void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size);
+
+/* A JSON string (escaped) and a JSON number (shortest round trip; null
+ * for NaN and infinities), as the release files write them. */
+void dpbo_release_json_string(FILE *f, const char *text);
+void dpbo_release_json_number(FILE *f, double x);
 
 /* Logs the release next to the non-private best (rank 0 prints). */
 void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);

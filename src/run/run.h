@@ -90,6 +90,12 @@ typedef struct dpbo_run {
    * candidates the run evaluates in order instead of choosing by UCB (no GP
    * is fitted); NULL for GP-UCB. */
   int64_t *candidates;
+  /* privacy.algorithm = private_evaluations (run/private_evals.h): Gaussian
+   * mechanisms charged so far (every evaluation dispatched, lost ones
+   * included; restored on resume), and whether the run stopped because the
+   * next would pass privacy.max_evaluations. */
+  int64_t evaluations_charged;
+  int evaluations_exhausted;
 } dpbo_run;
 
 /* Builds Λ from the config (all ranks; lists are read by every rank). */

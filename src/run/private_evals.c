@@ -1,0 +1,597 @@
+/* GP-UCB on privatized evaluations (private_evals.h). */
+#include "run/private_evals.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/comm.h"
+#include "base/h5io.h"
+#include "base/log.h"
+#include "dpbo/accountant.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/ucb.h"
+#include "dpbo/version.h"
+#include "run/output.h"
+#include "run/release.h"
+
+struct dpbo_private_evals {
+  dpbo_noise_kind kind;
+  uint64_t seed;
+  dpbo_noise noise; /* OS noise, shared by this rank's draws */
+  double sensitivity, sigma;
+  int64_t max_evaluations;
+  int steps;
+  int64_t *draw; /* per step (0-based): the draw number of its latest dispatch */
+};
+
+dpbo_status dpbo_private_evals_create(const dpbo_config *config, dpbo_private_evals **out,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_private_evals *pe = NULL;
+  *out = NULL;
+  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) goto done;
+  DPBO_ALLOC(pe, 1, "the privatized evaluations");
+  DPBO_ALLOC(pe->draw, config->iterations, "the privatized evaluations");
+  pe->steps = config->iterations;
+  pe->kind = config->noise;
+  pe->seed = config->noise_seed;
+  pe->sensitivity = config->evals.sensitivity;
+  pe->sigma = config->evals.sigma;
+  pe->max_evaluations = config->evals.max_evaluations;
+  if (pe->kind == DPBO_NOISE_OS) dpbo_noise_init_os(&pe->noise);
+  *out = pe;
+  pe = NULL;
+done:
+  dpbo_private_evals_destroy(pe);
+  return status;
+}
+
+void dpbo_private_evals_destroy(dpbo_private_evals *pe) {
+  if (!pe) return;
+  free(pe->draw);
+  free(pe);
+}
+
+int dpbo_private_evals_can_charge(const dpbo_private_evals *pe, const dpbo_run *run) {
+  return run->evaluations_charged < pe->max_evaluations;
+}
+
+dpbo_status dpbo_private_evals_charge(dpbo_private_evals *pe, const char *checkpoint,
+                                      const dpbo_config *config, dpbo_run *run, int nranks,
+                                      int64_t *draw, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!dpbo_private_evals_can_charge(pe, run))
+    DPBO_RAISE(DPBO_ERR_ARG, "no mechanism is left to charge (K = %lld)",
+               (long long)pe->max_evaluations);
+  run->evaluations_charged++;
+  /* On disk before any worker hears of the evaluation: a crash from here
+   * on leaves the draw charged. If it cannot be written, nothing is
+   * dispatched (the count goes back: no worker can have drawn). */
+  if (checkpoint) {
+    status = dpbo_output_write_checkpoint(checkpoint, config, run, nranks, err);
+    if (status != DPBO_OK) {
+      run->evaluations_charged--;
+      goto done;
+    }
+  }
+  *draw = run->evaluations_charged;
+done:
+  return status;
+}
+
+void dpbo_private_evals_assign(dpbo_private_evals *pe, dpbo_run *run, int t, int64_t draw) {
+  if (t >= 1 && t <= pe->steps) pe->draw[t - 1] = draw;
+  run->evaluations_charged = draw;
+}
+
+/* What a privatized failure says: the reason itself stays on the worker (a
+ * command's stderr, or a message, could quote validation data). */
+static const char private_evals_failure[] =
+    "evaluation failed (reason withheld: with privacy.algorithm = private_evaluations the trace "
+    "is published, and a failure's message could carry validation data)";
+
+void dpbo_private_evals_privatize(dpbo_private_evals *pe, dpbo_eval_result *result) {
+  dpbo_noise seeded, *noise = &pe->noise;
+  const int s = result->step - 1;
+  if (result->code != DPBO_OK) {
+    result->gain = NAN;
+    snprintf(result->message, sizeof result->message, "%s", private_evals_failure);
+    return;
+  }
+  if (pe->kind == DPBO_NOISE_SEEDED) {
+    /* One stream per draw: every rank and every draw has its own, and the
+     * noise of draw k does not depend on which rank drew it. */
+    const int64_t draw = s >= 0 && s < pe->steps ? pe->draw[s] : 0;
+    dpbo_noise_init_seeded(&seeded, pe->seed, (uint64_t)draw);
+    noise = &seeded;
+  }
+  dpbo_gaussian_release release;
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  if (dpbo_mech_gaussian(noise, result->gain, pe->sensitivity, pe->sigma, &release, &err) ==
+      DPBO_OK) {
+    result->gain = release.value;
+  } else {
+    /* (err's message may quote the value: not passed on.) */
+    result->code = err.code != DPBO_OK ? (int)err.code : (int)DPBO_ERR_NUMERIC;
+    result->gain = NAN;
+    snprintf(result->message, sizeof result->message,
+             "the Gaussian mechanism could not release this evaluation (a value that is not "
+             "finite, or the noise source failed): excluded");
+  }
+}
+
+dpbo_status dpbo_private_evals_resume(MPI_Comm comm, const char *checkpoint, dpbo_run *run,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  hid_t file = -1;
+  int64_t charged = 0;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && checkpoint && access(checkpoint, F_OK) == 0) {
+    H5E_BEGIN_TRY { file = H5Fopen(checkpoint, H5F_ACC_RDONLY, H5P_DEFAULT); }
+    H5E_END_TRY;
+    if (file < 0)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_DATA, "cannot open the checkpoint %s", checkpoint);
+    else if (dpbo_h5io_read_attr_int64(file, DPBO_OUTPUT_EVALUATIONS_CHARGED, &charged, err) !=
+             DPBO_OK)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_DATA,
+                             "%s has no %s attribute: it was not written by a private_evaluations "
+                             "run, so the mechanisms it drew are unknown and it cannot be resumed",
+                             checkpoint, DPBO_OUTPUT_EVALUATIONS_CHARGED);
+    else if (charged < run->steps)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_DATA,
+                             "%s charges %lld evaluations but holds %d steps: corrupted",
+                             checkpoint, (long long)charged, run->steps);
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(&charged, 1, MPI_INT64_T, 0, comm));
+  run->evaluations_charged = charged;
+done:
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+void dpbo_private_evals_log_start(const dpbo_config *config, const dpbo_run *run) {
+  const dpbo_private_evals_settings *e = &config->evals;
+  dpbo_log_info("dpbo: privatized evaluations: each v_t is released by the discrete Gaussian "
+                "mechanism on its worker (sensitivity %.6g%s, sigma %.6g) before anything else "
+                "sees it; K = %lld mechanisms for epsilon = %g, delta = %g (%lld charged so far); "
+                "the GP's noise is sqrt(%.6g^2 + sigma^2) = %.6g; noise %s",
+                e->sensitivity, e->sensitivity_proven ? ", proven" : ", stated", e->sigma,
+                (long long)e->max_evaluations, config->privacy_epsilon, config->privacy_delta,
+                (long long)run->evaluations_charged, e->gp_noise_std, e->gp_noise_std_used,
+                config->noise == DPBO_NOISE_SEEDED ? "seeded (reproducible, NOT for publication)"
+                                                   : "from the operating system CSPRNG");
+}
+
+void dpbo_private_evals_exhausted(const dpbo_config *config, const dpbo_run *run, char *buf,
+                                  size_t size) {
+  snprintf(buf, size,
+           "no more privacy budget: all K = %lld Gaussian mechanisms of privacy.max_evaluations "
+           "are charged (%d of %d evaluations finished; evaluations lost in a crash or a stop "
+           "stay charged), so the run stops here; its trace and release stay (epsilon = %g, "
+           "delta = %g)-DP",
+           (long long)config->evals.max_evaluations, run->finished, run->planned,
+           config->privacy_epsilon, config->privacy_delta);
+}
+
+/* ---------------------------------------------------------------------------
+ * The release. */
+
+static void private_evals_guarantee(dpbo_private_evals_release *r, const dpbo_config *config) {
+  char relation[768];
+  if (r->sensitivity_proven)
+    snprintf(relation, sizeof relation,
+             "for the validation set of m = %lld records: one record changes the %s by at most "
+             "%.6g, under replace-one neighbours (m public) and under add/remove neighbours when "
+             "it is public that the validation set has at least m - 1 = %lld records "
+             "(docs/privacy-proofs.md)",
+             (long long)r->validation_size,
+             config->objective == DPBO_OBJECTIVE_SVM ? "validation accuracy"
+                                                     : "mean validation loss",
+             r->sensitivity, (long long)r->validation_size - 1);
+  else
+    snprintf(relation, sizeof relation,
+             "for the sensitive data, assuming, as the user states (privacy."
+             "evaluation_sensitivity), that one record of it changes an evaluation of the %s "
+             "objective by at most %.6g under the neighbour relation meant%s",
+             r->objective, r->sensitivity,
+             config->objective == DPBO_OBJECTIVE_COMMAND
+                 ? ", and that whether an evaluation fails does not depend on that data "
+                   "(privacy.failures_public)"
+                 : "");
+  snprintf(r->guarantee, sizeof r->guarantee,
+           "The whole trace (every lambda_t and its noisy value v_t), lambda_tilde and v_tilde "
+           "are together (%.6g, %.6g)-DP %s. Each of at most K = %lld evaluations (%lld charged, "
+           "lost ones included) was released through the discrete Gaussian mechanism (sigma = "
+           "%.6g, grid %.3g added to the sensitivity) on the rank that evaluated it, before "
+           "anything else saw it, and K adaptive such releases are (%.6g, %.6g)-DP by the "
+           "discrete Gaussian's bound (Canonne, Kamath and Steinke 2020); everything else (the "
+           "GP, the choice of each lambda_t, lambda_tilde by %s, v_tilde) is post-processing. "
+           "The guarantee holds for any objective f: it rests on no GP assumption. Evaluation "
+           "timings are not covered.",
+           r->epsilon, r->delta, relation, (long long)r->max_evaluations, (long long)r->charged,
+           r->sigma, r->granularity, r->epsilon, r->proven_delta,
+           dpbo_final_choice_names[r->final_choice]);
+}
+
+dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
+                                            const dpbo_run *run, dpbo_private_evals_release *out,
+                                            dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_private_evals_settings *e = &config->evals;
+  memset(out, 0, sizeof *out);
+  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+    DPBO_RAISE(DPBO_ERR_ARG, "not a private_evaluations run");
+  if (run->failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%d of the %d evaluations failed, and a command's failures may depend on the "
+               "validation data, which the trace would then leak: nothing is released. If the "
+               "failures cannot depend on it, set [privacy] failures_public = yes",
+               run->failures, run->finished);
+  out->final_choice = e->final_choice;
+  out->n = dpbo_space_size(run->space);
+  out->d = dpbo_space_dims(run->space);
+  for (int i = 0; i < out->d; i++)
+    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
+  out->T = run->planned;
+  out->observations = run->finished - run->failures;
+  out->failures = run->failures;
+  out->max_evaluations = e->max_evaluations;
+  out->charged = run->evaluations_charged;
+  out->sensitivity = e->sensitivity;
+  out->sensitivity_proven = e->sensitivity_proven;
+  out->validation_size = config->objective == DPBO_OBJECTIVE_SVM ? config->svm.validation_rows
+                         : config->objective == DPBO_OBJECTIVE_LOGREG
+                             ? config->logreg.validation_rows
+                             : 0;
+  out->sigma = e->sigma;
+  out->granularity = dpbo_mech_gaussian_granularity(e->sensitivity, e->sigma);
+  out->epsilon = config->privacy_epsilon;
+  out->delta = config->privacy_delta;
+  out->gp_noise_std = e->gp_noise_std;
+  out->gp_noise_std_used = e->gp_noise_std_used;
+  snprintf(out->objective, sizeof out->objective, "%s",
+           dpbo_objective_kind_name(config->objective));
+  DPBO_TRY(dpbo_accountant_gaussian_delta(e->max_evaluations, e->sensitivity, e->sigma,
+                                          out->epsilon, &out->proven_delta, err));
+  DPBO_TRY(dpbo_accountant_gaussian_epsilon(e->max_evaluations, e->sensitivity, e->sigma,
+                                            out->delta, &out->proven_epsilon, err));
+  out->gdp_mu = sqrt((double)e->max_evaluations) * e->sensitivity / e->sigma;
+  out->gdp_delta = dpbo_accountant_gdp_delta(out->gdp_mu, out->epsilon);
+  DPBO_TRY(dpbo_accountant_gdp_epsilon(out->gdp_mu, out->delta, &out->gdp_epsilon, err));
+  out->reproducible = config->noise == DPBO_NOISE_SEEDED;
+  if (out->reproducible)
+    snprintf(out->source, sizeof out->source,
+             "seeded PCG32 (seed %llu, one stream per draw number): reproducible, not for "
+             "publication",
+             (unsigned long long)config->noise_seed);
+  else
+    snprintf(out->source, sizeof out->source,
+             "operating system CSPRNG (getrandom) on every evaluating rank");
+
+  /* λ̃ and ṽ: post-processing of the noisy trace. */
+  if (out->final_choice == DPBO_FINAL_BEST_OBSERVED) {
+    if (run->best_step < 0)
+      DPBO_RAISE(DPBO_ERR_ARG, "no evaluation succeeded: there is no observation to release");
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    out->index = b->index;
+    out->step = run->best_step + 1;
+    out->value = b->gain;
+  } else {
+    /* argmax of μ_T over Λ (ties to the lowest index), μ_T in units of v. */
+    dpbo_ucb_choice choice = dpbo_ucb_local_best(run->ucb, 0.0);
+    DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
+    if (choice.index < 0) DPBO_RAISE(DPBO_ERR_ARG, "no candidate is left for the final choice");
+    out->index = choice.index;
+    out->value = config->prior.mean + config->prior.signal_std * choice.score;
+  }
+  double u[DPBO_MAX_DIM];
+  DPBO_TRY(dpbo_space_unit(run->space, out->index, u, err));
+  dpbo_space_to_values(run->space, u, out->lambda);
+  private_evals_guarantee(out, config);
+done:
+  return status;
+}
+
+void dpbo_private_evals_release_set_ledger(dpbo_private_evals_release *r, const dpbo_config *config,
+                                           const dpbo_privacy_ledger *ledger) {
+  r->ledger = *ledger;
+  r->ledger_delta_slack = config->privacy_delta;
+  dpbo_privacy_ledger_advanced(ledger, r->ledger_delta_slack, &r->ledger_epsilon_advanced,
+                               &r->ledger_delta_advanced);
+  r->budget_epsilon = config->budget_epsilon > 0 ? config->budget_epsilon : NAN;
+  r->budget_delta = config->budget_epsilon > 0 ? config->budget_delta : NAN;
+}
+
+/* The release's numbers by name: one table for both files. */
+typedef struct private_evals_number {
+  const char *name;
+  double value;
+} private_evals_number;
+
+enum { PRIVATE_EVALS_NUMBERS = 22 };
+
+static void private_evals_numbers(const dpbo_private_evals_release *r,
+                                  private_evals_number numbers[PRIVATE_EVALS_NUMBERS]) {
+  const private_evals_number all[] = {{"value", r->value},
+                                      {"epsilon_total", r->epsilon},
+                                      {"delta_total", r->delta},
+                                      {"max_evaluations", (double)r->max_evaluations},
+                                      {"evaluations_charged", (double)r->charged},
+                                      {"observations", (double)r->observations},
+                                      {"failures", (double)r->failures},
+                                      {"sigma", r->sigma},
+                                      {"sensitivity", r->sensitivity},
+                                      {"granularity", r->granularity},
+                                      {"discrete_gaussian_delta_at_epsilon", r->proven_delta},
+                                      {"discrete_gaussian_epsilon_at_delta", r->proven_epsilon},
+                                      {"continuous_gaussian_gdp_mu", r->gdp_mu},
+                                      {"continuous_gaussian_delta_at_epsilon", r->gdp_delta},
+                                      {"continuous_gaussian_epsilon_at_delta", r->gdp_epsilon},
+                                      {"gp_noise_std_configured", r->gp_noise_std},
+                                      {"gp_noise_std_used", r->gp_noise_std_used},
+                                      {"validation_size", (double)r->validation_size},
+                                      {"ledger_draws", (double)r->ledger.draws},
+                                      {"ledger_epsilon_basic", r->ledger.epsilon_sum},
+                                      {"ledger_delta_basic", r->ledger.delta_sum},
+                                      {"ledger_budget_epsilon", r->budget_epsilon}};
+  _Static_assert(sizeof all / sizeof all[0] == PRIVATE_EVALS_NUMBERS, "the table's length");
+  memcpy(numbers, all, sizeof all);
+}
+
+static const char private_evals_note[] =
+    "privacy.algorithm = private_evaluations: every evaluation was released through the discrete "
+    "Gaussian mechanism; the run file's trace (lambda_t, noisy v_t) is publishable with this "
+    "release, and this release is post-processing of it. The ledger charges the run's (epsilon, "
+    "delta) once; dpbo release on this run redraws nothing and adds nothing. The "
+    "continuous_gaussian_* numbers (Gaussian DP, Dong, Roth and Su) are for reference: the "
+    "guarantee is the discrete Gaussian's.";
+
+static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r, const char *path,
+                                            dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char tmp[DPBO_PATH_MAX + 64] = "";
+  FILE *f = NULL;
+  int fd = -1;
+  private_evals_number numbers[PRIVATE_EVALS_NUMBERS];
+  private_evals_numbers(r, numbers);
+  DPBO_TRY(dpbo_h5io_temp_open(path, 1, tmp, sizeof tmp, &fd, err));
+  f = fdopen(fd, "w");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fd = -1; /* f owns it */
+  fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
+  dpbo_release_json_string(f, dpbo_algorithm_name(DPBO_ALGORITHM_PRIVATE_EVALUATIONS));
+  fputs(",\"final_choice\":", f);
+  dpbo_release_json_string(f, dpbo_final_choice_names[r->final_choice]);
+  fputs(",\"lambda\":{", f);
+  for (int i = 0; i < r->d; i++) {
+    if (i) fputc(',', f);
+    dpbo_release_json_string(f, r->names[i]);
+    fputc(':', f);
+    dpbo_release_json_number(f, r->lambda[i]);
+  }
+  fprintf(f, "},\"index\":%lld,\"step\":%d,\"N\":%lld,\"T\":%d", (long long)r->index, r->step,
+          (long long)r->n, r->T);
+  for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++) {
+    fputc(',', f);
+    dpbo_release_json_string(f, numbers[i].name);
+    fputc(':', f);
+    dpbo_release_json_number(f, numbers[i].value);
+  }
+  fputs(",\"sensitivity_source\":", f);
+  dpbo_release_json_string(f, r->sensitivity_proven ? "proven" : "stated by the user");
+  fputs(",\"objective\":", f);
+  dpbo_release_json_string(f, r->objective);
+  fputs(",\"randomness\":", f);
+  dpbo_release_json_string(f, r->source);
+  fprintf(f,
+          ",\"reproducible_not_for_publication\":%s,\"note\":", r->reproducible ? "true" : "false");
+  dpbo_release_json_string(f, private_evals_note);
+  fputs(",\"guarantee\":", f);
+  dpbo_release_json_string(f, r->guarantee);
+  fputs("}\n", f);
+  if (fflush(f) != 0 || ferror(f))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
+  tmp[0] = '\0'; /* published */
+  int closed = fclose(f);
+  f = NULL;
+  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
+done:
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  if (status != DPBO_OK && tmp[0]) unlink(tmp);
+  return status;
+}
+
+static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, const char *path,
+                                          dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  private_evals_number numbers[PRIVATE_EVALS_NUMBERS];
+  private_evals_numbers(r, numbers);
+  DPBO_TRY(dpbo_h5io_create_public(MPI_COMM_SELF, path, &out, err));
+  hid_t file = out.id;
+  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
+  for (int i = 0; i < r->d; i++) {
+    if (i) strcat(names, ",");
+    strcat(names, r->names[i]);
+  }
+  int64_t ints[] = {r->n, r->T, r->index, r->step};
+  static const char *const int_names[] = {"N", "T", "index", "step"};
+  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm",
+                                 dpbo_algorithm_name(DPBO_ALGORITHM_PRIVATE_EVALUATIONS), err));
+  DPBO_TRY(
+      dpbo_h5io_attr_string(file, "final_choice", dpbo_final_choice_names[r->final_choice], err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
+                                 r->reproducible
+                                     ? "reproducible, not for publication (seeded noise)"
+                                     : "drawn from the operating system CSPRNG",
+                                 err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitivity_source",
+                                 r->sensitivity_proven ? "proven" : "stated by the user", err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "objective", r->objective, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "note", private_evals_note, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    DPBO_TRY(dpbo_h5io_attr_int64(file, int_names[i], &ints[i], 1, err));
+  for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++)
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
+dpbo_status dpbo_private_evals_release_write(const dpbo_private_evals_release *r,
+                                             const char *h5_path, const char *json_path,
+                                             dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(private_evals_write_h5(r, h5_path, err));
+  DPBO_TRY(private_evals_write_json(r, json_path, err));
+done:
+  return status;
+}
+
+void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
+  char lambda[512] = "";
+  size_t used = 0;
+  for (int i = 0; i < r->d; i++)
+    used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
+                             r->names[i], r->lambda[i]);
+  dpbo_log_info(
+      "private release (private_evaluations, epsilon = %.4g, delta = %.3g)%s:", r->epsilon,
+      r->delta, r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
+  dpbo_log_info("  lambda~ = (%s)   [%s%s]", lambda, dpbo_final_choice_names[r->final_choice],
+                r->step > 0 ? ", the best noisy observation" : ", argmax of the posterior mean");
+  dpbo_log_info(
+      "  value~  = %.6g   [%s; post-processing of the noisy trace, no further budget]", r->value,
+      r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there");
+  dpbo_log_info("  %lld of K = %lld Gaussian mechanisms charged (sigma %.6g, sensitivity %.6g); "
+                "proven for the discrete Gaussian: delta %.3g at epsilon %.4g, epsilon %.4g at "
+                "delta %.3g (continuous Gaussian, for reference: mu = %.4g, delta %.3g)",
+                (long long)r->charged, (long long)r->max_evaluations, r->sigma, r->sensitivity,
+                r->proven_delta, r->epsilon, r->proven_epsilon, r->delta, r->gdp_mu, r->gdp_delta);
+}
+
+dpbo_status dpbo_private_evals_check_overrides(int count, const char *const *overrides,
+                                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; i < count; i++) {
+    const char *o = overrides[i];
+    char key[160];
+    size_t len = strcspn(o, "=");
+    while (len > 0 && (o[len - 1] == ' ' || o[len - 1] == '\t'))
+      len--;
+    snprintf(key, sizeof key, "%.*s", (int)len, o);
+    /* Post-processing of the noisy trace: the final choice and the GP
+     * that reads it may change freely. */
+    if (strcmp(key, "privacy.final_choice") == 0 || strcmp(key, "ucb.memory_limit_mb") == 0 ||
+        strncmp(key, "gp.", 3) == 0)
+      continue;
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "--set %s: a private_evaluations run spent its budget on its evaluations, whose "
+               "noise is drawn and whose accounting (privacy.epsilon, delta, max_evaluations, "
+               "evaluation_sensitivity, the noise, the algorithm) is fixed; a release from it is "
+               "post-processing and may change privacy.final_choice and the GP ([gp]) only",
+               key);
+  }
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * The commands' halves (cli.c's hooks). */
+
+/* Makes the release on every rank; rank 0 takes the ledger (`record`: the
+ * run's spend added once; otherwise read as it stands) and writes the pair. */
+static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *config,
+                                         const dpbo_run *run, const char *runfile, int record,
+                                         const char *h5, const char *json, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  dpbo_privacy_ledger ledger;
+  dpbo_private_evals_release *r = NULL;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_ALLOC(r, 1, "the release");
+  DPBO_TRY(dpbo_private_evals_release_make(comm, config, run, r, err));
+  if (rank == 0) {
+    /* The ledger first, as for every release (cli.c): a crash in between
+     * over-counts, never under-counts. */
+    local = record ? dpbo_output_record_release(runfile, config->privacy_epsilon,
+                                                config->privacy_delta, config->budget_epsilon,
+                                                config->budget_delta, &ledger, err)
+                   : dpbo_output_read_ledger(runfile, &ledger, err);
+    if (local == DPBO_OK) {
+      dpbo_private_evals_release_set_ledger(r, config, &ledger);
+      local = dpbo_private_evals_release_write(r, h5, json, err);
+    }
+    if (local == DPBO_OK) {
+      dpbo_private_evals_release_log(r);
+      dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5,
+                    json,
+                    r->reproducible ? ", ONLY IF drawn with noise = os; this run's is seeded" : "");
+      dpbo_log_info("the run file's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in all "
+                    "(basic composition)%s",
+                    (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum,
+                    ledger.delta_sum,
+                    record ? "" : "; this release is post-processing and added nothing");
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
+  free(r);
+  return status;
+}
+
+dpbo_status dpbo_private_evals_after_run(MPI_Comm comm, const dpbo_config *config,
+                                         const dpbo_run *run, const char *runfile,
+                                         dpbo_error *err) {
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  return private_evals_publish(comm, config, run, runfile, 1, h5, json, err);
+}
+
+dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
+                                      const char *runfile, const char *prefix, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (prefix) {
+    snprintf(base, sizeof base, "%s", prefix);
+  } else {
+    /* <stem>.release-K with the first K >= 2 not taken (rank 0 looks; the
+     * ledger does not count these, so it cannot number them). */
+    int k = 2;
+    if (rank == 0) {
+      for (;; k++) {
+        snprintf(base, sizeof base, "%.*s.release-%d",
+                 (int)(strlen(runfile) > 3 && strcmp(runfile + strlen(runfile) - 3, ".h5") == 0
+                           ? strlen(runfile) - 3
+                           : strlen(runfile)),
+                 runfile, k);
+        snprintf(h5, sizeof h5, "%s.h5", base);
+        if (access(h5, F_OK) != 0) break;
+      }
+    }
+    DPBO_MPI_TRY(MPI_Bcast(base, (int)sizeof base, MPI_CHAR, 0, comm));
+  }
+  snprintf(h5, sizeof h5, "%s.h5", base);
+  snprintf(json, sizeof json, "%s.json", base);
+  DPBO_TRY(dpbo_private_evals_resume(comm, runfile, run, err)); /* the charged count */
+  DPBO_TRY(private_evals_publish(comm, config, run, runfile, 0, h5, json, err));
+done:
+  return status;
+}
