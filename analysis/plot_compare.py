@@ -162,7 +162,7 @@ def plot_accuracy(ax, d):
     for name in private_methods(names):
         k, c = names.index(name), color(name, names)
         mean, se, q1, med, q3 = summary(d["test"][k])
-        ax.errorbar(eps, mean, yerr=se, fmt="o-", color=c, capsize=3, label=label(name) + ": mean ± s.e.")
+        ax.errorbar(eps, mean, yerr=se if np.all(np.isfinite(se)) else None, fmt="o-", color=c, capsize=3, label=label(name) + ": mean ± s.e.")
         ax.plot(eps, med, "s--", color=c, ms=3, lw=0.9)
         ax.fill_between(eps, q1, q3, color=c, alpha=0.15)
     for name in REFERENCE:
