@@ -121,6 +121,29 @@ static void test_good(void) {
   CHECK(has(err.message, "needs a labels file"));
   CHECK(read_idx(ip, lp, DPBO_FORMAT_CSV, &data, &err) == DPBO_ERR_ARG);
   CHECK(has(err.message, "goes with the IDX format only"));
+  /* An IDX file read as text (the labels forgotten): the message says what
+   * it is and how to read it. */
+  CHECK(read_idx(ipz, NULL, DPBO_FORMAT_AUTO, &data, &err) == DPBO_ERR_DATA);
+  CHECK_MSG(has(err.message, ipz) && has(err.message, "begins like an IDX file") &&
+                has(err.message, "format = idx"),
+            "%s", err.message);
+  CHECK(read_idx(lp, NULL, DPBO_FORMAT_CSV, &data, &err) == DPBO_ERR_DATA);
+  CHECK_MSG(has(err.message, "begins like an IDX file"), "%s", err.message);
+  /* A NUL byte on a last line without a newline: gzgets stops at the end of
+   * the file there, not at the NUL, and the line used to be read up to the
+   * NUL ("1,2,1" accepted, the rest dropped unseen). */
+  {
+    idx_bytes text;
+    static const char csv[] = "1,2,1\n3,4,2\n1,2,1\0garbage";
+    memcpy(text.b, csv, sizeof csv - 1);
+    text.n = sizeof csv - 1;
+    for (int gzip = 0; gzip <= 1; gzip++) {
+      char cp[512];
+      write_bytes(gzip ? "nul-last.csv.gz" : "nul-last.csv", &text, gzip, cp, sizeof cp);
+      CHECK(read_idx(cp, NULL, DPBO_FORMAT_AUTO, &data, &err) == DPBO_ERR_DATA);
+      CHECK_MSG(has(err.message, ":3: contains a NUL byte") && data == NULL, "%s", err.message);
+    }
+  }
 }
 
 /* Reading must fail with `code`, no dataset, and a message holding `named`

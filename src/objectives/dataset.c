@@ -85,6 +85,27 @@ done:
   return status;
 }
 
+static const char *dataset_idx_type_name(unsigned type);
+
+/* The error for a NUL byte in the line being read: `added` bytes of this
+ * chunk before the NUL, `copied` bytes gzgets copied in all (0: unknown).
+ * A file that begins with an IDX file's magic (0x00 0x00 TYPE NDIM) is named
+ * for what it is. */
+static dpbo_status dataset_reader_nul(const line_reader *r, size_t added, size_t copied,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const unsigned char *u = (const unsigned char *)r->buf;
+  if (r->line_no == 0 && r->len == 0 && added == 0 && copied >= 4 && u[1] == 0 &&
+      dataset_idx_type_name(u[2]))
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: begins like an IDX file (the MNIST format): read it with format = idx and "
+               "its labels file in labels",
+               r->path);
+  DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: contains a NUL byte (binary file?)", r->path, r->line_no + 1);
+done:
+  return status;
+}
+
 /* Reads the next line into r->buf (NUL-terminated, without "\n" or "\r\n").
  * *got is 0 at end of file. The buffer doubles until the line fits, so any
  * line length works. */
@@ -105,12 +126,19 @@ static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err
     }
     size_t room = r->cap - r->len;
     if (room > INT_MAX) room = INT_MAX;
+    const z_off_t before = gztell(r->gz);
     char *chunk = gzgets(r->gz, r->buf + r->len, (int)room);
     if (!chunk) {
       DPBO_TRY(dataset_reader_check(r, err));
       break; /* end of file */
     }
     size_t added = strlen(chunk);
+    /* gzgets copies NUL bytes too, and strlen stops at the first: fewer
+     * bytes than gzgets consumed means a NUL byte, which no text dataset
+     * contains (also on a last line, where gzgets stops at the end). */
+    const z_off_t after = gztell(r->gz);
+    if (before >= 0 && after >= before && (uint64_t)(after - before) != added)
+      DPBO_TRY(dataset_reader_nul(r, added, (size_t)(after - before), err));
     r->len += added;
     if (r->len > 0 && r->buf[r->len - 1] == '\n') break;
     if (gzeof(r->gz)) {
@@ -120,10 +148,8 @@ static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err
       break;
     }
     /* gzgets stops at room - 1 bytes; stopping earlier without a newline
-     * means it copied a NUL byte, which no text dataset contains. */
-    if (added + 1 < room)
-      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: contains a NUL byte (binary file?)", r->path,
-                 r->line_no + 1);
+     * means it copied a NUL byte (where gztell cannot tell). */
+    if (added + 1 < room) DPBO_TRY(dataset_reader_nul(r, added, 0, err));
   }
   if (r->len == 0) goto done; /* gzgets read nothing: end of file */
   r->line_no++;
