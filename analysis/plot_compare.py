@@ -1,15 +1,23 @@
 #!/usr/bin/python3
-"""Figures and a table from a `dpbo compare` file (layout in include/dpbo/compare.h).
+"""Figures and a table from `dpbo compare` files (layout in src/experiments/compare.h).
 
-    plot_compare.py COMPARE.h5 [-o OUT.png] [--dpi D] [--table] [--run RUNFILE.h5]
+    plot_compare.py COMPARE.h5 [COMPARE.h5 ...] [-o OUT.png] [--dpi D] [--table] [--run RUNFILE.h5]
 
-Draws three panels:
+A compare file holds one delta (its attribute `delta`). Several files of the
+same data set and candidates (the same accuracy table; e.g. delta = 1e-6 and
+the paper's 0.05) are drawn as one figure, one row of panels per file, the
+smallest delta first (the main setting); files of different tables are
+refused (exit 2): draw one figure per data set.
+
+Draws three panels per file:
   1. held-out test accuracy of the released hyper-parameter against the total
-     epsilon (log axis), one line per private method: the median over the
-     repetitions with an interquartile band; the non-private references
-     (GP-UCB's best observed point, the best of T random candidates) as
-     horizontal lines, and the test accuracy of the dpbo lambda~ averaged
-     over its exact distribution (dotted);
+     epsilon (log axis), one line per private method: the mean over the
+     repetitions with its standard error (error bars), and the median with
+     an interquartile band (dashed); the non-private references (GP-UCB's
+     best observed point, the best of T random candidates) as horizontal
+     lines at their means, and the test accuracy of the dpbo lambda~
+     averaged over its exact distribution (dotted). Every method the file
+     names is drawn (methods added to dpbo compare later included);
   2. the absolute error of the released value against the true gain of the
      released hyper-parameter (the validation accuracy for svm; for
      Algorithm 3, which releases no hyper-parameter, against max_t f_V),
@@ -18,13 +26,16 @@ Draws three panels:
      against x for each epsilon, from the exact distribution of lambda~
      (with --run, those of a run file's `dpbo utility` report instead:
      RUNFILE:/utility/data_holder).
-With --table it also prints the medians and quartiles as a Markdown table.
+With --table it also prints, per file (smallest delta first) and per
+epsilon, each method's test accuracy as mean +- standard error (the sample
+standard deviation over sqrt(R)), median and quartiles, as Markdown.
 
 The comparison file holds validation accuracies: it is an experiment file,
 not a release (the figure's title says so).
 
 Needs Debian's python3-h5py and python3-matplotlib (use /usr/bin/python3).
-Exit status: 0 on success, 2 when the file is missing or not a compare file.
+Exit status: 0 on success, 2 when a file is missing or not a compare file,
+or the files hold different accuracy tables.
 """
 import argparse
 import os
@@ -48,6 +59,38 @@ LABELS = {
 }
 PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
 REFERENCE = ["gp_ucb", "random_search_nonprivate"]
+# Methods that release no hyper-parameter (their test accuracy is not the
+# released lambda's): left out of the test-accuracy panel and table.
+VALUE_ONLY = ["dpbo_algorithm3"]
+EXTRA_COLORS = ["C5", "C6", "C8", "C9", "C1", "C7"]
+
+
+def private_methods(names):
+    """The private methods in the file: today's in their usual order, then any
+    other name (methods added to dpbo compare later) in the file's order."""
+    known = [n for n in PRIVATE if n in names]
+    return known + [n for n in names if n not in PRIVATE + REFERENCE + VALUE_ONLY]
+
+
+def label(name):
+    return LABELS.get(name, name.replace("_", " "))
+
+
+def color(name, names):
+    if name in COLORS:
+        return COLORS[name]
+    extra = [n for n in names if n not in COLORS]
+    return EXTRA_COLORS[extra.index(name) % len(EXTRA_COLORS)]
+
+
+def summary(x):
+    """Mean, its standard error, quartiles (q1, median, q3) over the last
+    axis (the repetitions)."""
+    r = x.shape[-1]
+    mean = x.mean(axis=-1)
+    se = x.std(axis=-1, ddof=1) / np.sqrt(r) if r > 1 else np.full(mean.shape, np.nan)
+    q1, med, q3 = quartiles(x)
+    return mean, se, q1, med, q3
 COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_steinke": "C4",
           "gp_ucb": "k", "random_search_nonprivate": "0.5", "dpbo_algorithm3": "C1"}
 
@@ -114,38 +157,41 @@ def attr(d, key, default=None):
     return v
 
 
-def plot(d, out, dpi, run_utility=None):
+def plot_accuracy(ax, d):
     names, eps = d["names"], d["eps"]
-    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
-    ax = axes[0]
-    for name in PRIVATE:
-        k = names.index(name)
-        q1, med, q3 = quartiles(d["test"][k])
-        ax.plot(eps, med, "o-", color=COLORS[name], label=LABELS[name])
-        ax.fill_between(eps, q1, q3, color=COLORS[name], alpha=0.18)
+    for name in private_methods(names):
+        k, c = names.index(name), color(name, names)
+        mean, se, q1, med, q3 = summary(d["test"][k])
+        ax.errorbar(eps, mean, yerr=se if np.all(np.isfinite(se)) else None, fmt="o-", color=c, capsize=3, label=label(name) + ": mean ± s.e.")
+        ax.plot(eps, med, "s--", color=c, ms=3, lw=0.9)
+        ax.fill_between(eps, q1, q3, color=c, alpha=0.15)
     for name in REFERENCE:
-        k = names.index(name)
-        ax.axhline(np.median(d["test"][k]), color=COLORS[name], ls="--", lw=1.2, label=LABELS[name])
+        if name in names:
+            k = names.index(name)
+            ax.axhline(np.mean(d["test"][k]), color=COLORS[name], ls="--", lw=1.2, label=label(name) + " (mean)")
     if "utility" in d:
         ax.plot(eps, d["utility"]["expected_test_accuracy"], ":", color=COLORS["dpbo"], lw=2,
                 label="DP-BO, exact $E$ over $\\tilde\\lambda$'s distribution")
     ax.axhline(np.mean(d["table_test"]), color="0.6", ls="-.", lw=1,
                label="mean over $\\Lambda$ (a uniformly random choice)")
+    ax.plot([], [], "s--", color="0.3", ms=3, lw=0.9, label="median, interquartile band (shaded)")
     ax.set_xscale("log")
     ax.set_xlabel("total $\\epsilon$ (each method by its own accounting)")
     ax.set_ylabel("held-out test accuracy of the released $\\lambda$")
-    ax.set_title("test accuracy: median and interquartile band")
-    ax.legend(fontsize=7, loc="best", framealpha=0.7)
+    ax.set_title(f"test accuracy, $\\delta$ = {attr(d, 'delta'):g}: mean ± s.e.; median, quartiles")
+    ax.legend(fontsize=6.5, loc="best", framealpha=0.7)
 
-    ax = axes[1]
-    for name in PRIVATE + ["dpbo_algorithm3"]:
+
+def plot_value_error(ax, d):
+    names, eps = d["names"], d["eps"]
+    for name in private_methods(names) + VALUE_ONLY:
         if name not in names or not np.all(np.isfinite(d["released"][names.index(name)])):
             continue
         k = names.index(name)
         err = np.maximum(np.abs(d["released"][k] - d["gain"][k]), 1e-5)
         q1, med, q3 = quartiles(err)
-        ax.plot(eps, med, "o-", color=COLORS[name], label=LABELS[name])
-        ax.fill_between(eps, q1, q3, color=COLORS[name], alpha=0.18)
+        ax.plot(eps, med, "o-", color=color(name, names), label=label(name))
+        ax.fill_between(eps, q1, q3, color=color(name, names), alpha=0.18)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("total $\\epsilon$")
@@ -153,7 +199,9 @@ def plot(d, out, dpi, run_utility=None):
     ax.legend(fontsize=7, loc="lower left", framealpha=0.7)
     ax.set_title("error of the released accuracy (floor 1e-5)")
 
-    ax = axes[2]
+
+def plot_utility(ax, d, run_utility):
+    eps = d["eps"]
     if run_utility is not None or "utility" in d:
         u = run_utility if run_utility is not None else d["utility"]
         ueps = run_utility["eps"] if run_utility is not None else eps
@@ -169,17 +217,29 @@ def plot(d, out, dpi, run_utility=None):
     else:
         ax.text(0.5, 0.5, "no exact distribution\n(permute-and-flip over > 512 candidates)",
                 ha="center", va="center", transform=ax.transAxes)
+
+
+def plot(files, out, dpi, run_utility=None):
+    rows = len(files)
+    fig, axes = plt.subplots(rows, 3, figsize=(17, 5.2 * rows), squeeze=False)
+    for row, d in enumerate(files):
+        plot_accuracy(axes[row][0], d)
+        plot_value_error(axes[row][1], d)
+        plot_utility(axes[row][2], d, run_utility)
+    d = files[0]
     n, T, R = attr(d, "N"), attr(d, "T"), attr(d, "repetitions")
     m, mt = attr(d, "validation_rows"), attr(d, "test_rows")
     alg3 = ""
     if attr(d, "sensitivity_algorithm3") is not None:
         alg3 = f", Algorithm 3's $\\Delta$ = {attr(d, 'sensitivity_algorithm3'):.4g}"
-    fig.suptitle(f"dpbo compare: N = {n} candidates, T = {T}, R = {R} repetitions, m = {m} validation / "
-                 f"{mt} test rows, $\\delta$ = {attr(d, 'delta'):g}, $\\Delta_\\lambda$ = "
+    deltas = ", ".join(f"{attr(f, 'delta'):g}" for f in files)
+    source = os.path.basename(str(attr(d, "config_file", "")))
+    fig.suptitle(f"dpbo compare ({source}): N = {n} candidates, T = {T}, R = {R} repetitions, m = {m} "
+                 f"validation / {mt} test rows, $\\delta$ = {deltas}, $\\Delta_\\lambda$ = "
                  f"{attr(d, 'sensitivity_lambda'):.3g} vs {attr(d, 'sensitivity_baselines'):.3g} "
                  f"for the baselines{alg3} "
                  "(experiment file: NOT differentially private)", fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.05 / rows))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     fig.savefig(out, dpi=dpi)
     print(f"wrote {out}")
@@ -187,20 +247,27 @@ def plot(d, out, dpi, run_utility=None):
 
 def table(d):
     names, eps = d["names"], d["eps"]
-    print("| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |")
-    print("|---|" + "---|" * len(eps))
-    for name in PRIVATE + REFERENCE:
-        k = names.index(name)
-        q1, med, q3 = quartiles(d["test"][k])
-        print(f"| {name} | " + " | ".join(f"{med[e]:.4f} [{q1[e]:.4f}, {q3[e]:.4f}]" for e in range(len(eps))) + " |")
-    if "utility" in d:
-        u = d["utility"]
-        print("| dpbo, exact E[test] | " + " | ".join(f"{v:.4f}" for v in u["expected_test_accuracy"]) + " |")
-        print("| dpbo, P(argmax mu_T) | " + " | ".join(f"{v:.3g}" for v in u["probability_argmax"]) + " |")
+    R = d["test"].shape[-1]
+    print(f"### {os.path.basename(d['path'])}: delta = {attr(d, 'delta'):g}, R = {R} repetitions")
+    print()
+    print("held-out test accuracy of the released lambda:")
+    print()
+    print("| eps | method | mean ± s.e. | median | q1 | q3 |")
+    print("|---|---|---|---|---|---|")
+    for e in range(len(eps)):
+        for name in private_methods(names) + [n for n in REFERENCE if n in names]:
+            k = names.index(name)
+            mean, se, q1, med, q3 = summary(d["test"][k])
+            print(f"| {eps[e]:g} | {name} | {mean[e]:.4f} ± {se[e]:.4f} | {med[e]:.4f} | "
+                  f"{q1[e]:.4f} | {q3[e]:.4f} |")
+        if "utility" in d:
+            u = d["utility"]
+            print(f"| {eps[e]:g} | dpbo, exact E[test] (P(argmax mu_T) = "
+                  f"{u['probability_argmax'][e]:.3g}) | {u['expected_test_accuracy'][e]:.4f} | | | |")
     print()
     print("| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |")
     print("|---|" + "---|" * len(eps))
-    for name in PRIVATE + ["dpbo_algorithm3"]:
+    for name in private_methods(names) + VALUE_ONLY:
         if name not in names or not np.all(np.isfinite(d["released"][names.index(name)])):
             continue
         k = names.index(name)
@@ -208,27 +275,42 @@ def table(d):
         print(f"| {name}: median abs. error of released value | " +
               " | ".join(f"{v:.4f}" for v in np.median(err, axis=-1)) + " |")
     for name in ["liu_talwar", "papernot_steinke"]:
+        if name not in names:
+            continue
         k = names.index(name)
         print(f"| {name}: base eps0 | " + " | ".join(f"{v:.4g}" for v in d["eps_base"][k]) + " |")
         print(f"| {name}: mean evaluations | " + " | ".join(f"{v:.1f}" for v in d["evaluations"][k].mean(axis=-1)) + " |")
+    print()
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("file")
+    ap.add_argument("files", nargs="+", metavar="file")
     ap.add_argument("-o", "--out", default=None)
     ap.add_argument("--dpi", type=int, default=110)
     ap.add_argument("--table", action="store_true")
     ap.add_argument("--run", default=None, help="draw the utility curves of this run file's /utility")
     args = ap.parse_args()
-    if not os.path.exists(args.file):
-        print(f"plot_compare.py: {args.file}: no such file", file=sys.stderr)
-        sys.exit(2)
-    d = load(args.file)
-    out = args.out or os.path.splitext(args.file)[0] + ".png"
-    plot(d, out, args.dpi, load_run_utility(args.run) if args.run else None)
+    for path in args.files:
+        if not os.path.exists(path):
+            print(f"plot_compare.py: {path}: no such file", file=sys.stderr)
+            sys.exit(2)
+    files = [load(path) for path in args.files]
+    for d, path in zip(files, args.files):
+        d["path"] = path
+    for d in files[1:]:
+        if d["table_test"].shape != files[0]["table_test"].shape or not np.array_equal(
+                d["table_test"], files[0]["table_test"]):
+            print(f"plot_compare.py: {d['path']} and {files[0]['path']} hold different accuracy tables "
+                  "(another data set, split or candidate set): draw one figure per data set",
+                  file=sys.stderr)
+            sys.exit(2)
+    files.sort(key=lambda d: attr(d, "delta"))
+    out = args.out or os.path.splitext(args.files[0])[0] + ".png"
+    plot(files, out, args.dpi, load_run_utility(args.run) if args.run else None)
     if args.table:
-        table(d)
+        for d in files:
+            table(d)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ packages=(
   libsvm-dev libsvm-tools liblinear-dev
   libinih-dev zlib1g-dev libsodium-dev libpcg-cpp-dev
   python3 python3-numpy python3-scipy python3-h5py python3-matplotlib python3-sklearn
+  dataset-fashion-mnist  # the Fashion-MNIST IDX files (configs/compare-fashion.ini)
 )
 # The test stages: valgrind (memcheck of the demo), clang with its runtime
 # libraries (libclang_rt.fuzzer and the sanitizers of Debian 12's clang 14

@@ -62,6 +62,11 @@ name = run
 INI
 }
 good_rows() { printf '0.1,0.2,1\n0.3,0.1,2\n0.5,0.9,1\n0.7,0.4,2\n0.2,0.8,1\n0.9,0.3,2\n'; }
+# Six 1 x 2 images in IDX (the MNIST format): magic 0x00 0x00 0x08 NDIM,
+# big-endian sizes, unsigned bytes; and their six labels.
+idx_images() { printf '\x00\x00\x08\x03\x00\x00\x00\x06\x00\x00\x00\x01\x00\x00\x00\x02'; printf '\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0'; }
+idx_labels() { printf '\x00\x00\x08\x01\x00\x00\x00\x06\x01\x02\x01\x02\x01\x02'; }
+write_idx_base() { idx_images > im.idx3; idx_labels > lb.idx1; write_svm_base "$work/im.idx3"; sed -i "s|^\[objective\]|[objective]\nformat = idx\nlabels = $work/lb.idx1|" run.ini; }
 
 args=()
 command=run
@@ -148,6 +153,15 @@ case $case_name in
     printf '[k1sweep]\ndata = %s\ntrain_rows = 2\nmodels = 2\nsizes = 2\nsets = 1\nmax_features = 10\n[space]\ndim.C = log 1 10\ndim.gamma = log 0.1 1\n[output]\ndir = %s/out\nname = k1\n' "$work/d.svm" "$work" > run.ini
     expect="d.svm:2: feature index 11 exceeds the limit of 10 features" ;;
   libsvm_max_features) printf '1 1:1\n2 1:1\n1 1:2\n2 11:1\n1 1:3\n2 2:2\n' > d.svm; write_svm_base "$work/d.svm"; sed -i 's/^\[objective\]/[objective]\nmax_features = 10/' run.ini; expect="d.svm:4: feature index 11 exceeds the limit of 10 features" ;;
+  # The IDX reader (issue #13): files named, with the byte where it went wrong.
+  idx_missing_labels) write_idx_base; rm lb.idx1; expect="cannot open IDX labels file $work/lb.idx1: No such file or directory" ;;
+  idx_wrong_magic)  write_idx_base; good_rows > im.idx3; expect="$work/im.idx3: not an IDX file: it begins with bytes 0x30 0x2e" ;;
+  idx_truncated)    write_idx_base; idx_images | head -c 25 > im.idx3; expect="$work/im.idx3: truncated IDX file: it ends at byte 25, in image 5 of 6" ;;
+  idx_count_mismatch) write_idx_base; idx_labels | head -c 13 | sed 's/\x06/\x05/' > lb.idx1; expect="$work/im.idx3 has 6 images but $work/lb.idx1 has 5 labels" ;;
+  idx_float_type)   write_idx_base; idx_images | sed 's/^\x00\x00\x08/\x00\x00\x0d/' > im.idx3; expect="$work/im.idx3: byte 2: IDX data type 0x0d \(float\) is not supported" ;;
+  idx_labels_ndim)  write_idx_base; idx_images > lb.idx1; expect="$work/lb.idx1: byte 3: a labels file has 1 dimension \(one label per row\), this one 3" ;;
+  idx_no_labels_key) write_idx_base; sed -i '/^labels = /d' run.ini; expect="objective.labels is required with objective.format = idx" ;;
+  idx_labels_with_csv) write_idx_base; sed -i 's/^format = idx/format = csv/' run.ini; expect="run.ini:[0-9]+: objective.labels applies to IDX files" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

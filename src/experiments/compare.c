@@ -166,7 +166,8 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
                  config->path);
     /* The eval rows are the validation rows followed by the test rows: the
      * svm objective's split with n_valid + n_test rows after training. */
-    dpbo_dataset_options read = {opt->format, opt->max_features, opt->header, opt->label_column};
+    dpbo_dataset_options read = {opt->format, opt->max_features, opt->header, opt->label_column,
+                                 opt->labels_path};
     DPBO_TRY(dpbo_dataset_read_options(opt->data_path, &read, &data, err));
     DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
     DPBO_TRY(dpbo_svm_data_split(

@@ -1,4 +1,4 @@
-/* Dataset readers (CSV and LIBSVM, plain or gzip through zlib), random
+/* Dataset readers (CSV, LIBSVM and IDX, plain or gzip through zlib), random
  * train/validation splits, min-max scaling and a LIBSVM writer. */
 #define _GNU_SOURCE /* memfd_create, for dpbo__dataset_read_buffer */
 
@@ -85,6 +85,27 @@ done:
   return status;
 }
 
+static const char *dataset_idx_type_name(unsigned type);
+
+/* The error for a NUL byte in the line being read: `added` bytes of this
+ * chunk before the NUL, `copied` bytes gzgets copied in all (0: unknown).
+ * A file that begins with an IDX file's magic (0x00 0x00 TYPE NDIM) is named
+ * for what it is. */
+static dpbo_status dataset_reader_nul(const line_reader *r, size_t added, size_t copied,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const unsigned char *u = (const unsigned char *)r->buf;
+  if (r->line_no == 0 && r->len == 0 && added == 0 && copied >= 4 && u[1] == 0 &&
+      dataset_idx_type_name(u[2]))
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: begins like an IDX file (the MNIST format): read it with format = idx and "
+               "its labels file in labels",
+               r->path);
+  DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: contains a NUL byte (binary file?)", r->path, r->line_no + 1);
+done:
+  return status;
+}
+
 /* Reads the next line into r->buf (NUL-terminated, without "\n" or "\r\n").
  * *got is 0 at end of file. The buffer doubles until the line fits, so any
  * line length works. */
@@ -105,12 +126,19 @@ static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err
     }
     size_t room = r->cap - r->len;
     if (room > INT_MAX) room = INT_MAX;
+    const z_off_t before = gztell(r->gz);
     char *chunk = gzgets(r->gz, r->buf + r->len, (int)room);
     if (!chunk) {
       DPBO_TRY(dataset_reader_check(r, err));
       break; /* end of file */
     }
     size_t added = strlen(chunk);
+    /* gzgets copies NUL bytes too, and strlen stops at the first: fewer
+     * bytes than gzgets consumed means a NUL byte, which no text dataset
+     * contains (also on a last line, where gzgets stops at the end). */
+    const z_off_t after = gztell(r->gz);
+    if (before >= 0 && after >= before && (uint64_t)(after - before) != added)
+      DPBO_TRY(dataset_reader_nul(r, added, (size_t)(after - before), err));
     r->len += added;
     if (r->len > 0 && r->buf[r->len - 1] == '\n') break;
     if (gzeof(r->gz)) {
@@ -120,10 +148,8 @@ static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err
       break;
     }
     /* gzgets stops at room - 1 bytes; stopping earlier without a newline
-     * means it copied a NUL byte, which no text dataset contains. */
-    if (added + 1 < room)
-      DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: contains a NUL byte (binary file?)", r->path,
-                 r->line_no + 1);
+     * means it copied a NUL byte (where gztell cannot tell). */
+    if (added + 1 < room) DPBO_TRY(dataset_reader_nul(r, added, 0, err));
   }
   if (r->len == 0) goto done; /* gzgets read nothing: end of file */
   r->line_no++;
@@ -548,10 +574,234 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* IDX (the MNIST format: an images file and a labels file)                  */
+
+/* One IDX file being read: its bytes come through zlib (gzip or plain), and
+ * `offset` counts the uncompressed bytes consumed, for messages. */
+typedef struct idx_file {
+  gzFile gz;
+  const char *path;
+  long long offset;
+  int ndim;
+  uint32_t dims[255]; /* the header's ndim is one byte */
+} idx_file;
+
+/* The IDX data types (the third magic byte); only unsigned bytes are read. */
+static const char *dataset_idx_type_name(unsigned type) {
+  switch (type) {
+  case 0x08:
+    return "unsigned byte";
+  case 0x09:
+    return "signed byte";
+  case 0x0B:
+    return "short";
+  case 0x0C:
+    return "int";
+  case 0x0D:
+    return "float";
+  case 0x0E:
+    return "double";
+  default:
+    return NULL;
+  }
+}
+
+/* Reads exactly `size` bytes; a short read is a truncated file (named with
+ * the byte offset where it ended and `what` was expected) or a zlib error. */
+static dpbo_status dataset_idx_bytes(idx_file *f, void *buf, size_t size, const char *what,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  size_t got = 0;
+  while (got < size) {
+    unsigned chunk = size - got > (1u << 30) ? 1u << 30 : (unsigned)(size - got);
+    int n = gzread(f->gz, (unsigned char *)buf + got, chunk);
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  f->offset += (long long)got;
+  if (got == size) goto done;
+  {
+    int zerr = Z_OK;
+    const char *zmsg = gzerror(f->gz, &zerr);
+    if (zerr == Z_ERRNO)
+      DPBO_RAISE(DPBO_ERR_IO, "%s: read error at byte %lld: %s", f->path, f->offset,
+                 strerror(errno));
+    if (zmsg && strncmp(zmsg, "<fd:", 4) == 0 && strstr(zmsg, ": ")) zmsg = strstr(zmsg, ": ") + 2;
+    if (zerr != Z_OK)
+      DPBO_RAISE(DPBO_ERR_IO, "%s: read error at byte %lld (corrupt or truncated gzip file?): %s",
+                 f->path, f->offset, zmsg);
+  }
+  DPBO_RAISE(DPBO_ERR_DATA, "%s: truncated IDX file: it ends at byte %lld, in %s", f->path,
+             f->offset, what);
+done:
+  return status;
+}
+
+/* Opens an IDX file (or takes over fd >= 0) and reads its header: the magic
+ * 0x00 0x00 TYPE NDIM, then NDIM big-endian 32-bit sizes. `role` is
+ * "images" or "labels": labels have one dimension, images at least two
+ * (rows, then the features of a row). */
+static dpbo_status dataset_idx_open(idx_file *f, const char *path, int fd, unsigned zbuffer,
+                                    const char *role, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  unsigned char magic[4], size[4];
+  memset(f, 0, sizeof *f);
+  f->path = path;
+  if (!path || !path[0]) DPBO_RAISE(DPBO_ERR_ARG, "IDX %s path is empty", role);
+  if (fd < 0) {
+    char what[32];
+    snprintf(what, sizeof what, "IDX %s file", role);
+    DPBO_TRY(dpbo_input_open(path, what, &fd, err));
+  }
+  f->gz = gzdopen(fd, "rb");
+  if (!f->gz) DPBO_RAISE(DPBO_ERR_IO, "cannot open IDX %s file '%s' through zlib", role, path);
+  fd = -1; /* owned by f->gz now */
+  if (zbuffer) gzbuffer(f->gz, zbuffer);
+  DPBO_TRY(dataset_idx_bytes(f, magic, sizeof magic, "the 4-byte magic number", err));
+  if (magic[0] != 0 || magic[1] != 0)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: not an IDX file: it begins with bytes 0x%02x 0x%02x, an IDX file with "
+               "0x00 0x00",
+               path, magic[0], magic[1]);
+  const char *type = dataset_idx_type_name(magic[2]);
+  if (!type) DPBO_RAISE(DPBO_ERR_DATA, "%s: byte 2: unknown IDX data type 0x%02x", path, magic[2]);
+  if (magic[2] != 0x08)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: byte 2: IDX data type 0x%02x (%s) is not supported; dpbo reads unsigned "
+               "bytes (0x08), as the MNIST and Fashion-MNIST files hold",
+               path, magic[2], type);
+  f->ndim = magic[3];
+  const int labels = strcmp(role, "labels") == 0;
+  if (labels && f->ndim != 1)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: byte 3: a labels file has 1 dimension (one label per row), this one %d", path,
+               f->ndim);
+  if (!labels && f->ndim < 2)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: byte 3: an images file has at least 2 dimensions (rows, then the features "
+               "of a row), this one %d",
+               path, f->ndim);
+  for (int i = 0; i < f->ndim; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "the size of dimension %d of the header", i + 1);
+    DPBO_TRY(dataset_idx_bytes(f, size, sizeof size, what, err));
+    f->dims[i] =
+        (uint32_t)size[0] << 24 | (uint32_t)size[1] << 16 | (uint32_t)size[2] << 8 | size[3];
+    if (f->dims[i] == 0)
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: byte %lld: dimension %d has size 0 (no data)", path,
+                 f->offset - 4, i + 1);
+  }
+done:
+  if (fd >= 0) close(fd);
+  return status;
+}
+
+static void dataset_idx_close(idx_file *f) {
+  if (f->gz) gzclose(f->gz);
+  f->gz = NULL;
+}
+
+/* A well-formed file ends where its header says; more bytes mean a size in
+ * the header is wrong (or two files were concatenated). */
+static dpbo_status dataset_idx_check_end(idx_file *f, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  unsigned char extra;
+  int n = gzread(f->gz, &extra, 1);
+  if (n == 1)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: byte %lld: data continue past the end the header's sizes give (a wrong "
+               "dimension size?)",
+               f->path, f->offset);
+  if (n < 0) DPBO_TRY(dataset_idx_bytes(f, &extra, 1, "the end of the file", err));
+done:
+  return status;
+}
+
+/* Images and labels as one dataset: each image's bytes become the features
+ * of a row, scaled to [0, 1] (pixel / 255), the label byte its label. The
+ * rows are read one at a time and the matrix grows as they arrive, so a
+ * header claiming billions of rows fails at the truncation, not at a huge
+ * allocation. Paths name the files in messages; fds >= 0 are taken over. */
+static dpbo_status dataset_read_idx(const char *images_path, int images_fd, const char *labels_path,
+                                    int labels_fd, unsigned zbuffer, int64_t max_features,
+                                    dpbo_dataset **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  idx_file im, lb;
+  dpbo_dataset *data = NULL;
+  unsigned char *bytes = NULL;
+  size_t x_cap = 0;
+  memset(&im, 0, sizeof im);
+  memset(&lb, 0, sizeof lb);
+  {
+    int fd = images_fd;
+    images_fd = -1; /* dataset_idx_open closes it or hands it to zlib */
+    DPBO_TRY(dataset_idx_open(&im, images_path, fd, zbuffer, "images", err));
+  }
+  {
+    int fd = labels_fd;
+    labels_fd = -1;
+    DPBO_TRY(dataset_idx_open(&lb, labels_path, fd, zbuffer, "labels", err));
+  }
+  const uint32_t n = im.dims[0];
+  if (lb.dims[0] != n)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s has %lu images but %s has %lu labels", images_path,
+               (unsigned long)n, labels_path, (unsigned long)lb.dims[0]);
+  /* The features of a row: the product of the sizes after the first,
+   * checked against the limit before anything of that size is allocated. */
+  int64_t d = 1;
+  for (int i = 1; i < im.ndim; i++) {
+    d *= im.dims[i];
+    if (d > max_features)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "%s: an image has more than %lld values (the header's sizes after the first), "
+                 "the limit of max_features (set it to allow more; rows are held dense)",
+                 images_path, (long long)max_features);
+  }
+  DPBO_ALLOC(data, 1, "a dataset");
+  data->d = (int)d;
+  DPBO_ALLOC(bytes, (size_t)d > 65536 ? (size_t)d : 65536, "an IDX record");
+  for (uint32_t i = 0; i < n; i++) {
+    char what[64];
+    snprintf(what, sizeof what, "image %lu of %lu", (unsigned long)i + 1, (unsigned long)n);
+    DPBO_TRY(dataset_idx_bytes(&im, bytes, (size_t)d, what, err));
+    DPBO_TRY(dataset_grow(&data->x, &x_cap, ((size_t)i + 1) * (size_t)d, sizeof *data->x,
+                          "the features", err));
+    double *row = data->x + (size_t)i * (size_t)d;
+    for (int64_t j = 0; j < d; j++)
+      row[j] = bytes[j] / 255.0;
+    data->n = (int64_t)i + 1;
+  }
+  DPBO_TRY(dataset_idx_check_end(&im, err));
+  DPBO_ALLOC(data->y, n, "the labels"); /* n rows were read: n is real */
+  for (uint32_t first = 0; first < n;) {
+    const uint32_t count = n - first < 65536 ? n - first : 65536;
+    char what[64];
+    snprintf(what, sizeof what, "the %lu labels", (unsigned long)n);
+    DPBO_TRY(dataset_idx_bytes(&lb, bytes, count, what, err));
+    for (uint32_t i = 0; i < count; i++)
+      data->y[first + i] = bytes[i];
+    first += count;
+  }
+  DPBO_TRY(dataset_idx_check_end(&lb, err));
+  double *fit = realloc(data->x, (size_t)n * (size_t)d * sizeof *data->x);
+  if (fit) data->x = fit;
+  *out = data;
+  data = NULL;
+done:
+  if (images_fd >= 0) close(images_fd);
+  if (labels_fd >= 0) close(labels_fd);
+  dataset_idx_close(&im);
+  dataset_idx_close(&lb);
+  free(bytes);
+  dpbo_dataset_destroy(data);
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Public API                                                                */
 
 /* dpbo_dataset_read on path, or on fd (taken over) when fd >= 0. */
-static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
+static dpbo_status dataset_read(const char *path, int fd, int labels_fd, unsigned zbuffer,
                                 const dpbo_dataset_options *options, dpbo_dataset **out,
                                 dpbo_error *err) {
   dpbo_data_format format = options->format;
@@ -562,15 +812,32 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
   memset(&r, 0, sizeof r);
   if (!out) DPBO_RAISE(DPBO_ERR_ARG, "dpbo_dataset_read: out is NULL");
   *out = NULL;
-  if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM)
+  if (format != DPBO_FORMAT_AUTO && format != DPBO_FORMAT_CSV && format != DPBO_FORMAT_LIBSVM &&
+      format != DPBO_FORMAT_IDX)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': unknown format %d", path ? path : "(null)",
                (int)format);
+  /* IDX keeps its labels in a second file: a labels file means IDX, and
+   * IDX needs one. */
+  const int has_labels = options->labels && options->labels[0];
+  if (format == DPBO_FORMAT_AUTO && has_labels) format = DPBO_FORMAT_IDX;
+  if (format == DPBO_FORMAT_IDX && !has_labels)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': the IDX format needs a labels file", path);
+  if (format != DPBO_FORMAT_IDX && has_labels)
+    DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': a labels file ('%s') goes with the IDX format only",
+               path, options->labels);
   if ((unsigned)options->header > DPBO_HEADER_NO || options->label_column < 0)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': header %d or label column %d out of range",
                path ? path : "(null)", (int)options->header, options->label_column);
   if (max_features < 1 || max_features > INT_MAX)
     DPBO_RAISE(DPBO_ERR_ARG, "dataset '%s': max_features = %lld is outside 1..%d",
                path ? path : "(null)", (long long)max_features, INT_MAX);
+  if (format == DPBO_FORMAT_IDX) {
+    int given = fd, given_labels = labels_fd;
+    fd = labels_fd = -1; /* dataset_read_idx closes them */
+    DPBO_TRY(dataset_read_idx(path, given, options->labels, given_labels, zbuffer, max_features,
+                              out, err));
+    goto done;
+  }
   {
     int given = fd;
     fd = -1; /* dataset_reader_open closes it or hands it to zlib */
@@ -603,16 +870,18 @@ static dpbo_status dataset_read(const char *path, int fd, unsigned zbuffer,
   data = NULL;
 done:
   if (fd >= 0) close(fd);
+  if (labels_fd >= 0) close(labels_fd);
   dataset_reader_close(&r);
   dpbo_dataset_destroy(data);
   /* Out-of-memory messages (the dense matrix of a file with a huge feature
    * index, say) come from helpers that do not know the file: name it. */
-  if (status != DPBO_OK && err && path && path[0] && !strstr(err->message, path))
+  if (status != DPBO_OK && err && path && path[0] && !strstr(err->message, path) &&
+      !(options->labels && options->labels[0] && strstr(err->message, options->labels)))
     dpbo_error_prefix(err, "%s", path);
   return status;
 }
 
-const char *const dpbo_data_format_names[] = {"auto", "csv", "libsvm", NULL};
+const char *const dpbo_data_format_names[] = {"auto", "csv", "libsvm", "idx", NULL};
 
 const char *dpbo_data_format_name(dpbo_data_format format) {
   const size_t count = sizeof dpbo_data_format_names / sizeof *dpbo_data_format_names - 1;
@@ -645,15 +914,14 @@ void dpbo_dataset_options_default(dpbo_dataset_options *options) {
 
 dpbo_status dpbo_dataset_read_options(const char *path, const dpbo_dataset_options *options,
                                       dpbo_dataset **out, dpbo_error *err) {
-  return dataset_read(path, -1, 1u << 18, options, out, err);
+  return dataset_read(path, -1, -1, 1u << 18, options, out, err);
 }
 
 /* The bytes go into an anonymous in-memory file (memfd: no file system, no
  * temporary file) and through the path a file takes, zlib's transparent gzip
  * reading included; only zlib's buffer is its default size. */
-dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
-                                      dpbo_data_format format, dpbo_dataset **out,
-                                      dpbo_error *err) {
+static dpbo_status dataset_memfd(const char *name, const void *bytes, size_t size, int *out,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int fd = memfd_create("dpbo-dataset", MFD_CLOEXEC);
   if (fd < 0)
@@ -667,13 +935,46 @@ dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_
   }
   if (lseek(fd, 0, SEEK_SET) != 0)
     DPBO_RAISE(DPBO_ERR_IO, "%s: cannot rewind the in-memory file: %s", name, strerror(errno));
+  *out = fd;
+  fd = -1;
+done:
+  if (fd >= 0) close(fd);
+  return status;
+}
+
+dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
+                                      dpbo_data_format format, dpbo_dataset **out,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int fd = -1;
+  DPBO_TRY(dataset_memfd(name, bytes, size, &fd, err));
   dpbo_dataset_options options;
   dpbo_dataset_options_default(&options);
   options.format = format;
-  status = dataset_read(name, fd, 0, &options, out, err);
+  status = dataset_read(name, fd, -1, 0, &options, out, err);
   fd = -1; /* dataset_read closed it */
 done:
   if (fd >= 0) close(fd);
+  return status;
+}
+
+dpbo_status dpbo__dataset_read_idx_buffers(const char *images_name, const void *images,
+                                           size_t images_size, const char *labels_name,
+                                           const void *labels, size_t labels_size,
+                                           dpbo_dataset **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int fd = -1, labels_fd = -1;
+  DPBO_TRY(dataset_memfd(images_name, images, images_size, &fd, err));
+  DPBO_TRY(dataset_memfd(labels_name, labels, labels_size, &labels_fd, err));
+  dpbo_dataset_options options;
+  dpbo_dataset_options_default(&options);
+  options.format = DPBO_FORMAT_IDX;
+  options.labels = labels_name;
+  status = dataset_read(images_name, fd, labels_fd, 0, &options, out, err);
+  fd = labels_fd = -1; /* dataset_read closed them */
+done:
+  if (fd >= 0) close(fd);
+  if (labels_fd >= 0) close(labels_fd);
   return status;
 }
 

@@ -1,9 +1,11 @@
 /* Labelled datasets: dense rows x[n][d] with labels y[n].
  *
  * Formats: comma-separated numbers with the label in the last column (the UCI
- * covtype.data.gz format), and LIBSVM's sparse "label idx:val ..." format.
- * Both may be gzip-compressed (read through zlib, which also reads plain
- * files). Every parse error names the file and line. */
+ * covtype.data.gz format), LIBSVM's sparse "label idx:val ..." format, and
+ * IDX (the MNIST and Fashion-MNIST format: an images file and a labels file
+ * of unsigned bytes; the pixels are scaled to [0, 1] as pixel / 255). All
+ * may be gzip-compressed (read through zlib, which also reads plain files).
+ * Every parse error names the file and line (IDX: the byte offset). */
 #ifndef DPBO_DATASET_H
 #define DPBO_DATASET_H
 
@@ -12,9 +14,14 @@
 #include "dpbo/error.h"
 #include "dpbo/rng.h"
 
-typedef enum { DPBO_FORMAT_AUTO = 0, DPBO_FORMAT_CSV = 1, DPBO_FORMAT_LIBSVM = 2 } dpbo_data_format;
+typedef enum {
+  DPBO_FORMAT_AUTO = 0,
+  DPBO_FORMAT_CSV = 1,
+  DPBO_FORMAT_LIBSVM = 2,
+  DPBO_FORMAT_IDX = 3
+} dpbo_data_format;
 
-/* "auto", "csv", "libsvm" as configs write them, indexed by dpbo_data_format
+/* "auto", "csv", "libsvm", "idx" as configs write them, indexed by dpbo_data_format
  * and NULL-terminated: the one list of the formats. */
 extern const char *const dpbo_data_format_names[];
 const char *dpbo_data_format_name(dpbo_data_format format);
@@ -41,15 +48,19 @@ typedef enum { DPBO_HEADER_AUTO = 0, DPBO_HEADER_YES = 1, DPBO_HEADER_NO = 2 } d
 extern const char *const dpbo_csv_header_names[];
 
 /* How to read a data file (the [objective] keys format, max_features,
- * header and label_column). */
+ * header, label_column and labels). */
 typedef struct dpbo_dataset_options {
   dpbo_data_format format;
   int64_t max_features;   /* LIBSVM: the largest feature index accepted (>= 1) */
   dpbo_csv_header header; /* CSV only */
   int label_column;       /* CSV only: 0 = the last column, k >= 1 = the k-th column */
+  const char *labels;     /* IDX only: the labels file (the path read is the images
+                             file); NULL or "" otherwise. With AUTO, a labels file
+                             means IDX. */
 } dpbo_dataset_options;
 
-/* The defaults: AUTO format and header, DPBO_DATASET_MAX_FEATURES, label last. */
+/* The defaults: AUTO format and header, DPBO_DATASET_MAX_FEATURES, label
+ * last, no labels file. */
 void dpbo_dataset_options_default(dpbo_dataset_options *options);
 dpbo_status dpbo_dataset_read_options(const char *path, const dpbo_dataset_options *options,
                                       dpbo_dataset **out, dpbo_error *err);

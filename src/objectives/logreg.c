@@ -449,7 +449,7 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
                (int)options->loss);
 
   dpbo_dataset_options read = {options->format, options->max_features, options->header,
-                               options->label_column};
+                               options->label_column, options->labels_path};
   DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(logreg_label_plus_minus(data, options->positive_label, options->data_path, err));

@@ -54,6 +54,7 @@ typedef struct dpbo_logreg_options {
   int64_t max_features;    /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
   dpbo_csv_header header;  /* CSV: a header row? (default auto) */
   int label_column;        /* CSV: 0 = last column (default), k >= 1 = the k-th */
+  char labels_path[4096];  /* IDX: the labels file ("" for the other formats) */
   int64_t train_rows;      /* n: public rows drawn for training */
   int64_t validation_rows; /* m: private rows drawn for validation (disjoint) */
   int64_t test_rows;       /* held-out rows after the validation rows (dpbo compare only) */

@@ -671,7 +671,7 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
                options->shrinking);
 
   dpbo_dataset_options read = {options->format, options->max_features, options->header,
-                               options->label_column};
+                               options->label_column, options->labels_path};
   DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   DPBO_ALLOC(impl, 1, "the svm objective");

@@ -24,6 +24,7 @@ typedef struct dpbo_svm_options {
   int64_t max_features;   /* the data may have at most this many (DPBO_DATASET_MAX_FEATURES) */
   dpbo_csv_header header; /* CSV: a header row? (default auto) */
   int label_column;       /* CSV: 0 = last column (default), k >= 1 = the k-th */
+  char labels_path[4096]; /* IDX: the labels file ("" for the other formats) */
 } dpbo_svm_options;
 
 void dpbo_svm_options_default(dpbo_svm_options *options);

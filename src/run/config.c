@@ -436,11 +436,12 @@ done:
 }
 
 /* The [objective] keys of a data file, for the svm and logreg objectives:
- * data, format, max_features, header (auto|yes|no) and label_column (last,
- * or the column's number from 1). */
+ * data, format, max_features, header (auto|yes|no), label_column (last,
+ * or the column's number from 1) and labels (IDX: the labels file). */
 static dpbo_status config_data_source(dpbo_config *config, char *path, size_t size,
                                       dpbo_data_format *format, int64_t *max_features,
-                                      dpbo_csv_header *header, int *label_column, dpbo_error *err) {
+                                      dpbo_csv_header *header, int *label_column, char *labels,
+                                      size_t labels_size, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int choice = 0;
   char label[32];
@@ -463,12 +464,28 @@ static dpbo_status config_data_source(dpbo_config *config, char *path, size_t si
                                      : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
                                  "must be 'last' or a column number from 1", err));
   *label_column = (int)column;
+  /* IDX: images in `data`, labels in a second file (a labels file with
+   * format = auto means IDX). */
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "labels", "", labels,
+                                    labels_size, err));
+  if (*format == DPBO_FORMAT_AUTO && labels[0]) *format = DPBO_FORMAT_IDX;
+  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
+                                 *format != DPBO_FORMAT_IDX || labels[0],
+                                 "is required with objective.format = idx (the labels file)", err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
+                                 *format == DPBO_FORMAT_IDX || !labels[0],
+                                 "applies to IDX files (objective.format = idx)", err));
+  char not_csv[64];
+  snprintf(not_csv, sizeof not_csv, "applies to CSV files (objective.format = %s)",
+           dpbo_data_format_name(*format));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "header",
-                                 *format != DPBO_FORMAT_LIBSVM || *header == DPBO_HEADER_AUTO,
-                                 "applies to CSV files (objective.format = libsvm)", err));
+                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
+                                     *header == DPBO_HEADER_AUTO,
+                                 not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
-                                 *format != DPBO_FORMAT_LIBSVM || *label_column == 0,
-                                 "applies to CSV files (objective.format = libsvm)", err));
+                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
+                                     *label_column == 0,
+                                 not_csv, err));
 done:
   return status;
 }
@@ -568,7 +585,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
     DPBO_TRY(config_data_source(config, svm->data_path, sizeof svm->data_path, &svm->format,
-                                &svm->max_features, &svm->header, &svm->label_column, err));
+                                &svm->max_features, &svm->header, &svm->label_column,
+                                svm->labels_path, sizeof svm->labels_path, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
                                      &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -620,7 +638,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
     DPBO_TRY(config_data_source(config, lr->data_path, sizeof lr->data_path, &lr->format,
-                                &lr->max_features, &lr->header, &lr->label_column, err));
+                                &lr->max_features, &lr->header, &lr->label_column, lr->labels_path,
+                                sizeof lr->labels_path, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
                                      &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a DPBO_FUZZ=ON build for a bounded time each.
 #   tests/fuzz/run_fuzz.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET ...]
-# Targets: fuzz_config fuzz_csv fuzz_libsvm (all by default); 30 s each by
+# Targets: fuzz_config fuzz_csv fuzz_libsvm fuzz_idx (all by default); 30 s each by
 # default. Each starts from its seeds in tests/fuzz/corpus/<target> (read
 # only) plus what earlier runs found in BUILD_DIR/fuzz-corpus/<target>, where
 # new inputs go. A crash, sanitizer report, leak, broken invariant or an
@@ -14,7 +14,7 @@ build=${1:?usage: run_fuzz.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET ...]}
 seconds=${2:-30}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_csv fuzz_libsvm)
+[[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_csv fuzz_libsvm fuzz_idx)
 
 failed=()
 for t in "${targets[@]}"; do

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# analysis/plot_compare.py end to end (issue #13): a tiny dpbo compare (the
+# blobs of tests/make_blobs.py, N = 32, T = 4, R = 6, two epsilons, seeded
+# noise) at delta = 1e-6 and at delta = 0.05, then
+#  - both files as one figure (a real PNG, two rows of panels) and the
+#    tables: the smaller delta first, and every "mean ± s.e., median, q1, q3"
+#    cell equal to the statistics computed here from the files with numpy;
+#  - one file alone, as before (today's compare files keep working);
+#  - files of two different accuracy tables (another split) refused, exit 2;
+#    a file that is not a compare file refused, exit 2.
+set -euo pipefail
+bin=${DPBO_BIN:?}
+py=${DPBO_PYTHON:-/usr/bin/python3}
+src=${DPBO_SOURCE_DIR:?}
+mpiexec=${MPIEXEC:-mpiexec}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+"$py" "$src/tests/make_blobs.py"
+cat > cmp.ini <<INI
+[run]
+iterations = 4
+seed = 3
+[space]
+kind = sobol
+points = 32
+dim.C = log 0.01 1000
+dim.gamma = log 0.001 10
+[gp]
+kernel = matern52
+lengthscale = 0.3
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = svm
+data = $work/blobs.csv
+format = csv
+train_rows = 80
+validation_rows = 80
+test_rows = 80
+split_seed = 5
+[privacy]
+algorithm = 1
+delta = 1e-6
+noise = seeded
+noise_seed = 9
+[compare]
+repetitions = 6
+epsilons = 0.5 5
+ps_eta = 1
+[output]
+dir = $work/out
+name = main
+INI
+"$mpiexec" -n 1 "$bin" compare cmp.ini --quiet
+"$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set privacy.delta=0.05 --set output.name=second
+"$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set objective.split_seed=6 --set output.name=other
+
+# Two deltas, given in the "wrong" order: the figure and the tables put 1e-6 first.
+"$py" "$src/analysis/plot_compare.py" out/second.h5 out/main.h5 -o fig.png --table > table.md
+cat table.md
+"$py" - fig.png table.md out/main.h5 out/second.h5 <<'PY'
+import re
+import sys
+
+import h5py
+import matplotlib.image
+import numpy as np
+
+png, table = sys.argv[1], open(sys.argv[2]).read()
+img = matplotlib.image.imread(png)
+assert img.shape[0] > 800 and img.shape[1] > 1200, img.shape  # two rows of three panels
+assert img[..., :3].std() > 0.05, "blank figure"
+sections = table.split("### ")[1:]
+assert len(sections) == 2, len(sections)
+assert sections[0].startswith("main.h5: delta = 1e-06") and sections[1].startswith("second.h5: delta = 0.05"), \
+    [s[:40] for s in sections]
+checked = 0
+for section, path in zip(sections, sys.argv[3:]):
+    with h5py.File(path, "r") as f:
+        names = f["methods"].attrs["names"]
+        names = (names.decode() if isinstance(names, bytes) else names).split(",")
+        eps, test = f["methods/epsilon"][:], f["methods/test_accuracy"][:]
+    for e, name, mean, se, med, q1, q3 in re.findall(
+            r"^\| ([0-9.e+-]+) \| ([a-z_0-9]+) \| ([0-9.]+) ± ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|$",
+            section, re.M):
+        x = test[names.index(name)][list(eps).index(float(e))]
+        want = [x.mean(), x.std(ddof=1) / np.sqrt(len(x)), *np.percentile(x, [50, 25, 75])]
+        got = [float(v) for v in (mean, se, med, q1, q3)]
+        assert np.allclose(got, want, atol=5.1e-5, rtol=0), (path, e, name, got, want)
+        checked += 1
+    # Every private method and both references, at both epsilons.
+    expected = 2 * (len([n for n in names if n != "dpbo_algorithm3"]))
+    assert checked == expected, (checked, expected)
+    checked = 0
+print("plot_compare tables: every cell matches the files")
+PY
+
+# One file, as before.
+"$py" "$src/analysis/plot_compare.py" out/main.h5 -o one.png --table > one.md
+grep -q "^### main.h5: delta = 1e-06" one.md
+[[ -s one.png ]]
+
+# Refusals.
+set +e
+"$py" "$src/analysis/plot_compare.py" out/main.h5 out/other.h5 -o bad.png 2> err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || { echo "FAIL: different tables: exit $rc, expected 2"; exit 1; }
+grep -q "hold different accuracy tables" err.txt || { cat err.txt; exit 1; }
+[[ ! -e bad.png ]] || { echo "FAIL: a figure was written"; exit 1; }
+"$py" -c "import h5py; h5py.File('plain.h5', 'w').create_dataset('x', data=[1])"
+set +e
+"$py" "$src/analysis/plot_compare.py" plain.h5 2> err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q "not a dpbo compare file" err.txt || { echo "FAIL: plain.h5: exit $rc"; cat err.txt; exit 1; }
+echo "test_plot_compare: ok"
