@@ -15,7 +15,7 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
         "synthetic_k1)."),
     KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1, "",
         "The data file (CSV, gzip ok, or LIBSVM)."),
-    KEY("k1sweep", "format", "choice", "auto | csv | libsvm", "auto", 0, "",
+    KEY("k1sweep", "format", "choice", "auto | csv | libsvm | idx", "auto", 0, "",
         "The data file's format."),
     KEY("k1sweep", "train_rows", "integer", ">= 1 (unless synthetic)", NULL, 0, "rows",
         "Rows each SVM is trained on."),

@@ -59,10 +59,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
         "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3)."),
     KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
-        "The data file: CSV (gzip ok) or LIBSVM sparse; a relative path is resolved against the "
-        "current directory."),
-    KEY("objective", "format", "choice", "auto | csv | libsvm", "auto", 0, "", SVM_LOGREG,
-        "The data file's format (auto: from its content)."),
+        "The data file: CSV (gzip ok), LIBSVM sparse or IDX images; a relative path is resolved "
+        "against the current directory."),
+    KEY("objective", "format", "choice", "auto | csv | libsvm | idx", "auto", 0, "", SVM_LOGREG,
+        "The data file's format (auto: from its content; idx when objective.labels is set)."),
+    KEY("objective", "labels", "text", "a path, or empty", "", 0, "", SVM_LOGREG,
+        "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz; pixels of "
+        "the images file are scaled to [0, 1] as pixel/255)."),
     KEY("objective", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
         SVM_LOGREG,
         "The largest LIBSVM feature index accepted (rows are held dense: one huge index would "
