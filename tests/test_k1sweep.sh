@@ -12,6 +12,12 @@
 #     of the uninterrupted run (so they depend neither on the interruption nor
 #     on the number of ranks);
 #  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs.
+# And the statistics that test the assumption (k1gof.h), recomputed
+# independently by tests/check_k1gof.py from full.h5's F matrices and MLE:
+# the residuals (dense Schur complement in numpy), the KS statistic and
+# p-value (scipy.stats.kstest), max |F - F'| and the exceedance rates, the
+# pipeline's max |mu_T - mu'_T| (GP-UCB rewritten in numpy, every pair) and
+# the bootstrap's percentile intervals; they too must survive the resume.
 # Skipped (77) when the shared Covertype file is missing.
 set -uo pipefail
 bin=${DPBO_BIN:?}
@@ -97,6 +103,7 @@ with h5py.File(sys.argv[1], "r") as f:
             assert np.all(np.isfinite(lik[key][...])) and np.all(lik[key][...][1:] > 0 if key != "m0" else True)
 print("full.h5: layout and values OK")
 PY
+"$python" "$src/tests/check_k1gof.py" "$work/full.h5" || fail "goodness-of-fit statistics of full.h5"
 
 # 2. Resume: stop after 4 trainings on 1 rank.
 "$mpiexec" -n 1 "$bin" "${common[@]}" --set output.name=resume --stop-after 4 > "$work/r1.log" 2>&1
@@ -130,7 +137,9 @@ with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:
                  "models/lambda"):
         assert np.array_equal(a[name][...], b[name][...]), name
     for m in (200, 400):
-        for name in ("F_V", "F_Vp", "valid_rows", "neighbour_row", "likelihood/loglik"):
+        for name in ("F_V", "F_Vp", "valid_rows", "neighbour_row", "likelihood/loglik",
+                     "residuals/z", "exceedance/rate", "pipeline/max_mean_diff", "bootstrap/k1",
+                     "bootstrap/index"):
             key = f"m{m}/{name}"
             assert np.array_equal(a[key][...], b[key][...]), key
         assert a[f"m{m}/likelihood"].attrs["k1_mle"] == b[f"m{m}/likelihood"].attrs["k1_mle"]

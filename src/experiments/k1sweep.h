@@ -73,6 +73,7 @@
 #include "objectives/dataset.h"
 #include "dpbo/space.h"
 #include "dpbo/error.h"
+#include "experiments/k1gof.h"
 #include "experiments/k1lik.h"
 #include "objectives/svm.h"
 #include "objectives/valset.h"
@@ -101,6 +102,8 @@ typedef struct dpbo_k1sweep_config {
   /* [likelihood] */
   dpbo_k1lik_options likelihood;
   double delta;
+  int64_t bootstrap;       /* B resamples of the pairs (k1gof.h); 0: none */
+  int pipeline_iterations; /* T of the pipeline's GP-UCB runs (k1gof.h); 0: none */
   /* [output] */
   char output_dir[DPBO_PATH_MAX];
   char output_name[256];
