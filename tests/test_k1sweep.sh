@@ -11,7 +11,8 @@
 #     the 8 missing models and its F matrices, bits and likelihood equal those
 #     of the uninterrupted run (so they depend neither on the interruption nor
 #     on the number of ranks);
-#  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs.
+#  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs, and
+#     the goodness-of-fit figure and table (bootstrap intervals, B stated).
 # And the statistics that test the assumption (k1gof.h), recomputed
 # independently by tests/check_k1gof.py from full.h5's F matrices and MLE:
 # the residuals (dense Schur complement in numpy), the KS statistic and
@@ -151,6 +152,9 @@ PY
   || { cat "$work/plot.log"; fail "plot_k1_sweep.py failed"; }
 cat "$work/plot.log"
 [[ -s $work/fig.png && -s $work/fig.md ]] || fail "no figure or table"
+[[ -s $work/fig.gof.png ]] || fail "no goodness-of-fit figure"
+grep -q "^## Does the assumption hold? (bootstrap intervals)" "$work/fig.md" || fail "no goodness-of-fit table"
+grep -q "(B = 20)" "$work/fig.md" || fail "the table does not state B"
 grep -q "^| 200 |" "$work/fig.md" && grep -q "^| 400 |" "$work/fig.md" || fail "table lacks a row per m"
 "$python" -c "import matplotlib.image as i, sys; a = i.imread(sys.argv[1]); assert a.shape[1] > 800 and a.std() > 0.01" \
   "$work/fig.png" || fail "figure unreadable or blank"
