@@ -83,9 +83,8 @@ static void coords(int n, int d, uint64_t seed, double *u) {
 
 static void ks_cases(void) {
   static const double t[8] = {0.3, 0.5, 0.8, 1.0, 1.36, 1.63, 2.0, 3.0};
-  static const double scipy[8] = {0.9999906941986655,   0.9639452436648751,
-                                  0.5441424115741981,   0.26999967167735456,
-                                  0.049485876755377876, 0.009846364888486529,
+  static const double scipy[8] = {0.9999906941986655,    0.9639452436648751,   0.5441424115741981,
+                                  0.26999967167735456,   0.049485876755377876, 0.009846364888486529,
                                   0.0006709252557796953, 3.045995948942526e-08};
   for (int k = 0; k < 8; k++)
     CHECK_CLOSE(dpbo_k1gof_kolmogorov_sf(t[k]), scipy[k], 1e-12, 0.0);
@@ -146,8 +145,8 @@ static void dense_residuals(int R, int n, int d, const double *F, const double *
     for (int a = 0; a < n; a++) {
       double mean = fit->m0;
       for (int c = 0; c < n; c++)
-        mean += s2 * fit->k1 * dpbo_kernel_eval(&kernel, u + (size_t)a * d, u + (size_t)c * d) *
-                r[c];
+        mean +=
+            s2 * fit->k1 * dpbo_kernel_eval(&kernel, u + (size_t)a * d, u + (size_t)c * d) * r[c];
       z[(size_t)i * n + a] = Fp[(size_t)i * n + a] - mean;
     }
     LAPACKE_dtrtrs(LAPACK_ROW_MAJOR, 'L', 'N', 'N', n, 1, S, n, z + (size_t)i * n, 1);
@@ -172,7 +171,8 @@ static double fitted_pvalue(const double *F, const double *Fp, const double *u, 
   if (lik) CHECK_OK(dpbo_k1lik_sweep(lik, N_SET, 0.05, &res, &err));
   if (res.grid) {
     *mle = res.mle;
-    CHECK_OK(dpbo_k1gof_residuals(R_SET, N_SET, D_SET, F, Fp, u, DPBO_KERNEL_SE, &res.mle, z, &err));
+    CHECK_OK(
+        dpbo_k1gof_residuals(R_SET, N_SET, D_SET, F, Fp, u, DPBO_KERNEL_SE, &res.mle, z, &err));
     CHECK_OK(dpbo_k1gof_ks(z, R_SET * N_SET, &D, &p, &big, &err));
     if (rank == 0)
       printf("%s: k1 MLE %.5f, KS D = %.4f, p = %.3g, max |z| = %.2f\n", what, res.mle.k1, D, p,
@@ -194,8 +194,8 @@ static void model_cases(void) {
 
   /* 2. Against the dense computation at fixed parameters. */
   simulate(R, n, d, u, 0.9, 0.8, 0.05, 0.01, 0.3, 1u, F, Fp);
-  dpbo_k1lik_fit truth = {.k1 = 0.9, .one_minus_k1 = 0.1, .m0 = 0.8, .s = 0.05, .sigma_n = 0.01,
-                          .lengthscale = 0.3};
+  dpbo_k1lik_fit truth = {
+      .k1 = 0.9, .one_minus_k1 = 0.1, .m0 = 0.8, .s = 0.05, .sigma_n = 0.01, .lengthscale = 0.3};
   CHECK_OK(dpbo_k1gof_residuals(R, n, d, F, Fp, u, DPBO_KERNEL_SE, &truth, z, &err));
   dense_residuals(R, n, d, F, Fp, u, &truth, zd);
   double worst = 0;

@@ -32,7 +32,8 @@ trap 'rm -rf "$work"' EXIT
 common=(k1sweep "$src/configs/k1sweep-small.ini" --set "k1sweep.data=$data" --set "output.dir=$work")
 fail() { echo "FAIL: $*"; exit 1; }
 
-# 0. Bad input: an unknown key and sets larger than the pool (exit 2, named).
+# 0. Bad input: an unknown key, sets larger than the pool and a negative
+# bootstrap count (exit 2, named).
 "$bin" "${common[@]}" --set k1sweep.bogus=1 > "$work/bad1.log" 2>&1
 rc=$?
 cat "$work/bad1.log"
@@ -41,6 +42,10 @@ cat "$work/bad1.log"
 rc=$?
 cat "$work/bad2.log"
 [[ $rc -eq 2 ]] && grep -q "k1sweep.sizes" "$work/bad2.log" || fail "sizes >= pool: exit $rc"
+"$bin" "${common[@]}" --set likelihood.bootstrap=-1 > "$work/bad3.log" 2>&1
+rc=$?
+cat "$work/bad3.log"
+[[ $rc -eq 2 ]] && grep -q "likelihood.bootstrap = -1 is outside" "$work/bad3.log" || fail "bootstrap < 0: exit $rc"
 
 # 1. Uninterrupted.
 "$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full > "$work/full.log" 2>&1

@@ -259,8 +259,8 @@ dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
   local = dpbo_run_space(config, &space, err);
   if (local == DPBO_OK) local = dpbo_release_inputs(config, space, &pin, err);
   if (local == DPBO_OK)
-    local = dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, space, &config->kernel, 0, n, &sens,
-                                       err);
+    local =
+        dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, space, &config->kernel, 0, n, &sens, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   out->lambda_sensitivity = sens.lambda_sensitivity;
   out->beta_T1 = sens.beta_T1;
@@ -420,8 +420,8 @@ static dpbo_status k1gof_local(const dpbo_k1gof_task *t, dpbo_k1gof_result *r, d
   DPBO_ALLOC(r->max_diff, t->R, "the exceedances");
   DPBO_TRY(dpbo_k1gof_residuals(t->R, t->n, t->d, t->F, t->Fp, t->coords, t->options->kernel, mle,
                                 r->z, err));
-  DPBO_TRY(dpbo_k1gof_ks(r->z, (int64_t)t->R * t->n, &r->ks_statistic, &r->ks_pvalue,
-                         &r->max_abs_z, err));
+  DPBO_TRY(dpbo_k1gof_ks(r->z, (int64_t)t->R * t->n, &r->ks_statistic, &r->ks_pvalue, &r->max_abs_z,
+                         err));
   dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, 1, &t->fit->delta,
                         r->max_diff, &r->bound, &r->rate);
   dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, DPBO_K1GOF_DELTAS,
@@ -460,14 +460,10 @@ dpbo_status dpbo_k1gof_compute(MPI_Comm comm, const dpbo_k1gof_task *t, dpbo_k1g
 
   if (t->T > 0) {
     DPBO_ALLOC(r->pipeline_diff, t->R, "the pipeline's results");
-    const dpbo_k1gof_pipeline_in in = {.dims = t->dims,
-                                       .dim = t->dim,
-                                       .n = t->n,
-                                       .T = t->T,
-                                       .seed = t->seed,
-                                       .k1 = mle->k1};
-    DPBO_TRY(dpbo_k1gof_pipeline(comm, &in, t->R, t->F, t->Fp, r->pipeline_diff, &r->pipeline,
-                                 err));
+    const dpbo_k1gof_pipeline_in in = {
+        .dims = t->dims, .dim = t->dim, .n = t->n, .T = t->T, .seed = t->seed, .k1 = mle->k1};
+    DPBO_TRY(
+        dpbo_k1gof_pipeline(comm, &in, t->R, t->F, t->Fp, r->pipeline_diff, &r->pipeline, err));
     for (int i = 0; i < t->R; i++) {
       if (r->pipeline_diff[i] > r->pipeline_max) r->pipeline_max = r->pipeline_diff[i];
       r->pipeline_violations += r->pipeline_diff[i] > r->pipeline.lambda_sensitivity;
@@ -528,9 +524,8 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group residuals");
   DPBO_TRY(dpbo_h5io_write_small(g, "z", H5T_NATIVE_DOUBLE, 2, dz, rank == 0 ? r->z : &dummy, rank,
                                  err));
-  const k1gof_scalar res[] = {{"ks_statistic", r->ks_statistic},
-                              {"ks_pvalue", r->ks_pvalue},
-                              {"max_abs_z", r->max_abs_z}};
+  const k1gof_scalar res[] = {
+      {"ks_statistic", r->ks_statistic}, {"ks_pvalue", r->ks_pvalue}, {"max_abs_z", r->max_abs_z}};
   DPBO_TRY(k1gof_attrs(g, res, sizeof res / sizeof res[0], err));
   DPBO_TRY(dpbo_h5io_attr_int64(g, "count", &count, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(
@@ -589,7 +584,7 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
         "lambda_sensitivity / max; violations: pairs with max_mean_diff > lambda_sensitivity",
         err));
     H5Gclose(g);
-  g = -1;
+    g = -1;
   }
 
   if ((g = k1gof_group(parent, "bootstrap")) < 0)
@@ -606,8 +601,7 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
                                    rank, err));
     DPBO_TRY(
         dpbo_h5io_write_small(g, "s2_one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB, r->s2t, rank, err));
-    DPBO_TRY(
-        dpbo_h5io_write_small(g, "boundary", H5T_NATIVE_INT32, 1, dB, r->boundary, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, "boundary", H5T_NATIVE_INT32, 1, dB, r->boundary, rank, err));
     DPBO_TRY(dpbo_h5io_write_small(g, "index", H5T_NATIVE_INT32, 2, dI, r->index, rank, err));
     const k1gof_scalar boot[] = {{"k1_lo", r->k1_lo},
                                  {"k1_hi", r->k1_hi},

@@ -85,10 +85,10 @@ void dpbo_k1gof_exceedance(int R, int n, const double *F, const double *Fp, doub
 typedef struct dpbo_k1gof_pipeline_in {
   int dims;
   const dpbo_dim *dim;
-  int64_t n;   /* |Λ| */
-  int T;       /* GP-UCB steps */
+  int64_t n; /* |Λ| */
+  int T;     /* GP-UCB steps */
   uint64_t seed;
-  double k1;   /* privacy.k1 of the release (the MLE) */
+  double k1; /* privacy.k1 of the release (the MLE) */
 } dpbo_k1gof_pipeline_in;
 
 typedef struct dpbo_k1gof_pipeline_out {
@@ -119,9 +119,9 @@ double dpbo_k1gof_quantile(const double *x, int count, double p);
 /* Everything above for one validation-set size, as `dpbo k1sweep` runs it. */
 typedef struct dpbo_k1gof_task {
   int R, n, d;
-  const double *F, *Fp;    /* R×n, rank 0 */
-  const double *coords;    /* n×d unit coordinates, every rank */
-  int dims;                /* [space] of the sweep: Λ of the pipeline */
+  const double *F, *Fp; /* R×n, rank 0 */
+  const double *coords; /* n×d unit coordinates, every rank */
+  int dims;             /* [space] of the sweep: Λ of the pipeline */
   const dpbo_dim *dim;
   const dpbo_k1lik_options *options;
   const dpbo_k1lik_result *fit; /* the sweep's result, every rank */
@@ -154,7 +154,7 @@ typedef struct dpbo_k1gof_result {
   int32_t *index, *boundary;
   double *k1, *one_minus_k1, *s2t;
   double k1_lo, k1_hi, s2t_lo, s2t_hi; /* 95% percentile intervals */
-  int64_t at_boundary;                  /* resamples whose MLE sits at a searched end */
+  int64_t at_boundary;                 /* resamples whose MLE sits at a searched end */
 } dpbo_k1gof_result;
 
 /* Collective: fills out (free with dpbo_k1gof_result_free). */
