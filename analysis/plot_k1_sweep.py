@@ -203,7 +203,8 @@ def plot_gof(meta, sizes, out):
     pipe.set_title("pipeline (GP-UCB, T = %d); dashed: Delta_lambda" % sizes[0].get("pipe_T", 0))
     for ax in axes:
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="best", fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize=7)
     fig.suptitle(f"Does the multi-task GP hold? {meta['models']} settings, {meta['sets']} pairs "
                  f"per size ({meta['mode']}, {meta['neighbour']} neighbours)", fontsize=10)
     fig.tight_layout()

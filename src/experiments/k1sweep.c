@@ -1007,14 +1007,20 @@ static dpbo_status k1sweep_gof(const k1sweep_state *st, int s, const dpbo_k1lik_
                                 .B = (int)c->bootstrap,
                                 .T = c->pipeline_iterations};
   DPBO_TRY(dpbo_k1gof_compute(st->comm, &task, gof, err));
+  char pipeline[200] = "no pipeline", boot[200] = "no bootstrap";
+  if (gof->T > 0)
+    snprintf(pipeline, sizeof pipeline,
+             "pipeline max |mu_T - mu'_T| = %.3g against Delta_lambda %.3g (%lld violations)",
+             gof->pipeline_max, gof->pipeline.lambda_sensitivity,
+             (long long)gof->pipeline_violations);
+  if (gof->B > 0)
+    snprintf(boot, sizeof boot,
+             "bootstrap (B = %d) 95%% k1 [%.6g, %.6g], s^2 (1 - k1) [%.3g, %.3g]", gof->B,
+             gof->k1_lo, gof->k1_hi, gof->s2t_lo, gof->s2t_hi);
   dpbo_log_info("k1sweep: m = %lld: residuals KS D = %.4g (p = %.3g), max |z| = %.3g; max |F_V - "
-                "F_V'| > s c in %.3g of the pairs (delta %g); pipeline max |mu_T - mu'_T| = %.3g "
-                "against Delta_lambda %.3g (%lld violations); bootstrap (B = %d) 95%% k1 [%.6g, "
-                "%.6g], s^2 (1 - k1) [%.3g, %.3g]; %.1f s",
+                "F_V'| > s c in %.3g of the pairs (delta %g); %s; %s; %.1f s",
                 (long long)c->size[s], gof->ks_statistic, gof->ks_pvalue, gof->max_abs_z, gof->rate,
-                fit->delta, gof->pipeline_max, gof->pipeline.lambda_sensitivity,
-                (long long)gof->pipeline_violations, gof->B, gof->k1_lo, gof->k1_hi, gof->s2t_lo,
-                gof->s2t_hi, MPI_Wtime() - t0);
+                fit->delta, pipeline, boot, MPI_Wtime() - t0);
 done:
   return status;
 }
