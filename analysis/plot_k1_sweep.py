@@ -12,6 +12,16 @@ each curve is marked, with its 95% likelihood-ratio interval as a bar.
 Also prints a table of the MLE of k1 per m (interval, boundary flag,
 Algorithm 1's c, profiled hyper-parameters) and writes it as Markdown next to
 the figure (FIG.md).
+
+When the file holds the statistics that test the assumption (src/experiments/
+k1gof.h: /m<m>/residuals, exceedance, pipeline, bootstrap), a second figure
+FIG.gof.png shows, per m: the QQ plot of the standardised residuals of F_V'
+given F_V against N(0, 1); the empirical distribution of max |F_V - F_V'|
+over the pairs with s c at the run's delta; the exceedance rate against delta
+(with the line rate = delta); and the pipeline's max |mu_T - mu'_T| per pair
+against Delta_lambda. FIG.md gets a second table with them, whose k1
+interval is the BOOTSTRAP percentile interval over the pairs (the
+likelihood-ratio one above treats the pairs as independent).
 """
 
 import argparse
@@ -68,7 +78,140 @@ def read(path):
                 "N": int(a["N"]),
                 "delta": float(a["delta"]),
             })
+            read_gof(f[f"m{int(m)}"], sizes[-1])
     return meta, sizes
+
+
+def read_gof(g, s):
+    """The statistics of k1gof.h, when the file has them (s["gof"] False otherwise)."""
+    s["gof"] = "residuals" in g
+    if not s["gof"]:
+        return
+    r, e, b = g["residuals"], g["exceedance"], g["bootstrap"]
+    s.update({
+        "z": r["z"][...].ravel(),
+        "ks": float(r.attrs["ks_statistic"]),
+        "ks_p": float(r.attrs["ks_pvalue"]),
+        "max_z": float(r.attrs["max_abs_z"]),
+        "max_diff": e["max_diff"][...],
+        "exc_delta": e["delta"][...],
+        "exc_rate": e["rate"][...],
+        "bound": float(e.attrs["bound_at_delta"]),
+        "rate": float(e.attrs["rate_at_delta"]),
+        "s2t": float(b.attrs["s2_one_minus_k1_mle"]),
+        "B": int(b.attrs["B"]),
+    })
+    if s["B"] > 0:
+        s.update({
+            "boot_k1_lo": float(b.attrs["k1_lo"]),
+            "boot_k1_hi": float(b.attrs["k1_hi"]),
+            "s2_one_minus_k1_lo": float(b.attrs["s2_one_minus_k1_lo"]),
+            "s2_one_minus_k1_hi": float(b.attrs["s2_one_minus_k1_hi"]),
+        })
+    s["pipeline"] = "pipeline" in g
+    if s["pipeline"]:
+        p = g["pipeline"]
+        s.update({
+            "pipe_diff": p["max_mean_diff"][...],
+            "pipe_T": int(p.attrs["iterations"]),
+            "pipe_delta": float(p.attrs["lambda_sensitivity"]),
+            "pipe_max": float(p.attrs["max"]),
+            "pipe_slack": float(p.attrs["slack"]),
+            "pipe_viol": int(p.attrs["violations"]),
+        })
+
+
+def gof_table(meta, sizes):
+    rows = [
+        "| m | MLE k1 | bootstrap 95% interval of k1 | s^2 (1 - k1) | bootstrap 95% interval"
+        " | KS D | KS p | max abs z | pairs with max abs(F_V - F_V') > s c | pipeline max abs(mu_T - mu'_T)"
+        " | Delta_lambda | slack | violations |",
+        "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for s in sizes:
+        if not s.get("gof"):
+            continue
+        if s["B"] > 0:
+            k1_int = f"[{s['boot_k1_lo']:.6f}, {s['boot_k1_hi']:.6f}] (B = {s['B']})"
+            s2t_int = f"[{s['s2_one_minus_k1_lo']:.3g}, {s['s2_one_minus_k1_hi']:.3g}]"
+        else:
+            k1_int = s2t_int = "(no bootstrap)"
+        if s["pipeline"]:
+            pipe = (f"{s['pipe_max']:.3g} | {s['pipe_delta']:.3g} | {s['pipe_slack']:.3g}"
+                    f" | {s['pipe_viol']} of {len(s['pipe_diff'])}")
+        else:
+            pipe = "- | - | - | -"
+        rows.append(
+            f"| {s['m']} | {s['k1_mle']:.6f} | {k1_int} | {s['s2t']:.3g} | {s2t_int}"
+            f" | {s['ks']:.4g} | {s['ks_p']:.3g} | {s['max_z']:.3g}"
+            f" | {s['rate']:.3g} (s c = {s['bound']:.3g}) | {pipe} |")
+    if len(rows) == 2:
+        return ""
+    first = sizes[0]
+    notes = [
+        "",
+        "Intervals in this table are percentile BOOTSTRAP intervals over the validation-set pairs "
+        "(the pairs share the models, so the likelihood-ratio interval of the first table is too "
+        "narrow). KS: one-sample Kolmogorov-Smirnov of the standardised residuals of F_V' given "
+        "F_V under the fitted multi-task GP against N(0, 1) (asymptotic p-value). s c: "
+        f"the bound the proof needs, at delta = {first['delta']:g}. Pipeline: GP-UCB with the demo's "
+        "prior on F_V and on F_V', slack = Delta_lambda / max.",
+    ]
+    return "\n".join(rows + notes) + "\n"
+
+
+def plot_gof(meta, sizes, out):
+    sizes = [s for s in sizes if s.get("gof")]
+    if not sizes:
+        return None
+    from scipy import stats  # only for the normal quantiles of the QQ plot
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.2))
+    qq, ecdf, exc, pipe = axes
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, s in enumerate(sizes):
+        c = colors[k % len(colors)]
+        label = f"m = {s['m']}"
+        z = np.sort(s["z"])
+        q = stats.norm.ppf((np.arange(1, len(z) + 1) - 0.5) / len(z))
+        qq.plot(q, z, ".", ms=2, color=c, label=f"{label} (KS p = {s['ks_p']:.2g})")
+        d = np.sort(s["max_diff"])
+        ecdf.step(d, np.arange(1, len(d) + 1) / len(d), where="post", color=c, label=label)
+        ecdf.axvline(s["bound"], color=c, ls="--", lw=1)
+        exc.plot(s["exc_delta"], s["exc_rate"], "o-", ms=3, color=c, label=label)
+        if s["pipeline"]:
+            pipe.plot(np.arange(len(s["pipe_diff"])), np.sort(s["pipe_diff"]), "o", ms=3, color=c,
+                      label=f"{label} (slack {s['pipe_slack']:.3g})")
+            pipe.axhline(s["pipe_delta"], color=c, ls="--", lw=1)
+    lim = max(4.0, float(np.max([np.abs(s["z"]).max() for s in sizes])))
+    qq.plot([-lim, lim], [-lim, lim], "k-", lw=0.8)
+    qq.set_xlabel("N(0, 1) quantile")
+    qq.set_ylabel("residual z of F_V' given F_V")
+    qq.set_title("QQ plot: N(0, 1) if the model holds")
+    ecdf.set_xscale("log")
+    ecdf.set_xlabel("max over settings of |F_V - F_V'|")
+    ecdf.set_ylabel("fraction of pairs")
+    ecdf.set_title(f"dashed: s c at delta = {sizes[0]['delta']:g}")
+    dgrid = sizes[0]["exc_delta"]
+    exc.plot(dgrid, dgrid, "k:", lw=1, label="rate = delta")
+    exc.set_xscale("log")
+    exc.set_xlabel("delta")
+    exc.set_ylabel("fraction of pairs above s c")
+    exc.set_title("exceedance rate against delta")
+    pipe.set_yscale("log")
+    pipe.set_xlabel("pair (sorted)")
+    pipe.set_ylabel("max |mu_T - mu'_T|")
+    pipe.set_title("pipeline (GP-UCB, T = %d); dashed: Delta_lambda" % sizes[0].get("pipe_T", 0))
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(loc="best", fontsize=7)
+    fig.suptitle(f"Does the multi-task GP hold? {meta['models']} settings, {meta['sets']} pairs "
+                 f"per size ({meta['mode']}, {meta['neighbour']} neighbours)", fontsize=10)
+    fig.tight_layout()
+    gof_out = os.path.splitext(out)[0] + ".gof.png"
+    fig.savefig(gof_out, dpi=120)
+    plt.close(fig)
+    return gof_out
 
 
 def table(meta, sizes):
@@ -147,12 +290,18 @@ def main():
     meta, sizes = read(args.file)
     out = args.output or os.path.splitext(args.file)[0] + ".k1.png"
     plot(meta, sizes, out, args.relative)
+    gof_out = plot_gof(meta, sizes, out)
     md = table(meta, sizes)
+    gof_md = gof_table(meta, sizes)
+    if gof_md:
+        md += "\n## Does the assumption hold? (bootstrap intervals)\n\n" + gof_md
     md_path = os.path.splitext(out)[0] + ".md"
     with open(md_path, "w") as f:
         f.write(f"# MLE of k1 per validation-set size ({os.path.basename(args.file)})\n\n" + md)
     print(md, end="")
     print(f"figure: {out}\ntable: {md_path}")
+    if gof_out:
+        print(f"goodness of fit: {gof_out}")
 
 
 if __name__ == "__main__":

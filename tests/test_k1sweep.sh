@@ -11,7 +11,14 @@
 #     the 8 missing models and its F matrices, bits and likelihood equal those
 #     of the uninterrupted run (so they depend neither on the interruption nor
 #     on the number of ranks);
-#  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs.
+#  3. analysis/plot_k1_sweep.py: a PNG and the Markdown table of MLEs, and
+#     the goodness-of-fit figure and table (bootstrap intervals, B stated).
+# And the statistics that test the assumption (k1gof.h), recomputed
+# independently by tests/check_k1gof.py from full.h5's F matrices and MLE:
+# the residuals (dense Schur complement in numpy), the KS statistic and
+# p-value (scipy.stats.kstest), max |F - F'| and the exceedance rates, the
+# pipeline's max |mu_T - mu'_T| (GP-UCB rewritten in numpy, every pair) and
+# the bootstrap's percentile intervals; they too must survive the resume.
 # Skipped (77) when the shared Covertype file is missing.
 set -uo pipefail
 bin=${DPBO_BIN:?}
@@ -25,7 +32,8 @@ trap 'rm -rf "$work"' EXIT
 common=(k1sweep "$src/configs/k1sweep-small.ini" --set "k1sweep.data=$data" --set "output.dir=$work")
 fail() { echo "FAIL: $*"; exit 1; }
 
-# 0. Bad input: an unknown key and sets larger than the pool (exit 2, named).
+# 0. Bad input: an unknown key, sets larger than the pool and a negative
+# bootstrap count (exit 2, named).
 "$bin" "${common[@]}" --set k1sweep.bogus=1 > "$work/bad1.log" 2>&1
 rc=$?
 cat "$work/bad1.log"
@@ -34,6 +42,10 @@ cat "$work/bad1.log"
 rc=$?
 cat "$work/bad2.log"
 [[ $rc -eq 2 ]] && grep -q "k1sweep.sizes" "$work/bad2.log" || fail "sizes >= pool: exit $rc"
+"$bin" "${common[@]}" --set likelihood.bootstrap=-1 > "$work/bad3.log" 2>&1
+rc=$?
+cat "$work/bad3.log"
+[[ $rc -eq 2 ]] && grep -q "likelihood.bootstrap = -1 is outside" "$work/bad3.log" || fail "bootstrap < 0: exit $rc"
 
 # 1. Uninterrupted.
 "$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full > "$work/full.log" 2>&1
@@ -97,6 +109,7 @@ with h5py.File(sys.argv[1], "r") as f:
             assert np.all(np.isfinite(lik[key][...])) and np.all(lik[key][...][1:] > 0 if key != "m0" else True)
 print("full.h5: layout and values OK")
 PY
+"$python" "$src/tests/check_k1gof.py" "$work/full.h5" || fail "goodness-of-fit statistics of full.h5"
 
 # 2. Resume: stop after 4 trainings on 1 rank.
 "$mpiexec" -n 1 "$bin" "${common[@]}" --set output.name=resume --stop-after 4 > "$work/r1.log" 2>&1
@@ -130,7 +143,9 @@ with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:
                  "models/lambda"):
         assert np.array_equal(a[name][...], b[name][...]), name
     for m in (200, 400):
-        for name in ("F_V", "F_Vp", "valid_rows", "neighbour_row", "likelihood/loglik"):
+        for name in ("F_V", "F_Vp", "valid_rows", "neighbour_row", "likelihood/loglik",
+                     "residuals/z", "exceedance/rate", "pipeline/max_mean_diff", "bootstrap/k1",
+                     "bootstrap/index"):
             key = f"m{m}/{name}"
             assert np.array_equal(a[key][...], b[key][...]), key
         assert a[f"m{m}/likelihood"].attrs["k1_mle"] == b[f"m{m}/likelihood"].attrs["k1_mle"]
@@ -142,6 +157,9 @@ PY
   || { cat "$work/plot.log"; fail "plot_k1_sweep.py failed"; }
 cat "$work/plot.log"
 [[ -s $work/fig.png && -s $work/fig.md ]] || fail "no figure or table"
+[[ -s $work/fig.gof.png ]] || fail "no goodness-of-fit figure"
+grep -q "^## Does the assumption hold? (bootstrap intervals)" "$work/fig.md" || fail "no goodness-of-fit table"
+grep -q "(B = 20)" "$work/fig.md" || fail "the table does not state B"
 grep -q "^| 200 |" "$work/fig.md" && grep -q "^| 400 |" "$work/fig.md" || fail "table lacks a row per m"
 "$python" -c "import matplotlib.image as i, sys; a = i.imread(sys.argv[1]); assert a.shape[1] > 800 and a.std() > 0.01" \
   "$work/fig.png" || fail "figure unreadable or blank"

@@ -114,6 +114,11 @@ static dpbo_status k1sweep_config_likelihood(dpbo_k1sweep_config *c, dpbo_error 
   DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "delta", 0.05, 0, &c->delta, err));
   DPBO_TRY(dpbo_settings_require(settings, "likelihood", "delta", c->delta > 0 && c->delta < 1,
                                  "(δ of Algorithm 1's c) must lie in (0, 1)", err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "bootstrap", 100, 0, 100000,
+                                   &c->bootstrap, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "pipeline_iterations", 30, 0, 1000, &i64,
+                                   err));
+  c->pipeline_iterations = (int)i64;
 done:
   return status;
 }
@@ -932,7 +937,8 @@ done:
 }
 
 static dpbo_status k1sweep_write_size(hid_t file, const k1sweep_state *st, int s,
-                                      const dpbo_k1lik_result *res, dpbo_error *err) {
+                                      const dpbo_k1lik_result *res, const dpbo_k1gof_result *gof,
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   const int64_t m = c->size[s], R = c->sets;
@@ -976,9 +982,49 @@ static dpbo_status k1sweep_write_size(hid_t file, const k1sweep_state *st, int s
                                    err));
   }
   DPBO_TRY(k1sweep_write_likelihood(group, res, st->rank, err));
+  DPBO_TRY(dpbo_k1gof_write(group, gof, st->rank, err));
 done:
   free(ibuf);
   if (group >= 0) H5Gclose(group);
+  return status;
+}
+
+/* The statistics that test the assumption at size s (k1gof.h; collective). */
+static dpbo_status k1sweep_gof(const k1sweep_state *st, int s, const dpbo_k1lik_result *fit,
+                               dpbo_k1gof_result *gof, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  const double t0 = MPI_Wtime();
+  const dpbo_k1gof_task task = {.R = (int)c->sets,
+                                .n = (int)st->n,
+                                .d = st->d,
+                                .F = st->rank == 0 ? st->fv[s] : NULL,
+                                .Fp = st->rank == 0 ? st->fvp[s] : NULL,
+                                .coords = st->unit,
+                                .dims = c->dims,
+                                .dim = c->dim,
+                                .options = &c->likelihood,
+                                .fit = fit,
+                                .m = c->size[s],
+                                .seed = c->seed,
+                                .B = (int)c->bootstrap,
+                                .T = c->pipeline_iterations};
+  DPBO_TRY(dpbo_k1gof_compute(st->comm, &task, gof, err));
+  char pipeline[200] = "no pipeline", boot[200] = "no bootstrap";
+  if (gof->T > 0)
+    snprintf(pipeline, sizeof pipeline,
+             "pipeline max |mu_T - mu'_T| = %.3g against Delta_lambda %.3g (%lld violations)",
+             gof->pipeline_max, gof->pipeline.lambda_sensitivity,
+             (long long)gof->pipeline_violations);
+  if (gof->B > 0)
+    snprintf(boot, sizeof boot,
+             "bootstrap (B = %d) 95%% k1 [%.6g, %.6g], s^2 (1 - k1) [%.3g, %.3g]", gof->B,
+             gof->k1_lo, gof->k1_hi, gof->s2t_lo, gof->s2t_hi);
+  dpbo_log_info("k1sweep: m = %lld: residuals KS D = %.4g (p = %.3g), max |z| = %.3g; max |F_V - "
+                "F_V'| > s c in %.3g of the pairs (delta %g); %s; %s; %.1f s",
+                (long long)c->size[s], gof->ks_statistic, gof->ks_pvalue, gof->max_abs_z, gof->rate,
+                fit->delta, pipeline, boot, MPI_Wtime() - t0);
+done:
   return status;
 }
 
@@ -1019,8 +1065,8 @@ done:
 }
 
 static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
-                                 const dpbo_k1lik_result *results, double wall_seconds,
-                                 dpbo_error *err) {
+                                 const dpbo_k1lik_result *results, const dpbo_k1gof_result *gof,
+                                 double wall_seconds, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   dpbo_h5io_file out;
@@ -1067,7 +1113,7 @@ static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
                                  err));
   DPBO_TRY(k1sweep_write_models(f, st, err));
   for (int s = 0; s < c->size_count; s++)
-    DPBO_TRY(k1sweep_write_size(f, st, s, &results[s], err));
+    DPBO_TRY(k1sweep_write_size(f, st, s, &results[s], &gof[s], err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -1152,9 +1198,11 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   k1sweep_state st;
   dpbo_k1lik_result results[DPBO_K1SWEEP_MAX_SIZES];
+  dpbo_k1gof_result gof[DPBO_K1SWEEP_MAX_SIZES];
   dpbo_k1lik *lik = NULL;
   memset(&st, 0, sizeof st);
   memset(results, 0, sizeof results);
+  memset(gof, 0, sizeof gof);
   memset(outcome, 0, sizeof *outcome);
   dpbo_farm_stops_reset(); /* a request belongs to one run */
   const double t_start = MPI_Wtime();
@@ -1207,6 +1255,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
         : r->boundary < 0 ? " (at the smallest k1)"
                           : "",
         r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
+    DPBO_TRY(k1sweep_gof(&st, s, r, &gof[s], err));
   }
 
   char path[DPBO_PATH_MAX + 300];
@@ -1224,7 +1273,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
         st.perf_score, st.size > 1 ? st.size - 1 : 1, wall, st.perf_training_phase,
         st.perf_likelihood, st.perf_load, 100.0 * k1sweep_libsvm_share(&st, wall),
         100.0 * (1.0 - k1sweep_libsvm_share(&st, wall)));
-  DPBO_TRY(k1sweep_write(&st, path, results, wall, err));
+  DPBO_TRY(k1sweep_write(&st, path, results, gof, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];
     dpbo_k1sweep_checkpoint_path(config, checkpoint, sizeof checkpoint);
@@ -1234,8 +1283,10 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                 path);
 done:
   if (lik) dpbo_k1lik_destroy(lik);
-  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++)
+  for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) {
     dpbo_k1lik_result_free(&results[s]);
+    dpbo_k1gof_result_free(&gof[s]);
+  }
   k1sweep_state_free(&st);
   return status;
 }

@@ -23,6 +23,14 @@
  *     k1 sweep with m0, s, σn and ℓ profiled at each k1; the MLE of k1, its
  *     likelihood-ratio interval, the boundary flag and Algorithm 1's c with
  *     N = models and δ = likelihood.delta.
+ *  6. Does the assumption hold (k1gof.h), per m: the standardised residuals
+ *     of F_V' given F_V under the fit and their KS test against N(0, 1);
+ *     max_λ |F_V − F_V'| per pair against s·c and the exceedance rate over
+ *     δ; GP-UCB (run/run.h's step, the demo's prior, T =
+ *     likelihood.pipeline_iterations, default 30) on F_V and on F_V' with
+ *     max_λ |μ_T − μ'_T| against the release's Δ_λ; and a percentile
+ *     bootstrap over the pairs (B = likelihood.bootstrap, default 100; 0
+ *     skips it) of the k1 MLE and s²(1 − k1), each resample a whole sweep.
  *  5. Output (h5io.h, parallel HDF5, atomic): <dir>/<name>.h5 with
  *       /            attributes: config.<section>.<key>, seed, fingerprint
  *                    (resolved settings that determine the models' results)
@@ -40,6 +48,20 @@
  *                    the sweep); attributes k1_mle (and its profiled
  *                    parameters), k1_lo, k1_hi, t_lo, t_hi, lo_open,
  *                    hi_open, boundary, c_mle, c_upper, N, delta.
+ *       /m<m>/residuals, exceedance, pipeline, bootstrap  the statistics
+ *                    that test Assumption 1 (k1gof.h, step 6): z (sets × N)
+ *                    with ks_statistic, ks_pvalue, max_abs_z; max_diff
+ *                    (sets), delta, bound, rate (the δ grid) with
+ *                    bound_at_delta, rate_at_delta; max_mean_diff (sets) with
+ *                    lambda_sensitivity, beta_T1, c_lambda, signal_std, max,
+ *                    slack, violations, iterations (absent with
+ *                    pipeline_iterations = 0); k1, one_minus_k1,
+ *                    s2_one_minus_k1, boundary (B), index (B × sets) with B,
+ *                    stream, at_boundary, s2_one_minus_k1_mle and the 95%
+ *                    percentile intervals k1_lo, k1_hi, s2_one_minus_k1_lo,
+ *                    s2_one_minus_k1_hi (the interval to report: the pairs
+ *                    share the models, so likelihood/k1_lo, k1_hi is too
+ *                    narrow). Each group's note attribute says what it holds.
  *
  * Checkpoint and restart. Every model that arrives is added to
  * <dir>/<name>.partial.h5, rewritten atomically each time (so a kill at any
@@ -73,6 +95,7 @@
 #include "objectives/dataset.h"
 #include "dpbo/space.h"
 #include "dpbo/error.h"
+#include "experiments/k1gof.h"
 #include "experiments/k1lik.h"
 #include "objectives/svm.h"
 #include "objectives/valset.h"
@@ -101,6 +124,8 @@ typedef struct dpbo_k1sweep_config {
   /* [likelihood] */
   dpbo_k1lik_options likelihood;
   double delta;
+  int64_t bootstrap;       /* B resamples of the pairs (k1gof.h); 0: none */
+  int pipeline_iterations; /* T of the pipeline's GP-UCB runs (k1gof.h); 0: none */
   /* [output] */
   char output_dir[DPBO_PATH_MAX];
   char output_name[256];

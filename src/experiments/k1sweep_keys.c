@@ -73,6 +73,12 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
         "From this many settings on, the eigendecomposition runs on every rank (ScaLAPACK)."),
     KEY("likelihood", "delta", "number", "(0, 1)", "0.05", 0, "",
         "delta of the c for Algorithm 1 that the k1 implies."),
+    KEY("likelihood", "bootstrap", "integer", "0 to 100000", "100", 0, "resamples",
+        "B, the bootstrap resamples of the pairs behind the intervals of k1 and s^2(1 - k1) "
+        "(0: none)."),
+    KEY("likelihood", "pipeline_iterations", "integer", "0 to 1000", "30", 0, "steps",
+        "T of the GP-UCB run on F_V and F_V' whose max |mu_T - mu'_T| is set against "
+        "Delta_lambda (0: no pipeline check)."),
 
     /* [output] */
     DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
