@@ -9,6 +9,11 @@
 #    DP-BO and random search eps_select + eps_value = eps, Papernot-Steinke
 #    <= (eps, delta)), the private random search never above the non-private
 #    one on the same candidates, GP-UCB's reference = its best observation;
+#  - GP-UCB on privatized evaluations (private_evaluations_mean, _best) and
+#    gp_ucb_mean: sigma recomputed here from the discrete Gaussian's zCDP
+#    bound, and at a huge epsilon the same choices as the non-private GP-UCB
+#    (svm and logreg); with DPBO_OLD_BIN (a build without them) the old
+#    methods' columns bit-identical to that build's;
 #  - analysis/plot_compare.py draws it;
 #  - dpbo run + dpbo utility on the same config: /utility with public and
 #    data-holder groups in the run file, none of it in the release files, and

@@ -95,7 +95,9 @@ enum {
 typedef dpbo_selection_accounting dpbo_compare_accounting;
 
 /* The accounting of `method` at total (ε, δ) for budget T and split
- * (dpbo and random_search). Non-private methods report zeros. */
+ * (dpbo and random_search). Non-private methods report zeros. The
+ * privatized evaluations need the gain's sensitivity as well: they are
+ * refused here (dpbo_compare_evals_account, compare_evals.h). */
 dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
                                  double ps_eta, dpbo_compare_accounting *out, dpbo_error *err);
 

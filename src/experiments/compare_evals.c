@@ -50,8 +50,7 @@ typedef struct compare_evals_source {
   dpbo_error failure;
 } compare_evals_source;
 
-static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain,
-                                      dpbo_error *err) {
+static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
   compare_evals_source *src = context;
   dpbo_gaussian_release release;
   (void)err;
@@ -61,10 +60,9 @@ static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain
   return DPBO_OK;
 }
 
-dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain,
-                                   dpbo_noise *noise, double sensitivity, double sigma,
-                                   double gp_noise_std_used, dpbo_compare_evals_pick *out,
-                                   dpbo_error *err) {
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
+                                   double sensitivity, double sigma, double gp_noise_std_used,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_config *copy = NULL;
   dpbo_run run;

@@ -43,9 +43,8 @@ typedef struct dpbo_compare_evals_pick {
 
 /* One privatized GP-UCB run of config->iterations steps on gain[] (the
  * table's gains, indexed by candidate), its noise from `noise`. */
-dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain,
-                                   dpbo_noise *noise, double sensitivity, double sigma,
-                                   double gp_noise_std_used, dpbo_compare_evals_pick *out,
-                                   dpbo_error *err);
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
+                                   double sensitivity, double sigma, double gp_noise_std_used,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err);
 
 #endif
