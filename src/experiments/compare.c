@@ -860,6 +860,11 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                   ctx->sens.value_sensitivity, ctx->score_sensitivity);
   if (rank == 0 && logreg)
     dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
+  for (int e = 0; e < E && rank == 0; e++)
+    dpbo_log_info("privatized evaluations at eps=%g, delta=%g: sigma = %.6g for K = %d Gaussian "
+                  "releases of sensitivity %.6g; the GP's noise %.6g",
+                  config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
+                  ctx->score_sensitivity, ctx->evals_noise_std[e]);
 
   /* Repetitions over ranks: results[field][method][ε][rep]. */
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
