@@ -56,9 +56,12 @@ LABELS = {
     "gp_ucb": "GP-UCB, non-private",
     "random_search_nonprivate": "random search, non-private",
     "dpbo_algorithm3": "DP-BO Algorithm 3 (value only; against $\\max_t f_V$)",
+    "private_evaluations_mean": "GP-UCB on privatized evaluations, argmax $\\mu_T$",
+    "private_evaluations_best": "GP-UCB on privatized evaluations, best noisy $v_t$",
+    "gp_ucb_mean": "GP-UCB, non-private, argmax $\\mu_T$",
 }
 PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
-REFERENCE = ["gp_ucb", "random_search_nonprivate"]
+REFERENCE = ["gp_ucb", "random_search_nonprivate", "gp_ucb_mean"]
 # Methods that release no hyper-parameter (their test accuracy is not the
 # released lambda's): left out of the test-accuracy panel and table.
 VALUE_ONLY = ["dpbo_algorithm3"]
@@ -92,7 +95,8 @@ def summary(x):
     q1, med, q3 = quartiles(x)
     return mean, se, q1, med, q3
 COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_steinke": "C4",
-          "gp_ucb": "k", "random_search_nonprivate": "0.5", "dpbo_algorithm3": "C1"}
+          "gp_ucb": "k", "random_search_nonprivate": "0.5", "dpbo_algorithm3": "C1",
+          "private_evaluations_mean": "C5", "private_evaluations_best": "C6", "gp_ucb_mean": "0.25"}
 
 
 def load(path):

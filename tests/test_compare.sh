@@ -9,6 +9,11 @@
 #    DP-BO and random search eps_select + eps_value = eps, Papernot-Steinke
 #    <= (eps, delta)), the private random search never above the non-private
 #    one on the same candidates, GP-UCB's reference = its best observation;
+#  - GP-UCB on privatized evaluations (private_evaluations_mean, _best) and
+#    gp_ucb_mean: sigma recomputed here from the discrete Gaussian's zCDP
+#    bound, and at a huge epsilon the same choices as the non-private GP-UCB
+#    (svm and logreg); with DPBO_OLD_BIN (a build without them) the old
+#    methods' columns bit-identical to that build's;
 #  - analysis/plot_compare.py draws it;
 #  - dpbo run + dpbo utility on the same config: /utility with public and
 #    data-holder groups in the run file, none of it in the release files, and
@@ -75,8 +80,9 @@ f, g = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 names = f["methods"].attrs["names"]
 names = (names.decode() if isinstance(names, bytes) else names).split(",")
 assert names == ["dpbo", "random_search", "liu_talwar", "papernot_steinke", "gp_ucb",
-                 "random_search_nonprivate", "dpbo_algorithm3"], names
-M, E, R, T = 7, 2, 6, 4
+                 "random_search_nonprivate", "dpbo_algorithm3", "private_evaluations_mean",
+                 "private_evaluations_best", "gp_ucb_mean"], names
+M, E, R, T = 10, 2, 6, 4
 for key in ["val_accuracy", "test_accuracy", "gain", "released_value", "evaluations", "index"]:
     a, b = f["methods"][key][:], g["methods"][key][:]
     assert a.shape == (M, E, R), (key, a.shape)
@@ -125,8 +131,91 @@ assert np.all(np.diff(u["regret_cdf"][:], axis=1) >= 0)
 ev_exact = u["expected_val_accuracy"][:]
 assert np.all((ev_exact >= val.min() - 1e-12) & (ev_exact <= val.max() + 1e-12))
 assert "yes" in (f.attrs["sensitive"].decode() if isinstance(f.attrs["sensitive"], bytes) else f.attrs["sensitive"])
+# GP-UCB on privatized evaluations (7: argmax mu_T, 8: best noisy v_t) and the
+# non-private argmax mu_T (9): accuracies from the table, T evaluations each
+idx = f["methods/index"][7:]
+assert np.array_equal(f["methods/val_accuracy"][7:], val[idx])
+assert np.array_equal(f["methods/test_accuracy"][7:], test[idx])
+assert np.all(f["methods/evaluations"][7:] == T)
+mean = f["gp_ucb/mean"][:]
+assert np.all(idx[2] == np.argmax(mean)) and np.all(f["methods/released_value"][9] == mean.max())
+# (eps, delta) by the discrete Gaussian's accountant, sigma for both rules of one run
+sigma = acc["sigma"][:]
+assert np.array_equal(sigma[7], sigma[8]) and np.all(sigma[7] > 0) and np.all(sigma[7][1] < sigma[7][0])
+assert np.all(np.delete(sigma, [7, 8], axis=0) == 0)
+assert np.allclose(acc["gp_noise_std_used"][7], np.hypot(0.01, sigma[7]), rtol=1e-15)
+assert np.all(ea[7:9] <= eps * (1 + 1e-12)) and np.all(ea[7:9] >= eps * 0.999), ea[7:9]
+assert np.all(da[7:9] == 0.05) and np.all(ea[9] == 0) and np.all(da[9] == 0)
 print("compare file checks passed")
 PY
+
+# sigma recomputed here, independently of the C accountant: T discrete Gaussian
+# releases of sensitivity 1/80 on the grid g (the power of two nearest to
+# max(min(D, s) 2^-20, s 2^-30)) are rho-zCDP, rho = T (D + g)^2 / (2 s^2), and
+# (eps, delta)-DP with delta = inf_a exp((a-1)(a rho - eps)) / (a-1) (1 - 1/a)^a
+# (Canonne, Kamath, Steinke 2020). The sigma written meets delta, and one
+# 1e-6 less does not (it is the smallest).
+"$py" - "$work/out/cmp.h5" <<'PY'
+import math
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+eps, T, D, delta = f["methods/epsilon"][:], 4, 1 / 80, 0.05
+def log_delta(s, e):
+    x = max(min(D, s) * 2.0**-20, s * 2.0**-30)
+    g = 2.0 ** round(math.log2(x))
+    rho = T * (D + g) ** 2 / (2 * s * s)
+    def h(a):
+        return (a - 1) * (a * rho - e) - math.log(a - 1) + a * math.log1p(-1 / a)
+    lo, hi = -40.0, 40.0  # h is unimodal in log(a - 1): golden-section search
+    for _ in range(300):
+        m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        if h(1 + math.exp(m1)) < h(1 + math.exp(m2)):
+            hi = m2
+        else:
+            lo = m1
+    return h(1 + math.exp((lo + hi) / 2))
+for e, s in zip(eps, f["accounting/sigma"][7]):
+    assert log_delta(s, e) <= math.log(delta) + 1e-9, (e, s, log_delta(s, e))
+    assert log_delta(s * (1 - 1e-6), e) > math.log(delta), (e, s)
+    print(f"sigma at eps = {e:g}: {s:.10g} (recomputed)")
+PY
+
+# At a huge epsilon (sigma below 5 % of the accuracy's 1/80 steps) the
+# privatized run is the non-private GP-UCB: the same choices by each rule.
+"$mpiexec" -n 2 --oversubscribe "$bin" compare cmp.ini --set output.name=huge \
+  --set "compare.epsilons=1e3 1e4" --quiet
+"$py" - "$work/out/huge.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+idx, gain = f["methods/index"][:], f["methods/gain"][:]
+assert np.all(f["accounting/sigma"][7] < 0.05 / 80)
+assert np.array_equal(idx[7], idx[9]), (idx[7], idx[9])
+# svm accuracies tie (multiples of 1/80): the noise may break a tie between
+# two equally good observations, so the best observation's accuracy is compared
+assert np.array_equal(gain[8], gain[4]), (gain[8], gain[4])
+print("huge epsilon: the privatized run chooses as GP-UCB does")
+PY
+
+# The old methods are those of the build before the new ones (when given).
+if [[ -n "${DPBO_OLD_BIN:-}" ]]; then
+  "$mpiexec" -n 2 --oversubscribe "$DPBO_OLD_BIN" compare cmp.ini --set output.name=old --quiet
+  "$py" - "$work/out/cmp.h5" "$work/out/old.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+f, g = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+M = g["methods/index"].shape[0]
+for key in g["methods"]:
+    assert np.array_equal(f["methods"][key][:M], g["methods"][key][:], equal_nan=True), key
+for key in g["accounting"]:
+    assert np.array_equal(f["accounting"][key][:M], g["accounting"][key][:], equal_nan=True), key
+print(f"the {M} old methods are bit-identical to {sys.argv[2]}'s")
+PY
+fi
 
 "$py" "$src/analysis/plot_compare.py" "$work/out/cmp.h5" -o "$work/out/cmp.png" --table
 test -s "$work/out/cmp.png"
@@ -159,6 +248,20 @@ eps = f["methods/epsilon"][:]
 assert np.allclose(f["accounting/epsilon_value"][6], eps) and np.all(f["accounting/delta_accounted"][6] == 0)
 # the baselines' sensitivity is g*/m = 1/80 for the sigmoid loss
 print("logreg compare checks passed")
+PY
+# At a huge epsilon on logreg (gains do not tie) both rules choose exactly as
+# the non-private run: argmax mu_T as gp_ucb_mean, the best noisy v_t as gp_ucb.
+"$mpiexec" -n 2 --oversubscribe "$bin" compare lr.ini --set output.name=lrhuge \
+  --set "compare.epsilons=1e3 1e4" --quiet
+"$py" - "$work/out/lrhuge.h5" <<'PY'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+idx = f["methods/index"][:]
+assert np.array_equal(idx[7], idx[9]), (idx[7], idx[9])
+assert np.array_equal(idx[8], idx[4]), (idx[8], idx[4])
+print("logreg, huge epsilon: the privatized run chooses as GP-UCB does")
 PY
 
 # dpbo run, then dpbo utility on its run file.

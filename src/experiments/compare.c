@@ -28,12 +28,18 @@
 #include "experiments/utility.h"
 #include "dpbo/version.h"
 #include "run/release_private.h"
+#include "experiments/compare_evals.h"
 
-static const char *const method_names[DPBO_COMPARE_METHODS] = {
-    "dpbo",           "random_search",
-    "liu_talwar",     "papernot_steinke",
-    "gp_ucb",         "random_search_nonprivate",
-    "dpbo_algorithm3"};
+static const char *const method_names[DPBO_COMPARE_METHODS] = {"dpbo",
+                                                               "random_search",
+                                                               "liu_talwar",
+                                                               "papernot_steinke",
+                                                               "gp_ucb",
+                                                               "random_search_nonprivate",
+                                                               "dpbo_algorithm3",
+                                                               "private_evaluations_mean",
+                                                               "private_evaluations_best",
+                                                               "gp_ucb_mean"};
 
 dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
                                  double ps_eta, dpbo_compare_accounting *out, dpbo_error *err) {
@@ -83,7 +89,13 @@ dpbo_status dpbo_compare_account(int method, double epsilon, double delta, doubl
   }
   case DPBO_COMPARE_GP_UCB:
   case DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE:
+  case DPBO_COMPARE_GP_UCB_MEAN:
     break;
+  case DPBO_COMPARE_PRIVATE_EVALS_MEAN:
+  case DPBO_COMPARE_PRIVATE_EVALS_BEST:
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "compare accounting: the privatized evaluations need the gain's sensitivity "
+               "(dpbo_compare_evals_account)");
   default:
     DPBO_RAISE(DPBO_ERR_ARG, "compare accounting: unknown method %d", method);
   }
@@ -324,8 +336,12 @@ typedef struct compare_context {
   int64_t n;
   double score_sensitivity; /* of a gain at a fixed λ: 1/m (svm accuracy), g* / m (logreg) */
   double lo, hi;            /* the gain's range: released values are clamped to it */
-  int has_algorithm3;       /* logreg: Algorithm 3's f~_L as well */
-  double alg3_sensitivity;  /* Theorem 6's Δ (units of the gain) */
+  /* The privatized evaluations at each ε: σ and the GP's noise. */
+  double evals_sigma[DPBO_COMPARE_MAX_EPSILONS], evals_noise_std[DPBO_COMPARE_MAX_EPSILONS];
+  int64_t gp_ucb_mean_index; /* argmax μ_T of the non-private run, and μ_T there */
+  double gp_ucb_mean_value;
+  int has_algorithm3;      /* logreg: Algorithm 3's f~_L as well */
+  double alg3_sensitivity; /* Theorem 6's Δ (units of the gain) */
 } compare_context;
 
 static void compare_cell_at(const compare_context *ctx, int64_t index, double released,
@@ -450,6 +466,20 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
       c3->evaluations = T;
     }
 #undef CELL
+  }
+  /* GP-UCB on privatized evaluations: after every other method, so their
+   * draws from the repetition's noise stream stay as they were. */
+  for (int e = 0; e < E; e++) {
+    dpbo_compare_evals_pick pe;
+    DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &noise, ctx->score_sensitivity,
+                                    ctx->evals_sigma[e], ctx->evals_noise_std[e], &pe, err));
+    const size_t at = (size_t)e * (size_t)stride_eps;
+    compare_cell_at(ctx, pe.mean_index, pe.mean_value, T,
+                    &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_MEAN * (size_t)stride_method + at]);
+    compare_cell_at(ctx, pe.best_index, pe.best_value, T,
+                    &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_BEST * (size_t)stride_method + at]);
+    compare_cell_at(ctx, ctx->gp_ucb_mean_index, ctx->gp_ucb_mean_value, T,
+                    &cells[(size_t)DPBO_COMPARE_GP_UCB_MEAN * (size_t)stride_method + at]);
   }
   DPBO_TRY(dpbo_noise_check(&noise, err));
 done:
@@ -635,6 +665,20 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   ACC_COLUMN("epsilon_base_profile", epsilon_base_profile);
   ACC_COLUMN("by_profile", by_profile);
 #undef ACC_COLUMN
+  {
+    /* σ of the privatized evaluations and the GP's noise with it. */
+    const double *from[2] = {ctx->evals_sigma, ctx->evals_noise_std};
+    const char *names[2] = {"sigma", "gp_noise_std_used"};
+    for (int c = 0; c < 2; c++) {
+      for (int k = 0; k < M; k++)
+        for (int e = 0; e < E; e++)
+          column[k * E + e] =
+              k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST
+                  ? from[c][e]
+                  : 0.0;
+      DPBO_TRY(dpbo_h5io_write_array(group, names[c], H5T_NATIVE_DOUBLE, 2, dims, column, err));
+    }
+  }
   H5Gclose(group);
 
   if (util->available) {
@@ -744,9 +788,15 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   /* Accounting first: a budget a baseline cannot meet fails before hours of training. */
   for (int k = 0; k < M; k++)
     for (int e = 0; e < E; e++) {
-      status = dpbo_compare_account(k, config->compare_epsilon[e], config->privacy_delta,
-                                    config->privacy_split, T, config->compare_ps_eta,
-                                    &ctx->acc[k][e], err);
+      if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
+        status = dpbo_compare_evals_account(T, ctx->score_sensitivity, config->compare_epsilon[e],
+                                            config->privacy_delta, config->prior.noise_std,
+                                            &ctx->acc[k][e], &ctx->evals_sigma[e],
+                                            &ctx->evals_noise_std[e], err);
+      else
+        status = dpbo_compare_account(k, config->compare_epsilon[e], config->privacy_delta,
+                                      config->privacy_split, T, config->compare_ps_eta,
+                                      &ctx->acc[k][e], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
                           config->compare_epsilon[e]);
@@ -783,6 +833,8 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   for (int t = 0; t < T; t++)
     DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, &table, &run, err));
   ctx->run = &run;
+  DPBO_TRY(dpbo_compare_evals_mean_choice(comm, config, &run, &ctx->gp_ucb_mean_index,
+                                          &ctx->gp_ucb_mean_value, err));
   DPBO_TRY(dpbo_utility_gather_mean(comm, config, &run, &mean, err));
   ctx->mean = mean;
   {
@@ -808,6 +860,11 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                   ctx->sens.value_sensitivity, ctx->score_sensitivity);
   if (rank == 0 && logreg)
     dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
+  for (int e = 0; e < E && rank == 0; e++)
+    dpbo_log_info("privatized evaluations at eps=%g, delta=%g: sigma = %.6g for K = %d Gaussian "
+                  "releases of sensitivity %.6g; the GP's noise %.6g",
+                  config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
+                  ctx->score_sensitivity, ctx->evals_noise_std[e]);
 
   /* Repetitions over ranks: results[field][method][ε][rep]. */
   const size_t block = (size_t)M * (size_t)E * (size_t)R;
@@ -876,7 +933,9 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                                    config->compare_epsilon[e], compare_quantile(scratch, v, R, 0.5),
                                    compare_quantile(scratch, v, R, 0.25),
                                    compare_quantile(scratch, v, R, 0.75));
-          if (k >= DPBO_COMPARE_GP_UCB) break; /* the references do not depend on ε */
+          if (k == DPBO_COMPARE_GP_UCB || k == DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE ||
+              k == DPBO_COMPARE_GP_UCB_MEAN)
+            break; /* the references do not depend on ε */
         }
         dpbo_log_info("%s", line);
       }

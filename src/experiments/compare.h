@@ -32,6 +32,18 @@
  *                   Lap(Δ_f3/ε) over the same GP-UCB run (any acquisition is
  *                   allowed there), the whole ε on the value: (ε, 0). It
  *                   releases no hyper-parameter: its accuracies are NaN.
+ *   private_evaluations_mean  GP-UCB on privatized evaluations (`dpbo run`'s
+ *                   privacy.algorithm = private_evaluations,
+ *                   compare_evals.h): per repetition and ε a run of T steps
+ *                   in which every gain is released by the discrete Gaussian
+ *                   (σ calibrated for K = T releases of the baselines'
+ *                   sensitivity at (ε, δ); the GP's noise √(gp.noise_std² +
+ *                   σ²)); λ̃ = argmax μ_T, value μ_T(λ̃): (ε, δ).
+ *   private_evaluations_best  the same run, λ̃ = its best noisy observation,
+ *                   value that observation: (ε, δ).
+ *   gp_ucb_mean     non-private reference for private_evaluations_mean:
+ *                   argmax μ_T of the non-private run (value μ_T(λ̃));
+ *                   gp_ucb is the reference for private_evaluations_best.
  * The baselines select on the gain with the sensitivity above; released
  * values are clamped to the gain's range (privacy.value_range).
  * baseline.h states the baselines' formulas. The candidates of the
@@ -52,7 +64,8 @@
  * accuracies): /table (gain, val_accuracy, test_accuracy, lambda per
  * candidate), /gp_ucb, /methods ([method][ε][repetition]: val_accuracy,
  * test_accuracy, gain, released_value, evaluations, index),
- * /accounting ([method][ε]) and /utility (the exact distribution of the
+ * /accounting ([method][ε]; sigma and gp_noise_std_used for the privatized
+ * evaluations, 0 elsewhere) and /utility (the exact distribution of the
  * dpbo λ̃ at each ε: regret curve and expected accuracies). */
 #ifndef DPBO_COMPARE_H
 #define DPBO_COMPARE_H
@@ -71,7 +84,10 @@ enum {
   DPBO_COMPARE_GP_UCB = 4,
   DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE = 5,
   DPBO_COMPARE_ALGORITHM3 = 6,
-  DPBO_COMPARE_METHODS = 7
+  DPBO_COMPARE_PRIVATE_EVALS_MEAN = 7,
+  DPBO_COMPARE_PRIVATE_EVALS_BEST = 8,
+  DPBO_COMPARE_GP_UCB_MEAN = 9,
+  DPBO_COMPARE_METHODS = 10
 };
 
 /* How one method spends a total (ε, δ): the selection methods' record
@@ -79,7 +95,9 @@ enum {
 typedef dpbo_selection_accounting dpbo_compare_accounting;
 
 /* The accounting of `method` at total (ε, δ) for budget T and split
- * (dpbo and random_search). Non-private methods report zeros. */
+ * (dpbo and random_search). Non-private methods report zeros. The
+ * privatized evaluations need the gain's sensitivity as well: they are
+ * refused here (dpbo_compare_evals_account, compare_evals.h). */
 dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
                                  double ps_eta, dpbo_compare_accounting *out, dpbo_error *err);
 

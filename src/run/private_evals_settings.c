@@ -12,6 +12,17 @@ const char *const dpbo_final_choice_names[] = {"posterior_mean", "best_observed"
 static const char *const private_evals_keys[] = {"evaluation_sensitivity", "max_evaluations",
                                                  "final_choice", NULL};
 
+dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double epsilon,
+                                         double delta, double gp_noise_std, double *sigma,
+                                         double *gp_noise_std_used, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(dpbo_accountant_gaussian_sigma(k, sensitivity, epsilon, delta, sigma, err));
+  /* Both in units of v and independent: they add as variances. */
+  *gp_noise_std_used = hypot(gp_noise_std, *sigma);
+done:
+  return status;
+}
+
 dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
                                              const dpbo_private_evals_inputs *in,
                                              dpbo_private_evals_settings *out, dpbo_error *err) {
@@ -72,8 +83,9 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
   out->final_choice = (dpbo_final_choice)choice;
   /* σ for K adaptive releases at the total (ε, δ): fixed here, before any
    * data is seen, from public settings only. */
-  if (dpbo_accountant_gaussian_sigma(out->max_evaluations, out->sensitivity, in->epsilon, in->delta,
-                                     &out->sigma, err) != DPBO_OK) {
+  if (dpbo_private_evals_calibrate(out->max_evaluations, out->sensitivity, in->epsilon, in->delta,
+                                   in->gp_noise_std, &out->sigma, &out->gp_noise_std_used,
+                                   err) != DPBO_OK) {
     /* Bad settings, whatever the accountant called them. */
     status = err->code = DPBO_ERR_CONFIG;
     dpbo_error_prefix(err,
@@ -84,7 +96,6 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
                       out->sensitivity);
     goto done;
   }
-  out->gp_noise_std_used = hypot(in->gp_noise_std, out->sigma);
 done:
   return status;
 }

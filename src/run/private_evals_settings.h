@@ -55,6 +55,14 @@ typedef struct dpbo_private_evals_inputs {
   double gp_noise_std;       /* gp.noise_std */
 } dpbo_private_evals_inputs;
 
+/* σ for k adaptive releases of sensitivity Δ at a total (ε, δ)
+ * (dpbo_accountant_gaussian_sigma) and the GP's noise √(gp_noise_std² + σ²)
+ * that goes with it: what a private_evaluations run uses, and what `dpbo
+ * compare` uses for its privatized GP-UCB runs. */
+dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double epsilon,
+                                         double delta, double gp_noise_std, double *sigma,
+                                         double *gp_noise_std_used, dpbo_error *err);
+
 /* Reads and checks the keys (marking them used) and calibrates σ. With
  * in->active = 0 a given key is refused (it applies to this algorithm
  * only). A failure names the key (file:line or --set). */

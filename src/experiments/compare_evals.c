@@ -1,0 +1,94 @@
+/* dpbo compare's GP-UCB on privatized evaluations (compare_evals.h). */
+#include "experiments/compare_evals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpbo/accountant.h"
+#include "dpbo/mechanism.h"
+#include "dpbo/ucb.h"
+#include "run/private_evals_settings.h"
+
+dpbo_status dpbo_compare_evals_account(int T, double sensitivity, double epsilon, double delta,
+                                       double gp_noise_std, dpbo_selection_accounting *out,
+                                       double *sigma, double *gp_noise_std_used, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  out->epsilon = epsilon;
+  out->delta = delta;
+  /* K = T: compare's run has no retries and loses no evaluation. */
+  DPBO_TRY(dpbo_private_evals_calibrate(T, sensitivity, epsilon, delta, gp_noise_std, sigma,
+                                        gp_noise_std_used, err));
+  DPBO_TRY(dpbo_accountant_gaussian_epsilon(T, sensitivity, *sigma, delta, &out->epsilon_accounted,
+                                            err));
+  out->delta_accounted = delta;
+done:
+  return status;
+}
+
+dpbo_status dpbo_compare_evals_mean_choice(MPI_Comm comm, const dpbo_config *config,
+                                           const dpbo_run *run, int64_t *index, double *value,
+                                           dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_ucb_choice choice = dpbo_ucb_local_best(run->ucb, 0.0);
+  DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
+  if (choice.index < 0) DPBO_RAISE(DPBO_ERR_ARG, "no candidate is left for the final choice");
+  *index = choice.index;
+  *value = config->prior.mean + config->prior.signal_std * choice.score;
+done:
+  return status;
+}
+
+/* The privatized evaluation: the table's gain through the Gaussian
+ * mechanism. A mechanism failure is kept here and ends the comparison
+ * (run_step would take a failed status for a failed evaluation). */
+typedef struct compare_evals_source {
+  const double *gain;
+  dpbo_noise *noise;
+  double sensitivity, sigma;
+  dpbo_status code;
+  dpbo_error failure;
+} compare_evals_source;
+
+static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  compare_evals_source *src = context;
+  dpbo_gaussian_release release;
+  (void)err;
+  src->code = dpbo_mech_gaussian(src->noise, src->gain[index], src->sensitivity, src->sigma,
+                                 &release, &src->failure);
+  *gain = release.value;
+  return DPBO_OK;
+}
+
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
+                                   double sensitivity, double sigma, double gp_noise_std_used,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *copy = NULL;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  /* The config a private_evaluations run has after calibration (config.c):
+   * its algorithm (β_t of GP-UCB, no pruning) and the GP's noise. */
+  DPBO_ALLOC(copy, 1, "the privatized run's config");
+  *copy = *config;
+  copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
+  copy->prior.noise_std = gp_noise_std_used;
+  compare_evals_source src = {gain, noise, sensitivity, sigma, DPBO_OK, {0}};
+  dpbo_error_clear(&src.failure);
+  DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
+  for (int t = 0; t < copy->iterations; t++) {
+    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, compare_evals_gain, &src, &run, err));
+    if (src.code != DPBO_OK)
+      DPBO_RAISE(src.code, "the Gaussian mechanism failed on a privatized evaluation: %s",
+                 src.failure.message);
+  }
+  if (run.best_step < 0) DPBO_RAISE(DPBO_ERR_ARG, "the privatized run observed nothing");
+  out->best_index = run.trace[run.best_step].index;
+  out->best_value = run.trace[run.best_step].gain;
+  DPBO_TRY(dpbo_compare_evals_mean_choice(MPI_COMM_SELF, copy, &run, &out->mean_index,
+                                          &out->mean_value, err));
+done:
+  dpbo_run_free(&run);
+  free(copy);
+  return status;
+}

@@ -1,0 +1,50 @@
+/* `dpbo compare`'s GP-UCB on privatized evaluations (issue #13 items 1 and
+ * 4): the run `dpbo run` makes with privacy.algorithm = private_evaluations
+ * (run/private_evals.h), here on compare's table.
+ *
+ * Per repetition and ε, one GP-UCB run of T steps (the run layer's step,
+ * run/run.h, on MPI_COMM_SELF) in which every evaluation's gain is released
+ * by dpbo_mech_gaussian with σ = dpbo_private_evals_calibrate(K = T, Δ = the
+ * gain's sensitivity, ε, δ = privacy.delta) and the GP's noise is
+ * √(gp.noise_std² + σ²). Both final-choice rules read that one run:
+ *   private_evaluations_mean  λ̃ = argmax μ_T, released value μ_T(λ̃);
+ *   private_evaluations_best  λ̃ = λ_t of the best noisy v_t, released v_t.
+ * The non-private run's argmax μ_T (gp_ucb_mean) uses the same rule. */
+#ifndef DPBO_COMPARE_EVALS_H
+#define DPBO_COMPARE_EVALS_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "dpbo/error.h"
+#include "dpbo/noise.h"
+#include "run/config.h"
+#include "run/run.h"
+#include "run/selection.h"
+
+/* The accounting of T privatized evaluations at total (ε, δ): σ and the
+ * GP's noise, epsilon_accounted = the discrete Gaussian's proven ε at δ
+ * (dpbo_accountant_gaussian_epsilon, <= ε), delta_accounted = δ. */
+dpbo_status dpbo_compare_evals_account(int T, double sensitivity, double epsilon, double delta,
+                                       double gp_noise_std, dpbo_selection_accounting *out,
+                                       double *sigma, double *gp_noise_std_used, dpbo_error *err);
+
+/* argmax μ_T over Λ (ties to the lowest index; collective over comm) and
+ * μ_T there (units of v): the posterior-mean rule of private_evals. */
+dpbo_status dpbo_compare_evals_mean_choice(MPI_Comm comm, const dpbo_config *config,
+                                           const dpbo_run *run, int64_t *index, double *value,
+                                           dpbo_error *err);
+
+/* What one privatized run releases under each rule. */
+typedef struct dpbo_compare_evals_pick {
+  int64_t mean_index, best_index;
+  double mean_value, best_value; /* μ_T(λ̃); the best noisy v_t */
+} dpbo_compare_evals_pick;
+
+/* One privatized GP-UCB run of config->iterations steps on gain[] (the
+ * table's gains, indexed by candidate), its noise from `noise`. */
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
+                                   double sensitivity, double sigma, double gp_noise_std_used,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err);
+
+#endif
