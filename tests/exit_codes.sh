@@ -67,6 +67,7 @@ expect success 0 "best validation gain"
 # then succeeds, so the run file holds the step done.
 config early "${synthetic[@]}"
 DPBO_RENAME_FAULT_DIR="$work/out" DPBO_RENAME_FAULT_COUNT=1 LD_PRELOAD="$shim" \
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
   "$bin" run early.ini > out.txt 2>&1; code=$?
 expect run_ended_early 1 "the run stopped after 1 of 4 evaluations: cannot write the checkpoint"
 grep -qF "the evaluations done are in the run file" out.txt \
@@ -100,6 +101,7 @@ expect all_failed 3 "all 3 evaluations failed; no release was made"
 # 3: the run file cannot be written at all (every rename fails).
 config unwritable "${synthetic[@]}"
 DPBO_RENAME_FAULT_DIR="$work/out" DPBO_RENAME_FAULT_COUNT=all LD_PRELOAD="$shim" \
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
   "$bin" run unwritable.ini > out.txt 2>&1; code=$?
 expect output_unwritable 3 "Input/output error"
 grep -q "cannot rename" out.txt || { echo "FAIL: output_unwritable: the message does not say what failed"; failed=1; }

@@ -53,8 +53,12 @@ cc=$(command -v cc)
 "$cc" -o "$work/pc_static" "$work/consumer.c" $(pkg-config --cflags dpbo) \
   "$libdir/libdpbo.a" $(pkg-config --static --libs dpbo | sed 's/-ldpbo//') 2> "$work/pcs.log" \
   || { cat "$work/pcs.log"; fail "pkg-config --static build failed"; }
-ldd "$work/pc_shared" | grep -q "$libdir/libdpbo.so" || fail "pc_shared does not load the installed libdpbo.so"
-ldd "$work/pc_static" | grep -q 'libdpbo.so' && fail "pc_static loads libdpbo.so"
+# The whole of ldd's output is read before grep looks (grep -q on a pipe
+# exits at the first match, and under pipefail ldd's SIGPIPE on its later
+# lines then failed the check now and then).
+shared_libs=$(ldd "$work/pc_shared") static_libs=$(ldd "$work/pc_static")
+grep -qF "$libdir/libdpbo.so" <<< "$shared_libs" || fail "pc_shared does not load the installed libdpbo.so"
+grep -q 'libdpbo.so' <<< "$static_libs" && fail "pc_static loads libdpbo.so"
 
 for exe in build/consumer_shared build/consumer_static pc_shared pc_static; do
   "$work/$exe" > "$work/$(basename "$exe").out" 2> "$work/err.txt" \

@@ -46,7 +46,7 @@ run "$work/run.ini" --quiet --set output.name=cut --stop-after 9 2> "$work/stop.
 code=$?
 [[ $code -eq 4 ]] || { cat "$work/stop.err"; fail "--stop-after 9 should exit 4, got $code"; }
 grep -q -- "--resume" "$work/stop.err" || fail "the stop message does not say how to continue"
-"$bin" info "$work/cut.h5" | grep -q "complete = 0" || fail "the checkpoint is not marked incomplete"
+grep -q "complete = 0" <<< "$("$bin" info "$work/cut.h5")" || fail "the checkpoint is not marked incomplete"
 [[ $(trace "$work/cut.h5" | wc -l) -eq 10 ]] || fail "the checkpoint should hold 9 steps"
 
 run "$work/run.ini" --quiet --set output.name=cut 2> "$work/refuse.err"
@@ -60,7 +60,7 @@ code=$?
 run "$work/run.ini" --quiet --set output.name=cut --resume || fail "--resume exited $?"
 trace "$work/cut.h5" > "$work/cut.txt"
 cmp -s "$work/whole.txt" "$work/cut.txt" || { diff "$work/whole.txt" "$work/cut.txt" | head; fail "the resumed trace differs from the uninterrupted one"; }
-"$bin" info "$work/cut.h5" | grep -q "resumed_steps = 9" || fail "the summary does not record the 9 resumed steps"
+grep -q "resumed_steps = 9" <<< "$("$bin" info "$work/cut.h5")" || fail "the summary does not record the 9 resumed steps"
 run "$work/run.ini" --set output.name=cut --resume > "$work/again.out" 2>&1 || fail "resuming a complete run should succeed"
 grep -q "complete already" "$work/again.out" || fail "resuming a complete run should say so"
 
@@ -68,6 +68,14 @@ grep -q "complete already" "$work/again.out" || fail "resuming a complete run sh
 # once the checkpoint holds 3 steps.
 cat > "$work/slow.sh" <<'SH'
 #!/bin/sh
+# While the file `hold` exists beside this script, the fifth evaluation and
+# later ones wait for the file `go`: the signalled run cannot finish before
+# the test has sent its signal, however slow the machine.
+d=$(dirname "$0")
+if [ -e "$d/hold" ]; then
+  n=$(($(cat "$d/count" 2>/dev/null || echo 0) + 1)); echo "$n" > "$d/count"
+  if [ "$n" -gt 4 ]; then while [ ! -e "$d/go" ]; do sleep 0.05; done; fi
+fi
 sleep 0.3
 a=${1#a=}; b=${2#b=}
 awk -v a="$a" -v b="$b" 'BEGIN { printf "%.17g\n", 1 - (a - 0.4)^2 - 0.1 * (log(b) / log(10) - 1)^2 }'
@@ -81,18 +89,22 @@ command = $work/slow.sh
 dir = $work
 INI
 run "$work/slow.ini" --quiet --set output.name=slow_whole || fail "uninterrupted command run exited $?"
+touch "$work/hold"
 "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/slow.ini" --quiet --set output.name=slow > "$work/sig.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do
+for _ in $(seq 1 1200); do
   if [[ -e $work/slow.h5 ]] && (( $(trace "$work/slow.h5" 2>/dev/null | wc -l) >= 4 )); then break; fi
   sleep 0.1
 done
 kill -USR1 $pid
+sleep 0.5
+touch "$work/go"
 wait $pid
 code=$?
 [[ $code -eq 4 ]] || { cat "$work/sig.out"; fail "SIGUSR1 should checkpoint and exit 4, got $code"; }
 kept=$(($(trace "$work/slow.h5" | wc -l) - 1))
 (( kept >= 3 && kept < 12 )) || fail "after SIGUSR1 the checkpoint holds $kept steps"
+rm -f "$work/hold"
 run "$work/slow.ini" --quiet --set output.name=slow --resume || fail "--resume after SIGUSR1 exited $?"
 trace "$work/slow_whole.h5" > "$work/slow_whole.txt"
 trace "$work/slow.h5" > "$work/slow.txt"
