@@ -14,11 +14,12 @@
 #include "dpbo/ucb.h"
 #include "run/release_private.h"
 #include "run/selection.h"
+#include "experiments/stopping_law.h"
 
 const double dpbo_utility_levels[DPBO_UTILITY_QUANTILES] = {0.05, 0.25, 0.5, 0.75, 0.95};
 
 /* The p-quantile of Lap(b): b log(2p) below the median, −b log(2(1 − p)) above. */
-static double utility_laplace_quantile(double b, double p) {
+double dpbo_utility_laplace_quantile(double b, double p) {
   return p < 0.5 ? b * log(2.0 * p) : -b * log(2.0 * (1.0 - p));
 }
 
@@ -112,7 +113,8 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
   }
   out->value_bound = out->value_term_noise + out->value_term_regret + out->value_term_laplace;
   for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
-    out->noise_quantiles[q] = utility_laplace_quantile(out->laplace_scale, dpbo_utility_levels[q]);
+    out->noise_quantiles[q] =
+        dpbo_utility_laplace_quantile(out->laplace_scale, dpbo_utility_levels[q]);
 }
 
 typedef struct regret_item {
@@ -128,8 +130,16 @@ dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mea
                                         double sensitivity, double epsilon, double *p,
                                         dpbo_utility_holder *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  regret_item *items = NULL;
   DPBO_TRY(dpbo_mech_select_probabilities(kind, mean, n, sensitivity, epsilon, p, err));
+  DPBO_TRY(dpbo_utility_law_figures(mean, p, n, out, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_utility_law_figures(const double *mean, const double *p, int64_t n,
+                                     dpbo_utility_holder *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  regret_item *items = NULL;
   DPBO_ALLOC(items, n, "the regret distribution");
   double top = -INFINITY;
   for (int64_t i = 0; i < n; i++)
@@ -169,7 +179,7 @@ void dpbo_utility_value_figures(double x, double scale, int clamp, double lo, do
                                 dpbo_utility_holder *out) {
   out->released_value = x;
   for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++) {
-    double v = x + utility_laplace_quantile(scale, dpbo_utility_levels[q]);
+    double v = x + dpbo_utility_laplace_quantile(scale, dpbo_utility_levels[q]);
     if (clamp) v = fmin(fmax(v, lo), hi); /* monotone: quantiles pass through */
     out->value_error_quantiles[q] = v - x;
   }
@@ -228,7 +238,7 @@ static dpbo_status utility_random_search(const dpbo_config *config, const dpbo_r
     pub->value_probability = 1.0 - tail;
     for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
       pub->noise_quantiles[q] =
-          utility_laplace_quantile(pub->laplace_scale, dpbo_utility_levels[q]);
+          dpbo_utility_laplace_quantile(pub->laplace_scale, dpbo_utility_levels[q]);
     reports[e].pub_other = *pub; /* no GP bounds: the same under both */
     reports[e].pub_other.bounds =
         config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
@@ -246,6 +256,86 @@ done:
   return status;
 }
 
+/* The stopping methods (liu_talwar, papernot_steinke): the law of the best
+ * of K noisy runs (experiments/stopping_law.h), over the trace's gains as a
+ * sample of Λ unless they cover it. Public: no theorem bound, only ε0 and
+ * the base's Laplace quantiles. Holder: the λ̃ figures of that law and the
+ * released score's error around the best gain. */
+static dpbo_status utility_stopping(const dpbo_config *config, const dpbo_run *run,
+                                    const double *epsilons, int count, double tail,
+                                    dpbo_utility_report *reports, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *v = NULL, *w = NULL, *p = NULL;
+  double sens, lo, hi;
+  int64_t d = 0;
+  int exact = 0;
+  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
+  /* The release's own conditions (release.c): a whole run, no failures. */
+  if (run->steps < 1 || run->steps != run->planned || run->finished != run->planned ||
+      run->outcome != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "the %s run did not evaluate every candidate it drew, so there is no release to "
+               "report on",
+               dpbo_algorithm_name(config->algorithm));
+  for (int t = 0; t < run->steps; t++)
+    if (run->trace[t].state == DPBO_STEP_FAILED || !isfinite(run->trace[t].gain))
+      DPBO_RAISE(DPBO_ERR_ARG,
+                 "%s: evaluations failed, and the private-selection methods have no rule for a "
+                 "candidate without a gain: there is no release to report on",
+                 dpbo_algorithm_name(config->algorithm));
+  DPBO_TRY(dpbo_stopping_support(run, &v, &w, &d, &exact, err));
+  DPBO_ALLOC(p, d, "the law of the released candidate");
+  const double best = v[d - 1];
+  for (int e = 0; e < count; e++) {
+    dpbo_selection_accounting acc;
+    dpbo_runs_law law;
+    DPBO_TRY(dpbo_selection_account(config->algorithm, epsilons[e], config->privacy_delta,
+                                    config->privacy_split, config->iterations, config->ps_eta, &acc,
+                                    err));
+    DPBO_TRY(dpbo_stopping_runs_law(config->algorithm, config->iterations, &acc, &law, err));
+    const double b = sens / acc.epsilon_base;
+    dpbo_utility_public *pub = &reports[e].pub;
+    memset(pub, 0, sizeof *pub);
+    pub->bounds = config->bounds;
+    pub->epsilon = epsilons[e];
+    pub->epsilon_base = acc.epsilon_base;
+    /* One mechanism over the pair (release.c): no share for each part, and
+     * no theorem bound (stopping_law.h). */
+    pub->epsilon_lambda = pub->epsilon_value = NAN;
+    pub->delta_lambda = pub->delta_value = pub->delta_value_union = NAN;
+    pub->tail = tail;
+    pub->a = log(1.0 / tail);
+    pub->lambda_bound = pub->lambda_probability = NAN;
+    pub->value_bound = pub->value_probability = NAN;
+    pub->laplace_scale = b;
+    for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
+      pub->noise_quantiles[q] = dpbo_utility_laplace_quantile(b, dpbo_utility_levels[q]);
+    reports[e].pub_other = *pub; /* no GP bounds: the same under both */
+    reports[e].pub_other.bounds =
+        config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
+    dpbo_utility_holder *h = &reports[e].holder;
+    memset(h, 0, sizeof *h);
+    h->best_observed = best;
+    h->law_support = exact ? dpbo_space_size(run->space) : run->steps;
+    h->law_exact = exact;
+    DPBO_TRY(dpbo_stopping_law(&law, v, w, d, b, p, err));
+    DPBO_TRY(dpbo_utility_law_figures(v, p, d, h, err));
+    /* The released score is the best noisy score, clamped (selection.h). */
+    h->released_value = best;
+    for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++) {
+      double s = dpbo_stopping_quantile(&law, v, w, d, b, dpbo_utility_levels[q]);
+      h->value_error_quantiles[q] = fmin(fmax(s, lo), hi) - best;
+    }
+    h->probability_clamped = fmin(1.0, dpbo_stopping_cdf(&law, v, w, d, b, lo) +
+                                           (1.0 - dpbo_stopping_cdf(&law, v, w, d, b, hi)));
+  }
+done:
+  free(v);
+  free(w);
+  free(p);
+  return status;
+}
+
 dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                                  const double *epsilons, int count, double tail,
                                  dpbo_utility_report *reports, dpbo_error *err) {
@@ -258,22 +348,17 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
                "(rerun with privacy.algorithm = 1, 2 or 3)",
                config->path);
-  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: dpbo utility has no figures for privacy.algorithm = %s: its release is the "
-               "best of a secret random number K of noisy runs, whose law has no cheap exact form "
-               "(and an estimate is not implemented); nothing was computed or written. "
-               "dpbo compare estimates its utility over repetitions",
-               config->path, dpbo_algorithm_name(config->algorithm));
-  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+  if (dpbo_algorithm_is_selection(config->algorithm)) {
     if (!(tail > 0.0 && tail < 1.0))
       DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
     for (int e = 0; e < count; e++)
       if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
         DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
                    epsilons[e]);
-    DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
+    if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH)
+      DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
+    else
+      DPBO_TRY(utility_stopping(config, run, epsilons, count, tail, reports, err));
     goto done;
   }
   if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
@@ -399,6 +484,7 @@ static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *re
   const hsize_t dims[2] = {(hsize_t)count, DPBO_UTILITY_QUANTILES};
   DPBO_TRY(dpbo_h5io_write_array(pub, "noise_quantiles", H5T_NATIVE_DOUBLE, 2, dims, rows, err));
   PUB_COLUMN("delta_value_union", P->delta_value_union);
+  if (PUB(&reports[0])->epsilon_base > 0.0) PUB_COLUMN("epsilon_base", P->epsilon_base);
 done:
   return status;
 }
@@ -468,6 +554,16 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
   UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles,
                DPBO_UTILITY_QUANTILES);
   UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
+  if (reports[0].holder.law_support > 0) {
+    /* The stopping methods: over which candidates the λ̃ figures are. */
+    char law[160];
+    snprintf(law, sizeof law,
+             reports[0].holder.law_exact
+                 ? "exact over Lambda (its %lld candidates all evaluated by the run)"
+                 : "estimate over the run's %lld evaluated candidates as a sample of Lambda",
+             (long long)reports[0].holder.law_support);
+    DPBO_TRY(dpbo_h5io_attr_string(holder, "lambda_law", law, err));
+  }
   H5Gclose(pub);
   H5Gclose(holder);
   H5Gclose(other);
@@ -492,6 +588,15 @@ done:
 
 /* One set of public figures (both Theorem lines) under its bounds. */
 static void utility_log_public(const dpbo_config *config, const dpbo_utility_public *p) {
+  if (p->epsilon_base > 0.0) {
+    /* The stopping methods (stopping_law.h): no theorem bound. */
+    dpbo_log_info("    no public utility bound (none found in Liu-Talwar or Papernot-Steinke for "
+                  "the best of K noisy runs); each run's score noise is Lap(%.4g) (epsilon0 = "
+                  "%.4g), quantiles (5/25/50/75/95%%): %.4g %.4g %.4g %.4g %.4g",
+                  p->laplace_scale, p->epsilon_base, p->noise_quantiles[0], p->noise_quantiles[1],
+                  p->noise_quantiles[2], p->noise_quantiles[3], p->noise_quantiles[4]);
+    return;
+  }
   dpbo_log_info("    bounds = %s%s: delta = %.3g (the value's delta shares add up to %.3g)",
                 dpbo_bounds_name(p->bounds), p->bounds == config->bounds ? " (this run's)" : "",
                 p->delta_lambda + p->delta_value, p->delta_value_union);
@@ -515,10 +620,15 @@ void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *repo
                 "paper bounds side by side:");
   for (int e = 0; e < count; e++) {
     const dpbo_utility_public *p = &reports[e].pub;
-    dpbo_log_info("  epsilon = %.4g (lambda %.4g, value %.4g):", p->epsilon, p->epsilon_lambda,
-                  p->epsilon_value);
+    if (p->epsilon_base > 0.0)
+      dpbo_log_info("  epsilon = %.4g (epsilon0 = %.4g for each of the K runs):", p->epsilon,
+                    p->epsilon_base);
+    else
+      dpbo_log_info("  epsilon = %.4g (lambda %.4g, value %.4g):", p->epsilon, p->epsilon_lambda,
+                    p->epsilon_value);
     const int paper_first = config->bounds == DPBO_BOUNDS_PAPER;
     utility_log_public(config, paper_first ? &reports[e].pub_other : p);
+    if (p->epsilon_base > 0.0) continue; /* no bounds: one line, not two */
     utility_log_public(config, paper_first ? p : &reports[e].pub_other);
   }
   dpbo_log_info("FOR THE DATA HOLDER ONLY (computed from the sensitive run; never publish; "
@@ -526,6 +636,12 @@ void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *repo
   for (int e = 0; e < count; e++) {
     const dpbo_utility_holder *h = &reports[e].holder;
     dpbo_log_info("  epsilon = %.4g:", reports[e].pub.epsilon);
+    if (h->law_support > 0)
+      dpbo_log_info(h->law_exact ? "    the best of K noisy runs: exact over Lambda (its %lld "
+                                   "candidates all evaluated)"
+                                 : "    the best of K noisy runs: estimate over the run's %lld "
+                                   "evaluated candidates as a sample of Lambda",
+                    (long long)h->law_support);
     if (h->has_lambda) {
       double median = h->regret_x[DPBO_UTILITY_CDF_POINTS - 1];
       for (int c = 0; c < DPBO_UTILITY_CDF_POINTS; c++)

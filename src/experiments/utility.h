@@ -30,6 +30,12 @@
  *  - the error of the released value, clamp(x + Z) − x with x the value the
  *    run releases (max_t v_t) and Z ~ Lap(Δ_v/ε_v), at the quantile levels
  *    below, and the probability that the release is clamped.
+ * The private-selection methods (run/selection.h): random_search's λ̃ is
+ * the exponential mechanism over the T evaluated gains (exact); the
+ * stopping methods (liu_talwar, papernot_steinke) release the best of K
+ * noisy runs, whose law experiments/stopping_law.h derives (an
+ * estimate over the run's evaluated candidates unless they cover Λ; no
+ * public theorem bound). For them "μ_T" is the gain.
  * These are written into the run file (group /utility), which is itself
  * sensitive, and never into a release file. Computing them spends no budget:
  * nothing here is released. */
@@ -63,6 +69,7 @@ typedef struct dpbo_utility_public {
   double value_term_noise, value_term_regret, value_term_laplace;
   double laplace_scale;
   double noise_quantiles[DPBO_UTILITY_QUANTILES];
+  double epsilon_base; /* the stopping methods: ε0 of each run (else 0) */
 } dpbo_utility_public;
 
 /* Figures computed from the sensitive run: for the data holder only. */
@@ -76,6 +83,11 @@ typedef struct dpbo_utility_holder {
   double released_value; /* x: the value the release perturbs */
   double value_error_quantiles[DPBO_UTILITY_QUANTILES];
   double probability_clamped;
+  /* The stopping methods: the λ̃ figures are over law_support candidates,
+   * all of Λ (law_exact = 1) or the run's evaluations as a sample of Λ
+   * (0); 0 for the other methods (their laws are exact). */
+  int64_t law_support;
+  int law_exact;
 } dpbo_utility_holder;
 
 typedef struct dpbo_utility_report {
@@ -99,6 +111,14 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
 dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mean, int64_t n,
                                         double sensitivity, double epsilon, double *p,
                                         dpbo_utility_holder *out, dpbo_error *err);
+
+/* The holder's λ̃ figures from a distribution p[0..n) over gains mean[0..n)
+ * (units of v; best_observed must be set in out first). */
+dpbo_status dpbo_utility_law_figures(const double *mean, const double *p, int64_t n,
+                                     dpbo_utility_holder *out, dpbo_error *err);
+
+/* The p-quantile of Lap(b). */
+double dpbo_utility_laplace_quantile(double b, double p);
 
 /* The holder's value figures: clamp(x + Z) − x, Z ~ Lap(scale), clamping to
  * [lo, hi] when clamp is set. */
