@@ -17,8 +17,8 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log" 2>&1 \
   || { cat "$work/install.log"; fail "cmake --install exited non-zero"; }
 
 # What is installed.
-libdir=$(cd "$prefix" && ls -d lib*/ lib/*-linux-gnu/ 2>/dev/null | while read -r d; do
-  [[ -f $prefix/$d/libdpbo.a ]] && echo "$prefix/${d%/}"; done | head -1)
+libdir=$(head -1 <<< "$(cd "$prefix" && ls -d lib*/ lib/*-linux-gnu/ 2>/dev/null | while read -r d; do
+  [[ -f $prefix/$d/libdpbo.a ]] && echo "$prefix/${d%/}"; done)")
 [[ -n $libdir ]] || fail "no libdpbo.a under $prefix/lib*"
 [[ -x $prefix/bin/dpbo ]] || fail "no bin/dpbo"
 ls "$libdir"/libdpbo.so.* > /dev/null 2>&1 || fail "no shared library libdpbo.so.N in $libdir"

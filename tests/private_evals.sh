@@ -209,7 +209,7 @@ svm | logreg)
     check_release "$work/$name.release.json" $K $K "$sens" $eps $delta $choice
     check_h5 "$work/$name.release.h5" $K
     [[ $(charged "$work/$name.h5") == "$K" ]] || fail "$name: the run file charges $(charged "$work/$name.h5"), not $K"
-    cat "$work/$name.out" "$work/$name.err" | grep -q "Gaussian mechanisms charged" || fail "$name: no release log"
+    grep -q "Gaussian mechanisms charged" <<< "$(cat "$work/$name.out" "$work/$name.err")" || fail "$name: no release log"
   done
   # dpbo release: post-processing only. The final choice may switch (nothing
   # is spent: the ledger stays at one charge); an accounting key may not.
@@ -219,7 +219,7 @@ svm | logreg)
     --set privacy.final_choice=$other > "$work/rel.out" 2> "$work/rel.err" ||
     { cat "$work/rel.err"; fail "dpbo release --set privacy.final_choice=$other failed"; }
   check_release "$work/$name.release-2.json" $K $K "$sens" $eps $delta $other
-  cat "$work/rel.out" "$work/rel.err" | grep -q "added nothing" || fail "dpbo release does not say it spent nothing"
+  grep -q "added nothing" <<< "$(cat "$work/rel.out" "$work/rel.err")" || fail "dpbo release does not say it spent nothing"
   timeout 120 "$mpiexec" -n 1 "$bin" release "$work/$name.h5" --set privacy.epsilon=5 \
     > /dev/null 2> "$work/rel2.err"
   code=$?

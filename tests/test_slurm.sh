@@ -62,7 +62,7 @@ work=$(mktemp -d /tmp/dpbo-test-slurm.XXXXXX)
 job=
 ref_pid=
 was_up=0
-SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null | grep -q "is UP" && was_up=1
+grep -q "is UP" <<< "$(SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null)" && was_up=1
 cleanup() {
   [[ -n $job ]] && scancel "$job" 2>/dev/null
   [[ -n $ref_pid ]] && kill "$ref_pid" 2>/dev/null

@@ -29,6 +29,7 @@
 #include "dpbo/version.h"
 #include "run/release_private.h"
 #include "experiments/compare_evals.h"
+#include "experiments/compare_table.h"
 
 static const char *const method_names[DPBO_COMPARE_METHODS] = {"dpbo",
                                                                "random_search",
@@ -518,11 +519,7 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
   DPBO_ALLOC(lambda, (size_t)n * (size_t)d, "the candidates");
   DPBO_ALLOC(column, (size_t)M * (size_t)E, "an accounting column");
   DPBO_ALLOC(trace_index, T, "the trace");
-  for (int64_t i = 0; i < n; i++) {
-    double u[DPBO_MAX_DIM];
-    DPBO_TRY(dpbo_space_unit(space, i, u, err));
-    dpbo_space_to_values(space, u, lambda + (size_t)i * (size_t)d);
-  }
+  DPBO_TRY(dpbo_compare_table_lambda(space, lambda, err));
   DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
   hid_t file = out.id;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
@@ -540,6 +537,9 @@ static dpbo_status compare_write(const char *path, const compare_context *ctx,
                                  "validation data; an experiment file, never a release",
                                  err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", noise_source, err));
+  /* Where /table came from: trained here, or the compare.table file. */
+  DPBO_TRY(dpbo_h5io_attr_string(
+      file, "table_source", config->compare_table[0] ? config->compare_table : "trained", err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &values[0], 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &values[1], 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(file, "repetitions", &values[2], 1, err));
@@ -817,7 +817,13 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
                   "epsilon, %d rank%s; first the accuracy table over Λ",
                   (long long)ctx->n, T, R, E, size, size == 1 ? "" : "s");
-  DPBO_TRY(compare_table_fill(comm, config, space, &table, err));
+  if (config->compare_table[0]) {
+    table.n = ctx->n;
+    DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table.gain, &table.val, &table.test,
+                                     &table.seconds, err));
+  } else {
+    DPBO_TRY(compare_table_fill(comm, config, space, &table, err));
+  }
   if (rank == 0) {
     int64_t bv = 0, bt = 0;
     for (int64_t i = 1; i < ctx->n; i++) {

@@ -431,6 +431,8 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
                                  config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
                                  "(the truncated negative binomial shape) must lie in [0, 10]",
                                  err));
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "table", "",
+                                    config->compare_table, sizeof config->compare_table, err));
 done:
   return status;
 }

@@ -124,6 +124,7 @@ typedef struct dpbo_config {
   int compare_epsilon_count;
   double compare_epsilon[DPBO_COMPARE_MAX_EPSILONS];
   double compare_ps_eta;
+  char compare_table[DPBO_PATH_MAX]; /* an earlier compare file's table ("": train it) */
   /* everything as written, for the run file's attributes (a copy of the
    * struct shares them; dpbo_config_free releases them) */
   dpbo_settings settings;

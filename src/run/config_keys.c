@@ -202,6 +202,12 @@ const dpbo_settings_key dpbo_config_keys[] = {
     KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
         "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
         "logarithmic, 1 geometric)."),
+    KEY("compare", "table", "text", "a path, or empty", "", 0, "", "",
+        "dpbo compare: an earlier compare file whose table (/table) is used instead of training "
+        "every candidate again; refused unless its objective.* and space.* settings (defaults "
+        "included) and its candidates are this run's. The privacy, compare, gp, ucb, run and "
+        "output keys may differ: they act after the table (the GP-UCB run and the repetitions, "
+        "recomputed; the table holds no GP)."),
 
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
 

@@ -397,18 +397,8 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
   fputs(",\"guarantee\":", f);
   dpbo_release_json_string(f, r->guarantee);
   fputs("}\n", f);
-  if (fflush(f) != 0 || ferror(f))
-    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
-  tmp[0] = '\0'; /* published */
-  int closed = fclose(f);
-  f = NULL;
-  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
 done:
-  if (f) fclose(f);
-  if (fd >= 0) close(fd);
-  if (status != DPBO_OK && tmp[0]) unlink(tmp);
-  return status;
+  return dpbo_release_json_publish(status, f, fd, tmp, path, err);
 }
 
 static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, const char *path,

@@ -683,6 +683,23 @@ static void release_json_group(FILE *f, const release_number *numbers, release_g
   }
 }
 
+dpbo_status dpbo_release_json_publish(dpbo_status status, FILE *f, int fd, const char *tmp,
+                                      const char *path, dpbo_error *err) {
+  if (status != DPBO_OK) goto done;
+  if (fflush(f) != 0 || ferror(f))
+    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
+  tmp = NULL; /* published */
+  int closed = fclose(f);
+  f = NULL;
+  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
+done:
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  if (status != DPBO_OK && tmp && tmp[0]) unlink(tmp);
+  return status;
+}
+
 static dpbo_status release_write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char tmp[DPBO_PATH_MAX + 64] = "";
@@ -731,18 +748,8 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
           r->reproducible ? "true" : "false");
   release_json_string(f, r->guarantee);
   fputs("}\n", f);
-  if (fflush(f) != 0 || ferror(f))
-    DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  DPBO_TRY(dpbo_h5io_temp_publish(fileno(f), tmp, path, err));
-  tmp[0] = '\0'; /* published */
-  int closed = fclose(f);
-  f = NULL;
-  if (closed != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot close %s: %s", path, strerror(errno));
 done:
-  if (f) fclose(f);
-  if (fd >= 0) close(fd);
-  if (status != DPBO_OK && tmp[0]) unlink(tmp);
-  return status;
+  return dpbo_release_json_publish(status, f, fd, tmp, path, err);
 }
 
 static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {

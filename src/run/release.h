@@ -105,6 +105,13 @@ void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_pat
  * for NaN and infinities), as the release files write them. */
 void dpbo_release_json_string(FILE *f, const char *text);
 void dpbo_release_json_number(FILE *f, double x);
+/* The end of a JSON release written into the temporary `tmp` of
+ * dpbo_h5io_temp_open (f, or still the descriptor fd when fdopen failed):
+ * with status DPBO_OK flushes, publishes atomically as `path` and closes;
+ * otherwise, or when that fails, closes and removes the temporary. Call it
+ * at the writer's done label; returns the writer's status or the failure. */
+dpbo_status dpbo_release_json_publish(dpbo_status status, FILE *f, int fd, const char *tmp,
+                                      const char *path, dpbo_error *err);
 
 /* Logs the release next to the non-private best (rank 0 prints). */
 void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);

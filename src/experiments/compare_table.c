@@ -1,0 +1,225 @@
+/* dpbo compare's table from an earlier compare file (compare_table.h says
+ * which keys must match and why). */
+#include "experiments/compare_table.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/comm.h"
+#include "base/h5io.h"
+#include "base/log.h"
+#include "run/output.h"
+
+dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int64_t n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  for (int64_t i = 0; i < n; i++) {
+    double u[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(space, i, u, err));
+    dpbo_space_to_values(space, u, lambda + (size_t)i * (size_t)d);
+  }
+done:
+  return status;
+}
+
+/* The sections the table depends on (compare_table.h). */
+static int table_section(const char *name, size_t len) {
+  return (len == 9 && strncmp(name, "objective", 9) == 0) ||
+         (len == 5 && strncmp(name, "space", 5) == 0);
+}
+
+/* "section.key=value" lines: the value of `name` ("section.key"), or NULL. */
+static const char *table_line_value(const char *lines, const char *name, size_t name_len,
+                                    size_t *len) {
+  for (const char *line = lines; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t line_len = end ? (size_t)(end - line) : strlen(line);
+    if (line_len > name_len && strncmp(line, name, name_len) == 0 && line[name_len] == '=') {
+      *len = line_len - name_len - 1;
+      return line + name_len + 1;
+    }
+    line = end ? end + 1 : NULL;
+  }
+  return NULL;
+}
+
+/* A stored key's effective value: written (config.*), else its default. */
+static const char *table_stored_value(const char *written, const char *taken, const char *name,
+                                      size_t *len) {
+  const char *v = table_line_value(written, name, strlen(name), len);
+  return v ? v : table_line_value(taken, name, strlen(name), len);
+}
+
+/* This run's effective value of `name` ("section.key"), or NULL. */
+static const char *table_current_value(const dpbo_settings *settings, const char *name) {
+  char full[256];
+  for (int i = 0; i < settings->count; i++) {
+    snprintf(full, sizeof full, "%s.%s", settings->entry[i].section, settings->entry[i].key);
+    if (strcmp(full, name) == 0) return settings->entry[i].value;
+  }
+  for (int i = 0; i < settings->default_count; i++) {
+    snprintf(full, sizeof full, "%s.%s", settings->defaults[i].section, settings->defaults[i].key);
+    if (strcmp(full, name) == 0) return settings->defaults[i].value;
+  }
+  return NULL;
+}
+
+/* Compares one of this run's keys with the file's; 1 and `what` if it differs. */
+static int table_key_differs(const dpbo_settings_entry *e, const char *written, const char *taken,
+                             const char *table, char *what, size_t size) {
+  char name[256];
+  if (!table_section(e->section, strlen(e->section))) return 0;
+  snprintf(name, sizeof name, "%s.%s", e->section, e->key);
+  size_t len = 0;
+  const char *old = table_stored_value(written, taken, name, &len);
+  if (!old) {
+    snprintf(what, size, "%s is '%s' in this run and not set in %s", name, e->value, table);
+    return 1;
+  }
+  if (strlen(e->value) != len || strncmp(e->value, old, len) != 0) {
+    snprintf(what, size, "%s is '%s' in this run and '%.*s' in %s", name, e->value, (int)len, old,
+             table);
+    return 1;
+  }
+  return 0;
+}
+
+/* Every objective.* and space.* key with its effective value must be the
+ * same in both (as text: "80" and "8e1" differ, a conservative refusal). */
+static int table_settings_differ(const dpbo_settings *settings, const char *written,
+                                 const char *taken, const char *table, char *what, size_t size) {
+  for (int i = 0; i < settings->count; i++)
+    if (table_key_differs(&settings->entry[i], written, taken, table, what, size)) return 1;
+  for (int i = 0; i < settings->default_count; i++)
+    if (table_key_differs(&settings->defaults[i], written, taken, table, what, size)) return 1;
+  /* ...and no key of those sections the file has may be missing now. */
+  const char *texts[2] = {written, taken};
+  for (int t = 0; t < 2; t++)
+    for (const char *line = texts[t]; line && *line;) {
+      const char *end = strchr(line, '\n'), *dot = strchr(line, '.'), *eq = strchr(line, '=');
+      if (dot && eq && dot < eq && (!end || eq < end) &&
+          table_section(line, (size_t)(dot - line))) {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - line), line);
+        if (!table_current_value(settings, name)) {
+          int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
+          snprintf(what, size, "%s is '%.*s' in %s and not set in this run", name, vlen, eq + 1,
+                   table);
+          return 1;
+        }
+      }
+      line = end ? end + 1 : NULL;
+    }
+  return 0;
+}
+
+/* Rank 0: opens, checks and reads the earlier file. */
+static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space, double *gain,
+                              double *val, double *test, double *seconds, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *path = config->compare_table;
+  const int64_t n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  hid_t file = -1;
+  char *written = NULL, *taken = NULL;
+  double *lambda = NULL, *stored = NULL;
+  char what[1024], why[DPBO_ERROR_MSG_MAX]; /* why: err's message, copied before err is rewritten */
+  if (access(path, R_OK) != 0) {
+    int error = errno;
+    DPBO_RAISE(DPBO_ERR_IO, "%s: compare.table: cannot open %s: %s", config->path, path,
+               strerror(error));
+  }
+  H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (file < 0)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s is not an HDF5 file (a dpbo compare output)",
+               config->path, path);
+  /* Every failed read below is a bad input file: DPBO_ERR_DATA, exit 2. */
+  if (dpbo_output_read_settings(file, &written, err) != DPBO_OK || !written ||
+      dpbo_h5io_read_attr_strings(file, "default.", &taken, err) != DPBO_OK)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: compare.table: %s holds no settings (config.* attributes): not a dpbo "
+               "compare output",
+               config->path, path);
+  if (table_settings_differ(&config->settings, written, taken, path, what, sizeof what))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: compare.table: %s was made from another objective or space, so its table "
+               "does not apply: %s",
+               config->path, path, what);
+  hsize_t dims[2] = {0, 0};
+  if (dpbo_h5io_shape(file, "table/lambda", 2, dims, err) != DPBO_OK) {
+    snprintf(why, sizeof why, "%s", err->message);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s has no table (/table/lambda): %s",
+               config->path, path, why);
+  }
+  if (dims[0] != (hsize_t)n || dims[1] != (hsize_t)d)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: compare.table: %s holds %llu candidates of %llu dimension(s), this run %lld "
+               "of %d",
+               config->path, path, (unsigned long long)dims[0], (unsigned long long)dims[1],
+               (long long)n, d);
+  DPBO_ALLOC(lambda, (size_t)n * (size_t)d, "the candidates");
+  DPBO_ALLOC(stored, (size_t)n * (size_t)d, "the stored candidates");
+  DPBO_TRY(dpbo_compare_table_lambda(space, lambda, err));
+  /* The file's shapes are checked before each read: a short dataset would
+   * overrun the buffers. */
+  static const char *const columns[4] = {"table/lambda", "table/gain", "table/val_accuracy",
+                                         "table/test_accuracy"};
+  double *into[4] = {stored, gain, val, test};
+  for (int c = 0; c < 4; c++) {
+    if (c > 0 &&
+        (dpbo_h5io_shape(file, columns[c], 1, dims, err) != DPBO_OK || dims[0] != (hsize_t)n))
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: /%s is missing or not %lld long",
+                 config->path, path, columns[c], (long long)n);
+    if (dpbo_h5io_read(file, columns[c], H5T_NATIVE_DOUBLE, into[c], err) != DPBO_OK) {
+      snprintf(why, sizeof why, "%s", err->message);
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
+    }
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp(lambda + (size_t)i * (size_t)d, stored + (size_t)i * (size_t)d,
+               sizeof *lambda * (size_t)d) != 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: compare.table: candidate %lld of %s (/table/lambda) is not this run's",
+                 config->path, (long long)i, path);
+  if (dpbo_h5io_read_attr_double(file, "train_seconds", seconds, err) != DPBO_OK) {
+    snprintf(why, sizeof why, "%s", err->message);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
+  }
+done:
+  if (file >= 0) H5Fclose(file);
+  free(written);
+  free(taken);
+  free(lambda);
+  free(stored);
+  return status;
+}
+
+dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config,
+                                    const dpbo_space *space, double **gain, double **val,
+                                    double **test, double *seconds, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  const int64_t n = dpbo_space_size(space);
+  *seconds = 0.0;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_ALLOC(*gain, n, "the gains");
+  DPBO_ALLOC(*val, n, "the validation accuracies");
+  DPBO_ALLOC(*test, n, "the test accuracies");
+  if (rank == 0) local = table_load(config, space, *gain, *val, *test, seconds, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(*gain, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(*val, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(*test, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, comm));
+  if (rank == 0)
+    dpbo_log_info("table: %lld candidates read from %s (compare.table; %.1f s of training there)",
+                  (long long)n, config->compare_table, *seconds);
+done:
+  return status;
+}
