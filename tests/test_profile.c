@@ -28,11 +28,19 @@
  *    neighbours moving each a by at most one (so the base is ε0-DP), ties
  *    broken uniformly; P[output | D] summed over k of P[K = k] directly.
  *    The bound must dominate it for every neighbour and ε.
+ *  - In this test, exact profiles of selections over bases that output a
+ *    score level only (the best level of K runs, P[K = k] summed
+ *    directly): randomized response (checked against the textbook pgf to
+ *    1e-12 and, for K ≡ 1, against its own profile
+ *    (e^{ε0} − e^ε)/(1 + e^{ε0}) to 1e-9), random ε0-DP pairs on 2..6
+ *    levels, and a refined randomized response that tends to the extremal
+ *    pair below. The bound must dominate each at every ε of a grid.
  *  - In this test, the continuous base whose D-density against D′ is e^{ε0}
  *    below rank 1/(1 + e^{ε0}) and e^{−ε0} above (the pair that reaches the
  *    pure (2 + η) ε0): its exact divergence must stay below the bound and,
  *    at δ = 1e-6, close to it (the bound is near-tight there). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +211,20 @@ static void test_quadrature(void) {
     }
 }
 
+/* P[lo <= G(best of K draws) < hi] for a score with CDF G, i.e.
+ * Σ_k P[K = k] (hi^k − lo^k), summed from the pmf (not from the pgf the
+ * module uses) until the pmf is below 1e-22. */
+static double series_top(double eta, double gamma, double hi, double lo) {
+  double top = 0.0, p = dpbo_baseline_tnb_pmf(eta, gamma, 1), hik = hi, lok = lo;
+  for (int64_t k = 1; k < 400000 && (k < 10 || p > 1e-22); k++) {
+    top += p * (hik - lok);
+    p *= (1.0 - gamma) * ((double)k + eta) / ((double)k + 1.0);
+    hik *= hi;
+    lok *= lo;
+  }
+  return top;
+}
+
 /* The discrete base: candidate j has accuracy level a[j] ∈ {0..4}; the score
  * s ∈ {0..4} has P[s | a] ∝ e^{−ε0|s − a|/2}. */
 enum { DISC_CANDIDATES = 3, DISC_SCORES = 5 };
@@ -233,14 +255,7 @@ static void disc_selection(double eta, double gamma, double q[DISC_CANDIDATES][D
     cdf[s + 1] = cdf[s] + level[s];
   }
   for (int s = 0; s < DISC_SCORES; s++) {
-    double top = 0.0, p = dpbo_baseline_tnb_pmf(eta, gamma, 1);
-    double hi = cdf[s + 1], lo = cdf[s], hik = hi, lok = lo;
-    for (int64_t k = 1; k < 200000 && (k < 10 || p > 1e-22); k++) {
-      top += p * (hik - lok);
-      p *= (1.0 - gamma) * ((double)k + eta) / ((double)k + 1.0);
-      hik *= hi;
-      lok *= lo;
-    }
+    double top = series_top(eta, gamma, cdf[s + 1], cdf[s]);
     for (int j = 0; j < DISC_CANDIDATES; j++)
       out[j][s] = level[s] > 0.0 ? top * q[j][s] / level[s] : 0.0;
   }
@@ -295,6 +310,196 @@ static void test_discrete_selection(void) {
       }
   }
   printf("discrete selection: exact divergence / bound at most %.3f\n", worst_ratio);
+}
+
+/* A base whose output is its score level s ∈ {0..L−1} (the higher wins),
+ * with law p under D and r under D′; the selection outputs the best level
+ * of its K runs. */
+enum { LEVELS_MAX = 64 };
+
+static void level_selection(double eta, double gamma, int levels, const double *p, double *out) {
+  double below = 0.0;
+  for (int s = 0; s < levels; s++) {
+    out[s] = series_top(eta, gamma, below + p[s], below);
+    below += p[s];
+  }
+}
+
+/* The exact privacy profile of a pair of laws on {0..L−1}: the larger
+ * hockey-stick divergence of the two orders. */
+static double level_profile(int levels, const double *a, const double *b, double epsilon) {
+  double ab = 0.0, ba = 0.0;
+  for (int s = 0; s < levels; s++) {
+    ab += fmax(0.0, a[s] - exp(epsilon) * b[s]);
+    ba += fmax(0.0, b[s] - exp(epsilon) * a[s]);
+  }
+  return fmax(ab, ba);
+}
+
+/* The base's own ε0: its largest log ratio. */
+static double level_epsilon0(int levels, const double *p, const double *r) {
+  double e0 = 0.0;
+  for (int s = 0; s < levels; s++)
+    e0 = fmax(e0, fabs(log(p[s] / r[s])));
+  return e0;
+}
+
+/* The textbook pgfs of D_{η,γ}: logarithmic (η = 0) and
+ * ((1 − (1 − γ)x)^{−η} − 1)/(γ^{−η} − 1) (η > 0; η = 1 is the geometric
+ * γx/(1 − (1 − γ)x)), written here without the module's log1p/expm1. */
+static double textbook_pgf(double eta, double gamma, double x) {
+  if (eta == 0.0) return log(1.0 - (1.0 - gamma) * x) / log(gamma);
+  if (eta == 1.0) return gamma * x / (1.0 - (1.0 - gamma) * x);
+  return (pow(1.0 - (1.0 - gamma) * x, -eta) - 1.0) / (pow(gamma, -eta) - 1.0);
+}
+
+/* Randomized response as the base: level 0 ("low") has probability
+ * e^{ε0}/(1 + e^{ε0}) under D and 1/(1 + e^{ε0}) under D′. Its own profile
+ * is (e^{ε0} − e^ε)/(1 + e^{ε0}) for ε < ε0; the selection outputs "low"
+ * only when all K runs do, with probability φ(P[low]). The exact profile of
+ * the selection is computed two ways (pmf series, textbook pgf) and must
+ * agree to 1e-12; the bound must dominate it at every ε. */
+static void test_randomized_response(void) {
+  double worst = 0.0;
+  const double e0s[] = {0.05, 0.3, 1.0, 2.5};
+  const double etas[] = {0.0, 0.5, 1.0, 2.0};
+  const double means[] = {2.0, 10.0, 100.0};
+  /* K ≡ 1: the selection is the base; its profile is RR's closed form. */
+  for (int c = 0; c < 4; c++) {
+    double e0 = e0s[c], lo = exp(e0) / (1.0 + exp(e0)), p[2] = {lo, 1.0 - lo},
+           r[2] = {1.0 - lo, lo}, sp[2], sr[2];
+    level_selection(1.0, 1.0 - 0x1p-40, 2, p, sp);
+    level_selection(1.0, 1.0 - 0x1p-40, 2, r, sr);
+    for (double eps = 0.0; eps < e0; eps += 0.1 * e0)
+      near(level_profile(2, sp, sr, eps), (exp(e0) - exp(eps)) / (1.0 + exp(e0)), 1e-9,
+           "randomized response, K = 1");
+  }
+  for (int a = 0; a < 4; a++)
+    for (int m = 0; m < 3; m++) {
+      double g = gamma_for(etas[a], means[m]);
+      for (int c = 0; c < 4; c++) {
+        double e0 = e0s[c], lo = exp(e0) / (1.0 + exp(e0));
+        double p[2] = {lo, 1.0 - lo}, r[2] = {1.0 - lo, lo}, sp[2], sr[2];
+        CHECK(fabs(level_epsilon0(2, p, r) - e0) <= 1e-12 * e0);
+        level_selection(etas[a], g, 2, p, sp);
+        level_selection(etas[a], g, 2, r, sr);
+        double fp = textbook_pgf(etas[a], g, lo), fr = textbook_pgf(etas[a], g, 1.0 - lo);
+        double cp[2] = {fp, 1.0 - fp}, cr[2] = {fr, 1.0 - fr};
+        for (double eps = 0.0; eps <= (2.0 + etas[a]) * e0; eps += 0.05 * e0) {
+          double exact = level_profile(2, sp, sr, eps);
+          near(exact, level_profile(2, cp, cr, eps), 1e-12, "randomized response, pgf");
+          double bound = dpbo_profile_tnb_delta(e0, etas[a], g, eps);
+          CHECK_MSG(exact <= bound + 1e-15,
+                    "randomized response eta %g E[K] %g eps0 %g eps %g: exact %.17g > bound %.17g",
+                    etas[a], means[m], e0, eps, exact, bound);
+          if (bound > 1e-6) worst = fmax(worst, exact / bound);
+        }
+      }
+    }
+  printf("randomized response: exact profile / bound at most %.3f\n", worst);
+}
+
+/* Refined randomized response: L = 4n levels, D′ uniform, D with density
+ * ratio 3 on the n lowest and 1/3 on the rest (ε0 = log 3, normalized
+ * exactly). As n grows this tends to the continuous pair of
+ * test_near_tight, on which the bound is nearly tight; here the ε each
+ * needs at δ = 1e-6 must stay at or below what every accountant charges. */
+static void test_refined_response(void) {
+  const double e0 = log(3.0), etas[] = {0.0, 1.0};
+  for (int e = 0; e < 2; e++) {
+    double g = gamma_for(etas[e], 30.0);
+    double charged = dpbo_profile_tnb_epsilon(e0, etas[e], g, 1e-6);
+    for (int n = 1; n <= 16; n *= 4) {
+      int levels = 4 * n;
+      double p[LEVELS_MAX], r[LEVELS_MAX], sp[LEVELS_MAX], sr[LEVELS_MAX];
+      for (int s = 0; s < levels; s++) {
+        r[s] = 1.0 / levels;
+        p[s] = (s < n ? 3.0 : 1.0 / 3.0) / levels;
+      }
+      CHECK(fabs(level_epsilon0(levels, p, r) - e0) <= 1e-12);
+      level_selection(etas[e], g, levels, p, sp);
+      level_selection(etas[e], g, levels, r, sr);
+      double worst = 0.0;
+      for (double eps = 0.0; eps <= (2.0 + etas[e]) * e0; eps += 0.05 * e0) {
+        double exact = level_profile(levels, sp, sr, eps);
+        double bound = dpbo_profile_tnb_delta(e0, etas[e], g, eps);
+        CHECK_MSG(exact <= bound + 1e-15, "refined response eta %g L %d eps %g: %.17g > %.17g",
+                  etas[e], levels, eps, exact, bound);
+        if (bound > 1e-6) worst = fmax(worst, exact / bound);
+      }
+      double lo = 0.0, hi = (2.0 + etas[e]) * e0;
+      for (int i = 0; i < 60; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (level_profile(levels, sp, sr, mid) > 1e-6)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      /* Every accountant of the selection must charge at least this: the
+       * profile bound, Papernot–Steinke's Rényi bound and, for the
+       * geometric law, Liu–Talwar's pure 3 ε0. */
+      double renyi = dpbo_baseline_ps_epsilon(e0, etas[e], g, 1e-6, NULL, NULL);
+      CHECK(hi <= charged && hi <= renyi);
+      if (etas[e] == 1.0) CHECK(hi <= dpbo_baseline_lt_epsilon(e0));
+      printf("refined response eta %g E[K] 30 eps0 log 3, L %d: exact profile / bound at most "
+             "%.3f; at delta 1e-6 needs eps %.6f, the bound charges %.6f, Renyi %.6f\n",
+             etas[e], levels, worst, hi, charged, renyi);
+    }
+  }
+}
+
+/* Random ε0-DP pairs on 2..6 levels (fixed seed): D′ random, D = D′ times
+ * ratios in [e^{−1}, e^{1}] (half of them at the ends), renormalized; the
+ * bound at the pair's own ε0 must dominate the selection's exact profile. */
+static uint64_t splitmix(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *state) { return (double)(splitmix(state) >> 11) * 0x1p-53; }
+
+static void test_random_bases(void) {
+  const double etas[] = {0.0, 0.5, 1.0, 2.0};
+  const double means[] = {2.0, 10.0, 100.0};
+  uint64_t state = 20240713;
+  double worst = 0.0;
+  int pairs = 0;
+  for (int a = 0; a < 4; a++)
+    for (int m = 0; m < 3; m++) {
+      double g = gamma_for(etas[a], means[m]);
+      for (int trial = 0; trial < 60; trial++, pairs++) {
+        int levels = 2 + (int)(uniform01(&state) * 5.0);
+        double p[LEVELS_MAX], r[LEVELS_MAX], sp[LEVELS_MAX], sr[LEVELS_MAX], zr = 0.0, zp = 0.0;
+        for (int s = 0; s < levels; s++) {
+          r[s] = 0.05 + uniform01(&state);
+          zr += r[s];
+        }
+        for (int s = 0; s < levels; s++) {
+          double u = uniform01(&state);
+          double lr = u < 0.25 ? -1.0 : u < 0.5 ? 1.0 : 2.0 * uniform01(&state) - 1.0;
+          r[s] /= zr;
+          p[s] = r[s] * exp(lr);
+          zp += p[s];
+        }
+        for (int s = 0; s < levels; s++)
+          p[s] /= zp;
+        double e0 = level_epsilon0(levels, p, r);
+        if (e0 < 1e-3) continue;
+        level_selection(etas[a], g, levels, p, sp);
+        level_selection(etas[a], g, levels, r, sr);
+        for (double eps = 0.0; eps <= (2.0 + etas[a]) * e0; eps += 0.05 * e0) {
+          double exact = level_profile(levels, sp, sr, eps);
+          double bound = dpbo_profile_tnb_delta(e0, etas[a], g, eps);
+          CHECK_MSG(exact <= bound + 1e-15,
+                    "random base %d (eta %g E[K] %g, %d levels, eps0 %g) eps %g: %.17g > %.17g",
+                    trial, etas[a], means[m], levels, e0, eps, exact, bound);
+          if (bound > 1e-6) worst = fmax(worst, exact / bound);
+        }
+      }
+    }
+  printf("random bases: %d pairs, exact profile / bound at most %.3f\n", pairs, worst);
 }
 
 /* The continuous pair: in D′'s rank t the D-density is e^{ε0} on
@@ -459,6 +664,9 @@ int main(void) {
   test_closed_forms();
   test_quadrature();
   test_discrete_selection();
+  test_randomized_response();
+  test_refined_response();
+  test_random_bases();
   test_near_tight();
   test_monotone_and_round_trip();
   test_tighter_of_two();
