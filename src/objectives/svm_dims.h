@@ -17,8 +17,8 @@
 #define DPBO_SVM_WEIGHT_PREFIX "weight."
 
 typedef struct dpbo_svm_dims {
-  int c, gamma; /* positions of C and gamma among the dimensions */
-  int weights;  /* weight dimensions, in the space's order: */
+  int c, gamma;                     /* positions of C and gamma among the dimensions */
+  int weights;                      /* weight dimensions, in the space's order: */
   int weight_dim[DPBO_MAX_DIM];     /* the position of each */
   int weight_feature[DPBO_MAX_DIM]; /* the feature it weighs, 1-based */
 } dpbo_svm_dims;
