@@ -74,8 +74,7 @@ int main(int argc, char **argv) {
       const double w = strtod(argv[a], NULL);
       const double values[3] = {pairs[p][0], pairs[p][1], w};
       double gain = 0.0;
-      if (dpbo_objective_evaluate(&objective, k > 0 ? 3 : 2, names, values, &gain, &err) !=
-          DPBO_OK)
+      if (dpbo_objective_evaluate(&objective, k > 0 ? 3 : 2, names, values, &gain, &err) != DPBO_OK)
         return fail(&err);
       printf("case %.17g %.17g %d %.17g %ld %d\n", pairs[p][0], pairs[p][1], k, w,
              lround(gain * VALID_ROWS), VALID_ROWS);
