@@ -162,6 +162,16 @@ case $case_name in
   idx_labels_ndim)  write_idx_base; idx_images > lb.idx1; expect="$work/lb.idx1: byte 3: a labels file has 1 dimension \(one label per row\), this one 3" ;;
   idx_no_labels_key) write_idx_base; sed -i '/^labels = /d' run.ini; expect="objective.labels is required with objective.format = idx" ;;
   idx_labels_with_csv) write_idx_base; sed -i 's/^format = idx/format = csv/' run.ini; expect="run.ini:[0-9]+: objective.labels applies to IDX files" ;;
+  # Feature weights of the svm objective (dim.weight.K, issue #13 item 4): a
+  # feature 0, a feature past the data's 2 (dpbo run and dpbo compare), a
+  # range below 0, a weight on the logreg objective; and compare still refuses
+  # an unknown dimension by its key.
+  svm_weight_index_zero) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.0 = log 0.1 10/' run.ini; expect="run.ini:8: space.dim.weight.0 is not a feature weight" ;;
+  svm_weight_beyond_features) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.3 = log 0.1 10/' run.ini; expect="space.dim.weight.3 weighs feature 3, but $work/d.csv has 2 features" ;;
+  compare_weight_beyond_features) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.3 = log 0.1 10/; s/^validation_rows = 2/validation_rows = 1\ntest_rows = 1/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare: svm objective: space.dim.weight.3 weighs feature 3, but $work/d.csv has 2 features" ;;
+  svm_weight_negative_range) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.2 = linear -1 1/' run.ini; expect="run.ini:8: space.dim.weight.2 reaches below 0" ;;
+  logreg_weight) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^kind = svm/kind = logreg/; s/^dim.C = .*/dim.lambda = log 0.01 1/; s/^dim.gamma = .*/dim.weight.1 = log 0.1 10/' run.ini; printf '[privacy]\nalgorithm = 3\n' >> run.ini; expect="run.ini:7: space.dim.weight.1 is a feature weight, which only objective.kind = svm takes" ;;
+  compare_unknown_dim) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.degree = linear 1 5/; s/^validation_rows = 2/validation_rows = 1\ntest_rows = 1/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare: svm objective: unknown dimension 'degree' \(space.dim.degree\)" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

@@ -118,9 +118,10 @@ typedef struct compare_table {
 typedef struct compare_evaluator {
   int logreg;
   dpbo_svm_data *svm; /* svm: eval rows = validation rows, then test rows */
+  dpbo_svm_dims dims; /* svm: where C, gamma and the feature weights sit */
   unsigned char *correct;
   dpbo_objective objective; /* logreg */
-  int ic, ig, il;           /* positions of C, gamma (svm) or lambda (logreg) */
+  int il;                   /* logreg: the position of lambda */
 } compare_evaluator;
 
 static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *config,
@@ -133,8 +134,8 @@ static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *co
     *seconds = MPI_Wtime() - t0;
   } else {
     const int64_t m = config->svm.validation_rows, m_test = config->svm.test_rows;
-    DPBO_TRY(dpbo_svm_fit_predict(ev->svm, &config->svm, v[ev->ic], v[ev->ig], ev->correct, NULL,
-                                  NULL, seconds, err));
+    DPBO_TRY(
+        dpbo_svm_evaluate_at(ev->svm, &config->svm, &ev->dims, v, ev->correct, NULL, seconds, err));
     int64_t right_v = 0, right_t = 0;
     for (int64_t r = 0; r < m; r++)
       right_v += ev->correct[r];
@@ -155,13 +156,12 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
   dpbo_status status = DPBO_OK;
   dpbo_dataset *data = NULL;
   const int d = dpbo_space_dims(space);
+  const char *names[DPBO_MAX_DIM];
   memset(ev, 0, sizeof *ev);
-  ev->ic = ev->ig = ev->il = -1;
-  for (int i = 0; i < d; i++) {
-    const char *name = dpbo_space_dim(space, i)->name;
-    if (strcmp(name, "C") == 0) ev->ic = i;
-    if (strcmp(name, "gamma") == 0) ev->ig = i;
-    if (strcmp(name, "lambda") == 0) ev->il = i;
+  ev->il = -1;
+  for (int i = 0; i < d && i < DPBO_MAX_DIM; i++) {
+    names[i] = dpbo_space_dim(space, i)->name;
+    if (strcmp(names[i], "lambda") == 0) ev->il = i;
   }
   ev->logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   if (ev->logreg) {
@@ -173,10 +173,13 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
         dpbo_logreg_compare_create(&config->logreg, config->logreg.test_rows, &ev->objective, err));
   } else {
     const dpbo_svm_options *opt = &config->svm;
-    if (d != 2 || ev->ic < 0 || ev->ig < 0)
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "%s: dpbo compare tunes the svm objective's two dimensions, dim.C and dim.gamma",
-                 config->path);
+    /* C, gamma and any feature weights (objectives/svm_dims.h): the names
+     * first, the weights' features once the data is read. */
+    status = dpbo_svm_dims_find(d, names, 0, opt->data_path, &ev->dims, err);
+    if (status != DPBO_OK) {
+      dpbo_error_prefix(err, "%s: dpbo compare", config->path);
+      goto done;
+    }
     /* The eval rows are the validation rows followed by the test rows: the
      * svm objective's split with n_valid + n_test rows after training. */
     dpbo_dataset_options read = {opt->format, opt->max_features, opt->header, opt->label_column,
@@ -186,6 +189,12 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
     DPBO_TRY(dpbo_svm_data_split(
         data, opt->split_seed, opt->train_rows, opt->validation_rows + opt->test_rows,
         "dpbo compare (train, validation and test rows)", opt->data_path, &ev->svm, err));
+    status = dpbo_svm_dims_find(d, names, dpbo_svm_data_features(ev->svm), opt->data_path,
+                                &ev->dims, err);
+    if (status != DPBO_OK) {
+      dpbo_error_prefix(err, "%s: dpbo compare", config->path);
+      goto done;
+    }
     DPBO_ALLOC(ev->correct, (size_t)(opt->validation_rows + opt->test_rows), "the predictions");
   }
 done:

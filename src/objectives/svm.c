@@ -35,6 +35,14 @@ struct dpbo_svm_data {
   int d;               /* features */
   dpbo_svm_pool *pool; /* dense eval rows, made by the first dense prediction */
   double *eval_labels; /* the latest predictions, n_eval */
+  /* Feature weights (dpbo_svm_data_weigh): the rows as prepared, and the
+   * weighted copies train.x and eval_x point to while a weight is not 1. */
+  size_t train_count, eval_count; /* nodes of each, terminators included */
+  struct svm_node **plain_train_x, **plain_eval_x;
+  struct svm_node **weighted_train_x, **weighted_eval_x;
+  struct svm_node *weighted_train_nodes, *weighted_eval_nodes;
+  double *weight; /* d + 1: weight[k] for feature k (NULL: never weighted) */
+  int weighted;   /* train.x and eval_x point to the weighted copies */
 };
 
 typedef struct svm_impl {
@@ -58,12 +66,13 @@ void dpbo_svm_options_default(dpbo_svm_options *options) {
 
 /* Sparse LIBSVM rows of data (sparse_private.h). */
 static dpbo_status svm_build_nodes(const dpbo_dataset *data, struct svm_node ***rows_out,
-                                   struct svm_node **nodes_out, dpbo_error *err) {
+                                   struct svm_node **nodes_out, size_t *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct svm_node **rows = NULL;
   struct svm_node *nodes = NULL;
+  *count = dpbo__sparse_count(data);
   DPBO_ALLOC(rows, (size_t)data->n, "the LIBSVM row pointers");
-  DPBO_ALLOC(nodes, dpbo__sparse_count(data), "the LIBSVM nodes");
+  DPBO_ALLOC(nodes, *count, "the LIBSVM nodes");
   DPBO__SPARSE_FILL(data, rows, nodes);
   *rows_out = rows;
   *nodes_out = nodes;
@@ -77,6 +86,15 @@ done:
 
 void dpbo_svm_data_destroy(dpbo_svm_data *data) {
   if (!data) return;
+  if (data->weighted) { /* the plain rows own the memory */
+    data->train.x = data->plain_train_x;
+    data->eval_x = data->plain_eval_x;
+  }
+  free(data->weighted_train_x);
+  free(data->weighted_eval_x);
+  free(data->weighted_train_nodes);
+  free(data->weighted_eval_nodes);
+  free(data->weight);
   free(data->train.x);
   free(data->train.y);
   free(data->train_nodes);
@@ -98,12 +116,12 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
                (long long)train->n, (long long)eval->n);
   DPBO_ALLOC(data, 1, "the LIBSVM data");
   data->train.l = (int)train->n;
-  DPBO_TRY(svm_build_nodes(train, &data->train.x, &data->train_nodes, err));
+  DPBO_TRY(svm_build_nodes(train, &data->train.x, &data->train_nodes, &data->train_count, err));
   DPBO_ALLOC(data->train.y, (size_t)train->n, "the training labels");
   memcpy(data->train.y, train->y, (size_t)train->n * sizeof *train->y);
   data->n_eval = (int)eval->n;
   data->d = eval->d;
-  DPBO_TRY(svm_build_nodes(eval, &data->eval_x, &data->eval_nodes, err));
+  DPBO_TRY(svm_build_nodes(eval, &data->eval_x, &data->eval_nodes, &data->eval_count, err));
   DPBO_ALLOC(data->eval_y, (size_t)eval->n, "the labels to predict");
   memcpy(data->eval_y, eval->y, (size_t)eval->n * sizeof *eval->y);
   DPBO_ALLOC(data->eval_labels, (size_t)eval->n, "the predicted labels");
@@ -544,6 +562,83 @@ done:
 
 int dpbo_svm_data_eval_rows(const dpbo_svm_data *data) { return data->n_eval; }
 
+int dpbo_svm_data_features(const dpbo_svm_data *data) { return data->d; }
+
+/* rows[0..n) from plain[0..n), each value times weight[its feature], with
+ * the zeros a weight of 0 makes omitted, as the prepared rows omit theirs
+ * (sparse_private.h): a weight of 0 then equals a column never read. */
+static void svm_weigh_rows(int n, struct svm_node *const *plain, const double *weight,
+                           struct svm_node **rows, struct svm_node *nodes) {
+  size_t next = 0;
+  for (int i = 0; i < n; i++) {
+    rows[i] = nodes + next;
+    for (const struct svm_node *p = plain[i]; p->index != -1; p++) {
+      const double value = p->value * weight[p->index];
+      if (value == 0.0) continue;
+      nodes[next].index = p->index;
+      nodes[next].value = value;
+      next++;
+    }
+    nodes[next].index = -1;
+    nodes[next].value = 0.0;
+    next++;
+  }
+}
+
+dpbo_status dpbo_svm_data_weigh(dpbo_svm_data *data, int count, const int *features,
+                                const double *weights, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int plain = 1;
+  for (int j = 0; j < count; j++) {
+    if (features[j] < 1 || features[j] > data->d)
+      DPBO_RAISE(DPBO_ERR_ARG,
+                 "feature weight: feature %d is not among the data's features 1 to %d", features[j],
+                 data->d);
+    if (!isfinite(weights[j]) || weights[j] < 0.0)
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                 "at weight.%d=%.17g: a feature weight must be finite and at least 0", features[j],
+                 weights[j]);
+    if (weights[j] != 1.0) plain = 0;
+  }
+  if (plain) {
+    /* Every weight 1: the prepared rows themselves (x * 1 == x), so a space
+     * without weights trains on exactly what it always did, with no copy. */
+    if (data->weighted) {
+      data->train.x = data->plain_train_x;
+      data->eval_x = data->plain_eval_x;
+      data->weighted = 0;
+      dpbo_svm_pool_destroy(data->pool); /* made from the weighted rows */
+      data->pool = NULL;
+    }
+    goto done;
+  }
+  if (!data->weight) {
+    DPBO_ALLOC(data->weight, (size_t)data->d + 1, "the feature weights");
+    DPBO_ALLOC(data->weighted_train_x, (size_t)data->train.l, "the weighted training rows");
+    DPBO_ALLOC(data->weighted_eval_x, (size_t)(data->n_eval > 0 ? data->n_eval : 1),
+               "the weighted rows to predict");
+    DPBO_ALLOC(data->weighted_train_nodes, data->train_count, "the weighted training rows");
+    DPBO_ALLOC(data->weighted_eval_nodes, data->eval_count, "the weighted rows to predict");
+    data->plain_train_x = data->train.x;
+    data->plain_eval_x = data->eval_x;
+  }
+  for (int k = 0; k <= data->d; k++)
+    data->weight[k] = 1.0;
+  for (int j = 0; j < count; j++)
+    data->weight[features[j]] = weights[j];
+  svm_weigh_rows(data->train.l, data->plain_train_x, data->weight, data->weighted_train_x,
+                 data->weighted_train_nodes);
+  svm_weigh_rows(data->n_eval, data->plain_eval_x, data->weight, data->weighted_eval_x,
+                 data->weighted_eval_nodes);
+  data->train.x = data->weighted_train_x;
+  data->eval_x = data->weighted_eval_x;
+  data->weighted = 1;
+  dpbo_svm_pool_destroy(data->pool); /* the dense copy holds the previous weights */
+  data->pool = NULL;
+done:
+  return status;
+}
+
 dpbo_status dpbo_svm_data_predict(dpbo_svm_data *data, const struct svm_model *model, int dense,
                                   double *labels, dpbo_svm_dense_counts *counts, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -598,6 +693,21 @@ dpbo_status dpbo_svm_fit_predict_dense(dpbo_svm_data *data, const dpbo_svm_optio
                          train_seconds, counts, err);
 }
 
+dpbo_status dpbo_svm_evaluate_at(dpbo_svm_data *data, const dpbo_svm_options *options,
+                                 const dpbo_svm_dims *dims, const double *values,
+                                 unsigned char *correct, double *accuracy, double *train_seconds,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double weights[DPBO_MAX_DIM];
+  for (int j = 0; j < dims->weights; j++)
+    weights[j] = values[dims->weight_dim[j]];
+  DPBO_TRY(dpbo_svm_data_weigh(data, dims->weights, dims->weight_feature, weights, err));
+  DPBO_TRY(dpbo_svm_fit_predict(data, options, values[dims->c], values[dims->gamma], correct,
+                                accuracy, NULL, train_seconds, err));
+done:
+  return status;
+}
+
 static void svm_destroy(void *impl_ptr) {
   svm_impl *impl = impl_ptr;
   if (!impl) return;
@@ -605,43 +715,13 @@ static void svm_destroy(void *impl_ptr) {
   free(impl);
 }
 
-/* Finds C and γ among the dimensions by name; any other dimension is an
- * error, since the svm objective could not honour it. */
-static dpbo_status svm_find_c_gamma(int d, const char *const *names, const double *values,
-                                    double *C, double *gamma, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int have_c = 0, have_gamma = 0;
-  for (int i = 0; i < d; i++) {
-    const char *name = names && names[i] ? names[i] : "(unnamed)";
-    if (strcmp(name, "C") == 0 && !have_c) {
-      *C = values[i];
-      have_c = 1;
-    } else if (strcmp(name, "gamma") == 0 && !have_gamma) {
-      *gamma = values[i];
-      have_gamma = 1;
-    } else if (strcmp(name, "C") == 0 || strcmp(name, "gamma") == 0) {
-      DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: dimension '%s' appears twice", name);
-    } else {
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "svm objective: unknown dimension '%s' (the svm objective takes exactly 'C' "
-                 "and 'gamma')",
-                 name);
-    }
-  }
-  if (!have_c || !have_gamma)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "svm objective: the space has no dimension named '%s'",
-               have_c ? "gamma" : "C");
-done:
-  return status;
-}
-
 static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
                                 const double *values, double *gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   svm_impl *impl = impl_ptr;
-  double C = 0.0, gamma = 0.0;
-  DPBO_TRY(svm_find_c_gamma(d, names, values, &C, &gamma, err));
-  status = dpbo_svm_fit_predict(impl->data, &impl->options, C, gamma, NULL, gain, NULL, NULL, err);
+  dpbo_svm_dims dims;
+  DPBO_TRY(dpbo_svm_dims_find(d, names, impl->data->d, impl->options.data_path, &dims, err));
+  status = dpbo_svm_evaluate_at(impl->data, &impl->options, &dims, values, NULL, gain, NULL, err);
   if (status != DPBO_OK) dpbo_error_prefix(err, "svm objective");
 done:
   return status;
@@ -676,9 +756,20 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
   DPBO_TRY(dpbo_svm_check_labels(data, options->data_path, err));
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;
+  impl->options.space = NULL; /* not kept: the objective does not own it */
   DPBO_TRY(dpbo_svm_data_split(data, options->split_seed, options->train_rows,
                                options->validation_rows, "svm objective", options->data_path,
                                &impl->data, err));
+  if (options->space) {
+    /* The space's names now, so that a weight of a feature the data lacks
+     * stops the run before its first evaluation. */
+    const char *names[DPBO_MAX_DIM];
+    const int d = dpbo_space_dims(options->space);
+    for (int i = 0; i < d && i < DPBO_MAX_DIM; i++)
+      names[i] = dpbo_space_dim(options->space, i)->name;
+    dpbo_svm_dims dims;
+    DPBO_TRY(dpbo_svm_dims_find(d, names, impl->data->d, options->data_path, &dims, err));
+  }
 
   objective->ops = &svm_ops;
   objective->impl = impl;

@@ -1,7 +1,7 @@
 /* The `svm` objective: LIBSVM C-SVC with an RBF kernel, hyper-parameters C
- * and γ (dimensions named "C" and "gamma"), gain = accuracy on the
- * validation split. Features are scaled to [0,1] with ranges from the
- * training split. */
+ * and γ (dimensions named "C" and "gamma") and optional feature weights
+ * ("weight.K", svm_dims.h), gain = accuracy on the validation split.
+ * Features are scaled to [0,1] with ranges from the training split. */
 #ifndef DPBO_SVM_H
 #define DPBO_SVM_H
 
@@ -9,6 +9,7 @@
 
 #include "objectives/dataset.h"
 #include "objectives/objective.h"
+#include "objectives/svm_dims.h"
 
 typedef struct dpbo_svm_options {
   char data_path[4096];
@@ -25,6 +26,10 @@ typedef struct dpbo_svm_options {
   dpbo_csv_header header; /* CSV: a header row? (default auto) */
   int label_column;       /* CSV: 0 = last column (default), k >= 1 = the k-th */
   char labels_path[4096]; /* IDX: the labels file ("" for the other formats) */
+  /* Optional (NULL: none): the space the objective will be evaluated on;
+   * dpbo_svm_objective_create then checks its dimension names (svm_dims.h)
+   * against the data, before any evaluation. Not kept. */
+  const dpbo_space *space;
 } dpbo_svm_options;
 
 void dpbo_svm_options_default(dpbo_svm_options *options);
@@ -61,6 +66,27 @@ dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dp
 dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
                                  double gamma, unsigned char *correct, double *accuracy,
                                  int64_t *support_vectors, double *train_seconds, dpbo_error *err);
+
+/* The number of features of data's rows. */
+int dpbo_svm_data_features(const dpbo_svm_data *data);
+
+/* Feature weights for the fits that follow (svm_dims.h): feature
+ * features[j] (1-based) of every training and eval row is multiplied by
+ * weights[j] (finite, >= 0), the other features keep weight 1. Each call
+ * replaces the previous weights; with every weight 1 (or count = 0) the
+ * prepared rows are used as they are, without a copy. */
+dpbo_status dpbo_svm_data_weigh(dpbo_svm_data *data, int count, const int *features,
+                                const double *weights, dpbo_error *err);
+
+/* One evaluation at a point of the space: values[] in the space's order,
+ * dims from dpbo_svm_dims_find. Applies the weights (dpbo_svm_data_weigh)
+ * and runs dpbo_svm_fit_predict with its C and γ (correct, accuracy and
+ * train_seconds as there). The svm objective and dpbo compare both evaluate
+ * through this. */
+dpbo_status dpbo_svm_evaluate_at(dpbo_svm_data *data, const dpbo_svm_options *options,
+                                 const dpbo_svm_dims *dims, const double *values,
+                                 unsigned char *correct, double *accuracy, double *train_seconds,
+                                 dpbo_error *err);
 
 /* ---------------------------------------------------------------------------
  * Predicting many rows at once through BLAS, with LIBSVM's model as input.

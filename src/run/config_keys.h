@@ -25,7 +25,9 @@
   {                                                                                                \
     "space", "dim.NAME", "dimension", "linear | log LO HI [LEVELS]", NULL, 0, "", "",              \
         "One line per hyper-parameter NAME, in order (at least one): its scale and range; "        \
-        "LEVELS (grid only) is the number of grid values."                                         \
+        "LEVELS (grid only) is the number of grid values. The svm objective of dpbo run and "      \
+        "dpbo compare takes C, gamma and optional feature weights weight.K (K = 1, 2, ...: "       \
+        "feature K, scaled to [0, 1], times the weight; a range within [0, infinity))."            \
   }
 #define DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME                                                           \
   {"output",                                                                                       \

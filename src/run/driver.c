@@ -35,8 +35,11 @@ typedef struct driver_event {
 static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space *space,
                                     dpbo_objective *objective, dpbo_error *err) {
   switch (config->objective) {
-  case DPBO_OBJECTIVE_SVM:
-    return dpbo_svm_objective_create(&config->svm, objective, err);
+  case DPBO_OBJECTIVE_SVM: {
+    dpbo_svm_options options = config->svm;
+    options.space = space; /* its names checked against the data before any evaluation */
+    return dpbo_svm_objective_create(&options, objective, err);
+  }
   case DPBO_OBJECTIVE_SYNTHETIC: {
     dpbo_synthetic_options options;
     memset(&options, 0, sizeof options);
