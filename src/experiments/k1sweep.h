@@ -97,10 +97,20 @@
 #include "dpbo/error.h"
 #include "experiments/k1gof.h"
 #include "experiments/k1lik.h"
+#include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/valset.h"
 
 #define DPBO_K1SWEEP_MAX_SIZES 32
+
+/* The models of the sweep (k1sweep.model): LIBSVM RBF C-SVCs over (C, γ)
+ * from [space], or the logreg objective's L2-regularised logistic
+ * regression (LIBLINEAR, objectives/logreg.h) over λ in
+ * [k1sweep.lambda_min, k1sweep.lambda_max] on a log scale. */
+typedef enum { DPBO_K1SWEEP_SVM = 0, DPBO_K1SWEEP_LOGREG = 1 } dpbo_k1sweep_model;
+
+/* "svm", "logreg", indexed by dpbo_k1sweep_model and NULL-terminated. */
+extern const char *const dpbo_k1sweep_model_names[];
 
 typedef struct dpbo_k1sweep_config {
   dpbo_settings settings; /* entries as written (with locations) and the file's path */
@@ -114,7 +124,12 @@ typedef struct dpbo_k1sweep_config {
   int64_t train_rows;
   int64_t pool_rows; /* 0: every row not drawn for training */
   int64_t models;
-  dpbo_svm_options svm;     /* cache_mb, tolerance, shrinking */
+  dpbo_k1sweep_model model;
+  char labels_path[DPBO_PATH_MAX]; /* IDX: the labels file ("" otherwise) */
+  dpbo_svm_options svm;            /* cache_mb, tolerance, shrinking, max_features */
+  /* model = logreg: tolerance and positive_label (the rest comes from the
+   * [k1sweep] keys when the data is read) */
+  dpbo_logreg_options logreg;
   int64_t synthetic_models; /* > 0: synthetic mode with that many settings */
   double synthetic_k1, synthetic_mean, synthetic_signal_std, synthetic_lengthscale;
   int size_count;
