@@ -7,6 +7,9 @@
  *     ranges of the training rows.
  *  2. Models: `models` settings λ_j = (C, γ) are the first points of the
  *     Sobol sequence over [space] (log ranges); one LIBSVM RBF C-SVC each.
+ *     With model = logreg, λ_j is the regularisation over log [lambda_min,
+ *     lambda_max] and each model is the logreg objective's (objectives/
+ *     logreg.h: dpbo_logreg_objective_from_data, dpbo_logreg_classify).
  *     Rank 0 hands trainings out one at a time to worker ranks 1..P-1 as they
  *     become free (training times differ 10×); with one rank, rank 0 trains.
  *     A worker predicts the whole pool once per model.
@@ -17,8 +20,10 @@
  *     with the pool's correctness bits (kept so the file can be audited:
  *     every accuracy is re-derivable from bits and stored index sets), the
  *     training and prediction time, the number of support vectors and the
- *     pool accuracy. Deriving the accuracies where the predictions are keeps
- *     rank 0 (which shares a core with a worker) idle and the work spread.
+ *     pool accuracy. With neighbour = adversarial, rank 0 chooses every
+ *     V_i' from all models' bits once they are in (valset.h), recomputes
+ *     the V_i' accuracies and sends the choices to every rank. Deriving the accuracies where the
+ * predictions are keeps rank 0 (which shares a core with a worker) idle and the work spread.
  *  4. Likelihood (k1lik.h), per m: the multi-task GP log-likelihood over a
  *     k1 sweep with m0, s, σn and ℓ profiled at each k1; the MLE of k1, its
  *     likelihood-ratio interval, the boundary flag and Algorithm 1's c with
@@ -34,7 +39,7 @@
  *  5. Output (h5io.h, parallel HDF5, atomic): <dir>/<name>.h5 with
  *       /            attributes: config.<section>.<key>, seed, fingerprint
  *                    (resolved settings that determine the models' results)
- *                    and config_hash, mode (svm | synthetic), ranks, sizes,
+ *                    and config_hash, mode (svm | logreg | synthetic), ranks, sizes,
  *                    sets, models, neighbour, pool_rows, data_rows, wall_seconds
  *       /models      lambda, unit (N × d), train_seconds, predict_seconds,
  *                    support_vectors, pool_accuracy, worker (N), correct_bits
