@@ -288,6 +288,57 @@ static void compare_with_newton(dpbo_objective *objective, double lambda, int ra
       w_out[j] = w_ll[j];
 }
 
+/* The k1 sweep's path (dpbo_logreg_objective_from_data on data read by the
+ * caller, dpbo_logreg_classify) against the objective made from the file:
+ * the same scaled validation rows, and every row's correctness against
+ * sign(x'w) with Newton's w, except rows within the certified distance of
+ * LIBLINEAR's w from the minimizer of a tie (|x'w| <= tol/(4 lambda) +
+ * Newton's |grad|/lambda, as |x| <= 1). */
+static void check_classify(dpbo_objective *made, const dpbo_logreg_options *options) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_dataset *data = NULL;
+  dpbo_objective from = {0};
+  unsigned char correct[512];
+  CHECK_OK(dpbo_dataset_read(options->data_path, DPBO_FORMAT_AUTO, &data, &err));
+  if (!data) return;
+  CHECK_OK(dpbo_logreg_objective_from_data(data, options, &from, &err));
+  const dpbo_dataset *train = NULL, *valid = NULL, *valid_from = NULL;
+  CHECK_OK(dpbo_logreg_scaled_data(made, &train, &valid, &err));
+  CHECK_OK(dpbo_logreg_scaled_data(&from, NULL, &valid_from, &err));
+  if (!valid || !valid_from || valid->n > 512) goto done;
+  CHECK(valid->n == valid_from->n && valid->d == valid_from->d);
+  CHECK(memcmp(valid->x, valid_from->x, sizeof(double) * (size_t)(valid->n * valid->d)) == 0);
+  CHECK(memcmp(valid->y, valid_from->y, sizeof(double) * (size_t)valid->n) == 0);
+  for (double lambda = 1.0; lambda >= 1e-3; lambda /= 10) {
+    double w[MAXD] = {0}, accuracy = NAN, seconds = NAN;
+    double gnorm = newton(train, lambda, w);
+    CHECK_OK(dpbo_logreg_classify(&from, lambda, correct, &accuracy, &seconds, &err));
+    const double slack = options->tolerance / (4 * lambda) + gnorm / lambda;
+    int64_t right = 0, disagree = 0, ties = 0;
+    for (int64_t i = 0; i < valid->n; i++) {
+      double z = 0;
+      for (int j = 0; j < valid->d; j++)
+        z += w[j] * valid->x[i * valid->d + j];
+      const int ok = (z > 0 ? 1.0 : -1.0) == valid->y[i];
+      right += correct[i];
+      if (fabs(z) <= slack)
+        ties++;
+      else
+        disagree += ok != correct[i];
+    }
+    printf("  classify lambda=%-6g accuracy %.4f (%lld rows within %.2g of a tie, %lld "
+           "disagreements with Newton)\n",
+           lambda, accuracy, (long long)ties, slack, (long long)disagree);
+    CHECK(disagree == 0);
+    CHECK(accuracy == (double)right / (double)valid->n);
+    CHECK(seconds >= 0);
+  }
+done:
+  dpbo_objective_destroy(&from);
+  dpbo_dataset_destroy(data);
+}
+
 static void write_file(const char *path, const char *text) {
   FILE *fp = fopen(path, "w");
   if (!fp) return;
@@ -374,6 +425,7 @@ int main(void) {
     compare_with_newton(&objective, lambda, 0, lambda == 1e-2 ? w_pos : NULL);
   double g1 = eval(&objective, 0.01), g2 = eval(&objective, 0.01);
   CHECK(g1 == g2); /* deterministic */
+  check_classify(&objective, &options);
 
   /* Other orientation: 3 = +1 flips w and keeps the split. */
   dpbo_logreg_options flipped = options;

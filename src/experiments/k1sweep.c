@@ -123,6 +123,56 @@ done:
   return status;
 }
 
+const char *const dpbo_k1sweep_model_names[] = {"svm", "logreg", NULL};
+
+/* model = logreg: LIBLINEAR's tolerance, the positive class and the range
+ * of λ, which becomes the sweep's one (log) dimension "lambda". */
+static dpbo_status k1sweep_config_logreg(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &c->settings;
+  dpbo_logreg_options *o = &c->logreg;
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "tolerance", o->tolerance, 0,
+                                    &o->tolerance, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance",
+                                 o->tolerance > 0 && isfinite(o->tolerance), "must be positive",
+                                 err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "positive_label", o->positive_label, 0,
+                                    &o->positive_label, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "positive_label",
+                                 isnan(o->positive_label) || isfinite(o->positive_label),
+                                 "must be a label of the data", err));
+  dpbo_dim *dim = &c->dim[0];
+  memset(dim, 0, sizeof *dim);
+  snprintf(dim->name, sizeof dim->name, "lambda");
+  dim->scale = DPBO_SCALE_LOG;
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "lambda_min", 1e-6, 0, &dim->lo, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "lambda_min",
+                                 dim->lo > 0 && isfinite(dim->lo), "must be positive", err));
+  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "lambda_max", 1.0, 0, &dim->hi, err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "lambda_max",
+                                 dim->hi > dim->lo && isfinite(dim->hi),
+                                 "must exceed k1sweep.lambda_min", err));
+  c->dims = 1;
+done:
+  return status;
+}
+
+/* dpbo_settings_check_used, saying when a known key of the other model was
+ * written (e.g. cache_mb with model = logreg). */
+static dpbo_status k1sweep_check_used(const dpbo_k1sweep_config *c, dpbo_error *err) {
+  const dpbo_settings_entry *e = dpbo_settings_unused(&c->settings);
+  const dpbo_settings_key *row =
+      e ? dpbo_settings_schema_row(dpbo_k1sweep_keys, e->section, e->key) : NULL;
+  if (row && row->applies[0]) {
+    char where[DPBO_PATH_MAX + 32];
+    dpbo_settings_where(&c->settings, e, where, sizeof where);
+    return DPBO_ERROR_SET(
+        err, DPBO_ERR_CONFIG, "%s: %s.%s is read only when %s (this config has k1sweep.model = %s)",
+        where, e->section, e->key, row->applies, dpbo_k1sweep_model_names[c->model]);
+  }
+  return dpbo_settings_check_used(&c->settings, err);
+}
+
 dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                                      const char *const *overrides, dpbo_k1sweep_config *c,
                                      dpbo_error *err) {
@@ -142,11 +192,30 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
                                    &c->synthetic_models, err));
   const int synthetic = c->synthetic_models > 0;
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "model", "svm", dpbo_k1sweep_model_names,
+                                    &choice, err));
+  c->model = (dpbo_k1sweep_model)choice;
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "model",
+                                 !synthetic || c->model == DPBO_K1SWEEP_SVM,
+                                 "= logreg trains models; synthetic mode (k1sweep.synthetic_models "
+                                 "> 0) has none",
+                                 err));
+  const int logreg = c->model == DPBO_K1SWEEP_LOGREG;
   DPBO_TRY(dpbo_settings_get_string(settings, "k1sweep", "data", synthetic ? "" : NULL,
                                     c->data_path, sizeof c->data_path, err));
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "format", "auto", dpbo_data_format_names,
                                     &choice, err));
   c->format = (dpbo_data_format)choice;
+  /* IDX keeps its labels in a second file (as objective.labels). */
+  DPBO_TRY(dpbo_settings_get_string(settings, "k1sweep", "labels", "", c->labels_path,
+                                    sizeof c->labels_path, err));
+  if (c->format == DPBO_FORMAT_AUTO && c->labels_path[0]) c->format = DPBO_FORMAT_IDX;
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "labels",
+                                 synthetic || c->format != DPBO_FORMAT_IDX || c->labels_path[0],
+                                 "is required with k1sweep.format = idx (the labels file)", err));
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "labels",
+                                 c->format == DPBO_FORMAT_IDX || !c->labels_path[0],
+                                 "applies to IDX files (k1sweep.format = idx)", err));
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "train_rows", 0, 0, INT32_MAX,
                                    &c->train_rows, err));
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
@@ -156,16 +225,21 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N,
                                    &c->models, err));
   dpbo_svm_options_default(&c->svm);
-  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "cache_mb", c->svm.cache_mb, 0,
-                                    &c->svm.cache_mb, err));
-  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "cache_mb", c->svm.cache_mb > 0,
-                                 "must be positive", err));
-  DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "tolerance", c->svm.tolerance, 0,
-                                    &c->svm.tolerance, err));
-  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance", c->svm.tolerance > 0,
-                                 "must be positive", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
-  c->svm.shrinking = (int)i64;
+  dpbo_logreg_options_default(&c->logreg);
+  if (logreg) {
+    DPBO_TRY(k1sweep_config_logreg(c, err));
+  } else {
+    DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "cache_mb", c->svm.cache_mb, 0,
+                                      &c->svm.cache_mb, err));
+    DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "cache_mb", c->svm.cache_mb > 0,
+                                   "must be positive", err));
+    DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "tolerance", c->svm.tolerance, 0,
+                                      &c->svm.tolerance, err));
+    DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance", c->svm.tolerance > 0,
+                                   "must be positive", err));
+    DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
+    c->svm.shrinking = (int)i64;
+  }
   /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
    * must repeat. */
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
@@ -176,6 +250,14 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
                                     dpbo_neighbour_kind_names, &choice, err));
   c->neighbour = (dpbo_neighbour_kind)choice;
+  /* The adversarial record is the one whose removal spreads the models'
+   * accuracies most: it needs models, and two or more for a spread. */
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "neighbour",
+                                 c->neighbour != DPBO_NEIGHBOUR_ADVERSARIAL ||
+                                     (!synthetic && c->models >= 2),
+                                 "= adversarial chooses the record from the trained models' "
+                                 "correctness: it needs k1sweep.models >= 2 and no synthetic mode",
+                                 err));
   DPBO_TRY(
       dpbo_settings_get_double(settings, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_k1",
@@ -195,9 +277,22 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_lengthscale",
                                  c->synthetic_lengthscale > 0, "must be positive", err));
 
-  /* [space]: Sobol settings over the dimensions; the SVMs need C and γ. */
-  DPBO_TRY(dpbo_config_get_dims(settings, DPBO_SPACE_SOBOL, c->dim, &c->dims, err));
-  if (!synthetic) {
+  /* [space]: Sobol settings over the dimensions; the SVMs need C and γ.
+   * The logreg models' one dimension, λ, comes from [k1sweep]. */
+  if (logreg) {
+    for (int i = 0; i < settings->count; i++)
+      if (strcmp(settings->entry[i].section, "space") == 0) {
+        char where[DPBO_PATH_MAX + 32];
+        dpbo_settings_where(settings, &settings->entry[i], where, sizeof where);
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "%s: [space] sets the SVMs' (C, gamma); with k1sweep.model = logreg the range "
+                   "of lambda is k1sweep.lambda_min and k1sweep.lambda_max",
+                   where);
+      }
+  } else {
+    DPBO_TRY(dpbo_config_get_dims(settings, DPBO_SPACE_SOBOL, c->dim, &c->dims, err));
+  }
+  if (!synthetic && !logreg) {
     int have_c = 0, have_gamma = 0;
     for (int i = 0; i < c->dims; i++) {
       have_c += strcmp(c->dim[i].name, "C") == 0;
@@ -215,7 +310,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   /* [output] */
   DPBO_TRY(dpbo_config_get_output(settings, c->output_dir, sizeof c->output_dir, c->output_name,
                                   sizeof c->output_name, err));
-  DPBO_TRY(dpbo_settings_check_used(settings, err));
+  DPBO_TRY(k1sweep_check_used(c, err));
 done:
   if (status != DPBO_OK) dpbo_k1sweep_config_free(c);
   return status;
@@ -254,8 +349,17 @@ static void k1sweep_fingerprint(const dpbo_k1sweep_config *c, char *text, size_t
   K1SWEEP__LINE("k1sweep.train_rows=%lld\n", (long long)c->train_rows);
   K1SWEEP__LINE("k1sweep.pool_rows=%lld\n", (long long)c->pool_rows);
   K1SWEEP__LINE("k1sweep.models=%lld\n", (long long)c->models);
-  K1SWEEP__LINE("k1sweep.tolerance=%.17g\n", c->svm.tolerance);
-  K1SWEEP__LINE("k1sweep.shrinking=%d\n", c->svm.shrinking);
+  /* Lines that a sweep of RBF-SVMs on a non-IDX file does not have, so
+   * that the hashes (and checkpoints) of such sweeps stay as they were. */
+  if (c->labels_path[0]) K1SWEEP__LINE("k1sweep.labels=%s\n", c->labels_path);
+  if (c->model == DPBO_K1SWEEP_LOGREG) {
+    K1SWEEP__LINE("k1sweep.model=%s\n", dpbo_k1sweep_model_names[c->model]);
+    K1SWEEP__LINE("k1sweep.tolerance=%.17g\n", c->logreg.tolerance);
+    K1SWEEP__LINE("k1sweep.positive_label=%.17g\n", c->logreg.positive_label);
+  } else {
+    K1SWEEP__LINE("k1sweep.tolerance=%.17g\n", c->svm.tolerance);
+    K1SWEEP__LINE("k1sweep.shrinking=%d\n", c->svm.shrinking);
+  }
   K1SWEEP__LINE("k1sweep.sizes=");
   for (int s = 0; s < c->size_count; s++)
     K1SWEEP__LINE("%s%lld", s ? " " : "", (long long)c->size[s]);
@@ -347,8 +451,9 @@ typedef struct k1sweep_state {
   double *unit;   /* n × d */
   double *values; /* n × d: (C, γ) in config order */
   int c_dim, gamma_dim;
-  /* data (svm mode; on the ranks that train) */
+  /* data (on the ranks that train): LIBSVM's, or the logreg objective's */
   dpbo_svm_data *svm;
+  dpbo_objective logreg;
   int64_t data_rows, pool, nbytes;
   /* validation sets (svm mode; every rank) */
   int32_t **rows;              /* [size] sets × m */
@@ -374,6 +479,7 @@ typedef struct k1sweep_state {
 
 static void k1sweep_state_free(k1sweep_state *st) {
   dpbo_svm_data_destroy(st->svm);
+  dpbo_objective_destroy(&st->logreg);
   free(st->unit);
   free(st->values);
   for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) {
@@ -414,13 +520,20 @@ done:
   return status;
 }
 
-/* Reads, splits and scales the data and prepares LIBSVM (ranks that train). */
+/* Reads, splits and scales the data and prepares LIBSVM or the logreg
+ * objective (ranks that train). Both models split with dpbo_dataset_split
+ * and the same seed, so they train on the same rows and share the pool. */
 static dpbo_status k1sweep_load_data(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
   dpbo_dataset *data = NULL;
-  DPBO_TRY(dpbo_dataset_read_max(c->data_path, c->format, c->svm.max_features, &data, err));
-  DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
+  dpbo_dataset_options read;
+  dpbo_dataset_options_default(&read);
+  read.format = c->format;
+  read.max_features = c->svm.max_features;
+  read.labels = c->labels_path;
+  DPBO_TRY(dpbo_dataset_read_options(c->data_path, &read, &data, err));
+  if (c->model == DPBO_K1SWEEP_SVM) DPBO_TRY(dpbo_svm_check_labels(data, c->data_path, err));
   if (c->train_rows >= data->n)
     DPBO_RAISE(DPBO_ERR_DATA,
                "%s has %lld rows: k1sweep.train_rows = %lld leaves none for validation",
@@ -428,8 +541,17 @@ static dpbo_status k1sweep_load_data(k1sweep_state *st, dpbo_error *err) {
   st->data_rows = data->n;
   st->pool = data->n - c->train_rows;
   if (c->pool_rows > 0 && c->pool_rows < st->pool) st->pool = c->pool_rows;
-  DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
-                               &st->svm, err));
+  if (c->model == DPBO_K1SWEEP_LOGREG) {
+    dpbo_logreg_options o = c->logreg;
+    snprintf(o.data_path, sizeof o.data_path, "%s", c->data_path);
+    o.train_rows = c->train_rows;
+    o.validation_rows = st->pool; /* the pool is the objective's validation split */
+    o.split_seed = c->seed;
+    DPBO_TRY(dpbo_logreg_objective_from_data(data, &o, &st->logreg, err));
+  } else {
+    DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
+                                 &st->svm, err));
+  }
 done:
   dpbo_dataset_destroy(data);
   return status;
@@ -482,13 +604,20 @@ static void k1sweep_train(k1sweep_state *st, int64_t j, unsigned char *flags,
   dpbo_error_clear(&err);
   head.model = j;
   head.result.worker = st->rank;
-  const double C = st->values[j * st->d + st->c_dim], gamma = st->values[j * st->d + st->gamma_dim];
   double t0 = MPI_Wtime();
   k1sweep_model *r = &head.result;
-  /* The pool through BLAS: svm_predict's labels, several times faster. */
-  dpbo_status code =
-      dpbo_svm_fit_predict_dense(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
-                                 &r->support_vectors, &r->train_seconds, NULL, &err);
+  dpbo_status code;
+  if (c->model == DPBO_K1SWEEP_LOGREG) {
+    /* The logreg objective's own training and classification rule. */
+    code = dpbo_logreg_classify(&st->logreg, st->values[j], flags, &r->pool_accuracy,
+                                &r->train_seconds, &err);
+  } else {
+    const double C = st->values[j * st->d + st->c_dim],
+                 gamma = st->values[j * st->d + st->gamma_dim];
+    /* The pool through BLAS: svm_predict's labels, several times faster. */
+    code = dpbo_svm_fit_predict_dense(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
+                                      &r->support_vectors, &r->train_seconds, NULL, &err);
+  }
   r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
   head.code = (int32_t)code;
   if (code != DPBO_OK) {
@@ -685,11 +814,16 @@ static dpbo_status k1sweep_accept(void *context, const void *result, dpbo_error 
   st->perf_predict += head.result.predict_seconds;
   st->perf_score += head.score_seconds;
   st->perf_models++;
-  dpbo_log_info("trained model %lld (C=%.4g, gamma=%.4g) on rank %lld: %.1f s training, %.1f s "
+  char setting[96];
+  if (st->config->model == DPBO_K1SWEEP_LOGREG)
+    snprintf(setting, sizeof setting, "lambda=%.4g", st->values[j]);
+  else
+    snprintf(setting, sizeof setting, "C=%.4g, gamma=%.4g", st->values[j * st->d + st->c_dim],
+             st->values[j * st->d + st->gamma_dim]);
+  dpbo_log_info("trained model %lld (%s) on rank %lld: %.1f s training, %.1f s "
                 "predicting %lld pool rows, %lld support vectors, pool accuracy %.4f [%lld/%lld]",
-                (long long)j, st->values[j * st->d + st->c_dim],
-                st->values[j * st->d + st->gamma_dim], (long long)head.result.worker,
-                head.result.train_seconds, head.result.predict_seconds, (long long)st->pool,
+                (long long)j, setting, (long long)head.result.worker, head.result.train_seconds,
+                head.result.predict_seconds, (long long)st->pool,
                 (long long)head.result.support_vectors, head.result.pool_accuracy,
                 (long long)st->done_count, (long long)st->n);
 done:
@@ -737,6 +871,33 @@ done:
   dpbo_farm_destroy(farm);
   free(todo);
   free(kf.flags);
+  return status;
+}
+
+/* neighbour = adversarial (valset.h): every V_i' chosen from the finished
+ * models' correctness bits on rank 0, its accuracies (provisional until
+ * now) recomputed from the bits, and the choices sent to every rank. */
+static dpbo_status k1sweep_adversarial(k1sweep_state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  for (int s = 0; s < c->size_count && st->rank == 0 && local == DPBO_OK; s++) {
+    const int64_t m = c->size[s];
+    for (int64_t i = 0; i < c->sets && local == DPBO_OK; i++) {
+      const int32_t *rows = st->rows[s] + i * m;
+      dpbo_valset_change *change = &st->change[s][i];
+      local = dpbo_valset_adversarial(st->bits, st->nbytes, st->n, m, rows, change, NULL, err);
+      for (int64_t j = 0; j < st->n && local == DPBO_OK; j++) {
+        double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
+        dpbo_valset_accuracy(st->bits + j * st->nbytes, m, rows, change, &acc[i],
+                             &acc[c->sets + i]);
+      }
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+  for (int s = 0; s < c->size_count; s++)
+    DPBO_MPI_TRY(MPI_Bcast(st->change[s], (int)(c->sets * (int64_t)sizeof *st->change[s]), MPI_BYTE,
+                           0, st->comm));
+done:
   return status;
 }
 
@@ -845,10 +1006,17 @@ static dpbo_status k1sweep_write_models(hid_t file, const k1sweep_state *st, dpb
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /models");
   hsize_t d1[1] = {(hsize_t)st->n}, d2[2] = {(hsize_t)st->n, (hsize_t)st->d};
   DPBO_TRY(dpbo_output_write_dims(group, st->d, st->config->dim, err));
-  DPBO_TRY(dpbo_h5io_attr_string(group, "note",
-                                 "lambda_j = Sobol point j (unscrambled, from the origin) over the "
-                                 "[space] ranges; one LIBSVM RBF C-SVC per setting",
-                                 err));
+  DPBO_TRY(dpbo_h5io_attr_string(
+      group, "note",
+      st->config->model == DPBO_K1SWEEP_LOGREG
+          ? "lambda_j = Sobol point j (unscrambled, from the origin) over log [lambda_min, "
+            "lambda_max]; one L2-regularised logistic regression per setting (LIBLINEAR, the "
+            "logreg objective's training and scaling; a pool row is right when sign(w'x) is "
+            "its label, 0 counting as the negative class); support_vectors is 0, and the libsvm_* "
+            "timings of /performance are LIBLINEAR's"
+          : "lambda_j = Sobol point j (unscrambled, from the origin) over the "
+            "[space] ranges; one LIBSVM RBF C-SVC per setting",
+      err));
   DPBO_TRY(
       dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
@@ -1079,7 +1247,8 @@ static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
   DPBO_TRY(dpbo_h5io_attr_string(f, "fingerprint", st->fingerprint, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "config_hash", st->hash, err));
   const int synthetic = c->synthetic_models > 0;
-  DPBO_TRY(dpbo_h5io_attr_string(f, "mode", synthetic ? "synthetic" : "svm", err));
+  DPBO_TRY(dpbo_h5io_attr_string(
+      f, "mode", synthetic ? "synthetic" : dpbo_k1sweep_model_names[c->model], err));
   int64_t seed = (int64_t)c->seed, ranks = st->size;
   DPBO_TRY(dpbo_h5io_attr_int64(f, "seed", &seed, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "ranks", &ranks, 1, err));
@@ -1184,9 +1353,11 @@ static dpbo_status k1sweep_train_all(k1sweep_state *st, int64_t stop_after,
         (long long)finished, (long long)st->n, checkpoint);
     goto done;
   }
-  /* The LIBSVM data is not needed from here on. */
+  /* The training data is not needed from here on. */
   dpbo_svm_data_destroy(st->svm);
   st->svm = NULL;
+  dpbo_objective_destroy(&st->logreg);
+  if (c->neighbour == DPBO_NEIGHBOUR_ADVERSARIAL) DPBO_TRY(k1sweep_adversarial(st, err));
   if (st->rank == 0) local = k1sweep_assemble(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
 done:

@@ -7,6 +7,9 @@
  *     ranges of the training rows.
  *  2. Models: `models` settings λ_j = (C, γ) are the first points of the
  *     Sobol sequence over [space] (log ranges); one LIBSVM RBF C-SVC each.
+ *     With model = logreg, λ_j is the regularisation over log [lambda_min,
+ *     lambda_max] and each model is the logreg objective's (objectives/
+ *     logreg.h: dpbo_logreg_objective_from_data, dpbo_logreg_classify).
  *     Rank 0 hands trainings out one at a time to worker ranks 1..P-1 as they
  *     become free (training times differ 10×); with one rank, rank 0 trains.
  *     A worker predicts the whole pool once per model.
@@ -17,8 +20,10 @@
  *     with the pool's correctness bits (kept so the file can be audited:
  *     every accuracy is re-derivable from bits and stored index sets), the
  *     training and prediction time, the number of support vectors and the
- *     pool accuracy. Deriving the accuracies where the predictions are keeps
- *     rank 0 (which shares a core with a worker) idle and the work spread.
+ *     pool accuracy. With neighbour = adversarial, rank 0 chooses every
+ *     V_i' from all models' bits once they are in (valset.h), recomputes
+ *     the V_i' accuracies and sends the choices to every rank. Deriving the accuracies where the
+ * predictions are keeps rank 0 (which shares a core with a worker) idle and the work spread.
  *  4. Likelihood (k1lik.h), per m: the multi-task GP log-likelihood over a
  *     k1 sweep with m0, s, σn and ℓ profiled at each k1; the MLE of k1, its
  *     likelihood-ratio interval, the boundary flag and Algorithm 1's c with
@@ -34,7 +39,7 @@
  *  5. Output (h5io.h, parallel HDF5, atomic): <dir>/<name>.h5 with
  *       /            attributes: config.<section>.<key>, seed, fingerprint
  *                    (resolved settings that determine the models' results)
- *                    and config_hash, mode (svm | synthetic), ranks, sizes,
+ *                    and config_hash, mode (svm | logreg | synthetic), ranks, sizes,
  *                    sets, models, neighbour, pool_rows, data_rows, wall_seconds
  *       /models      lambda, unit (N × d), train_seconds, predict_seconds,
  *                    support_vectors, pool_accuracy, worker (N), correct_bits
@@ -97,10 +102,20 @@
 #include "dpbo/error.h"
 #include "experiments/k1gof.h"
 #include "experiments/k1lik.h"
+#include "objectives/logreg.h"
 #include "objectives/svm.h"
 #include "objectives/valset.h"
 
 #define DPBO_K1SWEEP_MAX_SIZES 32
+
+/* The models of the sweep (k1sweep.model): LIBSVM RBF C-SVCs over (C, γ)
+ * from [space], or the logreg objective's L2-regularised logistic
+ * regression (LIBLINEAR, objectives/logreg.h) over λ in
+ * [k1sweep.lambda_min, k1sweep.lambda_max] on a log scale. */
+typedef enum { DPBO_K1SWEEP_SVM = 0, DPBO_K1SWEEP_LOGREG = 1 } dpbo_k1sweep_model;
+
+/* "svm", "logreg", indexed by dpbo_k1sweep_model and NULL-terminated. */
+extern const char *const dpbo_k1sweep_model_names[];
 
 typedef struct dpbo_k1sweep_config {
   dpbo_settings settings; /* entries as written (with locations) and the file's path */
@@ -114,7 +129,12 @@ typedef struct dpbo_k1sweep_config {
   int64_t train_rows;
   int64_t pool_rows; /* 0: every row not drawn for training */
   int64_t models;
-  dpbo_svm_options svm;     /* cache_mb, tolerance, shrinking */
+  dpbo_k1sweep_model model;
+  char labels_path[DPBO_PATH_MAX]; /* IDX: the labels file ("" otherwise) */
+  dpbo_svm_options svm;            /* cache_mb, tolerance, shrinking, max_features */
+  /* model = logreg: tolerance and positive_label (the rest comes from the
+   * [k1sweep] keys when the data is read) */
+  dpbo_logreg_options logreg;
   int64_t synthetic_models; /* > 0: synthetic mode with that many settings */
   double synthetic_k1, synthetic_mean, synthetic_signal_std, synthetic_lengthscale;
   int size_count;

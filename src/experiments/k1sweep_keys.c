@@ -5,6 +5,9 @@
 /* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
 #define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
   { section, key, type, values, fallback, computed, unit, "", doc }
+/* A row read only for one model (k1sweep.model). */
+#define KEY_IF(section, key, type, values, fallback, computed, unit, applies, doc)                 \
+  { section, key, type, values, fallback, computed, unit, applies, doc }
 
 const dpbo_settings_key dpbo_k1sweep_keys[] = {
     /* [k1sweep] */
@@ -13,27 +16,49 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
     KEY("k1sweep", "synthetic_models", "integer", "0 to 46340", "0", 0, "settings",
         "> 0: synthetic mode with that many settings (no data, no SVMs; the sweep must recover "
         "synthetic_k1)."),
+    KEY("k1sweep", "model", "choice", "svm | logreg", "svm", 0, "",
+        "The models: RBF-SVMs (LIBSVM) over (C, gamma) from [space], or L2-regularised logistic "
+        "regression (LIBLINEAR, the logreg objective's code) over lambda in [lambda_min, "
+        "lambda_max]; each a Sobol set of k1sweep.models settings."),
     KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1, "",
-        "The data file (CSV, gzip ok, or LIBSVM)."),
+        "The data file (CSV, gzip ok, LIBSVM, or IDX images)."),
     KEY("k1sweep", "format", "choice", "auto | csv | libsvm | idx", "auto", 0, "",
-        "The data file's format."),
+        "The data file's format (idx when k1sweep.labels is set)."),
+    KEY("k1sweep", "labels", "text", "a path, or empty", "", 0, "",
+        "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz)."),
     KEY("k1sweep", "train_rows", "integer", ">= 1 (unless synthetic)", NULL, 0, "rows",
         "Rows each SVM is trained on."),
     KEY("k1sweep", "pool_rows", "integer", ">= 0", "0", 0, "rows",
         "Rows of the validation pool (0: every row not drawn for training)."),
     KEY("k1sweep", "models", "integer", "1 to 46340", "100", 0, "settings",
         "Sobol settings (C, gamma), one SVM each."),
-    KEY("k1sweep", "cache_mb", "number", "> 0", "100", 0, "MiB", "LIBSVM's kernel cache (-m)."),
-    KEY("k1sweep", "tolerance", "number", "> 0", "0.001", 0, "", "LIBSVM's tolerance (-e)."),
-    KEY("k1sweep", "shrinking", "integer", "0 or 1", "1", 0, "", "LIBSVM's shrinking (-h)."),
+    KEY_IF("k1sweep", "tolerance", "number", "> 0", "0.001 (svm), 1e-06 (logreg)", 1, "", "",
+           "The solver's stopping tolerance: LIBSVM's -e, or LIBLINEAR's -e (logreg: every model "
+           "is checked to lie within tolerance/(4 lambda) of the minimizer, as the logreg "
+           "objective checks)."),
+    KEY_IF("k1sweep", "positive_label", "number", "a label of the data",
+           "none: the larger of the data's two labels", 1, "", "k1sweep.model = logreg",
+           "The class against the rest (needed for data with more than two classes)."),
+    KEY_IF("k1sweep", "lambda_min", "number", "> 0", "1e-06", 0, "", "k1sweep.model = logreg",
+           "Smallest regularisation lambda of the Sobol set (log scale)."),
+    KEY_IF("k1sweep", "lambda_max", "number", "> lambda_min", "1", 0, "", "k1sweep.model = logreg",
+           "Largest lambda of the Sobol set (log scale)."),
+    KEY_IF("k1sweep", "cache_mb", "number", "> 0", "100", 0, "MiB", "k1sweep.model = svm",
+           "LIBSVM's kernel cache (-m)."),
+    KEY_IF("k1sweep", "shrinking", "integer", "0 or 1", "1", 0, "", "k1sweep.model = svm",
+           "LIBSVM's shrinking (-h)."),
     KEY("k1sweep", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
         "The largest LIBSVM feature index accepted."),
     KEY("k1sweep", "sizes", "text", "1 to 32 sizes m, ascending, each >= 2", NULL, 0, "rows",
         "The validation-set sizes m."),
     KEY("k1sweep", "sets", "integer", "1 to 16777216", "100", 0, "sets",
         "Validation sets V_i (each with a neighbour V_i') per size."),
-    KEY("k1sweep", "neighbour", "choice", "add_remove | swap", "add_remove", 0, "",
-        "How V_i' differs from V_i: one record added or removed, or one swapped."),
+    KEY("k1sweep", "neighbour", "choice", "add_remove | swap | adversarial", "add_remove", 0, "",
+        "How V_i' differs from V_i: one random record added or removed, one swapped, or "
+        "(adversarial) the record r removed whose removal changes the models' accuracies most "
+        "unevenly: the largest max_j - min_j of (f_V(lambda_j) - c_r(j))/(m - 1), c_r(j) = 1 "
+        "if model j classifies r right, ties to the smallest pool row. Chosen after the models "
+        "are trained (needs models >= 2; see README)."),
     KEY("k1sweep", "synthetic_k1", "number", "[0, 1]", "0.9", 0, "",
         "Synthetic mode: the true k1."),
     KEY("k1sweep", "synthetic_mean", "number", "(0, 1)", "0.8", 0, "accuracy",

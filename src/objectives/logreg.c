@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "objectives/sparse_private.h"
 
@@ -425,19 +426,14 @@ done:
   return status;
 }
 
-/* Reads, labels, splits and scales the data (see logreg.h) into a new
- * implementation; keeps the scaled pool when keep_pool is set. */
-static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_pool,
-                                  logreg_impl **out, dpbo_error *err) {
+/* The option checks every preparation makes (the data path aside). */
+static dpbo_status logreg_check_options(const dpbo_logreg_options *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_dataset *data = NULL, *train = NULL, *valid = NULL, *pool = NULL;
-  dpbo_scaling scaling;
-  memset(&scaling, 0, sizeof scaling);
-  logreg_impl *impl = NULL;
-  *out = NULL;
-  DPBO_TRY(dpbo_dataset_check_source("logreg objective", options->data_path,
-                                     sizeof options->data_path, options->train_rows,
-                                     options->validation_rows, err));
+  if (options->train_rows < 1 || options->validation_rows < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "logreg objective: needs at least 1 training and 1 validation row, got %lld and "
+               "%lld",
+               (long long)options->train_rows, (long long)options->validation_rows);
   if (options->train_rows > INT_MAX)
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: LIBLINEAR takes at most %d training rows",
                INT_MAX);
@@ -447,10 +443,21 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
   if (!dpbo_logreg_loss_name(options->loss))
     DPBO_RAISE(DPBO_ERR_CONFIG, "logreg objective: unknown validation loss code %d",
                (int)options->loss);
+done:
+  return status;
+}
 
-  dpbo_dataset_options read = {options->format, options->max_features, options->header,
-                               options->label_column, options->labels_path};
-  DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
+/* Labels (in place), splits and scales data already read (see logreg.h)
+ * into a new implementation; keeps the scaled pool when keep_pool is set. */
+static dpbo_status logreg_prepare_data(dpbo_dataset *data, const dpbo_logreg_options *options,
+                                       int keep_pool, logreg_impl **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *train = NULL, *valid = NULL, *pool = NULL;
+  dpbo_scaling scaling;
+  memset(&scaling, 0, sizeof scaling);
+  logreg_impl *impl = NULL;
+  *out = NULL;
+  DPBO_TRY(logreg_check_options(options, err));
   if (data->d >= INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s: too many features", options->data_path);
   DPBO_TRY(logreg_label_plus_minus(data, options->positive_label, options->data_path, err));
   status = logreg_split(data, options, &train, &valid, keep_pool ? &pool : NULL, err);
@@ -484,10 +491,45 @@ static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_p
 done:
   logreg_destroy(impl);
   dpbo_scaling_free(&scaling);
-  dpbo_dataset_destroy(data);
   dpbo_dataset_destroy(train);
   dpbo_dataset_destroy(valid);
   dpbo_dataset_destroy(pool);
+  return status;
+}
+
+/* Reads the data of options and prepares it (logreg_prepare_data). */
+static dpbo_status logreg_prepare(const dpbo_logreg_options *options, int keep_pool,
+                                  logreg_impl **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_dataset *data = NULL;
+  *out = NULL;
+  DPBO_TRY(dpbo_dataset_check_source("logreg objective", options->data_path,
+                                     sizeof options->data_path, options->train_rows,
+                                     options->validation_rows, err));
+  DPBO_TRY(logreg_check_options(options, err));
+  dpbo_dataset_options read = {options->format, options->max_features, options->header,
+                               options->label_column, options->labels_path};
+  DPBO_TRY(dpbo_dataset_read_options(options->data_path, &read, &data, err));
+  DPBO_TRY(logreg_prepare_data(data, options, keep_pool, out, err));
+done:
+  dpbo_dataset_destroy(data);
+  return status;
+}
+
+dpbo_status dpbo_logreg_objective_from_data(dpbo_dataset *data, const dpbo_logreg_options *options,
+                                            dpbo_objective *objective, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  if (!data || !options || !objective)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_objective_from_data: NULL argument");
+  objective->ops = NULL;
+  objective->impl = NULL;
+  if (options->swap_validation_row >= 0 || options->swap_with_row >= 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "dpbo_logreg_objective_from_data: no swap allowed");
+  DPBO_TRY(logreg_prepare_data(data, options, 0, &impl, err));
+  objective->ops = &logreg_ops;
+  objective->impl = impl;
+done:
   return status;
 }
 
@@ -608,13 +650,16 @@ done:
   return status;
 }
 
-/* The fraction of rows of v that sign(wᵀx) classifies right. */
-static double logreg_accuracy(const dpbo_dataset *v, const double *w) {
+/* The fraction of rows of v that sign(wᵀx) classifies right (0 counts as
+ * −1); correct[i] (when not NULL) = 1 where row i is right. The one
+ * classification rule of the logreg models. */
+static double logreg_accuracy(const dpbo_dataset *v, const double *w, unsigned char *correct) {
   size_t d = (size_t)v->d;
   int64_t right = 0;
   for (int64_t i = 0; i < v->n; i++) {
     double label = logreg_dot(w, v->x + (size_t)i * d, d) > 0.0 ? 1.0 : -1.0;
     right += label == v->y[i];
+    if (correct) correct[i] = label == v->y[i];
   }
   return v->n ? (double)right / (double)v->n : 0.0;
 }
@@ -630,8 +675,29 @@ dpbo_status dpbo_logreg_compare_evaluate(const dpbo_objective *objective, double
   DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
   DPBO_TRY(logreg_train_checked(impl, lambda, w, err));
   *gain = logreg_validation_gain(impl, w);
-  *val_accuracy = logreg_accuracy(impl->valid, w);
-  *test_accuracy = logreg_accuracy(impl->pool, w);
+  *val_accuracy = logreg_accuracy(impl->valid, w, NULL);
+  *test_accuracy = logreg_accuracy(impl->pool, w, NULL);
+done:
+  free(w);
+  return status;
+}
+
+dpbo_status dpbo_logreg_classify(const dpbo_objective *objective, double lambda,
+                                 unsigned char *correct, double *accuracy, double *train_seconds,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  logreg_impl *impl = NULL;
+  double *w = NULL;
+  struct timespec t0, t1;
+  DPBO_TRY(logreg_get_impl(objective, &impl, err));
+  DPBO_ALLOC(w, (size_t)impl->problem.n, "the logreg weights");
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  DPBO_TRY(logreg_train_checked(impl, lambda, w, err));
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (train_seconds)
+    *train_seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  const double right = logreg_accuracy(impl->valid, w, correct);
+  if (accuracy) *accuracy = right;
 done:
   free(w);
   return status;

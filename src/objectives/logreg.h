@@ -100,6 +100,24 @@ void dpbo_logreg_loss_constants(dpbo_logreg_loss loss, double *L, double *gstar)
 dpbo_status dpbo_logreg_objective_create(const dpbo_logreg_options *options,
                                          dpbo_objective *objective, dpbo_error *err);
 
+/* For callers that train many models on data they have read already (the
+ * k1 sweep, experiments/k1sweep.h): the objective prepared from `data` as
+ * dpbo_logreg_objective_create prepares what it reads (labels mapped to ±1
+ * in place, split by split_seed into train_rows and validation_rows,
+ * scaled); data_path only names the data in messages, and the reading
+ * options do not apply. No swap. The caller still owns and frees data. */
+dpbo_status dpbo_logreg_objective_from_data(dpbo_dataset *data, const dpbo_logreg_options *options,
+                                            dpbo_objective *objective, dpbo_error *err);
+
+/* Trains w_λ as an evaluation does (with its solver-error check) and
+ * classifies every validation row by sign(wᵀx) (0 counts as −1), the rule
+ * of dpbo_logreg_compare_evaluate's accuracies: correct[i] = 1 where row i
+ * is classified right, *accuracy the fraction right, *train_seconds the
+ * wall time of the training and its check. Outputs may be NULL. */
+dpbo_status dpbo_logreg_classify(const dpbo_objective *objective, double lambda,
+                                 unsigned char *correct, double *accuracy, double *train_seconds,
+                                 dpbo_error *err);
+
 /* --- inspection (tests, diagnostics); `objective` must be a logreg one --- */
 
 /* The scaled splits the objective trains and validates on (labels ±1),

@@ -1,5 +1,6 @@
 #include "objectives/valset.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpbo/rng.h"
@@ -41,7 +42,12 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
   }
 
   int remove = kind == DPBO_NEIGHBOUR_ADD_REMOVE && dpbo_rng_below(&rng, 2) == 0;
-  if (remove) {
+  if (kind == DPBO_NEIGHBOUR_ADVERSARIAL) {
+    /* Provisional: dpbo_valset_adversarial chooses the record later. */
+    change->op = DPBO_VALSET_REMOVE;
+    change->slot = 0;
+    change->row = rows[0];
+  } else if (remove) {
     change->op = DPBO_VALSET_REMOVE;
     change->slot = (int32_t)dpbo_rng_below64(&rng, (uint64_t)m);
     change->row = rows[change->slot];
@@ -57,6 +63,46 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
         valset_kth_outside(rows, m, (int64_t)dpbo_rng_below64(&rng, (uint64_t)(pool - m)));
   }
 done:
+  return status;
+}
+
+dpbo_status dpbo_valset_adversarial(const uint8_t *bits, int64_t nbytes, int64_t n, int64_t m,
+                                    const int32_t *rows, dpbo_valset_change *change, double *spread,
+                                    dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t *right = NULL;
+  if (n < 1 || m < 2)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "adversarial neighbour: needs n >= 1 models and m >= 2, got %lld, %lld",
+               (long long)n, (long long)m);
+  /* m·(m − 1)·D_r(j) = S_j − m·c_r(j) with S_j = m·f_V(λ_j) the records
+   * model j gets right: integers, so spreads compare exactly and the
+   * tie rule is the only thing that decides between equal ones. */
+  DPBO_ALLOC(right, (size_t)n, "the adversarial neighbour");
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t k = 0; k < m; k++)
+      right[j] += dpbo_valset_bit(bits + j * nbytes, rows[k]);
+  int64_t best = -1, best_slot = 0;
+  for (int64_t k = 0; k < m; k++) {
+    int64_t hi = INT64_MIN, lo = INT64_MAX;
+    for (int64_t j = 0; j < n; j++) {
+      const int64_t v = right[j] - m * dpbo_valset_bit(bits + j * nbytes, rows[k]);
+      hi = v > hi ? v : hi;
+      lo = v < lo ? v : lo;
+    }
+    /* Strictly larger: on a tie the earlier slot, i.e. the smaller pool
+     * row (rows ascend), stays. */
+    if (hi - lo > best) {
+      best = hi - lo;
+      best_slot = k;
+    }
+  }
+  change->op = DPBO_VALSET_REMOVE;
+  change->slot = (int32_t)best_slot;
+  change->row = rows[best_slot];
+  if (spread) *spread = (double)best / ((double)m * (double)(m - 1));
+done:
+  free(right);
   return status;
 }
 
@@ -85,9 +131,10 @@ void dpbo_valset_accuracy(const uint8_t *bits, int64_t m, const int32_t *rows,
   *accuracy_neighbour = (double)right2 / (double)dpbo_valset_neighbour_size(m, change);
 }
 
-const char *const dpbo_neighbour_kind_names[] = {"add_remove", "swap", NULL};
+const char *const dpbo_neighbour_kind_names[] = {"add_remove", "swap", "adversarial", NULL};
 
 const char *dpbo_neighbour_kind_name(dpbo_neighbour_kind kind) {
-  return dpbo_neighbour_kind_names[kind == DPBO_NEIGHBOUR_SWAP ? DPBO_NEIGHBOUR_SWAP
-                                                               : DPBO_NEIGHBOUR_ADD_REMOVE];
+  return dpbo_neighbour_kind_names[kind == DPBO_NEIGHBOUR_SWAP || kind == DPBO_NEIGHBOUR_ADVERSARIAL
+                                       ? kind
+                                       : DPBO_NEIGHBOUR_ADD_REMOVE];
 }

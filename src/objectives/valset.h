@@ -7,7 +7,19 @@
  *              of V_i is removed, else one random pool row outside V_i is
  *              added (|V'| = m - 1 or m + 1);
  *   swap       (Definition 1): one random record of V_i is replaced by a
- *              random pool row outside V_i (|V'| = m).
+ *              random pool row outside V_i (|V'| = m);
+ *   adversarial: the record of V_i whose removal changes the models'
+ *              accuracies most unevenly across the settings λ_j
+ *              (|V'| = m - 1). Removing record r changes model j's
+ *              accuracy f_V(λ_j) by
+ *                D_r(j) = (f_V(λ_j) − c_r(j)) / (m − 1),
+ *              c_r(j) = 1 when model j classifies r right, else 0; V' drops
+ *              the r with the largest spread max_j D_r(j) − min_j D_r(j),
+ *              ties to the smallest pool row. The choice needs every
+ *              model's correctness on V, so dpbo_valset_draw only draws V
+ *              (and a provisional removal of its first record) and
+ *              dpbo_valset_adversarial makes the choice once the models
+ *              are trained.
  *
  * Each (m, i) has its own PCG stream (seed, stream = tag | m << 24 | i), so
  * any rank generates any set from the seed alone and the sets do not depend
@@ -22,7 +34,11 @@
 
 #include "dpbo/error.h"
 
-typedef enum { DPBO_NEIGHBOUR_ADD_REMOVE = 0, DPBO_NEIGHBOUR_SWAP = 1 } dpbo_neighbour_kind;
+typedef enum {
+  DPBO_NEIGHBOUR_ADD_REMOVE = 0,
+  DPBO_NEIGHBOUR_SWAP = 1,
+  DPBO_NEIGHBOUR_ADVERSARIAL = 2
+} dpbo_neighbour_kind;
 
 /* Largest m and set index (they share the 63-bit PCG stream id). */
 #define DPBO_VALSET_MAX_M ((INT64_C(1) << 24) - 1)
@@ -43,6 +59,15 @@ dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set
                              dpbo_neighbour_kind kind, int32_t *rows, dpbo_valset_change *change,
                              dpbo_error *err);
 
+/* The adversarial neighbour of V (see above) from n models' correctness
+ * bits, model j's at bits + j·nbytes (dpbo_valset_pack's layout over the
+ * pool): *change removes the chosen record, *spread (may be NULL) is its
+ * max_j D_r(j) − min_j D_r(j). The spreads are compared exactly, as the
+ * integers m·(m − 1)·spread. */
+dpbo_status dpbo_valset_adversarial(const uint8_t *bits, int64_t nbytes, int64_t n, int64_t m,
+                                    const int32_t *rows, dpbo_valset_change *change, double *spread,
+                                    dpbo_error *err);
+
 /* Size of V'. */
 int64_t dpbo_valset_neighbour_size(int64_t m, const dpbo_valset_change *change);
 
@@ -59,7 +84,7 @@ void dpbo_valset_accuracy(const uint8_t *bits, int64_t m, const int32_t *rows,
                           const dpbo_valset_change *change, double *accuracy,
                           double *accuracy_neighbour);
 
-/* "add_remove", "swap" as configs write them, indexed by
+/* "add_remove", "swap", "adversarial" as configs write them, indexed by
  * dpbo_neighbour_kind and NULL-terminated. */
 extern const char *const dpbo_neighbour_kind_names[];
 const char *dpbo_neighbour_kind_name(dpbo_neighbour_kind kind);
