@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# The k1 atlas (jobs/atlas.sbatch, analysis/atlas.py):
+#   test_atlas.sh list    the task list's bad input, each refused with exit 2
+#                         and a message naming the file and line (or the bad
+#                         task index), without a cluster; and the gather's
+#                         refusals (a task that never ran, did not finish,
+#                         failed, or whose file lacks the task's settings:
+#                         exit 3 naming the task, nothing written)
+#   test_atlas.sh slurm   configs/atlas-tiny.list (3 tasks of seconds) on the
+#                         one-node Slurm of scripts/slurm-up.sh, 2 tasks per
+#                         array task: the array runs, the gather writes one
+#                         HDF5 file with a group per task whose every dataset
+#                         and attribute equal those of the task's own file
+#                         (compared here in h5py), a summary row per task and
+#                         size equal to the task file's values, and the
+#                         figures; then a list with a failing task (k1sweep
+#                         exits 2): the gather fails naming it and writes no
+#                         file.
+# slurm: started if it does not run and stopped afterwards if the test started
+# it; skipped (77) without root or when the daemons cannot be started.
+set -uo pipefail
+mode=${1:?usage: test_atlas.sh list|slurm}
+src=${DPBO_SOURCE_DIR:?}
+python=${DPBO_PYTHON:-/usr/bin/python3}
+atlas=$src/analysis/atlas.py
+skip() { echo "SKIP: $*"; exit 77; }
+work=$(mktemp -d /tmp/dpbo-test-atlas.XXXXXX)
+fail() {
+  echo "FAIL: $*"
+  for f in "$work"/*.out; do [[ -f $f ]] && { echo "--- $f"; cat "$f"; }; done
+  exit 1
+}
+
+# expect_refusal CODE PATTERN CMD...: CMD exits CODE and says PATTERN (grep -E).
+expect_refusal() {
+  local code=$1 pattern=$2 rc
+  shift 2
+  "$@" > "$work/out.log" 2>&1
+  rc=$?
+  cat "$work/out.log"
+  [[ $rc -eq $code ]] || fail "$* exited $rc, expected $code"
+  grep -Eq -- "$pattern" "$work/out.log" || fail "$*: no '$pattern' in the message"
+}
+
+if [[ $mode == list ]]; then
+  trap 'rm -rf "$work"' EXIT
+  cd "$work" || fail "cd"
+  good="ok $src/configs/k1sweep-digits.ini k1sweep.neighbour=swap"
+  bad() {  # bad NAME LINE2 PATTERN: a list whose second line is LINE2
+    printf '# a comment\n%s\n' "$2" > "$1.list"
+    expect_refusal 2 "^atlas: $1.list:2: .*$3" "$python" "$atlas" check "$1.list"
+  }
+  bad noconfig "lonely" "expected 'NAME CONFIG"
+  bad missing "t nowhere.ini" "task 't': config 'nowhere.ini' not found"
+  bad name "a/b $src/configs/k1sweep-digits.ini" "task name 'a/b' must be"
+  bad override "t $src/configs/k1sweep-digits.ini k1sweep.neighbour" "'k1sweep.neighbour' is not SECTION.KEY=VALUE"
+  bad reserved "t $src/configs/k1sweep-digits.ini output.name=x" "output.name is set by the atlas"
+  bad twice "t $src/configs/k1sweep-digits.ini k1sweep.sets=3 k1sweep.sets=4" "k1sweep.sets set twice"
+  bad quote "t $src/configs/k1sweep-digits.ini k1sweep.sizes=\"1 2" "No closing quotation"
+  bad unset "t $src/configs/k1sweep-digits.ini k1sweep.data=\${DPBO_ATLAS_UNSET_VAR}/x" '\$\{DPBO_ATLAS_UNSET_VAR\} is not set'
+  printf '%s\n\n%s\n' "$good" "$good" > dup.list
+  expect_refusal 2 "^atlas: dup.list:3: task name 'ok' already used on line 1" "$python" "$atlas" check dup.list
+  printf '# nothing\n' > empty.list
+  expect_refusal 2 "^atlas: empty.list: the task list has no tasks" "$python" "$atlas" check empty.list
+  expect_refusal 2 "cannot read the task list" "$python" "$atlas" check absent.list
+  # A default taken from the environment, and the task's arguments.
+  printf 'ok %s k1sweep.data=${DPBO_ATLAS_DIR:-/data}/d.csv k1sweep.sizes="5 6"\n' \
+    "$src/configs/k1sweep-digits.ini" > good.list
+  [[ $("$python" "$atlas" check good.list) == 1 ]] || fail "good.list: not 1 task"
+  got=$(DPBO_ATLAS_DIR=/there "$python" "$atlas" task good.list 0) || fail "task good.list 0"
+  expected=$(printf '%s\n' ok results/good "$src/configs/k1sweep-digits.ini" --set k1sweep.data=/there/d.csv \
+    --set "k1sweep.sizes=5 6" --set output.dir=results/good --set output.name=ok)
+  [[ $got == "$expected" ]] || fail "task words: $got"
+  # A task index outside the list, through the job script (no cluster: the
+  # array's variables by hand); the binary is never started.
+  expect_refusal 2 "good.list: task index '1' is not one of the list's tasks \(0 to 0; submit with --array=0-0\)" \
+    env SLURM_SUBMIT_DIR="$work" SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_JOB_ID=9 SLURM_NTASKS=2 \
+    DPBO_BIN=/bin/false bash "$src/jobs/atlas.sbatch" good.list
+  # The gather's refusals, from hand-made status files (3 tasks: the first
+  # never ran, the second did not finish, the third failed).
+  printf 'a %s\nb %s\nc %s\n' "$src/configs/k1sweep-digits.ini" "$src/configs/k1sweep-digits.ini" \
+    "$src/configs/k1sweep-digits.ini" > g.list
+  mkdir -p results/g
+  echo "started 7_1" > results/g/b.status
+  echo "exit 2 7_2" > results/g/c.status
+  expect_refusal 3 "task 0 'a' \(line 1\): never ran" "$python" "$atlas" gather g.list
+  grep -q "task 1 'b' (line 2): did not finish" "$work/out.log" || fail "b not named"
+  grep -q "task 2 'c' (line 3): failed, dpbo k1sweep exited 2 (job 7_2" "$work/out.log" || fail "c not named"
+  [[ -z $(find results -mindepth 1 -maxdepth 1 -name 'g.*') ]] || fail "the refused gather wrote a file"
+  echo PASS
+  exit 0
+fi
+
+[[ $mode == slurm ]] || { echo "usage: test_atlas.sh list|slurm"; exit 2; }
+bin=${DPBO_BIN:?}
+[[ $(id -u) -eq 0 ]] || skip "the one-node Slurm cluster runs its daemons as root (scripts/slurm-up.sh)"
+export DPBO_SLURM_DIR=${DPBO_SLURM_DIR:-/tmp/dpbo-slurm}
+was_up=0
+SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null | grep -q "is UP" && was_up=1
+jobs_to_cancel=()
+cleanup() {
+  [[ ${#jobs_to_cancel[@]} -gt 0 ]] && scancel "${jobs_to_cancel[@]}" 2>/dev/null
+  [[ $was_up -eq 0 ]] && "$src/scripts/slurm-down.sh" 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if ! up=$("$src/scripts/slurm-up.sh" 2> "$work/up.log"); then
+  cat "$work/up.log"
+  skip "cannot start the one-node Slurm cluster (scripts/slurm-up.sh failed, output above)"
+fi
+eval "$up"
+cd "$work" || fail "cd $work"
+# The job finds the binary itself when it is build/dpbo of its tree.
+job_env=(env DPBO_BIN="$bin")
+[[ $(realpath "$bin") == "$(realpath -m "$src/build/dpbo")" ]] && job_env=(env -u DPBO_BIN)
+
+# submit LIST: the array and the gather (2 tasks each array task); waits for
+# both; sets array_job and gather_job.
+submit() {
+  local said
+  said=$("${job_env[@]}" "$src/jobs/atlas.sbatch" "$1" -- --ntasks=2 --time=10) || fail "atlas.sbatch $1: $said"
+  echo "$said"
+  array_job=$(sed -n 's/.*array job \([0-9]*\) .*/\1/p' <<< "$said")
+  gather_job=$(sed -n 's/.*gather job \([0-9]*\)$/\1/p' <<< "$said")
+  [[ -n $array_job && -n $gather_job ]] || fail "no job ids in '$said'"
+  jobs_to_cancel=("$array_job" "$gather_job")
+  local t0=$SECONDS
+  while [[ -n $(squeue -h -j "$array_job,$gather_job" 2>/dev/null) ]]; do
+    (( SECONDS - t0 < 240 )) || fail "jobs $array_job, $gather_job not done after 240 s"
+    sleep 1
+  done
+  echo "$1: done after $(( SECONDS - t0 )) s"
+  jobs_to_cancel=()
+}
+
+submit "$src/configs/atlas-tiny.list"
+gather_log=dpbo-atlas-gather-$gather_job.out
+[[ -f $gather_log ]] || fail "no gather log $gather_log"
+cat "$gather_log"
+for i in 0 1 2; do
+  grep -q "^atlas task $i (" "dpbo-atlas-${array_job}_$i.out" || fail "task $i did not run"
+done
+grep -q "wrote results/atlas-tiny.h5 (3 tasks)" "$gather_log" || fail "the gather did not write"
+for t in digits-svm-add_remove digits-svm-swap synthetic; do
+  for f in results/atlas-tiny/$t.k1.png results/atlas-tiny/$t.k1.gof.png results/atlas-tiny/$t.k1.md; do
+    [[ -s $f ]] || fail "no $f"
+  done
+done
+[[ -s results/atlas-tiny.md ]] || fail "no summary table"
+[[ -z $(find results -mindepth 1 -name '*tmp*') ]] || fail "temporary file left behind"
+"$python" - results/atlas-tiny.h5 results/atlas-tiny <<'PY' || fail "the gathered file differs from the tasks' files"
+import sys, h5py, numpy as np
+gathered, folder = sys.argv[1:]
+names = ["digits-svm-add_remove", "digits-svm-swap", "synthetic"]
+def same(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+    return a == b
+with h5py.File(gathered, "r") as g:
+    assert sorted(k for k in g if k != "summary") == sorted(names), list(g)
+    count = 0
+    for name in names:
+        grp = g[name]
+        with h5py.File(f"{folder}/{name}.h5", "r") as f:
+            for key, value in f.attrs.items():
+                assert same(grp.attrs[key], value), (name, key)
+            objects = []
+            f.visit(objects.append)
+            for path in objects:
+                src, dst = f[path], grp[path]
+                for key, value in src.attrs.items():
+                    assert same(dst.attrs[key], value), (name, path, key)
+                if isinstance(src, h5py.Dataset):
+                    assert src.dtype == dst.dtype and same(src[()], dst[()]), (name, path)
+                    count += 1
+            gathered_objects = []
+            grp.visit(gathered_objects.append)
+            assert sorted(gathered_objects) == sorted(objects), name
+            # The summary: one row per size, the task file's values.
+            rows = [r for r in g["summary"][()] if r["task"].decode() == name]
+            assert [int(r["m"]) for r in rows] == [int(m) for m in f.attrs["sizes"]], name
+            for r in rows:
+                m = int(r["m"])
+                lik, res = f[f"m{m}/likelihood"].attrs, f[f"m{m}/residuals"].attrs
+                assert r["k1_mle"] == lik["k1_mle"] and r["k1_lo"] == lik["k1_lo"]
+                assert r["ks_statistic"] == res["ks_statistic"] and r["ks_pvalue"] == res["ks_pvalue"]
+                assert r["exceedance_rate"] == f[f"m{m}/exceedance"].attrs["rate_at_delta"]
+                assert r["pipeline_slack"] == f[f"m{m}/pipeline"].attrs["slack"]
+                assert r["neighbour"].decode() == f.attrs["neighbour"].decode()
+        assert grp.attrs["task.index"] == names.index(name)
+    assert grp.attrs["task.set.k1sweep.synthetic_models"] == "40"
+    assert g["digits-svm-swap"].attrs["neighbour"] == b"swap"
+print(f"gathered file: {count} datasets equal to the tasks' files")
+PY
+
+# A failing task: k1sweep refuses its setting (exit 2); the gather names it.
+printf 'good %s k1sweep.synthetic_models=40 k1sweep.sizes=200 k1sweep.sets=10 likelihood.bootstrap=0\nbroken %s k1sweep.synthetic_models=40 k1sweep.sizes=200 k1sweep.sets=0\n' \
+  "$src/configs/k1sweep-synthetic.ini" "$src/configs/k1sweep-synthetic.ini" > atlas-broken.list
+submit atlas-broken.list
+gather_log=dpbo-atlas-gather-$gather_job.out
+cat "$gather_log"
+grep -q "task 1 'broken' (line 2): failed, dpbo k1sweep exited 2 (job ${array_job}_1" "$gather_log" ||
+  fail "the gather does not name the failed task"
+grep -q "good" <<< "$(grep "cannot be gathered\|task 0" "$gather_log")" && fail "the good task was named"
+[[ ! -e results/atlas-broken.h5 && -z $(find results -mindepth 1 -name '*tmp*') ]] || fail "a file was written"
+state=$(scontrol show job -o "$gather_job" 2>/dev/null | sed -n 's/.* JobState=\([A-Z_]*\) .*/\1/p')
+[[ -z $state || $state == FAILED ]] || fail "gather job $gather_job ended $state, expected FAILED"
+echo PASS
