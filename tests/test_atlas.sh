@@ -96,7 +96,8 @@ bin=${DPBO_BIN:?}
 [[ $(id -u) -eq 0 ]] || skip "the one-node Slurm cluster runs its daemons as root (scripts/slurm-up.sh)"
 export DPBO_SLURM_DIR=${DPBO_SLURM_DIR:-/tmp/dpbo-slurm}
 was_up=0
-SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null | grep -q "is UP" && was_up=1
+ping_out=$(SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null || true)
+grep -q "is UP" <<< "$ping_out" && was_up=1
 jobs_to_cancel=()
 cleanup() {
   [[ ${#jobs_to_cancel[@]} -gt 0 ]] && scancel "${jobs_to_cancel[@]}" 2>/dev/null
