@@ -30,8 +30,14 @@ settings; it writes nothing then. Otherwise it writes results/<atlas>.h5
 copy of every object of the task's file, with the task's settings (index,
 line, config, overrides, status) and the file's own attributes as the group's
 attributes, and /summary, the table of results/<atlas>.md: per task and size
-m the MLE of k1 and its intervals, the residuals' KS statistic and p-value,
-the exceedance rate at delta and the pipeline's slack. Each task's figures
+m the MLE of k1 and its intervals, s^2 (1 - k1), sigma_n, the residuals' KS
+statistic, p-value and largest |z|, max |F_V - F_V'| against s c and the
+exceedance rate at delta, and the pipeline's slack; and /cross, the table's
+second part: for each task NAME-adversarial whose list also has
+NAME-add_remove, the adversarial pairs' max |F_V - F_V'| against the s c of
+the random neighbours' fit (does the worst-case neighbour stay within a bound
+fitted on random ones?). results/<atlas>.png draws the tasks side by side
+against m. Each task's figures
 come from analysis/plot_k1_sweep.py (results/<atlas>/<NAME>.k1.png,
 .k1.gof.png and .k1.md).
 
@@ -190,9 +196,9 @@ def task_problem(t, out, h5py):
     return None
 
 
-def summary_rows(plot, t, h5_path):
-    """The summary's rows of one task: one per size m (plot_k1_sweep.read)."""
-    meta, sizes = plot.read(h5_path)
+def summary_rows(t, meta, sizes):
+    """The summary's rows of one task: one per size m (sizes as plot_k1_sweep.read gives them)."""
+    import numpy as np
     nan = float("nan")
     rows = []
     for s in sizes:
@@ -203,7 +209,11 @@ def summary_rows(plot, t, h5_path):
                      s["boot_k1_lo"] if boot else nan, s["boot_k1_hi"] if boot else nan,
                      s["c_mle"], s["ks"] if gof else nan, s["ks_p"] if gof else nan,
                      s["rate"] if gof else nan, s["delta"],
-                     s["pipe_slack"] if pipe else nan, s["pipe_viol"] if pipe else -1))
+                     s["pipe_slack"] if pipe else nan, s["pipe_viol"] if pipe else -1,
+                     s["s2t"] if gof else nan, s["max_z"] if gof else nan, s["sigma_n"], s["s"],
+                     s["bound"] if gof else nan,
+                     float(np.median(s["max_diff"])) if gof else nan,
+                     float(np.max(s["max_diff"])) if gof else nan))
     return rows
 
 
@@ -211,27 +221,119 @@ SUMMARY = [("task", "S64"), ("mode", "S16"), ("neighbour", "S32"), ("models", "i
            ("m", "i8"), ("k1_mle", "f8"), ("k1_lo", "f8"), ("k1_hi", "f8"),
            ("bootstrap_k1_lo", "f8"), ("bootstrap_k1_hi", "f8"), ("c_mle", "f8"),
            ("ks_statistic", "f8"), ("ks_pvalue", "f8"), ("exceedance_rate", "f8"), ("delta", "f8"),
-           ("pipeline_slack", "f8"), ("pipeline_violations", "i8")]
+           ("pipeline_slack", "f8"), ("pipeline_violations", "i8"),
+           ("s2_one_minus_k1", "f8"), ("max_abs_z", "f8"), ("sigma_n", "f8"), ("s", "f8"),
+           ("bound_at_delta", "f8"), ("max_diff_median", "f8"), ("max_diff_max", "f8")]
 
 
-def markdown(path, rows):
+CROSS = [("adversarial_task", "S64"), ("random_task", "S64"), ("m", "i8"),
+         ("random_bound_at_delta", "f8"), ("adversarial_bound_at_delta", "f8"),
+         ("adversarial_max_diff_median", "f8"), ("adversarial_max_diff_max", "f8"),
+         ("rate_above_random_bound", "f8"), ("delta", "f8")]
+
+
+def cross_rows(read):
+    """Do the worst-case neighbours stay within the bound fitted on random ones? For each
+    task NAME ending in "-adversarial" whose list also has the task with "-add_remove" in its
+    place (same data, model and settings otherwise), per m both have: the s c at delta of the
+    random task's fit against max_lambda |F_V - F_V'| of the adversarial pairs, and the
+    fraction of those pairs above it. (Each task's own exceedance rate compares its pairs with
+    its own fit, which the adversarial pairs were part of.)"""
+    import numpy as np
+    rows = []
+    for name, (_, sizes) in read.items():
+        if not name.endswith("-adversarial"):
+            continue
+        base = name[: -len("adversarial")] + "add_remove"
+        if base not in read:
+            continue
+        random = {s["m"]: s for s in read[base][1] if s["gof"]}
+        for s in sizes:
+            r = random.get(s["m"])
+            if not s["gof"] or r is None:
+                continue
+            d = s["max_diff"]
+            rows.append((name, base, s["m"], r["bound"], s["bound"], float(np.median(d)),
+                         float(np.max(d)), float(np.mean(d > r["bound"])), r["delta"]))
+    return rows
+
+
+def markdown(path, rows, cross):
     head = ("| task | data mode | neighbour | models | sets | m | MLE k1 | 95% LR interval"
-            " | bootstrap 95% interval | c at MLE | KS D | KS p | exceedance rate at delta"
+            " | bootstrap 95% interval | c at MLE | s²(1 − k1) | σn | KS D | KS p | max abs z"
+            " | max abs(F_V − F_V′): median, max | s c | exceedance rate at delta"
             " | pipeline slack | violations |")
     out = [f"# k1 atlas: {os.path.basename(path)}", "", head, "|---|---|---|---:|---:|---:|---:|---|---|"
-           "---:|---:|---:|---:|---:|---:|"]
+           "---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
         boot = "-" if r[9] != r[9] else f"[{r[9]:.6f}, {r[10]:.6f}]"
         out.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]:.6f}"
-                   f" | [{r[7]:.6f}, {r[8]:.6f}] | {boot} | {r[11]:.4g} | {r[12]:.4g} | {r[13]:.3g}"
+                   f" | [{r[7]:.6f}, {r[8]:.6f}] | {boot} | {r[11]:.4g} | {r[18]:.3g} | {r[20]:.2g}"
+                   f" | {r[12]:.4g} | {r[13]:.3g} | {r[19]:.3g} | {r[23]:.3g}, {r[24]:.3g} | {r[22]:.3g}"
                    f" | {r[14]:.3g} (delta {r[15]:g}) | {r[16]:.3g} | {r[17] if r[17] >= 0 else '-'} |")
     out += ["", "Per task and validation-set size m: the MLE of k1 with its likelihood-ratio "
             "interval and the bootstrap percentile interval over the pairs; c of Algorithm 1 at "
-            "the MLE; the Kolmogorov-Smirnov test of the residuals of F_V' given F_V against "
-            "N(0, 1); the fraction of pairs with max |F_V - F_V'| > s c at delta; the pipeline's "
+            "the MLE; the scale-free s^2 (1 - k1) and the fitted white-noise std sigma_n; the "
+            "Kolmogorov-Smirnov test of the residuals of F_V' given F_V against N(0, 1) and the "
+            "largest |z|; max over lambda of |F_V - F_V'| (median and largest over the pairs) "
+            "against s c at delta and the fraction of pairs above it; the pipeline's "
             "slack Delta_lambda / max |mu_T - mu'_T| and its violations. The figures of each "
-            "task: <atlas>/<task>.k1.png and .k1.gof.png (analysis/plot_k1_sweep.py)."]
+            "task: <atlas>/<task>.k1.png and .k1.gof.png (analysis/plot_k1_sweep.py); all tasks "
+            "side by side: <atlas>.png."]
+    if cross:
+        out += ["", "Adversarial neighbours against the bound fitted on random add/remove ones "
+                "(same data, model and m):", "",
+                "| adversarial task | random task | m | s c (random fit) | s c (own fit) | "
+                "max abs(F_V − F_V′) of the adversarial pairs: median, max | fraction above "
+                "the random fit's s c |", "|---|---|---:|---:|---:|---|---:|"]
+        for c in cross:
+            out.append(f"| {c[0]} | {c[1]} | {c[2]} | {c[3]:.3g} | {c[4]:.3g} | {c[5]:.3g}, "
+                       f"{c[6]:.3g} | {c[7]:.3g} (delta {c[8]:g}) |")
     return "\n".join(out) + "\n"
+
+
+def overview(rows, png):
+    """All tasks side by side against m (results/<atlas>.png): the scale-free size of the
+    V/V' difference the fit attributes to the tasks, s sqrt(2 (1 - k1)), next to 1/m (what
+    one record can move an accuracy by); the residuals' KS p-value; the exceedance rate at
+    delta; the pipeline's slack. One line per task: colour by task in list order, marker by
+    neighbour kind."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    names = list(dict.fromkeys(r[0] for r in rows))
+    markers = {"add_remove": "o", "swap": "s", "adversarial": "^"}
+    cmap = plt.get_cmap("tab20")
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9))
+    (spread, ks), (exc, slack) = axes
+    ms = sorted({int(r[5]) for r in rows})
+    spread.plot(ms, [1.0 / m for m in ms], "k--", lw=1, label="1/m")
+    for i, name in enumerate(names):
+        mine = [r for r in rows if r[0] == name]
+        m = np.array([r[5] for r in mine], float)
+        style = dict(color=cmap(i % 20), marker=markers.get(mine[0][2], "x"), ms=4, lw=1)
+        spread.plot(m, [np.sqrt(2.0 * r[18]) for r in mine], label=name, **style)
+        ks.plot(m, [r[13] for r in mine], **style)
+        exc.plot(m, [r[14] for r in mine], **style)
+        slack.plot(m, [r[16] for r in mine], **style)
+    delta = rows[0][15]
+    spread.set(xscale="log", yscale="log", xlabel="m (validation rows)",
+               ylabel="s sqrt(2 (1 - k1)) at the MLE",
+               title="Fitted std of f_V - f_V' (latent) against 1/m")
+    ks.axhline(0.05, color="k", ls="--", lw=1)
+    ks.set(xscale="log", yscale="log", xlabel="m", ylabel="KS p-value",
+           title="Residuals of F_V' given F_V against N(0, 1)")
+    exc.axhline(delta, color="k", ls="--", lw=1)
+    exc.set(xscale="log", xlabel="m", ylabel=f"fraction of pairs above s c (delta = {delta:g})",
+            title="max |F_V - F_V'| above the proof's s c", ylim=(-0.02, 1.02))
+    slack.axhline(1.0, color="k", ls="--", lw=1)
+    slack.set(xscale="log", yscale="log", xlabel="m", ylabel="Delta_lambda / max |mu_T - mu'_T|",
+              title="GP-UCB pipeline: slack of the release's bound (< 1: violated)")
+    fig.legend(*spread.get_legend_handles_labels(), loc="center right", fontsize=7)
+    fig.tight_layout(rect=(0, 0, 0.8, 1))
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
 
 
 def cmd_gather(path, results="results"):
@@ -253,7 +355,8 @@ def cmd_gather(path, results="results"):
 
     final = os.path.join(results, atlas_name(path) + ".h5")
     md_path = os.path.join(results, atlas_name(path) + ".md")
-    rows = []
+    png_path = os.path.join(results, atlas_name(path) + ".png")
+    rows, read = [], {}
     for t in tasks:
         h5_path = os.path.join(out, t.name + ".h5")
         png = os.path.join(out, t.name + ".k1.png")
@@ -263,7 +366,9 @@ def cmd_gather(path, results="results"):
             print(f"atlas gather: task {t.index} '{t.name}': analysis/plot_k1_sweep.py {h5_path} "
                   f"exited {done.returncode}; nothing written", file=sys.stderr)
             return 3
-        rows += summary_rows(plot, t, h5_path)
+        read[t.name] = plot.read(h5_path)
+        rows += summary_rows(t, *read[t.name])
+    cross = cross_rows(read)
 
     tmp = f"{final}.tmp.{os.getpid()}"
     try:
@@ -291,16 +396,20 @@ def cmd_gather(path, results="results"):
                 with open(os.path.join(out, t.name + ".status"), encoding="utf-8") as s:
                     g.attrs["task.status"] = s.read().strip()
             f.create_dataset("summary", data=np.array(rows, dtype=SUMMARY))
+            f.create_dataset("cross", data=np.array(cross, dtype=CROSS))
         with open(md_path + ".tmp", "w", encoding="utf-8") as m:
-            m.write(markdown(path, rows))
+            m.write(markdown(path, rows, cross))
+        overview(rows, png_path + ".tmp.png")
+        os.replace(png_path + ".tmp.png", png_path)
         os.replace(md_path + ".tmp", md_path)
         os.replace(tmp, final)
     finally:
-        for leftover in (tmp, md_path + ".tmp"):
+        for leftover in (tmp, md_path + ".tmp", png_path + ".tmp.png"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
-    print(markdown(path, rows), end="")
-    print(f"atlas gather: wrote {final} ({len(tasks)} tasks), {md_path} and the figures in {out}/")
+    print(markdown(path, rows, cross), end="")
+    print(f"atlas gather: wrote {final} ({len(tasks)} tasks), {md_path}, {png_path} and the "
+          f"figures in {out}/")
     return 0
 
 

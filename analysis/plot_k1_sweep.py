@@ -273,8 +273,10 @@ def plot(meta, sizes, out, relative):
         right.set_ylim(max(-60.0, right.get_ylim()[0]), 5.0)
     for ax in (left, right):
         ax.grid(True, alpha=0.3)
-    fig.suptitle(f"Multi-task GP likelihood of k1: {meta['models']} SVM settings, "
-                 f"{meta['sets']} validation sets per size ({meta['mode']})", fontsize=10)
+    kind = {"svm": "RBF-SVM", "logreg": "logistic-regression", "synthetic": "synthetic (GP-drawn)"}
+    fig.suptitle(f"Multi-task GP likelihood of k1: {meta['models']} "
+                 f"{kind.get(meta['mode'], meta['mode'])} settings, {meta['sets']} validation sets "
+                 f"per size, {meta['neighbour']} neighbours", fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=150)
     plt.close(fig)

@@ -6,7 +6,7 @@
 #                         refusals (a task that never ran, did not finish,
 #                         failed, or whose file lacks the task's settings:
 #                         exit 3 naming the task, nothing written)
-#   test_atlas.sh slurm   configs/atlas-tiny.list (3 tasks of seconds) on the
+#   test_atlas.sh slurm   configs/atlas-tiny.list (4 tasks of seconds) on the
 #                         one-node Slurm of scripts/slurm-up.sh, 2 tasks per
 #                         array task: the array runs, the gather writes one
 #                         HDF5 file with a group per task whose every dataset
@@ -138,27 +138,28 @@ submit "$src/configs/atlas-tiny.list"
 gather_log=dpbo-atlas-gather-$gather_job.out
 [[ -f $gather_log ]] || fail "no gather log $gather_log"
 cat "$gather_log"
-for i in 0 1 2; do
+for i in 0 1 2 3; do
   grep -q "^atlas task $i (" "dpbo-atlas-${array_job}_$i.out" || fail "task $i did not run"
 done
-grep -q "wrote results/atlas-tiny.h5 (3 tasks)" "$gather_log" || fail "the gather did not write"
-for t in digits-svm-add_remove digits-svm-swap synthetic; do
+grep -q "wrote results/atlas-tiny.h5 (4 tasks)" "$gather_log" || fail "the gather did not write"
+for t in digits-svm-add_remove digits-svm-swap synthetic digits-svm-adversarial; do
   for f in results/atlas-tiny/$t.k1.png results/atlas-tiny/$t.k1.gof.png results/atlas-tiny/$t.k1.md; do
     [[ -s $f ]] || fail "no $f"
   done
 done
 [[ -s results/atlas-tiny.md ]] || fail "no summary table"
+[[ -s results/atlas-tiny.png ]] || fail "no overview figure"
 [[ -z $(find results -mindepth 1 -name '*tmp*') ]] || fail "temporary file left behind"
 "$python" - results/atlas-tiny.h5 results/atlas-tiny <<'PY' || fail "the gathered file differs from the tasks' files"
 import sys, h5py, numpy as np
 gathered, folder = sys.argv[1:]
-names = ["digits-svm-add_remove", "digits-svm-swap", "synthetic"]
+names = ["digits-svm-add_remove", "digits-svm-swap", "digits-svm-adversarial", "synthetic"]
 def same(a, b):
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
     return a == b
 with h5py.File(gathered, "r") as g:
-    assert sorted(k for k in g if k != "summary") == sorted(names), list(g)
+    assert sorted(k for k in g if k not in ("summary", "cross")) == sorted(names), list(g)
     count = 0
     for name in names:
         grp = g[name]
@@ -188,8 +189,31 @@ with h5py.File(gathered, "r") as g:
                 assert r["exceedance_rate"] == f[f"m{m}/exceedance"].attrs["rate_at_delta"]
                 assert r["pipeline_slack"] == f[f"m{m}/pipeline"].attrs["slack"]
                 assert r["neighbour"].decode() == f.attrs["neighbour"].decode()
+                exc = f[f"m{m}/exceedance"]
+                assert r["bound_at_delta"] == exc.attrs["bound_at_delta"]
+                assert r["max_diff_max"] == exc["max_diff"][()].max()
+                assert r["max_diff_median"] == np.median(exc["max_diff"][()])
+                assert r["max_abs_z"] == res["max_abs_z"] and r["sigma_n"] == lik["sigma_n_mle"]
+                assert r["s2_one_minus_k1"] == f[f"m{m}/bootstrap"].attrs["s2_one_minus_k1_mle"]
         assert grp.attrs["task.index"] == names.index(name)
-    assert grp.attrs["task.set.k1sweep.synthetic_models"] == "40"
+    assert g["synthetic"].attrs["task.set.k1sweep.synthetic_models"] == "40"
+    # /cross: the adversarial pairs of digits-svm-adversarial against the s c of
+    # digits-svm-add_remove's fit, recomputed from the two task files.
+    cross = g["cross"][()]
+    with h5py.File(f"{folder}/digits-svm-adversarial.h5", "r") as adv, \
+         h5py.File(f"{folder}/digits-svm-add_remove.h5", "r") as rnd:
+        sizes = [int(m) for m in adv.attrs["sizes"]]
+        assert [int(c["m"]) for c in cross] == sizes, cross
+        for c in cross:
+            m = int(c["m"])
+            assert c["adversarial_task"] == b"digits-svm-adversarial" and c["random_task"] == b"digits-svm-add_remove"
+            bound = rnd[f"m{m}/exceedance"].attrs["bound_at_delta"]
+            d = adv[f"m{m}/exceedance/max_diff"][()]
+            assert c["random_bound_at_delta"] == bound
+            assert c["adversarial_bound_at_delta"] == adv[f"m{m}/exceedance"].attrs["bound_at_delta"]
+            assert c["adversarial_max_diff_max"] == d.max()
+            assert c["rate_above_random_bound"] == np.count_nonzero(d > bound) / d.size
+    print(f"cross rows: {len(cross)}")
     assert g["digits-svm-swap"].attrs["neighbour"] == b"swap"
 print(f"gathered file: {count} datasets equal to the tasks' files")
 PY
