@@ -3,8 +3,10 @@
  *
  *  - attributes (string, numbers), written and read back;
  *  - collective dataset writes where each rank writes a block of rows (or
- *    rank 0 writes a small array and the others only join), and whole arrays
- *    of any rank written by the one process that holds a file;
+ *    rank 0 writes a small array and the others only join), blocks of every
+ *    rank gathered to rank 0, which writes them into a file it holds alone,
+ *    and whole arrays of any rank written by the one process that holds a
+ *    file;
  *  - atomic files (docs/design.md section 6): rank 0 creates a temporary file
  *    ".<name>.tmp.<12 random characters>" next to <path> exclusively
  *    (O_EXCL | O_NOFOLLOW, unpredictable, so no planted symbolic link can
