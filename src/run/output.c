@@ -212,8 +212,9 @@ static void output_fill_std(void *user, hsize_t first, hsize_t rows, void *buf) 
     out[i] = p->s * sqrt(p->var[first + i]);
 }
 
-/* Rows per write of the converted posterior: 8 MiB buffers, however large
- * the block (a copy of the whole block would add N/P doubles per rank). */
+/* Rows per message and write of the posterior: 8 MiB buffers (8 d MiB for
+ * /posterior/unit), however large the block (a copy of the whole block
+ * would add N/P doubles per rank, and N on rank 0, which writes). */
 enum { POSTERIOR_CHUNK = 1 << 20 };
 
 /* Collective over comm; file is rank 0's (negative after an earlier
