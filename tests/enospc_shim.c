@@ -7,8 +7,8 @@
  * (tests/disk_full.sh).
  *
  * A budget in bytes puts the cut wherever the byte count happens to fall,
- * which moves with anything that changes what is written (a pid's digits in
- * the lock file, HDF5's choice of which rank flushes which metadata). For a
+ * which moves with anything that changes what is written (the pid's digits
+ * in the lock file, any change to the run file's layout). For a
  * cut at a chosen point: $DPBO_ENOSPC_WRITES = N fails the N-th write that
  * grows a file there (1-based) and every later one, and $DPBO_ENOSPC_RANK =
  * R limits only the process of MPI rank R (the others count but never
