@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # /posterior is written in chunks of 2^20 rows (src/run/output.c), never as a
 # converted copy of a whole block. With N = 2^21 + 1 on 2 ranks, rank 0's
-# block (2^20 + 1 rows) takes two writes and rank 1's (2^20 rows) one, so
-# rank 1 joins the second collective write with nothing to write. The
+# block (2^20 + 1 rows) takes two writes and rank 1's (2^20 rows) one
+# message and one write (rank 0 writes the file alone). The
 # written μ_T and σ_T must equal the GP posterior recomputed here with numpy
 # from the trace, at the block edges, the chunk edges and random rows.
 set -uo pipefail

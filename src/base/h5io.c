@@ -329,55 +329,81 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
   return h5io_write_block(group, name, type, ndims, dims, offset, rows, data, 0, err);
 }
 
-dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
-                                         int ndims, const hsize_t *dims, hsize_t offset,
-                                         hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
-                                         void *user, dpbo_error *err) {
+dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const char *name, hid_t type,
+                                     int ndims, const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                     hsize_t chunk, dpbo_h5io_fill fill, void *user,
+                                     dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  hid_t filespace = -1, dset = -1, memspace = -1, xfer = -1;
+  hid_t filespace = -1, dset = -1, memspace = -1;
+  MPI_Comm mine = MPI_COMM_NULL;
+  MPI_Datatype row = MPI_DATATYPE_NULL;
+  unsigned long long *blocks = NULL;
   void *buf = NULL;
+  int rank, size;
   const hsize_t width = ndims > 1 ? dims[1] : 1;
-  const size_t size = H5Tget_size(type);
+  const size_t bytes = H5Tget_size(type);
   if (chunk < 1) chunk = 1;
   char what[300];
   snprintf(what, sizeof what, "dataset %s", name);
-  if (size == 0) DPBO_RAISE(DPBO_ERR_HDF5, "H5Tget_size failed for %s", what);
-  H5IO_TRY(filespace = H5Screate_simple(ndims, dims, NULL), what);
-  errno = 0;
-  dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (dset < 0) {
-    status = h5io_fail(group, errno, what, err);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  /* What can fail on one rank alone (memory) is agreed on before the first
+   * message, so no rank leaves the exchange early. */
+  if (bytes == 0 || width * bytes > INT_MAX)
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "H5Tget_size failed for %s", what);
+  else if (!(buf = malloc(chunk * width * bytes)) ||
+           !(blocks = malloc(2 * (size_t)size * sizeof *blocks)))
+    local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for a write buffer of %s", what);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* A communicator of its own: no other message on comm can be taken for a
+   * row of the dataset. */
+  DPBO_MPI_TRY(MPI_Comm_dup(comm, &mine));
+  DPBO_MPI_TRY(MPI_Type_contiguous((int)(width * bytes), MPI_BYTE, &row));
+  DPBO_MPI_TRY(MPI_Type_commit(&row));
+  unsigned long long block[2] = {offset, rows};
+  DPBO_MPI_TRY(
+      MPI_Gather(block, 2, MPI_UNSIGNED_LONG_LONG, blocks, 2, MPI_UNSIGNED_LONG_LONG, 0, mine));
+  if (rank != 0) {
+    for (hsize_t first = 0; first < rows; first += chunk) {
+      const hsize_t len = rows - first < chunk ? rows - first : chunk;
+      fill(user, first, len, buf);
+      DPBO_MPI_TRY(MPI_Send(buf, (int)len, row, 0, 0, mine));
+    }
     goto done;
   }
-  unsigned long long mine = (rows + chunk - 1) / chunk, rounds = 0;
-  DPBO_MPI_TRY(MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm));
-  const hsize_t buf_rows = rows < chunk ? rows : chunk;
-  DPBO_ALLOC(buf, (buf_rows ? buf_rows : 1) * width * size, "a dataset write buffer");
-  H5IO_LOCAL(xfer = H5Pcreate(H5P_DATASET_XFER), what);
-  H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
-  for (unsigned long long r = 0; r < rounds; r++) {
-    const hsize_t first = (hsize_t)r * chunk;
-    const hsize_t len = first >= rows ? 0 : rows - first < chunk ? rows - first : chunk;
-    hsize_t start[2] = {offset + first, 0}, count[2] = {len, width};
-    H5IO_LOCAL(memspace = H5Screate_simple(ndims, count, NULL), what);
-    if (len > 0) {
-      fill(user, first, len, buf);
+  /* Rank 0: a failed write (a full disk) stops the writing, not the
+   * receiving: every rank's send still completes. */
+  if (group < 0) local = DPBO_ERR_HDF5; /* an earlier failure, reported already */
+  if (local == DPBO_OK && (filespace = H5Screate_simple(ndims, dims, NULL)) < 0)
+    local = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "H5Screate_simple failed for %s", what);
+  errno = 0;
+  if (local == DPBO_OK &&
+      (dset = H5Dcreate2(group, name, type, filespace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    local = h5io_fail(group, errno, what, err);
+  for (int r = 0; r < size; r++) {
+    for (hsize_t first = 0; first < blocks[2 * r + 1]; first += chunk) {
+      const hsize_t len = blocks[2 * r + 1] - first < chunk ? blocks[2 * r + 1] - first : chunk;
+      if (r == 0)
+        fill(user, first, len, buf);
+      else
+        DPBO_MPI_TRY(MPI_Recv(buf, (int)len, row, r, 0, mine, MPI_STATUS_IGNORE));
+      if (local != DPBO_OK) continue;
+      hsize_t start[2] = {blocks[2 * r] + first, 0}, count[2] = {len, width};
+      H5IO_LOCAL(memspace = H5Screate_simple(ndims, count, NULL), what);
       H5IO_LOCAL(H5Sselect_hyperslab(filespace, H5S_SELECT_SET, start, NULL, count, NULL), what);
-    } else {
-      H5IO_LOCAL(H5Sselect_none(filespace), what);
-      H5IO_LOCAL(H5Sselect_none(memspace), what);
+      errno = 0;
+      if (local == DPBO_OK && H5Dwrite(dset, type, memspace, filespace, H5P_DEFAULT, buf) < 0)
+        local = h5io_fail(group, errno, what, err);
+      if (memspace >= 0) H5Sclose(memspace);
+      memspace = -1;
     }
-    DPBO_TRY(dpbo_comm_agree(comm, local, err));
-    errno = 0;
-    herr_t rc = H5Dwrite(dset, type, memspace, filespace, xfer, buf);
-    local = rc < 0 ? h5io_fail(group, errno, what, err) : DPBO_OK;
-    H5Sclose(memspace);
-    memspace = -1;
-    DPBO_TRY(dpbo_comm_agree(comm, local, err));
   }
+  if (group >= 0) status = local;
 done:
   free(buf);
-  if (xfer >= 0) H5Pclose(xfer);
+  free(blocks);
+  if (row != MPI_DATATYPE_NULL) MPI_Type_free(&row);
+  if (mine != MPI_COMM_NULL) MPI_Comm_free(&mine);
   if (memspace >= 0) H5Sclose(memspace);
   if (dset >= 0) H5Dclose(dset);
   if (filespace >= 0) H5Sclose(filespace);

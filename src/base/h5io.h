@@ -3,8 +3,10 @@
  *
  *  - attributes (string, numbers), written and read back;
  *  - collective dataset writes where each rank writes a block of rows (or
- *    rank 0 writes a small array and the others only join), and whole arrays
- *    of any rank written by the one process that holds a file;
+ *    rank 0 writes a small array and the others only join), blocks of every
+ *    rank gathered to rank 0, which writes them into a file it holds alone,
+ *    and whole arrays of any rank written by the one process that holds a
+ *    file;
  *  - atomic files (docs/design.md section 6): rank 0 creates a temporary file
  *    ".<name>.tmp.<12 random characters>" next to <path> exclusively
  *    (O_EXCL | O_NOFOLLOW, unpredictable, so no planted symbolic link can
@@ -75,16 +77,24 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
                                   const hsize_t *dims, hsize_t offset, hsize_t rows,
                                   const void *data, dpbo_error *err);
 
-/* The same for a block computed on the fly: fill(user, first, rows, buf)
- * writes block rows [first, first+rows) into buf, at most `chunk` rows at a
- * time, so no rank holds a converted copy of its whole block. Collective over
- * comm (the file's communicator): every rank joins as many writes as the
- * rank with the most rows needs. */
+/* A dataset of blocks held by every rank of comm, written by rank 0 alone
+ * into a file it holds alone (dpbo_h5io_create on MPI_COMM_SELF): rank r's
+ * block is rows [offset, offset+rows) of dimension 0 (ndims 1 or 2), which
+ * fill(user, first, n, buf) produces n <= `chunk` rows at a time (block rows
+ * [first, first+n)), so no rank holds a converted copy of its block; the
+ * other ranks send theirs to rank 0, chunk by chunk. Collective over comm;
+ * `group` is used on rank 0 only, where a negative group (an earlier
+ * failure) receives every block without writing. A failed write (a full
+ * disk) fails rank 0 alone, after every block has arrived, so no rank is
+ * left waiting; the other ranks return DPBO_OK and learn of it through the
+ * caller's dpbo_comm_agree. HDF5 is never called collectively here: one
+ * rank's failure inside HDF5's own collective steps (a metadata flush, a
+ * chunk fill) leaves the other ranks inside them, waiting forever. */
 typedef void (*dpbo_h5io_fill)(void *user, hsize_t first, hsize_t rows, void *buf);
-dpbo_status dpbo_h5io_write_block_filled(MPI_Comm comm, hid_t group, const char *name, hid_t type,
-                                         int ndims, const hsize_t *dims, hsize_t offset,
-                                         hsize_t rows, hsize_t chunk, dpbo_h5io_fill fill,
-                                         void *user, dpbo_error *err);
+dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const char *name, hid_t type,
+                                     int ndims, const hsize_t *dims, hsize_t offset, hsize_t rows,
+                                     hsize_t chunk, dpbo_h5io_fill fill, void *user,
+                                     dpbo_error *err);
 
 /* Rank 0 writes the whole array; the other ranks only join. The dataset
  * carries HDF5's Fletcher-32 checksum, verified by every read. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/comm.h"
 #include "base/h5io.h"
 #include "dpbo/version.h"
 
@@ -187,9 +188,15 @@ done:
 
 /* The posterior in units of v, produced chunk by chunk for the writes. */
 typedef struct posterior_fill {
-  const double *mu, *var;
+  const double *mu, *var, *unit;
   double m0, s;
+  int d;
 } posterior_fill;
+
+static void output_fill_unit(void *user, hsize_t first, hsize_t rows, void *buf) {
+  const posterior_fill *p = user;
+  memcpy(buf, p->unit + first * (hsize_t)p->d, rows * (hsize_t)p->d * sizeof(double));
+}
 
 static void output_fill_mean(void *user, hsize_t first, hsize_t rows, void *buf) {
   const posterior_fill *p = user;
@@ -205,29 +212,42 @@ static void output_fill_std(void *user, hsize_t first, hsize_t rows, void *buf) 
     out[i] = p->s * sqrt(p->var[first + i]);
 }
 
-/* Rows per write of the converted posterior: 8 MiB buffers, however large
- * the block (a copy of the whole block would add N/P doubles per rank). */
+/* Rows per message and write of the posterior: 8 MiB buffers (8 d MiB for
+ * /posterior/unit), however large the block (a copy of the whole block
+ * would add N/P doubles per rank, and N on rank 0, which writes). */
 enum { POSTERIOR_CHUNK = 1 << 20 };
 
+/* Collective over comm; file is rank 0's (negative after an earlier
+ * failure there, when rank 0 only takes the other ranks' blocks in). */
 static dpbo_status output_write_posterior(MPI_Comm comm, hid_t file, const dpbo_config *config,
                                           const dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int64_t count = dpbo_ucb_count(run->ucb), begin = dpbo_ucb_begin(run->ucb);
   const int d = dpbo_space_dims(run->space);
-  posterior_fill fill = {dpbo_ucb_mean(run->ucb), dpbo_ucb_var(run->ucb), config->prior.mean,
-                         config->prior.signal_std};
-  hid_t group = H5Gcreate2(file, "posterior", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /posterior");
+  posterior_fill fill = {.mu = dpbo_ucb_mean(run->ucb),
+                         .var = dpbo_ucb_var(run->ucb),
+                         .unit = dpbo_ucb_unit(run->ucb),
+                         .m0 = config->prior.mean,
+                         .s = config->prior.signal_std,
+                         .d = d};
+  hid_t group = -1;
+  if (file >= 0 &&
+      (group = H5Gcreate2(file, "posterior", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0)
+    status = DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot create group /posterior");
   hsize_t n = (hsize_t)dpbo_space_size(run->space);
   hsize_t dims1[1] = {n}, dims2[2] = {n, (hsize_t)d};
-  DPBO_TRY(dpbo_h5io_write_block(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, (hsize_t)begin,
-                                 (hsize_t)count, dpbo_ucb_unit(run->ucb), err));
-  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "mean", H5T_NATIVE_DOUBLE, 1, dims1,
-                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK,
-                                        output_fill_mean, &fill, err));
-  DPBO_TRY(dpbo_h5io_write_block_filled(comm, group, "std", H5T_NATIVE_DOUBLE, 1, dims1,
-                                        (hsize_t)begin, (hsize_t)count, POSTERIOR_CHUNK,
-                                        output_fill_std, &fill, err));
+  /* Every rank takes part in all three, whatever failed on rank 0, which
+   * alone writes (dpbo_h5io_write_gathered); the first failure is kept. */
+  static const char *const names[] = {"unit", "mean", "std"};
+  static const dpbo_h5io_fill fills[] = {output_fill_unit, output_fill_mean, output_fill_std};
+  for (int i = 0; i < 3; i++) {
+    dpbo_status got =
+        dpbo_h5io_write_gathered(comm, status == DPBO_OK ? group : -1, names[i], H5T_NATIVE_DOUBLE,
+                                 i == 0 ? 2 : 1, i == 0 ? dims2 : dims1, (hsize_t)begin,
+                                 (hsize_t)count, POSTERIOR_CHUNK, fills[i], &fill, err);
+    if (status == DPBO_OK) status = got;
+  }
+  if (status != DPBO_OK || group < 0) goto done;
   int64_t observations = run->steps;
   DPBO_TRY(dpbo_h5io_attr_int64(group, "observations", &observations, 1, err));
 done:
@@ -279,22 +299,45 @@ done:
   return status;
 }
 
-/* The run file on comm; `posterior` adds the block-distributed /posterior. */
+/* The part of the run file rank 0 writes before /posterior. */
+static dpbo_status output_write_head(hid_t file, const dpbo_config *config, const dpbo_run *run,
+                                     int nranks, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(output_write_root(file, config, run, nranks, err));
+  DPBO_TRY(output_write_space(file, config, run->space, err));
+  DPBO_TRY(output_write_trace(file, config, run, 0, err));
+done:
+  return status;
+}
+
+/* The run file, collective over comm; `posterior` adds the block-distributed
+ * /posterior. Rank 0 holds the file alone (MPI_COMM_SELF) and writes all of
+ * it, the other ranks' posterior blocks arriving by message: a parallel
+ * HDF5 file hung when the disk filled under one rank only, since HDF5 lets
+ * that rank leave its own collective steps (a metadata flush, a chunk
+ * fill) while the others wait inside them. Now a failed write fails rank
+ * 0's part, which still takes every block in, and the outcome reaches every
+ * rank in one agreement at the end. */
 static dpbo_status output_write(MPI_Comm comm, const char *path, const dpbo_config *config,
                                 const dpbo_run *run, int nranks, int posterior, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
-  dpbo_h5io_file out;
-  DPBO_TRY(dpbo_h5io_create(comm, path, &out, err));
+  dpbo_h5io_file out = {.id = -1, .fd = -1};
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_TRY(output_write_root(out.id, config, run, nranks, err));
-  DPBO_TRY(output_write_space(out.id, config, run->space, err));
-  DPBO_TRY(output_write_trace(out.id, config, run, rank, err));
-  if (posterior) DPBO_TRY(output_write_posterior(comm, out.id, config, run, err));
-  DPBO_TRY(output_write_summary(out.id, run, err));
-  DPBO_TRY(dpbo_h5io_commit(&out, err));
+  if (rank == 0) {
+    local = dpbo_h5io_create(MPI_COMM_SELF, path, &out, err);
+    if (local == DPBO_OK) local = output_write_head(out.id, config, run, nranks, err);
+  }
+  if (posterior) {
+    dpbo_status got =
+        output_write_posterior(comm, local == DPBO_OK ? out.id : -1, config, run, err);
+    if (local == DPBO_OK) local = got;
+  }
+  if (rank == 0 && local == DPBO_OK) local = output_write_summary(out.id, run, err);
+  if (rank == 0 && local == DPBO_OK) local = dpbo_h5io_commit(&out, err);
+  if (rank == 0 && local != DPBO_OK) dpbo_h5io_discard(&out);
+  status = dpbo_comm_agree(comm, local, err);
 done:
-  if (status != DPBO_OK) dpbo_h5io_discard(&out);
   return status;
 }
 
