@@ -133,9 +133,11 @@ done:
   return status;
 }
 
+/* Written by rank 0, which holds the run file alone (output_write). */
 static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, const dpbo_run *run,
-                                      int rank, dpbo_error *err) {
+                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const int rank = 0;
   const int d = dpbo_space_dims(run->space);
   const hsize_t steps = (hsize_t)run->steps;
   double *buf = NULL;
@@ -305,7 +307,7 @@ static dpbo_status output_write_head(hid_t file, const dpbo_config *config, cons
   dpbo_status status = DPBO_OK;
   DPBO_TRY(output_write_root(file, config, run, nranks, err));
   DPBO_TRY(output_write_space(file, config, run->space, err));
-  DPBO_TRY(output_write_trace(file, config, run, 0, err));
+  DPBO_TRY(output_write_trace(file, config, run, err));
 done:
   return status;
 }
