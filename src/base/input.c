@@ -36,3 +36,10 @@ done:
   if (got >= 0) close(got);
   return status;
 }
+
+dpbo_status dpbo_input_check(const char *path, const char *what, dpbo_error *err) {
+  int fd = -1;
+  dpbo_status status = dpbo_input_open(path, what, &fd, err);
+  if (fd >= 0) close(fd);
+  return status;
+}

@@ -20,4 +20,9 @@
  * regular file; both DPBO_ERR_IO. *fd is -1 on failure. */
 dpbo_status dpbo_input_open(const char *path, const char *what, int *fd, dpbo_error *err);
 
+/* The same check for a file another library opens by name (HDF5's H5Fopen,
+ * which would wait forever on a FIFO): path is opened as above and closed
+ * again, with the same messages. */
+dpbo_status dpbo_input_check(const char *path, const char *what, dpbo_error *err);
+
 #endif

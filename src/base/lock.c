@@ -53,6 +53,10 @@ static dpbo_status lock_take(const char *run_path, const char *command, int crea
     if (fd < 0)
       DPBO_RAISE(DPBO_ERR_IO, "cannot open the lock file %s of %s: %s%s", path, run_path,
                  strerror(errno), errno == ELOOP ? " (a symbolic link: remove it)" : "");
+    struct stat kind;
+    if (fstat(fd, &kind) != 0 || !S_ISREG(kind.st_mode))
+      DPBO_RAISE(DPBO_ERR_IO, "the lock file %s of %s is not a regular file: remove it", path,
+                 run_path);
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
       if (errno == EWOULDBLOCK) {
         char holder[256];

@@ -129,10 +129,11 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
   char *written = NULL, *taken = NULL;
   double *lambda = NULL, *stored = NULL;
   char what[1024], why[DPBO_ERROR_MSG_MAX]; /* why: err's message, copied before err is rewritten */
-  if (access(path, R_OK) != 0) {
-    int error = errno;
-    DPBO_RAISE(DPBO_ERR_IO, "%s: compare.table: cannot open %s: %s", config->path, path,
-               strerror(error));
+  /* A regular file only: H5Fopen would wait forever on a FIFO. */
+  if (dpbo_input_check(path, "the file", err) != DPBO_OK) {
+    dpbo_error_prefix(err, "%s: compare.table", config->path);
+    status = err->code;
+    goto done;
   }
   H5E_BEGIN_TRY { file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;

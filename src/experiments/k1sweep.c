@@ -730,6 +730,7 @@ static dpbo_status k1sweep_read_checkpoint(k1sweep_state *st, const char *path, 
   k1sweep_rows rows;
   memset(&rows, 0, sizeof rows);
   if (access(path, F_OK) != 0) return DPBO_OK;
+  DPBO_TRY(dpbo_input_check(path, "the checkpoint", err)); /* H5Fopen would wait on a FIFO */
   H5E_BEGIN_TRY { f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (f < 0)

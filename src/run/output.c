@@ -19,10 +19,8 @@
  * be read, says why (errno); one that is there but is not HDF5 says that. */
 static dpbo_status output_open_run_file(const char *path, hid_t *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  if (access(path, R_OK) != 0) {
-    int error = errno;
-    DPBO_RAISE(DPBO_ERR_IO, "cannot open run file %s: %s", path, strerror(error));
-  }
+  /* A regular file only: H5Fopen would wait forever on a FIFO. */
+  DPBO_TRY(dpbo_input_check(path, "run file", err));
   H5E_BEGIN_TRY { *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT); }
   H5E_END_TRY;
   if (*file < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot open %s as an HDF5 run file", path);
