@@ -11,7 +11,9 @@
 #     release and in `dpbo release` (during the copy, the HDF5 writes and
 #     before each rename): the run file stays whole and readable, the ledger
 #     holds the release or not (never half), and no release file is ever
-#     published whose draw the ledger misses (the ledger is written first).
+#     published whose draw the ledger misses (the ledger is written first);
+#     --resume draws a release the ledger does not count yet, and says so
+#     (exit 3) when the ledger counts one whose files are missing.
 # Needs strace (scripts/deps.sh --tests); skipped (77) without it.
 # DPBO_STORM_PARTS picks parts (default "random timed auto release").
 set -uo pipefail
@@ -144,7 +146,13 @@ continue_run() {
   local what=$1
   if [[ -e $run_file ]]; then
     readable "$run_file" || fail "$what: the run file is not readable by h5dump"
-    "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --quiet --resume > "$work/resume.log" 2>&1 || { code=$?; cat "$work/resume.log"; fail "$what: --resume exited $code"; }
+    # A kill between the ledger and the release files leaves a charged
+    # release that is missing: --resume says so (exit 3) and draws nothing.
+    "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --quiet --resume > "$work/resume.log" 2>&1 || {
+      code=$?
+      [[ $code -eq 3 ]] && grep -q "That draw is spent and is not drawn again" "$work/resume.log" &&
+        [[ $(ledger "$run_file") -ge 1 ]] || { cat "$work/resume.log"; fail "$what: --resume exited $code"; }
+    }
   else
     "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/run.ini" --quiet > "$work/resume.log" 2>&1 || { code=$?; cat "$work/resume.log"; fail "$what: the new run exited $code"; }
   fi

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/config.h"
@@ -22,6 +23,7 @@
 #include "base/comm.h"
 #include "experiments/compare.h"
 #include "run/output.h"
+#include "run/publish.h"
 #include "base/proc.h"
 #include "run/release.h"
 #include "run/private_evals.h"
@@ -47,7 +49,10 @@ static const char usage_text[] =
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
     "      a new private release from a finished run (each draw spends budget: the run\n"
     "      file's ledger counts it, refused past the run's privacy.budget); --set may\n"
-    "      change privacy.epsilon, privacy.noise and privacy.noise_seed only\n"
+    "      change privacy.epsilon, privacy.noise and privacy.noise_seed only. The files\n"
+    "      are PREFIX.h5 and .json or <run>.release-K.h5 and .json; a release never\n"
+    "      replaces a file, and a target that exists or cannot be written is refused\n"
+    "      before anything is drawn or spent\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
     "      (default: the run's privacy.epsilon): PUBLIC theorem bounds (Theorems 2 and 4,\n"
@@ -219,23 +224,6 @@ static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
     dpbo_noise_init_os(noise);
 }
 
-/* Records a drawn release in the run file's ledger (refused past the run's
- * privacy.budget) and the ledger after it in the release. The ledger goes
- * first, before any release file is written: a crash between the two leaves
- * a ledger that counts a release nobody saw (over-counting, which is safe),
- * never a published release the ledger misses (under-counting, which would
- * let later draws exceed the budget). */
-static dpbo_status cli_release_record(const char *runfile, const dpbo_config *config,
-                                      dpbo_release *release, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_privacy_ledger after;
-  DPBO_TRY(dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total,
-                                      config->budget_epsilon, config->budget_delta, &after, err));
-  dpbo_release_set_ledger(release, config, &after);
-done:
-  return status;
-}
-
 /* Logs the run's cumulative spend after a release. */
 static void cli_release_log_ledger(const dpbo_release *release) {
   /* Advanced composition needs a slack δ > 0 (the run's privacy.delta); a
@@ -259,22 +247,21 @@ static void cli_release_log_ledger(const dpbo_release *release) {
 }
 
 /* Draws the configured private release from a finished run and writes the
- * release file pair next to the run file. */
+ * release file pair next to the run file, through the release transaction
+ * (run/publish.h: targets checked, draw, ledger, files). */
 static dpbo_status cli_release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
                                          const dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_status status = DPBO_OK;
   dpbo_noise noise;
   dpbo_release *release = calloc(1, sizeof *release);
   if (!release) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the release");
   cli_noise(&noise, config, rank);
-  DPBO_TRY(dpbo_release_draw(comm, config, run, &noise, release, err));
-  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300];
-  dpbo_release_paths(config, h5, json, sizeof h5);
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300],
+      base[DPBO_PATH_MAX + 300];
+  dpbo_release_base(config, base, sizeof base);
   dpbo_config_run_path(config, runfile, sizeof runfile);
-  /* The ledger first, as in `dpbo release` (cli_release_record). */
-  if (rank == 0) local = cli_release_record(runfile, config, release, err);
-  if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_TRY(dpbo_release_publish(comm, config, run, &noise, runfile, base, release, h5, json,
+                                sizeof h5, err));
   if (rank == 0) {
     dpbo_release_log(release, run);
     dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
@@ -405,7 +392,15 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
         exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
                : DPBO_OK;
     char what[DPBO_PATH_MAX + 256];
-    if (resume && !exists) {
+    struct stat st;
+    if (exists && lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+      /* Never read (a FIFO would block), never replaced, not even by --overwrite. */
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s is not a regular file (a FIFO, a folder or a device), so it is "
+                             "no run file of dpbo: nothing was read, removed or written; choose "
+                             "another output.name",
+                             path);
+    } else if (resume && !exists) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue",
                              path);
     } else if (resume && got != DPBO_OK) {
@@ -432,8 +427,9 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
           DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
                          "%s holds a finished run and the ledger of the releases drawn from it: "
                          "nothing was written; replace it (and remove its release files) with "
-                         "--overwrite, or choose another output.name",
-                         path);
+                         "--overwrite, or choose another output.name (if its release is "
+                         "missing, `dpbo run %s --resume` draws it or says why not)",
+                         path, config->path);
     } else if (releases > 0) {
       local =
           DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
@@ -476,6 +472,97 @@ done:
   return status;
 }
 
+static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
+                                const char *const *overrides, int redraw, const char *why,
+                                dpbo_config *config, dpbo_run *run, dpbo_error *err);
+
+static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
+                                const char *const *overrides, int redraw, const char *why,
+                                dpbo_config *config, dpbo_run *run, dpbo_error *err);
+
+/* `dpbo run --resume` on a complete run file: the run is done, but its
+ * release may not be, when dpbo stopped after the run file was complete
+ * (issue #27 item 6). What the ledger and the release files say decides
+ * (run/publish.h): both files there, nothing to do; never drawn (the ledger
+ * counts nothing and no file is there), it is drawn now, with the settings
+ * stored in the run file, and charged then, for the first time; a ledger
+ * that counts a release whose files are missing (a stop between the ledger
+ * and the files) spent that draw already: it is said (*lost set on every
+ * rank, an error), and not drawn again. Collective. */
+static dpbo_status cli_resume_release(MPI_Comm comm, int rank, const dpbo_config *config,
+                                      const char *path, int *lost, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int state = DPBO_PUBLISH_WRITTEN;
+  dpbo_config *stored = NULL;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  *lost = 0;
+  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
+  dpbo_release_paths(config, h5, json, sizeof h5);
+  if (rank == 0 && config->algorithm != DPBO_ALGORITHM_NONE) {
+    dpbo_publish_state got = DPBO_PUBLISH_WRITTEN;
+    dpbo_privacy_ledger ledger;
+    local = dpbo_publish_check(path, h5, json, &got, &ledger, err);
+    state = (int)got;
+    const char *missing = access(h5, F_OK) != 0 ? h5 : json, *there = missing == h5 ? json : h5;
+    if (local == DPBO_OK && got == DPBO_PUBLISH_LOST)
+      local = DPBO_ERROR_SET(
+          err, DPBO_ERR_IO,
+          "%s is complete and its ledger counts %lld release%s (epsilon = %.4g in all), but the "
+          "release file %s is missing: dpbo stopped after the ledger was charged and before the "
+          "release files were written, or the file was moved. That draw is spent and is not "
+          "drawn again; `dpbo release %s` draws a new release (and spends budget again)",
+          path, (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum, missing,
+          path);
+    else if (local == DPBO_OK && got == DPBO_PUBLISH_UNCOUNTED)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_DATA,
+                             "%s is complete and its release %s exists, but its ledger counts no "
+                             "release: the run file was replaced by an older copy, so its ledger "
+                             "misses what was spent; nothing was drawn",
+                             path, there);
+  }
+  DPBO_MPI_TRY(MPI_Bcast(&state, 1, MPI_INT, 0, comm));
+  *lost = state == DPBO_PUBLISH_LOST;
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  if (state == DPBO_PUBLISH_WRITTEN) {
+    if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
+    goto done;
+  }
+  /* Never drawn: the run's own settings, as stored, decide the release. */
+  DPBO_ALLOC(stored, 1, "the stored settings");
+  DPBO_TRY(cli_load_run(comm, rank, path, 0, NULL, 0, "no release is drawn", stored, &run, err));
+  /* The files go next to this run file, whatever name it was written under. */
+  snprintf(stored->output_dir, sizeof stored->output_dir, "%s", config->output_dir);
+  snprintf(stored->output_name, sizeof stored->output_name, "%s", config->output_name);
+  int failed = 0;
+  for (int t = 0; t < run.steps; t++)
+    failed += run.trace[t].state == DPBO_STEP_FAILED;
+  if (failed == run.steps) { /* as `dpbo run`: no release of a run that learnt nothing */
+    if (rank == 0)
+      dpbo_log_info("%s is complete already (every evaluation failed, so it has no release): "
+                    "nothing to resume",
+                    path);
+    goto done;
+  }
+  if (rank == 0)
+    dpbo_log_info("%s is complete, but its release was never drawn: dpbo stopped after the run "
+                  "file was complete and before the release was charged, so nothing was spent on "
+                  "it; drawing it now with the settings stored in the run file",
+                  path);
+  DPBO_TRY(dpbo_ucb_drop_rows(run.ucb, err));
+  if (stored->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    DPBO_TRY(dpbo_private_evals_resume(comm, path, &run, err)); /* the charged count */
+    DPBO_TRY(dpbo_private_evals_after_run(comm, stored, &run, path, err));
+  } else {
+    DPBO_TRY(cli_release_after_run(comm, rank, stored, &run, err));
+  }
+done:
+  dpbo_run_free(&run);
+  dpbo_config_free(stored);
+  free(stored);
+  return status;
+}
+
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -499,7 +586,11 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
                              &already_complete, &err));
   if (already_complete) {
-    if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
+    int lost = 0;
+    if (cli_resume_release(comm, rank, config, path, &lost, &err) != DPBO_OK) {
+      code = cli_report(rank, &err);
+      if (lost) code = DPBO_EXIT_FAILURE; /* an output that cannot be made: exit 3 */
+    }
     goto done;
   }
   cli_stop_signals_install(&signals);
@@ -731,33 +822,15 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err)); /* as in `dpbo run`: one UCB state at a time */
   dpbo_noise noise;
   cli_noise(&noise, config, rank);
-  CLI_TRY(dpbo_release_draw(comm, config, &run, &noise, release, &err));
+  char h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
+  /* The transaction (run/publish.h): --out PREFIX or <stem>.release-K. */
+  CLI_TRY(dpbo_release_publish(comm, config, &run, &noise, runfile, prefix, release, h5, json,
+                               sizeof h5, &err));
   if (rank == 0) {
-    char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
-    /* The ledger first: a draw that cannot be recorded is not written out. */
-    local = cli_release_record(runfile, config, release, &err);
-    if (local == DPBO_OK) {
-      if (prefix) {
-        snprintf(base, sizeof base, "%s", prefix);
-      } else {
-        snprintf(base, sizeof base, "%s", runfile);
-        size_t len = strlen(base);
-        if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
-        size_t used = strlen(base);
-        snprintf(base + used, sizeof base - used, ".release-%lld",
-                 (long long)release->ledger.draws);
-      }
-      snprintf(h5, sizeof h5, "%s.h5", base);
-      snprintf(json, sizeof json, "%s.json", base);
-      local = dpbo_release_write(release, h5, json, &err);
-    }
-    if (local == DPBO_OK) {
-      dpbo_release_log(release, &run);
-      dpbo_log_info("release files: %s, %s", h5, json);
-      cli_release_log_ledger(release);
-    }
+    dpbo_release_log(release, &run);
+    dpbo_log_info("release files: %s, %s", h5, json);
+    cli_release_log_ledger(release);
   }
-  if (dpbo_comm_agree(comm, local, &err) != DPBO_OK) code = cli_report(rank, &err);
 done:
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);

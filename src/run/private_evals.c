@@ -17,6 +17,7 @@
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
 #include "run/output.h"
+#include "run/publish.h"
 #include "run/release.h"
 
 struct dpbo_private_evals {
@@ -134,9 +135,15 @@ dpbo_status dpbo_private_evals_resume(MPI_Comm comm, const char *checkpoint, dpb
   int64_t charged = 0;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   if (rank == 0 && checkpoint && access(checkpoint, F_OK) == 0) {
-    H5E_BEGIN_TRY { file = H5Fopen(checkpoint, H5F_ACC_RDONLY, H5P_DEFAULT); }
-    H5E_END_TRY;
-    if (file < 0)
+    /* A regular file only: H5Fopen would wait forever on a FIFO. */
+    local = dpbo_input_check(checkpoint, "checkpoint", err);
+    if (local == DPBO_OK) {
+      H5E_BEGIN_TRY { file = H5Fopen(checkpoint, H5F_ACC_RDONLY, H5P_DEFAULT); }
+      H5E_END_TRY;
+    }
+    if (local != DPBO_OK) {
+      /* said */
+    } else if (file < 0)
       local = DPBO_ERROR_SET(err, DPBO_ERR_DATA, "cannot open the checkpoint %s", checkpoint);
     else if (dpbo_h5io_read_attr_int64(file, DPBO_OUTPUT_EVALUATIONS_CHARGED, &charged, err) !=
              DPBO_OK)
@@ -504,42 +511,62 @@ done:
 /* ---------------------------------------------------------------------------
  * The commands' halves (cli.c's hooks). */
 
-/* Makes the release on every rank; rank 0 takes the ledger (`record`: the
- * run's spend added once; otherwise read as it stands) and writes the pair. */
+/* This release's part in the release transaction (run/publish.h). */
+typedef struct private_evals_publishing {
+  const dpbo_config *config;
+  const dpbo_run *run;
+  dpbo_private_evals_release *release;
+} private_evals_publishing;
+
+/* Makes the release on every rank: post-processing of the noisy trace, whose
+ * spend is the run's (ε, δ), charged once (run/private_evals.h). */
+static dpbo_status private_evals_publish_make(MPI_Comm comm, void *user, double *epsilon,
+                                              double *delta, dpbo_error *err) {
+  private_evals_publishing *p = user;
+  *epsilon = p->config->privacy_epsilon;
+  *delta = p->config->privacy_delta;
+  return dpbo_private_evals_release_make(comm, p->config, p->run, p->release, err);
+}
+
+static void private_evals_publish_ledger(void *user, const dpbo_privacy_ledger *ledger) {
+  private_evals_publishing *p = user;
+  dpbo_private_evals_release_set_ledger(p->release, p->config, ledger);
+}
+
+static dpbo_status private_evals_publish_write(void *user, const char *h5, const char *json,
+                                               dpbo_error *err) {
+  private_evals_publishing *p = user;
+  return dpbo_private_evals_release_write(p->release, h5, json, err);
+}
+
+/* Makes the release and publishes it as <base>.h5/.json through the release
+ * transaction (`record`: the run's spend added to the ledger once;
+ * otherwise the ledger is read as it stands); rank 0 logs it. */
 static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *config,
                                          const dpbo_run *run, const char *runfile, int record,
-                                         const char *h5, const char *json, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
+                                         const char *base, dpbo_error *err) {
+  static const dpbo_publish_ops ops = {private_evals_publish_make, private_evals_publish_ledger,
+                                       private_evals_publish_write};
+  dpbo_status status = DPBO_OK;
   int rank;
   dpbo_privacy_ledger ledger;
   dpbo_private_evals_release *r = NULL;
+  char h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_ALLOC(r, 1, "the release");
-  DPBO_TRY(dpbo_private_evals_release_make(comm, config, run, r, err));
+  private_evals_publishing p = {config, run, r};
+  dpbo_publish_spec spec = {runfile, base, record, config->budget_epsilon, config->budget_delta};
+  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, h5, json, sizeof h5, &ledger, err));
   if (rank == 0) {
-    /* The ledger first, as for every release (cli.c): a crash in between
-     * over-counts, never under-counts. */
-    local = record ? dpbo_output_record_release(runfile, config->privacy_epsilon,
-                                                config->privacy_delta, config->budget_epsilon,
-                                                config->budget_delta, &ledger, err)
-                   : dpbo_output_read_ledger(runfile, &ledger, err);
-    if (local == DPBO_OK) {
-      dpbo_private_evals_release_set_ledger(r, config, &ledger);
-      local = dpbo_private_evals_release_write(r, h5, json, err);
-    }
-    if (local == DPBO_OK) {
-      dpbo_private_evals_release_log(r);
-      dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5,
-                    json,
-                    r->reproducible ? ", ONLY IF drawn with noise = os; this run's is seeded" : "");
-      dpbo_log_info("the run file's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in all "
-                    "(basic composition)%s",
-                    (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum,
-                    ledger.delta_sum,
-                    record ? "" : "; this release is post-processing and added nothing");
-    }
+    dpbo_private_evals_release_log(r);
+    dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5, json,
+                  r->reproducible ? ", ONLY IF drawn with noise = os; this run's is seeded" : "");
+    dpbo_log_info("the run file's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in all "
+                  "(basic composition)%s",
+                  (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum,
+                  ledger.delta_sum,
+                  record ? "" : "; this release is post-processing and added nothing");
   }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
 done:
   free(r);
   return status;
@@ -548,20 +575,18 @@ done:
 dpbo_status dpbo_private_evals_after_run(MPI_Comm comm, const dpbo_config *config,
                                          const dpbo_run *run, const char *runfile,
                                          dpbo_error *err) {
-  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
-  dpbo_release_paths(config, h5, json, sizeof h5);
-  return private_evals_publish(comm, config, run, runfile, 1, h5, json, err);
+  char base[DPBO_PATH_MAX + 300];
+  dpbo_release_base(config, base, sizeof base);
+  return private_evals_publish(comm, config, run, runfile, 1, base, err);
 }
 
 dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                                       const char *runfile, const char *prefix, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
+  char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64];
   int rank;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  if (prefix) {
-    snprintf(base, sizeof base, "%s", prefix);
-  } else {
+  if (!prefix) {
     /* <stem>.release-K with the first K >= 2 not taken (rank 0 looks; the
      * ledger does not count these, so it cannot number them). */
     int k = 2;
@@ -578,10 +603,8 @@ dpbo_status dpbo_private_evals_redraw(MPI_Comm comm, const dpbo_config *config, 
     }
     DPBO_MPI_TRY(MPI_Bcast(base, (int)sizeof base, MPI_CHAR, 0, comm));
   }
-  snprintf(h5, sizeof h5, "%s.h5", base);
-  snprintf(json, sizeof json, "%s.json", base);
   DPBO_TRY(dpbo_private_evals_resume(comm, runfile, run, err)); /* the charged count */
-  DPBO_TRY(private_evals_publish(comm, config, run, runfile, 0, h5, json, err));
+  DPBO_TRY(private_evals_publish(comm, config, run, runfile, 0, prefix ? prefix : base, err));
 done:
   return status;
 }

@@ -14,6 +14,7 @@
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
 #include "core/mechanism_private.h"
+#include "run/publish.h"
 #include "run/release_private.h"
 #include "core/baseline.h"
 
@@ -550,6 +551,10 @@ void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
   release->budget_delta = config->budget_epsilon > 0 ? config->budget_delta : NAN;
 }
 
+void dpbo_release_base(const dpbo_config *config, char *base, size_t size) {
+  snprintf(base, size, "%s/%s.release", config->output_dir, config->output_name);
+}
+
 void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_path, size_t size) {
   snprintf(h5_path, size, "%s/%s.release.h5", config->output_dir, config->output_name);
   snprintf(json_path, size, "%s/%s.release.json", config->output_dir, config->output_name);
@@ -816,6 +821,48 @@ dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
   DPBO_TRY(release_write_json(release, json_path, err));
 done:
   return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Publishing: this release's part in the release transaction (publish.h). */
+
+typedef struct release_publishing {
+  const dpbo_config *config;
+  const dpbo_run *run;
+  dpbo_noise *noise;
+  dpbo_release *release;
+} release_publishing;
+
+static dpbo_status release_publish_draw(MPI_Comm comm, void *user, double *epsilon, double *delta,
+                                        dpbo_error *err) {
+  release_publishing *p = user;
+  dpbo_status status = dpbo_release_draw(comm, p->config, p->run, p->noise, p->release, err);
+  *epsilon = p->release->epsilon_total;
+  *delta = p->release->delta_total;
+  return status;
+}
+
+static void release_publish_ledger(void *user, const dpbo_privacy_ledger *ledger) {
+  release_publishing *p = user;
+  dpbo_release_set_ledger(p->release, p->config, ledger);
+}
+
+static dpbo_status release_publish_write(void *user, const char *h5, const char *json,
+                                         dpbo_error *err) {
+  release_publishing *p = user;
+  return dpbo_release_write(p->release, h5, json, err);
+}
+
+dpbo_status dpbo_release_publish(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                 dpbo_noise *noise, const char *runfile, const char *base,
+                                 dpbo_release *out, char *h5, char *json, size_t size,
+                                 dpbo_error *err) {
+  static const dpbo_publish_ops ops = {release_publish_draw, release_publish_ledger,
+                                       release_publish_write};
+  release_publishing p = {config, run, noise, out};
+  dpbo_publish_spec spec = {runfile, base, 1, config->budget_epsilon, config->budget_delta};
+  dpbo_privacy_ledger ledger;
+  return dpbo_publish_release(comm, &spec, &ops, &p, h5, json, size, &ledger, err);
 }
 
 void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {

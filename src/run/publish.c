@@ -1,0 +1,133 @@
+#include "run/publish.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/comm.h"
+#include "base/h5io.h"
+#include "run/output.h"
+
+/* The ledger's two doors. Every release reads and charges the ledger here
+ * and nowhere else, so the ledger's home (today attributes of the run file,
+ * output.c) can move without touching a release path. */
+static dpbo_status publish_ledger_record(const char *runfile, double epsilon, double delta,
+                                         double budget_epsilon, double budget_delta,
+                                         dpbo_privacy_ledger *after, dpbo_error *err) {
+  return dpbo_output_record_release(runfile, epsilon, delta, budget_epsilon, budget_delta, after,
+                                    err);
+}
+
+dpbo_status dpbo_publish_ledger_read(const char *runfile, dpbo_privacy_ledger *ledger,
+                                     dpbo_error *err) {
+  return dpbo_output_read_ledger(runfile, ledger, err);
+}
+
+/* A target must not exist (lstat: a symbolic link, even a dangling one, is
+ * a file there too), and its folder must take a new file: a temporary file
+ * of h5io.h's kind is created next to it and removed again. */
+static dpbo_status publish_target_check(const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct stat st;
+  char tmp[DPBO_PATH_MAX + 64];
+  int fd = -1;
+  if (lstat(path, &st) == 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s exists already: a release never replaces a file (a run file, a release, or "
+               "anything else); name a new one with --out PREFIX, or move that file away",
+               path);
+  if (errno != ENOENT) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+  DPBO_TRY(dpbo_h5io_ensure_dir(path, err));
+  DPBO_TRY(dpbo_h5io_temp_open(path, 1, tmp, sizeof tmp, &fd, err));
+  close(fd);
+  unlink(tmp);
+done:
+  return status;
+}
+
+/* Rank 0, before the draw: the two target names and their checks. */
+static dpbo_status publish_targets(const dpbo_publish_spec *spec, char *h5, char *json, size_t size,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char base[DPBO_PATH_MAX];
+  int n;
+  if (spec->base) {
+    n = snprintf(base, sizeof base, "%s", spec->base);
+  } else {
+    /* <stem>.release-K, K the ledger's count once this draw is in: the
+     * caller holds the run file's lock, so nobody charges meanwhile. */
+    dpbo_privacy_ledger now;
+    DPBO_TRY(dpbo_publish_ledger_read(spec->runfile, &now, err));
+    size_t len = strlen(spec->runfile);
+    if (len > 3 && strcmp(spec->runfile + len - 3, ".h5") == 0) len -= 3;
+    n = snprintf(base, sizeof base, "%.*s.release-%lld", (int)len, spec->runfile,
+                 (long long)now.draws + (spec->charge ? 1 : 0));
+  }
+  if (n < 0 || (size_t)n >= sizeof base || (size_t)n + 6 > size)
+    DPBO_RAISE(DPBO_ERR_IO, "the release path %.200s... is too long", base);
+  snprintf(h5, size, "%s.h5", base);
+  snprintf(json, size, "%s.json", base);
+  /* Checked here as h5io_create would check it after the draw. */
+  if (strlen(h5) > DPBO_OUTPUT_PATH_MAX)
+    DPBO_RAISE(DPBO_ERR_IO,
+               "release path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
+               "paths of at most %d characters",
+               h5, strlen(h5), DPBO_OUTPUT_PATH_MAX);
+  DPBO_TRY(publish_target_check(h5, err));
+  DPBO_TRY(publish_target_check(json, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
+                                 const dpbo_publish_ops *ops, void *user, char *h5, char *json,
+                                 size_t size, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  double epsilon = 0.0, delta = 0.0;
+  memset(ledger, 0, sizeof *ledger);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  /* 1. Everything that can be refused, before a draw exists to be charged. */
+  if (rank == 0) {
+    local = publish_targets(spec, h5, json, size, err);
+    if (local != DPBO_OK) dpbo_error_prefix(err, "nothing was drawn and no budget was spent");
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* 2. The draw. */
+  DPBO_TRY(ops->draw(comm, user, &epsilon, &delta, err));
+  if (rank == 0) {
+    /* 3. The budget and the spend: the ledger first (publish.h). */
+    local = spec->charge
+                ? publish_ledger_record(spec->runfile, epsilon, delta, spec->budget_epsilon,
+                                        spec->budget_delta, ledger, err)
+                : dpbo_publish_ledger_read(spec->runfile, ledger, err);
+    /* 4. The files. */
+    if (local == DPBO_OK) {
+      ops->set_ledger(user, ledger);
+      local = ops->write(user, h5, json, err);
+      if (local != DPBO_OK && spec->charge)
+        dpbo_error_prefix(err, "the ledger of %s counts this draw, but its release was not written",
+                          spec->runfile);
+    }
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_publish_check(const char *runfile, const char *h5, const char *json,
+                               dpbo_publish_state *state, dpbo_privacy_ledger *ledger,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct stat st;
+  DPBO_TRY(dpbo_publish_ledger_read(runfile, ledger, err));
+  const int have_h5 = lstat(h5, &st) == 0, have_json = lstat(json, &st) == 0;
+  if (ledger->draws == 0)
+    *state = have_h5 || have_json ? DPBO_PUBLISH_UNCOUNTED : DPBO_PUBLISH_NEVER_DRAWN;
+  else
+    *state = have_h5 && have_json ? DPBO_PUBLISH_WRITTEN : DPBO_PUBLISH_LOST;
+done:
+  return status;
+}
