@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Every stated (epsilon, delta) must hold (issue #10): the beta_t a GP-UCB run
 # used is the one its release accounts for, a redraw changes only epsilon and
-# the noise source, and the release files say which bounds they follow.
+# the noise source, a run without [privacy] is never released (its privacy
+# settings were not fixed before the data: issue #22, 4), and the release
+# files say which bounds they follow.
 #
 # Each check runs on its own and the script reports every failure, so it can
 # be pointed at an older binary (DPBO_BIN=...) to show which checks fail there.
@@ -108,15 +110,29 @@ expect_accepted "release --set privacy.epsilon=0.5" run release "$work/p.h5" --s
 expect_accepted "release --set privacy.noise_seed=3" run release "$work/p.h5" --set privacy.noise_seed=3 --out "$work/seed"
 expect_accepted "release --set privacy.noise=os" run release "$work/p.h5" --set privacy.noise=os --out "$work/os"
 
-# 3. A run without [privacy] used beta_t from ucb.delta = 0.05: a release may
-#    choose an algorithm only when its delta accounting gives that beta.
-expect_refused "release of a run without [privacy] as algorithm 1" "0.05" "0.008333" -- \
+# 3. A run without [privacy] fixed no privacy setting before it saw the data
+#    (issue #22, 4): no release is drawn from it, whatever the overrides
+#    choose now (main accepted algorithm 1 with bounds = paper and delta =
+#    0.1, whose beta_t matched the run's). Nothing is written or charged.
+np_refusal="run without a privacy algorithm"
+expect_refused "release of a run without [privacy] as algorithm 1" "$np_refusal" "np.h5" "not fixed before" -- \
   run release "$work/np.h5" --set privacy.algorithm=1 --out "$work/x"
-expect_refused "... with bounds = paper at delta = 0.05 (beta needs 0.025)" "0.05" "0.025" -- \
+expect_refused "... with bounds = paper at delta = 0.05" "$np_refusal" -- \
   run release "$work/np.h5" --set privacy.algorithm=1 --set privacy.bounds=paper --out "$work/x"
-expect_accepted "... with bounds = paper at delta = 0.1 (beta's delta 0.05 matches)" \
+expect_refused "... with bounds = paper at delta = 0.1 (beta's delta 0.05 matches)" "$np_refusal" -- \
   run release "$work/np.h5" --set privacy.algorithm=1 --set privacy.bounds=paper --set privacy.delta=0.1 \
-  --set privacy.noise=seeded --out "$work/npok"
+  --set privacy.noise=seeded --out "$work/x"
+expect_refused "... as algorithm 1 with delta = 0.3 (the issue's example)" "$np_refusal" -- \
+  run release "$work/np.h5" --set privacy.algorithm=1 --set privacy.delta=0.3 --out "$work/x"
+expect_refused "... as private_evaluations (its trace was never privatized)" "$np_refusal" -- \
+  run release "$work/np.h5" --set privacy.algorithm=private_evaluations --out "$work/x"
+expect_refused "... without overrides" "$np_refusal" -- run release "$work/np.h5" --out "$work/x"
+[[ ! -e $work/x.json && ! -e $work/x.h5 ]] || fail "a refused release of the run without [privacy] wrote a release"
+"$py" - "$work/np.h5" <<'PY' || fail "a refused release of the run without [privacy] was charged"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert int(f.attrs.get("releases_drawn", 0)) == 0, dict(f.attrs)
+PY
 # A paper run keeps its bounds in its settings, and may name them (only the
 # matching bounds pass the beta check).
 expect_accepted "release of a paper run as it was run" run release "$work/paper.h5" --out "$work/paper1"
@@ -129,7 +145,7 @@ expect_refused "release of a paper run under corrected bounds" "0.05" "0.01666" 
 "$py" - "$work" <<'PY' || fail "the release files do not carry their bounds"
 import json, sys, h5py
 w = sys.argv[1]
-for name, want in (("p.release", "corrected"), ("paper.release", "paper"), ("npok", "paper")):
+for name, want in (("p.release", "corrected"), ("paper.release", "paper")):
     j = json.load(open(f"{w}/{name}.json"))
     assert j.get("bounds") == want, (name, j.get("bounds"))
     assert f"bounds = {want}" in j["guarantee"], j["guarantee"]

@@ -39,11 +39,11 @@ int main(int argc, char **argv) {
   int code = 1;
   dpbo_error err;
   dpbo_error_clear(&err);
-  char *text = NULL;
+  dpbo_settings stored;
+  memset(&stored, 0, sizeof stored);
   int64_t *index = NULL;
   double *gain = NULL;
-  const char **lines = NULL;
-  int complete = 0, steps = 0, count = 0;
+  int complete = 0, steps = 0;
   dpbo_config config;
   memset(&config, 0, sizeof config);
   MPI_Init(&argc, &argv);
@@ -52,13 +52,9 @@ int main(int argc, char **argv) {
     code = 2;
     goto done;
   }
-  if (dpbo_output_read_trace(argv[1], &text, &complete, &steps, &index, &gain, &err) != DPBO_OK)
+  if (dpbo_output_read_trace(argv[1], &stored, &complete, &steps, &index, &gain, &err) != DPBO_OK)
     goto fail;
-  lines = calloc(strlen(text) + 1, sizeof *lines);
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-    lines[count++] = line;
-  if (dpbo_config_load_assignments(argv[1], count, lines, 0, NULL, &config, &err) != DPBO_OK)
-    goto fail;
+  if (dpbo_config_load_stored(argv[1], &stored, 0, NULL, &config, &err) != DPBO_OK) goto fail;
   if (!dpbo_algorithm_is_selection(config.algorithm) || config.noise != DPBO_NOISE_SEEDED) {
     fprintf(stderr, "selection_replay: not a seeded private-selection run\n");
     code = 2;
@@ -115,8 +111,7 @@ fail:
   fprintf(stderr, "selection_replay: %s\n", err.message);
 done:
   dpbo_config_free(&config);
-  free(lines);
-  free(text);
+  dpbo_settings_free(&stored);
   free(index);
   free(gain);
   MPI_Finalize();

@@ -1,8 +1,9 @@
 /* The settings reader on its own (src/base/settings.h), without any
  * command's schema: provenance (file:line, --set), the strict checks
  * (unknown section, repeated key, too many keys, too long a value), the
- * typed getters marking keys used, check_used, assignments, and that the
- * entries are stored dynamically and released. */
+ * typed getters marking keys used, check_used, assignments, stored
+ * (section, key, value) triples and their packing, the checks of names and
+ * values, and that the entries are stored dynamically and released. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,8 +130,58 @@ static void strict_reading(void) {
   printf("strict reading: repeated key, NUL byte, 256 keys, value length\n");
 }
 
+/* Stored settings (issue #27, item 2): each entry is one (section, key,
+ * value) triple, never re-parsed, and every source refuses a control
+ * character in a value and a name outside the documented set. */
+static void stored_triples(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_settings s, back;
+  memset(&s, 0, sizeof s);
+  snprintf(s.path, sizeof s.path, "run.h5");
+  /* '=' and '.' in a value are text: nothing else is set. */
+  CHECK_OK(dpbo_settings_set(&s, "output", "name", "x.y=z", &err));
+  CHECK_OK(dpbo_settings_set(&s, "space", "dim.weight-1", "linear\t0 1", &err));
+  CHECK(s.count == 2 && s.entry[0].line == DPBO_SETTINGS_STORED &&
+        strcmp(s.entry[0].value, "x.y=z") == 0);
+  char where[64];
+  dpbo_settings_where(&s, &s.entry[0], where, sizeof where);
+  CHECK(strcmp(where, "run.h5 (stored output.name)") == 0);
+  CHECK_FAILS(dpbo_settings_set(&s, "output", "name", "x\nprivacy.k1=0.99999", &err),
+              "run.h5 (stored output.name): the value of output.name holds a newline (character "
+              "2): a value is one line of text without control characters (a tab is allowed)");
+  CHECK_FAILS(dpbo_settings_set(&s, "output", "name", "x\r", &err),
+              "run.h5 (stored output.name): the value of output.name holds a carriage return "
+              "(character 2): a value is one line of text without control characters (a tab is "
+              "allowed)");
+  CHECK_FAILS(dpbo_settings_set(&s, "privacy", "k1=0.5\nx", "1", &err),
+              "run.h5 (stored privacy.k1=0.5\\nx): key name 'k1=0.5\\nx' holds '=': a section "
+              "name uses only A-Z a-z 0-9 _, a key name only A-Z a-z 0-9 _ . -");
+  CHECK_FAILS(dpbo_settings_set(&s, "pri.vacy", "k1", "1", &err),
+              "run.h5 (stored pri.vacy.k1): section name 'pri.vacy' holds '.': a section name "
+              "uses only A-Z a-z 0-9 _, a key name only A-Z a-z 0-9 _ . -");
+  CHECK(s.count == 2);
+  /* Packed and unpacked: the same triples. */
+  char *packed = NULL;
+  size_t size = 0;
+  CHECK_OK(dpbo_settings_pack(&s, &packed, &size, &err));
+  CHECK_OK(dpbo_settings_unpack(&back, "copy", packed, size, &err));
+  CHECK(back.count == 2 && strcmp(back.entry[0].value, "x.y=z") == 0 &&
+        strcmp(back.entry[1].key, "dim.weight-1") == 0 && strcmp(back.path, "copy") == 0);
+  dpbo_settings_free(&back);
+  free(packed);
+  /* A --set override is checked the same way. */
+  const char *const injected[] = {"output.name=x\nprivacy.k1=0.99999"};
+  CHECK_FAILS(dpbo_settings_override(&s, 1, injected, &err),
+              "--set output.name: the value of output.name holds a newline (character 2): a "
+              "value is one line of text without control characters (a tab is allowed)");
+  dpbo_settings_free(&s);
+  printf("stored triples: no re-parse, control characters and bad names refused\n");
+}
+
 int main(void) {
   text_and_overrides();
   strict_reading();
+  stored_triples();
   return dpbo_test_summary("test_settings");
 }

@@ -375,7 +375,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
                                       dpbo_trace_step **steps, int *count, int *already_complete,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  char *stored = NULL;
+  dpbo_settings stored;
+  memset(&stored, 0, sizeof stored);
   int complete = 0;
   const int resume = args->resume;
   *steps = NULL;
@@ -407,7 +408,7 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
       local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
     } else if (resume && complete) {
       *already_complete = 1;
-    } else if (resume && dpbo_config_differs(config, stored, what, sizeof what)) {
+    } else if (resume && dpbo_config_differs(config, &stored, what, sizeof what)) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
                              "--resume: the settings changed since %s was written: %s", path, what);
     } else if (resume || args->overwrite) {
@@ -468,7 +469,7 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm));
 done:
-  free(stored);
+  dpbo_settings_free(&stored);
   return status;
 }
 
@@ -707,50 +708,51 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
                                 const char *const *overrides, int redraw, const char *why,
                                 dpbo_config *config, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  const char **assignments = NULL;
-  int assignment_count = 0;
-  char *text = NULL;
+  dpbo_settings stored;
+  memset(&stored, 0, sizeof stored);
+  char *packed = NULL;
+  size_t packed_size = 0;
   int64_t *index = NULL;
   double *gain = NULL;
   int complete = 0, steps = 0;
   long long text_len = 0;
   if (rank == 0) {
-    local = dpbo_output_read_trace(runfile, &text, &complete, &steps, &index, &gain, err);
-    if (local == DPBO_OK) text_len = (long long)strlen(text) + 1;
+    local = dpbo_output_read_trace(runfile, &stored, &complete, &steps, &index, &gain, err);
+    /* The stored settings travel as (section, key, value) triples, never
+     * as text a value could break (dpbo_settings_pack). */
+    if (local == DPBO_OK) local = dpbo_settings_pack(&stored, &packed, &packed_size, err);
+    if (local == DPBO_OK) text_len = (long long)packed_size;
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(&steps, 1, MPI_INT, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(&complete, 1, MPI_INT, 0, comm));
   if (rank != 0) {
-    text = malloc((size_t)text_len);
+    packed = malloc((size_t)text_len + 1);
     index = malloc(sizeof *index * (size_t)(steps + 1));
     gain = malloc(sizeof *gain * (size_t)(steps + 1));
-    if (!text || !index || !gain)
+    if (!packed || !index || !gain)
       local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the stored run %s", runfile);
   }
   /* A rank without the buffers must not leave the broadcasts below alone:
    * every rank learns of it here and all return together. */
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(text, (int)text_len, MPI_CHAR, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(packed, (int)text_len, MPI_CHAR, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(index, steps, MPI_INT64_T, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm));
-  DPBO_ALLOC(assignments, (size_t)text_len, "the stored settings");
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-    assignments[assignment_count++] = line;
+  if (rank != 0) local = dpbo_settings_unpack(&stored, runfile, packed, (size_t)text_len, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (redraw) {
     /* A redraw may change only what the guarantee does not fix before the
      * data is seen; which depends on the run's own algorithm. */
-    DPBO_TRY(
-        dpbo_config_load_assignments(runfile, assignment_count, assignments, 0, NULL, config, err));
+    DPBO_TRY(dpbo_config_load_stored(runfile, &stored, 0, NULL, config, err));
     if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
       DPBO_TRY(dpbo_private_evals_check_overrides(override_count, overrides, err));
     else
       DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
     dpbo_config_free(config);
   }
-  DPBO_TRY(dpbo_config_load_assignments(runfile, assignment_count, assignments, override_count,
-                                        overrides, config, err));
+  DPBO_TRY(dpbo_config_load_stored(runfile, &stored, override_count, overrides, config, err));
   /* A stopping method's run makes its secret K evaluations, not T. */
   const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
                        config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
@@ -759,8 +761,8 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
                config->iterations, steps, why);
   DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));
 done:
-  free(assignments);
-  free(text);
+  dpbo_settings_free(&stored);
+  free(packed);
   free(index);
   free(gain);
   return status;

@@ -208,6 +208,11 @@ dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value
   if (len == 0) DPBO_RAISE(DPBO_ERR_HDF5, "H5Tget_size failed for %s", name);
   DPBO_ALLOC(text, len + 1, "a string attribute");
   if (H5Aread(attr, type, text) < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot read attribute %s", name);
+  /* The text ends at its first NUL byte; anything after it but padding
+   * would be dropped unseen. */
+  for (size_t i = strnlen(text, len); i < len; i++)
+    if (text[i] != '\0')
+      DPBO_RAISE(DPBO_ERR_DATA, "attribute %s holds a NUL byte inside its text", name);
   *value = text;
   text = NULL;
 done:
@@ -217,52 +222,39 @@ done:
   return status;
 }
 
-typedef struct h5io_collect {
+typedef struct h5io_visit {
   const char *prefix;
-  char *text;
-  size_t len, cap;
-  int failed;
-} h5io_collect;
+  dpbo_h5io_attr_visit visit;
+  void *user;
+  dpbo_error *err;
+  dpbo_status status;
+} h5io_visit;
 
-static herr_t h5io_collect_strings(hid_t loc, const char *name, const H5A_info_t *info,
-                                   void *data) {
-  h5io_collect *c = data;
-  const size_t skip = strlen(c->prefix);
-  if (strncmp(name, c->prefix, skip) != 0) return 0;
+static herr_t h5io_visit_string(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  (void)info;
+  h5io_visit *v = data;
+  const size_t skip = strlen(v->prefix);
+  if (strncmp(name, v->prefix, skip) != 0) return 0;
   char *value = NULL;
-  if (dpbo_h5io_read_attr_string(loc, name, &value, NULL) != DPBO_OK) {
-    c->failed = 1;
-    return -1;
-  }
-  size_t need = c->len + strlen(name) + strlen(value) + 3;
-  if (need > c->cap) {
-    size_t cap = need * 2;
-    char *grown = realloc(c->text, cap);
-    if (!grown) {
-      free(value);
-      c->failed = 1;
-      return -1;
-    }
-    c->text = grown;
-    c->cap = cap;
-  }
-  c->len += (size_t)sprintf(c->text + c->len, "%s=%s\n", name + skip, value);
+  v->status = dpbo_h5io_read_attr_string(loc, name, &value, v->err);
+  if (v->status == DPBO_OK) v->status = v->visit(v->user, name + skip, value, v->err);
   free(value);
-  return 0;
+  return v->status == DPBO_OK ? 0 : -1;
 }
 
-dpbo_status dpbo_h5io_read_attr_strings(hid_t obj, const char *prefix, char **lines,
-                                        dpbo_error *err) {
+dpbo_status dpbo_h5io_visit_attr_strings(hid_t obj, const char *prefix, dpbo_h5io_attr_visit visit,
+                                         void *user, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  h5io_collect collect = {prefix, NULL, 0, 0, 0};
-  *lines = NULL;
-  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io_collect_strings, &collect) < 0 ||
-      collect.failed)
-    DPBO_RAISE(DPBO_ERR_HDF5, "cannot read the stored settings (%s* attributes)", prefix);
-  *lines = collect.text;
-  collect.text = NULL;
+  h5io_visit v = {prefix, visit, user, err, DPBO_OK};
+  herr_t rc;
+  H5E_BEGIN_TRY { rc = H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, NULL, h5io_visit_string, &v); }
+  H5E_END_TRY;
+  if (v.status != DPBO_OK) {
+    status = v.status;
+    goto done;
+  }
+  if (rc < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot list the %s* attributes", prefix);
 done:
-  free(collect.text);
   return status;
 }
 

@@ -64,11 +64,14 @@ dpbo_status dpbo_h5io_read_attr_double(hid_t obj, const char *name, double *valu
 /* A string attribute, malloc'd. */
 dpbo_status dpbo_h5io_read_attr_string(hid_t obj, const char *name, char **value, dpbo_error *err);
 
-/* The string attributes of obj whose names start with `prefix`, in name
- * order, as "<name without the prefix>=<value>" lines joined by '\n'
- * (malloc'd; NULL when there are none). */
-dpbo_status dpbo_h5io_read_attr_strings(hid_t obj, const char *prefix, char **lines,
-                                        dpbo_error *err);
+/* Calls visit(user, name without the prefix, value, err) for each string
+ * attribute of obj whose name starts with `prefix`, in name order, each
+ * name and value apart (never joined into one text that a value could
+ * break); stops at and returns the first failure. */
+typedef dpbo_status (*dpbo_h5io_attr_visit)(void *user, const char *name, const char *value,
+                                            dpbo_error *err);
+dpbo_status dpbo_h5io_visit_attr_strings(hid_t obj, const char *prefix, dpbo_h5io_attr_visit visit,
+                                         void *user, dpbo_error *err);
 
 /* Creates dataset `name` of shape dims[0..ndims) (ndims 1 or 2) and writes
  * `data` into rows [offset, offset+rows) of dimension 0, collectively; a

@@ -54,22 +54,102 @@ typedef struct settings_parse {
   dpbo_error *err;
 } settings_parse;
 
+/* A character for a message: 'c' when printable, else its escape or byte
+ * ("newline", "byte 0x1b"). */
+static void settings_describe_char(unsigned char c, char *buf, size_t size) {
+  if (c == '\n')
+    snprintf(buf, size, "a newline");
+  else if (c == '\r')
+    snprintf(buf, size, "a carriage return");
+  else if (c == '\t')
+    snprintf(buf, size, "a tab");
+  else if (c < 0x20 || c >= 0x7f)
+    snprintf(buf, size, "byte 0x%02x", c);
+  else
+    snprintf(buf, size, "'%c'", c);
+}
+
+/* s with every byte outside printable ASCII escaped (\n, \x1b), cut to
+ * size: a name or value quoted in a message cannot start a line of its own. */
+static void settings_escape(const char *s, char *buf, size_t size) {
+  size_t used = 0;
+  for (; *s && used + 5 < size; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if (c == '\n')
+      used += (size_t)snprintf(buf + used, size - used, "\\n");
+    else if (c < 0x20 || c >= 0x7f)
+      used += (size_t)snprintf(buf + used, size - used, "\\x%02x", c);
+    else
+      buf[used++] = (char)c;
+  }
+  buf[used] = '\0';
+}
+
+/* The first character of a section or key name outside the documented set
+ * (settings.h), or NULL. */
+static const char *settings_bad_name(const char *name, int is_key) {
+  for (const char *p = name; *p; p++) {
+    const unsigned char c = (unsigned char)*p;
+    if (!(isalnum(c) && c < 0x80) && c != '_' && !(is_key && (c == '.' || c == '-'))) return p;
+  }
+  return NULL;
+}
+
+/* The first control character of a value but the tab (settings.h), or NULL. */
+static const char *settings_bad_value(const char *value) {
+  for (const char *p = value; *p; p++) {
+    const unsigned char c = (unsigned char)*p;
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return p;
+  }
+  return NULL;
+}
+
+/* Adds or replaces section.key = value; line > 0 is the file's line, 0 a
+ * --set override, DPBO_SETTINGS_STORED a stored setting. Every source goes
+ * through the same checks of names and values. */
 static dpbo_status settings_add(dpbo_settings *settings, const char *section, const char *key,
                                 const char *value, int line, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char *copy = NULL;
-  /* Messages name the file and line, or the --set option (line 0). */
-  char where[DPBO_PATH_MAX + 64];
+  /* Messages name the file and line, the --set option (line 0) or the
+   * stored setting, with the names escaped (they are not checked yet). */
+  char where[DPBO_PATH_MAX + 256], s_text[80], k_text[80], what[32];
+  settings_escape(section, s_text, sizeof s_text);
+  settings_escape(key, k_text, sizeof k_text);
   if (line > 0)
     snprintf(where, sizeof where, "%s:%d", settings->path, line);
+  else if (line == 0)
+    snprintf(where, sizeof where, "--set %.40s.%.60s", s_text, k_text);
   else
-    snprintf(where, sizeof where, "--set %.40s.%.60s", section, key);
+    snprintf(where, sizeof where, "%s (stored %.40s.%.60s)", settings->path, s_text, k_text);
   if (strlen(section) >= DPBO_SETTINGS_SECTION_MAX || strlen(key) >= DPBO_SETTINGS_KEY_MAX)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: section or key too long (at most %zu and %zu characters)",
                where, (size_t)DPBO_SETTINGS_SECTION_MAX - 1, (size_t)DPBO_SETTINGS_KEY_MAX - 1);
+  const char *bad_section = settings_bad_name(section, 0), *bad_key = settings_bad_name(key, 1);
+  if (!section[0] || !key[0] || bad_section || bad_key) {
+    const char *bad = bad_section ? bad_section : bad_key;
+    if (bad) settings_describe_char((unsigned char)*bad, what, sizeof what);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: %s name '%s' %s%s: a section name uses only A-Z a-z 0-9 _, a key name "
+               "only A-Z a-z 0-9 _ . -",
+               where, bad_section || !section[0] ? "section" : "key",
+               bad_section || !section[0] ? s_text : k_text, bad ? "holds " : "is empty",
+               bad ? what : "");
+  }
   if (strlen(value) >= DPBO_SETTINGS_VALUE_MAX)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: value too long (%zu characters, at most %zu)", where,
                strlen(value), (size_t)DPBO_SETTINGS_VALUE_MAX - 1);
+  /* A config file's line cannot hold a newline, but --set and a stored
+   * setting can: no value may carry one, nor any other control character,
+   * so that a value is always one line of text wherever it is shown. */
+  const char *bad_value = settings_bad_value(value);
+  if (bad_value) {
+    settings_describe_char((unsigned char)*bad_value, what, sizeof what);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: the value of %s.%s holds %s (character %zu): a value is one line of text "
+               "without control characters (a tab is allowed)",
+               where, s_text, k_text, what, (size_t)(bad_value - value) + 1);
+  }
   copy = strdup(value);
   if (!copy) DPBO_RAISE(DPBO_ERR_NOMEM, "%s: out of memory storing the value", where);
   /* A --set override (line 0) replaces the file's value; a key written twice
@@ -134,6 +214,64 @@ static dpbo_status settings_apply(dpbo_settings *settings, int count,
     DPBO_TRY(settings_add(settings, section, key, eq + 1, 0, err));
   }
 done:
+  return status;
+}
+
+dpbo_status dpbo_settings_set(dpbo_settings *settings, const char *section, const char *key,
+                              const char *value, dpbo_error *err) {
+  return settings_add(settings, section, key, value, DPBO_SETTINGS_STORED, err);
+}
+
+dpbo_status dpbo_settings_override(dpbo_settings *settings, int count, const char *const *overrides,
+                                   dpbo_error *err) {
+  return settings_apply(settings, count, overrides, err);
+}
+
+dpbo_status dpbo_settings_pack(const dpbo_settings *settings, char **packed, size_t *size,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  size_t need = 1, used = 0;
+  char *buf = NULL;
+  *packed = NULL;
+  *size = 0;
+  for (int i = 0; i < settings->count; i++)
+    need += strlen(settings->entry[i].section) + strlen(settings->entry[i].key) +
+            strlen(settings->entry[i].value) + 3;
+  DPBO_ALLOC(buf, need, "the packed settings");
+  for (int i = 0; i < settings->count; i++) {
+    const char *parts[3] = {settings->entry[i].section, settings->entry[i].key,
+                            settings->entry[i].value};
+    for (int j = 0; j < 3; j++) {
+      const size_t len = strlen(parts[j]) + 1;
+      memcpy(buf + used, parts[j], len);
+      used += len;
+    }
+  }
+  *packed = buf;
+  *size = used;
+done:
+  return status;
+}
+
+dpbo_status dpbo_settings_unpack(dpbo_settings *settings, const char *label, const char *packed,
+                                 size_t size, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(settings, 0, sizeof *settings);
+  snprintf(settings->path, sizeof settings->path, "%s", label);
+  for (size_t at = 0; at < size;) {
+    const char *parts[3];
+    for (int j = 0; j < 3; j++) {
+      const char *end = memchr(packed + at, '\0', size - at);
+      if (!end) DPBO_RAISE(DPBO_ERR_ARG, "%s: the packed settings are cut short", label);
+      parts[j] = packed + at;
+      at = (size_t)(end - packed) + 1;
+      if (j < 2 && at >= size)
+        DPBO_RAISE(DPBO_ERR_ARG, "%s: the packed settings are cut short", label);
+    }
+    DPBO_TRY(dpbo_settings_set(settings, parts[0], parts[1], parts[2], err));
+  }
+done:
+  if (status != DPBO_OK) dpbo_settings_free(settings);
   return status;
 }
 
@@ -257,6 +395,8 @@ void dpbo_settings_where(const dpbo_settings *settings, const dpbo_settings_entr
     snprintf(buf, size, "%s", settings->path);
   else if (e->line > 0)
     snprintf(buf, size, "%s:%d", settings->path, e->line);
+  else if (e->line == DPBO_SETTINGS_STORED)
+    snprintf(buf, size, "%s (stored %s.%s)", settings->path, e->section, e->key);
   else
     snprintf(buf, size, "--set %s.%s", e->section, e->key);
 }

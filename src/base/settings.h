@@ -9,8 +9,15 @@
  * The reading is strict: an unknown section (dpbo_settings_check_sections),
  * a key written twice in the file, a NUL byte or a line longer than inih's
  * buffer are errors naming file:line. A --set override replaces the file's
- * value. Messages name the source as "<path>:<line>" or "--set
- * <section>.<key>". */
+ * value. Messages name the source as "<path>:<line>", "--set
+ * <section>.<key>" or "<path> (stored <section>.<key>)".
+ *
+ * Names and values are checked the same way from every source (file, --set,
+ * a run file's stored settings): a section name uses only A-Z a-z 0-9 _, a
+ * key name only A-Z a-z 0-9 _ . - (a dim.NAME key carries a dimension
+ * name), and a value holds no control character but the tab (no newline,
+ * carriage return, NUL or escape), so that no value can pass for another
+ * key wherever settings are stored or shown. */
 #ifndef DPBO_SETTINGS_H
 #define DPBO_SETTINGS_H
 
@@ -27,7 +34,11 @@
 /* More keys than any config has: a file with more is not a config. */
 #define DPBO_SETTINGS_MAX_ENTRIES 256
 
-/* One key = value as written (file line, or 0 for a --set override). */
+/* The line of an entry set with dpbo_settings_set (a stored setting). */
+#define DPBO_SETTINGS_STORED (-1)
+
+/* One key = value as written (file line, 0 for a --set override, or
+ * DPBO_SETTINGS_STORED). */
 typedef struct dpbo_settings_entry {
   char section[DPBO_SETTINGS_SECTION_MAX];
   char key[DPBO_SETTINGS_KEY_MAX];
@@ -90,6 +101,29 @@ dpbo_status dpbo_settings_read_text(dpbo_settings *settings, const char *label, 
 dpbo_status dpbo_settings_assign(dpbo_settings *settings, const char *label, int count,
                                  const char *const *assignments, int override_count,
                                  const char *const *overrides, dpbo_error *err);
+
+/* Adds (or replaces) the one entry section.key = value as it is, with no
+ * parsing: how settings stored as (section, key, value) triples, e.g. a run
+ * file's config.* attributes, are read back, so that no value can inject
+ * another key. Named "<path> (stored section.key)" in messages; start from a
+ * zeroed struct whose path is set. */
+dpbo_status dpbo_settings_set(dpbo_settings *settings, const char *section, const char *key,
+                              const char *value, dpbo_error *err);
+
+/* Applies "section.key=value" overrides (--set) after the entries. */
+dpbo_status dpbo_settings_override(dpbo_settings *settings, int count, const char *const *overrides,
+                                   dpbo_error *err);
+
+/* The entries as section, key and value of each in order, every one a
+ * NUL-terminated string, in one buffer (malloc'd, *size bytes) for sending
+ * to other ranks: no value holds a NUL byte, so none can break the form. */
+dpbo_status dpbo_settings_pack(const dpbo_settings *settings, char **packed, size_t *size,
+                               dpbo_error *err);
+
+/* Settings named `label` from a packed buffer, each entry through
+ * dpbo_settings_set. On failure settings is freed. */
+dpbo_status dpbo_settings_unpack(dpbo_settings *settings, const char *label, const char *packed,
+                                 size_t size, dpbo_error *err);
 
 /* Releases the entries and zeroes settings (safe on a zeroed struct). */
 void dpbo_settings_free(dpbo_settings *settings);

@@ -28,62 +28,46 @@ done:
 }
 
 /* The sections the table depends on (compare_table.h). */
-static int table_section(const char *name, size_t len) {
-  return (len == 9 && strncmp(name, "objective", 9) == 0) ||
-         (len == 5 && strncmp(name, "space", 5) == 0);
+static int table_section(const char *name) {
+  return strcmp(name, "objective") == 0 || strcmp(name, "space") == 0;
 }
 
-/* "section.key=value" lines: the value of `name` ("section.key"), or NULL. */
-static const char *table_line_value(const char *lines, const char *name, size_t name_len,
-                                    size_t *len) {
-  for (const char *line = lines; line && *line;) {
-    const char *end = strchr(line, '\n');
-    size_t line_len = end ? (size_t)(end - line) : strlen(line);
-    if (line_len > name_len && strncmp(line, name, name_len) == 0 && line[name_len] == '=') {
-      *len = line_len - name_len - 1;
-      return line + name_len + 1;
-    }
-    line = end ? end + 1 : NULL;
-  }
+/* The value of section.key among settings' entries, else its defaults, or
+ * NULL. */
+static const char *table_value(const dpbo_settings *settings, const char *section,
+                               const char *key) {
+  for (int i = 0; i < settings->count; i++)
+    if (strcmp(settings->entry[i].section, section) == 0 &&
+        strcmp(settings->entry[i].key, key) == 0)
+      return settings->entry[i].value;
+  for (int i = 0; i < settings->default_count; i++)
+    if (strcmp(settings->defaults[i].section, section) == 0 &&
+        strcmp(settings->defaults[i].key, key) == 0)
+      return settings->defaults[i].value;
   return NULL;
 }
 
 /* A stored key's effective value: written (config.*), else its default. */
-static const char *table_stored_value(const char *written, const char *taken, const char *name,
-                                      size_t *len) {
-  const char *v = table_line_value(written, name, strlen(name), len);
-  return v ? v : table_line_value(taken, name, strlen(name), len);
-}
-
-/* This run's effective value of `name` ("section.key"), or NULL. */
-static const char *table_current_value(const dpbo_settings *settings, const char *name) {
-  char full[256];
-  for (int i = 0; i < settings->count; i++) {
-    snprintf(full, sizeof full, "%s.%s", settings->entry[i].section, settings->entry[i].key);
-    if (strcmp(full, name) == 0) return settings->entry[i].value;
-  }
-  for (int i = 0; i < settings->default_count; i++) {
-    snprintf(full, sizeof full, "%s.%s", settings->defaults[i].section, settings->defaults[i].key);
-    if (strcmp(full, name) == 0) return settings->defaults[i].value;
-  }
-  return NULL;
+static const char *table_stored_value(const dpbo_settings *written, const dpbo_settings *taken,
+                                      const char *section, const char *key) {
+  const char *v = table_value(written, section, key);
+  return v ? v : table_value(taken, section, key);
 }
 
 /* Compares one of this run's keys with the file's; 1 and `what` if it differs. */
-static int table_key_differs(const dpbo_settings_entry *e, const char *written, const char *taken,
-                             const char *table, char *what, size_t size) {
-  char name[256];
-  if (!table_section(e->section, strlen(e->section))) return 0;
-  snprintf(name, sizeof name, "%s.%s", e->section, e->key);
-  size_t len = 0;
-  const char *old = table_stored_value(written, taken, name, &len);
+static int table_key_differs(const dpbo_settings_entry *e, const dpbo_settings *written,
+                             const dpbo_settings *taken, const char *table, char *what,
+                             size_t size) {
+  if (!table_section(e->section)) return 0;
+  const char *old = table_stored_value(written, taken, e->section, e->key);
   if (!old) {
-    snprintf(what, size, "%s is '%s' in this run and not set in %s", name, e->value, table);
+    snprintf(what, size, "%s.%s is '%s' in this run and not set in %s", e->section, e->key,
+             e->value, table);
     return 1;
   }
-  if (strlen(e->value) != len || strncmp(e->value, old, len) != 0) {
-    snprintf(what, size, "%s is '%s' in this run and '%.*s' in %s", name, e->value, (int)len, old,
-             table);
+  if (strcmp(e->value, old) != 0) {
+    snprintf(what, size, "%s.%s is '%s' in this run and '%s' in %s", e->section, e->key, e->value,
+             old, table);
     return 1;
   }
   return 0;
@@ -91,29 +75,23 @@ static int table_key_differs(const dpbo_settings_entry *e, const char *written, 
 
 /* Every objective.* and space.* key with its effective value must be the
  * same in both (as text: "80" and "8e1" differ, a conservative refusal). */
-static int table_settings_differ(const dpbo_settings *settings, const char *written,
-                                 const char *taken, const char *table, char *what, size_t size) {
+static int table_settings_differ(const dpbo_settings *settings, const dpbo_settings *written,
+                                 const dpbo_settings *taken, const char *table, char *what,
+                                 size_t size) {
   for (int i = 0; i < settings->count; i++)
     if (table_key_differs(&settings->entry[i], written, taken, table, what, size)) return 1;
   for (int i = 0; i < settings->default_count; i++)
     if (table_key_differs(&settings->defaults[i], written, taken, table, what, size)) return 1;
   /* ...and no key of those sections the file has may be missing now. */
-  const char *texts[2] = {written, taken};
+  const dpbo_settings *stored[2] = {written, taken};
   for (int t = 0; t < 2; t++)
-    for (const char *line = texts[t]; line && *line;) {
-      const char *end = strchr(line, '\n'), *dot = strchr(line, '.'), *eq = strchr(line, '=');
-      if (dot && eq && dot < eq && (!end || eq < end) &&
-          table_section(line, (size_t)(dot - line))) {
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - line), line);
-        if (!table_current_value(settings, name)) {
-          int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
-          snprintf(what, size, "%s is '%.*s' in %s and not set in this run", name, vlen, eq + 1,
-                   table);
-          return 1;
-        }
+    for (int i = 0; i < stored[t]->count; i++) {
+      const dpbo_settings_entry *e = &stored[t]->entry[i];
+      if (table_section(e->section) && !table_value(settings, e->section, e->key)) {
+        snprintf(what, size, "%s.%s is '%s' in %s and not set in this run", e->section, e->key,
+                 e->value, table);
+        return 1;
       }
-      line = end ? end + 1 : NULL;
     }
   return 0;
 }
@@ -126,7 +104,9 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
   const int64_t n = dpbo_space_size(space);
   const int d = dpbo_space_dims(space);
   hid_t file = -1;
-  char *written = NULL, *taken = NULL;
+  dpbo_settings written, taken;
+  memset(&written, 0, sizeof written);
+  memset(&taken, 0, sizeof taken);
   double *lambda = NULL, *stored = NULL;
   char what[1024], why[DPBO_ERROR_MSG_MAX]; /* why: err's message, copied before err is rewritten */
   /* A regular file only: H5Fopen would wait forever on a FIFO. */
@@ -141,13 +121,17 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
     DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s is not an HDF5 file (a dpbo compare output)",
                config->path, path);
   /* Every failed read below is a bad input file: DPBO_ERR_DATA, exit 2. */
-  if (dpbo_output_read_settings(file, &written, err) != DPBO_OK || !written ||
-      dpbo_h5io_read_attr_strings(file, "default.", &taken, err) != DPBO_OK)
+  if (dpbo_output_read_settings(file, path, &written, err) != DPBO_OK ||
+      dpbo_output_read_defaults(file, path, &taken, err) != DPBO_OK) {
+    snprintf(why, sizeof why, "%s", err->message);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s", config->path, why);
+  }
+  if (written.count == 0)
     DPBO_RAISE(DPBO_ERR_DATA,
                "%s: compare.table: %s holds no settings (config.* attributes): not a dpbo "
                "compare output",
                config->path, path);
-  if (table_settings_differ(&config->settings, written, taken, path, what, sizeof what))
+  if (table_settings_differ(&config->settings, &written, &taken, path, what, sizeof what))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: compare.table: %s was made from another objective or space, so its table "
                "does not apply: %s",
@@ -194,8 +178,8 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
   }
 done:
   if (file >= 0) H5Fclose(file);
-  free(written);
-  free(taken);
+  dpbo_settings_free(&written);
+  dpbo_settings_free(&taken);
   free(lambda);
   free(stored);
   return status;

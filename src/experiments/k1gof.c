@@ -186,7 +186,7 @@ static dpbo_status k1gof_table_gain(void *context, int64_t index, double *gain, 
  * reads the table), but the schema wants one. */
 static dpbo_status k1gof_config(const dpbo_k1gof_pipeline_in *in, dpbo_config *config,
                                 dpbo_error *err) {
-  enum { FIXED = 16, LINE = 160 };
+  enum { FIXED = 17, LINE = 160 };
   char lines[FIXED + DPBO_MAX_DIM][LINE];
   const char *assign[FIXED + DPBO_MAX_DIM];
   int k = 0;
@@ -206,6 +206,8 @@ static dpbo_status k1gof_config(const dpbo_k1gof_pipeline_in *in, dpbo_config *c
   snprintf(lines[k++], LINE, "privacy.k1=%.17g", in->k1);
   snprintf(lines[k++], LINE, "objective.kind=synthetic");
   snprintf(lines[k++], LINE, "objective.function=gp_prior");
+  /* Nothing is written; the label below is no file name. */
+  snprintf(lines[k++], LINE, "output.name=k1sweep-prior");
   for (int i = 0; i < in->dims; i++)
     snprintf(lines[k++], LINE, "space.dim.%s=%s %.17g %.17g", in->dim[i].name,
              dpbo_scale_name(in->dim[i].scale), in->dim[i].lo, in->dim[i].hi);

@@ -25,12 +25,50 @@ dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t di
   char fallback[256];
   const char *base = strrchr(settings->path, '/');
   DPBO_TRY(dpbo_settings_get_string(settings, "output", "dir", "results", dir, dir_size, err));
+  /* Every value is free of control characters but the tab (settings.h); a
+   * directory path has no use for a tab either. */
+  DPBO_TRY(dpbo_settings_require(settings, "output", "dir", !strchr(dir, '\t'),
+                                 "holds a tab: a directory path has no control characters", err));
   snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
   char *dot = strrchr(fallback, '.');
   if (dot && dot != fallback) *dot = '\0';
   DPBO_TRY(dpbo_settings_get_string(settings, "output", "name", fallback, name, name_size, err));
   DPBO_TRY(dpbo_settings_require(settings, "output", "name", name[0] && !strchr(name, '/'),
                                  "must be a non-empty file name without '/'", err));
+  {
+    /* The name is part of every output file's name and of the lines that
+     * name them: a portable file-name set, not starting like a hidden file
+     * or an option (the key's row in run/config_keys.h documents it). */
+    const char *bad = NULL;
+    for (const char *p = name; *p && !bad; p++)
+      if (!(isalnum((unsigned char)*p) && (unsigned char)*p < 0x80) && *p != '.' && *p != '_' &&
+          *p != '-')
+        bad = p;
+    if (bad || name[0] == '.' || name[0] == '-') {
+      char where[DPBO_PATH_MAX + 32], what[32], shown[128];
+      const dpbo_settings_entry *given = dpbo_settings_find(settings, "output", "name");
+      dpbo_settings_where(settings, given, where, sizeof where);
+      const unsigned char c = (unsigned char)(bad ? *bad : name[0]);
+      if (c >= 0x20 && c < 0x7f)
+        snprintf(what, sizeof what, "'%c'", c);
+      else
+        snprintf(what, sizeof what, "byte 0x%02x", c);
+      size_t used = 0; /* the name as shown: no byte of it can break the line */
+      for (const char *p = name; *p && used + 5 < sizeof shown; p++) {
+        const unsigned char b = (unsigned char)*p;
+        if (b >= 0x20 && b < 0x7f)
+          shown[used++] = (char)b;
+        else
+          used += (size_t)snprintf(shown + used, sizeof shown - used, "\\x%02x", b);
+      }
+      shown[used] = '\0';
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: output.name = '%s' %s %s: a name uses only A-Z a-z 0-9 . _ - and does not "
+                 "start with '.' or '-'%s",
+                 where, shown, bad ? "holds" : "starts with", what,
+                 given ? "" : " (it was taken from the file's name: set output.name)");
+    }
+  }
   {
     /* Refused now rather than when the first file is written (h5io.h): the
      * longest name is <dir>/<name> plus a suffix such as ".release-12.h5". */
@@ -811,6 +849,22 @@ done:
   return status;
 }
 
+dpbo_status dpbo_config_load_stored(const char *label, const dpbo_settings *stored,
+                                    int override_count, const char *const *overrides,
+                                    dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(config, 0, sizeof *config);
+  snprintf(config->settings.path, sizeof config->settings.path, "%s", label);
+  for (int i = 0; i < stored->count; i++)
+    DPBO_TRY(dpbo_settings_set(&config->settings, stored->entry[i].section, stored->entry[i].key,
+                               stored->entry[i].value, err));
+  DPBO_TRY(dpbo_settings_override(&config->settings, override_count, overrides, err));
+  DPBO_TRY(config_load_settings(config, err));
+done:
+  if (status != DPBO_OK) dpbo_settings_free(&config->settings);
+  return status;
+}
+
 dpbo_status dpbo_config_load_assignments(const char *label, int count,
                                          const char *const *assignments, int override_count,
                                          const char *const *overrides, dpbo_config *config,
@@ -837,21 +891,12 @@ void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {
   snprintf(path, size, "%s/%s.h5", config->output_dir, config->output_name);
 }
 
-/* Finds section.key among "section.key=value" lines; returns the value (a
- * pointer into text, ending at '\n' or '\0') or NULL. */
-static const char *config_stored_value(const char *text, const char *section, const char *key,
-                                       size_t *len) {
-  const size_t ls = strlen(section), lk = strlen(key);
-  for (const char *line = text; line && *line;) {
-    const char *end = strchr(line, '\n');
-    size_t line_len = end ? (size_t)(end - line) : strlen(line);
-    if (line_len > ls + lk + 1 && strncmp(line, section, ls) == 0 && line[ls] == '.' &&
-        strncmp(line + ls + 1, key, lk) == 0 && line[ls + 1 + lk] == '=') {
-      *len = line_len - (ls + lk + 2);
-      return line + ls + lk + 2;
-    }
-    line = end ? end + 1 : NULL;
-  }
+/* The stored entry section.key, or NULL. */
+static const dpbo_settings_entry *config_stored_entry(const dpbo_settings *stored,
+                                                      const char *section, const char *key) {
+  for (int i = 0; i < stored->count; i++)
+    if (strcmp(stored->entry[i].section, section) == 0 && strcmp(stored->entry[i].key, key) == 0)
+      return &stored->entry[i];
   return NULL;
 }
 
@@ -863,44 +908,34 @@ static int config_key_may_differ(const char *section, const char *key) {
          (strcmp(section, "ucb") == 0 && strcmp(key, "memory_limit_mb") == 0);
 }
 
-int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size) {
+int dpbo_config_differs(const dpbo_config *config, const dpbo_settings *stored, char *what,
+                        size_t size) {
   /* Every key set now must be stored with the same text... */
   const dpbo_settings *settings = &config->settings;
   for (int i = 0; i < settings->count; i++) {
     const dpbo_settings_entry *e = &settings->entry[i];
     if (config_key_may_differ(e->section, e->key)) continue;
-    size_t len = 0;
-    const char *old = config_stored_value(stored, e->section, e->key, &len);
+    const dpbo_settings_entry *old = config_stored_entry(stored, e->section, e->key);
     if (!old) {
       snprintf(what, size, "%s.%s is set to '%s' now but was not set in the run", e->section,
                e->key, e->value);
       return 1;
     }
-    if (strlen(e->value) != len || strncmp(e->value, old, len) != 0) {
-      snprintf(what, size, "%s.%s was '%.*s' in the run and is '%s' now", e->section, e->key,
-               (int)len, old, e->value);
+    if (strcmp(e->value, old->value) != 0) {
+      snprintf(what, size, "%s.%s was '%s' in the run and is '%s' now", e->section, e->key,
+               old->value, e->value);
       return 1;
     }
   }
   /* ...and every stored key must still be set. */
-  for (const char *line = stored; line && *line;) {
-    const char *end = strchr(line, '\n'), *dot = strchr(line, '.'), *eq = strchr(line, '=');
-    if (dot && eq && dot < eq && (!end || eq < end)) {
-      char section[64], key[128];
-      snprintf(section, sizeof section, "%.*s", (int)(dot - line), line);
-      snprintf(key, sizeof key, "%.*s", (int)(eq - dot - 1), dot + 1);
-      int found = config_key_may_differ(section, key);
-      for (int i = 0; i < settings->count && !found; i++)
-        found = strcmp(settings->entry[i].section, section) == 0 &&
-                strcmp(settings->entry[i].key, key) == 0;
-      if (!found) {
-        int vlen = (int)(end ? end - eq - 1 : (long)strlen(eq + 1));
-        snprintf(what, size, "%s.%s was '%.*s' in the run and is not set now", section, key, vlen,
-                 eq + 1);
-        return 1;
-      }
-    }
-    line = end ? end + 1 : NULL;
+  for (int i = 0; i < stored->count; i++) {
+    const dpbo_settings_entry *old = &stored->entry[i];
+    if (config_key_may_differ(old->section, old->key) ||
+        config_stored_entry(settings, old->section, old->key))
+      continue;
+    snprintf(what, size, "%s.%s was '%s' in the run and is not set now", old->section, old->key,
+             old->value);
+    return 1;
   }
   return 0;
 }

@@ -138,12 +138,21 @@ dpbo_status dpbo_config_load(const char *path, int override_count, const char *c
                              dpbo_config *config, dpbo_error *err);
 
 /* Builds a config from "section.key=value" assignments instead of a file
- * (e.g. the settings stored in a run file, dpbo_output_read_settings); `label` names the source in
- * messages. overrides are applied after them. */
+ * (settings a program writes, e.g. the k1 sweep's demo prior; a run file's
+ * stored settings go through dpbo_config_load_stored); `label` names the
+ * source in messages. overrides are applied after them. */
 dpbo_status dpbo_config_load_assignments(const char *label, int count,
                                          const char *const *assignments, int override_count,
                                          const char *const *overrides, dpbo_config *config,
                                          dpbo_error *err);
+
+/* Builds a config from settings stored as (section, key, value) triples
+ * (dpbo_output_read_settings): each entry is applied as it is with
+ * dpbo_settings_set, never re-parsed, then the overrides; `label` (the run
+ * file) names the source in messages. */
+dpbo_status dpbo_config_load_stored(const char *label, const dpbo_settings *stored,
+                                    int override_count, const char *const *overrides,
+                                    dpbo_config *config, dpbo_error *err);
 
 /* Releases the stored settings (safe after a failed load). */
 void dpbo_config_free(dpbo_config *config);
@@ -160,10 +169,11 @@ dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t di
 dpbo_status dpbo_config_get_dims(dpbo_settings *settings, dpbo_space_kind kind, dpbo_dim *dims,
                                  int *count, dpbo_error *err);
 
-/* Compares the settings with those stored in a run file ("section.key=value"
- * lines, dpbo_output_read_settings); [output] and ucb.memory_limit_mb may differ. Returns 1 and
- * names the first key that differs in `what`, or 0. */
-int dpbo_config_differs(const dpbo_config *config, const char *stored, char *what, size_t size);
+/* Compares the settings with those stored in a run file
+ * (dpbo_output_read_settings); [output] and ucb.memory_limit_mb may differ.
+ * Returns 1 and names the first key that differs in `what`, or 0. */
+int dpbo_config_differs(const dpbo_config *config, const dpbo_settings *stored, char *what,
+                        size_t size);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
 

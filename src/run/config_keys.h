@@ -24,7 +24,8 @@
 #define DPBO_CONFIG_KEYS_DIMS                                                                      \
   {                                                                                                \
     "space", "dim.NAME", "dimension", "linear | log LO HI [LEVELS]", NULL, 0, "", "",              \
-        "One line per hyper-parameter NAME, in order (at least one): its scale and range; "        \
+        "One line per hyper-parameter NAME (A-Z a-z 0-9 _ . -, like every key name), in order "    \
+        "(at least one): its scale and range; "                                                    \
         "LEVELS (grid only) is the number of grid values. The svm objective of dpbo run and "      \
         "dpbo compare takes C, gamma and optional feature weights weight.K (K = 1, 2, ...: "       \
         "feature K, scaled to [0, 1], times the weight; a range within [0, infinity))."            \
@@ -39,10 +40,12 @@
    "",                                                                                             \
    "",                                                                                             \
    "Where the output files <dir>/<name>.h5 ... go (made if missing; a relative path is "           \
-   "resolved against the current directory)."},                                                    \
+   "resolved against the current directory). No control characters (no tab, newline, ...)."},      \
   {                                                                                                \
-    "output", "name", "text", "a file name without '/'",                                           \
-        "the config file's name without its extension", 1, "", "", "The output files' base name."  \
+    "output", "name", "text", "A-Z a-z 0-9 . _ -, not starting with . or -",                       \
+        "the config file's name without its extension", 1, "", "",                                 \
+        "The output files' base name: only the characters A-Z a-z 0-9 . _ -, and not starting "    \
+        "with '.' or '-' (other characters are refused, naming the key and the character)."        \
   }
 
 /* Ends with a row whose key is NULL. */

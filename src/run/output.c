@@ -357,20 +357,32 @@ dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *co
   return output_write(MPI_COMM_SELF, path, config, run, nranks, 0, err);
 }
 
-dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+/* A run file's stored settings (messages name path); none at all is not a
+ * run file. */
+static dpbo_status output_read_stored(hid_t file, const char *path, dpbo_settings *stored,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(dpbo_output_read_settings(file, path, stored, err));
+  if (stored->count == 0)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
+               path);
+done:
+  if (status != DPBO_OK) dpbo_settings_free(stored);
+  return status;
+}
+
+dpbo_status dpbo_output_read_checkpoint(const char *path, dpbo_settings *stored, int *complete,
                                         dpbo_trace_step **steps, int *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, group = -1;
-  char *text = NULL, *failures = NULL;
+  char *failures = NULL;
   int64_t *ibuf = NULL;
   dpbo_trace_step *trace = NULL;
-  *assignments = NULL;
+  memset(stored, 0, sizeof *stored);
   *steps = NULL;
   *count = 0;
   DPBO_TRY(output_open_run_file(path, &file, err));
-  if (dpbo_output_read_settings(file, &text, err) != DPBO_OK || !text)
-    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
-               path);
+  DPBO_TRY(output_read_stored(file, path, stored, err));
   int64_t done_flag = 0;
   DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
   *complete = (int)done_flag;
@@ -415,13 +427,11 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, in
     if (trace[t].state < DPBO_STEP_DONE || trace[t].state > DPBO_STEP_PENDING)
       DPBO_RAISE(DPBO_ERR_DATA, "%s: trace step %llu has an unknown state %d", path,
                  (unsigned long long)t + 1, trace[t].state);
-  *assignments = text;
   *steps = trace;
   *count = (int)n;
-  text = NULL;
   trace = NULL;
 done:
-  free(text);
+  if (status != DPBO_OK) dpbo_settings_free(stored);
   free(trace);
   free(ibuf);
   free(failures);
@@ -523,21 +533,16 @@ done:
 /* ---------------------------------------------------------------------------
  * dpbo release: reading a run back, and the budget ledger. */
 
-dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
-                                   int64_t **index, double **gain, dpbo_error *err) {
+dpbo_status dpbo_output_read_trace(const char *path, dpbo_settings *stored, int *complete,
+                                   int *steps, int64_t **index, double **gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, dset = -1, space = -1;
-  char *text = NULL;
-  *assignments = NULL;
+  memset(stored, 0, sizeof *stored);
   *index = NULL;
   *gain = NULL;
   *steps = 0;
   DPBO_TRY(output_open_run_file(path, &file, err));
-  if (dpbo_output_read_settings(file, &text, err) != DPBO_OK)
-    DPBO_RAISE(DPBO_ERR_HDF5, "%s: cannot read the stored settings", path);
-  if (!text)
-    DPBO_RAISE(DPBO_ERR_DATA, "%s holds no settings (config.* attributes): not a dpbo run file",
-               path);
+  DPBO_TRY(output_read_stored(file, path, stored, err));
   int64_t done_flag = 0;
   DPBO_TRY(dpbo_h5io_read_attr_int64(file, "complete", &done_flag, err));
   *complete = (int)done_flag;
@@ -554,14 +559,12 @@ dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *co
     DPBO_TRY(dpbo_h5io_read(file, "trace/gain", H5T_NATIVE_DOUBLE, *gain, err));
   }
   *steps = (int)n;
-  *assignments = text;
-  text = NULL;
 done:
-  free(text);
   if (space >= 0) H5Sclose(space);
   if (dset >= 0) H5Dclose(dset);
   if (file >= 0) H5Fclose(file);
   if (status != DPBO_OK) {
+    dpbo_settings_free(stored);
     free(*index);
     free(*gain);
     *index = NULL;
@@ -705,8 +708,45 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_read_settings(hid_t obj, char **assignments, dpbo_error *err) {
-  return dpbo_h5io_read_attr_strings(obj, "config.", assignments, err);
+/* One attribute <prefix><section>.<key> as one (section, key, value)
+ * triple: the name is split at its first '.' (a section name holds none)
+ * and the value is taken whole, never re-parsed, so no value can set
+ * another key. dpbo_settings_set checks the names and the value. */
+static dpbo_status output_stored_setting(void *user, const char *name, const char *value,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *stored = user;
+  char section[DPBO_SETTINGS_SECTION_MAX];
+  const char *dot = strchr(name, '.');
+  if (!dot || dot == name || !dot[1] || (size_t)(dot - name) >= sizeof section)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: the stored setting attribute '%.100s' is not <section>.<key> after its prefix",
+               stored->path, name);
+  snprintf(section, sizeof section, "%.*s", (int)(dot - name), name);
+  DPBO_TRY(dpbo_settings_set(stored, section, dot + 1, value, err));
+done:
+  return status;
+}
+
+static dpbo_status output_read_prefixed(hid_t obj, const char *prefix, const char *label,
+                                        dpbo_settings *stored, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(stored, 0, sizeof *stored);
+  snprintf(stored->path, sizeof stored->path, "%s", label);
+  DPBO_TRY(dpbo_h5io_visit_attr_strings(obj, prefix, output_stored_setting, stored, err));
+done:
+  if (status != DPBO_OK) dpbo_settings_free(stored);
+  return status;
+}
+
+dpbo_status dpbo_output_read_settings(hid_t obj, const char *label, dpbo_settings *stored,
+                                      dpbo_error *err) {
+  return output_read_prefixed(obj, "config.", label, stored, err);
+}
+
+dpbo_status dpbo_output_read_defaults(hid_t obj, const char *label, dpbo_settings *taken,
+                                      dpbo_error *err) {
+  return output_read_prefixed(obj, "default.", label, taken, err);
 }
 
 dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err) {

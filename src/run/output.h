@@ -48,9 +48,16 @@
  * read back (a run file written before default.* existed reads the same). */
 dpbo_status dpbo_output_write_settings(hid_t obj, const dpbo_settings *settings, dpbo_error *err);
 
-/* The config.* attributes of obj as "section.key=value" lines joined by '\n'
- * (malloc'd; NULL when there are none), for dpbo_config_load_assignments. */
-dpbo_status dpbo_output_read_settings(hid_t obj, char **assignments, dpbo_error *err);
+/* The config.* attributes of obj into *stored (named `label` in messages),
+ * each as one (section, key, value) triple through dpbo_settings_set: no
+ * line-based re-parse, so no value can inject a key; names and values are
+ * checked as settings.h says. For dpbo_config_load_stored; no entries when
+ * there are none. On failure nothing is left to free. */
+dpbo_status dpbo_output_read_settings(hid_t obj, const char *label, dpbo_settings *stored,
+                                      dpbo_error *err);
+/* The same for the default.* attributes (the defaults the getters took). */
+dpbo_status dpbo_output_read_defaults(hid_t obj, const char *label, dpbo_settings *taken,
+                                      dpbo_error *err);
 
 /* The dimensions of a space as attributes of obj: "names" and "scale"
  * (comma-separated strings, scale linear|log), "lower" and "upper" (arrays
@@ -73,7 +80,7 @@ dpbo_status dpbo_output_write_checkpoint(const char *path, const dpbo_config *co
 /* Reads a run file back for `dpbo run --resume` (serial): the stored
  * settings (as dpbo_output_read_trace), whether it is complete, and every
  * trace step with its state, attempts and failure reason (malloc'd). */
-dpbo_status dpbo_output_read_checkpoint(const char *path, char **assignments, int *complete,
+dpbo_status dpbo_output_read_checkpoint(const char *path, dpbo_settings *stored, int *complete,
                                         dpbo_trace_step **steps, int *count, dpbo_error *err);
 
 /* Prints a run file's summary (and its trace when `trace` is set) to stdout;
@@ -86,11 +93,11 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
                                   dpbo_error *err);
 
 /* What `dpbo release` needs from a finished run file (serial, one rank):
- * the stored settings as "section.key=value" lines joined by '\n'
- * (malloc'd), whether the run completed, and the trace's candidate indices
- * and gains (malloc'd, *steps long). */
-dpbo_status dpbo_output_read_trace(const char *path, char **assignments, int *complete, int *steps,
-                                   int64_t **index, double **gain, dpbo_error *err);
+ * the stored settings (dpbo_output_read_settings; freed by the caller with
+ * dpbo_settings_free), whether the run completed, and the trace's candidate
+ * indices and gains (malloc'd, *steps long). */
+dpbo_status dpbo_output_read_trace(const char *path, dpbo_settings *stored, int *complete,
+                                   int *steps, int64_t **index, double **gain, dpbo_error *err);
 
 /* The ledger of a run file as it stands (serial): nothing is added. */
 dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);

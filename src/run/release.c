@@ -108,6 +108,28 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                            "privacy.bounds", NULL};
   static const char *const assumptions[] = {"privacy.k1", "privacy.A", "privacy.tau",
                                             "privacy.prior_source", NULL};
+  /* Every release's privacy settings are fixed before the run sees the
+   * validation data (issue #22, 4): the algorithm, and all its calibration
+   * rests on (privacy.delta, split, bounds: β_t's δ and the sensitivity of
+   * Theorems 3-5; k1, A, tau, the GP prior: the assumptions) come from the
+   * run's stored settings and cannot be overridden below. A run made with
+   * algorithm = none (a run file whose stored settings lack
+   * privacy.algorithm is one) fixed none of them: any choice made now, after
+   * its trace was seen, could be tuned to the data, so it is refused. What a
+   * redraw may change is only the noise: ε scales the noise of a
+   * sensitivity already fixed (the sensitivity does not depend on ε), each
+   * redraw is a new draw charged to the ledger at the ε it used (basic
+   * composition, capped by the stored privacy.budget), and the noise source
+   * is not part of the guarantee. */
+  if (stored_algorithm == DPBO_ALGORITHM_NONE)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s was run without a privacy algorithm (privacy.algorithm = none): its privacy "
+               "settings were not fixed before the run saw the validation data, and choosing "
+               "them now (privacy.algorithm, delta, split, bounds) could tune them to its trace, "
+               "so no private release can be drawn from it; make a private run instead (dpbo run "
+               "CONFIG with [privacy] algorithm = 1, 2, 3, random_search, liu_talwar, "
+               "papernot_steinke or private_evaluations)",
+               stored->path);
   /* Liu–Talwar and Papernot–Steinke: a redraw needs a fresh secret K, and
    * the runs of Q it asks for may lie past those the run evaluated; a K
    * drawn again only among the runs made would be conditioned on what was
@@ -147,7 +169,6 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
        * match a GP run's β in one way only (δ_β differs between the two),
        * which lets a run file written before bounds existed be redrawn
        * with bounds = paper. */
-      if (stored_algorithm == DPBO_ALGORITHM_NONE) continue;
       if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
       if (stored_algorithm == DPBO_ALGORITHM_3)
         DPBO_RAISE(DPBO_ERR_CONFIG,

@@ -57,11 +57,11 @@ dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
  * release`): privacy.epsilon, the noise source (privacy.noise,
  * privacy.noise_seed), privacy.failures_public (a statement about the
  * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
- * posterior is rebuilt, never what it is). A run made without a private
- * release (stored: the run's settings, algorithm none) may also choose privacy.algorithm,
- * privacy.delta, privacy.split and privacy.bounds, which
- * dpbo_release_check_beta then holds to the run's β_t; a run of Algorithm
- * 1 or 2 may name privacy.bounds (only the bounds its β_t was drawn for
+ * posterior is rebuilt, never what it is). A run made without a privacy
+ * algorithm (stored: the run's settings, algorithm none) is refused
+ * whatever the overrides: its privacy settings were not fixed before the
+ * data was seen (issue #22, 4). A run of Algorithm 1 or 2 may name
+ * privacy.bounds (only the bounds its β_t was drawn for
  * pass that check; run files written before bounds existed are paper
  * runs). Everything else is
  * fixed before the validation data is seen (the GP prior and kernel, k1, A,
