@@ -230,5 +230,10 @@ const char *dpbo_algorithm_name(dpbo_algorithm algorithm);
 /* 1 for the private-selection methods (random search, Liu–Talwar,
  * Papernot–Steinke), which select on evaluated gains without a GP. */
 int dpbo_algorithm_is_selection(dpbo_algorithm algorithm);
+/* 1 where the run file's trace is published with the release (the
+ * privatized evaluations: λ_t and noisy v_t are DP); the proof covers only
+ * what the trace holds of them (issue #22: no attempts unless failures are
+ * public). */
+int dpbo_algorithm_publishes_trace(dpbo_algorithm algorithm);
 
 #endif

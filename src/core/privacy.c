@@ -337,3 +337,7 @@ int dpbo_algorithm_is_selection(dpbo_algorithm algorithm) {
   return algorithm == DPBO_ALGORITHM_RANDOM_SEARCH || algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
          algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
 }
+
+int dpbo_algorithm_publishes_trace(dpbo_algorithm algorithm) {
+  return algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
+}
