@@ -8,7 +8,9 @@
 #    fix the release said epsilon_total = 1.3163 (the Renyi bound at the
 #    profile's epsilon0) and 1.3174 (3 epsilon0), and the run refused it;
 #  - liu_talwar at delta = 0: pure (3 epsilon0, 0), epsilon_total = 1 exactly;
-#  - random_search: basic composition, epsilon_total = 1 exactly.
+#  - random_search: basic composition, epsilon_total = 1 exactly;
+#  - Algorithm 1: basic composition of its two releases, delta_total = 0.05
+#    (before the fix 0.05 + 1 ulp).
 # Each run must exit 0 and release; epsilon_total/delta_total must equal
 # terms.epsilon_accounted/delta_accounted, be what the ledger (and the run
 # file's release_epsilon_spent) was charged, stay <= (1, 0.05) exactly, and the
@@ -72,6 +74,7 @@ run ps privacy.algorithm=papernot_steinke
 run lt privacy.algorithm=liu_talwar
 run ltpure privacy.algorithm=liu_talwar privacy.delta=0
 run rs privacy.algorithm=random_search
+run a1 privacy.algorithm=1
 
 "$py" - "$work/out" <<'PY' || fail "the releases do not report what they were calibrated to"
 import json, math, sys
@@ -171,6 +174,21 @@ js, t = common("rs", "basic composition", 0)
 if Fraction(js["epsilon_lambda"]) + Fraction(js["epsilon_value"]) > 1 or js["epsilon_total"] != 1.0:
     bad.append(f"rs: shares {js['epsilon_lambda']!r} + {js['epsilon_value']!r}, total {js['epsilon_total']!r}")
 print(f"rs: reported {js['epsilon_total']!r}")
+# Algorithm 1: basic composition of its two releases, at most (1, 0.05)
+# exactly (before the fix delta_total was 0.025 + 0.025 rounded up, one ulp
+# above 0.05), and at least the exact sum of the stated shares of delta.
+js, attrs, spent = load("a1")
+e, d = js["epsilon_total"], js["delta_total"]
+exact_d = Fraction(js["delta_lambda"]) + Fraction(js["delta_value"])
+if not (e <= EPS and d <= DELTA and Fraction(d) >= exact_d and
+        Fraction(e) <= Fraction(js["epsilon_lambda"]) + Fraction(js["epsilon_value"])):
+    bad.append(f"a1: reports ({e!r}, {d!r}) for shares ({js['epsilon_lambda']!r} + "
+               f"{js['epsilon_value']!r}, {js['delta_lambda']!r} + {js['delta_value']!r})")
+if "basic composition" not in js.get("calibration", ""):
+    bad.append(f"a1: calibration {js.get('calibration')!r}")
+if not (e <= js["ledger"]["epsilon_basic"] <= e * (1 + 1e-15)):
+    bad.append(f"a1: the ledger charged {js['ledger']['epsilon_basic']!r}, not {e!r}")
+print(f"a1: reported ({e!r}, {d!r})")
 if bad:
     print("\n".join(bad))
     sys.exit(1)

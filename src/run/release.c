@@ -532,8 +532,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   /* What was actually spent (≤ requested after the samplers' outward
    * rounding), composed. */
   double eps_l = out->has_lambda ? out->select.epsilon_spent : 0.0;
-  out->epsilon_total = dpbo_privacy_round_up(eps_l + out->value.epsilon_spent);
-  out->delta_total = dpbo_privacy_round_up(out->delta_lambda * out->has_lambda + out->delta_value);
+  out->epsilon_total = dpbo_privacy_sum_up(eps_l, out->value.epsilon_spent);
+  out->delta_total = dpbo_privacy_sum_up(out->delta_lambda * out->has_lambda, out->delta_value);
   release_guarantee(out, config);
   DPBO_TRY(dpbo_noise_check(noise, err));
 done:

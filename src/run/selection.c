@@ -27,15 +27,6 @@ const char *dpbo_selection_bound_name(dpbo_selection_bound bound) {
   return "unknown";
 }
 
-/* a + b rounded up only when the double is below the exact sum (the error
- * term of Knuth's two-sum, exact in round-to-nearest), so that shares of ε
- * that add up to it exactly are reported as ε, not one ulp above. */
-static double selection_sum_up(double a, double b) {
-  const double s = a + b, bb = s - a;
-  const double error = (a - (s - bb)) + (b - bb);
-  return error > 0.0 ? dpbo_privacy_round_up(s) : s;
-}
-
 dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
                                    double split, int T, double ps_eta,
                                    dpbo_selection_accounting *out, dpbo_error *err) {
@@ -54,9 +45,9 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
      * to at most ε exactly. */
     out->epsilon_select = epsilon * split;
     out->epsilon_value = epsilon - out->epsilon_select;
-    while (selection_sum_up(out->epsilon_select, out->epsilon_value) > epsilon)
+    while (dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value) > epsilon)
       out->epsilon_value = nextafter(out->epsilon_value, 0.0);
-    out->epsilon_accounted = selection_sum_up(out->epsilon_select, out->epsilon_value);
+    out->epsilon_accounted = dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value);
     out->bound = DPBO_SELECTION_BOUND_BASIC;
     break;
   case DPBO_ALGORITHM_LIU_TALWAR:
