@@ -243,7 +243,7 @@ double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) 
 static const char *release_calibration(const dpbo_release *r) {
   if (dpbo_algorithm_is_selection(r->algorithm))
     return dpbo_selection_bound_name(r->selection_accounting.bound);
-  if (r->algorithm == DPBO_ALGORITHM_3)
+  if (!r->has_lambda) /* Algorithm 3: the value alone */
     return "pure epsilon of the Laplace mechanism (Kusner et al. 2015, Theorem 6)";
   return "basic composition of the exponential mechanism's (lambda_tilde) and the Laplace "
          "mechanism's (value) (epsilon, delta) (Kusner et al. 2015), at the epsilons the "
