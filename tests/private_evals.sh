@@ -28,6 +28,14 @@
 #                                     charges it; the resumed run continues the
 #                                     count (never lower), charges the repeat,
 #                                     and stops when K is charged
+#   private_evals.sh retries_unpublished
+#                                     a command whose first attempt at every
+#                                     lambda fails, retries = 1: with
+#                                     failures_public = no the published trace
+#                                     holds no /trace/attempts (a retry says an
+#                                     attempt failed), before and after a stop
+#                                     and --resume, and the release is made;
+#                                     with failures_public = yes it holds 2s
 set -uo pipefail
 case_name=$1
 bin=${DPBO_BIN:?}
@@ -327,6 +335,63 @@ stop_resume)
   grep -q '^\[[0-9]*/6\]' "$work/sr4.err" && fail "a second resume evaluated again"
   [[ $(charged "$work/sr.h5") == 6 ]] || fail "a second resume changed the charged count"
   echo "stop_resume OK: stop charges 2 (1 lost), K = 7 finishes at 7, K = 6 stops at 6"
+  ;;
+retries_unpublished)
+  # Every lambda's first attempt fails (a marker file per x), the retry
+  # succeeds: no step fails, so the release is made, but attempts = 2 would
+  # tell which attempts failed, which the proof does not cover.
+  cat > "$work/flaky.sh" <<SH
+#!/bin/sh
+x=\${1#x=}
+if [ ! -e "$work/seen-\$x" ]; then : > "$work/seen-\$x"; echo "transient" >&2; exit 1; fi
+awk -v x="\$x" 'BEGIN { printf "%.6f\\n", 0.5 + 0.1 * x }'
+SH
+  chmod +x "$work/flaky.sh"
+  cat > "$work/flaky.ini" <<INI
+[run]
+iterations = 4
+seed = 3
+retries = 1
+[space]
+kind = sobol
+points = 64
+dim.x = linear 0 1
+[gp]
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = command
+command = $work/flaky.sh
+[privacy]
+algorithm = private_evaluations
+evaluation_sensitivity = 0.01
+epsilon = 1.0
+delta = 1e-6
+noise = seeded
+[output]
+dir = $work
+INI
+  has_attempts() { h5ls "$1/trace" 2> /dev/null | grep -qw attempts; }
+  run 1 "$work/flaky.ini" --set output.name=hidden --stop-after 2 > /dev/null 2> "$work/h1.err"
+  code=$?
+  [[ $code -eq 4 ]] || { cat "$work/h1.err"; fail "--stop-after 2 exited $code, expected 4"; }
+  [[ -e $work/hidden.h5 ]] || fail "the stop left no checkpoint"
+  has_attempts "$work/hidden.h5" && fail "the checkpoint of a failures_public = no run holds /trace/attempts"
+  run 1 "$work/flaky.ini" --set output.name=hidden --resume > /dev/null 2> "$work/h2.err"
+  code=$?
+  [[ $code -eq 0 ]] || { cat "$work/h2.err"; fail "the resume exited $code"; }
+  [[ -s $work/hidden.release.json ]] || fail "no release after the resume"
+  has_attempts "$work/hidden.h5" &&
+    fail "/trace/attempts is in the published trace of a failures_public = no run: $(h5dump -d /trace/attempts "$work/hidden.h5" | grep '(0)')"
+  grep -q "FAILED" "$work/h1.err" "$work/h2.err" && fail "a step failed: the retries did not succeed"
+  rm -f "$work"/seen-*
+  run 1 "$work/flaky.ini" --set output.name=shown --set privacy.failures_public=yes > /dev/null 2> "$work/s.err" ||
+    { cat "$work/s.err"; fail "the failures_public = yes run exited $?"; }
+  has_attempts "$work/shown.h5" || fail "failures_public = yes: /trace/attempts is missing"
+  h5dump -d /trace/attempts "$work/shown.h5" | grep -q '(0): 2, 2, 2, 2' ||
+    fail "failures_public = yes: attempts are not 2, 2, 2, 2 (the objective did not retry)"
+  echo "retries_unpublished OK: no attempts with failures_public = no (stop, resume, release), 2s with yes"
   ;;
 crash)
   # SIGKILL in the middle of an evaluation (the command objective kills the

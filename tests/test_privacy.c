@@ -163,6 +163,16 @@ int main(int argc, char **argv) {
   CHECK(da >= 1e-4 + 1e-6);
   /* Outward rounding: never below the exact sum. */
   CHECK(dpbo_privacy_round_up(0.3) > 0.3);
+  /* A sum of shares is raised only when the double lies below the exact sum
+   * (issue #22): 0.025 + 0.025 is 0.05 exactly, 1 + 2^-60 is above 1. The
+   * x86 long double holds these sums exactly (exponents within 11 bits). */
+  CHECK(dpbo_privacy_sum_up(0.5, 0.5) == 1.0 && dpbo_privacy_sum_up(0.025, 0.025) == 0.05);
+  CHECK(dpbo_privacy_sum_up(1.0, 0x1p-60) > 1.0 && dpbo_privacy_sum_up(0.0, 0.0) == 0.0);
+  for (int i = 1; i < 1000; i++) {
+    double a = 0.001 * i, b = 1.0 / (i + 7);
+    CHECK((long double)dpbo_privacy_sum_up(a, b) >= (long double)a + (long double)b);
+    CHECK(dpbo_privacy_sum_up(a, b) <= dpbo_privacy_round_up(a + b));
+  }
 
   /* The ledger (Kairouz, Oh & Viswanath, Theorem 3.5): 10 draws of 0.1 give
    * Σ ε tanh(ε/2) + sqrt(2 Σ ε² log(1/δ')) = 1.7122165112269903 with δ' = 1e-6,

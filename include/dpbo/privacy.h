@@ -225,10 +225,19 @@ int dpbo_privacy_ledger_within(const dpbo_privacy_ledger *ledger, double epsilon
 /* Rounds x up / down to the next representable double (budget arithmetic
  * rounds outward, docs/design.md section 3). */
 double dpbo_privacy_round_up(double x);
+/* a + b rounded up only where the double lies below the exact sum, so that
+ * shares adding up to a budget exactly are reported as the budget, not one
+ * ulp above it (issue #22). */
+double dpbo_privacy_sum_up(double a, double b);
 
 const char *dpbo_algorithm_name(dpbo_algorithm algorithm);
 /* 1 for the private-selection methods (random search, Liu–Talwar,
  * Papernot–Steinke), which select on evaluated gains without a GP. */
 int dpbo_algorithm_is_selection(dpbo_algorithm algorithm);
+/* 1 where the run file's trace is published with the release (the
+ * privatized evaluations: λ_t and noisy v_t are DP); the proof covers only
+ * what the trace holds of them (issue #22: no attempts unless failures are
+ * public). */
+int dpbo_algorithm_publishes_trace(dpbo_algorithm algorithm);
 
 #endif

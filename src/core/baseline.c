@@ -9,12 +9,18 @@
 #include "core/profile.h"
 #include "dpbo/privacy.h"
 
-double dpbo_baseline_lt_epsilon(double epsilon0) { return dpbo_privacy_round_up(3.0 * epsilon0); }
+double dpbo_baseline_lt_epsilon(double epsilon0) {
+  /* 3 ε0 rounded up: fma gives the product's rounding error exactly, so
+   * the double is raised only when it lies below the true product. */
+  double product = 3.0 * epsilon0;
+  return fma(3.0, epsilon0, -product) > 0.0 ? dpbo_privacy_round_up(product) : product;
+}
 
 double dpbo_baseline_lt_base_epsilon(double epsilon) {
-  /* ε/3 rounded down, so that 3 ε0 <= ε exactly. */
+  /* ε/3 rounded down, so that the accounted 3 ε0 (rounded up) <= ε exactly:
+   * the release then reports at most the ε it was asked for. */
   double e0 = epsilon / 3.0;
-  while (3.0 * e0 > epsilon)
+  while (dpbo_baseline_lt_epsilon(e0) > epsilon)
     e0 = nextafter(e0, 0.0);
   return e0;
 }
@@ -178,8 +184,9 @@ dpbo_status dpbo_baseline_ps_account(double epsilon, double delta, double eta, d
   if (rdp == DPBO_OK)
     rdp_eps =
         dpbo_baseline_ps_epsilon(out->epsilon0, eta, gamma, delta, &out->lambda, &out->lambda_hat);
-  out->epsilon_accounted =
-      fmin(rdp_eps, dpbo_profile_tnb_epsilon(out->epsilon0, eta, gamma, delta));
+  const double profile_eps = dpbo_profile_tnb_epsilon(out->epsilon0, eta, gamma, delta);
+  out->accounted_by_profile = profile_eps <= rdp_eps;
+  out->epsilon_accounted = fmin(rdp_eps, profile_eps);
 done:
   return status;
 }

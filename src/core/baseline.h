@@ -54,8 +54,9 @@
 #include "dpbo/error.h"
 #include "dpbo/noise.h"
 
-/* Liu–Talwar: the total ε of random stopping over an ε0-DP base (3 ε0), and
- * the base ε0 for a total ε (ε/3, rounded down). */
+/* Liu–Talwar: the total ε of random stopping over an ε0-DP base (3 ε0,
+ * rounded up only when the double is below it), and the base ε0 for a total
+ * ε (ε/3, rounded down so that dpbo_baseline_lt_epsilon(ε0) <= ε). */
 double dpbo_baseline_lt_epsilon(double epsilon0);
 double dpbo_baseline_lt_base_epsilon(double epsilon);
 
@@ -89,12 +90,14 @@ dpbo_status dpbo_baseline_ps_base_epsilon(double epsilon, double delta, double e
 
 /* The repeated search's accounting at (ε, δ): the larger of the base ε0 of
  * the Rényi bound and of the privacy profile, the accounted ε (the smaller
- * of the two bounds at that ε0), and which bound gave the ε0. */
+ * of the two bounds at that ε0, <= ε), which bound gave the ε0 and which
+ * the accounted ε. */
 typedef struct dpbo_baseline_ps_accounting {
   double epsilon0, epsilon_accounted;
   double epsilon0_rdp, epsilon0_profile; /* 0 where a bound admits no positive ε0 */
   double lambda, lambda_hat;             /* the Rényi orders reached at epsilon0 */
-  int by_profile;                        /* 1: the privacy profile is the tighter */
+  int by_profile;                        /* 1: the privacy profile gave epsilon0 */
+  int accounted_by_profile;              /* 1: the profile gives epsilon_accounted */
 } dpbo_baseline_ps_accounting;
 dpbo_status dpbo_baseline_ps_account(double epsilon, double delta, double eta, double gamma,
                                      dpbo_baseline_ps_accounting *out, dpbo_error *err);

@@ -265,6 +265,13 @@ done:
 
 double dpbo_privacy_round_up(double x) { return x == 0.0 ? 0.0 : nextafter(x, INFINITY); }
 
+double dpbo_privacy_sum_up(double a, double b) {
+  /* Knuth's two-sum: the rounding error of a + b, exact in round-to-nearest. */
+  const double s = a + b, bb = s - a;
+  const double error = (a - (s - bb)) + (b - bb);
+  return error > 0.0 ? dpbo_privacy_round_up(s) : s;
+}
+
 void dpbo_privacy_compose(int k, double epsilon, double delta, double delta_slack,
                           double *eps_basic, double *delta_basic, double *eps_advanced,
                           double *delta_advanced) {
@@ -336,4 +343,8 @@ const char *dpbo_algorithm_name(dpbo_algorithm algorithm) {
 int dpbo_algorithm_is_selection(dpbo_algorithm algorithm) {
   return algorithm == DPBO_ALGORITHM_RANDOM_SEARCH || algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
          algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+}
+
+int dpbo_algorithm_publishes_trace(dpbo_algorithm algorithm) {
+  return algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
 }

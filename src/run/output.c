@@ -153,9 +153,15 @@ static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, con
   for (hsize_t t = 0; t < steps; t++)
     ibuf[t] = run->trace[t].state;
   DPBO_TRY(dpbo_h5io_write_small(group, "state", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
-  for (hsize_t t = 0; t < steps; t++)
-    ibuf[t] = run->trace[t].attempts;
-  DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  /* A published trace (private_evaluations) holds only what the proof
+   * covers: whether an attempt failed may depend on the validation data, and
+   * attempts = 2 says one did, so they are left out unless
+   * privacy.failures_public = yes (issue #22). Resume does not need them. */
+  if (!dpbo_algorithm_publishes_trace(config->algorithm) || config->failures_public) {
+    for (hsize_t t = 0; t < steps; t++)
+      ibuf[t] = run->trace[t].attempts;
+    DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  }
   for (hsize_t t = 0; t < steps; t++)
     memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
   DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
@@ -404,6 +410,13 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, dpbo_settings *stored,
       if (got == DPBO_ERR_DATA) { /* there, but corrupted: the message says so */
         status = got;
         goto done;
+      }
+      if (got != DPBO_OK && c == 2) {
+        /* A published trace may hold no attempts (output_write_trace):
+         * 0, not recorded. */
+        for (hsize_t t = 0; t < n; t++)
+          ibuf[t] = 0;
+        got = DPBO_OK;
       }
       if (got != DPBO_OK)
         DPBO_RAISE(DPBO_ERR_DATA, "%s has no %s: written by a dpbo without checkpoints", path,

@@ -16,7 +16,6 @@
 #include "core/mechanism_private.h"
 #include "run/publish.h"
 #include "run/release_private.h"
-#include "core/baseline.h"
 
 /* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
  * "lambda" dimension, and the validation loss's L and g*. */
@@ -261,6 +260,18 @@ double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) 
   return best;
 }
 
+/* The accountant and bound the release was calibrated with, which gives
+ * its epsilon_total and delta_total (the "calibration" of both files). */
+static const char *release_calibration(const dpbo_release *r) {
+  if (dpbo_algorithm_is_selection(r->algorithm))
+    return dpbo_selection_bound_name(r->selection_accounting.bound);
+  if (!r->has_lambda) /* Algorithm 3: the value alone */
+    return "pure epsilon of the Laplace mechanism (Kusner et al. 2015, Theorem 6)";
+  return "basic composition of the exponential mechanism's (lambda_tilde) and the Laplace "
+         "mechanism's (value) (epsilon, delta) (Kusner et al. 2015), at the epsilons the "
+         "samplers spent";
+}
+
 static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
   const dpbo_privacy_inputs *in = &r->inputs;
   const char *bounds = r->bounds == DPBO_BOUNDS_PAPER
@@ -324,13 +335,11 @@ static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
              "(lambda_tilde, value) is the best of K runs of an %.6g-DP base (a candidate drawn "
              "uniformly from Lambda independently of the data, and its validation gain + discrete "
              "Laplace noise), K ~ %s drawn secretly from the release noise source and never "
-             "released; the pair is (%.6g, %.6g)-DP for the validation set (%s), for neighbouring "
-             "validation sets that differ in one record, under which a gain at a fixed lambda "
-             "moves by at most %.6g. It assumes nothing about the objective.",
+             "released; the pair is (%.6g, %.6g)-DP for the validation set (calibrated by the %s), "
+             "for neighbouring validation sets that differ in one record, under which a gain at "
+             "a fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
              r->selection_accounting.epsilon_base, law, r->epsilon_total, r->delta_total,
-             lt ? "Liu and Talwar 2019, Theorem 3.4: 3 epsilon0"
-                : "Papernot and Steinke 2022, Theorem 2, Renyi DP converted to (epsilon, delta)",
-             r->gain_sensitivity);
+             release_calibration(r), r->gain_sensitivity);
     break;
   }
   case DPBO_ALGORITHM_NONE:
@@ -378,7 +387,6 @@ static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_
     pick.index = run->trace[pick.position].index;
     out->epsilon_lambda = acc->epsilon_select;
     out->epsilon_value = acc->epsilon_value;
-    out->epsilon_total = pick.epsilon_spent;
     out->select = pick.select;
   } else {
     DPBO_TRY(dpbo_selection_stopping(release_trace_next, (void *)run, noise, out->gain_sensitivity,
@@ -387,14 +395,16 @@ static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_
     /* One mechanism over the pair: no share of ε for each part. */
     out->epsilon_lambda = out->epsilon_value = NAN;
     out->delta_lambda = out->delta_value = NAN;
-    if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR) {
-      out->epsilon_total = dpbo_baseline_lt_epsilon(pick.epsilon_spent);
-    } else {
-      out->epsilon_total = dpbo_baseline_ps_epsilon(pick.epsilon_spent, acc->eta, acc->gamma,
-                                                    config->privacy_delta, NULL, NULL);
-      out->delta_total = config->privacy_delta;
-    }
   }
+  /* The (ε, δ) the method was calibrated to, by the bound it was calibrated
+   * with (acc->bound): reported, charged and held to privacy.budget as one
+   * number. Each draw spent at most the calibrated ε0 or shares, so the
+   * bound holds for the draws as made (an ε'-DP base with ε' <= ε0 is
+   * ε0-DP); applying another bound to the spent ε0 would claim an (ε, δ)
+   * nobody calibrated (issue #22: 1.3163 by Rényi DP for a profile
+   * calibration to 1). */
+  out->epsilon_total = acc->epsilon_accounted;
+  out->delta_total = acc->delta_accounted;
   out->sens.lambda_sensitivity = out->sens.value_sensitivity = out->gain_sensitivity;
   out->value = pick.value;
   out->value.value = pick.released;
@@ -544,8 +554,8 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   /* What was actually spent (≤ requested after the samplers' outward
    * rounding), composed. */
   double eps_l = out->has_lambda ? out->select.epsilon_spent : 0.0;
-  out->epsilon_total = dpbo_privacy_round_up(eps_l + out->value.epsilon_spent);
-  out->delta_total = dpbo_privacy_round_up(out->delta_lambda * out->has_lambda + out->delta_value);
+  out->epsilon_total = dpbo_privacy_sum_up(eps_l, out->value.epsilon_spent);
+  out->delta_total = dpbo_privacy_sum_up(out->delta_lambda * out->has_lambda, out->delta_value);
   release_guarantee(out, config);
   DPBO_TRY(dpbo_noise_check(noise, err));
 done:
@@ -761,6 +771,8 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   fputs(",\"value_mechanism\":\"laplace\"", f);
   release_json_group(f, numbers, RELEASE_VALUE, 0);
   release_json_group(f, numbers, RELEASE_TOTAL, 0);
+  fputs(",\"calibration\":", f);
+  release_json_string(f, release_calibration(r));
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
   fputs(",\"terms\":{", f);
   release_json_group(f, numbers, release_terms(r), 1);
@@ -792,6 +804,7 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "bounds", dpbo_bounds_name(r->bounds), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "calibration", release_calibration(r), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
                                  r->reproducible

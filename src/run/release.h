@@ -34,8 +34,12 @@ typedef struct dpbo_release {
   int has_value;
   dpbo_laplace_release value;
   double epsilon_lambda, delta_lambda, epsilon_value, delta_value;
-  double epsilon_total, delta_total; /* basic composition, rounded outward */
-  int reproducible;                  /* seeded noise: not for publication */
+  /* What the release reports, the ledger is charged and privacy.budget is
+   * checked against: the (ε, δ) of the bound it was calibrated with (the
+   * files' "calibration"; basic composition for Algorithms 1-3). The
+   * selection methods' never exceeds the configured (ε, δ). */
+  double epsilon_total, delta_total;
+  int reproducible; /* seeded noise: not for publication */
   char source[256];
   char guarantee[1024];
   /* The private-selection methods (selection.h): their accounting and the

@@ -11,6 +11,22 @@
 #include "core/mechanism_private.h"
 #include "objectives/logreg.h"
 
+const char *dpbo_selection_bound_name(dpbo_selection_bound bound) {
+  switch (bound) {
+  case DPBO_SELECTION_BOUND_BASIC:
+    return "basic composition of the selection's and the value's pure epsilon (Chaudhuri and "
+           "Vinterbo 2013)";
+  case DPBO_SELECTION_BOUND_PURE:
+    return "pure (3 epsilon0, 0) of random stopping (Liu and Talwar 2019, Theorem 3.4)";
+  case DPBO_SELECTION_BOUND_PROFILE:
+    return "privacy profile bound of the best of K runs (docs/privacy-proofs.md section 8)";
+  case DPBO_SELECTION_BOUND_RENYI:
+    return "Renyi DP of the best of K runs (Papernot and Steinke 2022, Theorem 2) converted to "
+           "(epsilon, delta) (Canonne, Kamath and Steinke 2020, Proposition 12)";
+  }
+  return "unknown";
+}
+
 dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
                                    double split, int T, double ps_eta,
                                    dpbo_selection_accounting *out, dpbo_error *err) {
@@ -24,14 +40,20 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
   case DPBO_ALGORITHM_RANDOM_SEARCH:
     if (!(split > 0.0 && split < 1.0))
       DPBO_RAISE(DPBO_ERR_ARG, "random search: split must lie in (0, 1), got %g", split);
-    /* The products dpbo_privacy_budget_split computes for λ̃ and ṽ. */
+    /* The products dpbo_privacy_budget_split computes for λ̃ and ṽ, with
+     * ε_val stepped down where ε − ε_sel rounded up, so that the two add up
+     * to at most ε exactly. */
     out->epsilon_select = epsilon * split;
     out->epsilon_value = epsilon - out->epsilon_select;
-    out->epsilon_accounted = dpbo_privacy_round_up(out->epsilon_select + out->epsilon_value);
+    while (dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value) > epsilon)
+      out->epsilon_value = nextafter(out->epsilon_value, 0.0);
+    out->epsilon_accounted = dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value);
+    out->bound = DPBO_SELECTION_BOUND_BASIC;
     break;
   case DPBO_ALGORITHM_LIU_TALWAR:
     out->epsilon_base = dpbo_baseline_lt_base_epsilon(epsilon);
     out->epsilon_accounted = dpbo_baseline_lt_epsilon(out->epsilon_base);
+    out->bound = DPBO_SELECTION_BOUND_PURE;
     out->gamma = 1.0 / T;
     out->eta = 1.0;
     out->expected_runs = T;
@@ -42,6 +64,7 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
                                       NULL) == DPBO_OK &&
         out->epsilon_base_profile > out->epsilon_base) {
       out->by_profile = 1;
+      out->bound = DPBO_SELECTION_BOUND_PROFILE;
       out->epsilon_base = out->epsilon_base_profile;
       out->epsilon_accounted = dpbo_profile_tnb_epsilon(out->epsilon_base, 1.0, out->gamma, delta);
       out->delta_accounted = delta;
@@ -62,6 +85,8 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
     out->epsilon_base_rdp = ps.epsilon0_rdp;
     out->epsilon_base_profile = ps.epsilon0_profile;
     out->by_profile = ps.by_profile;
+    out->bound =
+        ps.accounted_by_profile ? DPBO_SELECTION_BOUND_PROFILE : DPBO_SELECTION_BOUND_RENYI;
     out->delta_accounted = delta;
     break;
   }

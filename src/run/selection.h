@@ -43,11 +43,26 @@
  * ranks, compare's 1000 + r). */
 #define DPBO_SELECTION_RUNS_STREAM 0x52554e53u
 
+/* The bound a method is calibrated with. Its (epsilon_accounted,
+ * delta_accounted) is the one number the release reports as epsilon_total
+ * and delta_total, the ledger is charged and privacy.budget is checked
+ * against (issue #22): never a second bound applied afterwards. */
+typedef enum dpbo_selection_bound {
+  DPBO_SELECTION_BOUND_BASIC,   /* random_search: basic composition of two pure mechanisms */
+  DPBO_SELECTION_BOUND_PURE,    /* liu_talwar: pure (3 ε0, 0), Liu–Talwar Theorem 3.4 */
+  DPBO_SELECTION_BOUND_PROFILE, /* the privacy profile, docs/privacy-proofs.md section 8 */
+  DPBO_SELECTION_BOUND_RENYI    /* papernot_steinke: Theorem 2, Rényi DP to (ε, δ) */
+} dpbo_selection_bound;
+
+/* The bound as the release names it ("calibration"). */
+const char *dpbo_selection_bound_name(dpbo_selection_bound bound);
+
 /* How one method spends a total (ε, δ). */
 typedef struct dpbo_selection_accounting {
   double epsilon, delta; /* the total budget asked for */
   double epsilon_accounted,
-      delta_accounted;                  /* what the method's own accounting claims (<= asked) */
+      delta_accounted;        /* what the method's own accounting claims (<= asked, exactly) */
+  dpbo_selection_bound bound; /* the bound that gives (epsilon_accounted, delta_accounted) */
   double epsilon_select, epsilon_value; /* the two releases of dpbo and random_search */
   double epsilon_base;              /* ε0 of each run of the base (liu_talwar, papernot_steinke) */
   double gamma, eta, expected_runs; /* the stopping law */
@@ -64,7 +79,9 @@ typedef struct dpbo_selection_accounting {
  * or E[K] = T runs, split (random_search) and η (papernot_steinke).
  * random_search is pure and ignores δ; liu_talwar is pure (3ε0, 0) at δ = 0
  * and takes the privacy profile's larger ε0 at δ > 0 (docs/privacy-proofs.md
- * section 8). */
+ * section 8). epsilon_accounted <= ε and delta_accounted <= δ hold exactly
+ * (no rounding slack), so a run whose (ε, δ) fits privacy.budget never has
+ * its release refused. */
 dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
                                    double split, int T, double ps_eta,
                                    dpbo_selection_accounting *out, dpbo_error *err);
@@ -105,7 +122,10 @@ typedef struct dpbo_selection_pick {
   double released;            /* the released score, clamped to [lo, hi] */
   dpbo_laplace_release value; /* the chosen score's Laplace draw */
   dpbo_select_release select; /* random_search: the selection */
-  double epsilon_spent;       /* what the draws cost (<= the accounting's) */
+  /* random_search: the two draws' ε by basic composition; stopping: the
+   * ε0 one run of Q cost (<= epsilon_base). Either is <= the accounting's;
+   * releases report and charge the accounting's (ε, δ), never this. */
+  double epsilon_spent;
 } dpbo_selection_pick;
 
 /* Q run K times (K > 0), or until an exact Bernoulli(1/T) coin after each
