@@ -85,7 +85,7 @@ static const char usage_text[] =
     "              partial run file is written) or dpbo audit found a loss above the claim,\n"
     "            2 bad input (usage, config, data, a corrupted run file, a release\n"
     "              past privacy.budget; a run file in use, or one that --overwrite\n"
-    "              would replace), 3 other failure (most evaluations failed; an\n"
+    "              would replace), 3 other failure (every evaluation failed; an\n"
     "              output file cannot be written: a full disk, the last checkpoint\n"
     "              is kept),\n"
     "            4 run or k1sweep interrupted by a signal or --stop-after (checkpoint\n"
@@ -543,24 +543,17 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  int failed = 0, finished = 0;
-  if (run.outcome == DPBO_OK && dpbo_run_mostly_failed(&run, &failed, &finished)) {
-    /* Little or nothing was learnt: the objective or the space is broken,
-     * not the data private. A release would spend epsilon on failures
-     * (run.h), so none is made. */
+  if (run.outcome == DPBO_OK && run.finished > 0 && run.failures == run.finished) {
+    /* Nothing was learnt: the objective is broken, not the data private. A
+     * release would only restate the prior, so none is made. */
     if (rank == 0) {
       const char *first = "";
       for (int s = 0; s < run.steps && !*first; s++)
         if (run.trace[s].state == DPBO_STEP_FAILED) first = run.trace[s].failure;
       fprintf(stderr,
-              "dpbo: error: %d of the %d evaluations failed (more than half); no release was "
-              "made%s. The first: %s\n"
+              "dpbo: error: all %d evaluations failed; no release was made. The first: %s\n"
               "dpbo: the run file %s lists every failure (dpbo info %s --trace)\n",
-              failed, finished,
-              config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
-                  ? " (the privatized evaluations were charged as they ran)"
-                  : " and no epsilon was spent",
-              first, path, path);
+              run.finished, first, path, path);
     }
     code = DPBO_EXIT_FAILURE;
     goto done;

@@ -438,10 +438,10 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
                "the failures cannot depend on the validation set (e.g. a crash before it is "
                "read), set [privacy] failures_public = yes",
                failures, run->steps);
-  /* A run where most evaluations failed (run.h) makes no release; `dpbo
-   * run` says so when it ends, this refuses a later `dpbo release`. The
+  /* A run where most evaluations failed (run.h) makes no release, at the
+   * end of `dpbo run` and in a later `dpbo release`, before any draw. The
    * failures are public here (above), so refusing reveals nothing new. */
-  if (dpbo_run_mostly_failed(run, NULL, NULL))
+  if (dpbo_run_mostly_failed(run))
     DPBO_RAISE(DPBO_ERR_DATA,
                "%d of the %d evaluations failed (more than half): the objective refused most of "
                "the space, and a release would spend epsilon on failures. Nothing is released "

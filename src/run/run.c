@@ -383,14 +383,12 @@ done:
   return status;
 }
 
-int dpbo_run_mostly_failed(const dpbo_run *run, int *failed, int *finished) {
+int dpbo_run_mostly_failed(const dpbo_run *run) {
   int bad = 0, done = 0;
   for (int s = 0; s < run->steps; s++) {
     bad += run->trace[s].state == DPBO_STEP_FAILED;
     done += run->trace[s].state != DPBO_STEP_PENDING;
   }
-  if (failed) *failed = bad;
-  if (finished) *finished = done;
   return done > 0 && 2 * bad > done;
 }
 

@@ -47,5 +47,5 @@ for log in "${logs[@]}"; do
 done
 [[ $rc -eq 0 ]] || { echo "FAIL: mpiexec exited $rc (99: a memcheck error)"; fail=1; }
 grep -q "best validation gain" "$work/run.log" || { echo "FAIL: the run did not finish"; fail=1; }
-[[ -f $work/out/demo.h5 ]] || { echo "FAIL: no run file"; fail=1; }
+[[ -f $work/out/alg1-digits.h5 ]] || { echo "FAIL: no run file"; fail=1; }
 exit $fail
