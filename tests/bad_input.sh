@@ -172,6 +172,14 @@ case $case_name in
   svm_weight_negative_range) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.2 = linear -1 1/' run.ini; expect="run.ini:8: space.dim.weight.2 reaches below 0" ;;
   logreg_weight) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^kind = svm/kind = logreg/; s/^dim.C = .*/dim.lambda = log 0.01 1/; s/^dim.gamma = .*/dim.weight.1 = log 0.1 10/' run.ini; printf '[privacy]\nalgorithm = 3\n' >> run.ini; expect="run.ini:7: space.dim.weight.1 is a feature weight, which only objective.kind = svm takes" ;;
   compare_unknown_dim) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.degree = linear 1 5/; s/^validation_rows = 2/validation_rows = 1\ntest_rows = 1/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare: svm objective: unknown dimension 'degree' \(space.dim.degree\)" ;;
+  # Mistakes that used to spend epsilon on failures or garbage (the front-door
+  # issue): C or gamma ranges reaching 0 or below (every evaluation there fails
+  # in LIBSVM), and a label-first CSV read with label_column = last, whose last
+  # column (a feature of 30 distinct integers) became 30 "classes".
+  svm_c_nonpositive) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.C = log 0.1 10/dim.C = linear -1 10/' run.ini; expect="run.ini:6: space.dim.C reaches 0 or below: .* must lie in \(0, infinity\)" ;;
+  svm_gamma_zero)   good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/dim.gamma = linear 0 1/' run.ini; expect="run.ini:7: space.dim.gamma reaches 0 or below" ;;
+  logreg_lambda_zero) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^kind = svm/kind = logreg/; s/^dim.C = .*/dim.lambda = linear 0 1/; /^dim.gamma/d' run.ini; printf '[privacy]\nalgorithm = 3\n' >> run.ini; expect="run.ini:6: space.dim.lambda reaches 0 or below" ;;
+  label_wrong_column) for i in $(seq 1 30); do echo "$((i % 2 + 1)),0.$i,$((100 + i))"; done > d.csv; write_svm_base "$work/d.csv"; expect="$work/d.csv: the label column holds 30 distinct values in 30 rows, which cannot be class labels .* set objective.label_column" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

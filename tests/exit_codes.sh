@@ -16,6 +16,9 @@
 #                                                                              (past privacy.budget),
 #                                                                              run_resume.sh (run file in use
 #                                                                              or finished)
+#   2     mostly_failed      2 of 3 evaluations fail (failures public): "2 of
+#                            the 3 evaluations failed (more than half)", no
+#                            release, at the run's end and from `dpbo release`
 #   3     all_failed         every evaluation fails: "all 3 evaluations        cli_usage.sh
 #                            failed; no release was made"
 #   3     output_unwritable  no rename into the output folder succeeds: one    disk_full.sh (a full disk)
@@ -97,6 +100,28 @@ config allfail "kind = command" "command = $work/broken.sh" "pass = args"
 sed -i 's/^iterations = 4/iterations = 3/' allfail.ini
 "$bin" run allfail.ini > out.txt 2>&1; code=$?
 expect all_failed 3 "all 3 evaluations failed; no release was made"
+
+# 3: most evaluations fail (issue: a space the objective mostly refuses made
+# a "successful" release of a failure). The program fails its first two
+# calls, then answers; the failures are declared public, so only the
+# more-than-half rule stops the release, at the run's end and in a later
+# `dpbo release` (exit 2: the space or the program is the bad input).
+cat > flaky.sh <<SH
+#!/bin/sh
+n=\$(cat $work/calls 2>/dev/null || echo 0); echo \$((n + 1)) > $work/calls
+[ "\$n" -ge 2 ] && { echo 0.5; exit 0; }
+echo "cannot load model" >&2
+exit 1
+SH
+chmod +x flaky.sh
+config mostfail "kind = command" "command = $work/flaky.sh" "pass = args"
+sed -i 's/^iterations = 4/iterations = 3/' mostfail.ini
+printf '[privacy]\nalgorithm = 1\nfailures_public = yes\n' >> mostfail.ini
+"$bin" run mostfail.ini > out.txt 2>&1; code=$?
+expect mostly_failed 2 "2 of the 3 evaluations failed (more than half)"
+"$bin" release out/mostfail.h5 > out.txt 2>&1; code=$?
+expect mostly_failed_release 2 "2 of the 3 evaluations failed (more than half)"
+[[ -z $(find out -name 'mostfail.release*' -print -quit) ]] || { echo "FAIL: mostly_failed: a release file was written"; failed=1; }
 
 # 3: the run file cannot be written at all (every rename fails).
 config unwritable "${synthetic[@]}"

@@ -5,7 +5,8 @@
 # first attempt only (a retry succeeds). The run must finish all T = 20
 # steps, record each failure with its reason and attempts = 1 + retries,
 # never propose a failed candidate again, count the failures in the summary,
-# and a release must be refused unless failures_public = yes.
+# and a release must be refused unless failures_public = yes (that part on
+# a milder objective: most evaluations failing would refuse any release).
 set -uo pipefail
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -16,7 +17,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 cat > "$work/obj.sh" <<'SH'
 #!/bin/sh
 a=${1#a=}
-region=$(awk -v a="$a" 'BEGIN { print (a < 0.15) ? "exit" : (a < 0.25) ? "text" : (a < 0.3) ? "slow" : (a >= 0.8) ? "flaky" : "ok" }')
+region=$(awk -v a="$a" -v mild="${DPBO_FAULT_MILD:-0}" 'BEGIN { print mild ? ((a < 0.05) ? "exit" : "ok") : (a < 0.15) ? "exit" : (a < 0.25) ? "text" : (a < 0.3) ? "slow" : (a >= 0.8) ? "flaky" : "ok" }')
 case $region in
   exit) echo "boom at a=$a" >&2; exit 3 ;;
   text) echo "accuracy: unknown"; exit 0 ;;
@@ -86,7 +87,10 @@ assert np.any(flaky) and np.all(attempts[flaky] == 2), "a transient failure shou
 assert np.all(attempts[(lam >= 0.3) & (lam < 0.8)] == 1)
 print(f"{len(failed)} failed of 20 ({', '.join(seen)}), {int(flaky.sum())} retried successfully; failed candidates never proposed again")
 PY
-# Releases: refused for a command objective with failures...
+# Releases: refused for a command objective with failures... (a milder
+# objective, failing only at a < 0.05: a run where more than half of the
+# evaluations failed makes no release at all, exit_codes.sh mostly_failed)
+export DPBO_FAULT_MILD=1
 cat >> "$work/run.ini" <<INI
 [privacy]
 algorithm = 1

@@ -158,6 +158,35 @@ done:
   return status;
 }
 
+static int svm_compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The class-count half of dpbo_svm_check_labels (svm.h says why). */
+static dpbo_status svm_check_classes(const dpbo_dataset *data, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double *sorted = NULL;
+  if (data->n < 1) goto done;
+  DPBO_ALLOC(sorted, (size_t)data->n, "the labels' copy");
+  memcpy(sorted, data->y, sizeof *sorted * (size_t)data->n);
+  qsort(sorted, (size_t)data->n, sizeof *sorted, svm_compare_doubles);
+  int64_t classes = 1;
+  for (int64_t i = 1; i < data->n; i++)
+    classes += sorted[i] != sorted[i - 1];
+  /* Ten classes in twenty rows is a small data set, not a wrong column. */
+  if (classes > DPBO_SVM_MAX_CLASSES || (classes > 10 && 2 * classes > data->n))
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s: the label column holds %lld distinct values in %lld rows, which cannot be "
+               "class labels (the svm objective takes at most %d classes, and not more classes "
+               "than half the rows): it is probably a feature. For a CSV whose label is not the "
+               "last column, set objective.label_column to the label's column (1 = the first)",
+               path, (long long)classes, (long long)data->n, DPBO_SVM_MAX_CLASSES);
+done:
+  free(sorted);
+  return status;
+}
+
 dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err) {
   /* LIBSVM groups classes by (int)label, so a fractional label would be
    * silently merged with another class; refuse it instead. */
@@ -169,7 +198,7 @@ dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dp
                             "label %.17g",
                             path, (long long)i + 1, y);
   }
-  return DPBO_OK;
+  return svm_check_classes(data, path, err);
 }
 
 /* ---------------------------------------------------------------------------

@@ -55,7 +55,16 @@ dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t
                                 int64_t n_eval, const char *what, const char *path,
                                 dpbo_svm_data **out, dpbo_error *err);
 
-/* Refuses labels LIBSVM would mangle ((int)label groups classes). */
+/* The most classes the svm objective takes (DPBO_SVM_MAX_CLASSES). A
+ * label column with more distinct values is almost always the wrong
+ * column (a CSV whose label is first, read with the default label_column =
+ * last, turns a feature into hundreds of "classes" and every accuracy into
+ * 0): refused, like a column where more than half of the rows would be a
+ * class of their own. */
+#define DPBO_SVM_MAX_CLASSES 100
+
+/* Refuses labels LIBSVM would mangle ((int)label groups classes) and label
+ * columns that cannot be classes (above). */
 dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err);
 
 /* Trains one C-SVC RBF model with C, γ and options' cache_mb, tolerance and

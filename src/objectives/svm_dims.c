@@ -20,7 +20,13 @@ int dpbo_svm_weight_feature(const char *name) {
   return (int)k;
 }
 
-const char *dpbo_svm_weight_dim_problem(const dpbo_dim *dim, int takes_weights) {
+const char *dpbo_svm_dim_problem(const dpbo_dim *dim, int takes_weights) {
+  const int positive = takes_weights
+                           ? strcmp(dim->name, "C") == 0 || strcmp(dim->name, "gamma") == 0
+                           : strcmp(dim->name, "lambda") == 0;
+  if (positive && !(dim->lo > 0.0))
+    return "reaches 0 or below: the cost C, the kernel width gamma and the regularisation lambda "
+           "are positive, so its range must lie in (0, infinity), e.g. 'log 1e-3 1e3'";
   const int feature = dpbo_svm_weight_feature(dim->name);
   if (feature == 0) return NULL;
   if (!takes_weights)

@@ -28,11 +28,15 @@ typedef struct dpbo_svm_dims {
  * begin with "weight."; -1 for one that does but names no feature. */
 int dpbo_svm_weight_feature(const char *name);
 
-/* What is wrong with a dimension as a feature weight, or NULL: a weight of
- * an objective that takes none (takes_weights = 0), a malformed "weight."
- * name, a range reaching below 0. For the config checks, which name the
- * line. A dimension not named "weight...." is never a problem here. */
-const char *dpbo_svm_weight_dim_problem(const dpbo_dim *dim, int takes_weights);
+/* What is wrong with a dimension of the svm (takes_weights = 1) or logreg
+ * (0) objective's space, or NULL: a range of C, gamma or lambda that
+ * reaches 0 or below (LIBSVM and LIBLINEAR refuse every such value, so each
+ * evaluation there would fail and a release would spend epsilon on a space
+ * of failures), a weight of an objective that takes none, a malformed
+ * "weight." name, a weight range reaching below 0. For the config checks,
+ * which name the line before any data is read. Other names are checked by
+ * dpbo_svm_dims_find once the objective is built. */
+const char *dpbo_svm_dim_problem(const dpbo_dim *dim, int takes_weights);
 
 /* Finds C, gamma and the weights among names[d]. Any other name, a name
  * given twice (or two names of one feature), a missing C or gamma is a

@@ -530,16 +530,17 @@ done:
   return status;
 }
 
-/* Feature weights (dim.weight.K, objectives/svm_dims.h): well formed, not
- * below 0, and only where the objective takes them; refused here so that the
- * error names the line before any data is read. */
-static dpbo_status config_weight_dims(dpbo_config *config, dpbo_error *err) {
+/* The svm and logreg dimensions' domains (objectives/svm_dims.h): C, gamma
+ * and lambda above 0, feature weights well formed, not below 0, and only
+ * where the objective takes them; refused here so that the error names the
+ * line before any data is read and before any epsilon is spent. */
+static dpbo_status config_objective_dims(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
     return DPBO_OK; /* a command's or a function's names are its own */
   for (int i = 0; i < config->dims; i++) {
     const char *problem =
-        dpbo_svm_weight_dim_problem(&config->dim[i], config->objective == DPBO_OBJECTIVE_SVM);
+        dpbo_svm_dim_problem(&config->dim[i], config->objective == DPBO_OBJECTIVE_SVM);
     char key[DPBO_NAME_MAX + 8];
     snprintf(key, sizeof key, "dim.%s", config->dim[i].name);
     if (problem) DPBO_TRY(dpbo_settings_require(&config->settings, "space", key, 0, problem, err));
@@ -768,7 +769,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
       config->memory_limit_mb = mb;
     }
   }
-  DPBO_TRY(config_weight_dims(config, err));
+  DPBO_TRY(config_objective_dims(config, err));
   DPBO_TRY(config_privacy(config, err));
   /* With a GP-based release the run's β_t must use the δ the theorems use
    * for ṽ (Srinivas et al.'s regret bound holds for the β the run used):

@@ -299,6 +299,14 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
     out->index = choice.index;
     out->value = config->prior.mean + config->prior.signal_std * choice.score;
   }
+  /* Clamped to privacy.value_range like every released value (post-
+   * processing): μ_T and a noisy observation may lie outside the range of
+   * an accuracy. */
+  if (config->clamp_value) {
+    const double clamped = fmin(fmax(out->value, config->value_lo), config->value_hi);
+    out->clamped = clamped != out->value;
+    out->value = clamped;
+  }
   double u[DPBO_MAX_DIM];
   DPBO_TRY(dpbo_space_unit(run->space, out->index, u, err));
   dpbo_space_to_values(run->space, u, out->lambda);
@@ -384,7 +392,11 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
     fputc(':', f);
     dpbo_release_json_number(f, r->lambda[i]);
   }
-  fprintf(f, "},\"index\":%lld,\"step\":%d,\"N\":%lld,\"T\":%d", (long long)r->index, r->step,
+  fprintf(f, "},\"index\":%lld,", (long long)r->index);
+  /* The step exists for the best observation only; argmax μ_T may be a
+   * candidate never evaluated. */
+  if (r->final_choice == DPBO_FINAL_BEST_OBSERVED) fprintf(f, "\"step\":%d,", r->step);
+  fprintf(f, "\"value_clamped\":%s,\"N\":%lld,\"T\":%d", r->clamped ? "true" : "false",
           (long long)r->n, r->T);
   for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++) {
     fputc(',', f);
@@ -473,8 +485,9 @@ void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
   dpbo_log_info("  lambda~ = (%s)   [%s%s]", lambda, dpbo_final_choice_names[r->final_choice],
                 r->step > 0 ? ", the best noisy observation" : ", argmax of the posterior mean");
   dpbo_log_info(
-      "  value~  = %.6g   [%s; post-processing of the noisy trace, no further budget]", r->value,
-      r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there");
+      "  value~  = %.6g   [%s%s; post-processing of the noisy trace, no further budget]", r->value,
+      r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there",
+      r->clamped ? ", clamped to privacy.value_range" : "");
   dpbo_log_info("  %lld of K = %lld Gaussian mechanisms charged (sigma %.6g, sensitivity %.6g); "
                 "proven for the discrete Gaussian: delta %.3g at epsilon %.4g, epsilon %.4g at "
                 "delta %.3g (continuous Gaussian, for reference: mu = %.4g, delta %.3g)",

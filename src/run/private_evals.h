@@ -94,7 +94,8 @@ typedef struct dpbo_private_evals_release {
   double lambda[DPBO_MAX_DIM]; /* λ̃ */
   int64_t index;               /* λ̃'s index in Λ */
   int step;                    /* best_observed: its step t (1-based); 0 otherwise */
-  double value;                /* ṽ: the noisy v_t (best_observed) or μ_T(λ̃) */
+  double value;                /* ṽ: the noisy v_t (best_observed) or μ_T(λ̃), clamped to */
+  int clamped;                 /* privacy.value_range (post-processing); 1 if it moved */
   int64_t n;                   /* |Λ| */
   int T, observations, failures;
   int64_t max_evaluations, charged; /* K, and the mechanisms charged */

@@ -470,6 +470,15 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
                "the failures cannot depend on the validation set (e.g. a crash before it is "
                "read), set [privacy] failures_public = yes",
                failures, run->steps);
+  /* A run where most evaluations failed (run.h) makes no release, at the
+   * end of `dpbo run` and in a later `dpbo release`, before any draw. The
+   * failures are public here (above), so refusing reveals nothing new. */
+  if (dpbo_run_mostly_failed(run))
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%d of the %d evaluations failed (more than half): the objective refused most of "
+               "the space, and a release would spend epsilon on failures. Nothing is released "
+               "(dpbo info RUNFILE --trace lists each failure)",
+               failures, run->steps);
   if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
   if (dpbo_algorithm_is_selection(config->algorithm)) {

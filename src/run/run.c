@@ -383,6 +383,15 @@ done:
   return status;
 }
 
+int dpbo_run_mostly_failed(const dpbo_run *run) {
+  int bad = 0, done = 0;
+  for (int s = 0; s < run->steps; s++) {
+    bad += run->trace[s].state == DPBO_STEP_FAILED;
+    done += run->trace[s].state != DPBO_STEP_PENDING;
+  }
+  return done > 0 && 2 * bad > done;
+}
+
 void dpbo_run_free(dpbo_run *run) {
   if (!run) return;
   free(run->trace);

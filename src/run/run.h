@@ -156,6 +156,13 @@ dpbo_status dpbo_run_replay(MPI_Comm comm, const dpbo_config *config, int steps,
 
 void dpbo_run_free(dpbo_run *run);
 
+/* Whether more than half of the run's finished evaluations failed (from
+ * the trace's states, so a run read back from its file counts the same).
+ * Such a run makes no private release: the objective refused most of the
+ * space (a wrong range, a broken program), and epsilon would be spent on
+ * failures. */
+int dpbo_run_mostly_failed(const dpbo_run *run);
+
 /* "incremental", "recompute", or "recompute on R of P ranks, ...": the UCB
  * state's mode over all ranks, into buf. */
 const char *dpbo_run_ucb_mode(const dpbo_run *run, char *buf, size_t size);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo (configs/demo.ini: SVM on digits, private release of Algorithm 1)
+# The paper's Algorithm 1 on the demo's problem (configs/alg1-digits.ini: SVM on digits)
 # under valgrind memcheck on 2 ranks at a tiny size: 64 candidates, T = 3,
 # 200 training and 100 validation rows. Passes only if both ranks finish the
 # run with no memcheck error (invalid reads and writes, uses of
@@ -21,7 +21,7 @@ trap 'rm -rf "$work"' EXIT
   valgrind --error-exitcode=99 --keep-debuginfo=yes --num-callers=40 \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
     --suppressions="$src/tests/valgrind/openmpi.supp" --log-file="$work/memcheck.%p.log" \
-  "$bin" run "$src/configs/demo.ini" \
+  "$bin" run "$src/configs/alg1-digits.ini" \
     --set run.iterations=3 --set space.points=64 \
     --set objective.train_rows=200 --set objective.validation_rows=100 \
     --set output.dir="$work/out" > "$work/run.log" 2>&1
@@ -47,5 +47,5 @@ for log in "${logs[@]}"; do
 done
 [[ $rc -eq 0 ]] || { echo "FAIL: mpiexec exited $rc (99: a memcheck error)"; fail=1; }
 grep -q "best validation gain" "$work/run.log" || { echo "FAIL: the run did not finish"; fail=1; }
-[[ -f $work/out/demo.h5 ]] || { echo "FAIL: no run file"; fail=1; }
+[[ -f $work/out/alg1-digits.h5 ]] || { echo "FAIL: no run file"; fail=1; }
 exit $fail
