@@ -1,4 +1,5 @@
-/* Issue #22, defect 1: a Liu–Talwar release audited against an attacker who
+/* Issue #22, defect 1: a Liu–Talwar release (and a Papernot–Steinke one at
+ * η = 0, (1, 1e-6), the same event) audited against an attacker who
  * knows run.seed (dpbo_audit_selection_seed, experiments/audit.h). The
  * attacker maps λ̃ to its position j in the public candidate stream of
  * run.seed; on D every gain is 0, on D' every gain is Δ = 1; the event fixed
@@ -68,6 +69,21 @@ int main(int argc, char **argv) {
            r.violated ? "VIOLATED" : "ok");
   CHECK_MSG(r.violated, "public candidates: audited eps >= %.4f, expected a violation",
             r.epsilon_lower);
+  /* Papernot–Steinke, η = 0, at (1, 1e-6), the same event (not tuned for
+   * it): with public candidates the audited ε is about 2.1. */
+  o.algorithm = DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  o.delta = 1e-6;
+  for (int pub = 0; pub < 2; pub++) {
+    o.public_candidates = pub;
+    CHECK_OK(dpbo_audit_selection_seed(MPI_COMM_WORLD, &o, &r, &err));
+    if (rank == 0)
+      printf("papernot_steinke, %s candidates: E on D %lld, on D' %lld; audited eps >= %.4f, "
+             "claimed (%.4f, %g): %s\n",
+             pub ? "public" : "secret", (long long)r.hits[0], (long long)r.hits[1], r.epsilon_lower,
+             r.epsilon_claimed, r.delta_claimed, r.violated ? "VIOLATED" : "ok");
+    CHECK_MSG(r.violated == pub, "papernot_steinke, %s candidates: audited eps >= %.4f",
+              pub ? "public" : "secret", r.epsilon_lower);
+  }
   /* A stopping method only. */
   o.algorithm = DPBO_ALGORITHM_RANDOM_SEARCH;
   CHECK(dpbo_audit_selection_seed(MPI_COMM_WORLD, &o, &r, &err) == DPBO_ERR_ARG);

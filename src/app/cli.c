@@ -64,6 +64,8 @@ static const char usage_text[] =
     "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
     "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
     "      audit of the whole tuning run and its release on a neighbouring validation set\n"
+    "  dpbo audit --seed-attack liu_talwar|papernot_steinke [--broken] ...\n"
+    "      audit of a stopping method's releases by an attacker who knows run.seed\n"
     "  dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]\n"
     "      the k1 experiment (paper, Results, Figure 1): SVMs over Sobol settings, validation\n"
     "      sets and neighbours, the multi-task GP likelihood of k1 per set size; writes\n"

@@ -1218,6 +1218,8 @@ static const char audit_usage[] =
     "       dpbo audit --pipeline CONFIG [--trials R] [--seed S] [--alpha A] [--broken]\n"
     "                  [--sensitivity-factor F] [--swap adversarial|random]\n"
     "                  [--set section.key=value ...]\n"
+    "       dpbo audit --seed-attack liu_talwar|papernot_steinke [--epsilon E] [--delta d]\n"
+    "                  [--trials R] [--seed S] [--alpha A] [--broken]\n"
     "  Draws each mechanism N times on two neighbouring inputs (seeded noise,\n"
     "  split over the MPI ranks) and reports a lower bound on its true epsilon\n"
     "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
@@ -1238,6 +1240,13 @@ static const char audit_usage[] =
     "  makes the release claim F times its sensitivity, so that its noise is\n"
     "  too small for the observed change.\n"
     "  Defaults: R = 20000, F = 1.\n"
+    "  --seed-attack draws R whole releases of the stopping method (T = 4, |Lambda|\n"
+    "  = 2^20, every gain 0 on D and 1 on D', each release a run with its own\n"
+    "  noise seed S + 2 trial + side) and tests the event {j >= 3, v~ < 0.5} of an\n"
+    "  attacker who knows run.seed, j being the position of lambda~ in the public\n"
+    "  candidate stream of run.seed. --broken draws the candidates from that\n"
+    "  stream (what dpbo did before they were secret). Defaults: E = 1, d = 0\n"
+    "  (papernot_steinke: 1e-6), R = 400000.\n"
     "  Exit codes: 0 every bound within its claim, 1 a bound exceeds its claim,\n"
     "  2 bad usage or configuration, 3 other failure.\n";
 
@@ -1439,6 +1448,50 @@ done:
   return code;
 }
 
+/* `dpbo audit --seed-attack ALG ...` (dpbo_audit_selection_seed). */
+static int audit_seed_main(MPI_Comm comm, dpbo_algorithm algorithm, double epsilon, double delta,
+                           int64_t trials, uint64_t seed, double alpha, int broken) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  const dpbo_audit_seed_options o = {.algorithm = algorithm,
+                                     .epsilon = epsilon,
+                                     .delta = delta,
+                                     .T = 4,
+                                     .ps_eta = 0.0,
+                                     .n = 1 << 20,
+                                     .run_seed = 2015,
+                                     .trials = trials,
+                                     .seed = seed,
+                                     .alpha = alpha,
+                                     .position = 3,
+                                     .score = 0.5,
+                                     .public_candidates = broken};
+  dpbo_audit_seed_result r;
+  if (dpbo_audit_selection_seed(comm, &o, &r, &err) != DPBO_OK) {
+    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
+    return err.code == DPBO_ERR_ARG || err.code == DPBO_ERR_CONFIG ? 2 : 3;
+  }
+  if (rank == 0) {
+    printf("dpbo audit --seed-attack %s: %s candidates, T = 4, |Lambda| = 2^20, run.seed 2015 "
+           "known to the attacker, alpha %g\n",
+           dpbo_algorithm_name(algorithm),
+           broken ? "DELIBERATELY PUBLIC (the stream of run.seed)" : "secret (release noise)",
+           alpha);
+    printf("event {j >= 3, v~ < 0.5}: %lld of %lld releases on D, %lld on D'; "
+           "P(E|D) >= %.6f, P(E|D') <= %.6f\n",
+           (long long)r.hits[0], (long long)r.trials, (long long)r.hits[1], r.p_lower, r.p_upper);
+    printf("%-18s %12s %12s %16s %12s  %s\n", "release", "claimed eps", "claimed delta",
+           "audited eps >=", "trials", "verdict");
+    printf("%-18s %12.4f %12.3g %16.4f %12lld  %s\n", dpbo_algorithm_name(algorithm),
+           r.epsilon_claimed, r.delta_claimed, r.epsilon_lower, (long long)r.trials,
+           r.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
+    fflush(stdout);
+  }
+  return r.violated ? 1 : 0;
+}
+
 int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
@@ -1449,6 +1502,8 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   uint64_t seed = 20150706u;
   int broken = 0, set_count = 0, mechanism_only = 0, pipeline_only = 0;
   const char *pipeline = NULL, *bad = NULL, *value;
+  dpbo_algorithm attack = DPBO_ALGORITHM_NONE; /* --seed-attack */
+  int delta_given = 0;
   const char **sets = NULL;
   dpbo_audit_swap swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
   char why[256] = "";
@@ -1467,6 +1522,16 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       broken = 1;
     } else if ((value = audit_option_value(argc, argv, &i, "--pipeline", &missing))) {
       pipeline = value;
+    } else if ((value = audit_option_value(argc, argv, &i, "--seed-attack", &missing))) {
+      if (strcmp(value, "liu_talwar") == 0) {
+        attack = DPBO_ALGORITHM_LIU_TALWAR;
+      } else if (strcmp(value, "papernot_steinke") == 0) {
+        attack = DPBO_ALGORITHM_PAPERNOT_STEINKE;
+      } else {
+        bad = argv[i];
+        snprintf(why, sizeof why, "--seed-attack needs liu_talwar or papernot_steinke, got '%s'",
+                 value);
+      }
     } else if ((value = audit_option_value(argc, argv, &i, "--set", &missing))) {
       sets[set_count++] = value;
       pipeline_only = 1;
@@ -1509,7 +1574,8 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       }
     } else if ((value = audit_option_value(argc, argv, &i, "--delta", &missing))) {
       mechanism_only = 1;
-      if (audit_parse_double(value, &delta) != 0 || !(delta > 0.0 && delta < 1.0)) {
+      delta_given = 1;
+      if (audit_parse_double(value, &delta) != 0 || !(delta >= 0.0 && delta < 1.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--delta needs a number in (0, 1), got '%s'", value);
       }
@@ -1545,6 +1611,17 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
     snprintf(why, sizeof why,
              "--mechanism, --epsilon, --delta and --sensitivity do not apply to "
              "--pipeline (the config sets epsilon and the sensitivities)");
+  } else if (!bad && attack == DPBO_ALGORITHM_NONE && delta_given && delta == 0.0) {
+    bad = "--delta";
+    snprintf(why, sizeof why, "--delta needs a number in (0, 1) for the Gaussian mechanism");
+  } else if (!bad && attack != DPBO_ALGORITHM_NONE && (pipeline || pipeline_only)) {
+    bad = "--seed-attack";
+    snprintf(why, sizeof why, "--seed-attack and --pipeline are separate audits");
+  } else if (!bad && attack != DPBO_ALGORITHM_NONE &&
+             (which[0] + which[1] + which[2] + which[3] != DPBO_AUDIT_KIND_COUNT ||
+              sensitivity != 1.0)) {
+    bad = "--seed-attack";
+    snprintf(why, sizeof why, "--mechanism and --sensitivity do not apply to --seed-attack");
   } else if (!bad && !pipeline && pipeline_only) {
     bad = "--pipeline";
     snprintf(why, sizeof why, "--set, --swap and --sensitivity-factor need --pipeline CONFIG");
@@ -1556,6 +1633,14 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   }
 
   const double factor = broken ? 0.5 : 1.0;
+  if (attack != DPBO_ALGORITHM_NONE) {
+    code = audit_seed_main(comm, attack, epsilon,
+                           delta_given                                 ? delta
+                           : attack == DPBO_ALGORITHM_PAPERNOT_STEINKE ? 1e-6
+                                                                       : 0.0,
+                           trials ? trials : 400000, seed, alpha, broken);
+    goto done;
+  }
   if (pipeline) {
     const int64_t releases = trials ? trials : DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS;
     dpbo_audit_pipeline_options options = {releases, seed, alpha, factor, sensitivity_factor, swap};

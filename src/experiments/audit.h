@@ -295,6 +295,10 @@ dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_optio
  *   --pipeline CONFIG [--trials R (20000)] [--seed S] [--alpha A] [--broken]
  *   [--sensitivity-factor F (1)] [--swap adversarial|random]
  *   [--set section.key=value ...]
+ * or, against an attacker who knows run.seed (dpbo_audit_selection_seed),
+ *   --seed-attack liu_talwar|papernot_steinke [--epsilon E (1)] [--delta d
+ *   (0; papernot_steinke 1e-6)] [--trials R (400000)] [--seed S] [--alpha A]
+ *   [--broken (public candidates)]
  * Collective; rank 0 prints a table (mechanism or released quantity,
  * claimed ε, audited lower bound, trials, verdict). Returns 0 if every
  * lower bound is within its claim, 1 if any exceeds it, 2 on bad usage or a
