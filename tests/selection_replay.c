@@ -1,11 +1,12 @@
 /* selection_replay RUNFILE: the release of a seeded private-selection run
  * (privacy.algorithm = random_search | liu_talwar | papernot_steinke),
  * recomputed outside `dpbo run` from what the run file stores and the
- * documented streams, through the functions `dpbo compare` calls
- * (run/selection.h): the candidate stream of run.seed, K from the seeded
- * stream DPBO_SELECTION_RUNS_STREAM, the release noise from stream 0. It
- * checks that the trace's candidates are that stream and that the trace
- * holds K runs, then prints "INDEX VALUE EPSILON" (%.17g) for the shell test
+ * documented streams, through the functions `dpbo run` calls
+ * (run/selection.h): K from the seeded stream DPBO_SELECTION_RUNS_STREAM,
+ * the candidates from DPBO_SELECTION_CANDIDATES_STREAM (secret noise, never
+ * run.seed), the release noise from stream 0. It checks that the trace's
+ * and the stored (/trace/candidates) candidates are that stream and that
+ * the trace holds K runs, then prints "INDEX VALUE EPSILON" (%.17g) for the shell test
  * to compare with the release files (tests/selection_run.sh). Exit 1 on a
  * mismatch, 2 on bad use. */
 #include <math.h>
@@ -43,12 +44,30 @@ int main(int argc, char **argv) {
   memset(&stored, 0, sizeof stored);
   int64_t *index = NULL;
   double *gain = NULL;
+  int64_t *want = NULL, *candidates = NULL;
+  int stored_count = 0;
   int complete = 0, steps = 0;
   dpbo_config config;
   memset(&config, 0, sizeof config);
   MPI_Init(&argc, &argv);
+  if (argc == 5 && strcmp(argv[1], "--legacy-stream") == 0) {
+    /* selection_replay --legacy-stream SEED N COUNT: the first COUNT
+     * candidates of the public stream of run.seed = SEED over Λ of size N,
+     * which dpbo drew a run's candidates from before issue #22 (to build an
+     * old run file for the resume test). */
+    config.seed = strtoull(argv[2], NULL, 10);
+    const int64_t n = strtoll(argv[3], NULL, 10);
+    const int count_wanted = atoi(argv[4]);
+    dpbo_rng rng;
+    dpbo_selection_candidate_stream_legacy(&config, &rng);
+    for (int t = 0; t < count_wanted; t++)
+      printf("%lld%s", (long long)dpbo_selection_candidate(&rng, n),
+             t + 1 < count_wanted ? " " : "\n");
+    code = 0;
+    goto done;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: selection_replay RUNFILE\n");
+    fprintf(stderr, "usage: selection_replay RUNFILE | --legacy-stream SEED N COUNT\n");
     code = 2;
     goto done;
   }
@@ -60,27 +79,35 @@ int main(int argc, char **argv) {
     code = 2;
     goto done;
   }
-  /* The candidates: the stream of run.seed, in order. */
-  dpbo_rng rng;
-  dpbo_selection_candidate_stream(&config, &rng);
-  dpbo_space *space = NULL;
-  if (dpbo_run_space(&config, &space, &err) != DPBO_OK) goto fail;
-  const int64_t n = dpbo_space_size(space);
-  dpbo_space_destroy(space);
-  for (int t = 0; t < steps; t++) {
-    int64_t want = dpbo_selection_candidate(&rng, n);
-    if (index[t] != want) {
-      fprintf(stderr, "FAIL: step %d evaluated candidate %lld, the stream gives %lld\n", t + 1,
-              (long long)index[t], (long long)want);
-      goto done;
-    }
-  }
   /* K: T for random search, else the seeded draw. */
   int planned;
   if (dpbo_selection_planned(MPI_COMM_SELF, &config, &planned, &err) != DPBO_OK) goto fail;
   if (planned != steps) {
     fprintf(stderr, "FAIL: the trace holds %d runs, the K stream gives %d\n", steps, planned);
     goto done;
+  }
+  /* The candidates: the seeded noise's candidate stream, in order, and the
+   * list the run file stores for --resume. */
+  dpbo_space *space = NULL;
+  if (dpbo_run_space(&config, &space, &err) != DPBO_OK) goto fail;
+  const int64_t n = dpbo_space_size(space);
+  dpbo_space_destroy(space);
+  want = malloc(sizeof *want * (size_t)planned);
+  if (!want ||
+      dpbo_selection_candidates(MPI_COMM_SELF, &config, planned, n, want, &err) != DPBO_OK ||
+      dpbo_output_read_candidates(argv[1], &candidates, &stored_count, &err) != DPBO_OK)
+    goto fail;
+  if (stored_count != planned) {
+    fprintf(stderr, "FAIL: the run file stores %d candidates, not K = %d\n", stored_count, planned);
+    goto done;
+  }
+  for (int t = 0; t < steps; t++) {
+    if (index[t] != want[t] || candidates[t] != want[t]) {
+      fprintf(stderr,
+              "FAIL: step %d evaluated candidate %lld (stored %lld), the stream gives %lld\n",
+              t + 1, (long long)index[t], (long long)candidates[t], (long long)want[t]);
+      goto done;
+    }
   }
   double sens, lo, hi;
   dpbo_selection_accounting acc;
@@ -113,6 +140,8 @@ done:
   dpbo_config_free(&config);
   dpbo_settings_free(&stored);
   free(index);
+  free(want);
+  free(candidates);
   free(gain);
   MPI_Finalize();
   return code;

@@ -7,13 +7,13 @@
 #    of the trace, and the ledger counts one draw (run file and release);
 #  - the release is the same on every number of ranks, and equals the one
 #    selection_replay recomputes from the run file through run/selection.h
-#    (the functions dpbo compare calls), from the documented streams: the
-#    candidates of run.seed, K's seeded stream, the release's stream 0;
+#    (the functions dpbo run calls), from the documented seeded streams: the
+#    candidates' and K's (never run.seed), the release's stream 0;
 #  - dpbo release redraws random search (ledger: 2 draws) and refuses a
 #    changed split; it refuses the stopping methods (exit 2, the reason);
 #  - dpbo utility reports on random search and on the stopping methods (their
 #    figures are checked in selection_utility.sh);
-#  - --resume of a stopped stopping-method run is refused (exit 2);
+#  - (--resume and the secret candidates: selection_secret.sh);
 #  - dpbo audit --pipeline on configs/audit-*-small.ini passes, and fails
 #    (exit 1) with --sensitivity-factor 0.01.
 set -uo pipefail
@@ -175,16 +175,6 @@ for alg in liu_talwar papernot_steinke; do
   [[ $code -eq 0 ]] && grep -q "the best of K noisy runs: estimate over the run's" "$work/util-$alg.log" ||
     { cat "$work/util-$alg.log"; fail "$alg: dpbo utility exited $code or gave no figures"; }
 done
-
-# --resume of a stopping-method run is refused: its K is not in the checkpoint.
-"$mpiexec" -n 1 "$bin" run "$work/sel.ini" --quiet --set privacy.algorithm=liu_talwar \
-  --set privacy.noise_seed=3 --set output.name=stopped --stop-after 1 > "$work/stop.log" 2>&1
-[[ -e $work/out/stopped.h5 ]] || { cat "$work/stop.log"; fail "liu_talwar: --stop-after 1 left no checkpoint"; }
-"$mpiexec" -n 1 "$bin" run "$work/sel.ini" --quiet --set privacy.algorithm=liu_talwar \
-  --set privacy.noise_seed=3 --set output.name=stopped --resume > "$work/resume.log" 2>&1
-code=$?
-[[ $code -eq 2 ]] && grep -q "cannot be continued" "$work/resume.log" ||
-  { cat "$work/resume.log"; fail "liu_talwar: --resume should be refused (2), got $code"; }
 
 # dpbo audit --pipeline on the small configs: every candidate evaluated on
 # V and V', then 20,000 whole releases (a fresh K each for the stopping

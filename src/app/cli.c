@@ -69,6 +69,8 @@ static const char usage_text[] =
     "      empirical privacy audit of the mechanisms (dpbo audit --help for options)\n"
     "  dpbo audit --pipeline CONFIG [--trials R] ...\n"
     "      audit of the whole tuning run and its release on a neighbouring validation set\n"
+    "  dpbo audit --seed-attack liu_talwar|papernot_steinke [--broken] ...\n"
+    "      audit of a stopping method's releases by an attacker who knows run.seed\n"
     "  dpbo k1sweep CONFIG [--set section.key=value ...] [--quiet] [--stop-after K]\n"
     "      the k1 experiment (paper, Results, Figure 1): SVMs over Sobol settings, validation\n"
     "      sets and neighbours, the multi-task GP likelihood of k1 per set size; writes\n"
@@ -564,13 +566,39 @@ done:
   return status;
 }
 
+/* A private-selection run being resumed: the secret candidates its
+ * checkpoint stores (rank 0 reads, every rank gets them; none from a file
+ * written before issue #22, see dpbo_driver_options). */
+static dpbo_status cli_run_candidates(MPI_Comm comm, int rank, const dpbo_config *config,
+                                      const char *path, int resume_count, int64_t **candidates,
+                                      int *count, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  *candidates = NULL;
+  *count = 0;
+  if (resume_count == 0 || !dpbo_algorithm_is_selection(config->algorithm)) goto done;
+  if (rank == 0) local = dpbo_output_read_candidates(path, candidates, count, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(count, 1, MPI_INT, 0, comm));
+  if (*count == 0) goto done;
+  if (rank != 0) {
+    *candidates = malloc(sizeof **candidates * (size_t)*count);
+    local = *candidates ? DPBO_OK
+                        : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(*candidates, *count, MPI_INT64_T, 0, comm));
+done:
+  return status;
+}
+
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
   dpbo_trace_step *resume = NULL;
-  int resume_count = 0, already_complete = 0;
+  int64_t *candidates = NULL;
+  int resume_count = 0, already_complete = 0, candidate_count = 0;
   cli_stop_signals signals = {0};
   dpbo_lock lock = {-1, ""};
   dpbo_run run;
@@ -594,8 +622,11 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     }
     goto done;
   }
+  CLI_TRY(cli_run_candidates(comm, rank, config, path, resume_count, &candidates, &candidate_count,
+                             &err));
   cli_stop_signals_install(&signals);
-  dpbo_driver_options options = {path, resume, resume_count, (int)args.stop_after};
+  dpbo_driver_options options = {path,       resume,         resume_count, (int)args.stop_after,
+                                 candidates, candidate_count};
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
     /* A checkpoint exists once an evaluation is in (or when resuming one). */
@@ -693,6 +724,7 @@ done:
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);
   free(resume);
+  free(candidates);
   dpbo_config_free(config);
   free(config);
   free(args.overrides);

@@ -538,19 +538,18 @@ done:
   return status;
 }
 
-/* Run k of Q in the audit: the k-th candidate of the run seed's stream and
- * its gain from the side's table. */
+/* Run k of Q in the audit: the k-th of the release's candidates and its
+ * gain from the side's table. */
 typedef struct audit_draws {
   const dpbo_run *table;
-  dpbo_rng rng;
+  const int64_t *candidates;
 } audit_draws;
 
 static dpbo_status audit_selection_next(void *context, int64_t k, int64_t *index, double *gain,
                                         dpbo_error *err) {
   audit_draws *draws = context;
-  (void)k;
   (void)err;
-  *index = dpbo_selection_candidate(&draws->rng, draws->table->steps);
+  *index = draws->candidates[k];
   *gain = draws->table->trace[*index].gain;
   return DPBO_OK;
 }
@@ -563,15 +562,25 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
                                            pipeline_draw *draw, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double *gains = NULL;
+  int64_t *candidates = NULL;
   double sens, lo, hi;
   const dpbo_selection_accounting acc = *accounting;
   dpbo_selection_pick pick;
-  audit_draws draws = {table, {0, 0}};
+  audit_draws draws = {table, NULL};
   const int T = config->iterations;
   DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
   sens *= options->sensitivity_factor;
-  dpbo_selection_candidate_stream(config, &draws.rng);
   memset(draw, 0, sizeof *draw);
+  /* A fresh secret K (the stopping methods) and fresh candidates per
+   * release, drawn as every `dpbo run` draws them: both are part of the
+   * mechanism. */
+  const int64_t K = config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH
+                        ? T
+                        : dpbo_selection_draw_runs(noise, config->algorithm, T, &acc);
+  if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
+  DPBO_ALLOC(candidates, K, "the candidates");
+  DPBO_TRY(dpbo_selection_candidates(MPI_COMM_SELF, config, (int)K, table->steps, candidates, err));
+  draws.candidates = candidates;
   if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
     int64_t *set = NULL;
     DPBO_ALLOC(gains, T, "the gains");
@@ -592,8 +601,6 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
     draw->eta = pick.select.eta_num / pick.select.eta_den;
     draw->score_grid = pick.select.granularity;
   } else {
-    /* A fresh secret K per release: it is part of the mechanism. */
-    const int64_t K = dpbo_selection_draw_runs(noise, config->algorithm, T, &acc);
     DPBO_TRY(dpbo_selection_stopping(audit_selection_next, &draws, noise, sens, acc.epsilon_base, K,
                                      T, lo, hi, options->noise_scale_factor, &pick, err));
     draw->best = -INFINITY;
@@ -611,6 +618,7 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
   draw->index = pick.index;
 done:
   free(gains);
+  free(candidates);
   return status;
 }
 
@@ -1085,6 +1093,124 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Command line                                                             */
 
+/* ------------------------------------------------------------------------ */
+/* A selection release against an attacker who knows run.seed (audit.h)     */
+
+/* Run k of Q in the seed audit: the k-th candidate, every gain the side's. */
+typedef struct seed_draws {
+  const int64_t *candidates;
+  double gain;
+} seed_draws;
+
+static dpbo_status audit_seed_next(void *context, int64_t k, int64_t *index, double *gain,
+                                   dpbo_error *err) {
+  const seed_draws *d = context;
+  (void)err;
+  *index = d->candidates[k];
+  *gain = d->gain;
+  return DPBO_OK;
+}
+
+/* The attacker's view of the public stream: its first AUDIT_SEED_PREFIX
+ * candidates (K exceeds it with probability (1 - 1/T)^AUDIT_SEED_PREFIX). */
+enum { AUDIT_SEED_PREFIX = 512 };
+
+dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_options *options,
+                                      dpbo_audit_seed_result *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_config *config = NULL;
+  int64_t *candidates = NULL, stream[AUDIT_SEED_PREFIX];
+  int rank, size;
+  memset(result, 0, sizeof *result);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  if (options->algorithm != DPBO_ALGORITHM_LIU_TALWAR &&
+      options->algorithm != DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "seed audit: %s is not a stopping method (random search's guarantee holds for any "
+               "fixed candidate set, public or not)",
+               dpbo_algorithm_name(options->algorithm));
+  if (options->trials < 1 || options->n < 1 || options->T < 1 ||
+      !(options->alpha > 0.0 && options->alpha < 1.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "seed audit: bad trials, |Λ|, T or alpha");
+  DPBO_ALLOC(config, 1, "the seed audit's config");
+  config->algorithm = options->algorithm;
+  config->iterations = options->T;
+  config->seed = options->run_seed;
+  config->privacy_epsilon = options->epsilon;
+  config->privacy_delta = options->delta;
+  config->ps_eta = options->ps_eta;
+  config->noise = DPBO_NOISE_SEEDED;
+  snprintf(config->path, sizeof config->path, "seed audit");
+  dpbo_selection_accounting acc;
+  DPBO_TRY(dpbo_selection_account(options->algorithm, options->epsilon, options->delta, 0.5,
+                                  options->T, options->ps_eta, &acc, err));
+  result->epsilon_claimed = acc.epsilon_accounted;
+  result->delta_claimed = acc.delta_accounted;
+  /* What the attacker computes from run.seed: the stream the candidates
+   * came from before issue #22. */
+  {
+    dpbo_rng rng;
+    dpbo_selection_candidate_stream_legacy(config, &rng);
+    for (int p = 0; p < AUDIT_SEED_PREFIX; p++)
+      stream[p] = dpbo_selection_candidate(&rng, options->n);
+  }
+  /* Trial i on side s is the run with noise_seed = seed + 2 i + s. */
+  const double sensitivity = 1.0, g = 0.0;
+  int64_t hits[2] = {0, 0};
+  for (int64_t i = rank; i < options->trials && local == DPBO_OK; i += size)
+    for (int side = 0; side < 2 && local == DPBO_OK; side++) {
+      config->noise_seed = options->seed + 2 * (uint64_t)i + (uint64_t)side;
+      dpbo_noise noise;
+      dpbo_noise_init_seeded(&noise, config->noise_seed, DPBO_SELECTION_RUNS_STREAM);
+      const int64_t K = dpbo_selection_draw_runs(&noise, options->algorithm, options->T, &acc);
+      if (K > 100000000) {
+        local = DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC, "seed audit: K = %lld", (long long)K);
+        break;
+      }
+      int64_t *grown = realloc(candidates, sizeof *candidates * (size_t)K);
+      if (!grown) {
+        local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "seed audit: out of memory");
+        break;
+      }
+      candidates = grown;
+      if (options->public_candidates) {
+        dpbo_rng rng;
+        dpbo_selection_candidate_stream_legacy(config, &rng);
+        for (int64_t k = 0; k < K; k++)
+          candidates[k] = dpbo_selection_candidate(&rng, options->n);
+      } else {
+        local =
+            dpbo_selection_candidates(MPI_COMM_SELF, config, (int)K, options->n, candidates, err);
+        if (local != DPBO_OK) break;
+      }
+      seed_draws draws = {candidates, g + side * sensitivity};
+      dpbo_selection_pick pick;
+      dpbo_noise_init_seeded(&noise, config->noise_seed, 0); /* the release's: rank 0 */
+      local =
+          dpbo_selection_stopping(audit_seed_next, &draws, &noise, sensitivity, acc.epsilon_base, K,
+                                  options->T, -INFINITY, INFINITY, 1.0, &pick, err);
+      if (local != DPBO_OK) break;
+      int j = -1;
+      for (int p = 0; p < AUDIT_SEED_PREFIX && j < 0; p++)
+        if (stream[p] == pick.index) j = p;
+      hits[side] += j >= options->position && pick.released < g + options->score * sensitivity;
+    }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Allreduce(hits, result->hits, 2, MPI_INT64_T, MPI_SUM, comm));
+  result->trials = options->trials;
+  result->p_lower = dpbo_audit_cp_lower(result->hits[0], options->trials, options->alpha / 2);
+  result->p_upper = dpbo_audit_cp_upper(result->hits[1], options->trials, options->alpha / 2);
+  result->epsilon_lower = result->p_lower > result->delta_claimed
+                              ? log((result->p_lower - result->delta_claimed) / result->p_upper)
+                              : -INFINITY;
+  result->violated = result->epsilon_lower > result->epsilon_claimed;
+done:
+  free(candidates);
+  free(config);
+  return status;
+}
+
 static const char audit_usage[] =
     "usage: dpbo audit [--mechanism laplace|exponential|permute_and_flip|gaussian|all]\n"
     "                  [--epsilon E] [--delta d] [--sensitivity D] [--trials N]\n"
@@ -1092,6 +1218,8 @@ static const char audit_usage[] =
     "       dpbo audit --pipeline CONFIG [--trials R] [--seed S] [--alpha A] [--broken]\n"
     "                  [--sensitivity-factor F] [--swap adversarial|random]\n"
     "                  [--set section.key=value ...]\n"
+    "       dpbo audit --seed-attack liu_talwar|papernot_steinke [--epsilon E] [--delta d]\n"
+    "                  [--trials R] [--seed S] [--alpha A] [--broken]\n"
     "  Draws each mechanism N times on two neighbouring inputs (seeded noise,\n"
     "  split over the MPI ranks) and reports a lower bound on its true epsilon\n"
     "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
@@ -1112,6 +1240,13 @@ static const char audit_usage[] =
     "  makes the release claim F times its sensitivity, so that its noise is\n"
     "  too small for the observed change.\n"
     "  Defaults: R = 20000, F = 1.\n"
+    "  --seed-attack draws R whole releases of the stopping method (T = 4, |Lambda|\n"
+    "  = 2^20, every gain 0 on D and 1 on D', each release a run with its own\n"
+    "  noise seed S + 2 trial + side) and tests the event {j >= 3, v~ < 0.5} of an\n"
+    "  attacker who knows run.seed, j being the position of lambda~ in the public\n"
+    "  candidate stream of run.seed. --broken draws the candidates from that\n"
+    "  stream (what dpbo did before they were secret). Defaults: E = 1, d = 0\n"
+    "  (papernot_steinke: 1e-6), R = 400000.\n"
     "  Exit codes: 0 every bound within its claim, 1 a bound exceeds its claim,\n"
     "  2 bad usage or configuration, 3 other failure.\n";
 
@@ -1313,6 +1448,50 @@ done:
   return code;
 }
 
+/* `dpbo audit --seed-attack ALG ...` (dpbo_audit_selection_seed). */
+static int audit_seed_main(MPI_Comm comm, dpbo_algorithm algorithm, double epsilon, double delta,
+                           int64_t trials, uint64_t seed, double alpha, int broken) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  const dpbo_audit_seed_options o = {.algorithm = algorithm,
+                                     .epsilon = epsilon,
+                                     .delta = delta,
+                                     .T = 4,
+                                     .ps_eta = 0.0,
+                                     .n = 1 << 20,
+                                     .run_seed = 2015,
+                                     .trials = trials,
+                                     .seed = seed,
+                                     .alpha = alpha,
+                                     .position = 3,
+                                     .score = 0.5,
+                                     .public_candidates = broken};
+  dpbo_audit_seed_result r;
+  if (dpbo_audit_selection_seed(comm, &o, &r, &err) != DPBO_OK) {
+    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
+    return err.code == DPBO_ERR_ARG || err.code == DPBO_ERR_CONFIG ? 2 : 3;
+  }
+  if (rank == 0) {
+    printf("dpbo audit --seed-attack %s: %s candidates, T = 4, |Lambda| = 2^20, run.seed 2015 "
+           "known to the attacker, alpha %g\n",
+           dpbo_algorithm_name(algorithm),
+           broken ? "DELIBERATELY PUBLIC (the stream of run.seed)" : "secret (release noise)",
+           alpha);
+    printf("event {j >= 3, v~ < 0.5}: %lld of %lld releases on D, %lld on D'; "
+           "P(E|D) >= %.6f, P(E|D') <= %.6f\n",
+           (long long)r.hits[0], (long long)r.trials, (long long)r.hits[1], r.p_lower, r.p_upper);
+    printf("%-18s %12s %12s %16s %12s  %s\n", "release", "claimed eps", "claimed delta",
+           "audited eps >=", "trials", "verdict");
+    printf("%-18s %12.4f %12.3g %16.4f %12lld  %s\n", dpbo_algorithm_name(algorithm),
+           r.epsilon_claimed, r.delta_claimed, r.epsilon_lower, (long long)r.trials,
+           r.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
+    fflush(stdout);
+  }
+  return r.violated ? 1 : 0;
+}
+
 int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
@@ -1323,6 +1502,8 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   uint64_t seed = 20150706u;
   int broken = 0, set_count = 0, mechanism_only = 0, pipeline_only = 0;
   const char *pipeline = NULL, *bad = NULL, *value;
+  dpbo_algorithm attack = DPBO_ALGORITHM_NONE; /* --seed-attack */
+  int delta_given = 0;
   const char **sets = NULL;
   dpbo_audit_swap swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
   char why[256] = "";
@@ -1341,6 +1522,16 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       broken = 1;
     } else if ((value = audit_option_value(argc, argv, &i, "--pipeline", &missing))) {
       pipeline = value;
+    } else if ((value = audit_option_value(argc, argv, &i, "--seed-attack", &missing))) {
+      if (strcmp(value, "liu_talwar") == 0) {
+        attack = DPBO_ALGORITHM_LIU_TALWAR;
+      } else if (strcmp(value, "papernot_steinke") == 0) {
+        attack = DPBO_ALGORITHM_PAPERNOT_STEINKE;
+      } else {
+        bad = argv[i];
+        snprintf(why, sizeof why, "--seed-attack needs liu_talwar or papernot_steinke, got '%s'",
+                 value);
+      }
     } else if ((value = audit_option_value(argc, argv, &i, "--set", &missing))) {
       sets[set_count++] = value;
       pipeline_only = 1;
@@ -1383,7 +1574,8 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       }
     } else if ((value = audit_option_value(argc, argv, &i, "--delta", &missing))) {
       mechanism_only = 1;
-      if (audit_parse_double(value, &delta) != 0 || !(delta > 0.0 && delta < 1.0)) {
+      delta_given = 1;
+      if (audit_parse_double(value, &delta) != 0 || !(delta >= 0.0 && delta < 1.0)) {
         bad = argv[i];
         snprintf(why, sizeof why, "--delta needs a number in (0, 1), got '%s'", value);
       }
@@ -1419,6 +1611,17 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
     snprintf(why, sizeof why,
              "--mechanism, --epsilon, --delta and --sensitivity do not apply to "
              "--pipeline (the config sets epsilon and the sensitivities)");
+  } else if (!bad && attack == DPBO_ALGORITHM_NONE && delta_given && delta == 0.0) {
+    bad = "--delta";
+    snprintf(why, sizeof why, "--delta needs a number in (0, 1) for the Gaussian mechanism");
+  } else if (!bad && attack != DPBO_ALGORITHM_NONE && (pipeline || pipeline_only)) {
+    bad = "--seed-attack";
+    snprintf(why, sizeof why, "--seed-attack and --pipeline are separate audits");
+  } else if (!bad && attack != DPBO_ALGORITHM_NONE &&
+             (which[0] + which[1] + which[2] + which[3] != DPBO_AUDIT_KIND_COUNT ||
+              sensitivity != 1.0)) {
+    bad = "--seed-attack";
+    snprintf(why, sizeof why, "--mechanism and --sensitivity do not apply to --seed-attack");
   } else if (!bad && !pipeline && pipeline_only) {
     bad = "--pipeline";
     snprintf(why, sizeof why, "--set, --swap and --sensitivity-factor need --pipeline CONFIG");
@@ -1430,6 +1633,14 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
   }
 
   const double factor = broken ? 0.5 : 1.0;
+  if (attack != DPBO_ALGORITHM_NONE) {
+    code = audit_seed_main(comm, attack, epsilon,
+                           delta_given                                 ? delta
+                           : attack == DPBO_ALGORITHM_PAPERNOT_STEINKE ? 1e-6
+                                                                       : 0.0,
+                           trials ? trials : 400000, seed, alpha, broken);
+    goto done;
+  }
   if (pipeline) {
     const int64_t releases = trials ? trials : DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS;
     dpbo_audit_pipeline_options options = {releases, seed, alpha, factor, sensitivity_factor, swap};

@@ -227,6 +227,64 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
                                 const dpbo_audit_pipeline_options *options,
                                 dpbo_audit_pipeline_result *result, dpbo_error *err);
 
+/* ------------------------------------------------------------------------
+ * A private-selection release against an attacker who knows run.seed
+ * (issue #22). Liu–Talwar and Papernot–Steinke release the best of K runs
+ * of Q (a uniform candidate, its gain + Laplace noise); their proofs need
+ * each run's candidate to be a secret part of the mechanism. The attacker
+ * knows run.seed and the PUBLIC candidate stream dpbo once drew from it
+ * (dpbo_selection_candidate_stream_legacy), and maps the released λ̃ to the
+ * position j of its first occurrence there (none: j = -1). On D every gain
+ * is g, on D' every gain is g + Δ (a neighbour when every gain moves by its
+ * sensitivity); the test event is E = {j >= position, ṽ < g + score·Δ},
+ * fixed in advance, so
+ *
+ *     ε >= log((P_lower(E | D) − δ) / P_upper(E | D'))
+ *
+ * with one-sided Clopper-Pearson bounds at level alpha/2 each. Every release
+ * is one whole `dpbo run`: K from dpbo_selection_draw_runs on its seeded
+ * stream, the candidates from dpbo_selection_candidates (the function `dpbo
+ * run` calls), the release by dpbo_selection_stopping on stream 0, all with
+ * noise = seeded and noise_seed = seed + 2 trial + side (a secret seed per run, as the
+ * OS CSPRNG gives; fixed here so the audit is reproducible) and run.seed =
+ * run_seed. If the candidates came from run.seed, j would be the winning
+ * run, which reveals K > j: Liu–Talwar at (1, 0) (ε0 = 1/3), T = 4, the
+ * event {j >= 3, ṽ < g + Δ/2}, 400,000 releases a side give P(E | D) ≈
+ * 0.0070 against P(E | D') ≈ 0.0016, an audited ε >= 1.30 > 1
+ * (public_candidates = 1, tests/test_audit_seed.c); with the candidates
+ * drawn from the noise, λ̃ says nothing about j and the audit passes. */
+typedef struct dpbo_audit_seed_options {
+  dpbo_algorithm algorithm; /* liu_talwar or papernot_steinke */
+  double epsilon, delta;    /* the total budget (the accounting's claim) */
+  int T;                    /* run.iterations: E[K] */
+  double ps_eta;            /* papernot_steinke's η */
+  int64_t n;                /* |Λ| */
+  uint64_t run_seed;        /* run.seed: public */
+  int64_t trials;           /* releases on each of D and D' */
+  uint64_t seed;            /* the first trial's noise_seed */
+  double alpha;             /* the test's level */
+  int position;             /* the event: j >= position ... */
+  double score;             /* ... and ṽ < g + score·Δ */
+  /* 1: the broken variant, the candidates of every run drawn from the
+   * public stream of run.seed as dpbo did before issue #22 (the audit must
+   * fail); 0: the candidates `dpbo run` draws. */
+  int public_candidates;
+} dpbo_audit_seed_options;
+
+typedef struct dpbo_audit_seed_result {
+  double epsilon_claimed, delta_claimed; /* what the accounting states */
+  int64_t hits[2];                       /* releases in E on D, D' */
+  int64_t trials;
+  double p_lower, p_upper; /* P(E | D) >= p_lower, P(E | D') <= p_upper */
+  double epsilon_lower;    /* audited lower bound (-inf: none) */
+  int violated;            /* epsilon_lower > epsilon_claimed */
+} dpbo_audit_seed_result;
+
+/* Collective over comm (the trials split over the ranks); every rank gets
+ * the same result. */
+dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_options *options,
+                                      dpbo_audit_seed_result *result, dpbo_error *err);
+
 /* `dpbo audit [options]`, argv holding the options after the word "audit":
  *   --mechanism laplace|exponential|permute_and_flip|gaussian|all   (default all)
  *   --epsilon E (1)  --delta d (1e-3, Gaussian only)  --sensitivity D (1)
@@ -237,6 +295,10 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
  *   --pipeline CONFIG [--trials R (20000)] [--seed S] [--alpha A] [--broken]
  *   [--sensitivity-factor F (1)] [--swap adversarial|random]
  *   [--set section.key=value ...]
+ * or, against an attacker who knows run.seed (dpbo_audit_selection_seed),
+ *   --seed-attack liu_talwar|papernot_steinke [--epsilon E (1)] [--delta d
+ *   (0; papernot_steinke 1e-6)] [--trials R (400000)] [--seed S] [--alpha A]
+ *   [--broken (public candidates)]
  * Collective; rank 0 prints a table (mechanism or released quantity,
  * claimed ε, audited lower bound, trials, verdict). Returns 0 if every
  * lower bound is within its claim, 1 if any exceeds it, 2 on bad usage or a

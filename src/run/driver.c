@@ -357,9 +357,61 @@ static void driver_free(driver *dr) {
   dpbo_private_evals_destroy(dr->pe);
 }
 
+/* The K and candidates of a private-selection run being resumed: those its
+ * checkpoint stores. A run file written before issue #22 stores none: its
+ * candidates were the public stream of run.seed, which a random search
+ * continues (with a warning: they are public, so are this run's); a stopping
+ * method's K was kept nowhere, so it cannot be continued. *legacy (malloc'd)
+ * holds the recomputed stream, NULL when the stored list is used. */
+static dpbo_status driver_resumed_candidates(driver *dr, const dpbo_config *config,
+                                             const dpbo_driver_options *options, int64_t **legacy,
+                                             int *planned, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  *legacy = NULL;
+  if (options->candidate_count > 0) {
+    *planned = options->candidate_count;
+    if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH && *planned != config->iterations)
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "--resume: the checkpoint stores %d candidates, not the T = %d of random search",
+                 *planned, config->iterations);
+    if (*planned < options->resume_count)
+      DPBO_RAISE(DPBO_ERR_DATA, "--resume: the checkpoint holds %d steps but %d candidates",
+                 options->resume_count, *planned);
+    goto done;
+  }
+  if (config->algorithm != DPBO_ALGORITHM_RANDOM_SEARCH)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "--resume: this run file was written by a dpbo that kept neither the secret number "
+               "of runs of privacy.algorithm = %s nor its candidates in the checkpoint, so the "
+               "run cannot be continued; start it again with --overwrite",
+               dpbo_algorithm_name(config->algorithm));
+  *planned = config->iterations;
+  DPBO_TRY(dpbo_run_space(config, &space, err));
+  DPBO_ALLOC(*legacy, *planned, "the candidates");
+  dpbo_rng rng;
+  dpbo_selection_candidate_stream_legacy(config, &rng);
+  for (int t = 0; t < *planned; t++)
+    (*legacy)[t] = dpbo_selection_candidate(&rng, dpbo_space_size(space));
+  if (dr->rank == 0)
+    dpbo_log_warn("dpbo: --resume: %s stores no candidates (written before they were secret): "
+                  "continuing with its public stream of run.seed = %llu, as it began; whoever "
+                  "knows run.seed knows every candidate of this run",
+                  options->checkpoint ? options->checkpoint : "the run file",
+                  (unsigned long long)config->seed);
+done:
+  dpbo_space_destroy(space);
+  if (status != DPBO_OK) {
+    free(*legacy);
+    *legacy = NULL;
+  }
+  return status;
+}
+
 static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
                                const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  int64_t *legacy = NULL;
   /* Waits nap from 10 µs doubling to 1 ms, so that an idle rank leaves the
    * core to the busy ones (and to its own evaluation thread) yet answers
    * within a millisecond; a step of the UCB loop takes milliseconds.
@@ -380,16 +432,24 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   DPBO_TRY(dpbo_farm_create(comm, &farm_options, &dr->farm, err));
   dr->first_worker = dpbo_farm_first_worker(dr->farm);
   dr->start = MPI_Wtime();
-  /* T evaluations, or a private-selection run's secret K (selection.h). */
+  /* T evaluations, or a private-selection run's secret K (selection.h),
+   * and its secret candidates; a resumed one keeps what it drew. */
   int planned;
-  DPBO_TRY(dpbo_selection_planned(comm, config, &planned, err));
-  DPBO_TRY(dpbo_run_create_planned(comm, config, planned, run, err));
+  const int64_t *candidates = NULL;
+  if (options->resume_count > 0 && dpbo_algorithm_is_selection(config->algorithm)) {
+    DPBO_TRY(driver_resumed_candidates(dr, config, options, &legacy, &planned, err));
+    candidates = legacy ? legacy : options->candidates;
+  } else {
+    DPBO_TRY(dpbo_selection_planned(comm, config, &planned, err));
+  }
+  DPBO_TRY(dpbo_run_create_planned(comm, config, planned, candidates, run, err));
   dr->n = dpbo_space_size(run->space);
   run->workers = dr->size - dr->first_worker;
   DPBO_ALLOC(dr->started, planned, "the driver");
   DPBO_ALLOC(dr->redo, planned, "the driver");
   DPBO_TRY(dpbo_private_evals_create(config, &dr->pe, err));
 done:
+  free(legacy);
   return status;
 }
 
@@ -456,17 +516,10 @@ static void driver_log_start(const driver *dr) {
 dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
                             const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0};
+  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0, NULL, 0};
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
   dpbo_farm_stops_reset(); /* a request belongs to one run */
-  if (dr.options->resume_count > 0 && (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-                                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "--resume: privacy.algorithm = %s draws its secret number of runs when the run "
-               "starts and does not keep it in the checkpoint, so the run cannot be continued; "
-               "start it again with --overwrite",
-               dpbo_algorithm_name(config->algorithm));
   if (dr.options->resume_count > 0) {
     DPBO_TRY(dpbo_run_resume(comm, config, dr.options->resume, dr.options->resume_count, run, err));
     for (int s = 0; s < run->steps; s++)

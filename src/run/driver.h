@@ -43,6 +43,11 @@ typedef struct dpbo_driver_options {
   const dpbo_trace_step *resume; /* steps of the checkpoint to continue, identical on all ranks */
   int resume_count;
   int stop_after; /* tests: stop as a signal would after this many results (0: never) */
+  /* A private-selection run's candidates stored in the checkpoint
+   * (/trace/candidates: its K of them, secret), identical on all ranks; 0
+   * when resuming a file written before issue #22, which stores none. */
+  const int64_t *candidates;
+  int candidate_count;
 } dpbo_driver_options;
 
 /* Runs the configured optimization on comm (collective); options may be NULL.

@@ -173,6 +173,13 @@ static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, con
   DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
                                   sizeof trace_columns / sizeof trace_columns[0], rank, err));
   DPBO_TRY(output_write_failures(group, run, err));
+  if (run->candidates) {
+    /* A selection run's secret candidates, all `planned` (its K) of them:
+     * --resume must evaluate these, which nothing public can recompute. */
+    hsize_t planned[1] = {(hsize_t)run->planned};
+    DPBO_TRY(dpbo_h5io_write_small(group, DPBO_OUTPUT_CANDIDATES, H5T_NATIVE_INT64, 1, planned,
+                                   run->candidates, rank, err));
+  }
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
   {
     /* N of β_t next to its δ: a release recomputes β_t from both. */
@@ -545,6 +552,39 @@ done:
 
 /* ---------------------------------------------------------------------------
  * dpbo release: reading a run back, and the budget ledger. */
+
+dpbo_status dpbo_output_read_candidates(const char *path, int64_t **candidates, int *count,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1, group = -1, dset = -1;
+  *candidates = NULL;
+  *count = 0;
+  DPBO_TRY(output_open_run_file(path, &file, err));
+  H5E_BEGIN_TRY {
+    group = H5Gopen2(file, "trace", H5P_DEFAULT);
+    if (group >= 0) dset = H5Dopen2(group, DPBO_OUTPUT_CANDIDATES, H5P_DEFAULT);
+  }
+  H5E_END_TRY;
+  if (dset < 0) goto done; /* written before issue #22: none stored */
+  hsize_t n = 0;
+  DPBO_TRY(dpbo_h5io_shape(group, DPBO_OUTPUT_CANDIDATES, 1, &n, err));
+  if (n < 1 || n > 100000000u)
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: /trace/%s holds %llu entries", path, DPBO_OUTPUT_CANDIDATES,
+               (unsigned long long)n);
+  DPBO_ALLOC(*candidates, n, "the stored candidates");
+  DPBO_TRY(dpbo_h5io_read(group, DPBO_OUTPUT_CANDIDATES, H5T_NATIVE_INT64, *candidates, err));
+  *count = (int)n;
+done:
+  if (dset >= 0) H5Dclose(dset);
+  if (group >= 0) H5Gclose(group);
+  if (file >= 0) H5Fclose(file);
+  if (status != DPBO_OK) {
+    free(*candidates);
+    *candidates = NULL;
+    *count = 0;
+  }
+  return status;
+}
 
 dpbo_status dpbo_output_read_trace(const char *path, dpbo_settings *stored, int *complete,
                                    int *steps, int64_t **index, double **gain, dpbo_error *err) {

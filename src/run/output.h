@@ -13,7 +13,9 @@
  *   /trace       index, lambda (T x d), unit (T x d), gain, mean, std, beta,
  *                ucb, eval_seconds, step_seconds, worker, alive (Algorithm 2 pruning),
  *                state (0 done, 1 failed, 2 pending), attempts; attribute
- *                failures: one "t<TAB>reason" line per failed evaluation
+ *                failures: one "t<TAB>reason" line per failed evaluation;
+ *                candidates (private-selection runs: every candidate the run
+ *                drew, secret, for --resume)
  *   /posterior   unit (N x d), mean, std after the last step (units of v),
  *                each rank writing its block; only when enabled
  *   /summary     attributes best_gain, best_step, best_lambda, wall_seconds,
@@ -98,6 +100,15 @@ dpbo_status dpbo_output_read_beta(const char *path, int steps, double *beta, dou
  * indices and gains (malloc'd, *steps long). */
 dpbo_status dpbo_output_read_trace(const char *path, dpbo_settings *stored, int *complete,
                                    int *steps, int64_t **index, double **gain, dpbo_error *err);
+
+/* A private-selection run's candidates (/trace/candidates: all it planned,
+ * K for the stopping methods; secret, drawn from the release noise), for
+ * --resume (serial; malloc'd). *count = 0 and NULL for a file written
+ * before issue #22, which stores none (its candidates were the public
+ * stream of run.seed). */
+#define DPBO_OUTPUT_CANDIDATES "candidates"
+dpbo_status dpbo_output_read_candidates(const char *path, int64_t **candidates, int *count,
+                                        dpbo_error *err);
 
 /* The ledger of a run file as it stands (serial): nothing is added. */
 dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledger, dpbo_error *err);

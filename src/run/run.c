@@ -21,13 +21,28 @@ dpbo_status dpbo_run_space(const dpbo_config *config, dpbo_space **space, dpbo_e
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown space kind");
 }
 
+/* dpbo_run_create_planned; a selection run takes the first `given_count`
+ * of its candidates from `given` (every rank), the others are drawn from the
+ * release noise when `draw` is set, else left -1 (a replay, which selects
+ * nothing). */
+static dpbo_status run_create(MPI_Comm comm, const dpbo_config *config, int planned,
+                              const int64_t *given, int given_count, int draw, dpbo_run *run,
+                              dpbo_error *err);
+
 dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                             dpbo_error *err) {
-  return dpbo_run_create_planned(comm, config, config->iterations, run, err);
+  return run_create(comm, config, config->iterations, NULL, 0, 1, run, err);
 }
 
 dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, int planned,
-                                    dpbo_run *run, dpbo_error *err) {
+                                    const int64_t *candidates, dpbo_run *run, dpbo_error *err) {
+  return run_create(comm, config, planned, candidates, candidates ? planned : 0, !candidates, run,
+                    err);
+}
+
+static dpbo_status run_create(MPI_Comm comm, const dpbo_config *config, int planned,
+                              const int64_t *given, int given_count, int draw, dpbo_run *run,
+                              dpbo_error *err) {
   dpbo_status status = DPBO_OK, local;
   int rank, size;
   memset(run, 0, sizeof *run);
@@ -45,16 +60,22 @@ dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, in
   local = dpbo_run_space(config, &run->space, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (selection) {
-    dpbo_rng rng;
     const int64_t n = dpbo_space_size(run->space);
     run->candidates = malloc(sizeof *run->candidates * (size_t)planned);
     local = run->candidates
                 ? DPBO_OK
                 : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
     DPBO_TRY(dpbo_comm_agree(comm, local, err));
-    dpbo_selection_candidate_stream(config, &rng);
+    const int count = given_count < planned ? given_count : planned;
     for (int t = 0; t < planned; t++)
-      run->candidates[t] = dpbo_selection_candidate(&rng, n);
+      run->candidates[t] = t < count ? given[t] : -1;
+    for (int t = 0; t < count; t++)
+      if (given[t] < 0 || given[t] >= n)
+        DPBO_RAISE(DPBO_ERR_DATA, "stored candidate %d is %lld, outside Λ of %lld", t + 1,
+                   (long long)given[t], (long long)n);
+    /* Secret draws from the release noise (selection.h), never run.seed. */
+    if (draw && count == 0)
+      DPBO_TRY(dpbo_selection_candidates(comm, config, planned, n, run->candidates, err));
   }
   int64_t begin, count;
   dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
@@ -352,6 +373,13 @@ dpbo_status dpbo_run_resume(MPI_Comm comm, const dpbo_config *config, const dpbo
     DPBO_RAISE(DPBO_ERR_DATA, "the checkpoint holds %d steps, more than T = %d", count,
                run->planned);
   memcpy(run->trace, steps, (size_t)count * sizeof *run->trace);
+  /* A selection run goes on with the candidates it began with. */
+  for (int s = 0; run->candidates && s < count; s++)
+    if (steps[s].index != run->candidates[s])
+      DPBO_RAISE(DPBO_ERR_DATA,
+                 "the checkpoint's step %d evaluated candidate %lld, but its candidate list "
+                 "says %lld",
+                 s + 1, (long long)steps[s].index, (long long)run->candidates[s]);
   run->steps = run->resumed = count;
   DPBO_TRY(run_replay_trace(comm, config, 1, run, err));
 done:
@@ -365,8 +393,9 @@ dpbo_status dpbo_run_replay(MPI_Comm comm, const dpbo_config *config, int steps,
   /* A stopping method's trace holds its K runs. */
   const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
                        config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
-  DPBO_TRY(dpbo_run_create_planned(comm, config, stopping && steps > 0 ? steps : config->iterations,
-                                   run, err));
+  /* The trace holds the candidates evaluated: nothing is drawn. */
+  DPBO_TRY(run_create(comm, config, stopping && steps > 0 ? steps : config->iterations, index,
+                      steps, 0, run, err));
   if (steps > run->planned)
     DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
                config->iterations);

@@ -108,11 +108,13 @@ dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *
                             dpbo_error *err);
 
 /* The same with `planned` evaluations instead of T: a private-selection
- * run's K (selection.h), whose candidates are drawn here from the run seed
- * and evaluated in order, over every worker at once (the batch is the
- * number of workers); its GP and UCB state stay empty. */
+ * run's K (selection.h), whose candidates are evaluated in order, over every
+ * worker at once (the batch is the number of workers); its GP and UCB state
+ * stay empty. The candidates are `candidates` (planned of them, identical on
+ * every rank: a resumed run's stored list), or when NULL drawn here from the
+ * release noise source (dpbo_selection_candidates: secret, never run.seed). */
 dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, int planned,
-                                    dpbo_run *run, dpbo_error *err);
+                                    const int64_t *candidates, dpbo_run *run, dpbo_error *err);
 
 /* The first half of step t = run->steps + 1: β_t (dpbo_privacy_beta),
  * Algorithm 2's pruning when t > 1, the next λ_t by UCB (or EI with

@@ -126,9 +126,40 @@ int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n) {
   return (int64_t)dpbo_rng_below64(rng, (uint64_t)n);
 }
 
-void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng) {
-  /* "select": a stream of its own, apart from compare's and the GP's. */
+void dpbo_selection_candidate_stream_legacy(const dpbo_config *config, dpbo_rng *rng) {
+  /* "select": the stream of run.seed the old version used. */
   dpbo_rng_seed(rng, config->seed ^ 0x73656c656374ull, 0);
+}
+
+/* The release noise source of a `dpbo run` on `stream` when seeded. */
+static void selection_noise(const dpbo_config *config, uint64_t stream, dpbo_noise *noise) {
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(noise, config->noise_seed, stream);
+  else
+    dpbo_noise_init_os(noise);
+}
+
+dpbo_status dpbo_selection_candidates(MPI_Comm comm, const dpbo_config *config, int planned,
+                                      int64_t n, int64_t *candidates, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    /* Secret, like K: the proofs treat each run's candidate as a fresh
+     * uniform draw inside the mechanism (selection.h). */
+    dpbo_noise noise;
+    selection_noise(config, DPBO_SELECTION_CANDIDATES_STREAM, &noise);
+    if (planned < 1 || n < 1)
+      local = DPBO_ERROR_SET(err, DPBO_ERR_ARG, "candidates: %d of a space of %lld", planned,
+                             (long long)n);
+    for (int t = 0; local == DPBO_OK && t < planned; t++)
+      candidates[t] = (int64_t)dpbo_noise_below(&noise, (uint64_t)n);
+    if (local == DPBO_OK) local = dpbo_noise_check(&noise, err);
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(candidates, planned, MPI_INT64_T, 0, comm));
+done:
+  return status;
 }
 
 int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
@@ -154,10 +185,7 @@ dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int
     if (rank == 0) {
       dpbo_selection_accounting acc;
       dpbo_noise noise;
-      if (config->noise == DPBO_NOISE_SEEDED)
-        dpbo_noise_init_seeded(&noise, config->noise_seed, DPBO_SELECTION_RUNS_STREAM);
-      else
-        dpbo_noise_init_os(&noise);
+      selection_noise(config, DPBO_SELECTION_RUNS_STREAM, &noise);
       local = dpbo_selection_account(config->algorithm, config->privacy_epsilon,
                                      config->privacy_delta, config->privacy_split,
                                      config->iterations, config->ps_eta, &acc, err);
@@ -198,6 +226,12 @@ dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, 
     DPBO_TRY(dpbo__mech_laplace_scaled(noise, gain, sensitivity, epsilon0, 0.0, 0.0, noise_scale,
                                        &lap, err));
     runs++;
+    /* Ties go to the first run. The scores lie on the Laplace mechanism's
+     * grid, about 2^-40 b fine, so a tie has probability of that order, not
+     * 0; still no secret coin is needed: given K the runs are i.i.d., hence
+     * exchangeable, so "the first of the tied" releases (candidate, score)
+     * with the same law as a uniformly random one among them, and the run's
+     * position is never released (the candidates are secret, selection.h). */
     if (lap.value > best) {
       best = lap.value;
       out->index = index;
@@ -225,6 +259,10 @@ dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kin
                                          dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(out, 0, sizeof *out);
+  /* No tie-break to draw: both mechanisms pick a position by proposals from
+   * `noise` (exponential: uniform proposals accepted with their weight;
+   * permute-and-flip: a uniformly random order), so equal gains are chosen
+   * with equal probability by construction. */
   DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, kind, gains, 0, T, T, sensitivity,
                                     epsilon_select, noise_scale, &out->select, err));
   out->position = out->select.index;

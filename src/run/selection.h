@@ -18,14 +18,22 @@
  *  papernot_steinke  the same Q run K ~ D_{η,γ} times (E[K] = T), Rényi
  *                    accounting: (ε, δ)-DP with the largest ε0 that fits.
  *
- * Candidates are uniform on Λ, drawn from PCG streams of the run seed: they
- * do not depend on the data, so they need no privacy (the guarantee is over
- * the noise only, for every fixed candidate sequence). K must stay secret:
- * it is drawn from the release noise source (the operating system's CSPRNG,
- * or the seeded stream DPBO_SELECTION_RUNS_STREAM, not for publication),
- * independently of the data, so it may be drawn before anything is evaluated
- * and the K evaluations spread over the workers. Released: the candidate and
- * its (noisy, clamped) score, never K or a raw gain. */
+ * Candidates are uniform on Λ and K is the stopping law's draw; both are
+ * part of the mechanism and stay secret (issue #22). Liu–Talwar, Papernot–
+ * Steinke and the random stopping of docs/privacy-proofs.md section 8 need
+ * every run to be an identical, independent draw of the base algorithm Q
+ * (a uniform candidate and its noisy score): if the candidate sequence were
+ * public (it once came from run.seed), λ̃ would name the run j that won,
+ * which reveals that K > j and breaks the analysis (δ ≈ 6.5e-3 at ε = 1 for
+ * Liu–Talwar with ε0 = 1/3, issue #22). So both come from the release noise
+ * source (the operating system's CSPRNG, or, with noise = seeded, the
+ * streams DPBO_SELECTION_RUNS_STREAM and DPBO_SELECTION_CANDIDATES_STREAM,
+ * not for publication), drawn on rank 0 and broadcast, independently of the
+ * data, so they may be drawn before anything is evaluated and the K
+ * evaluations spread over the workers. The run file (never published) keeps
+ * them (/trace/candidates) so that --resume evaluates the same ones.
+ * Released: the candidate and its (noisy, clamped) score, never K, the
+ * candidate list or a raw gain. */
 #ifndef DPBO_SELECTION_H
 #define DPBO_SELECTION_H
 
@@ -42,6 +50,8 @@
 /* The seeded noise stream K is drawn from (the release's streams are the
  * ranks, compare's 1000 + r). */
 #define DPBO_SELECTION_RUNS_STREAM 0x52554e53u
+/* The seeded noise stream the candidates are drawn from ("CAND"). */
+#define DPBO_SELECTION_CANDIDATES_STREAM 0x43414e44u
 
 /* The bound a method is calibrated with. Its (epsilon_accounted,
  * delta_accounted) is the one number the release reports as epsilon_total
@@ -92,11 +102,22 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
 dpbo_status dpbo_selection_gain_range(const dpbo_config *config, double *sensitivity, double *lo,
                                       double *hi, dpbo_error *err);
 
-/* One data-independent candidate, uniform on Λ of size n. */
+/* One data-independent candidate, uniform on Λ of size n (dpbo compare's
+ * public streams, and run files written before issue #22). */
 int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n);
 
-/* The candidate stream of `dpbo run` (PCG, from run.seed). */
-void dpbo_selection_candidate_stream(const dpbo_config *config, dpbo_rng *rng);
+/* The candidates of one `dpbo run` (collective: rank 0 draws, every rank
+ * gets them): `planned` uniform indices into Λ of size n from the release
+ * noise source (the OS CSPRNG, or with noise = seeded the stream
+ * DPBO_SELECTION_CANDIDATES_STREAM of privacy.noise_seed), never from
+ * run.seed. */
+dpbo_status dpbo_selection_candidates(MPI_Comm comm, const dpbo_config *config, int planned,
+                                      int64_t n, int64_t *candidates, dpbo_error *err);
+
+/* The PUBLIC candidate stream of run.seed that dpbo before issue #22 drew a
+ * run's candidates from: only to resume a run file of that version, which
+ * stores none (its candidates were public already). */
+void dpbo_selection_candidate_stream_legacy(const dpbo_config *config, dpbo_rng *rng);
 
 /* One secret K of liu_talwar (Geometric(1/T), by exact Bernoulli(1/T)
  * coins) or papernot_steinke (D_{η,γ} of the accounting) from `noise`. */
