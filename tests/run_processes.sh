@@ -17,21 +17,30 @@
 #  E. SIGTERM to jobs/local.sh: exit 4 (it asks mpiexec with SIGUSR1).
 #  F. SIGUSR1 to a single rank (no mpiexec) inside its 2nd evaluation: exit 4
 #     at once, the evaluation's processes gone.
+#  G, H. SIGKILL of a rank, not of mpiexec, while a rank evaluates
+#     `sh -c "sleep N; echo 0.5"` (timeout_s = 60): G kills the evaluating
+#     rank 1 of 2; H kills rank 0 of 2 while rank 1 evaluates, then the
+#     evaluating rank 0 of 1. The shell's `sleep` (no child of the rank)
+#     is gone within 20 s, not left under PID 1 (issue #27, item 5).
 # Every wait polls for a file or a state, with a generous upper bound.
-# DPBO_CASES (default ABCDEF) picks some of the cases.
+# DPBO_CASES (default ABCDEFGH) picks some of the cases.
 set -uo pipefail
-cases=${DPBO_CASES:-ABCDEF}
+cases=${DPBO_CASES:-ABCDEFGH}
 want() { [[ $cases == *$1* ]]; }
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 src=${DPBO_SOURCE_DIR:?}
 work=$(mktemp -d)
+# G and H: a sleep of a length no other process uses, to find leftovers by.
+sleep_arg=1003.$$
+leftover_sleeps() { pgrep -f "^sleep $sleep_arg\$"; }
 cleanup() {
   touch "$work/release"
   [[ -n ${job:-} ]] && kill -9 "$job" 2>/dev/null
   for f in "$work"/*/bg-* "$work"/*/sid-* "$work"/*/ranks; do
     [[ -s $f ]] && kill -9 $(cat "$f") 2>/dev/null
   done
+  for p in $(leftover_sleeps); do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
   rm -rf "$work"
 }
@@ -208,4 +217,63 @@ job=
 wait_for all_gone "$work/f"
 fi
 
-echo "processes OK: time-out, SIGUSR1, SIGTERM to a worker, SIGKILL of mpiexec, SIGTERM to jobs/local.sh and SIGUSR1 to a single rank leave no process behind"
+# --- G, H. SIGKILL of one rank, not of mpiexec -------------------------------------
+# The evaluation sleeps on one rank only (the other rank's, if any, finish at
+# once), so that rank is running `sleep` in a shell when a rank is killed.
+cat > "$work/sleeper.sh" <<'SH'
+#!/bin/sh
+if [ "$OMPI_COMM_WORLD_RANK" = "$DPBO_SLEEP_RANK" ]; then
+  exec sh -c "sleep $DPBO_SLEEP; echo 0.5"
+fi
+echo 0.5
+SH
+chmod +x "$work/sleeper.sh"
+# rank_pid JOB RANK: the pid of MPI rank RANK among mpiexec JOB's children.
+rank_pid() {
+  local p
+  for p in $(pgrep -P "$1"); do
+    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
+  done
+}
+# kill_rank NAME RANKS SLEEPING_RANK KILLED_RANK
+kill_rank() {
+  local name=$1 d=$work/$1 victim
+  mkdir -p "$d"
+  cat > "$d/run.ini" <<INI
+[run]
+iterations = 6
+seed = 5
+[space]
+kind = grid
+dim.a = linear 0 1 21
+[gp]
+noise_std = 0.05
+[objective]
+kind = command
+command = $work/sleeper.sh
+timeout_s = 60
+[output]
+dir = $d
+name = r
+INI
+  DPBO_SLEEP_RANK=$3 DPBO_SLEEP=$sleep_arg \
+    "$mpiexec" -n "$2" --oversubscribe "$bin" run "$d/run.ini" --quiet > "$d/log" 2>&1 &
+  job=$!
+  wait_for leftover_sleeps > /dev/null
+  victim=$(rank_pid $job "$4")
+  [[ -n $victim ]] || fail "$name: rank $4 not found under mpiexec"
+  echo "$victim" > "$d/ranks"
+  kill -9 "$victim"
+  for _ in $(seq 1 600); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+  kill -0 $job 2>/dev/null && fail "$name: the run did not end within 60 s of SIGKILL to rank $4"
+  wait $job 2>/dev/null
+  job=
+  for _ in $(seq 1 200); do [[ -z $(leftover_sleeps) ]] && break; sleep 0.1; done
+  [[ -z $(leftover_sleeps) ]] || fail "$name: 20 s after SIGKILL to rank $4 (of $2), the \`sleep\` of rank $3's evaluation still runs (pid $(leftover_sleeps | tr '\n' ' ')with parent $(ps -o ppid= -p "$(leftover_sleeps | head -1)"))"
+}
+# G: the evaluating rank 1 of 2 is killed. H: rank 0 of 2 is killed while
+# rank 1 evaluates, then the evaluating rank 0 of a 1-rank job.
+if want G; then kill_rank g 2 1 1; fi
+if want H; then kill_rank h2 2 1 0; kill_rank h1 1 0 0; fi
+
+echo "processes OK: time-out, SIGUSR1, SIGTERM to a worker, SIGKILL of mpiexec, SIGTERM to jobs/local.sh, SIGUSR1 to a single rank and SIGKILL of rank 1 or rank 0 leave no process behind"

@@ -180,7 +180,9 @@ DPBO_KILL_AT= DPBO_COUNT_TO=$work/count.txt "$mpiexec" -n 2 --oversubscribe "$wo
   run "$work/run.ini" --quiet > /dev/null 2>&1 || fail "the traced run failed"
 writes=$(grep -c 'pwrite64(' "$work/count.txt")
 renames=$(grep -c 'rename(' "$work/count.txt")
-[[ $writes -gt 100 && $renames -ge 10 ]] || fail "unexpected syscall counts: $writes pwrite64, $renames rename"
+# (HDF5 builds each file in memory and writes it in a few large pwrite64
+# calls, the changed pages only: about three per file.)
+[[ $writes -ge $renames && $renames -ge 10 ]] || fail "unexpected syscall counts: $writes pwrite64, $renames rename"
 echo "uninterrupted run: $duration_ms ms; rank 0: $writes pwrite64 calls and $renames renames"
 
 if [[ $parts == *" random "* ]]; then
@@ -242,7 +244,7 @@ fi
 if [[ $parts == *" release "* ]]; then
 # 3b. Kills in the ledger update of `dpbo release` (a redraw from a run
 # whose automatic release the ledger holds): at each of its HDF5 writes
-# (1-4 the ledger, 5- the release file), during the ledger's copy, and
+# (the ledger's, then the release file's), during the ledger's copy, and
 # before each of its three renames; every kill starts from the same file.
 # (A run without [privacy] is never released: issue #22, 4.)
 release_sets=""

@@ -31,7 +31,8 @@
   X(DPBO_ERR_HDF5, "HDF5 failure")                                                                 \
   X(DPBO_ERR_OBJECTIVE, "objective evaluation failed")                                             \
   X(DPBO_ERR_LIBRARY, "external library failure")                                                  \
-  X(DPBO_ERR_USAGE, "invalid command line")
+  X(DPBO_ERR_USAGE, "invalid command line")                                                        \
+  X(DPBO_ERR_WRITE, "an output file cannot be written")
 
 typedef enum {
 #define DPBO__ENUM(code, text) code,

@@ -31,12 +31,28 @@ static herr_t h5io_innermost(unsigned n, const H5E_error2_t *record, void *data)
   return 0;
 }
 
-/* Why a write failed: the system's error (errno, saved right after the
- * failed call: the MPI-IO layer's write(2) left it there) or, without one,
- * the innermost message of HDF5's error stack. Call before any other HDF5
- * call, which would clear the stack. EAGAIN and EINTR are left behind by
- * MPI's progress engine, not by the write. */
+/* The errno an HDF5 driver (core, POSIX) records in its message ("...,
+ * errno = 28, error message = ...") anywhere in the error stack: the
+ * errno variable itself may have been changed by the time the failed call
+ * returns (a retried short write leaves 0, HDF5's clean-up overwrites it). */
+static herr_t h5io_stack_errno(unsigned n, const H5E_error2_t *record, void *data) {
+  (void)n;
+  int *found = data;
+  const char *at = record->desc ? strstr(record->desc, "errno = ") : NULL;
+  if (at && *found == 0) *found = atoi(at + strlen("errno = "));
+  return 0;
+}
+
+/* Why a write failed: the system's error, from HDF5's stack (above) or
+ * else errno saved right after the failed call (the MPI-IO layer's
+ * write(2) left it there), or, without one, the innermost message of
+ * HDF5's error stack. Call before any other HDF5 call, which would clear
+ * the stack. EAGAIN and EINTR are left behind by MPI's progress engine, not
+ * by the write. */
 static void h5io_reason(int saved_errno, char *out, size_t size) {
+  int recorded = 0;
+  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5io_stack_errno, &recorded) >= 0 && recorded > 0)
+    saved_errno = recorded;
   if (saved_errno != 0 && saved_errno != EAGAIN && saved_errno != EINTR) {
     snprintf(out, size, "%s", strerror(saved_errno));
     return;
@@ -47,25 +63,54 @@ static void h5io_reason(int saved_errno, char *out, size_t size) {
   snprintf(out, size, "HDF5: %s", inner);
 }
 
+/* The name of the file holding obj, for messages. A file HDF5 opened
+ * through its creator's descriptor ("/proc/self/fd/N", see h5io_open_fd)
+ * is named by the path that descriptor leads to. */
+static void h5io_file_name(hid_t obj, char *out, size_t size) {
+  char name[DPBO_PATH_MAX + 64];
+  if (obj < 0 || H5Fget_name(obj, name, sizeof name) < 0) {
+    snprintf(out, size, "(unknown file)");
+    return;
+  }
+  ssize_t n = -1;
+  if (strncmp(name, "/proc/self/fd/", 14) == 0 && size > 1) n = readlink(name, out, size - 1);
+  if (n > 0)
+    out[n] = '\0';
+  else
+    snprintf(out, size, "%s", name);
+}
+
 /* A write into the file holding obj failed: "cannot write <what> to <file>:
  * <reason>". */
 static dpbo_status h5io_fail(hid_t obj, int saved_errno, const char *what, dpbo_error *err) {
   char reason[200], file[DPBO_PATH_MAX + 64];
   h5io_reason(saved_errno, reason, sizeof reason);
-  if (obj < 0 || H5Fget_name(obj, file, sizeof file) < 0)
-    snprintf(file, sizeof file, "(unknown file)");
+  h5io_file_name(obj, file, sizeof file);
   return DPBO_ERROR_SET(err, DPBO_ERR_HDF5, "cannot write %s to %s: %s", what, file, reason);
 }
 
 /* Collective over the file's communicator: a collective write that failed
  * on one rank (the one whose write(2) hit a full disk) fails on all, with
  * that rank's message, so no rank goes on to the next collective call
- * alone (that hung). */
+ * alone (that hung). A file one process holds alone (the core driver, see
+ * h5io_create) has nobody to agree with. */
+/* Whether the file holding obj is open through MPI-IO (else the core
+ * driver: one process holds it). */
+static int h5io_is_mpio(hid_t obj) {
+  hid_t file = H5Iget_file_id(obj), fapl = -1;
+  int mpio =
+      file >= 0 && (fapl = H5Fget_access_plist(file)) >= 0 && H5Pget_driver(fapl) == H5FD_MPIO;
+  if (fapl >= 0) H5Pclose(fapl);
+  if (file >= 0) H5Fclose(file);
+  return mpio;
+}
+
 static dpbo_status h5io_agree(hid_t obj, dpbo_status local, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   hid_t file = -1, fapl = -1;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Info info = MPI_INFO_NULL;
+  if (!h5io_is_mpio(obj)) return local;
   file = H5Iget_file_id(obj);
   if (file < 0 || (fapl = H5Fget_access_plist(file)) < 0 ||
       H5Pget_fapl_mpio(fapl, &comm, &info) < 0) {
@@ -300,7 +345,7 @@ static dpbo_status h5io_write_block(hid_t group, const char *name, hid_t type, i
     H5IO_LOCAL(H5Sselect_none(memspace), what);
   }
   H5IO_LOCAL(xfer = H5Pcreate(H5P_DATASET_XFER), what);
-  H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
+  if (h5io_is_mpio(group)) H5IO_LOCAL(H5Pset_dxpl_mpio(xfer, H5FD_MPIO_COLLECTIVE), what);
   DPBO_TRY(h5io_agree(group, local, err));
   errno = 0;
   if (H5Dwrite(dset, type, memspace, filespace, xfer, data) < 0)
@@ -586,13 +631,13 @@ dpbo_status dpbo_h5io_temp_open(const char *path, int public_mode, char *tmp, si
     tmp[used + H5IO_TEMP_RANDOM] = '\0';
     *fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, public_mode ? 0666 : 0600);
     if (*fd < 0 && errno != EEXIST)
-      DPBO_RAISE(DPBO_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+      DPBO_RAISE(DPBO_ERR_WRITE, "cannot create %s: %s", tmp, strerror(errno));
   }
-  if (*fd < 0) DPBO_RAISE(DPBO_ERR_IO, "cannot create a temporary file next to %s", path);
+  if (*fd < 0) DPBO_RAISE(DPBO_ERR_WRITE, "cannot create a temporary file next to %s", path);
   /* Run files and checkpoints hold the sensitive trace: owner only, whatever
    * the umask (open's mode is filtered by it). Release files follow it. */
   if (!public_mode && fchmod(*fd, 0600) != 0)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot restrict %s to its owner: %s", tmp, strerror(errno));
+    DPBO_RAISE(DPBO_ERR_WRITE, "cannot restrict %s to its owner: %s", tmp, strerror(errno));
 done:
   if (status != DPBO_OK) {
     if (*fd >= 0) {
@@ -615,11 +660,12 @@ dpbo_status dpbo_h5io_temp_publish(int fd, const char *tmp, const char *path, dp
   if (fstat(fd, &mine) != 0 || lstat(tmp, &named) != 0 || !S_ISREG(named.st_mode) ||
       named.st_dev != mine.st_dev || named.st_ino != mine.st_ino)
     DPBO_RAISE(DPBO_ERR_IO, "%s is no longer the temporary file dpbo created: not published", tmp);
-  if (fsync(fd) != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
+  if (fsync(fd) != 0) DPBO_RAISE(DPBO_ERR_WRITE, "cannot sync %s: %s", tmp, strerror(errno));
   if (rename(tmp, path) != 0)
-    DPBO_RAISE(DPBO_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    DPBO_RAISE(DPBO_ERR_WRITE, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
   int rc = h5io_sync_dir(path);
-  if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot sync the directory of %s: %s", path, strerror(rc));
+  if (rc != 0)
+    DPBO_RAISE(DPBO_ERR_WRITE, "cannot sync the directory of %s: %s", path, strerror(rc));
 done:
   return status;
 }
@@ -652,16 +698,60 @@ done:
   return status;
 }
 
+/* How much the in-memory image of a file grows at a time. */
+#define H5IO_CORE_INCREMENT ((size_t)1 << 20)
+#define H5IO_CORE_PAGE ((size_t)4096)
+
+/* Opens (create: creates, truncating) the file this process created as fd
+ * for the one process that writes it, with HDF5's core driver: HDF5 builds
+ * the file in memory and writes it to fd's file only when it is flushed
+ * (dpbo_h5io_commit) or closed. A full disk then fails that one write, in
+ * the driver, and nothing else: with HDF5 1.10's POSIX or MPI-IO driver a
+ * metadata write that fails midway leaves the metadata cache unable to
+ * flush (H5C_set_slist_enabled: "slist already enabled?"), so the file can
+ * never be closed, and its identifier, whose file HDF5 freed anyway,
+ * crashed HDF5's own clean-up inside MPI_Finalize (SIGSEGV in
+ * H5F__close_cb). The cost: rank 0 holds the file in memory while writing
+ * it (a run file with /posterior of N points of dimension d: about
+ * 8·(d + 2)·N bytes).
+ *
+ * HDF5 opens the file through "/proc/self/fd/<fd>": that name leads to the
+ * descriptor's own file whatever happened to its path since, so the
+ * temporary file is never reopened by a name someone could have replaced
+ * with a symbolic link meanwhile (the MPI-IO driver did, with O_CREAT and
+ * without O_NOFOLLOW, and Open MPI created a predictable "<tmp>.locktest.0"
+ * beside it). Without /proc (not Linux), by its name. */
+static hid_t h5io_open_fd(int fd, const char *name, int create) {
+  char own[64];
+  hid_t fapl = -1, id = -1;
+  snprintf(own, sizeof own, "/proc/self/fd/%d", fd);
+  if (access(own, F_OK) == 0) name = own;
+  H5E_BEGIN_TRY {
+    fapl = H5Pcreate(H5P_FILE_ACCESS);
+    /* Write tracking: a flush writes the changed pages only, never the
+     * image's unused tail. */
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, H5IO_CORE_INCREMENT, 1) >= 0 &&
+        H5Pset_core_write_tracking(fapl, 1, H5IO_CORE_PAGE) >= 0)
+      id = create ? H5Fcreate(name, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
+                  : H5Fopen(name, H5F_ACC_RDWR, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
+  }
+  H5E_END_TRY;
+  return id;
+}
+
 static dpbo_status h5io_create(MPI_Comm comm, const char *path, int public_mode,
                                dpbo_h5io_file *file, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   hid_t fapl = -1;
+  int size;
   file->id = -1;
   file->fd = -1;
   file->comm = comm;
   file->tmp[0] = '\0';
   file->modify = 0;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &file->rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   if (strlen(path) > DPBO_OUTPUT_PATH_MAX)
     DPBO_RAISE(DPBO_ERR_IO,
                "output path %s is %zu characters long; dpbo writes through MPI-IO, which handles "
@@ -669,8 +759,9 @@ static dpbo_status h5io_create(MPI_Comm comm, const char *path, int public_mode,
                path, strlen(path), DPBO_OUTPUT_PATH_MAX);
   snprintf(file->path, sizeof file->path, "%s", path);
   /* Rank 0 creates the temporary file exclusively and keeps it open until
-   * the commit checks that the name still leads to it; every rank then
-   * opens it by the name rank 0 drew. */
+   * the commit checks that the name still leads to it; HDF5 then opens it
+   * through that descriptor when rank 0 writes alone, and by the name rank
+   * 0 drew when several ranks write. */
   if (file->rank == 0) local = dpbo_h5io_ensure_dir(path, err);
   if (file->rank == 0 && local == DPBO_OK)
     local = dpbo_h5io_temp_open(path, public_mode, file->tmp, sizeof file->tmp, &file->fd, err);
@@ -680,6 +771,17 @@ static dpbo_status h5io_create(MPI_Comm comm, const char *path, int public_mode,
     status = local;
     goto done;
   }
+  if (size == 1) {
+    /* One writer (the run file, checkpoints, releases): no MPI-IO. */
+    errno = 0;
+    file->id = h5io_open_fd(file->fd, file->tmp, 1);
+    if (file->id < 0)
+      DPBO_RAISE(DPBO_ERR_WRITE, "cannot create %s: %s", file->tmp,
+                 errno ? strerror(errno) : "HDF5 refused it");
+    goto done;
+  }
+  /* Several writers (the k1 sweep's final file): every rank opens the file
+   * by the name rank 0 drew, through MPI-IO. */
   DPBO_MPI_TRY(MPI_Bcast(file->tmp, (int)sizeof file->tmp, MPI_CHAR, 0, comm));
   H5IO_TRY(fapl = H5Pcreate(H5P_FILE_ACCESS), file->tmp);
   H5IO_TRY(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL), file->tmp);
@@ -752,9 +854,9 @@ dpbo_status dpbo_h5io_modify(const char *path, dpbo_h5io_file *file, dpbo_error 
   file->orig_ino = (unsigned long long)st.st_ino;
   DPBO_TRY(dpbo_h5io_temp_open(path, 0, file->tmp, sizeof file->tmp, &file->fd, err));
   int rc = h5io_copy(in, file->fd);
-  if (rc != 0) DPBO_RAISE(DPBO_ERR_IO, "cannot copy %s to %s: %s", path, file->tmp, strerror(rc));
-  H5E_BEGIN_TRY { file->id = H5Fopen(file->tmp, H5F_ACC_RDWR, H5P_DEFAULT); }
-  H5E_END_TRY;
+  if (rc != 0)
+    DPBO_RAISE(DPBO_ERR_WRITE, "cannot copy %s to %s: %s", path, file->tmp, strerror(rc));
+  file->id = h5io_open_fd(file->fd, file->tmp, 0);
   if (file->id < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot open %s (a copy of %s) as an HDF5 file", file->tmp, path);
 done:

@@ -30,8 +30,9 @@
 #include "base/input.h"
 #include "dpbo/error.h"
 
-/* The longest path of a file dpbo writes. Every file goes through MPI-IO,
- * and Open MPI 4's shared-file-pointer component (sharedfp/lockedfile)
+/* The longest path of a file dpbo writes. A file several ranks write (the
+ * k1 sweep's final file) goes through MPI-IO, and Open MPI 4's
+ * shared-file-pointer component (sharedfp/lockedfile)
  * formats "<path>.locktest.<rank>" into a 256-byte buffer unchecked: a
  * longer path aborts the process inside MPI_File_open ("buffer overflow
  * detected"). The temporary name adds "." and ".tmp." with 12 random
@@ -152,10 +153,13 @@ typedef struct dpbo_h5io_file {
   char tmp[DPBO_PATH_MAX + 32];
 } dpbo_h5io_file;
 
-/* Collective over comm: creates the directory of path and the temporary file
- * with the MPI-IO driver, readable and writable by its owner only (0600,
- * whatever the umask: run files, checkpoints and other files that hold
- * sensitive results). On failure nothing is left behind. */
+/* Collective over comm: creates the directory of path and the temporary file,
+ * readable and writable by its owner only (0600, whatever the umask: run
+ * files, checkpoints and other files that hold sensitive results). On one
+ * rank (comm of size 1) HDF5's core driver builds the file in memory and
+ * writes it through rank 0's descriptor at the commit (h5io.c says why);
+ * on several, every rank opens it by name with the MPI-IO driver. On
+ * failure nothing is left behind. */
 dpbo_status dpbo_h5io_create(MPI_Comm comm, const char *path, dpbo_h5io_file *file,
                              dpbo_error *err);
 

@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -103,6 +105,103 @@ static long proc_mark(proc_entry *list, long n, pid_t self, const pid_t *foreign
   return marked;
 }
 
+/* --- the watchdog ----------------------------------------------------------- */
+
+enum { PROC_GROUPS_MAX = 1024 };
+
+static int proc_watchdog_fd = -1; /* the write end: records of evaluation groups */
+
+static void proc_close_range(int lo, int hi) {
+  if (lo > hi) return;
+  if (close_range((unsigned)lo, (unsigned)hi, 0) == 0) return; /* Linux 5.9 */
+  for (int fd = lo; fd <= hi; fd++)
+    close(fd);
+}
+
+/* The watchdog's life (a forked copy of a multi-threaded process, so only
+ * async-signal-safe calls). It reads records, one per message of a
+ * SOCK_SEQPACKET socket (so threads cannot interleave them): +g, the group
+ * g runs; -g, it ended. End of file: the rank died, or exited (then no
+ * group is registered); every registered group is killed. */
+_Noreturn static void proc_watchdog_main(int life, int max_fd) {
+  /* A group of its own: Open MPI ends a rank by signalling the rank's
+   * process group, which would take the watchdog with it. */
+  setpgid(0, 0);
+  /* Signals meant for the job (Ctrl-C reaches the whole foreground group,
+   * Slurm's --signal every process of the step) must not end it before the
+   * rank: it exits when the rank does. */
+  static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGPIPE};
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+    sigaction(ignored[i], &ignore, NULL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  /* Only its end of the socket: a copy of the rank's MPI sockets, or of
+   * the write end of an evaluation's output pipe, would keep them open
+   * after the rank. */
+  proc_close_range(0, life - 1);
+  proc_close_range(life + 1, max_fd);
+  static pid_t groups[PROC_GROUPS_MAX];
+  int count = 0;
+  for (;;) {
+    int32_t records[1];
+    ssize_t got = read(life, records, sizeof records);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    for (ssize_t r = 0; r < got / (ssize_t)sizeof records[0]; r++) {
+      const pid_t group = records[r] > 0 ? records[r] : -records[r];
+      int at = 0;
+      while (at < count && groups[at] != group)
+        at++;
+      if (records[r] > 0 && at == count && count < PROC_GROUPS_MAX) groups[count++] = group;
+      if (records[r] < 0 && at < count) groups[at] = groups[--count];
+    }
+  }
+  for (int i = 0; i < count; i++)
+    kill(-groups[i], SIGKILL);
+  _exit(0);
+}
+
+/* Forks the watchdog; called with proc_lock held, before the rank's
+ * children are recorded, so that it counts among them (never killed by
+ * dpbo_proc_kill_descendants). */
+static dpbo_status proc_watchdog_start(dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int life[2] = {-1, -1};
+  /* A socket rather than a pipe: a record sent once the watchdog is gone
+   * fails quietly (MSG_NOSIGNAL) instead of raising SIGPIPE in the rank. */
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, life) != 0)
+    DPBO_RAISE(DPBO_ERR_LIBRARY, "cannot create the socket of the evaluations' watchdog: %s",
+               strerror(errno));
+  long open_max = sysconf(_SC_OPEN_MAX);
+  const int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
+  pid_t pid = fork();
+  if (pid < 0)
+    DPBO_RAISE(DPBO_ERR_LIBRARY, "cannot start the evaluations' watchdog: fork: %s",
+               strerror(errno));
+  if (pid == 0) proc_watchdog_main(life[0], max_fd);
+  proc_watchdog_fd = life[1];
+  life[1] = -1;
+done:
+  if (life[0] >= 0) close(life[0]);
+  if (life[1] >= 0) close(life[1]);
+  return status;
+}
+
+void dpbo_proc_guard_group(pid_t group, int running) {
+  if (proc_watchdog_fd < 0 || group <= 0) return;
+  const int saved = errno;
+  const int32_t record = running ? (int32_t)group : -(int32_t)group;
+  ssize_t put;
+  do
+    put = send(proc_watchdog_fd, &record, sizeof record, MSG_NOSIGNAL);
+  while (put < 0 && errno == EINTR);
+  errno = saved;
+}
+
 dpbo_status dpbo_proc_adopt_orphans(dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   proc_entry *list = NULL;
@@ -112,6 +211,7 @@ dpbo_status dpbo_proc_adopt_orphans(dpbo_error *err) {
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "cannot make this process the subreaper of its evaluations: %s",
                strerror(errno));
+  DPBO_TRY(proc_watchdog_start(err));
   long n = proc_list(&list, &capacity);
   if (n < 0)
     DPBO_RAISE(DPBO_ERR_IO, "cannot read /proc to track the evaluations' processes: %s",

@@ -15,6 +15,16 @@
  * would reach those but needs a delegated cgroup tree, which dpbo does not
  * assume.
  *
+ * When the rank itself dies (SIGKILL, a crash), nothing above runs, and the
+ * kernel's PR_SET_PDEATHSIG kills only the rank's direct child: a shell's
+ * own children (the `sleep` of `sh -c "sleep 100; echo 0.5"`) ran on under
+ * PID 1. So the subreaper also starts a watchdog, a process of its own that
+ * holds one end of a socket whose other end only the rank holds. The
+ * rank tells it the process group of every evaluation it starts and ends;
+ * when the socket reaches end of file, the rank is gone, and the watchdog
+ * SIGKILLs every group still registered, then exits. A process that left
+ * its evaluation's group (setsid) while the rank died is out of its reach.
+ *
  * The launcher. When mpiexec (or a node's daemon) dies without ending its
  * ranks, e.g. by SIGKILL, the ranks are re-parented and would run on,
  * writing the run file. Under a launcher (Open MPI's mpiexec, Hydra, srun),
@@ -23,11 +33,20 @@
 #ifndef DPBO_PROC_H
 #define DPBO_PROC_H
 
+#include <sys/types.h>
+
 #include "dpbo/error.h"
 
-/* Makes this process the subreaper of the evaluations it will start, and
- * records its present children as not ours to kill. Idempotent. */
+/* Makes this process the subreaper of the evaluations it will start,
+ * starts the watchdog and records its present children (the watchdog
+ * among them) as not ours to kill. Idempotent. */
 dpbo_status dpbo_proc_adopt_orphans(dpbo_error *err);
+
+/* Tells the watchdog that the process group `group` of an evaluation runs
+ * (running = 1: killed should this process die) or has ended and been
+ * killed (running = 0). Async-signal-safe, any thread; without a watchdog
+ * (dpbo_proc_adopt_orphans not called) it does nothing. */
+void dpbo_proc_guard_group(pid_t group, int running);
 
 /* SIGKILLs every descendant of this process (outside the children recorded
  * by dpbo_proc_adopt_orphans). With `reap`, repeats until none is left

@@ -541,6 +541,10 @@ static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
   /* Also set the group here: whichever of parent and child runs first, the
    * group exists before we might kill it (EACCES after exec is harmless). */
   setpgid(pid, pid);
+  /* Killed with it should this rank die before the evaluation ends (the
+   * watchdog of base/proc.h: the program's own children are out of reach
+   * of its PR_SET_PDEATHSIG). */
+  dpbo_proc_guard_group(pid, 1);
   command_close_fd(&null_fd);
   command_close_fd(&out_pipe[1]);
   command_close_fd(&err_pipe[1]);
@@ -672,6 +676,7 @@ done:
   /* Nothing an evaluation started outlives it: children it backgrounded,
    * or that left its group with setsid, came to us (the subreaper). */
   if (pid > 0) dpbo_proc_kill_descendants(1);
+  if (pid > 0) dpbo_proc_guard_group(pid, 0);
   command_close_fd(&null_fd);
   command_close_fd(&out_pipe[0]);
   command_close_fd(&out_pipe[1]);
