@@ -69,6 +69,7 @@ idx_labels() { printf '\x00\x00\x08\x01\x00\x00\x00\x06\x01\x02\x01\x02\x01\x02'
 write_idx_base() { idx_images > im.idx3; idx_labels > lb.idx1; write_svm_base "$work/im.idx3"; sed -i "s|^\[objective\]|[objective]\nformat = idx\nlabels = $work/lb.idx1|" run.ini; }
 
 args=()
+wrap=() # a command the launch runs under (setpriv below)
 command=run
 config=run.ini
 expect=
@@ -172,12 +173,20 @@ case $case_name in
   svm_weight_negative_range) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.weight.2 = linear -1 1/' run.ini; expect="run.ini:8: space.dim.weight.2 reaches below 0" ;;
   logreg_weight) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^kind = svm/kind = logreg/; s/^dim.C = .*/dim.lambda = log 0.01 1/; s/^dim.gamma = .*/dim.weight.1 = log 0.1 10/' run.ini; printf '[privacy]\nalgorithm = 3\n' >> run.ini; expect="run.ini:7: space.dim.weight.1 is a feature weight, which only objective.kind = svm takes" ;;
   compare_unknown_dim) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^dim.gamma = log 0.01 1/&\ndim.degree = linear 1 5/; s/^validation_rows = 2/validation_rows = 1\ntest_rows = 1/' run.ini; printf '[privacy]\nalgorithm = 1\n' >> run.ini; command=compare; expect="run.ini: dpbo compare: svm objective: unknown dimension 'degree' \(space.dim.degree\)" ;;
+  # Issue #27: a folder without write permission said it did not exist (as
+  # root, the launch drops the capabilities that ignore permissions).
+  output_readonly)  write_base; mkdir ro; chmod 555 ro; args=(--set "output.dir=$work/ro")
+    if [[ $(id -u) -eq 0 ]]; then
+      command -v setpriv > /dev/null || { echo "SKIP: root without setpriv cannot be denied a write"; exit 77; }
+      wrap=(setpriv --bounding-set=-dac_override,-dac_read_search)
+    fi
+    expect="cannot create the lock file $work/ro/.run.h5.lock of $work/ro/run.h5: Permission denied \(the folder is not writable\)" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 
 # A hang (a FIFO opened for reading waits for a writer) fails the case
 # instead of blocking the suite.
-timeout -k 10 120 "$mpiexec" -n 2 --oversubscribe "$bin" "$command" "$config" "${args[@]}" > stdout.txt 2> stderr.txt
+timeout -k 10 120 "${wrap[@]}" "$mpiexec" -n 2 --oversubscribe "$bin" "$command" "$config" "${args[@]}" > stdout.txt 2> stderr.txt
 code=$?
 fail=0
 if [[ $code -ne 2 ]]; then echo "FAIL: exit code $code, expected 2"; fail=1; fi
