@@ -181,6 +181,11 @@ case $case_name in
       wrap=(setpriv --bounding-set=-dac_override,-dac_read_search)
     fi
     expect="cannot create the lock file $work/ro/.run.h5.lock of $work/ro/run.h5: Permission denied \(the folder is not writable\)" ;;
+  # Issue #27: GP values whose squares overflow said every evaluation had
+  # failed, or that a zero noise needs a jitter.
+  gp_mean_huge)     write_base; sed -i 's/^mean = 0/mean = 1e308/' run.ini; expect="run.ini:12: gp.mean must be at most 1e\+100 in magnitude \(the GP squares it" ;;
+  gp_noise_huge)    write_base; sed -i 's/^noise_std = 1/noise_std = 1e308/' run.ini; expect="run.ini:14: gp.noise_std must be at most 1e\+100 in magnitude" ;;
+  gp_noise_ratio)   write_base; sed -i 's/^signal_std = 50/signal_std = 1e-60/; s/^noise_std = 1/noise_std = 1e50/' run.ini; expect="run.ini:14: gp.noise_std must be at most 1e\+100 times gp.signal_std" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 
