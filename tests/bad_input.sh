@@ -186,6 +186,10 @@ case $case_name in
   gp_mean_huge)     write_base; sed -i 's/^mean = 0/mean = 1e308/' run.ini; expect="run.ini:12: gp.mean must be at most 1e\+100 in magnitude \(the GP squares it" ;;
   gp_noise_huge)    write_base; sed -i 's/^noise_std = 1/noise_std = 1e308/' run.ini; expect="run.ini:14: gp.noise_std must be at most 1e\+100 in magnitude" ;;
   gp_noise_ratio)   write_base; sed -i 's/^signal_std = 50/signal_std = 1e-60/; s/^noise_std = 1/noise_std = 1e50/' run.ini; expect="run.ini:14: gp.noise_std must be at most 1e\+100 times gp.signal_std" ;;
+  # Issue #27: a key of another space.kind suggested itself; a 1e308 feature
+  # became NaN after the svm's scaling.
+  list_with_points) write_base; sed -i 's/^kind = sobol/kind = list\nfile = list.txt/' run.ini; printf '0 0\n1 1\n' > list.txt; expect="run.ini:7: space.points applies only with space.kind = sobol \(this config has space.kind = list\): remove it" ;;
+  huge_value)       good_rows > d.csv; echo "1e308,0.5,1" >> d.csv; write_svm_base "$work/d.csv"; expect="d.csv:7: column 1 is '1e308', beyond ±8.99e\+307: min-max scaling" ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 

@@ -36,3 +36,7 @@ done:
   if (got >= 0) close(got);
   return status;
 }
+
+size_t dpbo_input_bom(const char *text, size_t len) {
+  return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
