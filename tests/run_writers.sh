@@ -89,6 +89,14 @@ refused $? resume
 refused $? release
 "$bin" utility "$work/x.h5" > "$work/utility.txt" 2>&1
 refused $? utility
+# Only a new run can write elsewhere: the others are told to wait (issue #27:
+# a refused release suggested --set output.name); --resume waited first.
+for name in resume release utility; do
+  ! grep -q "output.name" "$work/$name.txt" && grep -q "wait for it to end, then try again" "$work/$name.txt" ||
+    { cat "$work/$name.txt"; fail "$name: the refusal should say to wait, not to change output.name"; }
+done
+grep -q -- "--set output.name" "$work/second.txt" || { cat "$work/second.txt"; fail "a second run should be told of output.name"; }
+grep -q "waiting up to 10 s" "$work/resume.txt" || { cat "$work/resume.txt"; fail "--resume did not say it waits for the lock"; }
 [[ ! -e $work/x.h5 ]] || fail "a refused writer wrote x.h5"
 touch "$work/go"
 wait $holder

@@ -57,8 +57,9 @@ int main(int argc, char **argv) {
   if (dpbo_dataset_split(data, SPLIT_SEED, TRAIN_ROWS, VALID_ROWS, &train, &valid, &err) != DPBO_OK)
     return fail(&err);
   if (dpbo_scaling_fit(train, &scaling, &err) != DPBO_OK) return fail(&err);
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, valid);
+  if (dpbo_scaling_apply(&scaling, train, "training", &err) != DPBO_OK ||
+      dpbo_scaling_apply(&scaling, valid, "validation", &err) != DPBO_OK)
+    return fail(&err);
   snprintf(file, sizeof file, "%s/train.libsvm", outdir);
   if (dpbo_dataset_write_libsvm(train, file, &err) != DPBO_OK) return fail(&err);
   snprintf(file, sizeof file, "%s/valid.libsvm", outdir);

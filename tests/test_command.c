@@ -120,6 +120,32 @@ static void test_simple(void) {
   CHECK(run("silent.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
         DPBO_ERR_OBJECTIVE);
   CHECK(strstr(err.message, "printed no number") && strstr(err.message, "empty"));
+
+  /* A comma between digits is a decimal comma or digit grouping, not a
+   * separator: "0,5" and "1,000" used to read as 5 and 0 (issue #27). A
+   * comma after a word still separates. */
+  write_script("comma.sh", "echo 0,5", 1);
+  CHECK(run("comma.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "comma between digits") && strstr(err.message, "'0,5'"),
+            "message: %s", err.message);
+  write_script("grouped.sh", "echo 'loss: 1,000'", 1);
+  CHECK(run("grouped.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK(strstr(err.message, "comma between digits") != NULL);
+  write_script("csvlike.sh", "echo 'acc,0.25'", 1);
+  CHECK_OK(run("csvlike.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+  CHECK(gain == 0.25);
+
+  /* A finite gain past the GP's range (dpbo/gp.h) fails the evaluation
+   * rather than overflowing the posterior (issue #27). */
+  write_script("e308.sh", "echo 1e308", 1);
+  CHECK(run("e308.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "gain of 1e+308, beyond") != NULL, "message: %s", err.message);
+  write_script("large.sh", "echo -1e100", 1);
+  CHECK_OK(run("large.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+  CHECK(gain == -1e100);
 }
 
 static void test_passing(void) {
@@ -347,7 +373,10 @@ static void test_hostile_output(void) {
   CHECK_OK(run("one.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
   CHECK(gain == 1.0);
   run_range = NULL;
-  CHECK_OK(run("huge.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL));
+  /* Without a range, 1e300 still lies past the GP's (dpbo/gp.h). */
+  CHECK(run("huge.sh", NULL, DPBO_PASS_ARGS, 10, 0, no_names, no_values, &gain, &err, NULL) ==
+        DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "beyond ±1e+100"), "message: %s", err.message);
 }
 
 int main(void) {

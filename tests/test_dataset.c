@@ -176,6 +176,21 @@ static void test_formats(void) {
   dpbo_dataset_destroy(data);
   data = NULL;
 
+  /* A UTF-8 byte order mark at the start is skipped (issue #27: it was
+   * quoted as part of the first field), gzip'ed or not. */
+  char bom_csv[sizeof small_csv + 3] = "\xef\xbb\xbf";
+  strcat(bom_csv, small_csv);
+  for (int gz = 0; gz < 2; gz++) {
+    if (gz)
+      write_gzip("bom.csv.gz", bom_csv, path, sizeof path);
+    else
+      write_file("bom.csv", bom_csv, path, sizeof path);
+    CHECK_OK(dpbo_dataset_read(path, DPBO_FORMAT_AUTO, &data, &err));
+    if (data) check_small_csv(data);
+    dpbo_dataset_destroy(data);
+    data = NULL;
+  }
+
   /* LIBSVM: d is the largest index; missing entries are zeros. */
   static const char libsvm[] = "1 1:0.5 3:2\n"
                                "-1\t2:1.25  \n"
@@ -319,7 +334,14 @@ static void test_errors(void) {
   write_file("inf.csv", "1,2,-inf\n", path, sizeof path);
   expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "inf.csv:1", "column 3", "infinite");
   write_file("huge.csv", "1,2e999,3\n", path, sizeof path);
-  expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "huge.csv:1", "column 2", "infinite");
+  expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "huge.csv:1", "column 2", "beyond");
+  /* Finite, but past DBL_MAX / 2: min-max scaling would overflow to NaN
+   * (issue #27); refused where it is read, for svm and logreg alike. */
+  write_file("big.csv", "1,2,3\n4,-1e308,6\n", path, sizeof path);
+  expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "big.csv:2", "column 2 is '-1e308'",
+                    "beyond");
+  write_file("big.libsvm", "1 1:1\n2 2:1e308\n", path, sizeof path);
+  expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "big.libsvm:2", "feature 2", "beyond");
 
   write_file("empty.csv", "", path, sizeof path);
   expect_read_error(path, DPBO_FORMAT_AUTO, DPBO_ERR_DATA, "empty.csv", "dataset is empty", NULL);
@@ -461,8 +483,8 @@ static void test_scaling_and_writer(void) {
   dpbo_dataset other = {2, 3, ox, oy};
   dpbo_scaling scaling;
   CHECK_OK(dpbo_scaling_fit(&ref, &scaling, &err));
-  dpbo_scaling_apply(&scaling, &ref);
-  dpbo_scaling_apply(&scaling, &other);
+  CHECK_OK(dpbo_scaling_apply(&scaling, &ref, "training", &err));
+  CHECK_OK(dpbo_scaling_apply(&scaling, &other, "validation", &err));
   static const double want_ref[9] = {0, 0, 0, 1, 0, 1, 0.25, 0, 0.5};
   static const double want_other[6] = {0.5, 0, 2, -0.25, 0, 0};
   for (int i = 0; i < 9; i++)
@@ -470,6 +492,20 @@ static void test_scaling_and_writer(void) {
   for (int i = 0; i < 6; i++)
     CHECK_MSG(ox[i] == want_other[i], "scaled other[%d] = %.17g", i, ox[i]);
   dpbo_scaling_free(&scaling);
+
+  /* A value so far outside a tiny training range that its scaled value
+   * overflows is refused, naming the split, row and feature (svm and logreg
+   * share this check). */
+  double tx[2] = {0, 1e-310}, ty[2] = {1, 2};
+  dpbo_dataset tiny = {2, 1, tx, ty};
+  double fx[2] = {0.5, 1e10}, fy[2] = {1, 2};
+  dpbo_dataset far = {2, 1, fx, fy};
+  CHECK_OK(dpbo_scaling_fit(&tiny, &scaling, &err));
+  CHECK(dpbo_scaling_apply(&scaling, &far, "validation", &err) == DPBO_ERR_DATA);
+  CHECK_MSG(strstr(err.message, "validation row 1, feature 1: 0.5 lies so far outside"),
+            "message: %s", err.message);
+  dpbo_scaling_free(&scaling);
+  dpbo_error_clear(&err);
 
   /* The writer: %.17g, zeros omitted, and reading back gives the same bits. */
   char path[512];

@@ -244,6 +244,27 @@ int main(void) {
   CHECK(dpbo_gp_append(gp, more, 0.0, &err) == DPBO_ERR_ARG);
   dpbo_gp_destroy(gp);
 
+  /* Past DPBO_GP_MAGNITUDE_MAX the GP's squares overflow (issue #27: a
+   * noise of 1e308 was reported as a singular covariance needing a jitter):
+   * such priors and observations are refused for what they are. */
+  gp = NULL;
+  dpbo_gp_prior huge = {.mean = 0, .signal_std = 50, .noise_std = 1e308, .jitter = 0};
+  CHECK(dpbo_gp_create(&kernel, &huge, 4, &gp, &err) == DPBO_ERR_ARG && gp == NULL);
+  CHECK_MSG(strstr(err.message, "noise std must lie in [0, 1e+100]") != NULL, "%s", err.message);
+  huge.noise_std = 1e60;
+  huge.signal_std = 1e-60;
+  CHECK(dpbo_gp_create(&kernel, &huge, 4, &gp, &err) == DPBO_ERR_ARG);
+  CHECK_MSG(strstr(err.message, "noise std / signal std") != NULL, "%s", err.message);
+  huge = (dpbo_gp_prior){.mean = 1e308, .signal_std = 1, .noise_std = 0.1, .jitter = 0};
+  CHECK(dpbo_gp_create(&kernel, &huge, 4, &gp, &err) == DPBO_ERR_ARG);
+  huge = (dpbo_gp_prior){.mean = 0, .signal_std = 1e-300, .noise_std = 0, .jitter = 1e-10};
+  CHECK_OK(dpbo_gp_create(&kernel, &huge, 4, &gp, &err));
+  CHECK(dpbo_gp_append(gp, u, 1.0, &err) == DPBO_ERR_NUMERIC);
+  CHECK_MSG(strstr(err.message, "prior standard deviations") != NULL, "%s", err.message);
+  CHECK(dpbo_gp_append(gp, u, 1e101, &err) == DPBO_ERR_NUMERIC);
+  CHECK(dpbo_gp_count(gp) == 0);
+  dpbo_gp_destroy(gp);
+
   /* Kernels: normalized, known values. r = 1: SE e^{-1/2}; Matérn (1+√5+5/3)e^{-√5}. */
   double a[1] = {0.0}, b[1] = {0.2};
   CHECK_CLOSE(dpbo_kernel_eval(&kernel, a, a), 1.0, 1e-15, 0);

@@ -179,9 +179,38 @@ static void stored_triples(void) {
   printf("stored triples: no re-parse, control characters and bad names refused\n");
 }
 
+/* Issue #27: a UTF-8 byte order mark before the first line is skipped; a
+ * key of the schema written where it does not apply says when it does,
+ * instead of "did you mean" itself. */
+static void bom_and_applies(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_settings s;
+  const char bom[] = "\xef\xbb\xbf[s]\nkind = list\npoints = 5\nfile = x\n";
+  CHECK_OK(dpbo_settings_read_text(&s, "b.ini", bom, sizeof bom - 1, 0, NULL, &err));
+  static const dpbo_settings_key schema[] = {
+      {"s", "kind", "choice", "sobol | list", "sobol", 0, "", "", "the kind"},
+      {"s", "points", "integer", ">= 1", NULL, 0, "", "s.kind = sobol", "how many"},
+      {"s", "file", "text", "a path", NULL, 0, "", "s.kind = list", "the file"},
+      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}};
+  s.schema = schema;
+  static const char *const kinds[] = {"sobol", "list", NULL};
+  int kind = -1;
+  char file[16];
+  CHECK_OK(dpbo_settings_get_choice(&s, "s", "kind", "sobol", kinds, &kind, &err));
+  CHECK(kind == 1);
+  CHECK_OK(dpbo_settings_get_string(&s, "s", "file", NULL, file, sizeof file, &err));
+  CHECK_FAILS(dpbo_settings_check_used(&s, &err),
+              "b.ini:3: s.points applies only with s.kind = sobol (this config has s.kind = "
+              "list): remove it");
+  dpbo_settings_free(&s);
+  printf("byte order mark skipped; a key that does not apply says when it does\n");
+}
+
 int main(void) {
   text_and_overrides();
   strict_reading();
   stored_triples();
+  bom_and_applies();
   return dpbo_test_summary("test_settings");
 }

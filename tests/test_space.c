@@ -282,6 +282,17 @@ static void test_list(void) {
     dpbo_space_destroy(space);
   }
 
+  /* A UTF-8 byte order mark before the first value is skipped (issue #27:
+   * it made value 1 "not a number", quoting an invisible character). */
+  const char *bom = write_file("test_space_bom.txt", "\xef\xbb\xbf"
+                                                     "1, 0.5\n10 0.75\n");
+  CHECK_OK(dpbo_space_create_list(2, dims, bom, &space, &err));
+  if (space) {
+    CHECK(dpbo_space_size(space) == 2);
+    dpbo_space_destroy(space);
+  }
+  remove(bom);
+
   struct {
     const char *text;
     dpbo_status code;

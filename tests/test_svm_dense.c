@@ -246,8 +246,8 @@ static void from_file(const char *name, const char *path, int64_t n_train, int64
   if (!data) return;
   CHECK_OK(dpbo_dataset_split(data, 20150706u, n_train, n_eval, &train, &eval, &err));
   CHECK_OK(dpbo_scaling_fit(train, &scaling, &err));
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, eval);
+  CHECK_OK(dpbo_scaling_apply(&scaling, train, "training", &err));
+  CHECK_OK(dpbo_scaling_apply(&scaling, eval, "evaluation", &err));
   for (int i = 0; i < count; i++)
     trained(name, train, eval, settings[i][0], settings[i][1]);
   dpbo_scaling_free(&scaling);

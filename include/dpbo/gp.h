@@ -20,6 +20,16 @@
 
 typedef struct dpbo_gp dpbo_gp;
 
+/* The largest magnitude the GP accepts for its prior's |m0|, s, σ and j, for
+ * the noise-to-signal ratio σ/s, and for an observation's |v| and its
+ * normalized |v - m0|/s. The GP squares these (s², (σ/s)², y²) and sums t
+ * squares of y divided by Cholesky pivots (down to ~1e-7); a double
+ * overflows past 1.8e308, so squares of at most 1e200 leave a margin of
+ * 1e100 for the pivots and the sums. Beyond it the posterior would turn to
+ * inf or NaN, which every later step would inherit: such values are
+ * refused instead. */
+#define DPBO_GP_MAGNITUDE_MAX 1e100
+
 typedef struct dpbo_gp_prior {
   double mean;       /* m0 */
   double signal_std; /* s > 0 */
@@ -33,8 +43,8 @@ void dpbo_gp_destroy(dpbo_gp *gp);
 
 /* Adds observation v at unit coordinates u: extends the Cholesky factor by
  * one row, O(t·d + t²). Fails (and leaves the GP unchanged) when capacity is
- * reached or the new pivot is not positive (a repeated point with no noise
- * and no jitter). */
+ * reached, v or (v - m0)/s lies beyond DPBO_GP_MAGNITUDE_MAX, or the new
+ * pivot is not positive (a repeated point with no noise and no jitter). */
 dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err);
 
 /* Batches (GP-BUCB, Desautels, Krause & Burdick 2014): a point whose

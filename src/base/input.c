@@ -43,3 +43,7 @@ dpbo_status dpbo_input_check(const char *path, const char *what, dpbo_error *err
   if (fd >= 0) close(fd);
   return status;
 }
+
+size_t dpbo_input_bom(const char *text, size_t len) {
+  return len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}

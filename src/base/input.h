@@ -8,6 +8,8 @@
 #ifndef DPBO_INPUT_H
 #define DPBO_INPUT_H
 
+#include <stddef.h>
+
 #include "dpbo/error.h"
 
 /* The longest path (and the longest setting, which may hold one) dpbo
@@ -24,5 +26,11 @@ dpbo_status dpbo_input_open(const char *path, const char *what, int *fd, dpbo_er
  * which would wait forever on a FIFO): path is opened as above and closed
  * again, with the same messages. */
 dpbo_status dpbo_input_check(const char *path, const char *what, dpbo_error *err);
+
+/* 3 when the `len` bytes of text begin with a UTF-8 byte order mark (EF BB
+ * BF, which some Windows editors write at the start of a file), else 0. The
+ * text readers skip it at the start of a file: it is invisible in an editor
+ * and would otherwise turn up in the first field's error message. */
+size_t dpbo_input_bom(const char *text, size_t len);
 
 #endif

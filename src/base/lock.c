@@ -31,6 +31,33 @@ static void lock_holder(int fd, char *out, size_t size) {
   out[strcspn(out, "\n")] = '\0';
 }
 
+/* How long `dpbo run --resume` waits for a held lock. A resume is what one
+ * starts right after a job died, and a dead job's rank 0 can hold the lock
+ * for a while: when a rank is killed, Open MPI's daemon sends the other
+ * ranks SIGCONT, SIGTERM 1 s later and SIGKILL 1 s after that (measured:
+ * the lock is free about 2 s after the kill), and rank 0, waiting for the
+ * dead rank, lives until the SIGKILL. 10 s covers that with a margin; other
+ * commands are refused at once. */
+#define LOCK_RESUME_WAIT_S 10
+
+/* flock(LOCK_EX | LOCK_NB), retried every 0.1 s for up to `wait_s` seconds
+ * while another process holds the lock (saying so once); flock's result. */
+static int lock_wait(int fd, const char *run_path, int wait_s) {
+  int rc = flock(fd, LOCK_EX | LOCK_NB);
+  if (rc == 0 || errno != EWOULDBLOCK || wait_s <= 0) return rc;
+  char holder[256];
+  lock_holder(fd, holder, sizeof holder);
+  dpbo_log_warn("dpbo: %s is in use (%s): waiting up to %d s for it to end", run_path,
+                holder[0] ? holder : "holder not recorded", wait_s);
+  const struct timespec nap = {0, 100000000L};
+  for (int i = 0; i < 10 * wait_s; i++) {
+    nanosleep(&nap, NULL);
+    rc = flock(fd, LOCK_EX | LOCK_NB);
+    if (rc == 0 || errno != EWOULDBLOCK) break;
+  }
+  return rc;
+}
+
 /* Rank 0: opens and locks the file, retrying when the path was replaced
  * between open and lock (someone removed the lock file). */
 static dpbo_status lock_take(const char *run_path, const char *command, int create_dir, int *fd_out,
@@ -41,12 +68,18 @@ static dpbo_status lock_take(const char *run_path, const char *command, int crea
   if (!lock_path(run_path, path, path_size))
     DPBO_RAISE(DPBO_ERR_IO, "%s: path too long for its lock file", run_path);
   if (create_dir) DPBO_TRY(dpbo_h5io_ensure_dir(path, err));
+  const int wait_s = strcmp(command, "run --resume") == 0 ? LOCK_RESUME_WAIT_S : 0;
   for (int attempt = 0;; attempt++) {
     writable = 1;
     fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EACCES) { /* another user's lock file: lock it read-only */
       writable = 0;
       fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      /* No lock file to lock read-only: the folder refused its creation. */
+      if (fd < 0 && errno == ENOENT)
+        DPBO_RAISE(DPBO_ERR_IO,
+                   "cannot create the lock file %s of %s: %s (the folder is not writable)", path,
+                   run_path, strerror(EACCES));
     }
     if (fd < 0 && errno == ENOENT)
       DPBO_RAISE(DPBO_ERR_IO, "there is no run file %s (its folder does not exist)", run_path);
@@ -57,14 +90,16 @@ static dpbo_status lock_take(const char *run_path, const char *command, int crea
     if (fstat(fd, &kind) != 0 || !S_ISREG(kind.st_mode))
       DPBO_RAISE(DPBO_ERR_IO, "the lock file %s of %s is not a regular file: remove it", path,
                  run_path);
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (lock_wait(fd, run_path, attempt == 0 ? wait_s : 0) != 0) {
       if (errno == EWOULDBLOCK) {
         char holder[256];
         lock_holder(fd, holder, sizeof holder);
-        DPBO_RAISE(DPBO_ERR_IO,
-                   "%s is in use by another dpbo (%s): one writer at a time; wait for it to end, "
-                   "or write elsewhere (--set output.name=...)",
-                   run_path, holder[0] ? holder : "its host and pid are not recorded yet");
+        /* Only a new run can go elsewhere; any other command needs this file. */
+        DPBO_RAISE(DPBO_ERR_IO, "%s is in use by another dpbo (%s): one writer at a time; %s",
+                   run_path, holder[0] ? holder : "its host and pid are not recorded yet",
+                   strcmp(command, "run") == 0
+                       ? "wait for it to end, or write elsewhere (--set output.name=...)"
+                       : "wait for it to end, then try again");
       }
       if (errno == ENOLCK || errno == ENOSYS || errno == EOPNOTSUPP) {
         /* A file system without locks: run, but say a second writer goes unnoticed. */

@@ -3,7 +3,9 @@
  * Every command that writes a run file (`dpbo run`, `--resume`, `dpbo
  * release`, `dpbo utility`) holds an exclusive lock on a hidden file beside
  * it, `<dir>/.<file>.lock`, for its whole life; a second writer is refused
- * with the holder's host, pid and command. The lock is flock(2) on a file
+ * with the holder's host, pid and command (`run --resume` first waits up to
+ * 10 s: a killed job's rank 0 holds the lock until its launcher's SIGKILL,
+ * about 2 s under Open MPI). The lock is flock(2) on a file
  * opened with O_NOFOLLOW: it dies with the process that holds it, so a lock
  * file left by a killed job never blocks. The holder removes the file before
  * it lets go; a process that locked a file no longer at that path (removed

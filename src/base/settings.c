@@ -44,6 +44,10 @@ static char *settings_read_line(char *str, int num, void *stream) {
     while (c != EOF && c != '\n')
       c = getc(reader->file);
   }
+  if (reader->line == 1) { /* a UTF-8 byte order mark, whether or not inih skips it */
+    size_t bom = dpbo_input_bom(str, (size_t)len);
+    memmove(str, str + bom, (size_t)len - bom + 1);
+  }
   return str;
 }
 
@@ -734,6 +738,28 @@ const dpbo_settings_entry *dpbo_settings_unused(const dpbo_settings *settings) {
   return NULL;
 }
 
+/* A key of the schema written where it does not apply: says when it does
+ * ("section.key = a, b") and what the config has for that key. */
+static dpbo_status settings_not_applying(const dpbo_settings *settings,
+                                         const dpbo_settings_entry *e, const char *where,
+                                         const char *applies, dpbo_error *err) {
+  char section[DPBO_SETTINGS_SECTION_MAX], key[DPBO_SETTINGS_KEY_MAX], here[160] = "";
+  if (sscanf(applies, "%63[^.].%127[^ =]", section, key) == 2) {
+    const char *value = NULL;
+    for (int i = 0; i < settings->count && !value; i++)
+      if (strcmp(settings->entry[i].section, section) == 0 &&
+          strcmp(settings->entry[i].key, key) == 0)
+        value = settings->entry[i].value;
+    for (int i = 0; i < settings->default_count && !value; i++)
+      if (strcmp(settings->defaults[i].section, section) == 0 &&
+          strcmp(settings->defaults[i].key, key) == 0)
+        value = settings->defaults[i].value;
+    if (value) snprintf(here, sizeof here, " (this config has %s.%s = %.80s)", section, key, value);
+  }
+  return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: %s.%s applies only with %s%s: remove it", where,
+                        e->section, e->key, applies, here);
+}
+
 dpbo_status dpbo_settings_check_used(const dpbo_settings *settings, dpbo_error *err) {
   const dpbo_settings_entry *e = dpbo_settings_unused(settings);
   if (!e) return DPBO_OK;
@@ -745,12 +771,15 @@ dpbo_status dpbo_settings_check_used(const dpbo_settings *settings, dpbo_error *
   for (const dpbo_settings_key *row = settings->schema; row && row->key; row++) {
     if (strcmp(row->section, e->section) != 0) continue;
     int distance = settings_distance(e->key, row->key, 2);
+    /* The key itself, unused: it does not apply to this config. */
+    if (distance == 0 && row->applies && row->applies[0])
+      return settings_not_applying(settings, e, where, row->applies, err);
     if (distance < near_distance && 2 * distance < (int)strlen(row->key)) {
       near = row->key;
       near_distance = distance;
     }
   }
-  if (near)
+  if (near && near_distance > 0)
     return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]; did you mean '%s'?",
                           where, e->key, e->section, near);
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "%s: unknown key '%s' in [%s]", where, e->key,

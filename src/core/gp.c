@@ -26,13 +26,18 @@ dpbo_status dpbo_gp_create(const dpbo_kernel *kernel, const dpbo_gp_prior *prior
   dpbo_status status = DPBO_OK;
   dpbo_gp *gp = NULL;
   *out = NULL;
-  if (!(prior->signal_std > 0.0) || !isfinite(prior->signal_std))
-    DPBO_RAISE(DPBO_ERR_ARG, "GP signal std must be positive, got %g", prior->signal_std);
-  if (!(prior->noise_std >= 0.0) || !isfinite(prior->noise_std))
-    DPBO_RAISE(DPBO_ERR_ARG, "GP noise std must be >= 0, got %g", prior->noise_std);
-  if (!(prior->jitter >= 0.0) || !isfinite(prior->jitter))
-    DPBO_RAISE(DPBO_ERR_ARG, "GP jitter must be >= 0, got %g", prior->jitter);
-  if (!isfinite(prior->mean)) DPBO_RAISE(DPBO_ERR_ARG, "GP prior mean must be finite");
+  const double max = DPBO_GP_MAGNITUDE_MAX;
+  if (!(prior->signal_std > 0.0 && prior->signal_std <= max))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP signal std must lie in (0, %g], got %g", max, prior->signal_std);
+  if (!(prior->noise_std >= 0.0 && prior->noise_std <= max))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP noise std must lie in [0, %g], got %g", max, prior->noise_std);
+  if (!(prior->noise_std / prior->signal_std <= max))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP noise std / signal std = %g exceeds %g",
+               prior->noise_std / prior->signal_std, max);
+  if (!(prior->jitter >= 0.0 && prior->jitter <= max))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP jitter must lie in [0, %g], got %g", max, prior->jitter);
+  if (!(fabs(prior->mean) <= max))
+    DPBO_RAISE(DPBO_ERR_ARG, "GP prior mean must lie within ±%g, got %g", max, prior->mean);
   if (capacity < 1) DPBO_RAISE(DPBO_ERR_ARG, "GP capacity must be >= 1, got %d", capacity);
   DPBO_ALLOC(gp, 1, "GP");
   gp->kernel = *kernel;
@@ -128,9 +133,20 @@ done:
 }
 
 dpbo_status dpbo_gp_append(dpbo_gp *gp, const double *u, double v, dpbo_error *err) {
+  const double max = DPBO_GP_MAGNITUDE_MAX;
   if (!isfinite(v))
     return DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC, "observation %d is not finite (%g)", gp->t + 1, v);
-  return gp_add_row(gp, u, (v - gp->prior.mean) / gp->prior.signal_std, 0, err);
+  if (!(fabs(v) <= max))
+    return DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC,
+                          "observation %d = %g lies beyond ±%g, the range the GP can use",
+                          gp->t + 1, v, max);
+  const double y = (v - gp->prior.mean) / gp->prior.signal_std;
+  if (!(fabs(y) <= max))
+    return DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC,
+                          "observation %d = %g lies %g prior standard deviations (gp.signal_std = "
+                          "%g) from the prior mean %g: beyond %g, the GP's squares overflow",
+                          gp->t + 1, v, fabs(y), gp->prior.signal_std, gp->prior.mean, max);
+  return gp_add_row(gp, u, y, 0, err);
 }
 
 dpbo_status dpbo_gp_append_pending(dpbo_gp *gp, const double *u, dpbo_error *err) {

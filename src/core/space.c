@@ -232,8 +232,13 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
 
   for (;;) {
     errno = 0; /* so that a read error below reports getline's errno, not strtod's */
-    if (getline(&line, &line_cap, file) == -1) break;
+    ssize_t got = getline(&line, &line_cap, file);
+    if (got == -1) break;
     lineno++;
+    if (lineno == 1) { /* a UTF-8 byte order mark is no part of the first value */
+      size_t bom = dpbo_input_bom(line, (size_t)got);
+      memmove(line, line + bom, (size_t)got - bom + 1);
+    }
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     int found = 0;

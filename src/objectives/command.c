@@ -462,8 +462,16 @@ static int command_gain_separator(char ch) {
   return isspace((unsigned char)ch) || (ch && strchr(":=,", ch));
 }
 
+/* A ',' between two digits: a decimal comma ("0,5") or digit grouping
+ * ("1,000"), never a separator, or "0,5" would read as 5. */
+static int command_digit_comma(const char *line, size_t i) {
+  return line[i] == ',' && i > 0 && isdigit((unsigned char)line[i - 1]) &&
+         isdigit((unsigned char)line[i + 1]);
+}
+
 /* Parses the gain: the last token of the last non-empty stdout line, tokens
- * separated by blanks, ':' '=' or ','; strtod must consume it whole. Only
+ * separated by blanks, ':' '=' or ',' (not a ',' between digits, which makes
+ * the token unreadable); strtod must consume it whole. Only
  * the last token counts, so "epoch 5 done" is not read as a gain of 5.
  * Returns 1, or 0 with *why set. The token must lie wholly in the kept part
  * of a cut line: "-000...0005" cut from the front would read as 5. A NUL
@@ -481,7 +489,8 @@ static int command_parse_gain(const line_tracker *t, double *gain, const char **
   while (len > 0 && command_gain_separator(line[len - 1]))
     line[--len] = '\0';
   size_t start = len;
-  while (start > 0 && !command_gain_separator(line[start - 1]))
+  while (start > 0 &&
+         (!command_gain_separator(line[start - 1]) || command_digit_comma(line, start - 1)))
     start--;
   if (t->last_cut && start == 0 && len > 0) {
     *why = "a last line whose last token is longer than " CMD_LINE_KEEP_TEXT " bytes (not a number "
@@ -492,6 +501,9 @@ static int command_parse_gain(const line_tracker *t, double *gain, const char **
   if (!*token) return 0;
   char *end = NULL;
   double v = strtod(token, &end);
+  if (strchr(token, ','))
+    *why = "a number with a comma between digits at the end of its last line (dpbo reads no "
+           "decimal comma or digit grouping: print 0.5, not 0,5)";
   if (end == token || *end != '\0' || !isfinite(v)) return 0; /* overflow gives inf */
   *gain = v;
   return 1;

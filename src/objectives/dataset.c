@@ -154,6 +154,11 @@ static dpbo_status dataset_reader_next(line_reader *r, int *got, dpbo_error *err
   if (r->len == 0) goto done; /* gzgets read nothing: end of file */
   r->line_no++;
   *got = 1;
+  if (r->line_no == 1) {
+    size_t bom = dpbo_input_bom(r->buf, r->len);
+    memmove(r->buf, r->buf + bom, r->len - bom + 1);
+    r->len -= bom;
+  }
   while (r->len > 0 && (r->buf[r->len - 1] == '\n' || r->buf[r->len - 1] == '\r'))
     r->buf[--r->len] = '\0';
 done:
@@ -265,18 +270,26 @@ static void dataset_field_text(const char *s, char stop, char *out, size_t size)
   }
 }
 
-/* Reports a field that is not a finite number; `what` names it for the
- * message ("column 3", "the label"). Only called on the error path, so the
- * per-field cost of a good file stays one dataset_parse_number. */
+/* A value a dataset may hold: finite and within DPBO_DATASET_VALUE_MAX. */
+static int dataset_value_ok(double v) { return fabs(v) <= DPBO_DATASET_VALUE_MAX; }
+
+/* Reports a field that is not a number dataset_value_ok takes; `what` names
+ * it for the message ("column 3", "the label"). Only called on the error
+ * path, so the per-field cost of a good file stays one dataset_parse_number. */
 static dpbo_status dataset_field_error(const line_reader *r, const char *start, int parsed,
                                        char stop, const char *what, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[64];
   dataset_field_text(start, stop, text, sizeof text);
   if (!text[0]) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is empty", r->path, r->line_no, what);
-  if (parsed || dataset_looks_nonfinite(text))
+  if (dataset_looks_nonfinite(text))
     DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is '%s'; NaN and infinite values are not allowed",
                r->path, r->line_no, what, text);
+  if (parsed)
+    DPBO_RAISE(DPBO_ERR_DATA,
+               "%s:%lld: %s is '%s', beyond ±%.3g: min-max scaling subtracts two values, and "
+               "larger ones overflow",
+               r->path, r->line_no, what, text, DPBO_DATASET_VALUE_MAX);
   DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: %s is not a number: '%s'", r->path, r->line_no, what, text);
 done:
   return status;
@@ -330,7 +343,7 @@ static dpbo_status dataset_csv_parse_line(const line_reader *r, double **vals, s
       if (*after != ',' && *after != '\0') parsed = 0;
     }
     if (col == INT_MAX) DPBO_RAISE(DPBO_ERR_DATA, "%s:%lld: too many columns", r->path, r->line_no);
-    if (!parsed || !isfinite(v)) {
+    if (!parsed || !dataset_value_ok(v)) {
       char what[32];
       snprintf(what, sizeof what, "column %d", col + 1);
       DPBO_TRY(dataset_field_error(r, start, parsed, ',', what, err));
@@ -475,7 +488,7 @@ static dpbo_status dataset_libsvm_parse_line(const line_reader *r, sparse_rows *
   const char *after = p;
   int parsed = dataset_parse_number(p, &after, &label);
   if (parsed && *after && !dataset_is_blank(*after)) parsed = 0;
-  if (!parsed || !isfinite(label))
+  if (!parsed || !dataset_value_ok(label))
     DPBO_TRY(dataset_field_error(r, start, parsed, ' ', "the label", err));
   p = dataset_skip_blanks(after);
   int previous = 0;
@@ -511,7 +524,7 @@ static dpbo_status dataset_libsvm_parse_line(const line_reader *r, sparse_rows *
     after = q;
     parsed = dataset_parse_number(q, &after, &v);
     if (parsed && *after && !dataset_is_blank(*after)) parsed = 0;
-    if (!parsed || !isfinite(v)) {
+    if (!parsed || !dataset_value_ok(v)) {
       char what[48];
       snprintf(what, sizeof what, "the value of feature %lld", idx);
       DPBO_TRY(dataset_field_error(r, q, parsed, ' ', what, err));
@@ -1094,16 +1107,30 @@ done:
   return status;
 }
 
-void dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data) {
+dpbo_status dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data, const char *which,
+                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   size_t d = (size_t)scaling->d;
   for (int64_t i = 0; i < data->n; i++) {
     double *row = data->x + (size_t)i * d;
     for (size_t j = 0; j < d; j++) {
       double range = scaling->max[j] - scaling->min[j];
       /* The same expression as svm-scale with lower 0 and upper 1. */
-      row[j] = range > 0.0 ? (row[j] - scaling->min[j]) / range : 0.0;
+      double scaled = range > 0.0 ? (row[j] - scaling->min[j]) / range : 0.0;
+      /* The read values are within DPBO_DATASET_VALUE_MAX, so the
+       * differences are finite; a tiny training range can still take the
+       * quotient past DBL_MAX, and an infinite feature turns SVM kernels
+       * and logistic losses into NaN. */
+      if (!isfinite(scaled))
+        DPBO_RAISE(DPBO_ERR_DATA,
+                   "%s row %lld, feature %zu: %g lies so far outside the training range [%g, %g] "
+                   "that min-max scaling overflows",
+                   which, (long long)i + 1, j + 1, row[j], scaling->min[j], scaling->max[j]);
+      row[j] = scaled;
     }
   }
+done:
+  return status;
 }
 
 void dpbo_scaling_free(dpbo_scaling *scaling) {

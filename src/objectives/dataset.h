@@ -9,6 +9,7 @@
 #ifndef DPBO_DATASET_H
 #define DPBO_DATASET_H
 
+#include <float.h>
 #include <stdint.h>
 
 #include "dpbo/error.h"
@@ -39,6 +40,12 @@ typedef struct dpbo_dataset {
  * before anything of its size is allocated. (A CSV row writes out every
  * column, so its memory stays proportional to the file: no limit there.) */
 #define DPBO_DATASET_MAX_FEATURES 100000
+
+/* The largest magnitude of a value in a data file. Min-max scaling
+ * subtracts two values (max - min, x - min), which stays finite when both
+ * lie within DBL_MAX / 2 (about 8.99e307); a larger one is refused where it
+ * is read, with its file, line and column, as NaN and infinity are. */
+#define DPBO_DATASET_VALUE_MAX (DBL_MAX / 2)
 
 /* A CSV file's first row: a header of column names (skipped), or data.
  * AUTO takes a first row with any field that is not a number for a header
@@ -95,13 +102,17 @@ dpbo_status dpbo_dataset_split(const dpbo_dataset *data, uint64_t seed, int64_t 
 
 /* Min-max scaling to [0,1] with ranges taken from `ref` (the training split)
  * and applied to `data` in place; a constant feature maps to 0 (as svm-scale
- * leaves it out). Values of `data` outside ref's range fall outside [0,1]. */
+ * leaves it out). Values of `data` outside ref's range fall outside [0,1];
+ * one so far outside that its scaled value overflows is refused
+ * (DPBO_ERR_DATA, naming the `which` split's row and the feature), for
+ * every objective that scales. */
 typedef struct dpbo_scaling {
   int d;
   double *min, *max;
 } dpbo_scaling;
 dpbo_status dpbo_scaling_fit(const dpbo_dataset *ref, dpbo_scaling *scaling, dpbo_error *err);
-void dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data);
+dpbo_status dpbo_scaling_apply(const dpbo_scaling *scaling, dpbo_dataset *data, const char *which,
+                               dpbo_error *err);
 void dpbo_scaling_free(dpbo_scaling *scaling);
 
 /* Writes LIBSVM sparse format with %.17g values (zeros omitted), for handing

@@ -126,12 +126,9 @@ static dpbo_status logreg_scale_to_unit_ball(dpbo_dataset *data, int d_eff, cons
     double *row = data->x + (size_t)i * d;
     for (size_t j = 0; j < d; j++)
       row[j] *= shrink;
+    /* Finite: dpbo_scaling_apply refused any non-finite scaled value, the
+     * shrink is at most 1 and logreg_norm2 does not overflow. */
     double norm = logreg_norm2(row, d);
-    if (!isfinite(norm))
-      DPBO_RAISE(DPBO_ERR_DATA,
-                 "%s row %lld is not finite after scaling (a value far outside the training "
-                 "range?)",
-                 which, (long long)i + 1);
     if (norm <= 1.0) continue;
     (*projected)++;
     for (size_t j = 0; j < d; j++)
@@ -467,9 +464,13 @@ static dpbo_status logreg_prepare_data(dpbo_dataset *data, const dpbo_logreg_opt
   }
   /* Ranges from the (public) training split only, applied to every split. */
   DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, valid);
-  if (pool) dpbo_scaling_apply(&scaling, pool);
+  status = dpbo_scaling_apply(&scaling, train, "training", err);
+  if (status == DPBO_OK) status = dpbo_scaling_apply(&scaling, valid, "validation", err);
+  if (status == DPBO_OK && pool) status = dpbo_scaling_apply(&scaling, pool, "pool", err);
+  if (status != DPBO_OK) {
+    dpbo_error_prefix(err, "logreg objective on %s", options->data_path);
+    goto done;
+  }
   int d_eff = 0;
   for (int j = 0; j < scaling.d; j++)
     d_eff += scaling.max[j] > scaling.min[j];

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "dpbo/gp.h"
+
 dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char *const *names,
                                     const double *values, double *gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -12,6 +14,12 @@ dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char
   if (!isfinite(*gain))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "objective '%s' returned a non-finite gain (%g)",
                objective->ops->name, *gain);
+  /* So would a finite one past the GP's range, whose square overflows. */
+  if (!(fabs(*gain) <= DPBO_GP_MAGNITUDE_MAX))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "objective '%s' returned a gain of %g, beyond ±%g, the range the GP can use (it "
+               "squares the gains: larger ones overflow)",
+               objective->ops->name, *gain, DPBO_GP_MAGNITUDE_MAX);
 done:
   return status;
 }

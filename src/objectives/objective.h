@@ -36,6 +36,8 @@ typedef struct dpbo_objective {
   void *impl;
 } dpbo_objective;
 
+/* One evaluation; a gain that is not finite or lies beyond
+ * ±DPBO_GP_MAGNITUDE_MAX (dpbo/gp.h) fails it with DPBO_ERR_OBJECTIVE. */
 dpbo_status dpbo_objective_evaluate(dpbo_objective *objective, int d, const char *const *names,
                                     const double *values, double *gain, dpbo_error *err);
 

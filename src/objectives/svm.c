@@ -148,8 +148,12 @@ dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t
   }
   /* Ranges from the training rows only, applied to both. */
   DPBO_TRY(dpbo_scaling_fit(train, &scaling, err));
-  dpbo_scaling_apply(&scaling, train);
-  dpbo_scaling_apply(&scaling, eval);
+  status = dpbo_scaling_apply(&scaling, train, "training", err);
+  if (status == DPBO_OK) status = dpbo_scaling_apply(&scaling, eval, "evaluation", err);
+  if (status != DPBO_OK) {
+    dpbo_error_prefix(err, "%s on %s", what, path);
+    goto done;
+  }
   DPBO_TRY(dpbo_svm_data_create(train, eval, out, err));
 done:
   dpbo_scaling_free(&scaling);

@@ -619,22 +619,42 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   }
   DPBO_TRY(
       dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
+  /* The GP squares the prior's values and their ratios: past
+   * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
+   * overflow to inf or NaN at the first observation. */
+  const double gp_max = DPBO_GP_MAGNITUDE_MAX;
+  char gp_range[96], gp_ratio[96];
+  snprintf(gp_range, sizeof gp_range,
+           "must be at most %g in magnitude (the GP squares it: larger values overflow)", gp_max);
+  snprintf(gp_ratio, sizeof gp_ratio,
+           "must be at most %g times gp.signal_std (the GP squares their ratio)", gp_max);
   DPBO_TRY(
       dpbo_settings_get_double(&config->settings, "gp", "mean", 0.0, 0, &config->prior.mean, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "mean",
+                                 fabs(config->prior.mean) <= gp_max, gp_range, err));
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "signal_std", 1.0, 0,
                                     &config->prior.signal_std, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "signal_std",
                                  config->prior.signal_std > 0, "must be positive", err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "signal_std",
+                                 config->prior.signal_std <= gp_max, gp_range, err));
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "noise_std", 0.1, 0,
                                     &config->prior.noise_std, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std", config->prior.noise_std >= 0,
                                  "must be >= 0", err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std",
+                                 config->prior.noise_std <= gp_max, gp_range, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std",
+                                 config->prior.noise_std / config->prior.signal_std <= gp_max,
+                                 gp_ratio, err));
   /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "jitter",
                                     config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
                                     &config->prior.jitter, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter >= 0,
                                  "must be >= 0", err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter <= gp_max,
+                                 gp_range, err));
 
   /* [objective] */
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "kind", NULL,
