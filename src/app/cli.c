@@ -21,6 +21,7 @@
 #include "experiments/audit.h"
 #include "base/comm.h"
 #include "experiments/compare.h"
+#include "run/ledger.h"
 #include "run/output.h"
 #include "base/proc.h"
 #include "run/release.h"
@@ -45,8 +46,8 @@ static const char usage_text[] =
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
-    "      a new private release from a finished run (each draw spends budget: the run\n"
-    "      file's ledger counts it, refused past the run's privacy.budget); --set may\n"
+    "      a new private release from a finished run (each draw spends budget: the ledger\n"
+    "      of its validation set counts it, refused past privacy.budget); --set may\n"
     "      change privacy.epsilon, privacy.noise and privacy.noise_seed only\n"
     "  dpbo utility RUNFILE [--epsilon LIST] [--tail P] [--quiet]\n"
     "      what the private release of a finished run costs, for each total epsilon of LIST\n"
@@ -72,7 +73,8 @@ static const char usage_text[] =
     "      stops it after the trainings in progress (exit code 4; a second signal abandons\n"
     "      them). --stop-after K (tests) stops likewise after K trainings\n"
     "  dpbo info FILE.h5 [--trace]\n"
-    "      prints a run file's settings and summary (and its trace)\n"
+    "      prints the ledger of a run file's validation set, its settings and summary\n"
+    "      (and its trace)\n"
     "  dpbo config --list [--markdown]\n"
     "      every config key: type, accepted values, default, unit, when it is read and\n"
     "      what it does (--markdown: the text of docs/config.md)\n"
@@ -219,8 +221,9 @@ static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
     dpbo_noise_init_os(noise);
 }
 
-/* Records a drawn release in the run file's ledger (refused past the run's
- * privacy.budget) and the ledger after it in the release. The ledger goes
+/* Records a drawn release in the ledger of its validation set (run/ledger.h;
+ * refused past privacy.budget) and the validation set's totals after it in
+ * the release. The ledger goes
  * first, before any release file is written: a crash between the two leaves
  * a ledger that counts a release nobody saw (over-counting, which is safe),
  * never a published release the ledger misses (under-counting, which would
@@ -229,7 +232,7 @@ static dpbo_status cli_release_record(const char *runfile, const dpbo_config *co
                                       dpbo_release *release, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_privacy_ledger after;
-  DPBO_TRY(dpbo_output_record_release(runfile, release->epsilon_total, release->delta_total,
+  DPBO_TRY(dpbo_ledger_record_release(runfile, config, release->epsilon_total, release->delta_total,
                                       config->budget_epsilon, config->budget_delta, &after, err));
   dpbo_release_set_ledger(release, config, &after);
 done:
@@ -245,8 +248,8 @@ static void cli_release_log_ledger(const dpbo_release *release) {
     snprintf(advanced, sizeof advanced, "; advanced composition: epsilon = %.4g, delta = %.3g",
              release->ledger_epsilon_advanced, release->ledger_delta_advanced);
   dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                "release%s of this run file ha%s spent epsilon = %.4g, delta = %.3g in all (basic "
-                "composition%s)%s",
+                "release%s on this validation set (every run file of the ledger) ha%s spent "
+                "epsilon = %.4g, delta = %.3g in all (basic composition%s)%s",
                 release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
                 release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
                 release->ledger.epsilon_sum, release->ledger.delta_sum, advanced,
@@ -450,6 +453,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
         local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
                                "--overwrite: cannot remove %s or its release files: %s", path,
                                strerror(errno));
+      else if (exists && (local = dpbo_ledger_note_replace(path, config, err)) != DPBO_OK)
+        ; /* said by err */
       else if (exists || releases > 0)
         dpbo_log_info(
             "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
@@ -496,6 +501,16 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
   CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
+  if (config->algorithm != DPBO_ALGORITHM_NONE &&
+      config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    /* Nothing is evaluated, and --overwrite removes nothing, for a release
+     * that the ledger would refuse
+     * (private_evaluations: its start charges the ledger, run/ledger.h). */
+    dpbo_status fits = rank == 0 ? dpbo_ledger_check(path, config, config->privacy_epsilon,
+                                                     config->privacy_delta, &err)
+                                 : DPBO_OK;
+    CLI_TRY(dpbo_comm_agree(comm, fits, &err));
+  }
   CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
                              &already_complete, &err));
   if (already_complete) {
@@ -917,6 +932,40 @@ done:
   return code;
 }
 
+/* dpbo info's first part: the ledger of a run file's validation set (what
+ * every run file on it has spent), when the file is a run file with a
+ * privacy algorithm. Says why when it cannot. */
+static void cli_info_ledger(const char *path) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  char *text = NULL;
+  int64_t *index = NULL;
+  double *gain = NULL;
+  int complete = 0, steps = 0, count = 0;
+  const char **lines = NULL;
+  dpbo_config *config = calloc(1, sizeof *config);
+  if (!config ||
+      dpbo_output_read_trace(path, &text, &complete, &steps, &index, &gain, &err) != DPBO_OK)
+    goto done; /* not a run file: nothing to say */
+  lines = calloc(strlen(text) + 1, sizeof *lines);
+  if (!lines) goto done;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    lines[count++] = line;
+  if (dpbo_config_load_assignments(path, count, lines, 0, NULL, config, &err) != DPBO_OK) {
+    printf("ledger: cannot rebuild the run's settings to find its ledger: %s\n", err.message);
+    goto done;
+  }
+  if (config->algorithm != DPBO_ALGORITHM_NONE && dpbo_ledger_print(path, config, &err) != DPBO_OK)
+    printf("ledger: %s\n", err.message);
+  dpbo_config_free(config);
+done:
+  free(config);
+  free(lines);
+  free(text);
+  free(index);
+  free(gain);
+}
+
 static int cli_info(int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -938,6 +987,8 @@ static int cli_info(int rank, int argc, char **argv) {
     return DPBO_EXIT_BAD_INPUT;
   }
   if (rank != 0) return DPBO_EXIT_OK;
+  /* First: the trace, when asked for, stays the last section. */
+  cli_info_ledger(path);
   if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return cli_report(rank, &err);
   return DPBO_EXIT_OK;
 }

@@ -16,6 +16,7 @@
 #include "dpbo/mechanism.h"
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
+#include "run/ledger.h"
 #include "run/output.h"
 #include "run/release.h"
 
@@ -154,6 +155,17 @@ dpbo_status dpbo_private_evals_resume(MPI_Comm comm, const char *checkpoint, dpb
   run->evaluations_charged = charged;
 done:
   if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+dpbo_status dpbo_private_evals_charge_ledger(MPI_Comm comm, const dpbo_config *config,
+                                             const char *checkpoint, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && checkpoint) local = dpbo_ledger_charge_run(checkpoint, config, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
   return status;
 }
 
@@ -518,11 +530,11 @@ static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *confi
   DPBO_TRY(dpbo_private_evals_release_make(comm, config, run, r, err));
   if (rank == 0) {
     /* The ledger first, as for every release (cli.c): a crash in between
-     * over-counts, never under-counts. */
-    local = record ? dpbo_output_record_release(runfile, config->privacy_epsilon,
-                                                config->privacy_delta, config->budget_epsilon,
-                                                config->budget_delta, &ledger, err)
-                   : dpbo_output_read_ledger(runfile, &ledger, err);
+     * over-counts, never under-counts. The run's start charged the ledger
+     * (dpbo_private_evals_charge_ledger); `record` copies the spend into
+     * the run file's own, informational ledger. */
+    local = dpbo_ledger_note(runfile, config, record, config->privacy_epsilon,
+                             config->privacy_delta, &ledger, err);
     if (local == DPBO_OK) {
       dpbo_private_evals_release_set_ledger(r, config, &ledger);
       local = dpbo_private_evals_release_write(r, h5, json, err);
@@ -532,8 +544,8 @@ static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *confi
       dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5,
                     json,
                     r->reproducible ? ", ONLY IF drawn with noise = os; this run's is seeded" : "");
-      dpbo_log_info("the run file's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in all "
-                    "(basic composition)%s",
+      dpbo_log_info("the validation set's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g "
+                    "in all (basic composition)%s",
                     (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum,
                     ledger.delta_sum,
                     record ? "" : "; this release is post-processing and added nothing");

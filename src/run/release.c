@@ -533,12 +533,13 @@ done:
 
 /* What the ledger's numbers mean, in both release files. */
 static const char release_ledger_note[] =
-    "The run's cumulative spend after this release, over every release drawn from the run file "
-    "(draws): basic composition (sums of epsilon and delta) and advanced composition (Kairouz, "
+    "The cumulative spend on the run's validation set after this release, over every release "
+    "the ledger file records for it from any run file (draws): basic composition (sums of epsilon "
+    "and delta) and advanced composition (Kairouz, "
     "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
     "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
-    "caps the basic totals, which stay valid for redraws chosen adaptively. A copy of the run "
-    "file has a ledger of its own: releases drawn from copies are not counted here.";
+    "caps the basic totals, which stay valid for redraws chosen adaptively; copies, renames and "
+    "--overwrite of the run file share them (docs/design.md, The ledger).";
 
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
                              const dpbo_privacy_ledger *ledger) {
