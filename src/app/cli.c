@@ -229,11 +229,12 @@ static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
  * never a published release the ledger misses (under-counting, which would
  * let later draws exceed the budget). */
 static dpbo_status cli_release_record(const char *runfile, const dpbo_config *config,
-                                      dpbo_release *release, dpbo_error *err) {
+                                      dpbo_release *release, int64_t *number, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_privacy_ledger after;
   DPBO_TRY(dpbo_ledger_record_release(runfile, config, release->epsilon_total, release->delta_total,
-                                      config->budget_epsilon, config->budget_delta, &after, err));
+                                      config->budget_epsilon, config->budget_delta, &after, number,
+                                      err));
   dpbo_release_set_ledger(release, config, &after);
 done:
   return status;
@@ -275,7 +276,7 @@ static dpbo_status cli_release_after_run(MPI_Comm comm, int rank, const dpbo_con
   dpbo_release_paths(config, h5, json, sizeof h5);
   dpbo_config_run_path(config, runfile, sizeof runfile);
   /* The ledger first, as in `dpbo release` (cli_release_record). */
-  if (rank == 0) local = cli_release_record(runfile, config, release, err);
+  if (rank == 0) local = cli_release_record(runfile, config, release, NULL, err);
   if (rank == 0 && local == DPBO_OK) local = dpbo_release_write(release, h5, json, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (rank == 0) {
@@ -750,7 +751,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   if (rank == 0) {
     char base[DPBO_PATH_MAX], h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
     /* The ledger first: a draw that cannot be recorded is not written out. */
-    local = cli_release_record(runfile, config, release, &err);
+    int64_t number = 0;
+    local = cli_release_record(runfile, config, release, &number, &err);
     if (local == DPBO_OK) {
       if (prefix) {
         snprintf(base, sizeof base, "%s", prefix);
@@ -759,8 +761,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
         size_t len = strlen(base);
         if (len > 3 && strcmp(base + len - 3, ".h5") == 0) base[len - 3] = '\0';
         size_t used = strlen(base);
-        snprintf(base + used, sizeof base - used, ".release-%lld",
-                 (long long)release->ledger.draws);
+        snprintf(base + used, sizeof base - used, ".release-%lld", (long long)number);
       }
       snprintf(h5, sizeof h5, "%s.h5", base);
       snprintf(json, sizeof json, "%s.json", base);

@@ -580,7 +580,7 @@ static void ledger_log_totals(const char *ledger, const char *key, const char *s
 
 static dpbo_status ledger_transact(const char *runfile, const dpbo_config *config,
                                    const ledger_request *req, dpbo_privacy_ledger *after,
-                                   dpbo_error *err) {
+                                   int64_t *number, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char abs[PATH_MAX + 8], lpath[PATH_MAX + 32], labs[PATH_MAX + 8], key[17], source[512];
   char *buf = NULL;
@@ -589,6 +589,9 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
   dpbo_privacy_ledger in;
   dpbo_output_ledger_mark *mark = NULL;
   dpbo_ledger_event *e = NULL;
+  int64_t imp_draws = 0;
+  double imp_eps = 0.0, imp_delta = 0.0;
+  int charge = 0;
   memset(&v, 0, sizeof v);
   memset(&in, 0, sizeof in);
   DPBO_ALLOC(mark, 1, "the run file's ledger mark");
@@ -607,8 +610,7 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
   if (exists) ledger_check_infile(runfile, &in, mark, labs, abs, &v);
 
   /* What the run file's own ledger holds that no ledger file records. */
-  int64_t imp_draws = 0;
-  double imp_eps = 0.0, imp_delta = 0.0;
+  imp_draws = 0;
   if (req->import && exists && in.draws > 0) {
     if (!mark->present || strcmp(mark->ledger, labs) != 0) {
       imp_draws = in.draws;
@@ -630,7 +632,7 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
     total.draws += imp_draws - 1;
     all_zcdp = 0;
   }
-  int charge = req->charge;
+  charge = req->charge;
   if (charge && req->run_start && v.path_run_charged) {
     charge = 0; /* a resume: the run's mechanisms are charged already */
     dpbo_log_info("dpbo: the ledger %s holds this run's charge already: the resume adds none",
@@ -746,6 +748,12 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
   if (!req->run_start || charge) ledger_log_totals(labs, key, source, &total, all_zcdp, rho);
 done:
   if (status == DPBO_OK && after) *after = total;
+  /* The run file's releases: the ledger's count for its path, or its own
+   * count where that is higher (a copy or a rename, whose path is new). */
+  if (status == DPBO_OK && number)
+    *number = (v.path_draws + imp_draws + (charge ? 1 : 0)) > in.draws + (req->add ? 1 : 0)
+                  ? v.path_draws + imp_draws + (charge ? 1 : 0)
+                  : in.draws + (req->add ? 1 : 0);
   if (fd >= 0) close(fd); /* closing drops the lock */
   free(buf);
   free(mark);
@@ -756,9 +764,9 @@ done:
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
                                        double epsilon, double delta, double budget_epsilon,
                                        double budget_delta, dpbo_privacy_ledger *after,
-                                       dpbo_error *err) {
+                                       int64_t *number, dpbo_error *err) {
   ledger_request req = {1, 0, 1, 1, 1, 0, epsilon, delta, NAN, 1, budget_epsilon, budget_delta};
-  return ledger_transact(runfile, config, &req, after, err);
+  return ledger_transact(runfile, config, &req, after, number, err);
 }
 
 dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *config,
@@ -779,7 +787,7 @@ dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *co
                         config->evals.max_evaluations,
                         config->budget_epsilon,
                         config->budget_delta};
-  DPBO_TRY(ledger_transact(checkpoint, config, &req, NULL, err));
+  DPBO_TRY(ledger_transact(checkpoint, config, &req, NULL, NULL, err));
 done:
   return status;
 }
@@ -788,7 +796,7 @@ dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int
                              double epsilon, double delta, dpbo_privacy_ledger *after,
                              dpbo_error *err) {
   ledger_request req = {0, 0, 1, 1, add, 0, epsilon, delta, NAN, 0, 0.0, 0.0};
-  return ledger_transact(runfile, config, &req, after, err);
+  return ledger_transact(runfile, config, &req, after, NULL, err);
 }
 
 dpbo_status dpbo_ledger_check(const char *runfile, const dpbo_config *config, double epsilon,
@@ -796,7 +804,7 @@ dpbo_status dpbo_ledger_check(const char *runfile, const dpbo_config *config, do
   ledger_request req = {
       1, 0, 0, 0, 0, 1, epsilon, delta, NAN, 1, config->budget_epsilon, config->budget_delta};
   if (!(config->budget_epsilon > 0)) return DPBO_OK;
-  return ledger_transact(runfile, config, &req, NULL, err);
+  return ledger_transact(runfile, config, &req, NULL, NULL, err);
 }
 
 dpbo_status dpbo_ledger_note_replace(const char *runfile, const dpbo_config *config,

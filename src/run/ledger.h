@@ -78,13 +78,16 @@ dpbo_status dpbo_ledger_key(const dpbo_config *config, char key[17], char *sourc
  * (budget_epsilon, budget_delta) when budget_epsilon > 0; appends and
  * fsyncs. Then copies the release into the run file's own, informational
  * ledger. *after: the validation set's totals after it (draws: its releases
- * in all the ledger's run files). Says (log) when the run file's own
- * ledger contradicts the ledger file: a restored older copy, an edit.
- * Serial (rank 0), with the run file locked. */
+ * in all the ledger's run files); *number (may be NULL): this release's
+ * number among the run file's, from the ledger's count for its path (or
+ * its own count, if higher: a copy, a rename), so a restored older copy
+ * never numbers a release that was published already. Says (log) when the
+ * run file's own ledger contradicts the ledger file: a restored older
+ * copy, an edit. Serial (rank 0), with the run file locked. */
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
                                        double epsilon, double delta, double budget_epsilon,
                                        double budget_delta, dpbo_privacy_ledger *after,
-                                       dpbo_error *err);
+                                       int64_t *number, dpbo_error *err);
 
 /* A private_evaluations run before its first mechanism (`checkpoint` is the
  * run file path, which may not exist yet): charges its (ε, δ, ρ, K) once,
