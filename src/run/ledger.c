@@ -661,14 +661,17 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
                  "validation set %s (%s) to epsilon = %.6g, delta = %.6g (basic composition), "
                  "past privacy.budget = %.6g %.6g. Spent so far: epsilon = %.6g, delta = %.6g "
                  "over %lld release%s, recorded in the ledger %s%s; remaining: epsilon = %.6g, "
-                 "delta = %.6g. Refused, nothing released",
+                 "delta = %.6g. Refused: %s",
                  runfile, req->epsilon, req->delta, key, source, total.epsilon_sum, total.delta_sum,
                  req->budget_epsilon, req->budget_delta, spent.epsilon_sum, spent.delta_sum,
                  (long long)spent.draws, spent.draws == 1 ? "" : "s", labs,
                  imp_draws > 0 ? " (with the run file's own ledger, written before the ledger file)"
                                : "",
                  fmax(0.0, req->budget_epsilon - spent.epsilon_sum),
-                 fmax(0.0, req->budget_delta - spent.delta_sum));
+                 fmax(0.0, req->budget_delta - spent.delta_sum),
+                 req->check_only ? "nothing was evaluated, removed or released (the run's release "
+                                   "could not fit)"
+                                 : "nothing released");
     }
   }
   if (req->check_only) goto done;
