@@ -75,6 +75,9 @@ split_seed = 7
 algorithm = private_evaluations
 epsilon = 1.0
 delta = 1e-6
+# One ledger per run: these runs share one validation set, and each checks
+# its own charge (the shared budget is tests/ledger.sh's).
+ledger = $work/$1.ledger
 noise = seeded
 [output]
 dir = $work
@@ -112,6 +115,9 @@ algorithm = private_evaluations
 epsilon = 2.0
 delta = 1e-5
 final_choice = best_observed
+# One ledger per run: these runs share one validation set, and each checks
+# its own charge (the shared budget is tests/ledger.sh's).
+ledger = $work/$1.ledger
 noise = seeded
 [output]
 dir = $work

@@ -64,7 +64,8 @@ run() {
   local alg=$1 np=$2
   shift 2
   "$mpiexec" -n "$np" "$@" "$bin" run "$work/sel.ini" --quiet --set "privacy.algorithm=$alg" \
-    --set "output.name=$alg-np$np" > "$work/$alg-np$np.log" 2>&1 ||
+    --set "output.name=$alg-np$np" --set "privacy.ledger=$work/$alg-np$np.ledger" \
+    > "$work/$alg-np$np.log" 2>&1 ||
     { code=$?; cat "$work/$alg-np$np.log"; fail "$alg on $np ranks exited $code"; }
 }
 

@@ -56,6 +56,11 @@ dpbo_status dpbo_accountant_gaussian_mu(int64_t k, double sensitivity, double si
 dpbo_status dpbo_accountant_gaussian_rho(int64_t k, double sensitivity, double sigma, double *rho,
                                          dpbo_error *err);
 
+/* ε at δ in (0, 1) of ρ-zCDP (ρ > 0 finite), by CKS section 2.3 as above,
+ * rounded up: the conversion of any sum of zCDP charges (run/ledger.h). */
+dpbo_status dpbo_accountant_zcdp_epsilon(double rho, double delta, double *epsilon,
+                                         dpbo_error *err);
+
 /* k adaptive dpbo_mech_gaussian releases, each of sensitivity Δ (raw, as
  * passed to the mechanism; the grid is included here) with σ: the δ at a
  * given ε >= 0, and the ε at a given δ in (0, 1). */

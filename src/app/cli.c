@@ -22,6 +22,7 @@
 #include "experiments/audit.h"
 #include "base/comm.h"
 #include "experiments/compare.h"
+#include "run/ledger.h"
 #include "run/output.h"
 #include "run/publish.h"
 #include "base/proc.h"
@@ -47,8 +48,8 @@ static const char usage_text[] =
     "      settings. An existing run file is never replaced: --overwrite removes it and its\n"
     "      release files first. --stop-after K (tests) stops likewise after K evaluations\n"
     "  dpbo release RUNFILE [--set privacy.key=value ...] [--out PREFIX]\n"
-    "      a new private release from a finished run (each draw spends budget: the run\n"
-    "      file's ledger counts it, refused past the run's privacy.budget); --set may\n"
+    "      a new private release from a finished run (each draw spends budget: the ledger\n"
+    "      of its validation set counts it, refused past privacy.budget); --set may\n"
     "      change privacy.epsilon, privacy.noise and privacy.noise_seed only. The files\n"
     "      are PREFIX.h5 and .json or <run>.release-K.h5 and .json; a release never\n"
     "      replaces a file, and a target that exists or cannot be written is refused\n"
@@ -79,7 +80,8 @@ static const char usage_text[] =
     "      stops it after the trainings in progress (exit code 4; a second signal abandons\n"
     "      them). --stop-after K (tests) stops likewise after K trainings\n"
     "  dpbo info FILE.h5 [--trace]\n"
-    "      prints a run file's settings and summary (and its trace)\n"
+    "      prints the ledger of a run file's validation set, its settings and summary\n"
+    "      (and its trace)\n"
     "  dpbo config --list [--markdown]\n"
     "      every config key: type, accepted values, default, unit, when it is read and\n"
     "      what it does (--markdown: the text of docs/config.md)\n"
@@ -235,8 +237,8 @@ static void cli_release_log_ledger(const dpbo_release *release) {
     snprintf(advanced, sizeof advanced, "; advanced composition: epsilon = %.4g, delta = %.3g",
              release->ledger_epsilon_advanced, release->ledger_delta_advanced);
   dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                "release%s of this run file ha%s spent epsilon = %.4g, delta = %.3g in all (basic "
-                "composition%s)%s",
+                "release%s on this validation set (every run file of the ledger) ha%s spent "
+                "epsilon = %.4g, delta = %.3g in all (basic composition%s)%s",
                 release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
                 release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
                 release->ledger.epsilon_sum, release->ledger.delta_sum, advanced,
@@ -449,6 +451,8 @@ static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config
         local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
                                "--overwrite: cannot remove %s or its release files: %s", path,
                                strerror(errno));
+      else if (exists && (local = dpbo_ledger_note_replace(path, config, err)) != DPBO_OK)
+        ; /* said by err */
       else if (exists || releases > 0)
         dpbo_log_info(
             "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
@@ -612,6 +616,16 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
   CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
+  if (config->algorithm != DPBO_ALGORITHM_NONE &&
+      config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+    /* Nothing is evaluated, and --overwrite removes nothing, for a release
+     * that the ledger would refuse
+     * (private_evaluations: its start charges the ledger, run/ledger.h). */
+    dpbo_status fits = rank == 0 ? dpbo_ledger_check(path, config, config->privacy_epsilon,
+                                                     config->privacy_delta, &err)
+                                 : DPBO_OK;
+    CLI_TRY(dpbo_comm_agree(comm, fits, &err));
+  }
   CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
                              &already_complete, &err));
   if (already_complete) {
@@ -1024,6 +1038,36 @@ done:
   return code;
 }
 
+/* dpbo info's first part: the ledger of a run file's validation set (what
+ * every run file on it has spent), when the file is a run file with a
+ * privacy algorithm. Says why when it cannot. */
+static void cli_info_ledger(const char *path) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_settings stored;
+  memset(&stored, 0, sizeof stored);
+  int64_t *index = NULL;
+  double *gain = NULL;
+  int complete = 0, steps = 0, loaded = 0;
+  dpbo_config *config = calloc(1, sizeof *config);
+  if (!config ||
+      dpbo_output_read_trace(path, &stored, &complete, &steps, &index, &gain, &err) != DPBO_OK)
+    goto done; /* not a run file: nothing to say */
+  if (dpbo_config_load_stored(path, &stored, 0, NULL, config, &err) != DPBO_OK) {
+    printf("ledger: cannot rebuild the run's settings to find its ledger: %s\n", err.message);
+    goto done;
+  }
+  loaded = 1;
+  if (config->algorithm != DPBO_ALGORITHM_NONE && dpbo_ledger_print(path, config, &err) != DPBO_OK)
+    printf("ledger: %s\n", err.message);
+done:
+  if (loaded) dpbo_config_free(config);
+  free(config);
+  dpbo_settings_free(&stored);
+  free(index);
+  free(gain);
+}
+
 static int cli_info(int rank, int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
@@ -1045,6 +1089,8 @@ static int cli_info(int rank, int argc, char **argv) {
     return DPBO_EXIT_BAD_INPUT;
   }
   if (rank != 0) return DPBO_EXIT_OK;
+  /* First: the trace, when asked for, stays the last section. */
+  cli_info_ledger(path);
   if (dpbo_output_print_info(path, trace, &err) != DPBO_OK) return cli_report(rank, &err);
   return DPBO_EXIT_OK;
 }

@@ -212,6 +212,17 @@ static double accountant_zcdp_epsilon(double rho, double delta) {
   return fmax(eps, 0.0) * (1.0 + outward);
 }
 
+dpbo_status dpbo_accountant_zcdp_epsilon(double rho, double delta, double *epsilon,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  *epsilon = NAN;
+  DPBO_TRY(accountant_check_positive(rho, "zCDP conversion", "rho", err));
+  DPBO_TRY(accountant_check_delta(delta, "zCDP conversion", err));
+  *epsilon = accountant_zcdp_epsilon(rho, delta);
+done:
+  return status;
+}
+
 static dpbo_status accountant_check_release(int64_t k, double sensitivity, double sigma,
                                             const char *who, dpbo_error *err) {
   dpbo_status status = DPBO_OK;

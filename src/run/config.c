@@ -346,6 +346,15 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                      err));
     }
   }
+  /* Where every release on the validation set is recorded (run/ledger.h). */
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "ledger", "", config->ledger_path,
+                                    sizeof config->ledger_path, err));
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "dataset_id", "",
+                                    config->dataset_id, sizeof config->dataset_id, err));
+  DPBO_TRY(
+      dpbo_settings_require(&config->settings, "privacy", "dataset_id",
+                            strcspn(config->dataset_id, "\t\n\r") == strlen(config->dataset_id),
+                            "must be one line without tabs", err));
   DPBO_TRY(
       dpbo_settings_get_double(&config->settings, "privacy", "A", 1.0, 0, &config->alg2_A, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "A", config->alg2_A >= 0,

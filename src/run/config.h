@@ -94,6 +94,11 @@ typedef struct dpbo_config {
   /* privacy.budget = ε_max δ_max: cap on the basic-composition totals of
    * every release drawn from the run file (0 0: no cap). Fixed at run time. */
   double budget_epsilon, budget_delta;
+  /* privacy.ledger: the ledger file ("": <folder of the run file>/dpbo-ledger)
+   * and privacy.dataset_id: the validation set's name in it ("": a
+   * fingerprint of the rows, run/ledger.h). */
+  char ledger_path[DPBO_PATH_MAX];
+  char dataset_id[256];
   double k1;
   dpbo_select_kind selection;
   dpbo_noise_kind noise;

@@ -163,8 +163,18 @@ const dpbo_settings_key dpbo_config_keys[] = {
     KEY("privacy", "value_range", "text", "LO HI, or empty", "0 1 (svm), -1 0 (logreg), else empty",
         1, "units of v", "", "The released value is clamped to it (post-processing)."),
     KEY("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", 0, "", "",
-        "Cap on the basic-composition totals of every release ever drawn from the run file "
-        "(empty: none); fixed at run time."),
+        "Cap on the basic-composition totals of every release on the run's validation set, "
+        "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "
+        "copies and renames (empty: none); fixed at run time."),
+    KEY("privacy", "ledger", "text", "a path, or empty", "<folder of the run file>/dpbo-ledger", 1,
+        "", "",
+        "The ledger file: one checksummed line per release, keyed by validation set; locked, "
+        "append-only (docs/design.md, The ledger). Run files in one folder share the default; "
+        "give one path to share it across folders."),
+    KEY("privacy", "dataset_id", "text", "one line, or empty", "", 0, "", "",
+        "The validation set's name in the ledger. Empty: svm and logreg hash the validation "
+        "rows as read (and m), synthetic its settings, command its command line; set it to "
+        "share one budget across different commands or data files on one validation set."),
     KEY("privacy", "A", "number", ">= 0", "1", 0, "", "",
         "Algorithm 2: the regret constant A (your assumption about f)."),
     KEY("privacy", "tau", "number", ">= 0", "1", 0, "", "",

@@ -527,6 +527,7 @@ dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
   }
   /* The mechanisms an earlier invocation charged stay charged. */
   if (dr.pe) DPBO_TRY(dpbo_private_evals_resume(comm, dr.options->checkpoint, run, err));
+  if (dr.pe) DPBO_TRY(dpbo_private_evals_charge_ledger(comm, config, dr.options->checkpoint, err));
   DPBO_TRY(driver_start_workers(&dr, err));
   driver_log_start(&dr);
 

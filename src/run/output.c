@@ -740,6 +740,72 @@ done:
   return status;
 }
 
+/* The mark of the ledger file (run/ledger.h) on /: which ledger file holds
+ * the in-file totals up to which draw, and under which run file path. */
+static const char *const output_mark_strings[] = {"ledger_file", "ledger_runfile"};
+
+dpbo_status dpbo_output_read_ledger_mark(const char *path, dpbo_privacy_ledger *ledger,
+                                         dpbo_output_ledger_mark *mark, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hid_t file = -1;
+  char *text = NULL;
+  int present = 0;
+  memset(mark, 0, sizeof *mark);
+  DPBO_TRY(output_open_run_file(path, &file, err));
+  DPBO_TRY(output_ledger_load(file, ledger, err));
+  DPBO_TRY(output_ledger_read(file, "ledger_synced_draws", H5T_NATIVE_INT64, &mark->draws, &present,
+                              err));
+  if (!present) goto done;
+  DPBO_TRY(output_ledger_read(file, "ledger_synced_epsilon", H5T_NATIVE_DOUBLE, &mark->epsilon,
+                              &present, err));
+  DPBO_TRY(output_ledger_read(file, "ledger_synced_delta", H5T_NATIVE_DOUBLE, &mark->delta,
+                              &present, err));
+  for (int i = 0; i < 2; i++) {
+    DPBO_TRY(dpbo_h5io_read_attr_string(file, output_mark_strings[i], &text, err));
+    snprintf(i ? mark->runfile : mark->ledger, sizeof mark->ledger, "%s", text);
+    free(text);
+    text = NULL;
+  }
+  mark->present = 1;
+done:
+  free(text);
+  if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, double delta,
+                                    const char *ledger_file, const char *runfile,
+                                    dpbo_privacy_ledger *after, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_h5io_file out;
+  DPBO_TRY(dpbo_h5io_modify(path, &out, err));
+  DPBO_TRY(output_ledger_load(out.id, after, err));
+  if (add) {
+    dpbo_privacy_ledger_add(after, epsilon, delta);
+    DPBO_TRY(output_ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
+    for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
+      DPBO_TRY(output_ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
+                                   (const char *)after + ledger_sums[i].offset, err));
+  }
+  DPBO_TRY(
+      output_ledger_write(out.id, "ledger_synced_draws", H5T_NATIVE_INT64, &after->draws, err));
+  DPBO_TRY(output_ledger_write(out.id, "ledger_synced_epsilon", H5T_NATIVE_DOUBLE,
+                               &after->epsilon_sum, err));
+  DPBO_TRY(output_ledger_write(out.id, "ledger_synced_delta", H5T_NATIVE_DOUBLE, &after->delta_sum,
+                               err));
+  const char *values[] = {ledger_file, runfile};
+  for (int i = 0; i < 2; i++) {
+    htri_t exists = H5Aexists(out.id, output_mark_strings[i]);
+    if (exists > 0 && H5Adelete(out.id, output_mark_strings[i]) < 0)
+      DPBO_RAISE(DPBO_ERR_HDF5, "cannot replace attribute %s", output_mark_strings[i]);
+    DPBO_TRY(dpbo_h5io_attr_string(out.id, output_mark_strings[i], values[i], err));
+  }
+  DPBO_TRY(dpbo_h5io_commit(&out, err));
+done:
+  if (status != DPBO_OK) dpbo_h5io_discard(&out);
+  return status;
+}
+
 /* ---------------------------------------------------------------------------
  * Settings and spaces as attributes (shared with the k1 sweep and compare). */
 

@@ -127,4 +127,27 @@ dpbo_status dpbo_output_record_release(const char *path, double epsilon, double 
                                        double budget_epsilon, double budget_delta,
                                        dpbo_privacy_ledger *after, dpbo_error *err);
 
+/* The in-file ledger's mark of the ledger file (run/ledger.h): the in-file
+ * totals (draws, epsilon, delta) that ledger_file records already, as
+ * written under the run file path runfile. present = 0 on a run file that
+ * no ledger file has seen (a dpbo before the ledger file). */
+typedef struct dpbo_output_ledger_mark {
+  int present;
+  int64_t draws;
+  double epsilon, delta;
+  char ledger[4200], runfile[4200];
+} dpbo_output_ledger_mark;
+
+/* The in-file ledger (as dpbo_output_read_ledger) and its mark. */
+dpbo_status dpbo_output_read_ledger_mark(const char *path, dpbo_privacy_ledger *ledger,
+                                         dpbo_output_ledger_mark *mark, dpbo_error *err);
+
+/* Adds (with `add`) one release of (ε, δ) to the in-file ledger, which the
+ * ledger file makes informational, and marks the totals after it as
+ * recorded in ledger_file under the path runfile (atomically, as
+ * dpbo_output_record_release; no budget: run/ledger.h enforces it). */
+dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, double delta,
+                                    const char *ledger_file, const char *runfile,
+                                    dpbo_privacy_ledger *after, dpbo_error *err);
+
 #endif

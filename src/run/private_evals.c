@@ -16,6 +16,7 @@
 #include "dpbo/mechanism.h"
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
+#include "run/ledger.h"
 #include "run/output.h"
 #include "run/publish.h"
 #include "run/release.h"
@@ -161,6 +162,17 @@ dpbo_status dpbo_private_evals_resume(MPI_Comm comm, const char *checkpoint, dpb
   run->evaluations_charged = charged;
 done:
   if (file >= 0) H5Fclose(file);
+  return status;
+}
+
+dpbo_status dpbo_private_evals_charge_ledger(MPI_Comm comm, const dpbo_config *config,
+                                             const char *checkpoint, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && checkpoint) local = dpbo_ledger_charge_run(checkpoint, config, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
   return status;
 }
 
@@ -568,14 +580,18 @@ static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *confi
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_ALLOC(r, 1, "the release");
   private_evals_publishing p = {config, run, r};
-  dpbo_publish_spec spec = {runfile, base, record, config->budget_epsilon, config->budget_delta};
+  /* The run's start charged the validation set's ledger
+   * (dpbo_private_evals_charge_ledger): the release charges nothing, and
+   * `record` copies the run's spend into the run file's own ledger. */
+  dpbo_publish_spec spec = {runfile, base,  0, config->budget_epsilon, config->budget_delta,
+                            config,  record};
   DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, h5, json, sizeof h5, &ledger, err));
   if (rank == 0) {
     dpbo_private_evals_release_log(r);
     dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5, json,
                   r->reproducible ? ", ONLY IF drawn with noise = os; this run's is seeded" : "");
-    dpbo_log_info("the run file's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in all "
-                  "(basic composition)%s",
+    dpbo_log_info("the validation set's ledger: %lld charge%s, epsilon = %.4g, delta = %.3g in "
+                  "all (basic composition)%s",
                   (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum,
                   ledger.delta_sum,
                   record ? "" : "; this release is post-processing and added nothing");

@@ -18,9 +18,9 @@
  * the select event that lets a worker start it: a draw lost in a crash or a
  * stop is charged and is never redrawn for free (a resumed run continues
  * the count and charges the evaluations it repeats again). When the count
- * reaches K the run stops (no more budget). The run file's ledger charges
- * the run's (ε, δ) once, when the run ends; `dpbo release` on such a run
- * redraws nothing and adds nothing.
+ * reaches K the run stops (no more budget). The ledger of the validation
+ * set (run/ledger.h) charges the run's (ε, δ) once, before the first
+ * mechanism; `dpbo release` on such a run redraws nothing and adds nothing.
  *
  * Noise: the operating system's CSPRNG on every evaluating rank, or (
  * privacy.noise = seeded, "not for publication") PCG32 with the run's
@@ -76,6 +76,14 @@ void dpbo_private_evals_privatize(dpbo_private_evals *pe, dpbo_eval_result *resu
  * charged count is restored from it on every rank. */
 dpbo_status dpbo_private_evals_resume(MPI_Comm comm, const char *checkpoint, dpbo_run *run,
                                       dpbo_error *err);
+
+/* Collective, when a run starts or resumes, before its first mechanism:
+ * rank 0 charges the run's (ε, δ) for K mechanisms to the ledger of its
+ * validation set (run/ledger.h: once per run file path; refused past
+ * privacy.budget, nothing evaluated). No checkpoint path: nothing to charge
+ * (an experiment that publishes nothing). */
+dpbo_status dpbo_private_evals_charge_ledger(MPI_Comm comm, const dpbo_config *config,
+                                             const char *checkpoint, dpbo_error *err);
 
 /* Rank 0's log line at the start: Δ, K, σ, the GP's noise. */
 void dpbo_private_evals_log_start(const dpbo_config *config, const dpbo_run *run);

@@ -8,18 +8,22 @@
 
 #include "base/comm.h"
 #include "base/h5io.h"
+#include "run/ledger.h"
 #include "run/output.h"
 
-/* The ledger's two doors. Every release reads and charges the ledger here
- * and nowhere else, so the ledger's home (today attributes of the run file,
- * output.c) can move without touching a release path. */
-static dpbo_status publish_ledger_record(const char *runfile, double epsilon, double delta,
-                                         double budget_epsilon, double budget_delta,
-                                         dpbo_privacy_ledger *after, dpbo_error *err) {
-  return dpbo_output_record_release(runfile, epsilon, delta, budget_epsilon, budget_delta, after,
-                                    err);
+/* The ledger's doors. Every release charges (or reads) the ledger of its
+ * validation set here and nowhere else (run/ledger.h). */
+static dpbo_status publish_ledger_record(const dpbo_publish_spec *spec, double epsilon,
+                                         double delta, dpbo_privacy_ledger *after,
+                                         dpbo_error *err) {
+  if (spec->charge)
+    return dpbo_ledger_record_release(spec->runfile, spec->config, epsilon, delta,
+                                      spec->budget_epsilon, spec->budget_delta, after, NULL, err);
+  return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, err);
 }
 
+/* The run file's own ledger (informational since the ledger file; `dpbo
+ * run --resume` reads it to tell a lost release from one never drawn). */
 dpbo_status dpbo_publish_ledger_read(const char *runfile, dpbo_privacy_ledger *ledger,
                                      dpbo_error *err) {
   return dpbo_output_read_ledger(runfile, ledger, err);
@@ -56,14 +60,15 @@ static dpbo_status publish_targets(const dpbo_publish_spec *spec, char *h5, char
   if (spec->base) {
     n = snprintf(base, sizeof base, "%s", spec->base);
   } else {
-    /* <stem>.release-K, K the ledger's count once this draw is in: the
-     * caller holds the run file's lock, so nobody charges meanwhile. */
-    dpbo_privacy_ledger now;
-    DPBO_TRY(dpbo_publish_ledger_read(spec->runfile, &now, err));
+    /* <stem>.release-K, K the run file's count in the ledger once this draw
+     * is in (a restored older copy never numbers a published release): the
+     * caller holds the run file's lock, so nobody charges it meanwhile. */
+    int64_t number = 0;
+    DPBO_TRY(dpbo_ledger_next_number(spec->runfile, spec->config, spec->charge, &number, err));
     size_t len = strlen(spec->runfile);
     if (len > 3 && strcmp(spec->runfile + len - 3, ".h5") == 0) len -= 3;
     n = snprintf(base, sizeof base, "%.*s.release-%lld", (int)len, spec->runfile,
-                 (long long)now.draws + (spec->charge ? 1 : 0));
+                 (long long)number);
   }
   if (n < 0 || (size_t)n >= sizeof base || (size_t)n + 6 > size)
     DPBO_RAISE(DPBO_ERR_IO, "the release path %.200s... is too long", base);
@@ -99,10 +104,7 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
   DPBO_TRY(ops->draw(comm, user, &epsilon, &delta, err));
   if (rank == 0) {
     /* 3. The budget and the spend: the ledger first (publish.h). */
-    local = spec->charge
-                ? publish_ledger_record(spec->runfile, epsilon, delta, spec->budget_epsilon,
-                                        spec->budget_delta, ledger, err)
-                : dpbo_publish_ledger_read(spec->runfile, ledger, err);
+    local = publish_ledger_record(spec, epsilon, delta, ledger, err);
     /* 4. The files. */
     if (local == DPBO_OK) {
       ops->set_ledger(user, ledger);

@@ -26,6 +26,7 @@
 
 #include "dpbo/error.h"
 #include "dpbo/privacy.h"
+#include "run/config.h"
 
 /* What one kind of release gives the transaction; `user` is its state. */
 typedef struct dpbo_publish_ops {
@@ -41,10 +42,15 @@ typedef struct dpbo_publish_ops {
 typedef struct dpbo_publish_spec {
   const char *runfile; /* the run file whose ledger counts the release */
   /* The files are <base>.h5 and <base>.json; NULL: <runfile stem>.release-K
-   * with K the ledger's count after this draw. */
+   * with K the run file's count in the ledger after this draw. */
   const char *base;
-  int charge; /* 1: the draw spends (recorded); 0: post-processing, the ledger is only read */
+  /* 1: the draw spends, charged to the validation set's ledger (run/ledger.h);
+   * 0: it spends nothing more (a private_evaluations run's start charged
+   * it), the ledger is only read */
+  int charge;
   double budget_epsilon, budget_delta; /* privacy.budget (budget_epsilon <= 0: none) */
+  const dpbo_config *config;           /* the run's: its ledger and validation set */
+  int note_add; /* charge = 0: copy (epsilon, delta) into the run file's own ledger */
 } dpbo_publish_spec;
 
 /* The transaction (collective): the steps above. On success, rank 0's h5 and

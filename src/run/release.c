@@ -574,12 +574,13 @@ done:
 
 /* What the ledger's numbers mean, in both release files. */
 static const char release_ledger_note[] =
-    "The run's cumulative spend after this release, over every release drawn from the run file "
-    "(draws): basic composition (sums of epsilon and delta) and advanced composition (Kairouz, "
+    "The cumulative spend on the run's validation set after this release, over every release "
+    "the ledger file records for it from any run file (draws): basic composition (sums of epsilon "
+    "and delta) and advanced composition (Kairouz, "
     "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
     "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
-    "caps the basic totals, which stay valid for redraws chosen adaptively. A copy of the run "
-    "file has a ledger of its own: releases drawn from copies are not counted here.";
+    "caps the basic totals, which stay valid for redraws chosen adaptively; copies, renames and "
+    "--overwrite of the run file share them (docs/design.md, The ledger).";
 
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
                              const dpbo_privacy_ledger *ledger) {
@@ -903,7 +904,8 @@ dpbo_status dpbo_release_publish(MPI_Comm comm, const dpbo_config *config, const
   static const dpbo_publish_ops ops = {release_publish_draw, release_publish_ledger,
                                        release_publish_write};
   release_publishing p = {config, run, noise, out};
-  dpbo_publish_spec spec = {runfile, base, 1, config->budget_epsilon, config->budget_delta};
+  dpbo_publish_spec spec = {runfile, base, 1, config->budget_epsilon, config->budget_delta,
+                            config,  0};
   dpbo_privacy_ledger ledger;
   return dpbo_publish_release(comm, &spec, &ops, &p, h5, json, size, &ledger, err);
 }
