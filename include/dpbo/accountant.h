@@ -78,8 +78,8 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
 
 /* ------------------------------------------------------------------------
  * The privacy-loss distribution (PLD) of the discrete Gaussian: the tight
- * accountant of dpbo_mech_gaussian (docs/privacy-proofs.md, "The
- * discrete Gaussian's privacy-loss distribution").
+ * accountant of dpbo_mech_gaussian (docs/privacy-proofs.md section 10,
+ * "The privacy-loss distribution bound").
  *
  * On the lattice: k adaptive releases, each adding N_Z(0, s²) to an integer
  * whose neighbouring values differ by at most d. The worst pair of one

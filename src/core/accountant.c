@@ -1,5 +1,6 @@
-/* Gaussian DP and zCDP accounting of Gaussian releases (include/dpbo/accountant.h;
- * the argument is in docs/privacy-proofs.md).
+/* Gaussian DP, zCDP and privacy-loss-distribution accounting of Gaussian
+ * releases (include/dpbo/accountant.h; the argument is in
+ * docs/privacy-proofs.md section 10).
  *
  * Everything here is double arithmetic on public parameters only, so it does
  * not need the exactness of the samplers: it needs the right direction of

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpbo/accountant.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
