@@ -133,10 +133,15 @@ run() { # NPROCS CONFIG [args...]
 
 # The release's numbers against an independent computation: sigma is the
 # smallest noise for which K discrete Gaussian releases meet (epsilon, delta)
-# by the zCDP bound rho = K (Delta + g)^2 / (2 sigma^2), delta(eps) =
-# inf_{a>1} exp((a-1)(a rho - eps))/(a-1) (1-1/a)^a (Canonne, Kamath and
-# Steinke 2020, Corollary 13): so the bound at sigma is <= delta and within
-# 0.1% of it; mu = sqrt(K) Delta/sigma and the GDP delta(eps) closed form.
+# by the privacy-loss distribution bound (docs/privacy-proofs.md): on the
+# mechanism's lattice (shift d = floor(Delta/g) + 1, s = ceil(sigma/g)),
+# delta(eps) <= GDP delta(sqrt(K) d/s, eps - K d/s^2); so that bound at sigma
+# is <= delta and within 0.1% of it. The zCDP bound rho = K (Delta + g)^2 /
+# (2 sigma^2), delta(eps) = inf_{a>1} exp((a-1)(a rho - eps))/(a-1)
+# (1-1/a)^a (Canonne, Kamath and Steinke 2020, Corollary 13), the calibration
+# before, is stated beside it: at sigma it exceeds delta, at sigma_zcdp it
+# meets delta within 0.1%. mu = sqrt(K) Delta/sigma and the GDP delta(eps)
+# closed form.
 check_release() { # JSON K CHARGED SENSITIVITY EPSILON DELTA FINAL_CHOICE
   python3 - "$@" <<'PY' || exit 1
 import json, math, sys
@@ -146,7 +151,8 @@ r = json.load(open(path))
 def bad(msg):
     print("FAIL: %s: %s" % (path, msg)); sys.exit(1)
 for key in ("lambda", "value", "sigma", "sensitivity", "granularity", "guarantee", "randomness",
-            "discrete_gaussian_delta_at_epsilon", "continuous_gaussian_gdp_mu", "final_choice"):
+            "discrete_gaussian_delta_at_epsilon", "continuous_gaussian_gdp_mu", "final_choice",
+            "accountant", "sigma_zcdp", "discrete_gaussian_zcdp_delta_at_epsilon"):
     if key not in r: bad("no %s" % key)
 if r["algorithm"] != "private_evaluations": bad("algorithm %s" % r["algorithm"])
 if r["max_evaluations"] != K: bad("K = %s, expected %d" % (r["max_evaluations"], K))
@@ -158,8 +164,16 @@ sigma, g = r["sigma"], r["granularity"]
 # g: the power of two nearest to max(min(Delta, sigma) 2^-20, sigma 2^-30).
 want_g = 2.0 ** round(math.log2(max(min(sens, sigma) * 2**-20, sigma * 2**-30)))
 if g != want_g: bad("granularity %r, expected %r" % (g, want_g))
+Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+def gdp_delta(mu, e):
+    return Phi(-e / mu + mu / 2) - math.exp(e) * Phi(-e / mu - mu / 2)
+def pld_delta(s):
+    gs = 2.0 ** round(math.log2(max(min(sens, s) * 2**-20, s * 2**-30)))
+    dl, sl = math.floor(sens / gs) + 1, math.ceil(s / gs)
+    return gdp_delta(math.sqrt(K) * dl / sl, eps - K * dl / sl / sl)
 def zcdp_delta(s):
-    rho = K * (sens + g) ** 2 / (2 * s * s)
+    gs = 2.0 ** round(math.log2(max(min(sens, s) * 2**-20, s * 2**-30)))
+    rho = K * (sens + gs) ** 2 / (2 * s * s)
     def f(la):  # log delta at a = 1 + e^la
         a = 1 + math.exp(la)
         return (a - 1) * (a * rho - eps) - math.log(a - 1) + a * math.log1p(-1 / a)
@@ -171,15 +185,20 @@ def zcdp_delta(s):
         if f(m1) < f(m2): hi = m2
         else: lo = m1
     return math.exp(f((lo + hi) / 2))
-d = zcdp_delta(sigma)
+d = pld_delta(sigma)
 if not (d <= delta * (1 + 1e-9)): bad("sigma %r gives delta %r > %r" % (sigma, d, delta))
 if not (d >= 0.999 * delta): bad("sigma %r is not tight: delta %r << %r" % (sigma, d, delta))
 if abs(r["discrete_gaussian_delta_at_epsilon"] - d) > 1e-6 * d:
     bad("stated delta %r, recomputed %r" % (r["discrete_gaussian_delta_at_epsilon"], d))
+if "privacy-loss distribution" not in r["accountant"]: bad("accountant %r" % r["accountant"])
+dz, sz = zcdp_delta(sigma), r["sigma_zcdp"]
+if abs(r["discrete_gaussian_zcdp_delta_at_epsilon"] - dz) > 1e-6 * dz:
+    bad("stated zCDP delta %r, recomputed %r" % (r["discrete_gaussian_zcdp_delta_at_epsilon"], dz))
+if not (dz > delta and sz > sigma): bad("the zCDP bound should need more: %r at sigma, sigma_zcdp %r" % (dz, sz))
+if not (0.999 * delta <= zcdp_delta(sz) <= delta * (1 + 1e-9)): bad("sigma_zcdp %r gives %r" % (sz, zcdp_delta(sz)))
 mu = math.sqrt(K) * sens / sigma
 if abs(r["continuous_gaussian_gdp_mu"] - mu) > 1e-12 * mu: bad("mu %r, expected %r" % (r["continuous_gaussian_gdp_mu"], mu))
-Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
-dg = Phi(-eps / mu + mu / 2) - math.exp(eps) * Phi(-eps / mu - mu / 2)
+dg = gdp_delta(mu, eps)
 if abs(r["continuous_gaussian_delta_at_epsilon"] - dg) > 1e-9 * dg:
     bad("GDP delta %r, expected %r" % (r["continuous_gaussian_delta_at_epsilon"], dg))
 if not (dg <= d): bad("the continuous Gaussian should be tighter")
@@ -190,7 +209,7 @@ for phrase in phrases:
 if r["reproducible_not_for_publication"] is not True or "not for publication" not in r["randomness"]:
     bad("seeded noise not labelled")
 if r["ledger_draws"] != 1 or r["ledger_epsilon_basic"] < eps: bad("ledger %r %r" % (r["ledger_draws"], r["ledger_epsilon_basic"]))
-print("release OK: %s K=%d charged=%d sigma=%.6g delta(eps)=%.6g mu=%.4g" % (path, K, charged, sigma, d, mu))
+print("release OK: %s K=%d charged=%d sigma=%.6g (zCDP %.6g) delta(eps)=%.6g mu=%.4g" % (path, K, charged, sigma, sz, d, mu))
 PY
 }
 
@@ -202,7 +221,8 @@ check_h5() { # H5 K
   attrs=$(h5dump -A "$h5") || fail "h5dump $h5"
   [[ $(h5dump -a /max_evaluations "$h5") =~ \(0\):\ $K$'\n' ]] || fail "$h5: max_evaluations is not $K"
   for a in algorithm final_choice guarantee randomness sigma sensitivity granularity \
-    evaluations_charged discrete_gaussian_delta_at_epsilon continuous_gaussian_gdp_mu lambda value; do
+    evaluations_charged discrete_gaussian_delta_at_epsilon continuous_gaussian_gdp_mu lambda value \
+    accountant sigma_zcdp discrete_gaussian_zcdp_delta_at_epsilon; do
     [[ $attrs == *"ATTRIBUTE \"$a\""* ]] || fail "$h5 has no attribute $a"
   done
 }

@@ -1,5 +1,6 @@
-/* Gaussian DP and zCDP accounting of Gaussian releases (include/dpbo/accountant.h;
- * the argument is in docs/privacy-proofs.md).
+/* Gaussian DP, zCDP and privacy-loss-distribution accounting of Gaussian
+ * releases (include/dpbo/accountant.h; the argument is in
+ * docs/privacy-proofs.md section 10).
  *
  * Everything here is double arithmetic on public parameters only, so it does
  * not need the exactness of the samplers: it needs the right direction of
@@ -339,6 +340,177 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
   DPBO_TRY(dpbo_accountant_gaussian_epsilon(k, sensitivity, hi, delta, &e, err));
   if (!(e <= epsilon))
     DPBO_RAISE(DPBO_ERR_NUMERIC, "%s: sigma %g gives epsilon %.17g > %.17g", who, hi, e, epsilon);
+  *sigma = hi;
+done:
+  return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The discrete Gaussian's privacy-loss distribution                        */
+
+/* η = 2e^{-2π²s²}/(1 - e^{-2π²s²}) >= θ - 1, θ = Σ_j e^{-2π²s²j²} the
+ * relative excess of the discrete Gaussian's normaliser Σ_z e^{-z²/(2s²)}
+ * over s√(2π) (Poisson summation; j² >= j bounds the series by a
+ * geometric one). Exactly 0 in double once s >= 7 (e^{-967} underflows):
+ * the lattices of dpbo_mech_gaussian have s >= 2^19. */
+static double accountant_dgauss_eta(double s) {
+  double q = exp(-2.0 * M_PI * M_PI * s * s);
+  return 2.0 * q / (1.0 - q) * (1.0 + outward);
+}
+
+static dpbo_status accountant_check_lattice(int64_t k, double d, double s, const char *who,
+                                            dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (k < 1)
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: the number of releases must be >= 1, got %lld", who,
+               (long long)k);
+  if (!(d >= 1.0 && d <= 0x1p53 && d == floor(d)))
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: the shift must be an integer >= 1, got %g", who, d);
+  if (!(s >= 1.0 && s <= 0x1p53))
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: s must be in [1, 2^53], got %g", who, s);
+done:
+  return status;
+}
+
+/* μ = √k d/s and the shift k d/s² of the dominating Gaussian loss, both
+ * rounded up (δ grows with each): a relative 2^-50 covers the three
+ * roundings of each product. */
+static void accountant_dgauss_pld_params(int64_t k, double d, double s, double *mu, double *shift) {
+  const double up = 1.0 + 0x1p-50;
+  *mu = sqrt((double)k) * (d / s) * up;
+  *shift = (double)k * (d / s) / s * up;
+}
+
+dpbo_status dpbo_accountant_dgauss_pld_delta(int64_t k, double d, double s, double epsilon,
+                                             double *delta, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *who = "discrete Gaussian PLD";
+  double mu, shift;
+  *delta = NAN;
+  DPBO_TRY(accountant_check_lattice(k, d, s, who, err));
+  DPBO_TRY(accountant_check_epsilon(epsilon, who, err));
+  accountant_dgauss_pld_params(k, d, s, &mu, &shift);
+  /* The loss sum is dominated by N(μ²/2, μ²) + shift, up to probability kη
+   * (docs/privacy-proofs.md): δ(ε) <= δ_GDP(μ, ε - shift) + kη. An ε below
+   * the shift is left unbounded (δ = 1), which only costs tightness there
+   * (the shift k d/s² is about k·2^-20 (Δ/σ)² on dpbo's lattices). */
+  double e = epsilon - shift;
+  if (!(e >= 0.0)) {
+    *delta = 1.0;
+    goto done;
+  }
+  double v =
+      dpbo_accountant_gdp_delta(mu, e) * (1.0 + outward) + (double)k * accountant_dgauss_eta(s);
+  *delta = fmin(v, 1.0);
+done:
+  return status;
+}
+
+dpbo_status dpbo_accountant_gaussian_lattice(double sensitivity, double sigma, double *d, double *s,
+                                             dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *who = "Gaussian PLD accountant";
+  *d = *s = NAN;
+  DPBO_TRY(accountant_check_positive(sensitivity, who, "sensitivity", err));
+  DPBO_TRY(accountant_check_positive(sigma, who, "sigma", err));
+  double g = dpbo_mech_gaussian_granularity(sensitivity, sigma);
+  if (!(g > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: sensitivity %g and sigma %g are outside the mechanism's range",
+               who, sensitivity, sigma);
+  /* Δ/g and σ/g are exact (g is a power of two); k = round(q/g) moves two
+   * values at most Δ apart by at most floor(Δ/g) + 1 steps, and the sampler
+   * draws N_Z(0, s²) with s = ceil(σ/g) (dpbo_mech_gaussian). */
+  *d = floor(sensitivity / g) + 1.0;
+  *s = ceil(sigma / g);
+  if (!(*d <= 0x1p53 && *s >= 1.0 && *s < 0x1p31))
+    DPBO_RAISE(DPBO_ERR_ARG, "%s: sensitivity %g and sigma %g are outside the mechanism's range",
+               who, sensitivity, sigma);
+done:
+  return status;
+}
+
+dpbo_status dpbo_accountant_gaussian_pld_delta(int64_t k, double sensitivity, double sigma,
+                                               double epsilon, double *delta, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double d, s;
+  *delta = NAN;
+  DPBO_TRY(accountant_check_release(k, sensitivity, sigma, "Gaussian PLD accountant", err));
+  DPBO_TRY(dpbo_accountant_gaussian_lattice(sensitivity, sigma, &d, &s, err));
+  DPBO_TRY(dpbo_accountant_dgauss_pld_delta(k, d, s, epsilon, delta, err));
+done:
+  return status;
+}
+
+dpbo_status dpbo_accountant_gaussian_pld_epsilon(int64_t k, double sensitivity, double sigma,
+                                                 double delta, double *epsilon, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *who = "Gaussian PLD accountant";
+  double d, s, mu, shift, e;
+  *epsilon = NAN;
+  DPBO_TRY(accountant_check_delta(delta, who, err));
+  DPBO_TRY(accountant_check_release(k, sensitivity, sigma, who, err));
+  DPBO_TRY(dpbo_accountant_gaussian_lattice(sensitivity, sigma, &d, &s, err));
+  accountant_dgauss_pld_params(k, d, s, &mu, &shift);
+  /* The inverse of the δ bound: the GDP ε at what δ leaves after kη (and
+   * the outward factor), plus the shift. */
+  double rest = delta / (1.0 + outward) - (double)k * accountant_dgauss_eta(s);
+  if (!(rest > 0.0)) DPBO_RAISE(DPBO_ERR_NUMERIC, "%s: delta %g is below k eta", who, delta);
+  DPBO_TRY(dpbo_accountant_gdp_epsilon(mu, rest, &e, err));
+  *epsilon = (e + shift) * (1.0 + outward);
+done:
+  return status;
+}
+
+/* Whether σ makes k releases (ε, δ)-DP by the PLD bound; an input the
+ * accountant refuses counts as "no". */
+static int accountant_pld_sigma_passes(int64_t k, double sensitivity, double sigma, double epsilon,
+                                       double delta) {
+  double v;
+  dpbo_error local;
+  return dpbo_accountant_gaussian_pld_delta(k, sensitivity, sigma, epsilon, &v, &local) ==
+             DPBO_OK &&
+         v <= delta;
+}
+
+dpbo_status dpbo_accountant_gaussian_pld_sigma(int64_t k, double sensitivity, double epsilon,
+                                               double delta, double *sigma, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *who = "Gaussian PLD calibration";
+  double v;
+  *sigma = NAN;
+  DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
+  DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
+  DPBO_TRY(accountant_check_delta(delta, who, err));
+  /* Brackets in powers of two times Δ (lo fails, hi passes), then bisection
+   * to the last bit, as dpbo_accountant_gaussian_sigma. */
+  double lo = sensitivity, hi = sensitivity;
+#define PLD_SIGMA_PASSES(x) accountant_pld_sigma_passes(k, sensitivity, (x), epsilon, delta)
+  if (PLD_SIGMA_PASSES(hi)) {
+    while (PLD_SIGMA_PASSES(lo)) {
+      hi = lo;
+      lo *= 0.5;
+      if (!(lo > sensitivity * 0x1p-20))
+        DPBO_RAISE(DPBO_ERR_ARG,
+                   "%s: epsilon %g at delta %g allows sigma below 2^-20 of the sensitivity %g; "
+                   "such a release protects nothing",
+                   who, epsilon, delta, sensitivity);
+    }
+  } else {
+    while (!PLD_SIGMA_PASSES(hi)) {
+      lo = hi;
+      hi *= 2.0;
+      if (!(hi < sensitivity * 0x1p60))
+        DPBO_RAISE(DPBO_ERR_ARG, "%s: no sigma below %g reaches epsilon %g at delta %g", who, hi,
+                   epsilon, delta);
+    }
+  }
+  ACCOUNTANT_BISECT(lo, hi, PLD_SIGMA_PASSES)
+#undef PLD_SIGMA_PASSES
+  /* The grid g moves with σ, so the bound is only nearly monotone in σ:
+   * check the answer itself, with the caller's error record. */
+  DPBO_TRY(dpbo_accountant_gaussian_pld_delta(k, sensitivity, hi, epsilon, &v, err));
+  if (!(v <= delta))
+    DPBO_RAISE(DPBO_ERR_NUMERIC, "%s: sigma %g gives delta %.17g > %.17g", who, hi, v, delta);
   *sigma = hi;
 done:
   return status;

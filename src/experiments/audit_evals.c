@@ -8,6 +8,7 @@
 #include "dpbo/accountant.h"
 #include "dpbo/mechanism.h"
 #include "objectives/logreg.h"
+#include "run/private_evals_settings.h"
 #include "run/run.h"
 
 struct dpbo_audit_evals {
@@ -89,9 +90,10 @@ dpbo_status dpbo_audit_evals_create(const dpbo_config *cfg, double sensitivity_f
   /* σ as the run calibrates it, from the (possibly understated) Δ. */
   const dpbo_private_evals_settings *e = &cfg[0].evals;
   ae->sensitivity = e->sensitivity * sensitivity_factor;
-  DPBO_TRY(dpbo_accountant_gaussian_sigma(e->max_evaluations, ae->sensitivity,
-                                          cfg[0].privacy_epsilon, cfg[0].privacy_delta, &ae->sigma,
-                                          err));
+  double noise_std_unused;
+  DPBO_TRY(dpbo_private_evals_calibrate(e->max_evaluations, ae->sensitivity, cfg[0].privacy_epsilon,
+                                        cfg[0].privacy_delta, 0.0, &ae->sigma, &noise_std_unused,
+                                        err));
   ae->sigma *= noise_scale_factor;
   ae->scale = e->sensitivity * ae->sigma;
   *out = ae;

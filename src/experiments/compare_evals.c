@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpbo/accountant.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
@@ -19,8 +18,9 @@ dpbo_status dpbo_compare_evals_account(int T, double sensitivity, double epsilon
   /* K = T: compare's run has no retries and loses no evaluation. */
   DPBO_TRY(dpbo_private_evals_calibrate(T, sensitivity, epsilon, delta, gp_noise_std, sigma,
                                         gp_noise_std_used, err));
-  DPBO_TRY(dpbo_accountant_gaussian_epsilon(T, sensitivity, *sigma, delta, &out->epsilon_accounted,
-                                            err));
+  dpbo_private_evals_bound bound;
+  DPBO_TRY(dpbo_private_evals_account(T, sensitivity, *sigma, epsilon, delta, &bound, err));
+  out->epsilon_accounted = bound.epsilon;
   out->delta_accounted = delta;
 done:
   return status;

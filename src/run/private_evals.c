@@ -180,11 +180,14 @@ void dpbo_private_evals_log_start(const dpbo_config *config, const dpbo_run *run
   const dpbo_private_evals_settings *e = &config->evals;
   dpbo_log_info("dpbo: privatized evaluations: each v_t is released by the discrete Gaussian "
                 "mechanism on its worker (sensitivity %.6g%s, sigma %.6g) before anything else "
-                "sees it; K = %lld mechanisms for epsilon = %g, delta = %g (%lld charged so far); "
+                "sees it; K = %lld mechanisms for epsilon = %g, delta = %g (%lld charged so far), "
+                "sigma by the %s bound (the zCDP bound alone would need sigma %.6g); "
                 "the GP's noise is sqrt(%.6g^2 + sigma^2) = %.6g; noise %s",
                 e->sensitivity, e->sensitivity_proven ? ", proven" : ", stated", e->sigma,
                 (long long)e->max_evaluations, config->privacy_epsilon, config->privacy_delta,
-                (long long)run->evaluations_charged, e->gp_noise_std, e->gp_noise_std_used,
+                (long long)run->evaluations_charged,
+                e->sigma_by_zcdp ? "zCDP" : "privacy-loss distribution (PLD)", e->sigma_zcdp,
+                e->gp_noise_std, e->gp_noise_std_used,
                 config->noise == DPBO_NOISE_SEEDED ? "seeded (reproducible, NOT for publication)"
                                                    : "from the operating system CSPRNG");
 }
@@ -231,13 +234,14 @@ static void private_evals_guarantee(dpbo_private_evals_release *r, const dpbo_co
            "lost ones included) was released through the discrete Gaussian mechanism (sigma = "
            "%.6g, grid %.3g added to the sensitivity) on the rank that evaluated it, before "
            "anything else saw it, and K adaptive such releases are (%.6g, %.6g)-DP by the "
-           "discrete Gaussian's bound (Canonne, Kamath and Steinke 2020); everything else (the "
+           "%s (the zCDP bound of Canonne, Kamath and Steinke 2020 gives delta %.6g at this "
+           "sigma, and would need sigma %.6g); everything else (the "
            "GP, the choice of each lambda_t, lambda_tilde by %s, v_tilde) is post-processing. "
            "The guarantee holds for any objective f: it rests on no GP assumption. Evaluation "
            "timings are not covered.",
            r->epsilon, r->delta, relation, (long long)r->max_evaluations, (long long)r->charged,
-           r->sigma, r->granularity, r->epsilon, r->proven_delta,
-           dpbo_final_choice_names[r->final_choice]);
+           r->sigma, r->granularity, r->epsilon, r->proven_delta, r->accountant, r->zcdp_delta,
+           r->sigma_zcdp, dpbo_final_choice_names[r->final_choice]);
 }
 
 dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
@@ -278,10 +282,26 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   out->gp_noise_std_used = e->gp_noise_std_used;
   snprintf(out->objective, sizeof out->objective, "%s",
            dpbo_objective_kind_name(config->objective));
-  DPBO_TRY(dpbo_accountant_gaussian_delta(e->max_evaluations, e->sensitivity, e->sigma,
-                                          out->epsilon, &out->proven_delta, err));
-  DPBO_TRY(dpbo_accountant_gaussian_epsilon(e->max_evaluations, e->sensitivity, e->sigma,
-                                            out->delta, &out->proven_epsilon, err));
+  /* σ was calibrated to (ε, δ) by the PLD bound (or by the zCDP bound where
+   * that needs less); the proven numbers are those of the same accountant. */
+  dpbo_private_evals_bound bound;
+  DPBO_TRY(dpbo_private_evals_account(e->max_evaluations, e->sensitivity, e->sigma, out->epsilon,
+                                      out->delta, &bound, err));
+  out->proven_delta = bound.delta;
+  out->proven_epsilon = bound.epsilon;
+  out->zcdp_delta = bound.zcdp_delta;
+  out->zcdp_epsilon = bound.zcdp_epsilon;
+  out->sigma_zcdp = e->sigma_zcdp;
+  if (bound.by_zcdp) {
+    snprintf(out->accountant, sizeof out->accountant,
+             "zCDP bound of the discrete Gaussian (Canonne, Kamath and Steinke 2020), which is "
+             "below its privacy-loss distribution bound here");
+  } else {
+    snprintf(out->accountant, sizeof out->accountant,
+             "discrete Gaussian's privacy-loss distribution (PLD: its loss is dominated by a "
+             "continuous Gaussian loss shifted by K d/s^2 and composed exactly, no "
+             "discretisation grid; docs/privacy-proofs.md)");
+  }
   out->gdp_mu = sqrt((double)e->max_evaluations) * e->sensitivity / e->sigma;
   out->gdp_delta = dpbo_accountant_gdp_delta(out->gdp_mu, out->epsilon);
   DPBO_TRY(dpbo_accountant_gdp_epsilon(out->gdp_mu, out->delta, &out->gdp_epsilon, err));
@@ -343,7 +363,7 @@ typedef struct private_evals_number {
   double value;
 } private_evals_number;
 
-enum { PRIVATE_EVALS_NUMBERS = 22 };
+enum { PRIVATE_EVALS_NUMBERS = 25 };
 
 static void private_evals_numbers(const dpbo_private_evals_release *r,
                                   private_evals_number numbers[PRIVATE_EVALS_NUMBERS]) {
@@ -359,6 +379,9 @@ static void private_evals_numbers(const dpbo_private_evals_release *r,
                                       {"granularity", r->granularity},
                                       {"discrete_gaussian_delta_at_epsilon", r->proven_delta},
                                       {"discrete_gaussian_epsilon_at_delta", r->proven_epsilon},
+                                      {"discrete_gaussian_zcdp_delta_at_epsilon", r->zcdp_delta},
+                                      {"discrete_gaussian_zcdp_epsilon_at_delta", r->zcdp_epsilon},
+                                      {"sigma_zcdp", r->sigma_zcdp},
                                       {"continuous_gaussian_gdp_mu", r->gdp_mu},
                                       {"continuous_gaussian_delta_at_epsilon", r->gdp_delta},
                                       {"continuous_gaussian_epsilon_at_delta", r->gdp_epsilon},
@@ -420,6 +443,8 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
   dpbo_release_json_string(f, r->sensitivity_proven ? "proven" : "stated by the user");
   fputs(",\"objective\":", f);
   dpbo_release_json_string(f, r->objective);
+  fputs(",\"accountant\":", f);
+  dpbo_release_json_string(f, r->accountant);
   fputs(",\"randomness\":", f);
   dpbo_release_json_string(f, r->source);
   fprintf(f,
@@ -453,6 +478,7 @@ static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, c
   DPBO_TRY(
       dpbo_h5io_attr_string(file, "final_choice", dpbo_final_choice_names[r->final_choice], err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
+  DPBO_TRY(dpbo_h5io_attr_string(file, "accountant", r->accountant, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
                                  r->reproducible
@@ -501,10 +527,12 @@ void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
       r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there",
       r->clamped ? ", clamped to privacy.value_range" : "");
   dpbo_log_info("  %lld of K = %lld Gaussian mechanisms charged (sigma %.6g, sensitivity %.6g); "
-                "proven for the discrete Gaussian: delta %.3g at epsilon %.4g, epsilon %.4g at "
-                "delta %.3g (continuous Gaussian, for reference: mu = %.4g, delta %.3g)",
+                "proven for the discrete Gaussian by the %s: delta %.3g at epsilon %.4g, "
+                "epsilon %.4g at delta %.3g (its zCDP bound: delta %.3g, epsilon %.4g, needing "
+                "sigma %.6g; continuous Gaussian, for reference: mu = %.4g, delta %.3g)",
                 (long long)r->charged, (long long)r->max_evaluations, r->sigma, r->sensitivity,
-                r->proven_delta, r->epsilon, r->proven_epsilon, r->delta, r->gdp_mu, r->gdp_delta);
+                r->accountant, r->proven_delta, r->epsilon, r->proven_epsilon, r->delta,
+                r->zcdp_delta, r->zcdp_epsilon, r->sigma_zcdp, r->gdp_mu, r->gdp_delta);
 }
 
 dpbo_status dpbo_private_evals_check_overrides(int count, const char *const *overrides,

@@ -111,8 +111,12 @@ typedef struct dpbo_private_evals_release {
   int sensitivity_proven;
   int64_t validation_size; /* m (svm, logreg); 0 for a stated sensitivity */
   double epsilon, delta;   /* the run's total (ε, δ) */
-  /* The discrete Gaussian's proven bound for K mechanisms: δ at ε and ε at δ. */
+  /* The discrete Gaussian's proven bound for K mechanisms: δ at ε and ε at δ,
+   * by the accountant named (the PLD bound, or the zCDP bound where that is
+   * smaller), and the zCDP bound's numbers and σ for comparison. */
   double proven_delta, proven_epsilon;
+  double zcdp_delta, zcdp_epsilon, sigma_zcdp;
+  char accountant[256];
   /* The continuous Gaussian's GDP (Dong, Roth, Su), for reference only. */
   double gdp_mu, gdp_delta, gdp_epsilon;
   double gp_noise_std, gp_noise_std_used;

@@ -16,9 +16,34 @@ dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double e
                                          double delta, double gp_noise_std, double *sigma,
                                          double *gp_noise_std_used, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(dpbo_accountant_gaussian_sigma(k, sensitivity, epsilon, delta, sigma, err));
+  double zcdp;
+  /* The PLD bound is the tight one (docs/privacy-proofs.md, "The discrete
+   * Gaussian's privacy-loss distribution"); the zCDP bound is valid too and
+   * kept as a fallback, so σ is never above the calibration before. */
+  DPBO_TRY(dpbo_accountant_gaussian_pld_sigma(k, sensitivity, epsilon, delta, sigma, err));
+  DPBO_TRY(dpbo_accountant_gaussian_sigma(k, sensitivity, epsilon, delta, &zcdp, err));
+  if (zcdp < *sigma) *sigma = zcdp;
   /* Both in units of v and independent: they add as variances. */
   *gp_noise_std_used = hypot(gp_noise_std, *sigma);
+done:
+  return status;
+}
+
+dpbo_status dpbo_private_evals_account(int64_t k, double sensitivity, double sigma, double epsilon,
+                                       double delta, dpbo_private_evals_bound *out,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  DPBO_TRY(dpbo_accountant_gaussian_pld_delta(k, sensitivity, sigma, epsilon, &out->delta, err));
+  DPBO_TRY(dpbo_accountant_gaussian_pld_epsilon(k, sensitivity, sigma, delta, &out->epsilon, err));
+  DPBO_TRY(dpbo_accountant_gaussian_delta(k, sensitivity, sigma, epsilon, &out->zcdp_delta, err));
+  DPBO_TRY(dpbo_accountant_gaussian_epsilon(k, sensitivity, sigma, delta, &out->zcdp_epsilon, err));
+  /* Both bounds hold for the same mechanisms: the smaller one is proven. */
+  if (out->zcdp_delta < out->delta || out->zcdp_epsilon < out->epsilon) {
+    out->by_zcdp = 1;
+    out->delta = fmin(out->delta, out->zcdp_delta);
+    out->epsilon = fmin(out->epsilon, out->zcdp_epsilon);
+  }
 done:
   return status;
 }
@@ -96,6 +121,11 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
                       out->sensitivity);
     goto done;
   }
+  /* The zCDP bound's σ, for the log and the release (it cannot fail where
+   * the calibration above succeeded: it is one of its two bounds). */
+  DPBO_TRY(dpbo_accountant_gaussian_sigma(out->max_evaluations, out->sensitivity, in->epsilon,
+                                          in->delta, &out->sigma_zcdp, err));
+  out->sigma_by_zcdp = out->sigma == out->sigma_zcdp;
 done:
   return status;
 }

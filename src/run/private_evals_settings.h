@@ -12,9 +12,13 @@
  *                                   planned evaluations; never fewer)
  *   privacy.final_choice            posterior_mean | best_observed
  *
- * σ = dpbo_accountant_gaussian_sigma(K, Δ, ε, δ) with (ε, δ) the run's
+ * σ = dpbo_accountant_gaussian_pld_sigma(K, Δ, ε, δ) with (ε, δ) the run's
  * privacy.epsilon and privacy.delta: K adaptive discrete Gaussian releases
- * of sensitivity Δ are then (ε, δ)-DP together. The GP sees the noisy
+ * of sensitivity Δ are then (ε, δ)-DP together by the discrete Gaussian's
+ * privacy-loss distribution (the tight accountant; issue 22). The zCDP
+ * bound's σ (dpbo_accountant_gaussian_sigma, the calibration before) is
+ * computed too, reported beside it, and used instead should it ever be the
+ * smaller (both bounds are valid; it never is on dpbo's lattices). The GP sees the noisy
  * values, so its noise variance is the configured gp.noise_std² plus σ²:
  * both are in units of v (the gain), the mechanism adding its noise to v
  * itself, so the two add as variances of independent noises. */
@@ -41,6 +45,8 @@ typedef struct dpbo_private_evals_settings {
   int64_t max_evaluations; /* K */
   dpbo_final_choice final_choice;
   double sigma;             /* σ of the mechanism, units of v */
+  double sigma_zcdp;        /* σ the zCDP bound would need (cross-check, reported) */
+  int sigma_by_zcdp;        /* 1: σ is the zCDP bound's (smaller than the PLD's) */
   double gp_noise_std;      /* gp.noise_std as configured */
   double gp_noise_std_used; /* √(gp.noise_std² + σ²): the GP's noise */
 } dpbo_private_evals_settings;
@@ -55,13 +61,29 @@ typedef struct dpbo_private_evals_inputs {
   double gp_noise_std;       /* gp.noise_std */
 } dpbo_private_evals_inputs;
 
-/* σ for k adaptive releases of sensitivity Δ at a total (ε, δ)
- * (dpbo_accountant_gaussian_sigma) and the GP's noise √(gp_noise_std² + σ²)
+/* σ for k adaptive releases of sensitivity Δ at a total (ε, δ) (the
+ * smaller of dpbo_accountant_gaussian_pld_sigma and, as a fallback,
+ * dpbo_accountant_gaussian_sigma) and the GP's noise √(gp_noise_std² + σ²)
  * that goes with it: what a private_evaluations run uses, and what `dpbo
  * compare` uses for its privatized GP-UCB runs. */
 dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double epsilon,
                                          double delta, double gp_noise_std, double *sigma,
                                          double *gp_noise_std_used, dpbo_error *err);
+
+/* What k releases of sensitivity Δ with σ are proven to spend: δ at ε and
+ * ε at δ by the PLD bound, or by the zCDP bound where that is smaller (both
+ * hold; by_zcdp says which), and the zCDP bound's own numbers beside them.
+ * The one accountant of private_evaluations' release and of dpbo compare's
+ * privatized runs, matching dpbo_private_evals_calibrate. */
+typedef struct dpbo_private_evals_bound {
+  double delta, epsilon;           /* proven: δ at the ε given, ε at the δ given */
+  double zcdp_delta, zcdp_epsilon; /* the zCDP bound's, for comparison */
+  int by_zcdp;                     /* 1: the zCDP bound gave the proven numbers */
+} dpbo_private_evals_bound;
+
+dpbo_status dpbo_private_evals_account(int64_t k, double sensitivity, double sigma, double epsilon,
+                                       double delta, dpbo_private_evals_bound *out,
+                                       dpbo_error *err);
 
 /* Reads and checks the keys (marking them used) and calibrates σ. With
  * in->active = 0 a given key is refused (it applies to this algorithm
