@@ -398,7 +398,7 @@ noise = seeded
 [output]
 dir = $work
 INI
-  has_attempts() { h5ls "$1/trace" 2> /dev/null | grep -qw attempts; }
+  has_attempts() { grep -qw attempts <<< "$(h5ls "$1/trace" 2> /dev/null)"; }
   run 1 "$work/flaky.ini" --set output.name=hidden --stop-after 2 > /dev/null 2> "$work/h1.err"
   code=$?
   [[ $code -eq 4 ]] || { cat "$work/h1.err"; fail "--stop-after 2 exited $code, expected 4"; }
@@ -415,7 +415,7 @@ INI
   run 1 "$work/flaky.ini" --set output.name=shown --set privacy.failures_public=yes > /dev/null 2> "$work/s.err" ||
     { cat "$work/s.err"; fail "the failures_public = yes run exited $?"; }
   has_attempts "$work/shown.h5" || fail "failures_public = yes: /trace/attempts is missing"
-  h5dump -d /trace/attempts "$work/shown.h5" | grep -q '(0): 2, 2, 2, 2' ||
+  grep -q '(0): 2, 2, 2, 2' <<< "$(h5dump -d /trace/attempts "$work/shown.h5")" ||
     fail "failures_public = yes: attempts are not 2, 2, 2, 2 (the objective did not retry)"
   echo "retries_unpublished OK: no attempts with failures_public = no (stop, resume, release), 2s with yes"
   ;;

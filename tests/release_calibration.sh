@@ -64,7 +64,10 @@ run() {
   shift
   local sets=()
   for s in "$@"; do sets+=(--set "$s"); done
-  "$mpiexec" -n 1 "$bin" run "$work/sel.ini" --quiet --set "output.name=$name" "${sets[@]}" \
+  # Each run on a ledger of its own: they share one validation set, whose
+  # ledger would otherwise add their spends against the one budget.
+  "$mpiexec" -n 1 "$bin" run "$work/sel.ini" --quiet --set "output.name=$name" \
+    --set "privacy.ledger=$work/out/$name.ledger" "${sets[@]}" \
     > "$work/$name.log" 2>&1 ||
     { code=$?; cat "$work/$name.log"; fail "$name: a run whose (epsilon, delta) fits privacy.budget exited $code"; }
   [[ -s $work/out/$name.release.json && -s $work/out/$name.release.h5 ]] ||

@@ -9,12 +9,15 @@
 #     path over 200 characters and a file used as a folder are refused
 #     before the draw (exit 2); the ledger (releases_drawn) is unchanged and
 #     no file is left.
-#  6. Rank 0 killed after the run file is complete and before the ledger
-#     counts the release (strace kills it at that rename): `--resume` draws
-#     the release then (the ledger goes 0 -> 1; seeded, it is the release of
-#     an uninterrupted run) and leaves no temporary file. Killed after the
-#     ledger and before the files: `--resume` says the release is missing
-#     and spent, exit 3, and draws nothing (the ledger stays at 1).
+#  6. Rank 0 killed after the run file is complete and before the run
+#     file's own ledger counts the release (strace kills it at that rename,
+#     which follows the ledger file's charge): `--resume` draws the release
+#     then (the run file's ledger goes 0 -> 1; seeded, it is the release of
+#     an uninterrupted run but for the ledger's totals) and leaves no
+#     temporary file; the ledger file keeps both charges (the lost draw was
+#     charged and is never refunded: over-counting is the safe side).
+#     Killed after the run file's ledger and before the files: `--resume`
+#     says the release is missing and spent, exit 3, and draws nothing.
 #  7. A FIFO at the run file's path: run, run --resume, run --overwrite,
 #     info, release and utility end with an error naming it (not a hang:
 #     each runs under timeout); a FIFO as compare.table on 2 ranks likewise.
@@ -187,7 +190,7 @@ killed_run() {
   DPBO_KILL_AT=$1 timeout -k 5 60 "$mpiexec" -n 2 --oversubscribe "$work/kill_at.sh" "$bin" run "$work/run.ini" --quiet > "$work/kill.log" 2>&1
   local code=$?
   [[ $code -ne 0 && $code -ne 2 && $code -ne 124 ]] || { cat "$work/kill.log"; fail "the kill at rename $1 did not happen (exit $code)"; }
-  h5dump -a /complete "$run_file" | grep -q '(0): 1' || fail "after the kill at rename $1 the run file is not complete"
+  grep -q '(0): 1' <<< "$(h5dump -a /complete "$run_file")" || fail "after the kill at rename $1 the run file is not complete"
 }
 killed_run 8
 [[ $(ledger "$run_file") -eq 0 && ! -e $work/out/small.release.json && $(leftovers) -eq 1 ]] ||
@@ -195,8 +198,15 @@ killed_run 8
 mpi run "$work/run.ini" --resume > "$work/resume.log" 2>&1 || { cat "$work/resume.log"; fail "--resume after the kill exited $?"; }
 grep -q "its release was never drawn" "$work/resume.log" || { cat "$work/resume.log"; fail "--resume does not say the release was never drawn"; }
 [[ $(ledger "$run_file") -eq 1 && $(leftovers) -eq 0 ]] || fail "--resume: ledger $(ledger "$run_file"), $(leftovers) temporary files"
-cmp -s "$work/out/small.release.json" "$work/whole.json" ||
-  { diff "$work/out/small.release.json" "$work/whole.json"; fail "the release drawn at --resume differs from the uninterrupted run's"; }
+"${DPBO_PYTHON:-python3}" - "$work/out/small.release.json" "$work/whole.json" "$work/out/dpbo-ledger" <<'PY' ||
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+la, lb = a.pop("ledger"), b.pop("ledger")
+assert a == b, "the release drawn at --resume differs from the uninterrupted run's"
+charges = [l for l in open(sys.argv[3]) if l.split("\t")[3:4] == ["charge"]]
+assert len(charges) == 2 and la["draws"] == 2 and lb["draws"] == 1, (len(charges), la, lb)
+PY
+  fail "the release drawn at --resume is not the uninterrupted run's, or the ledger file does not hold both charges"
 killed_run 9
 [[ $(ledger "$run_file") -eq 1 && ! -e $work/out/small.release.h5 ]] || fail "the kill at the release's rename should leave ledger 1 and no release"
 mpi run "$work/run.ini" --resume > "$work/lost.log" 2>&1

@@ -232,7 +232,7 @@ chmod +x "$work/sleeper.sh"
 rank_pid() {
   local p
   for p in $(pgrep -P "$1"); do
-    tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && echo "$p"
+    grep -qx "OMPI_COMM_WORLD_RANK=$2" <<< "$(tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null)" && echo "$p"
   done
 }
 # kill_rank NAME RANKS SLEEPING_RANK KILLED_RANK
