@@ -302,18 +302,19 @@ static int accountant_sigma_passes(int64_t k, double sensitivity, double sigma, 
          e <= epsilon;
 }
 
-dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double epsilon,
-                                           double delta, double *sigma, dpbo_error *err) {
+/* Whether σ reaches (ε, δ) for K releases of sensitivity Δ, by one bound. */
+typedef int (*accountant_sigma_test)(int64_t k, double sensitivity, double sigma, double epsilon,
+                                     double delta);
+
+/* The smallest σ that `passes` (to the last bit), for both calibrations:
+ * brackets in powers of two times Δ (lo fails, hi passes), then bisection.
+ * The caller checks the answer once more with its own error record. */
+static dpbo_status accountant_sigma_search(accountant_sigma_test passes, int64_t k,
+                                           double sensitivity, double epsilon, double delta,
+                                           const char *who, double *sigma, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const char *who = "Gaussian calibration";
-  *sigma = NAN;
-  DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
-  DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
-  DPBO_TRY(accountant_check_delta(delta, who, err));
-  /* Brackets in powers of two times Δ (lo fails, hi passes), then bisection
-   * to the last bit. */
-  double lo = sensitivity, hi = sensitivity, e;
-#define SIGMA_PASSES(s) accountant_sigma_passes(k, sensitivity, (s), epsilon, delta)
+  double lo = sensitivity, hi = sensitivity;
+#define SIGMA_PASSES(s) passes(k, sensitivity, (s), epsilon, delta)
   if (SIGMA_PASSES(hi)) {
     while (SIGMA_PASSES(lo)) {
       hi = lo;
@@ -335,6 +336,22 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
   }
   ACCOUNTANT_BISECT(lo, hi, SIGMA_PASSES)
 #undef SIGMA_PASSES
+  *sigma = hi;
+done:
+  return status;
+}
+
+dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double epsilon,
+                                           double delta, double *sigma, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *who = "Gaussian calibration";
+  *sigma = NAN;
+  DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
+  DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
+  DPBO_TRY(accountant_check_delta(delta, who, err));
+  double hi, e;
+  DPBO_TRY(accountant_sigma_search(accountant_sigma_passes, k, sensitivity, epsilon, delta, who,
+                                   &hi, err));
   /* hi passed when it was set; check the answer itself once more, with the
    * caller's error record. */
   DPBO_TRY(dpbo_accountant_gaussian_epsilon(k, sensitivity, hi, delta, &e, err));
@@ -481,31 +498,9 @@ dpbo_status dpbo_accountant_gaussian_pld_sigma(int64_t k, double sensitivity, do
   DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
   DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
   DPBO_TRY(accountant_check_delta(delta, who, err));
-  /* Brackets in powers of two times Δ (lo fails, hi passes), then bisection
-   * to the last bit, as dpbo_accountant_gaussian_sigma. */
-  double lo = sensitivity, hi = sensitivity;
-#define PLD_SIGMA_PASSES(x) accountant_pld_sigma_passes(k, sensitivity, (x), epsilon, delta)
-  if (PLD_SIGMA_PASSES(hi)) {
-    while (PLD_SIGMA_PASSES(lo)) {
-      hi = lo;
-      lo *= 0.5;
-      if (!(lo > sensitivity * 0x1p-20))
-        DPBO_RAISE(DPBO_ERR_ARG,
-                   "%s: epsilon %g at delta %g allows sigma below 2^-20 of the sensitivity %g; "
-                   "such a release protects nothing",
-                   who, epsilon, delta, sensitivity);
-    }
-  } else {
-    while (!PLD_SIGMA_PASSES(hi)) {
-      lo = hi;
-      hi *= 2.0;
-      if (!(hi < sensitivity * 0x1p60))
-        DPBO_RAISE(DPBO_ERR_ARG, "%s: no sigma below %g reaches epsilon %g at delta %g", who, hi,
-                   epsilon, delta);
-    }
-  }
-  ACCOUNTANT_BISECT(lo, hi, PLD_SIGMA_PASSES)
-#undef PLD_SIGMA_PASSES
+  double hi;
+  DPBO_TRY(accountant_sigma_search(accountant_pld_sigma_passes, k, sensitivity, epsilon, delta, who,
+                                   &hi, err));
   /* The grid g moves with σ, so the bound is only nearly monotone in σ:
    * check the answer itself, with the caller's error record. */
   DPBO_TRY(dpbo_accountant_gaussian_pld_delta(k, sensitivity, hi, epsilon, &v, err));
