@@ -712,34 +712,6 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
-                                       double budget_epsilon, double budget_delta,
-                                       dpbo_privacy_ledger *after, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_h5io_file out;
-  /* A copy of the run file takes the change and replaces it (h5io.h): a
-   * crash at any moment leaves either the old ledger or the new one, in a
-   * whole file. */
-  DPBO_TRY(dpbo_h5io_modify(path, &out, err));
-  DPBO_TRY(output_ledger_load(out.id, after, err));
-  dpbo_privacy_ledger_add(after, epsilon, delta);
-  if (budget_epsilon > 0 && !dpbo_privacy_ledger_within(after, budget_epsilon, budget_delta))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: this release (epsilon = %.6g, delta = %.6g) would bring the run's spend to "
-               "epsilon = %.6g, delta = %.6g over %lld releases (basic composition), past its "
-               "privacy.budget = %.6g %.6g: refused, nothing released",
-               path, epsilon, delta, after->epsilon_sum, after->delta_sum, (long long)after->draws,
-               budget_epsilon, budget_delta);
-  DPBO_TRY(output_ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
-  for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
-    DPBO_TRY(output_ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,
-                                 (const char *)after + ledger_sums[i].offset, err));
-  DPBO_TRY(dpbo_h5io_commit(&out, err));
-done:
-  if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  return status;
-}
-
 /* The mark of the ledger file (run/ledger.h) on /: which ledger file holds
  * the in-file totals up to which draw, and under which run file path. */
 static const char *const output_mark_strings[] = {"ledger_file", "ledger_runfile"};

@@ -117,16 +117,6 @@ dpbo_status dpbo_output_read_ledger(const char *path, dpbo_privacy_ledger *ledge
  * charged Gaussian mechanisms (run.h's evaluations_charged). */
 #define DPBO_OUTPUT_EVALUATIONS_CHARGED "evaluations_charged"
 
-/* Adds one release of (ε, δ) to the ledger through the atomic path of
- * h5io.h (a crash leaves the old ledger or the new one, in a whole file) and
- * returns the ledger after it. With budget_epsilon > 0, a release that would
- * bring the basic-composition totals past (budget_epsilon, budget_delta) is
- * refused (DPBO_ERR_CONFIG, the file unchanged). Call it BEFORE the release
- * files are written: a crash in between over-counts, never under-counts. */
-dpbo_status dpbo_output_record_release(const char *path, double epsilon, double delta,
-                                       double budget_epsilon, double budget_delta,
-                                       dpbo_privacy_ledger *after, dpbo_error *err);
-
 /* The in-file ledger's mark of the ledger file (run/ledger.h): the in-file
  * totals (draws, epsilon, delta) that ledger_file records already, as
  * written under the run file path runfile. present = 0 on a run file that
@@ -144,8 +134,8 @@ dpbo_status dpbo_output_read_ledger_mark(const char *path, dpbo_privacy_ledger *
 
 /* Adds (with `add`) one release of (ε, δ) to the in-file ledger, which the
  * ledger file makes informational, and marks the totals after it as
- * recorded in ledger_file under the path runfile (atomically, as
- * dpbo_output_record_release; no budget: run/ledger.h enforces it). */
+ * recorded in ledger_file under the path runfile (atomically, through
+ * h5io.h's copy and rename; no budget: run/ledger.h enforces it). */
 dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, double delta,
                                     const char *ledger_file, const char *runfile,
                                     dpbo_privacy_ledger *after, dpbo_error *err);
