@@ -22,13 +22,6 @@ static dpbo_status publish_ledger_record(const dpbo_publish_spec *spec, double e
   return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, err);
 }
 
-/* The run file's own ledger (informational since the ledger file; `dpbo
- * run --resume` reads it to tell a lost release from one never drawn). */
-dpbo_status dpbo_publish_ledger_read(const char *runfile, dpbo_privacy_ledger *ledger,
-                                     dpbo_error *err) {
-  return dpbo_output_read_ledger(runfile, ledger, err);
-}
-
 /* A target must not exist (lstat: a symbolic link, even a dangling one, is
  * a file there too), and its folder must take a new file: a temporary file
  * of h5io.h's kind is created next to it and removed again. */
@@ -124,7 +117,9 @@ dpbo_status dpbo_publish_check(const char *runfile, const char *h5, const char *
                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   struct stat st;
-  DPBO_TRY(dpbo_publish_ledger_read(runfile, ledger, err));
+  /* The run file's own ledger: informational since the ledger file, but
+   * the run file's record of whether its own release was charged. */
+  DPBO_TRY(dpbo_output_read_ledger(runfile, ledger, err));
   const int have_h5 = lstat(h5, &st) == 0, have_json = lstat(json, &st) == 0;
   if (ledger->draws == 0)
     *state = have_h5 || have_json ? DPBO_PUBLISH_UNCOUNTED : DPBO_PUBLISH_NEVER_DRAWN;

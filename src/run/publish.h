@@ -60,10 +60,6 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
                                  const dpbo_publish_ops *ops, void *user, char *h5, char *json,
                                  size_t size, dpbo_privacy_ledger *ledger, dpbo_error *err);
 
-/* The ledger of runfile as it stands (serial): the one place that reads it. */
-dpbo_status dpbo_publish_ledger_read(const char *runfile, dpbo_privacy_ledger *ledger,
-                                     dpbo_error *err);
-
 /* What became of the release a finished run was configured to publish as
  * h5/json (serial), for `dpbo run --resume` on a complete run file. */
 typedef enum dpbo_publish_state {
