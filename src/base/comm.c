@@ -3,6 +3,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
+
 dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int rank, size;
@@ -30,6 +32,27 @@ dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err) {
   }
   status = err->code != DPBO_OK ? err->code : DPBO_ERR_MPI;
 done:
+  return status;
+}
+
+dpbo_status dpbo_comm_log_forward(MPI_Comm comm, int from, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int rank;
+  char text[DPBO_LOG_HELD_MAX];
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (from == 0) goto done;
+  if (rank == from) memcpy(text, dpbo_log_held(), sizeof text);
+  DPBO_MPI_TRY(MPI_Bcast(text, (int)sizeof text, MPI_CHAR, from, comm));
+  text[sizeof text - 1] = '\0';
+  if (rank == 0)
+    for (char *line = text, *end; *line; line = end + 1) {
+      end = strchr(line, '\n');
+      if (!end) break;
+      *end = '\0';
+      dpbo_log_info("%s", line);
+    }
+done:
+  dpbo_log_hold(0);
   return status;
 }
 

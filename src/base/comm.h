@@ -12,6 +12,11 @@
  * every rank leaves the collective path together. */
 dpbo_status dpbo_comm_agree(MPI_Comm comm, dpbo_status local, dpbo_error *err);
 
+/* Collective: the info lines rank `from` held (dpbo_log_hold) are printed
+ * on the printing rank, as if it had said them; every rank stops holding.
+ * Nothing is sent when `from` prints itself. */
+dpbo_status dpbo_comm_log_forward(MPI_Comm comm, int from, dpbo_error *err);
+
 /* Waits for a request without spinning: MPI_Test, then nanosleep with a
  * back-off from 0.1 ms to 10 ms. Open MPI's blocking calls poll, so a rank
  * that may wait for a long time (an idle worker of the k1 sweep while others

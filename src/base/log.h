@@ -16,4 +16,16 @@ void dpbo_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dpbo_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dpbo_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* While held (on = 1), the info lines of a rank that does not print are kept
+ * (up to DPBO_LOG_HELD_MAX bytes) instead of dropped, so that a collective
+ * step can hand them to the printing rank (dpbo_comm_log_forward): with
+ * several ranks, only workers read the dataset, and what they say about it
+ * (a skipped CSV header) must still reach the one log. on = 0 stops holding
+ * and discards what is kept. */
+enum { DPBO_LOG_HELD_MAX = 4096 };
+void dpbo_log_hold(int on);
+
+/* The lines held so far ("" if none), without ending the hold. */
+const char *dpbo_log_held(void);
+
 #endif

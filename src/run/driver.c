@@ -457,6 +457,9 @@ done:
  * failure anywhere, e.g. an unreadable dataset, fails all ranks). */
 static dpbo_status driver_start_workers(driver *dr, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  /* What the first worker says while it reads the data (a skipped CSV
+   * header) reaches rank 0's log before any error of the reading. */
+  dpbo_log_hold(dr->rank == dr->first_worker);
   if (dr->rank >= dr->first_worker) {
     local = driver_objective(dr->config, dr->run->space, &dr->objective, err);
     if (local == DPBO_OK)
@@ -466,6 +469,13 @@ static dpbo_status driver_start_workers(driver *dr, dpbo_error *err) {
       local = dpbo_evaluator_create(&dr->objective, dr->run->space, dr->config->retries,
                                     dr->size > 1 || dr->objective.ops->cancel != NULL,
                                     &dr->evaluator, err);
+  }
+  dpbo_error forward_err;
+  dpbo_error_clear(&forward_err);
+  if (dpbo_comm_log_forward(dr->comm, dr->first_worker, &forward_err) != DPBO_OK &&
+      local == DPBO_OK) {
+    *err = forward_err;
+    local = forward_err.code;
   }
   DPBO_TRY(dpbo_comm_agree(dr->comm, local, err));
 done:

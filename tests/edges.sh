@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The rough edges a new user met (issue #23, "Clean edges"), one per call:
+#   edges.sh CASE
+#   csv_header_ranks  a CSV with a header row read by 2 ranks: the note that
+#                     the header was skipped reaches the log (only a worker
+#                     reads the data), before the label error it explains
+#   readme_root_note  README.md: the note on running as root comes before
+#                     the first mpiexec example
+set -uo pipefail
+case_name=$1
+bin=${DPBO_BIN:?}
+src=${DPBO_SOURCE_DIR:?}
+mpiexec=${MPIEXEC:-mpiexec}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail=0
+
+case $case_name in
+  csv_header_ranks)
+    # The wine table's mistake: a header, the label first, no label_column.
+    { echo "class,alcohol,proline"; for i in $(seq 1 30); do echo "$((i % 2 + 1)),0.$i,$((100 + i))"; done; } > d.csv
+    cat > run.ini <<INI
+[run]
+iterations = 2
+[space]
+kind = sobol
+points = 16
+dim.C = log 0.1 10
+dim.gamma = log 0.01 1
+[gp]
+mean = 0.5
+signal_std = 0.25
+noise_std = 0.01
+[objective]
+kind = svm
+data = $work/d.csv
+train_rows = 20
+validation_rows = 10
+[output]
+dir = $work/out
+name = run
+INI
+    for np in 1 2 3; do
+      timeout -k 10 120 "$mpiexec" -n $np --oversubscribe "$bin" run run.ini > out.txt 2> err.txt
+      code=$?
+      n=$(grep -c "d.csv:1: a header row (it is not all numbers), skipped" out.txt)
+      [[ $code -eq 2 ]] || { echo "FAIL: $np ranks: exit code $code, expected 2"; fail=1; }
+      [[ $n -eq 1 ]] || { echo "FAIL: $np ranks: the header note is printed $n times, expected once"; fail=1; }
+      grep -q "the label column holds 30 distinct values" err.txt || { echo "FAIL: $np ranks: no label error"; fail=1; }
+      echo "--- $np ranks: stdout:"; cat out.txt; echo "--- stderr:"; cat err.txt
+    done ;;
+  readme_root_note)
+    readme=$src/README.md
+    # The first command line that starts mpiexec, and the first that allows root.
+    first_mpiexec=$(grep -nE '^\s*mpiexec ' "$readme" | head -n 1 | cut -d: -f1)
+    root_note=$(grep -nE '^\s*export OMPI_ALLOW_RUN_AS_ROOT=1' "$readme" | head -n 1 | cut -d: -f1)
+    echo "first mpiexec: line ${first_mpiexec:-none}; first OMPI_ALLOW_RUN_AS_ROOT: line ${root_note:-none}"
+    if [[ -z $root_note || -z $first_mpiexec || $root_note -gt $first_mpiexec ]]; then
+      echo "FAIL: the root note must come before the first mpiexec"; fail=1
+    fi ;;
+  *) echo "unknown case $case_name"; exit 2 ;;
+esac
+exit $fail
