@@ -4,7 +4,7 @@
 # pkg-config file, the configurations, analysis scripts and job templates.
 # A small program outside the tree (tests/install/consumer.c) is built
 # against the installed tree three ways -- find_package(dpbo) with the shared
-# and with the static library, pkg-config (shared), pkg-config --static -- and
+# and with the static library, pkg-config dpbo (shared) and dpbo-static -- and
 # each build must print the same numbers, whose β_t is checked against the
 # closed form 2 log(N t² π² / (3δ)) computed here by Python.
 set -uo pipefail
@@ -49,10 +49,17 @@ cc=$(command -v cc)
 # shellcheck disable=SC2046
 "$cc" -o "$work/pc_shared" "$work/consumer.c" $(pkg-config --cflags --libs dpbo) -lm \
   -Wl,-rpath,"$libdir" 2> "$work/pc.log" || { cat "$work/pc.log"; fail "pkg-config build failed"; }
-# shellcheck disable=SC2046
-"$cc" -o "$work/pc_static" "$work/consumer.c" $(pkg-config --cflags dpbo) \
-  "$libdir/libdpbo.a" $(pkg-config --static --libs dpbo | sed 's/-ldpbo//') 2> "$work/pcs.log" \
-  || { cat "$work/pcs.log"; fail "pkg-config --static build failed"; }
+# The static library through its own pkg-config file, as a user would link
+# it: no path to libdpbo.a, no editing of the flags (issue #23: `pkg-config
+# --static dpbo` linked libdpbo.so, which -ldpbo finds first).
+[[ -f $libdir/pkgconfig/dpbo-static.pc ]] || fail "no pkgconfig/dpbo-static.pc"
+pcs_flags=$(pkg-config --cflags --libs dpbo-static) || fail "pkg-config dpbo-static failed"
+echo "pkg-config --cflags --libs dpbo-static: $pcs_flags"
+# shellcheck disable=SC2086
+"$cc" -o "$work/pc_static" "$work/consumer.c" $pcs_flags 2> "$work/pcs.log" \
+  || { cat "$work/pcs.log"; fail "pkg-config dpbo-static build failed"; }
+needed=$(readelf -d "$work/pc_static")
+grep -q 'NEEDED.*libdpbo\.so' <<< "$needed" && fail "pc_static has NEEDED libdpbo.so: $(grep NEEDED <<< "$needed")"
 # The whole of ldd's output is read before grep looks (grep -q on a pipe
 # exits at the first match, and under pipefail ldd's SIGPIPE on its later
 # lines then failed the check now and then).
