@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config help2man
+  build-essential cmake pkg-config groff-base  # groff: the man page's lint (test man_page)
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools
   libscalapack-openmpi-dev liblapacke-dev libopenblas-dev
