@@ -4,6 +4,11 @@
 #   csv_header_ranks  a CSV with a header row read by 2 ranks: the note that
 #                     the header was skipped reaches the log (only a worker
 #                     reads the data), before the label error it explains
+#   one_message       bad input under `mpiexec -n 2` (a usage mistake, an
+#                     unknown command, a bad config): exit 2, one line from
+#                     dpbo on stderr (the usage text no longer follows), no
+#                     MPI_ABORT text; what follows is mpiexec's own notice
+#                     of a non-zero exit (its "-----" banners), nothing else
 #   readme_root_note  README.md: the note on running as root comes before
 #                     the first mpiexec example
 set -uo pipefail
@@ -50,6 +55,27 @@ INI
       grep -q "the label column holds 30 distinct values" err.txt || { echo "FAIL: $np ranks: no label error"; fail=1; }
       echo "--- $np ranks: stdout:"; cat out.txt; echo "--- stderr:"; cat err.txt
     done ;;
+  one_message)
+    printf '[run]\niterations = 3\nsede = 1\n' > bad.ini
+    check_one() { # check_one EXPECTED_LINE_REGEX DPBO_ARGS...
+      local want=$1; shift
+      timeout -k 10 120 "$mpiexec" -n 2 --oversubscribe "$bin" "$@" > out.txt 2> err.txt
+      local code=$?
+      echo "--- mpiexec -n 2 dpbo $*: exit $code, stderr:"; cat err.txt
+      # dpbo's part of stderr: the lines before mpiexec's first banner.
+      local ours
+      ours=$(sed '/^-----/,$d' err.txt)
+      [[ $code -eq 2 ]] || { echo "FAIL: exit code $code, expected 2"; fail=1; }
+      [[ $(grep -c . <<< "$ours") -eq 1 ]] || { echo "FAIL: dpbo printed $(grep -c . <<< "$ours") lines on stderr, expected 1"; fail=1; }
+      grep -Eq "^dpbo: error: $want" <<< "$ours" || { echo "FAIL: stderr does not begin with /dpbo: error: $want/"; fail=1; }
+      ! grep -q "MPI_ABORT" err.txt || { echo "FAIL: MPI_ABORT text"; fail=1; }
+    }
+    check_one "dpbo run: missing CONFIG \(dpbo run --help shows its usage\)" run
+    check_one "dpbo run: unexpected argument '--bogus'" run bad.ini --bogus
+    check_one "dpbo info: missing FILE.h5" info
+    check_one "unknown command 'frobnicate'" frobnicate
+    check_one "bad.ini: " run bad.ini
+    ;;
   readme_root_note)
     readme=$src/README.md
     # The first command line that starts mpiexec, and the first that allows root.

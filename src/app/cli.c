@@ -122,6 +122,16 @@ static int cli_report(int rank, const dpbo_error *err) {
   return cli_exit_code_for(err->code);
 }
 
+/* A usage error (rank 0 prints): one line, in the form of every other
+ * error, and where the usage is. The whole usage text used to follow, and
+ * buried the one line that said what was wrong. */
+static int cli_usage_error(int rank, const char *command, const char *what, const char *arg) {
+  if (rank == 0)
+    fprintf(stderr, "dpbo: error: dpbo %s: %s%s%s%s (dpbo %s --help shows its usage)\n", command,
+            what, arg ? " '" : "", arg ? arg : "", arg ? "'" : "", command);
+  return DPBO_EXIT_BAD_INPUT;
+}
+
 /* In a command: a failed call sets the exit code for its error (rank 0
  * prints the message) and goes to done. */
 #define CLI_TRY(call)                                                                              \
@@ -198,16 +208,15 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
                (args->stop_after = strtoll(argv[i + 1], &end, 10)) > 0 && *end == '\0') {
       i++;
     } else if (argv[i][0] == '-' || args->positional) {
-      if (rank == 0)
-        fprintf(stderr, "dpbo %s: unexpected argument '%s'\n%s", command, argv[i], usage_text);
-      return DPBO_EXIT_BAD_INPUT;
+      return cli_usage_error(rank, command, "unexpected argument", argv[i]);
     } else {
       args->positional = argv[i];
     }
   }
   if (!args->positional) {
-    if (rank == 0) fprintf(stderr, "dpbo %s: missing %s\n%s", command, missing, usage_text);
-    return DPBO_EXIT_BAD_INPUT;
+    char what[64];
+    snprintf(what, sizeof what, "missing %s", missing);
+    return cli_usage_error(rank, command, what, NULL);
   }
   if (args->resume && args->overwrite) {
     if (rank == 0)
@@ -1080,14 +1089,11 @@ static int cli_info(int rank, int argc, char **argv) {
     else if (!path && argv[i][0] != '-')
       path = argv[i];
     else {
-      if (rank == 0)
-        fprintf(stderr, "dpbo info: unexpected argument '%s'\n%s", argv[i], usage_text);
-      return DPBO_EXIT_BAD_INPUT;
+      return cli_usage_error(rank, "info", "unexpected argument", argv[i]);
     }
   }
   if (!path) {
-    if (rank == 0) fprintf(stderr, "dpbo info: missing FILE.h5\n%s", usage_text);
-    return DPBO_EXIT_BAD_INPUT;
+    return cli_usage_error(rank, "info", "missing FILE.h5", NULL);
   }
   if (rank != 0) return DPBO_EXIT_OK;
   /* First: the trace, when asked for, stays the last section. */
@@ -1105,14 +1111,11 @@ static int cli_config(int rank, int argc, char **argv) {
     } else if (strcmp(argv[i], "--markdown") == 0) {
       markdown = 1;
     } else {
-      if (rank == 0)
-        fprintf(stderr, "dpbo config: unexpected argument '%s'\n%s", argv[i], usage_text);
-      return DPBO_EXIT_BAD_INPUT;
+      return cli_usage_error(rank, "config", "unexpected argument", argv[i]);
     }
   }
   if (!list) {
-    if (rank == 0) fprintf(stderr, "dpbo config: missing --list\n%s", usage_text);
-    return DPBO_EXIT_BAD_INPUT;
+    return cli_usage_error(rank, "config", "missing --list", NULL);
   }
   if (rank == 0) {
     dpbo_config_keys_print(stdout, markdown);
@@ -1176,7 +1179,11 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
   if (strcmp(argv[1], "compare") == 0) return cli_compare(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "k1sweep") == 0) return cli_k1sweep(comm, rank, argc - 2, argv + 2);
   if (strcmp(argv[1], "audit") == 0) return dpbo_audit_main(comm, argc - 2, argv + 2);
-  if (rank == 0) fprintf(stderr, "dpbo: unknown command '%s'\n%s", argv[1], usage_text);
+  if (rank == 0)
+    fprintf(stderr,
+            "dpbo: error: unknown command '%s' (the commands: run, release, utility, compare, "
+            "audit, k1sweep, info, config; dpbo --help shows their usage)\n",
+            argv[1]);
   return DPBO_EXIT_BAD_INPUT;
 }
 
