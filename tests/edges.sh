@@ -11,6 +11,10 @@
 #                     of a non-zero exit (its "-----" banners), nothing else
 #   readme_root_note  README.md: the note on running as root comes before
 #                     the first mpiexec example
+#   sbatch_fits       jobs/submit.sh, on a partition of one 2-CPU node (a fake
+#                     sinfo): jobs/bo.sbatch's 4 tasks are refused at once
+#                     with the reason (exit 2, sbatch not called) instead of
+#                     a job pending for ever; --ntasks=2 is submitted as given
 set -uo pipefail
 case_name=$1
 bin=${DPBO_BIN:?}
@@ -85,6 +89,45 @@ INI
     if [[ -z $root_note || -z $first_mpiexec || $root_note -gt $first_mpiexec ]]; then
       echo "FAIL: the root note must come before the first mpiexec"; fail=1
     fi ;;
+  sbatch_fits)
+    # A fake Slurm: one 2-CPU node with 3800 MB in partition test (time
+    # limit 1 h); sbatch records its arguments.
+    mkdir bin
+    cat > bin/sinfo <<'FAKE'
+#!/bin/bash
+case "$*" in
+  "-h -o %P") echo "test*" ;;
+  "-h -N -p test -o %c %m") echo "2 3800" ;;
+  "-h -p test -o %l") echo "1:00:00" ;;
+  *) echo "fake sinfo: unexpected arguments: $*" >&2; exit 1 ;;
+esac
+FAKE
+    printf '#!/bin/bash\necho "sbatch $*" > "%s/sbatch.args"\necho "Submitted batch job 7"\n' "$work" > bin/sbatch
+    chmod +x bin/sinfo bin/sbatch
+    submit=$src/jobs/submit.sh
+    [[ -x $submit ]] || { echo "FAIL: no jobs/submit.sh"; exit 1; }
+    try() { # try EXPECTED_CODE ARGS...: runs submit.sh, checks the code
+      local want=$1; shift
+      rm -f sbatch.args
+      PATH=$work/bin:$PATH "$submit" "$@" > out.txt 2> err.txt
+      local code=$?
+      echo "--- jobs/submit.sh $*: exit $code"; cat out.txt err.txt
+      [[ $code -eq $want ]] || { echo "FAIL: exit code $code, expected $want"; fail=1; }
+    }
+    try 2 "$src/jobs/bo.sbatch" configs/demo.ini
+    grep -q "asks for 4 tasks x 1 CPU on one node, but the largest node of partition test has 2 CPUs (ask for at most --ntasks=2)" err.txt \
+      || { echo "FAIL: no reason naming the tasks and the node's CPUs"; fail=1; }
+    [[ ! -e sbatch.args ]] || { echo "FAIL: sbatch was called"; fail=1; }
+    try 0 --ntasks=2 "$src/jobs/bo.sbatch" configs/demo.ini
+    grep -qx "sbatch --ntasks=2 $src/jobs/bo.sbatch configs/demo.ini" sbatch.args || { echo "FAIL: sbatch not called as given"; fail=1; }
+    # Memory and time: 2 tasks x 3G > 3800 MB; 2 h > 1 h.
+    try 2 -n 2 --mem-per-cpu=3G --time=02:00:00 "$src/jobs/bo.sbatch"
+    grep -q "asks for 6144 MB of memory" err.txt || { echo "FAIL: no memory reason"; fail=1; }
+    grep -q "asks for --time=02:00:00, but partition test allows at most 1:00:00" err.txt || { echo "FAIL: no time reason"; fail=1; }
+    # k1sweep.sbatch's 32 tasks x 2G, refused for both.
+    try 2 "$src/jobs/k1sweep.sbatch"
+    grep -q "asks for 32 tasks" err.txt || { echo "FAIL: k1sweep.sbatch's 32 tasks not refused"; fail=1; }
+    ;;
   *) echo "unknown case $case_name"; exit 2 ;;
 esac
 exit $fail
