@@ -5,7 +5,8 @@
 #    picking the worse of two candidates a value range apart) is
 #    1/(1 + exp(eps_lambda W / (2 Delta_lambda))) from the release's own
 #    epsilon and sensitivity; v~ is flagged clamped exactly when it sits on
-#    the range's edge; at epsilon = 20 lambda~ is not flagged;
+#    the range's edge; at epsilon = 20 lambda~ is not flagged; with
+#    permute-and-flip the number is 1/(2 exp(...)) (flagged at 1, not at 10);
 #  - random_search and liu_talwar on logistic regression: flagged at
 #    epsilon = 0.01, not at 1; liu_talwar's number is P(Z1 - Z2 > W) for two
 #    Lap(b), integrated numerically here;
@@ -119,9 +120,10 @@ assert "dpbo[1] warning" not in log, "rank 1 logged a warning"
 uniform = [w for w in warnings if "close to a uniform draw" in w]
 assert len(uniform) == (1 if expect else 0), (name, warnings)
 terms = rel.get("terms", {})
-if kind == "selection":
+if kind in ("selection", "selection_pf"):
     W = hi - lo
-    want = 1.0 / (1.0 + math.exp(rel["epsilon_lambda"] * W / (2.0 * rel["sensitivity_lambda"])))
+    R = math.exp(rel["epsilon_lambda"] * W / (2.0 * rel["sensitivity_lambda"]))
+    want = 1.0 / (2.0 * R) if kind == "selection_pf" else 1.0 / (1.0 + R)
 elif kind == "stopping":
     W, b = hi - lo, terms["score_laplace_scale"]
     # P(Z1 - Z2 > W), Z1, Z2 ~ Lap(b): integrated on a grid, not the closed form.
@@ -153,6 +155,10 @@ run alg1 alg1 --quiet
 check alg1 selection 1 0 1
 run alg1 alg1-eps20 --quiet --set privacy.epsilon=20
 check alg1-eps20 selection 0 0 1
+run alg1 alg1-pf --quiet --set privacy.selection=permute_and_flip
+check alg1-pf selection_pf 1 0 1
+run alg1 alg1-pf-eps10 --quiet --set privacy.selection=permute_and_flip --set privacy.epsilon=10
+check alg1-pf-eps10 selection_pf 0 0 1
 grep -q "v~ = 0 was clamped" "$work/alg1.log" || fail "alg1 (seeded): v~ = 0 is not flagged clamped"
 
 if [[ -r $data ]]; then

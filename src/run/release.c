@@ -428,12 +428,12 @@ static void release_warnings(const dpbo_config *config, dpbo_release *r) {
     if (dpbo_selection_gain_range(config, &sensitivity, &lo, &hi, NULL) != DPBO_OK) return;
     ranged = 1;
     if (r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH)
-      dpbo_release_warn_selection(&r->warnings, &r->select, hi - lo, r->T,
+      dpbo_release_warn_selection(&r->warnings, r->selection, &r->select, hi - lo, r->T,
                                   "the T evaluated candidates");
     else
       dpbo_release_warn_stopping(&r->warnings, r->value.scale, hi - lo);
   } else if (r->has_lambda && ranged) {
-    dpbo_release_warn_selection(&r->warnings, &r->select, hi - lo, r->n, "Lambda");
+    dpbo_release_warn_selection(&r->warnings, r->selection, &r->select, hi - lo, r->n, "Lambda");
   }
   if (ranged && r->value.clamped) {
     char why[128];

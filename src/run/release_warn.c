@@ -28,16 +28,22 @@ double dpbo_release_warn_ratio(const dpbo_select_release *select, double width) 
   return exp(eta * (width / select->granularity + 1.0));
 }
 
-void dpbo_release_warn_selection(dpbo_release_warnings *w, const dpbo_select_release *select,
-                                 double width, int64_t candidates, const char *what) {
+double dpbo_release_warn_selection_wrong(dpbo_select_kind kind, double R) {
+  return kind == DPBO_SELECT_PERMUTE_AND_FLIP ? 1.0 / (2.0 * R) : 1.0 / (1.0 + R);
+}
+
+void dpbo_release_warn_selection(dpbo_release_warnings *w, dpbo_select_kind kind,
+                                 const dpbo_select_release *select, double width,
+                                 int64_t candidates, const char *what) {
   if (!(width > 0.0) || !(select->granularity > 0.0) || !(select->eta_den > 0.0)) return;
   const double R = dpbo_release_warn_ratio(select, width);
-  const double wrong = 1.0 / (1.0 + R);
+  const double wrong = dpbo_release_warn_selection_wrong(kind, R);
   if (!(wrong >= DPBO_RELEASE_WRONG_LIMIT)) return;
   release_warn_add(w,
                    "lambda~ is close to a uniform draw over %s (%lld candidates): at epsilon %.4g "
-                   "and sensitivity %.4g the selection picks the worse of two candidates a whole "
-                   "value range (%.4g) apart with probability >= %.3g (a uniform draw: 0.5), and "
+                   "and sensitivity %.4g the selection draws the worse of two candidates a whole "
+                   "value range (%.4g) apart with probability >= %.3g of the times it draws "
+                   "either (a uniform draw: 0.5), and "
                    "no candidate scoring in that range is more than %.4g times as likely as "
                    "1/%lld (flagged when that probability is >= 1/4, half a uniform draw's)",
                    what, (long long)candidates, select->epsilon_spent, select->sensitivity, width,

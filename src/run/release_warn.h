@@ -16,13 +16,19 @@
  * probability at least DPBO_RELEASE_WRONG_LIMIT = 1/4, i.e. within a factor
  * 2 of a uniform draw's:
  *  - exponential mechanism and permute-and-flip (Algorithms 1 and 2 over Λ,
- *    random_search over its T candidates): their probabilities of two
- *    candidates are at most R = exp(η (W/g + 1)) apart (η the sampler's exact
- *    rate, g its score grid; for permute-and-flip the ratio p_i/p_j is also
- *    at most a_i/a_j, McKenna and Sheldon 2020), so the worse of two is
- *    picked with probability >= 1/(1 + R), and no candidate whose score lies
- *    in the range is more than R times as likely as 1/N: flagged when
- *    1/(1 + R) >= 1/4 (R <= 3);
+ *    random_search over its T candidates), a_i = exp(−η (k_max − k_i)) with
+ *    η the sampler's exact rate and k the scores on its grid g: two scores at
+ *    most W apart are at most W/g + 1 steps apart, so with
+ *    R = exp(η (W/g + 1)) every candidate scoring in the range has
+ *    a_i >= 1/R. Exponential: p_i/p_j = a_i/a_j <= R, so of the draws that
+ *    pick one of two such candidates at least 1/(1 + R) pick the worse, and
+ *    p_i <= R/N. Permute-and-flip: p_i = a_i ∫_0^1 Π_{l≠i} (1 − a_l t) dt
+ *    (the random order as uniform arrival times), so
+ *    p_i <= ∫_0^1 (1 − t/R)^{N−1} dt <= R/N, and for a_b >= a_w
+ *    p_b/p_w <= (a_b/a_w)(2 − a_w)/(2 − a_b) <= 2R − 1 (the integrands'
+ *    ratio grows with t while the other factors shrink; equality for two
+ *    candidates): at least 1/(2R) pick the worse. Flagged when that share
+ *    is >= 1/4;
  *  - the stopping methods (the best noisy score, Laplace of scale b per
  *    run): two scores W apart are misordered with probability
  *    ½ e^{−W/b} (1 + W/(2b)) (the difference of two Lap(b));
@@ -51,10 +57,17 @@ typedef struct dpbo_release_warnings {
  * of two candidates whose scores differ by at most W. */
 double dpbo_release_warn_ratio(const dpbo_select_release *select, double width);
 
-/* The exponential mechanism / permute-and-flip over `candidates` (what:
- * "Lambda" or "the T evaluated candidates"), scores in a range of width W. */
-void dpbo_release_warn_selection(dpbo_release_warnings *w, const dpbo_select_release *select,
-                                 double width, int64_t candidates, const char *what);
+/* The exponential mechanism / permute-and-flip (kind) over `candidates`
+ * (what: "Lambda" or "the T evaluated candidates"), scores in a range of
+ * width W. */
+void dpbo_release_warn_selection(dpbo_release_warnings *w, dpbo_select_kind kind,
+                                 const dpbo_select_release *select, double width,
+                                 int64_t candidates, const char *what);
+
+/* Of the draws that pick one of two candidates W apart, the share that
+ * picks the worse, at least: 1/(1 + R) (exponential) or 1/(2R)
+ * (permute-and-flip). */
+double dpbo_release_warn_selection_wrong(dpbo_select_kind kind, double R);
 
 /* ½ e^{−W/b} (1 + W/(2b)): P(Z1 − Z2 > W) for Z1, Z2 ~ Lap(b) independent. */
 double dpbo_release_warn_laplace_wrong(double width, double b);
