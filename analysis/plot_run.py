@@ -274,7 +274,7 @@ class Release:
         if not math.isfinite(self.value):
             raise ValueError("its value is not finite")
 
-    def _epsilon(self, own):
+    def _epsilon(self, own, other):
         """How the part's epsilon is stated: its own share, or what it is part of."""
         if own is not None:
             return "$\\varepsilon$=%s" % num(own)
@@ -282,17 +282,17 @@ class Release:
             return "post-processing of the (%s, %s)-DP trace" % (num(self.eps_total),
                                                                 num(self.delta_total))
         if self.eps_total is not None:  # one mechanism over the pair (stopping methods)
-            return "with the other part: $\\varepsilon$=%s" % num(self.eps_total)
+            return "one mechanism with %s: $\\varepsilon$=%s" % (other, num(self.eps_total))
         return "$\\varepsilon$ not stated"
 
     def lambda_label(self):
-        return "$\\tilde{\\lambda}$ (private release, %s%s)" % (self._epsilon(self.eps_lambda),
+        return "$\\tilde{\\lambda}$ (private release, %s%s)" % (self._epsilon(self.eps_lambda, "the value"),
                                                                 self._seeded())
 
     def value_label(self):
         return "%s = %s (private release, %s%s)" % (
             self.SYMBOL.get(self.algorithm, "released value"), num(self.value, ".4g"),
-            self._epsilon(self.eps_value), self._seeded())
+            self._epsilon(self.eps_value, "$\\tilde{\\lambda}$"), self._seeded())
 
     def _seeded(self):
         return "; seeded" if self.reproducible else ""
@@ -549,8 +549,11 @@ def title_lines(run, source, shown, release):
     complete = run.attrs.get("complete", 1)
     status = "" if int(np.asarray(complete)) else " [incomplete: %s]" % run.attr("outcome")
     method = METHODS.get(alg, "privacy.algorithm = %s" % alg)
-    head = "%s: %s; %s, |$\\Lambda$| = %d (%s), T = %d%s." % (
-        os.path.basename(source), method, objective, run.size, run.kind, run.steps, status)
+    # The stopping methods' steps are their K runs (secret: never released).
+    steps = ("K = %d runs made (secret)" % run.steps
+             if alg in ("liu_talwar", "papernot_steinke") else "T = %d" % run.steps)
+    head = "%s: %s; %s, |$\\Lambda$| = %d (%s), %s%s." % (
+        os.path.basename(source), method, objective, run.size, run.kind, steps, status)
     seeded = run.setting("privacy.noise", "os") == "seeded"
     depends = "they depend" if shown.endswith("are") else "it depends"
     if alg == "none":
