@@ -6,20 +6,34 @@
 Draws
   1. the convergence curve: v_t and the best value so far against t, with the
      GP's prediction at lambda_t before v_t was seen (mean +- 2 std);
-  2. for a 2-D space whose run file holds /posterior, the posterior mean after
-     the last step over the hyper-parameter values (log axes for log-scale
-     dimensions), the evaluated points lambda_t numbered in order and the best
-     one starred; for a 1-D space, the posterior mean +- 2 std against lambda.
+  2. the hyper-parameters: for a 2-D space whose run file holds /posterior,
+     the posterior mean after the last step over the hyper-parameter values
+     (log axes for log-scale dimensions), the evaluated points lambda_t
+     numbered in order and the best one starred; for a 1-D space, the
+     posterior mean +- 2 std against lambda; without /posterior, the
+     evaluated lambda_t coloured by v_t; for d >= 3, parallel coordinates
+     of every lambda_t and one pairwise slice (a scatter of two dimensions)
+     per pair of the first six dimensions.
+
+The title names the run's method (its [privacy] algorithm: GP-UCB without
+one, Algorithms 1-3, private random search, Liu-Talwar, Papernot-Steinke,
+GP-UCB on privatized evaluations), its (epsilon, delta) and what of the
+figure may be published; it is wrapped to the figure's width. No number is
+ever printed as nan: an absent one says so.
 
 When a private release exists (RUNFILE's <name>.release.json next to it, or
 the file given with --release: the JSON summary or the release HDF5 file),
-its lambda~ is marked on the posterior panel and its released value (v~, or
-f~ for Algorithms 2 and 3) is drawn as a horizontal line on the convergence
-panel, both labelled "private release" with their epsilon.
+its lambda~ is marked on every hyper-parameter panel and its released value
+(v~, or f~ for Algorithms 2 and 3) is drawn as a horizontal line on the
+convergence panel, both labelled "private release" with their epsilon; the
+release's warnings (a lambda~ close to a uniform draw, a clamped value) are
+named in the title.
 
-The trace and the posterior depend on the validation data and are NOT
-differentially private: the figure says so in its title. Only the release file
-(dpbo's DP outputs) is safe to publish.
+For every method but private_evaluations the trace and the posterior depend
+on the validation data and are NOT differentially private: the title says
+so, and only the release file (dpbo's DP outputs) is safe to publish. With
+private_evaluations every evaluation was privatized, so the whole figure is
+post-processing of DP outputs (unless the run's noise was seeded).
 
 Needs Debian's python3-h5py and python3-matplotlib (use /usr/bin/python3 when
 another python3 comes first on PATH). No network access.
@@ -32,15 +46,29 @@ import json
 import math
 import os
 import sys
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
 import h5py  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.gridspec import GridSpec  # noqa: E402
 import matplotlib.tri as mtri  # noqa: E402
 import numpy as np  # noqa: E402
 
+# Pairwise slices are drawn for the first PAIR_DIMS dimensions (15 panels).
+PAIR_DIMS = 6
+
+
+def num(x, spec=".3g"):
+    """A number as text, or "not stated" when it is absent or not finite:
+    the figure never prints nan."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return "not stated"
+    return format(x, spec) if math.isfinite(x) else "not stated"
 
 
 def text(value):
@@ -82,6 +110,12 @@ class RunFile:
             self.lam = np.asarray(tr["lambda"][:], dtype=float).reshape(self.steps, -1)
             self.pred_mean = self._optional(tr, "mean")
             self.pred_std = self._optional(tr, "std")
+            # Methods without a GP (the selection methods) store NaN here.
+            if self.pred_mean is not None and not np.isfinite(self.pred_mean).any():
+                self.pred_mean = self.pred_std = None
+            self.unit = self._optional(tr, "unit")
+            if self.unit is not None:
+                self.unit = self.unit.reshape(self.steps, -1)
             self.posterior = None
             if "posterior" in f and all(k in f["posterior"] for k in ("unit", "mean", "std")):
                 po = f["posterior"]
@@ -109,6 +143,32 @@ class RunFile:
     def attr(self, key, default=""):
         return text(self.attrs[key]) if key in self.attrs else default
 
+    def setting(self, key, default=""):
+        """A run setting ("section.key") as written, or its stored default."""
+        for prefix in ("config.", "default."):
+            if prefix + key in self.attrs:
+                return text(self.attrs[prefix + key])
+        return default
+
+    @property
+    def algorithm(self):
+        return algorithm_key(self.setting("privacy.algorithm", "none") or "none")
+
+    def to_unit(self, values):
+        """Hyper-parameter values to unit coordinates, as dpbo_space_unit."""
+        values = np.atleast_2d(np.asarray(values, dtype=float))
+        out = np.empty_like(values)
+        for i in range(self.d):
+            lo, hi = self.lower[i], self.upper[i]
+            if self.scale[i] == "log":
+                out[:, i] = (np.log(values[:, i]) - np.log(lo)) / (np.log(hi) - np.log(lo))
+            else:
+                out[:, i] = (values[:, i] - lo) / (hi - lo)
+        return out
+
+    def trace_unit(self):
+        return self.unit if self.unit is not None else self.to_unit(self.lam)
+
     def to_values(self, unit):
         """Unit coordinates to hyper-parameter values, as dpbo_space_to_values."""
         unit = np.asarray(unit, dtype=float)
@@ -125,13 +185,39 @@ class RunFile:
         return "%s (log scale)" % self.names[i] if self.scale[i] == "log" else self.names[i]
 
 
+def algorithm_key(name):
+    """A run's or release's algorithm as one key: "1" for "1" or "algorithm1"."""
+    name = text(name).strip().lower()
+    return name[len("algorithm"):] if name.startswith("algorithm") and name[9:].isdigit() else name
+
+
+# What each method is, as the title names it.
+METHODS = {
+    "none": "GP-UCB, no privacy algorithm",
+    "1": "GP-UCB with Algorithm 1 of Kusner et al. (2015): $\\tilde{\\lambda}$ by the "
+         "exponential mechanism on $\\mu_T$, $\\tilde{v}$ by the Laplace mechanism",
+    "2": "GP-UCB (de Freitas et al. 2012) with Algorithm 2 of Kusner et al. (2015): "
+         "$\\tilde{\\lambda}$ by the exponential mechanism, $\\tilde{f}$ by the Laplace mechanism",
+    "3": "GP-UCB with Algorithm 3 of Kusner et al. (2015): $\\tilde{f}_L$ by the Laplace "
+         "mechanism (no $\\tilde{\\lambda}$)",
+    "random_search": "private random search: T candidates drawn uniformly, $\\tilde{\\lambda}$ "
+                     "by the exponential mechanism on their gains, the value by Laplace",
+    "liu_talwar": "private selection, Liu-Talwar random stopping: the best noisy score of K "
+                  "secret runs",
+    "papernot_steinke": "private selection, Papernot-Steinke repeated search: the best noisy "
+                        "score of K secret runs",
+    "private_evaluations": "GP-UCB on privatized evaluations: every $v_t$ released through "
+                           "the discrete Gaussian mechanism",
+}
+
+
 class Release:
     """The DP outputs of a release file (JSON summary or HDF5), as plotted."""
 
     # The released value's symbol per algorithm (paper: v~ in Algorithm 1,
     # f~ in Algorithm 2, f~_L in Algorithm 3).
-    SYMBOL = {"algorithm1": "$\\tilde{v}$", "algorithm2": "$\\tilde{f}$",
-              "algorithm3": "$\\tilde{f}_L$"}
+    SYMBOL = {"1": "$\\tilde{v}$", "2": "$\\tilde{f}$", "3": "$\\tilde{f}_L$",
+              "private_evaluations": "$\\tilde{v}$"}
 
     def __init__(self, path, names):
         if path.endswith(".json"):
@@ -144,6 +230,7 @@ class Release:
             lam_values = [lam[k] for k in lam_names] if lam_names else []
             get = data.get
             reproducible = bool(data.get("reproducible_not_for_publication", False))
+            warnings = data.get("warnings") or []
         else:
             with h5py.File(path, "r") as f:
                 data = {k: f.attrs[k] for k in f.attrs}
@@ -156,13 +243,25 @@ class Release:
                 value = data[key]
                 return text(value) if isinstance(value, (bytes, str)) else float(np.asarray(value))
             reproducible = text(data.get("publication", "")).startswith("reproducible")
+            warnings = [w for w in text(data.get("warnings", "")).split("\n") if w]
         if get("value") is None or get("algorithm") is None:
             raise ValueError("not a dpbo release file (no value or algorithm)")
-        self.algorithm = text(get("algorithm"))
+        self.algorithm = algorithm_key(get("algorithm"))
         self.value = float(get("value"))
-        self.eps_value = float(get("epsilon_value", float("nan")))
-        self.eps_lambda = float(get("epsilon_lambda", float("nan")))
+
+        def number(key):  # absent, null or NaN: None (never printed as nan)
+            value = get(key)
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                return None
+            return value if math.isfinite(value) else None
+        self.eps_value = number("epsilon_value")
+        self.eps_lambda = number("epsilon_lambda")
+        self.eps_total = number("epsilon_total")
+        self.delta_total = number("delta_total")
         self.reproducible = reproducible
+        self.warnings = [text(w) for w in warnings]
         self.lam = None
         if lam_names:
             if sorted(lam_names) != sorted(names):
@@ -175,17 +274,40 @@ class Release:
         if not math.isfinite(self.value):
             raise ValueError("its value is not finite")
 
+    def _epsilon(self, own, other):
+        """How the part's epsilon is stated: its own share, or what it is part of."""
+        if own is not None:
+            return "$\\varepsilon$=%s" % num(own)
+        if self.algorithm == "private_evaluations":
+            return "post-processing of the (%s, %s)-DP trace" % (num(self.eps_total),
+                                                                num(self.delta_total))
+        if self.eps_total is not None:  # one mechanism over the pair (stopping methods)
+            return "one mechanism with %s: $\\varepsilon$=%s" % (other, num(self.eps_total))
+        return "$\\varepsilon$ not stated"
+
     def lambda_label(self):
-        return "$\\tilde{\\lambda}$ (private release, $\\varepsilon$=%.3g%s)" % (
-            self.eps_lambda, self._seeded())
+        return "$\\tilde{\\lambda}$ (private release, %s%s)" % (self._epsilon(self.eps_lambda, "the value"),
+                                                                self._seeded())
 
     def value_label(self):
-        return "%s = %.4g (private release, $\\varepsilon$=%.3g%s)" % (
-            self.SYMBOL.get(self.algorithm, "released value"), self.value, self.eps_value,
-            self._seeded())
+        return "%s = %s (private release, %s%s)" % (
+            self.SYMBOL.get(self.algorithm, "released value"), num(self.value, ".4g"),
+            self._epsilon(self.eps_value, "$\\tilde{\\lambda}$"), self._seeded())
 
     def _seeded(self):
         return "; seeded" if self.reproducible else ""
+
+    def warning_tags(self):
+        """The release's warnings, in a few words each."""
+        tags = []
+        for w in self.warnings:
+            if "uniform draw" in w:
+                tags.append("$\\tilde{\\lambda}$ close to a uniform draw")
+            elif "clamped" in w:
+                tags.append("released value clamped to the value range")
+            else:
+                tags.append(w.split(":")[0])
+        return tags
 
 
 def release_path(runfile, given):
@@ -202,7 +324,8 @@ def plot_convergence(ax, run, release=None):
         ax.text(0.5, 0.5, "no completed step", ha="center", va="center", transform=ax.transAxes)
         return
     if run.pred_mean is not None and run.pred_std is not None:
-        ax.errorbar(t, run.pred_mean, yerr=2 * run.pred_std, fmt="none", ecolor="0.7",
+        ok = np.isfinite(run.pred_mean) & np.isfinite(run.pred_std)
+        ax.errorbar(t[ok], run.pred_mean[ok], yerr=2 * run.pred_std[ok], fmt="none", ecolor="0.7",
                     elinewidth=1, capsize=2, label="GP at $\\lambda_t$ before $v_t$ (mean $\\pm$ 2 sd)",
                     zorder=1)
     ax.plot(t, run.gain, "o", color="tab:blue", ms=4, label="$v_t$", zorder=3)
@@ -227,10 +350,10 @@ def mark_value(ax, run, release):
     """The released value as a horizontal line. Laplace noise can put it far
     from the trace: then the axis is not stretched to reach it; a dotted line
     at the edge stands in, and the legend gives the value."""
-    lo, hi = float(np.min(run.gain)), float(np.max(run.gain))
+    lo, hi = float(np.nanmin(run.gain)), float(np.nanmax(run.gain))
     if run.pred_mean is not None and run.pred_std is not None:
-        lo = min(lo, float(np.min(run.pred_mean - 2 * run.pred_std)))
-        hi = max(hi, float(np.max(run.pred_mean + 2 * run.pred_std)))
+        lo = min(lo, float(np.nanmin(run.pred_mean - 2 * run.pred_std)))
+        hi = max(hi, float(np.nanmax(run.pred_mean + 2 * run.pred_std)))
     span = max(hi - lo, 1e-12 * max(abs(lo), abs(hi), 1.0))
     style = dict(color="tab:purple", lw=1.8, ls="--", zorder=2.5)
     if lo - span <= release.value <= hi + span:
@@ -333,29 +456,184 @@ def plot_posterior_1d(ax, run, release=None):
     ax.legend(fontsize=8)
 
 
-def make_figure(run, source, limit, release=None):
-    has_post = run.posterior is not None and run.d in (1, 2) and len(run.posterior["mean"]) > 0
-    ncols = 2 if has_post else 1
-    fig, axes = plt.subplots(1, ncols, figsize=(6.4 * ncols, 5.2), squeeze=False)
-    plot_convergence(axes[0, 0], run, release)
-    if has_post and run.d == 2:
-        plot_posterior_2d(fig, axes[0, 1], run, limit, release)
-    elif has_post:
-        plot_posterior_1d(axes[0, 1], run, release)
-    objective = run.attr("config.objective.kind", "?")
+def scatter_trace(ax, run, i, j, release=None, colorbar=None):
+    """The evaluated lambda_t in dimensions i and j, coloured by v_t, the best
+    starred and lambda~ marked (a pairwise slice; without /posterior, the
+    2-D space itself)."""
+    for k, setter in ((i, ax.set_xscale), (j, ax.set_yscale)):
+        if run.scale[k] == "log":
+            setter("log")
+    ok = np.isfinite(run.gain)
+    art = ax.scatter(run.lam[ok, i], run.lam[ok, j], c=run.gain[ok], cmap="viridis", s=28,
+                     edgecolors="k", linewidths=0.5, zorder=3, clip_on=False,
+                     label="evaluated $\\lambda_t$ (colour: $v_t$)")
+    if run.best_step is not None:
+        b = run.lam[run.best_step - 1]
+        ax.plot([b[i]], [b[j]], "*", color="tab:red", mec="k", ms=14, zorder=5, clip_on=False,
+                label="best $\\lambda$ (t = %d)" % run.best_step)
+    if release is not None and release.lam is not None:
+        ax.plot([release.lam[i]], [release.lam[j]], "D", color="tab:pink", mec="k", mew=1.5,
+                ms=10, zorder=6, clip_on=False, label=release.lambda_label())
+    ax.set_xlim(run.lower[i], run.upper[i])
+    ax.set_ylim(run.lower[j], run.upper[j])
+    ax.set_xlabel(run.label(i))
+    ax.set_ylabel(run.label(j))
+    if colorbar is not None and ok.any():
+        colorbar.colorbar(art, ax=ax, label="$v_t$")
+    return art
+
+
+def plot_trace_2d(fig, ax, run, release=None):
+    scatter_trace(ax, run, 0, 1, release, colorbar=fig)
+    ax.set_title("Evaluated hyper-parameters (no /posterior in the run file)")
+    ax.legend(loc="best", fontsize=8, framealpha=0.85)
+
+
+def plot_trace_1d(ax, run, release=None):
+    if run.scale[0] == "log":
+        ax.set_xscale("log")
+    ax.plot(run.lam[:, 0], run.gain, "o", mfc="white", mec="k", label="$(\\lambda_t, v_t)$")
+    if run.best_step is not None:
+        ax.plot([run.lam[run.best_step - 1, 0]], [run.gain[run.best_step - 1]], "*",
+                color="tab:red", mec="k", ms=14, label="best")
+    if release is not None and release.lam is not None:
+        ax.axvline(release.lam[0], color="tab:pink", lw=2, ls="--", zorder=6,
+                   label=release.lambda_label())
+    ax.set_xlim(run.lower[0], run.upper[0])
+    ax.set_xlabel(run.label(0))
+    ax.set_ylabel("gain")
+    ax.set_title("Evaluated hyper-parameters (no /posterior in the run file)")
+    ax.legend(fontsize=8)
+
+
+def plot_parallel(fig, ax, run, release=None):
+    """Parallel coordinates: each lambda_t a line through its position in each
+    dimension's range (0 = lower end, 1 = upper; log dimensions in log
+    position), coloured by v_t; the best in red, lambda~ dashed."""
+    unit = run.trace_unit()
+    x = np.arange(run.d)
+    ok = np.isfinite(run.gain)
+    cmap = plt.get_cmap("viridis")
+    lo, hi = (float(np.min(run.gain[ok])), float(np.max(run.gain[ok]))) if ok.any() else (0, 1)
+    norm = matplotlib.colors.Normalize(vmin=lo, vmax=hi if hi > lo else lo + 1)
+    for t in range(run.steps):
+        color = cmap(norm(run.gain[t])) if ok[t] else "0.7"
+        ax.plot(x, unit[t], "-o", color=color, lw=1, ms=3, alpha=0.8, zorder=2)
+    if run.best_step is not None:
+        ax.plot(x, unit[run.best_step - 1], "-*", color="tab:red", lw=2.5, ms=12, mec="k",
+                zorder=4, label="best $\\lambda$ (t = %d)" % run.best_step)
+    if release is not None and release.lam is not None:
+        ax.plot(x, run.to_unit(release.lam)[0], "--D", color="tab:pink", lw=2.5, ms=9, mec="k",
+                zorder=5, label=release.lambda_label())
+    fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="$v_t$")
+    ax.set_xticks(x)
+    ax.set_xticklabels(["%s\n[%s, %s]%s" % (run.names[i], num(run.lower[i], ".3g"),
+                                            num(run.upper[i], ".3g"),
+                                            "\nlog" if run.scale[i] == "log" else "")
+                        for i in range(run.d)], fontsize=8)
+    ax.set_ylim(-0.03, 1.03)
+    ax.set_ylabel("position in the range (0 = lower end)")
+    ax.set_title("Parallel coordinates of the %d evaluated $\\lambda_t$" % run.steps)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8, framealpha=0.85)
+
+
+def title_lines(run, source, shown, release):
+    """The title: what the run is, its method and guarantee, what may be
+    published, and the release's warnings."""
+    alg = run.algorithm
+    objective = run.attr("config.objective.kind", "") or run.setting("objective.kind", "?")
     function = run.attr("config.objective.function", "")
     if function:
         objective += " " + function
     complete = run.attrs.get("complete", 1)
-    status = "" if int(np.asarray(complete)) else "  [incomplete: %s]" % run.attr("outcome")
-    shown = "trace and posterior are" if has_post else "trace is"
-    private = " (only the marks labelled private are DP)" if release is not None else ""
-    fig.suptitle("%s: GP-UCB on %s, |Λ| = %d (%s), T = %d%s\n"
-                 "the %s NOT differentially private (they depend on the validation data): "
-                 "do not publish%s"
-                 % (os.path.basename(source), objective, run.size, run.kind, run.steps, status, shown,
-                    private),
-                 fontsize=11)
+    status = "" if int(np.asarray(complete)) else " [incomplete: %s]" % run.attr("outcome")
+    method = METHODS.get(alg, "privacy.algorithm = %s" % alg)
+    # The stopping methods' steps are their K runs (secret: never released).
+    steps = ("K = %d runs made (secret)" % run.steps
+             if alg in ("liu_talwar", "papernot_steinke") else "T = %d" % run.steps)
+    head = "%s: %s; %s, |$\\Lambda$| = %d (%s), %s%s." % (
+        os.path.basename(source), method, objective, run.size, run.kind, steps, status)
+    seeded = run.setting("privacy.noise", "os") == "seeded"
+    depends = "they depend" if shown.endswith("are") else "it depends"
+    if alg == "none":
+        guarantee = ("No private release: the %s NOT differentially private (%s on the "
+                     "validation data): do not publish." % (shown, depends))
+    else:
+        if release is not None:
+            eps, delta = num(release.eps_total), num(release.delta_total)
+            budget = "the release is ($\\varepsilon$ = %s, $\\delta$ = %s)-DP" % (eps, delta)
+        else:
+            eps = num(run.setting("privacy.epsilon", ""))
+            delta = num(run.setting("privacy.delta", ""))
+            budget = ("configured ($\\varepsilon$ = %s, $\\delta$ = %s); no release file found"
+                      % (eps, delta))
+        if alg == "private_evaluations":
+            guarantee = ("%s: every evaluation was privatized, so this whole figure (trace, "
+                         "posterior, $\\tilde{\\lambda}$, $\\tilde{v}$) is post-processing "
+                         "and may be published%s." % (
+                             budget[0].upper() + budget[1:],
+                             " - but this run's noise is seeded: NOT for publication"
+                             if seeded else ""))
+        else:
+            guarantee = ("%s: only the release (marked, labelled private) may be published%s; "
+                         "the %s NOT differentially private (%s on the validation data): do "
+                         "not publish this figure." % (
+                             budget[0].upper() + budget[1:],
+                             " (seeded noise: not even the release)" if seeded else "", shown,
+                             depends))
+    lines = [head, guarantee]
+    if release is not None and release.warnings:
+        lines.append("Release warnings: %s." % "; ".join(release.warning_tags()))
+    return lines
+
+
+def wrap_title(lines, width_inches, fontsize):
+    """The title's lines wrapped to the figure's width (about 0.55 fontsize
+    per character; mathematics counted at its source length, which is longer
+    than drawn)."""
+    chars = max(40, int(width_inches * 72.0 / (0.55 * fontsize)))
+    out = []
+    for line in lines:
+        out.extend(textwrap.wrap(line, chars, break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def make_figure(run, source, limit, release=None):
+    has_post = run.posterior is not None and run.d in (1, 2) and len(run.posterior["mean"]) > 0
+    shown_dims = min(run.d, PAIR_DIMS)
+    pairs = [(i, j) for i in range(shown_dims) for j in range(i + 1, shown_dims)]
+    if run.d >= 3:
+        rows = 1 + (len(pairs) + 2) // 3
+        fig = plt.figure(figsize=(15.0, 5.0 * rows))
+        grid = GridSpec(rows, 6, figure=fig)
+        conv = fig.add_subplot(grid[0, 0:3])
+        plot_parallel(fig, fig.add_subplot(grid[0, 3:6]), run, release)
+        for k, (i, j) in enumerate(pairs):
+            ax = fig.add_subplot(grid[1 + k // 3, (k % 3) * 2:(k % 3) * 2 + 2])
+            scatter_trace(ax, run, i, j, release)
+            ax.set_title("Slice: %s against %s" % (run.names[j], run.names[i]), fontsize=10)
+            if k == 0:
+                ax.legend(loc="best", fontsize=7, framealpha=0.85)
+        shown = "trace is"
+    else:
+        fig, axes = plt.subplots(1, 2, figsize=(12.8, 5.2), squeeze=False)
+        conv = axes[0, 0]
+        if has_post and run.d == 2:
+            plot_posterior_2d(fig, axes[0, 1], run, limit, release)
+        elif has_post:
+            plot_posterior_1d(axes[0, 1], run, release)
+        elif run.d == 2:
+            plot_trace_2d(fig, axes[0, 1], run, release)
+        else:
+            plot_trace_1d(axes[0, 1], run, release)
+        shown = "trace and posterior are" if has_post else "trace is"
+    plot_convergence(conv, run, release)
+    if run.algorithm == "private_evaluations":
+        conv.set_ylabel("noisy validation gain $v_t$ (privatized)")
+    fontsize = 11
+    title = wrap_title(title_lines(run, source, shown, release), fig.get_figwidth(), fontsize)
+    fig.suptitle(title, fontsize=fontsize)
     fig.tight_layout()
     return fig
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # analysis/plot_run.py end to end: a tiny synthetic run on 2 ranks (Branin,
 # 256 Sobol points, 8 iterations, /posterior written), then the figure; and a
-# second run on log-scale dimensions without /posterior (convergence panel
-# only); a third with a private release ([privacy] algorithm = 1, seeded
+# second run on log-scale dimensions without /posterior (the evaluated
+# lambda_t in place of the posterior); a third with a private release ([privacy] algorithm = 1, seeded
 # noise), whose lambda~ and v~ must be marked. Each PNG must be a real PNG
 # that matplotlib reads back, of a plausible size and not blank.
 set -uo pipefail

@@ -337,6 +337,13 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   if (config->clamp_value) {
     const double clamped = fmin(fmax(out->value, config->value_lo), config->value_hi);
     out->clamped = clamped != out->value;
+    /* The release's warnings (run/release_warn.h): public numbers only. */
+    dpbo_release_warn_evaluations(&out->warnings, out->sigma, config->value_hi - config->value_lo);
+    if (out->clamped)
+      dpbo_release_warn_clamped(
+          &out->warnings, "value~", clamped, config->value_lo, config->value_hi,
+          out->final_choice == DPBO_FINAL_BEST_OBSERVED ? "the best noisy observation"
+                                                        : "the posterior mean at lambda~");
     out->value = clamped;
   }
   double u[DPBO_MAX_DIM];
@@ -452,6 +459,7 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
   dpbo_release_json_string(f, private_evals_note);
   fputs(",\"guarantee\":", f);
   dpbo_release_json_string(f, r->guarantee);
+  dpbo_release_json_warnings(f, &r->warnings);
   fputs("}\n", f);
 done:
   return dpbo_release_json_publish(status, f, fd, tmp, path, err);
@@ -495,6 +503,11 @@ static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, c
     DPBO_TRY(dpbo_h5io_attr_int64(file, int_names[i], &ints[i], 1, err));
   for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++)
     DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
+  if (r->warnings.count > 0) {
+    char warnings[DPBO_RELEASE_WARNINGS_MAX * DPBO_RELEASE_WARNING_LEN];
+    dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
+    DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
+  }
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -533,6 +546,7 @@ void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
                 (long long)r->charged, (long long)r->max_evaluations, r->sigma, r->sensitivity,
                 r->accountant, r->proven_delta, r->epsilon, r->proven_epsilon, r->delta,
                 r->zcdp_delta, r->zcdp_epsilon, r->sigma_zcdp, r->gdp_mu, r->gdp_delta);
+  dpbo_release_warnings_log(&r->warnings);
 }
 
 dpbo_status dpbo_private_evals_check_overrides(int count, const char *const *overrides,

@@ -37,6 +37,7 @@
 #include "dpbo/privacy.h"
 #include "objectives/evaluator.h"
 #include "run/config.h"
+#include "run/release_warn.h"
 #include "run/run.h"
 
 /* ---------------------------------------------------------------------------
@@ -128,6 +129,7 @@ typedef struct dpbo_private_evals_release {
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
   double budget_epsilon, budget_delta; /* NaN: no privacy.budget */
+  dpbo_release_warnings warnings;      /* run/release_warn.h */
 } dpbo_private_evals_release;
 
 /* λ̃ and ṽ by privacy.final_choice, and every number the files state

@@ -417,9 +417,43 @@ done:
   return status;
 }
 
+/* The release's warnings (run/release_warn.h states the rules): from public
+ * settings and the released outputs only, so the same on every rank and
+ * safe to write into the release files. */
+static void release_warnings(const dpbo_config *config, dpbo_release *r) {
+  double lo = config->value_lo, hi = config->value_hi, sensitivity;
+  int ranged = config->clamp_value;
+  if (dpbo_algorithm_is_selection(r->algorithm)) {
+    /* The draw passed this already: the gains' range is the clamp's. */
+    if (dpbo_selection_gain_range(config, &sensitivity, &lo, &hi, NULL) != DPBO_OK) return;
+    ranged = 1;
+    if (r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH)
+      dpbo_release_warn_selection(&r->warnings, r->selection, &r->select, hi - lo, r->T,
+                                  "the T evaluated candidates");
+    else
+      dpbo_release_warn_stopping(&r->warnings, r->value.scale, hi - lo);
+  } else if (r->has_lambda && ranged) {
+    dpbo_release_warn_selection(&r->warnings, r->selection, &r->select, hi - lo, r->n, "Lambda");
+  }
+  if (ranged && r->value.clamped) {
+    char why[128];
+    snprintf(why, sizeof why, "the value plus its Laplace noise (scale %.4g)", r->value.scale);
+    dpbo_release_warn_clamped(&r->warnings,
+                              r->algorithm == DPBO_ALGORITHM_1   ? "v~"
+                              : r->algorithm == DPBO_ALGORITHM_2 ? "f~"
+                              : r->algorithm == DPBO_ALGORITHM_3 ? "f~_L"
+                                                                 : "value~",
+                              r->value.value, lo, hi, why);
+  }
+}
+
 dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                               dpbo_noise *noise, dpbo_release *out, dpbo_error *err) {
-  return dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err);
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err));
+  release_warnings(config, out);
+done:
+  return status;
 }
 
 dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
@@ -629,6 +663,15 @@ void dpbo_release_json_string(FILE *f, const char *text) { release_json_string(f
 
 void dpbo_release_json_number(FILE *f, double x) { release_json_number(f, x); }
 
+void dpbo_release_json_warnings(FILE *f, const dpbo_release_warnings *w) {
+  fputs(",\"warnings\":[", f);
+  for (int i = 0; i < w->count; i++) {
+    if (i) fputc(',', f);
+    release_json_string(f, w->text[i]);
+  }
+  fputc(']', f);
+}
+
 /* The release's numbers by name, in groups: one table for the JSON file and
  * the HDF5 attributes. The lambda group is written only with a λ̃; the
  * terms behind the sensitivities and the value's noise form the JSON
@@ -795,6 +838,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":",
           r->reproducible ? "true" : "false");
   release_json_string(f, r->guarantee);
+  dpbo_release_json_warnings(f, &r->warnings);
   fputs("}\n", f);
 done:
   return dpbo_release_json_publish(status, f, fd, tmp, path, err);
@@ -852,6 +896,11 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
       DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
     }
   DPBO_TRY(dpbo_h5io_attr_string(file, "ledger_note", release_ledger_note, err));
+  if (r->warnings.count > 0) {
+    char warnings[DPBO_RELEASE_WARNINGS_MAX * DPBO_RELEASE_WARNING_LEN];
+    dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
+    DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
+  }
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -943,4 +992,5 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
                                r->names[i], b->value[i]);
     dpbo_log_info("  non-private best (NOT for publication): value %.6g at (%s)", b->gain, lambda);
   }
+  dpbo_release_warnings_log(&r->warnings);
 }

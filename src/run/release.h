@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "run/config.h"
+#include "run/release_warn.h"
 #include "run/run.h"
 #include "run/selection.h"
 #include "dpbo/mechanism.h"
@@ -50,6 +51,9 @@ typedef struct dpbo_release {
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
   double budget_epsilon, budget_delta; /* NaN: the run has no budget */
+  /* Near-uniform λ̃ or value, value clamped (run/release_warn.h; public
+   * quantities only). */
+  dpbo_release_warnings warnings;
 } dpbo_release;
 
 /* The config's total budget split (dpbo_privacy_budget_split) at total
@@ -121,6 +125,8 @@ void dpbo_release_paths(const dpbo_config *config, char *h5_path, char *json_pat
  * for NaN and infinities), as the release files write them. */
 void dpbo_release_json_string(FILE *f, const char *text);
 void dpbo_release_json_number(FILE *f, double x);
+/* ,"warnings":[...] (an empty list when there is none). */
+void dpbo_release_json_warnings(FILE *f, const dpbo_release_warnings *w);
 /* The end of a JSON release written into the temporary `tmp` of
  * dpbo_h5io_temp_open (f, or still the descriptor fd when fdopen failed):
  * with status DPBO_OK flushes, publishes atomically as `path` and closes;
