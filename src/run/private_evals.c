@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "base/h5io.h"
 #include "base/log.h"
 #include "dpbo/accountant.h"
@@ -36,7 +37,7 @@ dpbo_status dpbo_private_evals_create(const dpbo_config *config, dpbo_private_ev
   dpbo_status status = DPBO_OK;
   dpbo_private_evals *pe = NULL;
   *out = NULL;
-  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) goto done;
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations) goto done;
   DPBO_ALLOC(pe, 1, "the privatized evaluations");
   DPBO_ALLOC(pe->draw, config->iterations, "the privatized evaluations");
   pe->steps = config->iterations;
@@ -250,7 +251,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   dpbo_status status = DPBO_OK;
   const dpbo_private_evals_settings *e = &config->evals;
   memset(out, 0, sizeof *out);
-  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations)
     DPBO_RAISE(DPBO_ERR_ARG, "not a private_evaluations run");
   if (run->failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
     DPBO_RAISE(DPBO_ERR_CONFIG,

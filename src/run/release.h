@@ -129,6 +129,10 @@ void dpbo_release_json_number(FILE *f, double x);
 dpbo_status dpbo_release_json_publish(dpbo_status status, FILE *f, int fd, const char *tmp,
                                       const char *path, dpbo_error *err);
 
+/* The guarantee's sentence on which bounds the sensitivities follow
+ * (Algorithms 1-3; the rows in run/alg_gp.c and run/alg_lipschitz.c). */
+const char *dpbo_release_bounds_note(const dpbo_release *release);
+
 /* Logs the release next to the non-private best (rank 0 prints). */
 void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);
 
