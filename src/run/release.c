@@ -473,13 +473,20 @@ static const char release_ledger_note[] =
     "the ledger file records for it from any run file (draws): basic composition (sums of epsilon "
     "and delta) and advanced composition (Kairouz, "
     "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
-    "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
+    "valid when the draws and their epsilons were fixed in advance), and, only where every "
+    "event on the validation set has a zCDP bound (privatized evaluations), zCDP: zcdp_rho "
+    "summed and the zcdp_epsilon it gives at zcdp_delta (Canonne, Kamath and Steinke 2020). "
+    "privacy.budget, if set, "
     "caps the basic totals, which stay valid for redraws chosen adaptively; copies, renames and "
     "--overwrite of the run file share them (docs/design.md, The ledger).";
 
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
-                             const dpbo_privacy_ledger *ledger) {
+                             const dpbo_privacy_ledger *ledger, const dpbo_ledger_zcdp *zcdp) {
   release->ledger = *ledger;
+  if (zcdp)
+    release->ledger_zcdp = *zcdp;
+  else
+    release->ledger_zcdp = (dpbo_ledger_zcdp){0, NAN, NAN, NAN};
   release->ledger_delta_slack = config->privacy_delta;
   dpbo_privacy_ledger_advanced(ledger, release->ledger_delta_slack,
                                &release->ledger_epsilon_advanced, &release->ledger_delta_advanced);
@@ -534,6 +541,7 @@ typedef enum {
   RELEASE_TOTAL,
   RELEASE_TERM,
   RELEASE_LEDGER,
+  RELEASE_ZCDP,     /* the ledger's zCDP total: written only where present */
   RELEASE_SELECTION /* the private-selection methods' terms, in place of the GP's */
 } release_group;
 
@@ -543,7 +551,7 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 42 };
+enum { RELEASE_NUMBERS = 45 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
@@ -580,6 +588,9 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
       {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
       {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
       {RELEASE_LEDGER, "budget_delta", r->budget_delta},
+      {RELEASE_ZCDP, "zcdp_rho", r->ledger_zcdp.rho},
+      {RELEASE_ZCDP, "zcdp_epsilon", r->ledger_zcdp.epsilon},
+      {RELEASE_ZCDP, "zcdp_delta", r->ledger_zcdp.delta},
       {RELEASE_SELECTION, "gain_sensitivity", r->gain_sensitivity},
       {RELEASE_SELECTION, "epsilon_accounted", a->epsilon_accounted},
       {RELEASE_SELECTION, "delta_accounted", a->delta_accounted},
@@ -680,6 +691,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   release_json_group(f, numbers, release_terms(r), 1);
   fputs("},\"ledger\":{", f);
   release_json_group(f, numbers, RELEASE_LEDGER, 1);
+  if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0);
   fputs(",\"note\":", f);
   release_json_string(f, release_ledger_note);
   fputs("},\"randomness\":", f);
@@ -731,14 +743,15 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
       dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
     if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) &&
-        numbers[i].group != RELEASE_LEDGER &&
+        numbers[i].group != RELEASE_LEDGER && numbers[i].group != RELEASE_ZCDP &&
         (numbers[i].group != RELEASE_TERM || release_terms(r) == RELEASE_TERM) &&
         (numbers[i].group != RELEASE_SELECTION || release_terms(r) == RELEASE_SELECTION))
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
   /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
    * (the release file holds attributes only). */
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
-    if (numbers[i].group == RELEASE_LEDGER) {
+    if (numbers[i].group == RELEASE_LEDGER ||
+        (numbers[i].group == RELEASE_ZCDP && r->ledger_zcdp.present)) {
       char name[64];
       snprintf(name, sizeof name, "ledger_%s", numbers[i].name);
       DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
@@ -778,9 +791,10 @@ static dpbo_status release_publish_draw(MPI_Comm comm, void *user, double *epsil
   return status;
 }
 
-static void release_publish_ledger(void *user, const dpbo_privacy_ledger *ledger) {
+static void release_publish_ledger(void *user, const dpbo_privacy_ledger *ledger,
+                                   const dpbo_ledger_zcdp *zcdp) {
   release_publishing *p = user;
-  dpbo_release_set_ledger(p->release, p->config, ledger);
+  dpbo_release_set_ledger(p->release, p->config, ledger, zcdp);
 }
 
 static dpbo_status release_publish_write(void *user, const char *h5, const char *json,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "run/config.h"
+#include "run/ledger.h"
 #include "run/run.h"
 #include "run/selection.h"
 #include "dpbo/mechanism.h"
@@ -49,6 +50,7 @@ typedef struct dpbo_release {
   /* The run's ledger after this draw (dpbo_release_set_ledger). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
+  dpbo_ledger_zcdp ledger_zcdp;        /* written only where present */
   double budget_epsilon, budget_delta; /* NaN: the run has no budget */
 } dpbo_release;
 
@@ -84,9 +86,10 @@ dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int st
 
 /* Records in the release the run's cumulative spend after it: the ledger
  * (basic composition), advanced composition with slack δ' = the run's
- * privacy.delta, and the run's privacy.budget (both stated in the files). */
+ * privacy.delta, the zCDP total where every event allows one (zcdp, may be
+ * NULL: none) and the run's privacy.budget (all stated in the files). */
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
-                             const dpbo_privacy_ledger *ledger);
+                             const dpbo_privacy_ledger *ledger, const dpbo_ledger_zcdp *zcdp);
 
 /* The inputs of the sensitivities from a config and a run (public settings
  * only; m for Algorithm 3 is the validation size, itself public). */
