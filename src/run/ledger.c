@@ -895,12 +895,11 @@ dpbo_status dpbo_ledger_print(const char *runfile, const dpbo_config *config, dp
          "privacy.budget caps these)\n",
          (long long)v.totals.draws, v.totals.draws == 1 ? "" : "s", v.totals.epsilon_sum,
          v.totals.delta_sum);
-  double eps_z;
-  dpbo_error ignore;
-  if (v.events > 0 && v.all_zcdp && v.rho > 0 && v.totals.delta_sum > 0 && v.totals.delta_sum < 1 &&
-      dpbo_accountant_zcdp_epsilon(v.rho, v.totals.delta_sum, &eps_z, &ignore) == DPBO_OK)
-    printf("  zCDP (every event allows it): rho = %.6g, epsilon = %.6g at delta = %.6g\n", v.rho,
-           eps_z, v.totals.delta_sum);
+  dpbo_ledger_zcdp z;
+  ledger_zcdp_total(&v.totals, v.events > 0 && v.all_zcdp, v.rho, &z);
+  if (z.present)
+    printf("  zCDP (every event allows it): rho = %.6g, epsilon = %.6g at delta = %.6g\n", z.rho,
+           z.epsilon, z.delta);
   if (config->budget_epsilon > 0)
     printf("  privacy.budget = %g %g: remaining epsilon = %.6g, delta = %.6g\n",
            config->budget_epsilon, config->budget_delta,

@@ -60,7 +60,10 @@ dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
                                 dpbo_privacy_budget *budget, dpbo_error *err);
 
 /* Which `--set` settings a redraw from a finished run may change (`dpbo
- * release`): privacy.epsilon, the noise source (privacy.noise,
+ * release`). An algorithm whose row has a rule of its own (run/algorithm.h:
+ * a stopping method is never redrawn, a private_evaluations release is
+ * post-processing) is held to that rule; the others to this one:
+ * privacy.epsilon, the noise source (privacy.noise,
  * privacy.noise_seed), privacy.failures_public (a statement about the
  * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
  * posterior is rebuilt, never what it is). A run made without a privacy
