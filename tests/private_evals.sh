@@ -209,6 +209,32 @@ for phrase in phrases:
 if r["reproducible_not_for_publication"] is not True or "not for publication" not in r["randomness"]:
     bad("seeded noise not labelled")
 if r["ledger_draws"] != 1 or r["ledger_epsilon_basic"] < eps: bad("ledger %r %r" % (r["ledger_draws"], r["ledger_epsilon_basic"]))
+# The validation set's zCDP total (issue #22): its one event, this run's
+# charge, has rho = K (Delta + g)^2 / (2 sigma^2); the release states rho,
+# and the epsilon it gives at the ledger's delta, which the CKS bound above
+# recomputes: delta(zcdp_epsilon) <= zcdp_delta, and tight.
+for key in ("ledger_zcdp_rho", "ledger_zcdp_epsilon", "ledger_zcdp_delta"):
+    if key not in r: bad("no %s (the ledger's zCDP total)" % key)
+rho = K * (sens + g) ** 2 / (2 * sigma * sigma)
+if not (rho <= r["ledger_zcdp_rho"] <= rho * (1 + 1e-12)):
+    bad("ledger_zcdp_rho %r, expected %r" % (r["ledger_zcdp_rho"], rho))
+if r["ledger_zcdp_delta"] != r["ledger_delta_basic"]:
+    bad("ledger_zcdp_delta %r is not the ledger's delta %r" % (r["ledger_zcdp_delta"], r["ledger_delta_basic"]))
+def zcdp_delta_rho(rho_, e):
+    def f(la):
+        a = 1 + math.exp(la)
+        return (a - 1) * (a * rho_ - e) - math.log(a - 1) + a * math.log1p(-1 / a)
+    grid = [-12 + 24 * i / 4000 for i in range(4001)]
+    i = min(range(len(grid)), key=lambda j: f(grid[j]))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    for _ in range(200):
+        m1, m2 = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if f(m1) < f(m2): hi = m2
+        else: lo = m1
+    return math.exp(f((lo + hi) / 2))
+dz_led = zcdp_delta_rho(r["ledger_zcdp_rho"], r["ledger_zcdp_epsilon"])
+if not (0.999 * r["ledger_zcdp_delta"] <= dz_led <= r["ledger_zcdp_delta"] * (1 + 1e-6)):
+    bad("ledger_zcdp_epsilon %r gives delta %r, not %r" % (r["ledger_zcdp_epsilon"], dz_led, r["ledger_zcdp_delta"]))
 print("release OK: %s K=%d charged=%d sigma=%.6g (zCDP %.6g) delta(eps)=%.6g mu=%.4g" % (path, K, charged, sigma, sz, d, mu))
 PY
 }
@@ -222,7 +248,8 @@ check_h5() { # H5 K
   [[ $(h5dump -a /max_evaluations "$h5") =~ \(0\):\ $K$'\n' ]] || fail "$h5: max_evaluations is not $K"
   for a in algorithm final_choice guarantee randomness sigma sensitivity granularity \
     evaluations_charged discrete_gaussian_delta_at_epsilon continuous_gaussian_gdp_mu lambda value \
-    accountant sigma_zcdp discrete_gaussian_zcdp_delta_at_epsilon; do
+    accountant sigma_zcdp discrete_gaussian_zcdp_delta_at_epsilon ledger_zcdp_rho \
+    ledger_zcdp_epsilon ledger_zcdp_delta; do
     [[ $attrs == *"ATTRIBUTE \"$a\""* ]] || fail "$h5 has no attribute $a"
   done
 }

@@ -92,6 +92,12 @@ for k, name in enumerate(names, start=1):
             stored = float(h.attrs["ledger_" + key])
             assert stored == value, (name, key, stored, value)
     assert led["draws"] == k, (name, led["draws"])
+    # Its releases have no zCDP bound (pure and (eps, delta) mechanisms): the
+    # ledger's zCDP total is absent, in both files (issue #22).
+    for key in ("zcdp_rho", "zcdp_epsilon", "zcdp_delta"):
+        assert key not in led, (name, key)
+    with h5py.File(f"{w}/{name}.h5", "r") as h:
+        assert not any(a.startswith("ledger_zcdp") for a in h.attrs), (name, list(h.attrs))
     assert (led["budget_epsilon"], led["budget_delta"]) == (2.5, 0.05), led
     # Basic composition: the sums, rounded outward by at most a few ulps.
     sb, sd = sum(eps), sum(dels)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run/config.h"
+#include "run/algorithm.h"
 #include "run/config_keys.h"
 #include "run/driver.h"
 #include "run/farm.h"
@@ -516,7 +517,7 @@ static dpbo_status cli_resume_release(MPI_Comm comm, int rank, const dpbo_config
   *lost = 0;
   char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
   dpbo_release_paths(config, h5, json, sizeof h5);
-  if (rank == 0 && config->algorithm != DPBO_ALGORITHM_NONE) {
+  if (rank == 0 && dpbo_algorithm_ops_get(config->algorithm)->private_release) {
     dpbo_publish_state got = DPBO_PUBLISH_WRITTEN;
     dpbo_privacy_ledger ledger;
     local = dpbo_publish_check(path, h5, json, &got, &ledger, err);
@@ -567,7 +568,7 @@ static dpbo_status cli_resume_release(MPI_Comm comm, int rank, const dpbo_config
                   "it; drawing it now with the settings stored in the run file",
                   path);
   DPBO_TRY(dpbo_ucb_drop_rows(run.ucb, err));
-  if (stored->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+  if (dpbo_algorithm_ops_get(stored->algorithm)->private_evaluations) {
     DPBO_TRY(dpbo_private_evals_resume(comm, path, &run, err)); /* the charged count */
     DPBO_TRY(dpbo_private_evals_after_run(comm, stored, &run, path, err));
   } else {
@@ -626,8 +627,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
   CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
-  if (config->algorithm != DPBO_ALGORITHM_NONE &&
-      config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->private_release && !ops->private_evaluations) {
     /* Nothing is evaluated, and --overwrite removes nothing, for a release
      * that the ledger would refuse
      * (private_evaluations: its start charges the ledger, run/ledger.h). */
@@ -705,12 +706,12 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS &&
-      (run.outcome == DPBO_OK || run.evaluations_exhausted) && run.finished > run.failures) {
+  if (ops->private_evaluations && (run.outcome == DPBO_OK || run.evaluations_exhausted) &&
+      run.finished > run.failures) {
     /* Post-processing of the noisy trace (also when K ran out early). */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
     CLI_TRY(dpbo_private_evals_after_run(comm, config, &run, path, &err));
-  } else if (config->algorithm != DPBO_ALGORITHM_NONE && run.outcome == DPBO_OK) {
+  } else if (ops->private_release && run.outcome == DPBO_OK) {
     /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
      * of its own: the run's rows go first, so the peak is one state, not two. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
@@ -732,14 +733,13 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
                                dpbo_space_dim(run.space, i)->name, best->value[i]);
     dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
                   "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
-                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS ? "noisy observation"
-                                                                          : "validation gain",
-                  best->gain, run.best_step + 1, lambda, run.finished, run.failures,
+                  ops->private_evaluations ? "noisy observation" : "validation gain", best->gain,
+                  run.best_step + 1, lambda, run.finished, run.failures,
                   run.resumed ? ", some from the checkpoint" : "", run.wall_seconds,
                   run.busy_seconds, run.workers, run.workers == 1 ? "" : "s",
                   100.0 * run.utilization);
     dpbo_log_info("run file: %s  %s", path,
-                  config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
+                  ops->publishes_trace
                       ? "(every gain in it is privatized: its trace is publishable)"
                       : "(the trace is NOT private: never publish it)");
   }
@@ -802,16 +802,12 @@ static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, in
     /* A redraw may change only what the guarantee does not fix before the
      * data is seen; which depends on the run's own algorithm. */
     DPBO_TRY(dpbo_config_load_stored(runfile, &stored, 0, NULL, config, err));
-    if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
-      DPBO_TRY(dpbo_private_evals_check_overrides(override_count, overrides, err));
-    else
-      DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
+    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
     dpbo_config_free(config);
   }
   DPBO_TRY(dpbo_config_load_stored(runfile, &stored, override_count, overrides, config, err));
   /* A stopping method's run makes its secret K evaluations, not T. */
-  const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
   if (!complete || (steps != config->iterations && !stopping))
     DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
                config->iterations, steps, why);
@@ -859,7 +855,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
   CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
                        "nothing is released", config, &run, &err));
-  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+  if (dpbo_algorithm_ops_get(config->algorithm)->private_evaluations) {
     /* Post-processing of the published trace: nothing drawn, nothing spent. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
     CLI_TRY(dpbo_private_evals_redraw(comm, config, &run, runfile, prefix, &err));
@@ -1068,7 +1064,8 @@ static void cli_info_ledger(const char *path) {
     goto done;
   }
   loaded = 1;
-  if (config->algorithm != DPBO_ALGORITHM_NONE && dpbo_ledger_print(path, config, &err) != DPBO_OK)
+  if (dpbo_algorithm_ops_get(config->algorithm)->private_release &&
+      dpbo_ledger_print(path, config, &err) != DPBO_OK)
     printf("ledger: %s\n", err.message);
 done:
   if (loaded) dpbo_config_free(config);

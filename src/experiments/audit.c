@@ -1,6 +1,7 @@
 /* Empirical privacy audit (see include/dpbo/audit.h for the method and the
  * choice of neighbouring inputs). */
 #include "experiments/audit.h"
+#include "run/algorithm.h"
 #include "experiments/audit_evals.h"
 
 #include <errno.h>
@@ -574,14 +575,13 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
   /* A fresh secret K (the stopping methods) and fresh candidates per
    * release, drawn as every `dpbo run` draws them: both are part of the
    * mechanism. */
-  const int64_t K = config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH
-                        ? T
-                        : dpbo_selection_draw_runs(noise, config->algorithm, T, &acc);
+  const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
+  const int64_t K = stopping ? dpbo_selection_draw_runs(noise, config->algorithm, T, &acc) : T;
   if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
   DPBO_ALLOC(candidates, K, "the candidates");
   DPBO_TRY(dpbo_selection_candidates(MPI_COMM_SELF, config, (int)K, table->steps, candidates, err));
   draws.candidates = candidates;
-  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+  if (!stopping) { /* random search */
     int64_t *set = NULL;
     DPBO_ALLOC(gains, T, "the gains");
     DPBO_ALLOC(set, T, "the candidates");
@@ -893,7 +893,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   memset(result, 0, sizeof *result);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  if (config->algorithm == DPBO_ALGORITHM_NONE)
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
                "or 3",
@@ -926,7 +927,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * ranks' agreement below checks rather than assumes. */
   pipeline_pilot pilot;
   memset(&pilot, 0, sizeof pilot);
-  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  const int selection = ops->is_selection;
   local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
                     : audit_pipeline_run(&cfg[0], &run[0], err);
   if (local == DPBO_OK && rank == 0)
@@ -945,7 +946,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
     for (int t = 0; t < run[0].steps; t++)
       result->score_difference =
           fmax(result->score_difference, fabs(run[0].trace[t].gain - run[1].trace[t].gain));
-  } else if (config->algorithm != DPBO_ALGORITHM_3) {
+  } else if (ops->releases_lambda) {
     /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
     const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
     const double s = config->prior.signal_std;
@@ -957,7 +958,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   const int64_t trials = options->trials;
   const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
   DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+  if (ops->private_evaluations)
     local = audit_pipeline_evals(cfg, options, count, draws, &evals, err);
   else
     local = audit_pipeline_releases(cfg, run, options, count, draws, err);
@@ -1016,8 +1017,8 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   for (int r = 0; r < R_COUNT; r++)
     top[r] = gmx[2 * r];
 
-  const int has_lambda = config->algorithm != DPBO_ALGORITHM_3 &&
-                         config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
+  /* private_evaluations: the trace is audited whole (λ̃ is post-processing). */
+  const int has_lambda = ops->releases_lambda && !ops->private_evaluations;
   const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
   const double scale = top[R_SCALE], grid = top[R_GRID];
   DPBO_TRY(dpbo_run_space(config, &space, err));
@@ -1042,9 +1043,7 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
   result->value.sensitivity = top[R_SENS];
   result->value.pair_loss = (diff + grid) / scale;
   /* The stopping methods' pair loss has no closed form here. */
-  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    result->value.pair_loss = NAN;
+  if (ops->stopping) result->value.pair_loss = NAN;
   if (evals) {
     /* The statistic Z of each whole privatized run (audit_evals.h). */
     dpbo_audit_evals_range(evals, &lo, &hi);
@@ -1124,8 +1123,7 @@ dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_optio
   memset(result, 0, sizeof *result);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  if (options->algorithm != DPBO_ALGORITHM_LIU_TALWAR &&
-      options->algorithm != DPBO_ALGORITHM_PAPERNOT_STEINKE)
+  if (!dpbo_algorithm_ops_get(options->algorithm)->stopping)
     DPBO_RAISE(DPBO_ERR_ARG,
                "seed audit: %s is not a stopping method (random search's guarantee holds for any "
                "fixed candidate set, public or not)",
@@ -1320,7 +1318,7 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
          r->records_differ, r->records_differ == 1 ? "" : "s");
   if (selection)
     printf("  releases: each one whole (the candidates, %s and every draw of noise)\n",
-           r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH ? "the selection" : "a fresh secret K");
+           dpbo_algorithm_ops_get(r->algorithm)->stopping ? "a fresh secret K" : "the selection");
   else if (r->path_first_difference)
     printf("  search path: lambda_t on D and D' differ from step %d on\n",
            r->path_first_difference);
@@ -1348,8 +1346,8 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
   printf("%-10s %12s %14s %16s %10s  %s\n", "released", "claimed eps", "loss on pair",
          "audited eps >=", "trials", "verdict");
   const dpbo_audit_check *checks[2] = {&r->value, r->has_lambda ? &r->lambda : NULL};
-  const char *names[2] = {r->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS ? "trace" : "v~",
-                          "lambda~"};
+  const int private_evaluations = dpbo_algorithm_ops_get(r->algorithm)->private_evaluations;
+  const char *names[2] = {private_evaluations ? "trace" : "v~", "lambda~"};
   for (int c = 0; c < 2; c++) {
     const dpbo_audit_check *k = checks[c];
     if (!k) continue;
@@ -1358,7 +1356,7 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
            k->violated ? "FAIL (lower bound exceeds the claim)" : "pass");
     printf("%-10s   strongest event: %s\n", "", k->witness);
     if (c == 0) {
-      if (r->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+      if (private_evaluations)
         printf("%-10s   the whole trace of a privatized run, tested through Z = sum_t d_t (v_t - "
                "mid_t)/(Delta sigma); sensitivity %.6g, Gaussian sigma %.6g, |f_V' - f_V| = "
                "%.3g at the swap's lambda; loss on pair: continuous-Gaussian epsilon at delta for "
@@ -1394,7 +1392,7 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
          "a real pair it is usually far below the claim and the audited bound is small (even\n"
          "--broken may pass). A sensitivity understated so far that the loss on the pair\n"
          "exceeds the claim (e.g. --sensitivity-factor 0.01 on the small audit configs) fails.\n");
-  if (r->algorithm == DPBO_ALGORITHM_1 || r->algorithm == DPBO_ALGORITHM_2)
+  if (dpbo_algorithm_ops_get(r->algorithm)->gp_release)
     printf("NOTE: Algorithm %d's sensitivities rest on Assumption 1 (the validation gains of\n"
            "neighbouring validation sets form a multi-task GP with k1 = %g and the configured\n"
            "prior). This result is an empirical check of that assumption on this one data\n"

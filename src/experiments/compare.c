@@ -1,6 +1,7 @@
 /* dpbo compare: DP-BO against private-selection baselines at equal (ε, δ)
  * (compare.h describes the experiment, baseline.h the baselines). */
 #include "experiments/compare.h"
+#include "run/algorithm.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -777,7 +778,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   if ((logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
-  if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2)
+  if (!dpbo_algorithm_ops_get(config->algorithm)->gp_release)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare runs DP-BO with privacy.algorithm = 1 (or 2): set it (with the "
                "logreg objective Algorithm 3's released value is compared as well)",

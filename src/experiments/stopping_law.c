@@ -2,6 +2,8 @@
  * derives every formula). */
 #include "experiments/stopping_law.h"
 
+#include "run/algorithm.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,23 +23,20 @@ dpbo_status dpbo_stopping_runs_law(dpbo_algorithm algorithm, int T,
                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(out, 0, sizeof *out);
-  if (algorithm == DPBO_ALGORITHM_LIU_TALWAR) {
-    /* Geometric(1/T) by exact Bernoulli(1/T) coins: K ≡ 1 at T = 1. */
-    if (T <= 1) {
-      out->kind = DPBO_RUNS_FIXED;
-      out->k = 1;
-    } else {
-      out->kind = DPBO_RUNS_TNB;
-      out->eta = 1.0;
-      out->gamma = 1.0 / T;
-    }
-  } else if (algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE) {
+  if (!dpbo_algorithm_ops_get(algorithm)->stopping)
+    DPBO_RAISE(DPBO_ERR_ARG, "utility: %s has no random number of runs",
+               dpbo_algorithm_name(algorithm));
+  /* The accounting (run/alg_stopping.c) states each method's law: Liu–Talwar
+   * is D_{1, 1/T}, Papernot–Steinke D_{η,γ}. */
+  if (T <= 1) {
+    /* Geometric(1/T) by exact Bernoulli(1/T) coins: K ≡ 1 at T = 1
+     * (Papernot–Steinke needs T >= 2 and never gets here). */
+    out->kind = DPBO_RUNS_FIXED;
+    out->k = 1;
+  } else {
     out->kind = acc->eta == 0.0 ? DPBO_RUNS_LOGARITHMIC : DPBO_RUNS_TNB;
     out->eta = acc->eta;
     out->gamma = acc->gamma;
-  } else {
-    DPBO_RAISE(DPBO_ERR_ARG, "utility: %s has no random number of runs",
-               dpbo_algorithm_name(algorithm));
   }
   if (out->kind != DPBO_RUNS_FIXED && !(out->gamma > 0.0 && out->gamma < 1.0))
     DPBO_RAISE(DPBO_ERR_ARG, "utility: the stopping law's gamma %g is outside (0, 1)", out->gamma);

@@ -1,6 +1,7 @@
 /* Utility reports: public theorem bounds and the data holder's exact figures
  * (utility.h states every formula). */
 #include "experiments/utility.h"
+#include "run/algorithm.h"
 
 #include <hdf5.h>
 #include <math.h>
@@ -80,12 +81,13 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
   out->delta_lambda = budget.delta_lambda;
   out->delta_value = budget.delta_value;
   out->delta_value_union = budget.delta_value_union;
-  out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  out->has_lambda = ops->releases_lambda;
   if (out->has_lambda) {
     /* Theorem 2 in units of v: |α_T| ≤ σ √(2 log(2/δ_β)) w.p. 1 − δ_β/2; the
      * paper writes its (larger) q = σ √(4 log(3/δ)) there. */
     out->lambda_term_beta = s * 2.0 * sqrt(dpbo_privacy_beta(sens->n, sens->T, delta));
-    if (config->algorithm == DPBO_ALGORITHM_1)
+    if (ops->noisy_observations)
       out->lambda_term_q =
           sens->bounds == DPBO_BOUNDS_PAPER
               ? s * dpbo_privacy_q(DPBO_BOUNDS_PAPER, sens->sigma_n, sens->T, delta)
@@ -97,19 +99,15 @@ void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivi
   }
   out->laplace_scale = sens->value_sensitivity / out->epsilon_value;
   out->value_term_laplace = out->a * out->laplace_scale;
-  switch (config->algorithm) {
-  case DPBO_ALGORITHM_1:
+  if (ops->gp_release && ops->noisy_observations) { /* Algorithm 1 */
     out->value_term_noise = sigma * sqrt(2.0 * log(2.0 * sens->T / delta));
     out->value_term_regret = s * sens->regret_term;
     out->value_probability = 1.0 - (delta + tail);
-    break;
-  case DPBO_ALGORITHM_2:
+  } else if (ops->gp_release) {                 /* Algorithm 2 */
     out->value_term_regret = sens->regret_term; /* Ω, units of v already */
     out->value_probability = 1.0 - (delta + tail);
-    break;
-  default:
+  } else {
     out->value_probability = 1.0 - tail;
-    break;
   }
   out->value_bound = out->value_term_noise + out->value_term_regret + out->value_term_laplace;
   for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++)
@@ -343,25 +341,26 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
   double *mean = NULL, *p = NULL;
   dpbo_privacy_inputs in;
   dpbo_sensitivity sens, sens_other;
-  if (config->algorithm == DPBO_ALGORITHM_NONE)
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the run has no [privacy] algorithm, so there is no release to report on "
                "(rerun with privacy.algorithm = 1, 2 or 3)",
                config->path);
-  if (dpbo_algorithm_is_selection(config->algorithm)) {
+  if (ops->is_selection) {
     if (!(tail > 0.0 && tail < 1.0))
       DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
     for (int e = 0; e < count; e++)
       if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
         DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
                    epsilons[e]);
-    if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH)
-      DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
-    else
+    if (ops->stopping)
       DPBO_TRY(utility_stopping(config, run, epsilons, count, tail, reports, err));
+    else
+      DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
     goto done;
   }
-  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+  if (ops->private_evaluations)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.algorithm = private_evaluations: dpbo utility reports on the release "
                "mechanisms of Algorithms 1-3 (theorem bounds, the exponential mechanism's "
@@ -398,7 +397,7 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
                                       dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
                                       &sens_other, err));
   const int64_t n = dpbo_space_size(run->space);
-  const int has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  const int has_lambda = ops->releases_lambda;
   if (has_lambda) {
     DPBO_TRY(dpbo_utility_gather_mean(comm, config, run, &mean, err));
     DPBO_ALLOC(p, n, "λ̃'s distribution");
@@ -607,10 +606,8 @@ static void utility_log_public(const dpbo_config *config, const dpbo_utility_pub
                   p->lambda_term_mechanism);
   dpbo_log_info("      %s: |released value - %s| <= %.4g  w.p. >= %.4g   "
                 "[noise %.4g, regret %.4g, Laplace %.4g (scale %.4g)]",
-                config->algorithm == DPBO_ALGORITHM_1   ? "Theorem 4"
-                : config->algorithm == DPBO_ALGORITHM_2 ? "Algorithm 2's bound"
-                                                        : "Algorithm 3's bound",
-                config->algorithm == DPBO_ALGORITHM_3 ? "f^BO" : "f(lambda*)", p->value_bound,
+                dpbo_algorithm_ops_get(config->algorithm)->utility_bound,
+                dpbo_algorithm_ops_get(config->algorithm)->utility_target, p->value_bound,
                 p->value_probability, p->value_term_noise, p->value_term_regret,
                 p->value_term_laplace, p->laplace_scale);
 }

@@ -1,6 +1,7 @@
 #include "run/config.h"
 #include "run/config_private.h"
 #include "run/config_keys.h"
+#include "run/algorithm.h"
 #include "base/h5io.h"
 
 #include <ctype.h>
@@ -222,7 +223,7 @@ done:
  * objective's proven sensitivity, then σ, which the GP's noise takes in. */
 static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  dpbo_private_evals_inputs in = {config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
+  dpbo_private_evals_inputs in = {dpbo_algorithm_ops_get(config->algorithm)->private_evaluations,
                                   0.0,
                                   dpbo_objective_kind_name(config->objective),
                                   config->iterations,
@@ -267,11 +268,11 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
                                     &choice, err));
   config->algorithm = algorithm_values[choice];
-  const int selection = dpbo_algorithm_is_selection(config->algorithm);
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  const int selection = ops->is_selection;
   /* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
    * release spends a δ in (0, 1). */
-  const int pure = config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH ||
-                   config->algorithm == DPBO_ALGORITHM_LIU_TALWAR;
+  const int pure = ops->pure;
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "epsilon", 1.0, 0,
                                     &config->privacy_epsilon, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "epsilon",
@@ -279,19 +280,15 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                  "must be positive (ε <= 0 gives no guarantee)", err));
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "delta", 0.05, 0,
                                     &config->privacy_delta, err));
-  DPBO_TRY(dpbo_settings_require(
-      &config->settings, "privacy", "delta",
-      (config->privacy_delta > 0 || (pure && config->privacy_delta == 0)) &&
-          config->privacy_delta < 1,
-      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE
-          ? "must lie in (0, 1): Papernot-Steinke's Renyi accounting converts to (epsilon, delta)"
-          : "must lie in (0, 1)",
-      err));
+  DPBO_TRY(
+      dpbo_settings_require(&config->settings, "privacy", "delta",
+                            (config->privacy_delta > 0 || (pure && config->privacy_delta == 0)) &&
+                                config->privacy_delta < 1,
+                            ops->delta_rule, err));
   /* Algorithm 3 releases only the value, so the whole budget goes there. */
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "split", 0.5, 0,
                                     &config->privacy_split, err));
-  if (config->algorithm == DPBO_ALGORITHM_3 || config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
+  if (ops->private_release && !ops->splits_budget)
     config->privacy_split = 0.0; /* one release, or one mechanism over (λ, score) */
   else
     DPBO_TRY(dpbo_settings_require(
@@ -390,7 +387,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   config->failures_public = choice == 1;
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "prior_source", "public",
                                     prior_sources, &choice, err));
-  if (config->algorithm != DPBO_ALGORITHM_NONE && choice == 1)
+  if (ops->private_release && choice == 1)
     DPBO_TRY(dpbo_settings_require(
         &config->settings, "privacy", "prior_source", 0,
         "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
@@ -399,41 +396,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
 
   DPBO_TRY(config_private_evaluations(config, err));
 
-  /* Each algorithm's assumptions. */
-  if (config->algorithm == DPBO_ALGORITHM_1 && !(config->prior.noise_std > 0))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = 1 needs observation noise (gp.noise_std > 0); "
-               "use algorithm = 2 for noise-free observations",
-               config->path);
-  if (config->algorithm == DPBO_ALGORITHM_2 && config->prior.noise_std != 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = 2 is for noise-free observations: set gp.noise_std = 0",
-               config->path);
-  /* docs/design.md section 2: λ̃'s guarantee survives batching (it rests on the
-   * confidence bound), Algorithm 1's ṽ bound does not (it rests on
-   * sequential GP-UCB's regret). */
-  if (config->algorithm == DPBO_ALGORITHM_1 && config->batch > 1)
-    DPBO_TRY(
-        dpbo_settings_require(&config->settings, "run", "batch", 0,
-                              "> 1 with privacy.algorithm = 1: the released value's sensitivity "
-                              "(Theorem 3) holds only for sequential GP-UCB; use batch = 1, or "
-                              "algorithm = 3 whose bound holds for any acquisition",
-                              err));
-  /* Algorithm 2's pruning needs true confidence bounds; hallucinated
-   * observations shrink σ without data and could prune the maximum. */
-  if (config->algorithm == DPBO_ALGORITHM_2 && config->batch > 1)
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "run", "batch", 0,
-        "> 1 with privacy.algorithm = 2: its branch-and-bound pruning needs the "
-        "true confidence bounds, which a batch's hallucinated observations "
-        "tighten without data; use batch = 1",
-        err));
-  if ((config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2) &&
-      config->acquisition != DPBO_ACQ_UCB)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = %d rests on the UCB rule; only algorithm 3 allows "
-               "ucb.acquisition = ei",
-               config->path, (int)config->algorithm);
+  /* Each algorithm's assumptions: its row (run/algorithm.h). */
+  if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
 done:
   return status;
 }
@@ -807,12 +771,12 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     dpbo_privacy_budget budget;
     memset(&budget, 0, sizeof budget);
     budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* the selection methods: no GP */
-    if (!dpbo_algorithm_is_selection(config->algorithm))
+    const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+    if (!ops->is_selection)
       DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
                                          config->privacy_delta, config->privacy_split, &budget,
                                          err));
-    const int gp_release =
-        config->algorithm == DPBO_ALGORITHM_1 || config->algorithm == DPBO_ALGORITHM_2;
+    const int gp_release = ops->gp_release;
     dpbo_settings_entry *given = dpbo_settings_find(&config->settings, "ucb", "delta");
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "ucb", "delta", budget.delta_beta, 0,
                                       &config->delta, err));

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "objectives/evaluator.h"
 #include "run/output.h"
 #include "run/selection.h"
@@ -371,7 +372,8 @@ static dpbo_status driver_resumed_candidates(driver *dr, const dpbo_config *conf
   *legacy = NULL;
   if (options->candidate_count > 0) {
     *planned = options->candidate_count;
-    if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH && *planned != config->iterations)
+    if (dpbo_algorithm_ops_get(config->algorithm)->fixed_candidates &&
+        *planned != config->iterations)
       DPBO_RAISE(DPBO_ERR_DATA,
                  "--resume: the checkpoint stores %d candidates, not the T = %d of random search",
                  *planned, config->iterations);
@@ -380,7 +382,7 @@ static dpbo_status driver_resumed_candidates(driver *dr, const dpbo_config *conf
                  options->resume_count, *planned);
     goto done;
   }
-  if (config->algorithm != DPBO_ALGORITHM_RANDOM_SEARCH)
+  if (!dpbo_algorithm_ops_get(config->algorithm)->fixed_candidates)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "--resume: this run file was written by a dpbo that kept neither the secret number "
                "of runs of privacy.algorithm = %s nor its candidates in the checkpoint, so the "

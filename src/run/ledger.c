@@ -562,16 +562,32 @@ static void ledger_check_infile(const char *runfile, const dpbo_privacy_ledger *
                   runfile, in->epsilon_sum, ledger, v->path_epsilon);
 }
 
+/* The zCDP total of the totals t, where every event allows it (all_zcdp)
+ * and ρ converts at t's δ. */
+static void ledger_zcdp_total(const dpbo_privacy_ledger *t, int all_zcdp, double rho,
+                              dpbo_ledger_zcdp *out) {
+  dpbo_error ignore;
+  double eps_z = NAN;
+  out->present = 0;
+  out->rho = out->epsilon = out->delta = NAN;
+  if (all_zcdp && t->draws > 0 && rho > 0 && t->delta_sum > 0 && t->delta_sum < 1 &&
+      dpbo_accountant_zcdp_epsilon(rho, t->delta_sum, &eps_z, &ignore) == DPBO_OK) {
+    out->present = 1;
+    out->rho = rho;
+    out->epsilon = eps_z;
+    out->delta = t->delta_sum;
+  }
+}
+
 static void ledger_log_totals(const char *ledger, const char *key, const char *source,
                               const dpbo_privacy_ledger *t, int all_zcdp, double rho) {
   char zcdp[160] = "";
-  double eps_z = NAN;
-  dpbo_error ignore;
-  if (all_zcdp && t->draws > 0 && rho > 0 && t->delta_sum > 0 && t->delta_sum < 1 &&
-      dpbo_accountant_zcdp_epsilon(rho, t->delta_sum, &eps_z, &ignore) == DPBO_OK)
+  dpbo_ledger_zcdp z;
+  ledger_zcdp_total(t, all_zcdp, rho, &z);
+  if (z.present)
     snprintf(zcdp, sizeof zcdp,
-             "; zCDP (every event allows it): rho = %.4g, epsilon = %.4g at delta = %.3g", rho,
-             eps_z, t->delta_sum);
+             "; zCDP (every event allows it): rho = %.4g, epsilon = %.4g at delta = %.3g", z.rho,
+             z.epsilon, z.delta);
   dpbo_log_info("ledger %s: validation set %s (%s): %lld release%s, epsilon = %.4g, delta = %.3g "
                 "in all (basic composition%s)",
                 ledger, key, source, (long long)t->draws, t->draws == 1 ? "" : "s", t->epsilon_sum,
@@ -580,7 +596,7 @@ static void ledger_log_totals(const char *ledger, const char *key, const char *s
 
 static dpbo_status ledger_transact(const char *runfile, const dpbo_config *config,
                                    const ledger_request *req, dpbo_privacy_ledger *after,
-                                   int64_t *number, dpbo_error *err) {
+                                   dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char abs[PATH_MAX + 8], lpath[PATH_MAX + 32], labs[PATH_MAX + 8], key[17], source[512];
   char *buf = NULL;
@@ -591,7 +607,8 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
   dpbo_ledger_event *e = NULL;
   int64_t imp_draws = 0;
   double imp_eps = 0.0, imp_delta = 0.0;
-  int charge = 0;
+  int charge = 0, all_zcdp = 0; /* all_zcdp, rho: the zCDP total, where every event allows it */
+  double rho = 0.0;
   memset(&v, 0, sizeof v);
   memset(&in, 0, sizeof in);
   DPBO_ALLOC(mark, 1, "the run file's ledger mark");
@@ -625,8 +642,8 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
       DPBO_RAISE(DPBO_ERR_DATA, "%s: its own ledger holds no finite totals to import", runfile);
   }
   dpbo_privacy_ledger total = v.totals;
-  int all_zcdp = v.all_zcdp;
-  double rho = v.rho;
+  all_zcdp = v.all_zcdp;
+  rho = v.rho;
   if (imp_draws > 0) {
     dpbo_privacy_ledger_add(&total, imp_eps, imp_delta);
     total.draws += imp_draws - 1;
@@ -751,6 +768,7 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
   if (!req->run_start || charge) ledger_log_totals(labs, key, source, &total, all_zcdp, rho);
 done:
   if (status == DPBO_OK && after) *after = total;
+  if (status == DPBO_OK && zcdp) ledger_zcdp_total(&total, all_zcdp, rho, zcdp);
   /* The run file's releases: the ledger's count for its path, or its own
    * count where that is higher (a copy or a rename, whose path is new). */
   if (status == DPBO_OK && number)
@@ -767,9 +785,9 @@ done:
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
                                        double epsilon, double delta, double budget_epsilon,
                                        double budget_delta, dpbo_privacy_ledger *after,
-                                       int64_t *number, dpbo_error *err) {
+                                       dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err) {
   ledger_request req = {1, 0, 1, 1, 1, 0, epsilon, delta, NAN, 1, budget_epsilon, budget_delta};
-  return ledger_transact(runfile, config, &req, after, number, err);
+  return ledger_transact(runfile, config, &req, after, zcdp, number, err);
 }
 
 dpbo_status dpbo_ledger_next_number(const char *runfile, const dpbo_config *config, int charge,
@@ -777,7 +795,7 @@ dpbo_status dpbo_ledger_next_number(const char *runfile, const dpbo_config *conf
   /* A check that writes nothing and checks no budget (the draw's epsilon is
    * not known yet): only the count, as the record would make it. */
   ledger_request req = {charge, 0, 1, 0, charge, 1, 0.0, 0.0, NAN, 1, 0.0, 0.0};
-  return ledger_transact(runfile, config, &req, NULL, number, err);
+  return ledger_transact(runfile, config, &req, NULL, NULL, number, err);
 }
 
 dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *config,
@@ -798,16 +816,16 @@ dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *co
                         config->evals.max_evaluations,
                         config->budget_epsilon,
                         config->budget_delta};
-  DPBO_TRY(ledger_transact(checkpoint, config, &req, NULL, NULL, err));
+  DPBO_TRY(ledger_transact(checkpoint, config, &req, NULL, NULL, NULL, err));
 done:
   return status;
 }
 
 dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int add,
                              double epsilon, double delta, dpbo_privacy_ledger *after,
-                             dpbo_error *err) {
+                             dpbo_ledger_zcdp *zcdp, dpbo_error *err) {
   ledger_request req = {0, 0, 1, 1, add, 0, epsilon, delta, NAN, 0, 0.0, 0.0};
-  return ledger_transact(runfile, config, &req, after, NULL, err);
+  return ledger_transact(runfile, config, &req, after, zcdp, NULL, err);
 }
 
 dpbo_status dpbo_ledger_check(const char *runfile, const dpbo_config *config, double epsilon,
@@ -815,7 +833,7 @@ dpbo_status dpbo_ledger_check(const char *runfile, const dpbo_config *config, do
   ledger_request req = {
       1, 0, 0, 0, 0, 1, epsilon, delta, NAN, 1, config->budget_epsilon, config->budget_delta};
   if (!(config->budget_epsilon > 0)) return DPBO_OK;
-  return ledger_transact(runfile, config, &req, NULL, NULL, err);
+  return ledger_transact(runfile, config, &req, NULL, NULL, NULL, err);
 }
 
 dpbo_status dpbo_ledger_note_replace(const char *runfile, const dpbo_config *config,
@@ -877,12 +895,11 @@ dpbo_status dpbo_ledger_print(const char *runfile, const dpbo_config *config, dp
          "privacy.budget caps these)\n",
          (long long)v.totals.draws, v.totals.draws == 1 ? "" : "s", v.totals.epsilon_sum,
          v.totals.delta_sum);
-  double eps_z;
-  dpbo_error ignore;
-  if (v.events > 0 && v.all_zcdp && v.rho > 0 && v.totals.delta_sum > 0 && v.totals.delta_sum < 1 &&
-      dpbo_accountant_zcdp_epsilon(v.rho, v.totals.delta_sum, &eps_z, &ignore) == DPBO_OK)
-    printf("  zCDP (every event allows it): rho = %.6g, epsilon = %.6g at delta = %.6g\n", v.rho,
-           eps_z, v.totals.delta_sum);
+  dpbo_ledger_zcdp z;
+  ledger_zcdp_total(&v.totals, v.events > 0 && v.all_zcdp, v.rho, &z);
+  if (z.present)
+    printf("  zCDP (every event allows it): rho = %.6g, epsilon = %.6g at delta = %.6g\n", z.rho,
+           z.epsilon, z.delta);
   if (config->budget_epsilon > 0)
     printf("  privacy.budget = %g %g: remaining epsilon = %.6g, delta = %.6g\n",
            config->budget_epsilon, config->budget_delta,

@@ -48,6 +48,17 @@
 #include "dpbo/privacy.h"
 #include "run/config.h"
 
+/* The validation set's zCDP total, where every event on it allows one (each
+ * has a ρ: a private_evaluations charge; the other releases and the imports
+ * of old run files have none): ρ summed (rounded up) and the ε it gives at
+ * δ = the basic total's δ (dpbo_accountant_zcdp_epsilon, rounded up).
+ * present = 0, and the numbers NaN, where some event has no ρ. The release
+ * files state it beside the basic and advanced totals. */
+typedef struct dpbo_ledger_zcdp {
+  int present;
+  double rho, epsilon, delta;
+} dpbo_ledger_zcdp;
+
 /* Where the ledger of a run file is: config's privacy.ledger, or
  * dpbo-ledger in the run file's folder. */
 void dpbo_ledger_path(const dpbo_config *config, const char *runfile, char *path, size_t size);
@@ -87,7 +98,7 @@ dpbo_status dpbo_ledger_key(const dpbo_config *config, char key[17], char *sourc
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
                                        double epsilon, double delta, double budget_epsilon,
                                        double budget_delta, dpbo_privacy_ledger *after,
-                                       int64_t *number, dpbo_error *err);
+                                       dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err);
 
 /* The number dpbo_ledger_record_release would give the run file's next
  * release (charge = 1) or its latest (charge = 0), read without writing, so
@@ -112,7 +123,7 @@ dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *co
  * Serial. */
 dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int add,
                              double epsilon, double delta, dpbo_privacy_ledger *after,
-                             dpbo_error *err);
+                             dpbo_ledger_zcdp *zcdp, dpbo_error *err);
 
 /* `dpbo run --overwrite` removed the run file at `runfile`: records it, so
  * the ledger's count for that path starts again (nothing is spent or

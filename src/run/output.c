@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "base/h5io.h"
 #include "dpbo/version.h"
 
@@ -56,7 +57,8 @@ static dpbo_status output_write_root(hid_t file, const dpbo_config *config, cons
                             ? run->outcome_message
                             : "in progress or interrupted: continue with dpbo run CONFIG --resume";
   DPBO_TRY(dpbo_h5io_attr_string(file, "outcome", outcome, err));
-  if (config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->private_evaluations) {
     /* Every Gaussian mechanism dispatched so far (run/private_evals.h): a
      * resume continues the count, so a lost draw stays charged. */
     DPBO_TRY(dpbo_h5io_attr_int64(file, DPBO_OUTPUT_EVALUATIONS_CHARGED, &run->evaluations_charged,
@@ -64,7 +66,7 @@ static dpbo_status output_write_root(hid_t file, const dpbo_config *config, cons
   }
   DPBO_TRY(dpbo_h5io_attr_string(
       file, "sensitive",
-      config->algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS
+      ops->publishes_trace
           ? "no (privacy.algorithm = private_evaluations): every gain in /trace went through the "
             "Gaussian mechanism on the rank that evaluated it, and everything else is computed "
             "from those noisy gains; the timings (eval_seconds, step_seconds, wall_seconds) are "

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "base/h5io.h"
 #include "base/log.h"
 #include "dpbo/accountant.h"
@@ -36,7 +37,7 @@ dpbo_status dpbo_private_evals_create(const dpbo_config *config, dpbo_private_ev
   dpbo_status status = DPBO_OK;
   dpbo_private_evals *pe = NULL;
   *out = NULL;
-  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS) goto done;
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations) goto done;
   DPBO_ALLOC(pe, 1, "the privatized evaluations");
   DPBO_ALLOC(pe->draw, config->iterations, "the privatized evaluations");
   pe->steps = config->iterations;
@@ -250,7 +251,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   dpbo_status status = DPBO_OK;
   const dpbo_private_evals_settings *e = &config->evals;
   memset(out, 0, sizeof *out);
-  if (config->algorithm != DPBO_ALGORITHM_PRIVATE_EVALUATIONS)
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations)
     DPBO_RAISE(DPBO_ERR_ARG, "not a private_evaluations run");
   if (run->failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -341,7 +342,8 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
     dpbo_release_warn_evaluations(&out->warnings, out->sigma, config->value_hi - config->value_lo);
     if (out->clamped)
       dpbo_release_warn_clamped(
-          &out->warnings, "value~", clamped, config->value_lo, config->value_hi,
+          &out->warnings, dpbo_algorithm_ops_get(config->algorithm)->value_symbol, clamped,
+          config->value_lo, config->value_hi,
           out->final_choice == DPBO_FINAL_BEST_OBSERVED ? "the best noisy observation"
                                                         : "the posterior mean at lambda~");
     out->value = clamped;
@@ -355,8 +357,13 @@ done:
 }
 
 void dpbo_private_evals_release_set_ledger(dpbo_private_evals_release *r, const dpbo_config *config,
-                                           const dpbo_privacy_ledger *ledger) {
+                                           const dpbo_privacy_ledger *ledger,
+                                           const dpbo_ledger_zcdp *zcdp) {
   r->ledger = *ledger;
+  if (zcdp)
+    r->ledger_zcdp = *zcdp;
+  else
+    r->ledger_zcdp = (dpbo_ledger_zcdp){0, NAN, NAN, NAN};
   r->ledger_delta_slack = config->privacy_delta;
   dpbo_privacy_ledger_advanced(ledger, r->ledger_delta_slack, &r->ledger_epsilon_advanced,
                                &r->ledger_delta_advanced);
@@ -403,6 +410,17 @@ static void private_evals_numbers(const dpbo_private_evals_release *r,
   memcpy(numbers, all, sizeof all);
 }
 
+/* The validation set's zCDP total (run/ledger.h), written only where every
+ * event on it allows one: *count numbers, 0 otherwise. */
+static void private_evals_zcdp_numbers(const dpbo_private_evals_release *r,
+                                       private_evals_number numbers[3], size_t *count) {
+  const private_evals_number all[] = {{"ledger_zcdp_rho", r->ledger_zcdp.rho},
+                                      {"ledger_zcdp_epsilon", r->ledger_zcdp.epsilon},
+                                      {"ledger_zcdp_delta", r->ledger_zcdp.delta}};
+  memcpy(numbers, all, sizeof all);
+  *count = r->ledger_zcdp.present ? 3 : 0;
+}
+
 static const char private_evals_note[] =
     "privacy.algorithm = private_evaluations: every evaluation was released through the discrete "
     "Gaussian mechanism; the run file's trace (lambda_t, noisy v_t) is publishable with this "
@@ -445,6 +463,15 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
     dpbo_release_json_string(f, numbers[i].name);
     fputc(':', f);
     dpbo_release_json_number(f, numbers[i].value);
+  }
+  private_evals_number zcdp[3];
+  size_t zcdp_count;
+  private_evals_zcdp_numbers(r, zcdp, &zcdp_count);
+  for (size_t i = 0; i < zcdp_count; i++) {
+    fputc(',', f);
+    dpbo_release_json_string(f, zcdp[i].name);
+    fputc(':', f);
+    dpbo_release_json_number(f, zcdp[i].value);
   }
   fputs(",\"sensitivity_source\":", f);
   dpbo_release_json_string(f, r->sensitivity_proven ? "proven" : "stated by the user");
@@ -508,6 +535,11 @@ static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, c
     dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
     DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
   }
+  private_evals_number zcdp[3];
+  size_t zcdp_count;
+  private_evals_zcdp_numbers(r, zcdp, &zcdp_count);
+  for (size_t i = 0; i < zcdp_count; i++)
+    DPBO_TRY(dpbo_h5io_attr_doubles(file, zcdp[i].name, &zcdp[i].value, 1, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -595,9 +627,10 @@ static dpbo_status private_evals_publish_make(MPI_Comm comm, void *user, double 
   return dpbo_private_evals_release_make(comm, p->config, p->run, p->release, err);
 }
 
-static void private_evals_publish_ledger(void *user, const dpbo_privacy_ledger *ledger) {
+static void private_evals_publish_ledger(void *user, const dpbo_privacy_ledger *ledger,
+                                         const dpbo_ledger_zcdp *zcdp) {
   private_evals_publishing *p = user;
-  dpbo_private_evals_release_set_ledger(p->release, p->config, ledger);
+  dpbo_private_evals_release_set_ledger(p->release, p->config, ledger, zcdp);
 }
 
 static dpbo_status private_evals_publish_write(void *user, const char *h5, const char *json,

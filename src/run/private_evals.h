@@ -38,6 +38,7 @@
 #include "objectives/evaluator.h"
 #include "run/config.h"
 #include "run/release_warn.h"
+#include "run/ledger.h"
 #include "run/run.h"
 
 /* ---------------------------------------------------------------------------
@@ -128,6 +129,7 @@ typedef struct dpbo_private_evals_release {
   /* The run file's ledger (the run's spend, charged once). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
+  dpbo_ledger_zcdp ledger_zcdp;        /* the validation set's zCDP total (written if present) */
   double budget_epsilon, budget_delta; /* NaN: no privacy.budget */
   dpbo_release_warnings warnings;      /* run/release_warn.h */
 } dpbo_private_evals_release;
@@ -143,7 +145,8 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
 /* The run file's ledger after the run into the release (advanced
  * composition with slack privacy.delta, and privacy.budget). */
 void dpbo_private_evals_release_set_ledger(dpbo_private_evals_release *r, const dpbo_config *config,
-                                           const dpbo_privacy_ledger *ledger);
+                                           const dpbo_privacy_ledger *ledger,
+                                           const dpbo_ledger_zcdp *zcdp);
 
 /* Writes <name>.release.h5 and .json (one rank, atomically). */
 dpbo_status dpbo_private_evals_release_write(const dpbo_private_evals_release *r,

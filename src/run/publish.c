@@ -1,6 +1,7 @@
 #include "run/publish.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,11 +16,13 @@
  * validation set here and nowhere else (run/ledger.h). */
 static dpbo_status publish_ledger_record(const dpbo_publish_spec *spec, double epsilon,
                                          double delta, dpbo_privacy_ledger *after,
-                                         dpbo_error *err) {
+                                         dpbo_ledger_zcdp *zcdp, dpbo_error *err) {
   if (spec->charge)
     return dpbo_ledger_record_release(spec->runfile, spec->config, epsilon, delta,
-                                      spec->budget_epsilon, spec->budget_delta, after, NULL, err);
-  return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, err);
+                                      spec->budget_epsilon, spec->budget_delta, after, zcdp, NULL,
+                                      err);
+  return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, zcdp,
+                          err);
 }
 
 /* A target must not exist (lstat: a symbolic link, even a dangling one, is
@@ -85,6 +88,7 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   double epsilon = 0.0, delta = 0.0;
+  dpbo_ledger_zcdp zcdp = {0, NAN, NAN, NAN};
   memset(ledger, 0, sizeof *ledger);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   /* 1. Everything that can be refused, before a draw exists to be charged. */
@@ -97,10 +101,10 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
   DPBO_TRY(ops->draw(comm, user, &epsilon, &delta, err));
   if (rank == 0) {
     /* 3. The budget and the spend: the ledger first (publish.h). */
-    local = publish_ledger_record(spec, epsilon, delta, ledger, err);
+    local = publish_ledger_record(spec, epsilon, delta, ledger, &zcdp, err);
     /* 4. The files. */
     if (local == DPBO_OK) {
-      ops->set_ledger(user, ledger);
+      ops->set_ledger(user, ledger, &zcdp);
       local = ops->write(user, h5, json, err);
       if (local != DPBO_OK && spec->charge)
         dpbo_error_prefix(err, "the ledger of %s counts this draw, but its release was not written",

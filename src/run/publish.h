@@ -27,14 +27,16 @@
 #include "dpbo/error.h"
 #include "dpbo/privacy.h"
 #include "run/config.h"
+#include "run/ledger.h"
 
 /* What one kind of release gives the transaction; `user` is its state. */
 typedef struct dpbo_publish_ops {
   /* Collective: draws the release; *epsilon, *delta: what it spends
    * (rank 0's values are charged). */
   dpbo_status (*draw)(MPI_Comm comm, void *user, double *epsilon, double *delta, dpbo_error *err);
-  /* Rank 0: the ledger after the draw into the release. */
-  void (*set_ledger)(void *user, const dpbo_privacy_ledger *ledger);
+  /* Rank 0: the ledger after the draw into the release (zcdp: the
+   * validation set's zCDP total, where every event allows one). */
+  void (*set_ledger)(void *user, const dpbo_privacy_ledger *ledger, const dpbo_ledger_zcdp *zcdp);
   /* Rank 0: writes the pair (each file atomically). */
   dpbo_status (*write)(void *user, const char *h5, const char *json, dpbo_error *err);
 } dpbo_publish_ops;

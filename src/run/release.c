@@ -14,41 +14,9 @@
 #include "dpbo/ucb.h"
 #include "dpbo/version.h"
 #include "core/mechanism_private.h"
+#include "run/algorithm.h"
 #include "run/publish.h"
 #include "run/release_private.h"
-
-/* Algorithm 3's public constants: m, [λ_min, λ_max] from the space's single
- * "lambda" dimension, and the validation loss's L and g*. */
-static dpbo_status release_alg3_inputs(const dpbo_config *config, const dpbo_space *space,
-                                       dpbo_privacy_inputs *in, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  if (config->objective != DPBO_OBJECTIVE_LOGREG)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = 3 needs objective.kind = logreg (its Lipschitz and "
-               "convexity assumptions are what the guarantee rests on)",
-               config->path);
-  if (dpbo_space_dims(space) != 1 || strcmp(dpbo_space_dim(space, 0)->name, "lambda") != 0)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: privacy.algorithm = 3 needs exactly one dimension, dim.lambda",
-               config->path);
-  /* L/(m λ_min) bounds one record's change only for a margin loss g(w, x, y)
-   * = φ(y wᵀx) with φ L-Lipschitz (|φ(z) − φ(z')| ≤ 2L‖w‖) and a training
-   * loss with ‖w_λ‖ ≤ 1/(2λ), which the logistic loss has
-   * (docs/privacy-proofs.md): both shipped validation losses are such φ. */
-  if (config->logreg.loss != DPBO_LOGREG_LOSS_SIGMOID &&
-      config->logreg.loss != DPBO_LOGREG_LOSS_RAMP)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = 3: Theorem 6's bound is shown only for the margin losses "
-               "sigmoid and ramp (g = phi(y w'x), phi Lipschitz) on the logistic training loss",
-               config->path);
-  const dpbo_dim *dim = dpbo_space_dim(space, 0);
-  in->lambda_min = dim->lo;
-  in->lambda_max = dim->hi;
-  in->validation_size = config->logreg.validation_rows;
-  in->solver_tolerance = config->logreg.tolerance;
-  dpbo_logreg_loss_constants(config->logreg.loss, &in->lipschitz, &in->gstar);
-done:
-  return status;
-}
 
 dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
                                 dpbo_privacy_budget *budget, dpbo_error *err) {
@@ -75,7 +43,8 @@ dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *spa
   in->delta_beta = budget.delta_beta;
   in->alg2_A = config->alg2_A;
   in->alg2_tau = config->alg2_tau;
-  if (config->algorithm == DPBO_ALGORITHM_3) DPBO_TRY(release_alg3_inputs(config, space, in, err));
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->inputs) DPBO_TRY(ops->inputs(config, space, in, err)); /* Algorithm 3's constants */
 done:
   return status;
 }
@@ -100,6 +69,7 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                                          const char *const *overrides, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_algorithm stored_algorithm = stored->algorithm;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(stored_algorithm);
   static const char *const redraw[] = {"privacy.epsilon",     "privacy.noise",
                                        "privacy.noise_seed",  "privacy.failures_public",
                                        "ucb.memory_limit_mb", NULL};
@@ -120,7 +90,7 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
    * redraw is a new draw charged to the ledger at the ε it used (basic
    * composition, capped by the stored privacy.budget), and the noise source
    * is not part of the guarantee. */
-  if (stored_algorithm == DPBO_ALGORITHM_NONE)
+  if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s was run without a privacy algorithm (privacy.algorithm = none): its privacy "
                "settings were not fixed before the run saw the validation data, and choosing "
@@ -129,18 +99,9 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
                "CONFIG with [privacy] algorithm = 1, 2, 3, random_search, liu_talwar, "
                "papernot_steinke or private_evaluations)",
                stored->path);
-  /* Liu–Talwar and Papernot–Steinke: a redraw needs a fresh secret K, and
-   * the runs of Q it asks for may lie past those the run evaluated; a K
-   * drawn again only among the runs made would be conditioned on what was
-   * evaluated, a law the accounting does not cover. */
-  if (stored_algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-      stored_algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "privacy.algorithm = %s cannot be redrawn: a new release needs a fresh secret "
-               "number of runs K, whose runs this run did not necessarily evaluate, and drawing K "
-               "among the runs it made would condition K on the evaluations and void the "
-               "guarantee; make a new run (dpbo run CONFIG --overwrite, or another output.name)",
-               dpbo_algorithm_name(stored_algorithm));
+  /* An algorithm with a rule of its own (a stopping method cannot be
+   * redrawn; private_evaluations' release is post-processing): its row. */
+  if (ops->check_overrides) return ops->check_overrides(stored, count, overrides, err);
   for (int i = 0; i < count; i++) {
     char key[160];
     release_override_key(overrides[i], key, sizeof key);
@@ -150,14 +111,14 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
       value = value ? value + 1 + strspn(value + 1, " \t") : "";
       if (strcmp(key, "privacy.ps_eta") == 0 || strcmp(value, "random_search") == 0 ||
           strcmp(value, "liu_talwar") == 0 || strcmp(value, "papernot_steinke") == 0 ||
-          dpbo_algorithm_is_selection(stored_algorithm))
+          ops->is_selection)
         DPBO_RAISE(DPBO_ERR_CONFIG,
                    "--set %s: a private-selection release is fixed when the run is made: its "
                    "candidates must be drawn independently of the data (a GP-UCB trace's are "
                    "chosen from it) and its accounting before the data is seen",
                    overrides[i]);
     }
-    if (dpbo_algorithm_is_selection(stored_algorithm) && release_key_in(key, accounting))
+    if (ops->is_selection && release_key_in(key, accounting))
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "--set %s: %s fixes the accounting of the run's %s release before the data is "
                  "seen; a redraw may change privacy.epsilon and the noise source (privacy.noise, "
@@ -168,8 +129,8 @@ dpbo_status dpbo_release_check_overrides(const dpbo_config *stored, int count,
        * match a GP run's β in one way only (δ_β differs between the two),
        * which lets a run file written before bounds existed be redrawn
        * with bounds = paper. */
-      if (strcmp(key, "privacy.bounds") == 0 && stored_algorithm != DPBO_ALGORITHM_3) continue;
-      if (stored_algorithm == DPBO_ALGORITHM_3)
+      if (strcmp(key, "privacy.bounds") == 0 && ops->gp_release) continue;
+      if (!ops->gp_release)
         DPBO_RAISE(DPBO_ERR_CONFIG,
                    "--set %s: %s fixes the sensitivity of the run's release (Algorithm 3), and a "
                    "choice made after the data is seen could tune the noise to the data; a redraw "
@@ -223,7 +184,7 @@ static int release_beta_matches(int64_t n, int steps, const double *beta, double
 dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int steps,
                                     const double *beta, double stored_delta, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  if (config->algorithm != DPBO_ALGORITHM_1 && config->algorithm != DPBO_ALGORITHM_2) goto done;
+  if (!dpbo_algorithm_ops_get(config->algorithm)->gp_release) goto done;
   dpbo_privacy_budget budget, other;
   int t = 0, other_t = 0;
   DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
@@ -253,7 +214,7 @@ done:
 /* The best observed value each algorithm releases: max_t v_t (Algorithm 1,
  * Algorithm 3's f^BO) or max_{2 <= t <= T} f(λ_t) (Algorithm 2). */
 double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) {
-  int first = config->algorithm == DPBO_ALGORITHM_2 ? 1 : 0;
+  int first = dpbo_algorithm_ops_get(config->algorithm)->first_value_step;
   double best = -INFINITY;
   for (int t = first; t < run->steps; t++)
     best = fmax(best, run->trace[t].gain);
@@ -261,91 +222,24 @@ double dpbo__release_best_value(const dpbo_config *config, const dpbo_run *run) 
 }
 
 /* The accountant and bound the release was calibrated with, which gives
- * its epsilon_total and delta_total (the "calibration" of both files). */
+ * its epsilon_total and delta_total (the "calibration" of both files):
+ * its algorithm's row (run/algorithm.h). */
 static const char *release_calibration(const dpbo_release *r) {
-  if (dpbo_algorithm_is_selection(r->algorithm))
-    return dpbo_selection_bound_name(r->selection_accounting.bound);
-  if (!r->has_lambda) /* Algorithm 3: the value alone */
-    return "pure epsilon of the Laplace mechanism (Kusner et al. 2015, Theorem 6)";
-  return "basic composition of the exponential mechanism's (lambda_tilde) and the Laplace "
-         "mechanism's (value) (epsilon, delta) (Kusner et al. 2015), at the epsilons the "
-         "samplers spent";
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  return ops->calibration ? ops->calibration(r) : "";
 }
 
+const char *dpbo_release_bounds_note(const dpbo_release *r) {
+  return r->bounds == DPBO_BOUNDS_PAPER
+             ? " Sensitivities: the paper's literal formulas (bounds = paper), whose "
+               "proofs have known gaps, so the stated delta may not hold"
+             : " Sensitivities: dpbo's corrected bounds (bounds = corrected)";
+}
+
+/* The guarantee in words: its algorithm's row. */
 static void release_guarantee(dpbo_release *r, const dpbo_config *config) {
-  const dpbo_privacy_inputs *in = &r->inputs;
-  const char *bounds = r->bounds == DPBO_BOUNDS_PAPER
-                           ? " Sensitivities: the paper's literal formulas (bounds = paper), whose "
-                             "proofs have known gaps, so the stated delta may not hold"
-                           : " Sensitivities: dpbo's corrected bounds (bounds = corrected)";
-  switch (r->algorithm) {
-  case DPBO_ALGORITHM_1:
-  case DPBO_ALGORITHM_2:
-    snprintf(r->guarantee, sizeof r->guarantee,
-             "lambda_tilde is (%.6g, %.6g)-DP and the released %s is (%.6g, %.6g)-DP for the "
-             "validation set (together (%.6g, %.6g)-DP by basic composition), assuming "
-             "(Assumption 1 of Kusner et al. 2015) that the validation gains of all validation "
-             "sets form a multi-task GP with k1(V,V') = %.6g and the stated prior (m0 = %.6g, "
-             "s = %.6g, sigma = %.6g, %s kernel, fixed before the validation data was seen)%s.%s.",
-             r->epsilon_lambda, r->delta_lambda,
-             r->algorithm == DPBO_ALGORITHM_1 ? "v_tilde" : "f_tilde", r->epsilon_value,
-             r->delta_value, r->epsilon_total, r->delta_total, in->k1, config->prior.mean,
-             in->signal_std, in->noise_std, dpbo_kernel_kind_name(config->kernel.kind),
-             r->algorithm == DPBO_ALGORITHM_2
-                 ? ", noise-free observations and the regret bound of de Freitas, Smola and Zoghi "
-                   "(2012) with the given A and tau"
-                 : "",
-             bounds);
-    break;
-  case DPBO_ALGORITHM_3:
-    snprintf(r->guarantee, sizeof r->guarantee,
-             "f_tilde_L is %.6g-DP (pure, delta = 0) for the validation set of %lld records, "
-             "assuming (Assumption 2 of Kusner et al. 2015) a public training set, "
-             "L2-regularized logistic regression (a 1-Lipschitz convex loss) on inputs of norm "
-             "<= 1, lambda in [%.6g, %.6g], and a validation loss that is %.6g-Lipschitz and "
-             "bounded by %.6g.%s.",
-             r->epsilon_value, (long long)in->validation_size, in->lambda_min, in->lambda_max,
-             in->lipschitz, in->gstar, bounds);
-    break;
-  case DPBO_ALGORITHM_RANDOM_SEARCH:
-    snprintf(r->guarantee, sizeof r->guarantee,
-             "lambda_tilde (the %s mechanism over the validation gains of T = %d candidates drawn "
-             "uniformly from the %lld of Lambda, independently of the data) is %.6g-DP and the "
-             "released value (its gain + discrete Laplace noise) is %.6g-DP for the validation set "
-             "(together (%.6g, 0)-DP by basic composition; Chaudhuri and Vinterbo 2013), for "
-             "neighbouring validation sets that differ in one record, under which a gain at a "
-             "fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
-             dpbo_select_kind_name(r->selection), r->T, (long long)r->n,
-             r->selection_accounting.epsilon_select, r->selection_accounting.epsilon_value,
-             r->epsilon_total, r->gain_sensitivity);
-    break;
-  case DPBO_ALGORITHM_LIU_TALWAR:
-  case DPBO_ALGORITHM_PAPERNOT_STEINKE: {
-    const int lt = r->algorithm == DPBO_ALGORITHM_LIU_TALWAR;
-    char law[160];
-    if (lt)
-      snprintf(law, sizeof law, "Geometric(gamma = %.6g), E[K] = %.6g",
-               r->selection_accounting.gamma, r->selection_accounting.expected_runs);
-    else
-      snprintf(law, sizeof law,
-               "truncated negative binomial (eta = %.6g, gamma = %.6g), E[K] = %.6g",
-               r->selection_accounting.eta, r->selection_accounting.gamma,
-               r->selection_accounting.expected_runs);
-    snprintf(r->guarantee, sizeof r->guarantee,
-             "(lambda_tilde, value) is the best of K runs of an %.6g-DP base (a candidate drawn "
-             "uniformly from Lambda independently of the data, and its validation gain + discrete "
-             "Laplace noise), K ~ %s drawn secretly from the release noise source and never "
-             "released; the pair is (%.6g, %.6g)-DP for the validation set (calibrated by the %s), "
-             "for neighbouring validation sets that differ in one record, under which a gain at "
-             "a fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
-             r->selection_accounting.epsilon_base, law, r->epsilon_total, r->delta_total,
-             release_calibration(r), r->gain_sensitivity);
-    break;
-  }
-  case DPBO_ALGORITHM_NONE:
-  case DPBO_ALGORITHM_PRIVATE_EVALUATIONS: /* run/private_evals.c writes its own */
-    break;
-  }
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  if (ops->describe) ops->describe(r, config);
 }
 
 /* Run k of a stopping method's Q in `dpbo run`: the trace's k-th step, the
@@ -377,7 +271,7 @@ static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_
   DPBO_TRY(dpbo_selection_account(config->algorithm, config->privacy_epsilon, config->privacy_delta,
                                   config->privacy_split, config->iterations, config->ps_eta, acc,
                                   err));
-  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+  if (!dpbo_algorithm_ops_get(config->algorithm)->stopping) { /* random search */
     DPBO_ALLOC(gains, run->steps, "the gains");
     for (int t = 0; t < run->steps; t++)
       gains[t] = run->trace[t].gain;
@@ -423,11 +317,12 @@ done:
 static void release_warnings(const dpbo_config *config, dpbo_release *r) {
   double lo = config->value_lo, hi = config->value_hi, sensitivity;
   int ranged = config->clamp_value;
-  if (dpbo_algorithm_is_selection(r->algorithm)) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  if (ops->is_selection) {
     /* The draw passed this already: the gains' range is the clamp's. */
     if (dpbo_selection_gain_range(config, &sensitivity, &lo, &hi, NULL) != DPBO_OK) return;
     ranged = 1;
-    if (r->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH)
+    if (!ops->stopping)
       dpbo_release_warn_selection(&r->warnings, r->selection, &r->select, hi - lo, r->T,
                                   "the T evaluated candidates");
     else
@@ -438,11 +333,7 @@ static void release_warnings(const dpbo_config *config, dpbo_release *r) {
   if (ranged && r->value.clamped) {
     char why[128];
     snprintf(why, sizeof why, "the value plus its Laplace noise (scale %.4g)", r->value.scale);
-    dpbo_release_warn_clamped(&r->warnings,
-                              r->algorithm == DPBO_ALGORITHM_1   ? "v~"
-                              : r->algorithm == DPBO_ALGORITHM_2 ? "f~"
-                              : r->algorithm == DPBO_ALGORITHM_3 ? "f~_L"
-                                                                 : "value~",
+    dpbo_release_warn_clamped(&r->warnings, dpbo_algorithm_ops_get(r->algorithm)->value_symbol,
                               r->value.value, lo, hi, why);
   }
 }
@@ -463,6 +354,7 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   double *scores = NULL;
   int rank;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
   memset(out, 0, sizeof *out);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   out->algorithm = config->algorithm;
@@ -471,14 +363,14 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   out->d = dpbo_space_dims(run->space);
   for (int i = 0; i < out->d; i++)
     snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
-  if (config->algorithm == DPBO_ALGORITHM_NONE)
+  if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
                config->path);
-  if (dpbo_algorithm_is_selection(config->algorithm)) {
+  if (ops->is_selection) {
     /* The stopping methods' K is secret: the message names neither it nor
      * the runs done. */
     if (run->steps != run->planned || run->finished != run->planned || run->outcome != DPBO_OK ||
-        (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH && run->steps != config->iterations))
+        (ops->fixed_candidates && run->steps != config->iterations))
       DPBO_RAISE(DPBO_ERR_ARG,
                  "the %s run did not evaluate every candidate it drew, so nothing "
                  "is released",
@@ -513,9 +405,9 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
                "the space, and a release would spend epsilon on failures. Nothing is released "
                "(dpbo info RUNFILE --trace lists each failure)",
                failures, run->steps);
-  if (config->algorithm == DPBO_ALGORITHM_2 && run->steps < 2)
+  if (ops->first_value_step > 0 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
-  if (dpbo_algorithm_is_selection(config->algorithm)) {
+  if (ops->is_selection) {
     /* A failed evaluation would leave Q without a score: its failures (of
      * LIBSVM or LIBLINEAR training, before the validation set is read) are
      * public, but the methods' accounting has no rule for them. */
@@ -562,7 +454,7 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   out->epsilon_value = budget.epsilon_value;
   out->delta_lambda = budget.delta_lambda;
   out->delta_value = budget.delta_value;
-  out->has_lambda = config->algorithm != DPBO_ALGORITHM_3;
+  out->has_lambda = ops->releases_lambda;
   out->has_value = 1;
   out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
   dpbo_noise_describe(noise, out->source, sizeof out->source);
@@ -612,13 +504,20 @@ static const char release_ledger_note[] =
     "the ledger file records for it from any run file (draws): basic composition (sums of epsilon "
     "and delta) and advanced composition (Kairouz, "
     "Oh and Viswanath 2017, Theorem 3.5, heterogeneous form, with slack advanced_delta_slack; "
-    "valid when the draws and their epsilons were fixed in advance). privacy.budget, if set, "
+    "valid when the draws and their epsilons were fixed in advance), and, only where every "
+    "event on the validation set has a zCDP bound (privatized evaluations), zCDP: zcdp_rho "
+    "summed and the zcdp_epsilon it gives at zcdp_delta (Canonne, Kamath and Steinke 2020). "
+    "privacy.budget, if set, "
     "caps the basic totals, which stay valid for redraws chosen adaptively; copies, renames and "
     "--overwrite of the run file share them (docs/design.md, The ledger).";
 
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
-                             const dpbo_privacy_ledger *ledger) {
+                             const dpbo_privacy_ledger *ledger, const dpbo_ledger_zcdp *zcdp) {
   release->ledger = *ledger;
+  if (zcdp)
+    release->ledger_zcdp = *zcdp;
+  else
+    release->ledger_zcdp = (dpbo_ledger_zcdp){0, NAN, NAN, NAN};
   release->ledger_delta_slack = config->privacy_delta;
   dpbo_privacy_ledger_advanced(ledger, release->ledger_delta_slack,
                                &release->ledger_epsilon_advanced, &release->ledger_delta_advanced);
@@ -682,6 +581,7 @@ typedef enum {
   RELEASE_TOTAL,
   RELEASE_TERM,
   RELEASE_LEDGER,
+  RELEASE_ZCDP,     /* the ledger's zCDP total: written only where present */
   RELEASE_SELECTION /* the private-selection methods' terms, in place of the GP's */
 } release_group;
 
@@ -691,7 +591,7 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 42 };
+enum { RELEASE_NUMBERS = 45 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
@@ -728,6 +628,9 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
       {RELEASE_LEDGER, "advanced_delta_slack", r->ledger_delta_slack},
       {RELEASE_LEDGER, "budget_epsilon", r->budget_epsilon},
       {RELEASE_LEDGER, "budget_delta", r->budget_delta},
+      {RELEASE_ZCDP, "zcdp_rho", r->ledger_zcdp.rho},
+      {RELEASE_ZCDP, "zcdp_epsilon", r->ledger_zcdp.epsilon},
+      {RELEASE_ZCDP, "zcdp_delta", r->ledger_zcdp.delta},
       {RELEASE_SELECTION, "gain_sensitivity", r->gain_sensitivity},
       {RELEASE_SELECTION, "epsilon_accounted", a->epsilon_accounted},
       {RELEASE_SELECTION, "delta_accounted", a->delta_accounted},
@@ -746,16 +649,13 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
 /* The terms a release states: the GP's sensitivity terms, or the
  * selection methods' accounting. */
 static release_group release_terms(const dpbo_release *r) {
-  return dpbo_algorithm_is_selection(r->algorithm) ? RELEASE_SELECTION : RELEASE_TERM;
+  return dpbo_algorithm_ops_get(r->algorithm)->is_selection ? RELEASE_SELECTION : RELEASE_TERM;
 }
 
 /* How λ̃ was chosen, as the release files name it. */
 static const char *release_lambda_mechanism(const dpbo_release *r) {
-  if (r->algorithm == DPBO_ALGORITHM_LIU_TALWAR)
-    return "random_stopping (best noisy score of K secret runs, Liu-Talwar)";
-  if (r->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    return "repeated_search (best noisy score of K secret runs, Papernot-Steinke)";
-  return dpbo_select_kind_name(r->selection);
+  const char *own = dpbo_algorithm_ops_get(r->algorithm)->lambda_mechanism;
+  return own ? own : dpbo_select_kind_name(r->selection);
 }
 
 /* "name":number for each number of the group, in table order, each after a
@@ -831,6 +731,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   release_json_group(f, numbers, release_terms(r), 1);
   fputs("},\"ledger\":{", f);
   release_json_group(f, numbers, RELEASE_LEDGER, 1);
+  if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0);
   fputs(",\"note\":", f);
   release_json_string(f, release_ledger_note);
   fputs("},\"randomness\":", f);
@@ -883,14 +784,15 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
       dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
     if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) &&
-        numbers[i].group != RELEASE_LEDGER &&
+        numbers[i].group != RELEASE_LEDGER && numbers[i].group != RELEASE_ZCDP &&
         (numbers[i].group != RELEASE_TERM || release_terms(r) == RELEASE_TERM) &&
         (numbers[i].group != RELEASE_SELECTION || release_terms(r) == RELEASE_SELECTION))
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
   /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
    * (the release file holds attributes only). */
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
-    if (numbers[i].group == RELEASE_LEDGER) {
+    if (numbers[i].group == RELEASE_LEDGER ||
+        (numbers[i].group == RELEASE_ZCDP && r->ledger_zcdp.present)) {
       char name[64];
       snprintf(name, sizeof name, "ledger_%s", numbers[i].name);
       DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
@@ -935,9 +837,10 @@ static dpbo_status release_publish_draw(MPI_Comm comm, void *user, double *epsil
   return status;
 }
 
-static void release_publish_ledger(void *user, const dpbo_privacy_ledger *ledger) {
+static void release_publish_ledger(void *user, const dpbo_privacy_ledger *ledger,
+                                   const dpbo_ledger_zcdp *zcdp) {
   release_publishing *p = user;
-  dpbo_release_set_ledger(p->release, p->config, ledger);
+  dpbo_release_set_ledger(p->release, p->config, ledger, zcdp);
 }
 
 static dpbo_status release_publish_write(void *user, const char *h5, const char *json,

@@ -14,6 +14,7 @@
 
 #include "run/config.h"
 #include "run/release_warn.h"
+#include "run/ledger.h"
 #include "run/run.h"
 #include "run/selection.h"
 #include "dpbo/mechanism.h"
@@ -50,6 +51,7 @@ typedef struct dpbo_release {
   /* The run's ledger after this draw (dpbo_release_set_ledger). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
+  dpbo_ledger_zcdp ledger_zcdp;        /* written only where present */
   double budget_epsilon, budget_delta; /* NaN: the run has no budget */
   /* Near-uniform λ̃ or value, value clamped (run/release_warn.h; public
    * quantities only). */
@@ -62,7 +64,10 @@ dpbo_status dpbo_release_budget(const dpbo_config *config, double epsilon,
                                 dpbo_privacy_budget *budget, dpbo_error *err);
 
 /* Which `--set` settings a redraw from a finished run may change (`dpbo
- * release`): privacy.epsilon, the noise source (privacy.noise,
+ * release`). An algorithm whose row has a rule of its own (run/algorithm.h:
+ * a stopping method is never redrawn, a private_evaluations release is
+ * post-processing) is held to that rule; the others to this one:
+ * privacy.epsilon, the noise source (privacy.noise,
  * privacy.noise_seed), privacy.failures_public (a statement about the
  * objective, not a parameter of the bounds) and ucb.memory_limit_mb (how the
  * posterior is rebuilt, never what it is). A run made without a privacy
@@ -88,9 +93,10 @@ dpbo_status dpbo_release_check_beta(const dpbo_config *config, int64_t n, int st
 
 /* Records in the release the run's cumulative spend after it: the ledger
  * (basic composition), advanced composition with slack δ' = the run's
- * privacy.delta, and the run's privacy.budget (both stated in the files). */
+ * privacy.delta, the zCDP total where every event allows one (zcdp, may be
+ * NULL: none) and the run's privacy.budget (all stated in the files). */
 void dpbo_release_set_ledger(dpbo_release *release, const dpbo_config *config,
-                             const dpbo_privacy_ledger *ledger);
+                             const dpbo_privacy_ledger *ledger, const dpbo_ledger_zcdp *zcdp);
 
 /* The inputs of the sensitivities from a config and a run (public settings
  * only; m for Algorithm 3 is the validation size, itself public). */
@@ -134,6 +140,10 @@ void dpbo_release_json_warnings(FILE *f, const dpbo_release_warnings *w);
  * at the writer's done label; returns the writer's status or the failure. */
 dpbo_status dpbo_release_json_publish(dpbo_status status, FILE *f, int fd, const char *tmp,
                                       const char *path, dpbo_error *err);
+
+/* The guarantee's sentence on which bounds the sensitivities follow
+ * (Algorithms 1-3; the rows in run/alg_gp.c and run/alg_lipschitz.c). */
+const char *dpbo_release_bounds_note(const dpbo_release *release);
 
 /* Logs the release next to the non-private best (rank 0 prints). */
 void dpbo_release_log(const dpbo_release *release, const dpbo_run *run);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "dpbo/privacy.h"
 #include "run/selection.h"
 
@@ -255,7 +256,7 @@ static dpbo_status run_replay_trace(MPI_Comm comm, const dpbo_config *config, in
   } else {
     for (int s = 0; s < run->steps; s++) {
       dpbo_trace_step *step = &run->trace[s];
-      if (prune && config->algorithm == DPBO_ALGORITHM_2 && s > 0) {
+      if (prune && dpbo_algorithm_ops_get(config->algorithm)->prunes && s > 0) {
         int64_t alive;
         DPBO_TRY(run_prune(comm, dpbo_privacy_beta(n, s + 1, config->delta), run, &alive, err));
       }
@@ -291,7 +292,7 @@ dpbo_status dpbo_run_select(MPI_Comm comm, const dpbo_config *config, dpbo_run *
   }
   step->beta = dpbo_privacy_beta(n, t, config->delta);
   step->alive = n;
-  if (config->algorithm == DPBO_ALGORITHM_2 && t > 1)
+  if (dpbo_algorithm_ops_get(config->algorithm)->prunes && t > 1)
     DPBO_TRY(run_prune(comm, step->beta, run, &step->alive, err));
   dpbo_ucb_choice choice;
   if (config->acquisition == DPBO_ACQ_EI) {
@@ -391,8 +392,7 @@ dpbo_status dpbo_run_replay(MPI_Comm comm, const dpbo_config *config, int steps,
                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   /* A stopping method's trace holds its K runs. */
-  const int stopping = config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-                       config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
   /* The trace holds the candidates evaluated: nothing is drawn. */
   DPBO_TRY(run_create(comm, config, stopping && steps > 0 ? steps : config->iterations, index,
                       steps, 0, run, err));

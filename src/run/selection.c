@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/comm.h"
+#include "run/algorithm.h"
 #include "core/baseline.h"
 #include "core/profile.h"
 #include "core/mechanism_private.h"
@@ -36,64 +37,13 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
   out->delta = delta;
   if (!(epsilon > 0.0 && isfinite(epsilon) && T >= 1))
     DPBO_RAISE(DPBO_ERR_ARG, "selection accounting: bad budget (epsilon %g, T %d)", epsilon, T);
-  switch (algorithm) {
-  case DPBO_ALGORITHM_RANDOM_SEARCH:
-    if (!(split > 0.0 && split < 1.0))
-      DPBO_RAISE(DPBO_ERR_ARG, "random search: split must lie in (0, 1), got %g", split);
-    /* The products dpbo_privacy_budget_split computes for λ̃ and ṽ, with
-     * ε_val stepped down where ε − ε_sel rounded up, so that the two add up
-     * to at most ε exactly. */
-    out->epsilon_select = epsilon * split;
-    out->epsilon_value = epsilon - out->epsilon_select;
-    while (dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value) > epsilon)
-      out->epsilon_value = nextafter(out->epsilon_value, 0.0);
-    out->epsilon_accounted = dpbo_privacy_sum_up(out->epsilon_select, out->epsilon_value);
-    out->bound = DPBO_SELECTION_BOUND_BASIC;
-    break;
-  case DPBO_ALGORITHM_LIU_TALWAR:
-    out->epsilon_base = dpbo_baseline_lt_base_epsilon(epsilon);
-    out->epsilon_accounted = dpbo_baseline_lt_epsilon(out->epsilon_base);
-    out->bound = DPBO_SELECTION_BOUND_PURE;
-    out->gamma = 1.0 / T;
-    out->eta = 1.0;
-    out->expected_runs = T;
-    /* The geometric stopping is D_{1,γ}: its privacy profile at δ allows a
-     * larger ε0 than the pure (3 ε0, 0), which stays for T = 1 and δ = 0. */
-    if (T >= 2 && delta > 0.0 &&
-        dpbo_profile_tnb_base_epsilon(epsilon, delta, 1.0, out->gamma, &out->epsilon_base_profile,
-                                      NULL) == DPBO_OK &&
-        out->epsilon_base_profile > out->epsilon_base) {
-      out->by_profile = 1;
-      out->bound = DPBO_SELECTION_BOUND_PROFILE;
-      out->epsilon_base = out->epsilon_base_profile;
-      out->epsilon_accounted = dpbo_profile_tnb_epsilon(out->epsilon_base, 1.0, out->gamma, delta);
-      out->delta_accounted = delta;
-    }
-    break;
-  case DPBO_ALGORITHM_PAPERNOT_STEINKE: {
-    if (T < 2)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "papernot_steinke needs run.iterations >= 2 (E[K] = T > 1)");
-    out->eta = ps_eta;
-    DPBO_TRY(dpbo_baseline_tnb_gamma(ps_eta, (double)T, &out->gamma, err));
-    out->expected_runs = dpbo_baseline_tnb_mean(ps_eta, out->gamma);
-    dpbo_baseline_ps_accounting ps;
-    DPBO_TRY(dpbo_baseline_ps_account(epsilon, delta, ps_eta, out->gamma, &ps, err));
-    out->epsilon_base = ps.epsilon0;
-    out->epsilon_accounted = ps.epsilon_accounted;
-    out->rdp_order = ps.lambda;
-    out->rdp_order_hat = ps.lambda_hat;
-    out->epsilon_base_rdp = ps.epsilon0_rdp;
-    out->epsilon_base_profile = ps.epsilon0_profile;
-    out->by_profile = ps.by_profile;
-    out->bound =
-        ps.accounted_by_profile ? DPBO_SELECTION_BOUND_PROFILE : DPBO_SELECTION_BOUND_RENYI;
-    out->delta_accounted = delta;
-    break;
-  }
-  default:
+  /* Each method's calibration lives in its row of the registry
+   * (run/alg_random_search.c, run/alg_stopping.c). */
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(algorithm);
+  if (!ops->account)
     DPBO_RAISE(DPBO_ERR_ARG, "selection accounting: %s is not a selection method",
                dpbo_algorithm_name(algorithm));
-  }
+  DPBO_TRY(ops->account(epsilon, delta, split, T, ps_eta, out, err));
 done:
   return status;
 }
@@ -164,14 +114,9 @@ done:
 
 int64_t dpbo_selection_draw_runs(dpbo_noise *noise, dpbo_algorithm algorithm, int T,
                                  const dpbo_selection_accounting *acc) {
-  if (algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    return dpbo_baseline_tnb_sample(noise, acc->eta, acc->gamma);
-  /* Geometric(1/T) on {1, 2, ...}: the coins of the random stopping, all
-   * drawn before any run (their law does not depend on the runs). */
-  int64_t K = 1;
-  while (!dpbo_mech_bernoulli(noise, 1, (uint64_t)T))
-    K++;
-  return K;
+  /* Each stopping method's law of K: run/alg_stopping.c. */
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(algorithm);
+  return ops->draw_runs ? ops->draw_runs(noise, T, acc) : T; /* random search: its T */
 }
 
 dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int *planned,
@@ -180,8 +125,7 @@ dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int
   int rank;
   long long K = config->iterations;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  if (config->algorithm == DPBO_ALGORITHM_LIU_TALWAR ||
-      config->algorithm == DPBO_ALGORITHM_PAPERNOT_STEINKE) {
+  if (dpbo_algorithm_ops_get(config->algorithm)->stopping) {
     if (rank == 0) {
       dpbo_selection_accounting acc;
       dpbo_noise noise;
