@@ -18,8 +18,9 @@ With DPBO_TEST_DIR set it records, for the test:
 processes) crash (exit 3), hang (sleep, with a child `sleep` in its
 process group), garbage (print a line without a number), or quit (exit 0
 after replying to every N-th request of a process).
-DPBO_TEST_IMPORT=numpy imports that module first (the benchmark's start-up
-cost of a real model)."""
+DPBO_TEST_IMPORT=numpy imports that module first, and DPBO_TEST_STARTUP_S=S
+sleeps S seconds at start (bench/persistent.sh: the start-up of a real
+model, imports and data loading)."""
 import fcntl
 import math
 import os
@@ -29,6 +30,8 @@ import time
 
 if os.environ.get("DPBO_TEST_IMPORT"):
     __import__(os.environ["DPBO_TEST_IMPORT"])
+if os.environ.get("DPBO_TEST_STARTUP_S"):
+    time.sleep(float(os.environ["DPBO_TEST_STARTUP_S"]))
 
 serve = "--serve" in sys.argv[1:]
 misbehave, at = "", 0
