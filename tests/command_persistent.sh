@@ -15,6 +15,9 @@
 #           trace equals per-evaluation mode's.
 #  silent   exits 0 at start without replying: every evaluation fails
 #           (exit 3, "without replying to its request 1").
+#  stop     SIGTERM to dpbo in a hanging request: exit 4, group gone.
+#  rankkill SIGKILL of the rank in a hanging request: the watchdog kills
+#           the program's group within 20 s.
 #  ranks    3 ranks (2 workers), batch 2: one process per worker rank,
 #           every value equal to the model's per evaluation.
 # After every run no process of any recorded process group is left
@@ -174,4 +177,26 @@ done < <(trace ranks | tail -n +2)
 [[ $rows -eq 16 ]] || fail "ranks: expected 16 trace rows, got $rows"
 no_leftovers ranks
 echo "ranks: 2 worker ranks, one process each; all 16 values equal the per-evaluation model's"
+# --- stop and rankkill: SIGTERM to dpbo, SIGKILL of the rank, mid-request ------------
+# (the hanging request: the stop kills the program's group at once; after a
+# SIGKILL of the rank, its watchdog kills the group.)
+group_gone() { [[ -z $(pgrep -g "$1") ]]; }
+for kind in stop rankkill; do
+  timeout=60 setup $kind persistent "--misbehave=hang@2"
+  DPBO_TEST_DIR=$work/$kind "$bin" run "$work/$kind/run.ini" > "$work/$kind/log" 2>&1 &
+  job=$!
+  for _ in $(seq 1 300); do [[ -s $work/$kind/hang-child ]] && break; sleep 0.1; done
+  [[ -s $work/$kind/hang-child ]] || { kill -9 $job; fail "$kind: the model never reached its hanging request"; }
+  group=$(cut -d' ' -f3 "$work/$kind/starts")
+  if [[ $kind == stop ]]; then kill -TERM $job; else kill -9 $job; fi
+  { wait $job; } 2>/dev/null
+  code=$?
+  if [[ $kind == stop ]]; then
+    [[ $code -eq 4 ]] || { cat "$work/$kind/log"; fail "stop: SIGTERM should end the run with exit 4, got $code"; }
+  fi
+  for _ in $(seq 1 200); do group_gone "$group" && break; sleep 0.1; done
+  group_gone "$group" || fail "$kind: the program's process group $group outlived dpbo by 20 s: $(pgrep -g "$group")"
+  no_leftovers $kind
+  echo "$kind: exit $code, the program's process group is gone"
+done
 echo PASS
