@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -379,6 +380,99 @@ static void test_hostile_output(void) {
   CHECK_MSG(strstr(err.message, "beyond ±1e+100"), "message: %s", err.message);
 }
 
+/* objective.mode = persistent at the API: the request line, end of file on
+ * stdin at destroy (the program's exit), a program that ignores it (killed
+ * after DPBO_COMMAND_EXIT_GRACE_S), a reply followed by more output (the
+ * program is started again, the reply kept), a reply that is not a number
+ * alone, and pass = env refused. tests/command_persistent.sh covers runs. */
+static dpbo_status persistent_create(const char *script, dpbo_pass_mode pass, double timeout,
+                                     dpbo_objective *obj, dpbo_error *err) {
+  dpbo_command_options opt;
+  memset(&opt, 0, sizeof opt);
+  snprintf(opt.command, sizeof opt.command, "\"%s/%s\"", dir, script);
+  opt.pass = pass;
+  opt.mode = DPBO_COMMAND_PERSISTENT;
+  opt.timeout_s = timeout;
+  return dpbo_command_objective_create(&opt, obj, err);
+}
+
+static void test_persistent(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  const char *names[2] = {"x", "lr"};
+  double values[2] = {0.25, 1e-3}, gain = NAN;
+  char body[1200];
+
+  /* Echoes the request into a file, answers x + 1, and notes its end of file. */
+  snprintf(body, sizeof body,
+           "echo $$ >> \"%s/p-starts\"\n"
+           "while read -r line; do echo \"$line\" >> \"%s/p-lines\"; "
+           "x=${line%%%% *}; awk -v x=\"${x#x=}\" 'BEGIN { printf \"%%.17g\\n\", x + 1 }'; done\n"
+           "echo eof > \"%s/p-eof\"",
+           dir, dir, dir);
+  write_script("serve.sh", body, 1);
+  dpbo_objective obj = {0};
+  CHECK_OK(persistent_create("serve.sh", DPBO_PASS_ARGS, 10, &obj, &err));
+  for (int i = 0; i < 3; i++) {
+    values[0] = 0.25 * i;
+    CHECK_OK(dpbo_objective_evaluate(&obj, 2, names, values, &gain, &err));
+    CHECK_MSG(fabs(gain - (0.25 * i + 1)) < 1e-12, "reply %d: %g", i, gain);
+  }
+  dpbo_objective_destroy(&obj);
+  CHECK_MSG(strcmp(read_text("p-lines"), "x=0 lr=0.001\nx=0.25 lr=0.001\nx=0.5 lr=0.001\n") == 0,
+            "request lines: '%s'", read_text("p-lines"));
+  CHECK_MSG(strcmp(read_text("p-eof"), "eof\n") == 0, "no end of file seen: '%s'",
+            read_text("p-eof"));
+  CHECK_MSG(strchr(read_text("p-starts"), '\n') == strrchr(read_text("p-starts"), '\n'),
+            "started more than once: %s", read_text("p-starts"));
+
+  /* Ignores end of file: killed after the grace period, nothing left. */
+  snprintf(body, sizeof body,
+           "read -r line; echo 0.5\nsleep 1000 & echo $! > \"%s/p-bg\"\n"
+           "while :; do read -r line || sleep 0.05; done",
+           dir);
+  write_script("stubborn.sh", body, 1);
+  CHECK_OK(persistent_create("stubborn.sh", DPBO_PASS_ARGS, 10, &obj, &err));
+  CHECK_OK(dpbo_objective_evaluate(&obj, 2, names, values, &gain, &err));
+  CHECK(gain == 0.5);
+  double t0 = now();
+  dpbo_objective_destroy(&obj);
+  double took = now() - t0;
+  CHECK_MSG(took >= DPBO_COMMAND_EXIT_GRACE_S - 0.1 && took < DPBO_COMMAND_EXIT_GRACE_S + 5,
+            "destroy took %.2f s", took);
+  int bg = atoi(read_text("p-bg"));
+  CHECK_MSG(bg > 0 && kill(bg, 0) != 0, "its background sleep %d outlived it", bg);
+
+  /* Two lines per request (in one write, so both are there when the reply
+   * is read: a line written later could be taken for the next reply, as
+   * docs/own-model.md warns): the first is the reply, and the program is
+   * started again before the next request (its stdout is out of step). */
+  snprintf(body, sizeof body,
+           "echo $$ >> \"%s/p2-starts\"\nwhile read -r line; do printf '0.5\\n0.75\\n'; done", dir);
+  write_script("twice.sh", body, 1);
+  CHECK_OK(persistent_create("twice.sh", DPBO_PASS_ARGS, 10, &obj, &err));
+  for (int i = 0; i < 2; i++) {
+    CHECK_OK(dpbo_objective_evaluate(&obj, 2, names, values, &gain, &err));
+    CHECK_MSG(gain == 0.5, "reply %d: %g", i, gain);
+  }
+  dpbo_objective_destroy(&obj);
+  const char *starts = read_text("p2-starts");
+  CHECK_MSG(strchr(starts, '\n') && strchr(starts, '\n') != strrchr(starts, '\n'),
+            "not started again after two lines: %s", starts);
+
+  /* A reply that is no number alone fails, naming the program and the line. */
+  write_script("chatty.sh", "while read -r line; do echo 'accuracy: 0.9'; done", 1);
+  CHECK_OK(persistent_create("chatty.sh", DPBO_PASS_ARGS, 10, &obj, &err));
+  CHECK(dpbo_objective_evaluate(&obj, 2, names, values, &gain, &err) == DPBO_ERR_OBJECTIVE);
+  CHECK_MSG(strstr(err.message, "chatty.sh") && strstr(err.message, "'accuracy: 0.9'") &&
+                strstr(err.message, "request 1"),
+            "message: %s", err.message);
+  dpbo_objective_destroy(&obj);
+
+  CHECK(persistent_create("serve.sh", DPBO_PASS_ENV, 10, &obj, &err) == DPBO_ERR_CONFIG);
+  CHECK_MSG(strstr(err.message, "pass = env") != NULL, "message: %s", err.message);
+}
+
 int main(void) {
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, sizeof dir, "%s/dpbo command.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -396,6 +490,7 @@ int main(void) {
   test_failures();
   test_streams();
   test_hostile_output();
+  test_persistent();
   int fds_after = count_fds();
   CHECK_MSG(fds_before == fds_after, "open descriptors: %d before, %d after", fds_before,
             fds_after);

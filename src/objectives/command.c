@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,14 @@ typedef struct command {
   dpbo_pass_mode pass;
   double timeout_s;
   volatile sig_atomic_t cancelled; /* set by command_cancel from another thread */
+  /* Persistent mode: the running program (server > 0), our ends of its
+   * pipes, the requests it answered, whether it has been reaped, and
+   * whether it printed beyond a reply (ended before the next request). */
+  int persistent;
+  pid_t server;
+  int server_in, server_out, server_err;
+  long served;
+  int server_reaped, server_dirty;
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -157,9 +166,12 @@ done:
   return status;
 }
 
+static void command_server_end(command *c, int graceful);
+
 static void command_destroy(void *impl) {
   command *c = impl;
   if (!c) return;
+  command_server_end(c, 1); /* persistent mode: end of file on its stdin, then killed */
   if (c->argv)
     for (int i = 0; i < c->argc; i++)
       free(c->argv[i]);
@@ -509,10 +521,9 @@ static int command_parse_gain(const line_tracker *t, double *gain, const char **
   return 1;
 }
 
-static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
-                                    const double *values, double *gain, dpbo_error *err) {
+static dpbo_status command_evaluate_once(command *c, int d, const char *const *names,
+                                         const double *values, double *gain, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  command *c = impl;
   char **argv = NULL, **envp = NULL;
   int null_fd = -1, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
   pid_t pid = -1;
@@ -702,6 +713,398 @@ done:
   return status;
 }
 
+/* --- persistent mode: one program answers many requests ----------------- */
+
+/* write(2) to the program's stdin without SIGPIPE (the rank does not ignore
+ * it): blocked in this thread for the call, and one raised by an EPIPE is
+ * taken before the mask is restored. */
+static ssize_t command_write_quiet(int fd, const char *data, size_t n) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  ssize_t written = write(fd, data, n);
+  int error = errno;
+  if (written < 0 && error == EPIPE) {
+    const struct timespec zero = {0, 0};
+    sigtimedwait(&pipe_set, NULL, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  errno = error;
+  return written;
+}
+
+/* Whether the bytes hold anything but blanks. */
+static int command_has_text(const char *data, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isspace((unsigned char)data[i])) return 1;
+  return 0;
+}
+
+/* Reaps the program without waiting; returns 1 once it has ended. ECHILD
+ * (SIGCHLD ignored: already reaped by the kernel) counts as ended. */
+static int command_server_reap(command *c, int *wstatus) {
+  if (c->server_reaped) return 1;
+  pid_t w = waitpid(c->server, wstatus, WNOHANG);
+  if (w == c->server || (w < 0 && errno == ECHILD)) c->server_reaped = 1;
+  return c->server_reaped;
+}
+
+/* Ends the program and everything it started: with `graceful`, end of file
+ * on its stdin and DPBO_COMMAND_EXIT_GRACE_S to exit first; then SIGKILL to
+ * its process group, the reaping, and the subreaper's sweep of processes it
+ * left outside its group (as at the end of a per-evaluation run). */
+static void command_server_end(command *c, int graceful) {
+  if (c->server <= 0) return;
+  int wstatus = 0;
+  command_close_fd(&c->server_in);
+  if (graceful)
+    for (int step = 0;
+         step < (int)(DPBO_COMMAND_EXIT_GRACE_S * 100) && !command_server_reap(c, &wstatus); step++)
+      nanosleep(&(struct timespec){0, 10000000L}, NULL);
+  if (!c->server_reaped) {
+    if (kill(-c->server, SIGKILL) < 0) kill(c->server, SIGKILL);
+    while (waitpid(c->server, &wstatus, 0) < 0 && errno == EINTR) {
+    }
+  }
+  dpbo_proc_kill_descendants(1);
+  dpbo_proc_guard_group(c->server, 0);
+  command_close_fd(&c->server_out);
+  command_close_fd(&c->server_err);
+  c->server = -1;
+  c->server_reaped = 0;
+  c->served = 0;
+  c->server_dirty = 0;
+}
+
+/* Starts the program with a pipe on its stdin (fixed words only: requests
+ * carry the hyper-parameters), as command_evaluate_once starts one. */
+static dpbo_status command_server_start(command *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char **argv = NULL, **envp = NULL;
+  int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
+  DPBO_TRY(command_build_argv(c, 0, NULL, NULL, &argv, err));
+  DPBO_TRY(command_build_envp(c, 0, NULL, NULL, &envp, err));
+  if (pipe2(in_pipe, O_CLOEXEC) < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 ||
+      pipe2(err_pipe, O_CLOEXEC) < 0 || pipe2(rep_pipe, O_CLOEXEC) < 0 ||
+      command_lift_fd(&in_pipe[0]) < 0 || command_lift_fd(&out_pipe[1]) < 0 ||
+      command_lift_fd(&err_pipe[1]) < 0 || command_lift_fd(&rep_pipe[1]) < 0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': cannot create pipes: %s", CMD_SHOW_COMMAND,
+               c->text, strerror(errno));
+  const int child_fds[3] = {in_pipe[0], out_pipe[1], err_pipe[1]};
+  long open_max = sysconf(_SC_OPEN_MAX);
+  int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': fork failed: %s", CMD_SHOW_COMMAND, c->text,
+               strerror(errno));
+  if (pid == 0) command_run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
+  setpgid(pid, pid);
+  dpbo_proc_guard_group(pid, 1);
+  command_close_fd(&in_pipe[0]);
+  command_close_fd(&out_pipe[1]);
+  command_close_fd(&err_pipe[1]);
+  command_close_fd(&rep_pipe[1]);
+  c->server = pid;
+  c->server_in = in_pipe[1];
+  c->server_out = out_pipe[0];
+  c->server_err = err_pipe[0];
+  in_pipe[1] = out_pipe[0] = err_pipe[0] = -1;
+  int exec_errno = 0;
+  ssize_t got;
+  do
+    got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
+  while (got < 0 && errno == EINTR);
+  if (got == (ssize_t)sizeof exec_errno) {
+    command_server_end(c, 0);
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': could not execute '%s': %s", CMD_SHOW_COMMAND,
+               c->text, c->path, strerror(exec_errno));
+  }
+  /* A program that stops reading its stdin must not block us in write():
+   * the request is written as the pipe takes it, under the time-out. */
+  fcntl(c->server_in, F_SETFL, fcntl(c->server_in, F_GETFL) | O_NONBLOCK);
+done:
+  for (int i = 0; i < 2; i++) {
+    command_close_fd(&in_pipe[i]);
+    command_close_fd(&out_pipe[i]);
+    command_close_fd(&err_pipe[i]);
+    command_close_fd(&rep_pipe[i]);
+  }
+  command_free_strings(argv);
+  command_free_strings(envp);
+  return status;
+}
+
+/* Before a request: a program that ended since its last reply, or that
+ * printed more than its reply (stdout out of step with the requests), is
+ * ended; what it wrote to stderr meanwhile goes to errtail. Returns the
+ * status a program that ended had (*ended = 1), so a crash between
+ * requests fails the next one as it would had the request been sent. */
+static void command_server_check(command *c, tail_buffer *errtail, int *ended, int *wstatus) {
+  *ended = 0;
+  if (c->server <= 0) return;
+  char buf[4096];
+  for (int reads = 0; c->server_err >= 0 && reads < 16; reads++) {
+    struct pollfd p = {.fd = c->server_err, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0 || !command_drain_fd(&c->server_err, NULL, errtail)) break;
+  }
+  for (int reads = 0; !c->server_dirty && c->server_out >= 0 && reads < 16; reads++) {
+    struct pollfd p = {.fd = c->server_out, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0) break;
+    ssize_t n = read(c->server_out, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0 || command_has_text(buf, (size_t)n)) c->server_dirty = 1; /* EOF, or text */
+  }
+  if (command_server_reap(c, wstatus)) *ended = 1;
+  if (*ended || c->server_dirty) command_server_end(c, 0);
+}
+
+/* A persistent program's reply: one number alone on its line (blanks
+ * around it allowed), stricter than the last token of per-evaluation mode:
+ * the line answers a request, so a stray log line on stdout ("epoch 3")
+ * must fail, not read as a value. Returns 1, or 0 with *why set. */
+static int command_parse_reply(const line_tracker *t, double *gain, const char **why) {
+  char line[CMD_LINE_KEEP + 1];
+  size_t len = t->last_len, start = 0;
+  if (t->last_cut) {
+    *why = "a line longer than " CMD_LINE_KEEP_TEXT " bytes, not a number";
+    return 0;
+  }
+  if (memchr(t->last, '\0', len)) {
+    *why = "binary output (a NUL byte)";
+    return 0;
+  }
+  memcpy(line, t->last, len);
+  line[len] = '\0';
+  while (len > 0 && isspace((unsigned char)line[len - 1]))
+    line[--len] = '\0';
+  while (start < len && isspace((unsigned char)line[start]))
+    start++;
+  *why = "not a number alone on its line (print only the value; other output belongs on stderr)";
+  char *end = NULL;
+  double v = strtod(line + start, &end);
+  if (start == len || end == line + start || *end != '\0' || !isfinite(v)) return 0;
+  *gain = v;
+  return 1;
+}
+
+/* "NAME1=VALUE1 NAME2=VALUE2\n": the arguments of pass = args on one line. */
+static dpbo_status command_build_request(int d, const char *const *names, const double *values,
+                                         char **out, size_t *len, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *line = NULL;
+  size_t cap = 2, used = 0;
+  for (int i = 0; i < d; i++)
+    cap += strlen(names[i]) + 32;
+  DPBO_ALLOC(line, cap, "a request line");
+  for (int i = 0; i < d; i++)
+    used +=
+        (size_t)snprintf(line + used, cap - used, "%s%s=%.17g", i ? " " : "", names[i], values[i]);
+  line[used++] = '\n';
+  line[used] = '\0';
+  *out = line;
+  *len = used;
+done:
+  return status;
+}
+
+/* The exit status of a program that ended, for messages. */
+static void command_describe_end(int wstatus, char *out, size_t cap) {
+  if (WIFSIGNALED(wstatus))
+    snprintf(out, cap, "was killed by signal %d (%s)", WTERMSIG(wstatus),
+             strsignal(WTERMSIG(wstatus)));
+  else if (WIFEXITED(wstatus))
+    snprintf(out, cap, "exited with status %d", WEXITSTATUS(wstatus));
+  else
+    snprintf(out, cap, "ended");
+}
+
+static dpbo_status command_evaluate_persistent(command *c, int d, const char *const *names,
+                                               const double *values, double *gain,
+                                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char *request = NULL;
+  size_t request_len = 0;
+  line_tracker *reply = NULL;
+  tail_buffer errtail = {{0}, 0, 0};
+  char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8], how[96];
+  int resent = 0, ended = 0, wstatus = 0;
+  command_format_params(d, names, values, params, sizeof params);
+  DPBO_TRY(command_build_request(d, names, values, &request, &request_len, err));
+  DPBO_ALLOC(reply, 1, "the command's reply buffer");
+  if (c->cancelled)
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
+               CMD_SHOW_COMMAND, c->text, params);
+  command_server_check(c, &errtail, &ended, &wstatus);
+  if (ended && !(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)) {
+    command_tail_text(&errtail, stderr_text, sizeof stderr_text);
+    command_describe_end(wstatus, how, sizeof how);
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "command '%.*s'%s: the persistent program %s after its last reply, before this "
+               "request (started again for the next one)%s%s",
+               CMD_SHOW_COMMAND, c->text, params, how,
+               stderr_text[0] ? "; stderr: " : "; stderr was empty", stderr_text);
+  }
+  for (;;) {
+    int timed_out = 0, stopped = 0, reaped = 0, write_failed = 0;
+    size_t sent = 0;
+    memset(reply, 0, sizeof *reply);
+    reply->cur_blank = 1;
+    if (c->server <= 0) DPBO_TRY(command_server_start(c, err));
+    const long number = c->served + 1; /* of this process's requests */
+    const double start = command_now_seconds();
+    const double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
+    int idle_ms = 1;
+    while (!reply->have_last) {
+      struct pollfd pfd[3];
+      int nfd = 0;
+      if (c->server_out >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_out, .events = POLLIN};
+      if (c->server_err >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_err, .events = POLLIN};
+      if (sent < request_len && c->server_in >= 0)
+        pfd[nfd++] = (struct pollfd){.fd = c->server_in, .events = POLLOUT};
+      double left = deadline - command_now_seconds();
+      if (left <= 0.0) {
+        timed_out = 1;
+        break;
+      }
+      if (c->cancelled) {
+        stopped = 1;
+        break;
+      }
+      int wait_ms = c->server_out >= 0 ? 100 : idle_ms;
+      if (c->server_out < 0 && idle_ms < 50) idle_ms *= 2;
+      if (left * 1000.0 < wait_ms) wait_ms = (int)ceil(left * 1000.0);
+      int ready = poll(pfd, (nfds_t)nfd, wait_ms);
+      if (ready < 0 && errno != EINTR)
+        DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND, c->text,
+                   strerror(errno));
+      for (int i = 0; ready > 0 && i < nfd; i++) {
+        if (!(pfd[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
+        if (pfd[i].fd == c->server_in) {
+          ssize_t n = command_write_quiet(c->server_in, request + sent, request_len - sent);
+          if (n > 0) sent += (size_t)n;
+          if (n < 0 && errno != EAGAIN && errno != EINTR) {
+            /* EPIPE: it closed its stdin or ended; its exit tells which. */
+            write_failed = 1;
+            command_close_fd(&c->server_in);
+          }
+        } else if (pfd[i].fd == c->server_err) {
+          command_drain_fd(&c->server_err, NULL, &errtail);
+        } else {
+          char buf[4096];
+          ssize_t n = read(c->server_out, buf, sizeof buf);
+          if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+          if (n <= 0) { /* end of file: it will not reply; wait for its exit */
+            command_close_fd(&c->server_out);
+            continue;
+          }
+          size_t k = 0;
+          while (k < (size_t)n && !reply->have_last)
+            command_tracker_feed(reply, buf + k++, 1);
+          /* More than the reply: stdout is out of step; ended before the
+           * next request. */
+          if (command_has_text(buf + k, (size_t)n - k)) c->server_dirty = 1;
+        }
+      }
+      if (!reply->have_last && command_server_reap(c, &wstatus)) {
+        reaped = 1;
+        break;
+      }
+    }
+    if (timed_out || stopped) {
+      command_server_end(c, 0);
+      command_tail_text(&errtail, stderr_text, sizeof stderr_text);
+      const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
+      if (timed_out)
+        DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                   "command '%.*s'%s timed out after %g s at request %ld of its persistent "
+                   "program (killed; started again for the next evaluation)%s%s",
+                   CMD_SHOW_COMMAND, c->text, params, c->timeout_s, number, sep, stderr_text);
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                 "command '%.*s'%s killed at request %ld of its persistent program: dpbo is "
+                 "stopping%s%s",
+                 CMD_SHOW_COMMAND, c->text, params, number, sep, stderr_text);
+    }
+    if (reaped) {
+      /* What it wrote before it ended is in the pipes already. */
+      for (int pass = 0; pass < 2; pass++) {
+        int *fd = pass == 0 ? &c->server_out : &c->server_err;
+        for (int reads = 0; *fd >= 0 && reads < 16 && !(pass == 0 && reply->have_last); reads++) {
+          struct pollfd p = {.fd = *fd, .events = POLLIN};
+          if (poll(&p, 1, 0) <= 0) break;
+          if (pass == 1) {
+            if (!command_drain_fd(fd, NULL, &errtail)) break;
+            continue;
+          }
+          char buf[4096];
+          ssize_t n = read(*fd, buf, sizeof buf);
+          if (n <= 0) break;
+          for (size_t k = 0; k < (size_t)n && !reply->have_last; k++)
+            command_tracker_feed(reply, buf + k, 1);
+        }
+      }
+      /* An unterminated line before the exit is the reply. */
+      if (!reply->have_last && reply->cur_len > 0 && !reply->cur_blank)
+        command_tracker_end_line(reply);
+    }
+    command_tail_text(&errtail, stderr_text, sizeof stderr_text);
+    const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
+    if (reply->have_last) {
+      c->served++;
+      if (reaped) command_server_end(c, 0);
+      char shown[81];
+      const char *why = NULL;
+      command_escape_text(reply->last, reply->last_len, shown, sizeof shown);
+      if (!command_parse_reply(reply, gain, &why)) {
+        /* The reply line is not what the protocol asks: whatever it prints
+         * next cannot be trusted to answer the next request. */
+        command_server_end(c, 0);
+        DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                   "command '%.*s'%s: the persistent program's reply to its request %ld is "
+                   "%s ('%s%s'; the program is started again for the next evaluation)%s%s",
+                   CMD_SHOW_COMMAND, c->text, params, number, why, reply->last_cut ? "..." : "",
+                   shown, sep, stderr_text);
+      }
+      if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
+        DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+                   "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, "
+                   "%.17g]%s%s",
+                   CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep,
+                   stderr_text);
+      break;
+    }
+    /* It ended (the loop's only other way out) without a reply. */
+    const int clean = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+    const long served = c->served;
+    command_describe_end(wstatus, how, sizeof how);
+    command_server_end(c, 0);
+    if (clean && served > 0 && !resent && reply->cur_len == 0) {
+      /* It chose to end after serving (exit 0, nothing printed): not this
+       * λ's failure. The request goes once to a fresh process. */
+      resent = 1;
+      errtail = (tail_buffer){{0}, 0, 0};
+      continue;
+    }
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "command '%.*s'%s: the persistent program %s without replying to its request "
+               "%ld%s (started again for the next evaluation)%s%s",
+               CMD_SHOW_COMMAND, c->text, params, how, number,
+               write_failed ? " (it did not read the request)" : "", sep, stderr_text);
+  }
+done:
+  free(reply);
+  free(request);
+  return status;
+}
+
+static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
+                                    const double *values, double *gain, dpbo_error *err) {
+  command *c = impl;
+  return c->persistent ? command_evaluate_persistent(c, d, names, values, gain, err)
+                       : command_evaluate_once(c, d, names, values, gain, err);
+}
+
 /* From another thread: ends the evaluation in progress (its loop notices
  * the flag within 0.1 s; the processes die now) and refuses new ones. */
 static void command_cancel(void *impl) {
@@ -729,6 +1132,18 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   DPBO_ALLOC(c, 1, "the command objective");
   memcpy(c->text, options->command, sizeof c->text);
   c->pass = options->pass;
+  c->server = -1;
+  c->server_in = c->server_out = c->server_err = -1;
+  if (options->mode != DPBO_COMMAND_PER_EVALUATION && options->mode != DPBO_COMMAND_PERSISTENT)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "unknown command mode %d (expected per_evaluation or persistent)",
+               (int)options->mode);
+  /* A request line carries NAME=VALUE words; a running process's
+   * environment cannot change. */
+  if (options->mode == DPBO_COMMAND_PERSISTENT && options->pass != DPBO_PASS_ARGS)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "objective.pass = env does not work with objective.mode = "
+               "persistent (the values arrive on its stdin, one request per line)");
+  c->persistent = options->mode == DPBO_COMMAND_PERSISTENT;
   c->timeout_s = options->timeout_s > 0.0 ? options->timeout_s : 0.0;
   if (options->check_range && !(options->value_lo <= options->value_hi))
     DPBO_RAISE(DPBO_ERR_CONFIG, "objective.value_range [%g, %g] is empty", options->value_lo,

@@ -21,7 +21,25 @@
  * fails it; so does, with check_range, a gain outside [value_lo, value_hi].
  * Environment names are upper-cased, with characters
  * other than letters, digits and '_' turned into '_'. The program is looked
- * up once, at creation: a missing program is a DPBO_ERR_CONFIG there. */
+ * up once, at creation: a missing program is a DPBO_ERR_CONFIG there.
+ *
+ * With mode = DPBO_COMMAND_PERSISTENT the program is started once (per
+ * objective, so once per worker rank) and answers one request line per
+ * evaluation: dpbo writes "NAME1=VALUE1 NAME2=VALUE2\n" (the words of pass =
+ * args, one blank between them) to its stdin and reads the value from the
+ * next non-blank line of its stdout, parsed like the last line above. The
+ * time-out runs from the writing of the request (the first request of a
+ * process includes its start-up). A time-out, a crash, an exit before the
+ * reply, or a reply without a number fails that evaluation and ends the
+ * program (SIGKILL to its group and every process it started); the next
+ * evaluation starts it again. An exit with status 0 and nothing printed
+ * after at least one reply is a program that chose to end (say after N
+ * requests): the request goes, once, to a fresh process and is no failure.
+ * Output beyond the reply line ends the program before the next request
+ * (stdout is no longer in step with the requests). At destroy its stdin
+ * is closed (end of file: exit) and after DPBO_COMMAND_EXIT_GRACE_S it is
+ * killed; dpbo run may kill it sooner (the evaluation thread's end delivers
+ * PR_SET_PDEATHSIG). docs/own-model.md states the protocol for users. */
 #ifndef DPBO_COMMAND_H
 #define DPBO_COMMAND_H
 
@@ -36,9 +54,18 @@
 
 typedef enum { DPBO_PASS_ARGS = 0, DPBO_PASS_ENV = 1 } dpbo_pass_mode;
 
+/* One process per evaluation, or one per objective answering requests on
+ * stdin (objective.mode). */
+typedef enum { DPBO_COMMAND_PER_EVALUATION = 0, DPBO_COMMAND_PERSISTENT = 1 } dpbo_command_mode;
+
+/* How long a persistent program may take to exit after the end of file on
+ * its stdin before it is killed. */
+#define DPBO_COMMAND_EXIT_GRACE_S 2.0
+
 typedef struct dpbo_command_options {
   char command[DPBO_COMMAND_MAX]; /* program and fixed arguments, split on blanks; "..." quotes */
-  dpbo_pass_mode pass;
+  dpbo_pass_mode pass;            /* persistent mode: args only (requests carry NAME=VALUE) */
+  dpbo_command_mode mode;
   double timeout_s; /* <= 0: no limit; configs default to DPBO_COMMAND_TIMEOUT_DEFAULT */
   /* With check_range, a gain outside [value_lo, value_hi] (the range the
    * objective declares, e.g. 0 1 for an accuracy) fails the evaluation. */

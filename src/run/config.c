@@ -722,6 +722,18 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "pass", "args", passes,
                                       &choice, err));
     cmd->pass = (dpbo_pass_mode)choice;
+    static const char *const modes[] = {"per_evaluation", "persistent", NULL};
+    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "mode", "per_evaluation",
+                                      modes, &choice, err));
+    cmd->mode = (dpbo_command_mode)choice;
+    /* A persistent program reads NAME=VALUE requests on its stdin; the
+     * environment of a running process cannot change. */
+    DPBO_TRY(
+        dpbo_settings_require(&config->settings, "objective", "pass",
+                              cmd->mode != DPBO_COMMAND_PERSISTENT || cmd->pass == DPBO_PASS_ARGS,
+                              "must be args with objective.mode = persistent (the values "
+                              "arrive on the program's stdin, one request per line)",
+                              err));
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "timeout_s",
                                       DPBO_COMMAND_TIMEOUT_DEFAULT, 0, &cmd->timeout_s, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "timeout_s", cmd->timeout_s >= 0,

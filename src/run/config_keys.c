@@ -109,10 +109,16 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "objective.kind = logreg", "The loss whose validation value is tuned (Algorithm 3)."),
     KEY("objective", "command", "text", "a program and its arguments (no shell)", NULL, 0, "",
         "objective.kind = command",
-        "Your program, run once per evaluation; it prints the value last (docs/own-model.md)."),
+        "Your program, run once per evaluation (once per rank with objective.mode = persistent); "
+        "it prints the value last (docs/own-model.md)."),
     KEY("objective", "pass", "choice", "args | env", "args", 0, "", "objective.kind = command",
         "How hyper-parameters reach the program: NAME=VALUE arguments, or DPBO_NAME "
         "environment variables (NAME upper-cased)."),
+    KEY("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", 0, "",
+        "objective.kind = command",
+        "per_evaluation: one process per evaluation; persistent: one process per rank, started "
+        "once, that reads one NAME=VALUE line per evaluation on stdin and prints the value on a "
+        "line of stdout (docs/own-model.md, The persistent mode)."),
     KEY("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", 0, "s",
         "objective.kind = command", "Time limit of one evaluation; its processes are killed."),
     KEY("objective", "value_range", "text", "LO HI, or empty", "", 0, "units of v",
