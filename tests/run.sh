@@ -7,7 +7,8 @@
 #         (-DDPBO_SANITIZE=ON, any UB fatal); CTest's unit and mpi labels
 #         without `slow` and `sanitizer_slow` (tests/CMakeLists.txt says why)
 #   fuzz  build-fuzz/: clang, -DDPBO_FUZZ=ON; each libFuzzer target of
-#         tests/fuzz for DPBO_FUZZ_SECONDS (default 30) from its seed corpus
+#         tests/fuzz for DPBO_FUZZ_SECONDS (default 30) from its seed corpus,
+#         one per core at a time (DPBO_FUZZ_JOBS)
 #   tests/run.sh [extra ctest arguments for the main stage]
 #   DPBO_TEST_STAGES="asan" tests/run.sh        one stage (any subset, in order)
 # Every stage runs even if an earlier one failed; the script fails if any did
