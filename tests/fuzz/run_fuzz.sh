@@ -8,6 +8,10 @@
 # input slower than 10 s stops that target, leaves the input in
 # BUILD_DIR/fuzz-artifacts/<target>/ and makes the script fail; replay it
 # with `BUILD_DIR/tests/fuzz/<target> FILE`.
+# DPBO_FUZZ_JOBS targets run at once (default: the number of cores). Each
+# libFuzzer process is single-threaded, so on an otherwise idle machine every
+# target still gets a core for its whole time (the same executions as one at
+# a time), and the stage takes SECONDS per round instead of per target.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=${1:?usage: run_fuzz.sh BUILD_DIR [SECONDS_PER_TARGET] [TARGET ...]}
@@ -16,16 +20,15 @@ shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(fuzz_config fuzz_csv fuzz_libsvm fuzz_idx)
 
-failed=()
-for t in "${targets[@]}"; do
-  bin=$build/tests/fuzz/$t
-  [[ -x $bin ]] || { echo "run_fuzz: $bin is missing (configure with CC=clang -DDPBO_FUZZ=ON)" >&2; exit 1; }
-  work=$build/fuzz-corpus/$t
-  artifacts=$build/fuzz-artifacts/$t
-  mkdir -p "$work" "$artifacts"
+jobs=${DPBO_FUZZ_JOBS:-$(nproc)}
+[[ $jobs -ge 1 ]] || jobs=1
+
+# One target, its output in BUILD_DIR/fuzz-<target>.out (printed in order below).
+fuzz_one() {
+  local t=$1 bin=$build/tests/fuzz/$1 work=$build/fuzz-corpus/$1 artifacts=$build/fuzz-artifacts/$1
   # Config lines are short; dataset lines may be long (the reader's line
   # buffer starts at 64 KiB and doubles).
-  max_len=8192
+  local max_len=8192 start
   [[ $t == fuzz_config ]] || max_len=200000
   echo "=== $t: ${seconds} s"
   start=$(date +%s)
@@ -37,8 +40,26 @@ for t in "${targets[@]}"; do
   else
     tail -60 "$build/fuzz-$t.log"
     echo "=== $t: FAILED; input saved in $artifacts/ (log: $build/fuzz-$t.log)"
-    failed+=("$t")
+    return 1
   fi
+}
+
+for t in "${targets[@]}"; do
+  [[ -x $build/tests/fuzz/$t ]] || { echo "run_fuzz: $build/tests/fuzz/$t is missing (configure with CC=clang -DDPBO_FUZZ=ON)" >&2; exit 1; }
+  mkdir -p "$build/fuzz-corpus/$t" "$build/fuzz-artifacts/$t"
+done
+failed=()
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  round=("${targets[@]:i:jobs}")
+  pids=()
+  for t in "${round[@]}"; do
+    fuzz_one "$t" > "$build/fuzz-$t.out" 2>&1 &
+    pids+=($!)
+  done
+  for k in "${!round[@]}"; do
+    wait "${pids[$k]}" || failed+=("${round[$k]}")
+    cat "$build/fuzz-${round[$k]}.out"
+  done
 done
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "fuzz: failed: ${failed[*]}"
