@@ -51,6 +51,8 @@ typedef struct command {
   dpbo_pass_mode pass;
   double timeout_s;
   volatile sig_atomic_t cancelled; /* set by command_cancel from another thread */
+  int d;                           /* dimensions known (0: none, values as %.17g) */
+  dpbo_dim dim[DPBO_MAX_DIM];      /* their kinds and category names */
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -177,12 +179,21 @@ static void command_free_strings(char **list) {
   free(list);
 }
 
-/* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE with %.17g so that it
- * reads back to the same double. Environment names are upper-cased and any
+/* Hyper-parameter i's VALUE as the program receives it: %.17g so that it
+ * reads back to the same double, an integer dimension's value as an
+ * integer, a categorical one's as its category name (dpbo_dim_format). The
+ * one place λ is formatted for the program. */
+static void command_format_value(const command *c, int i, double value, char *out, size_t cap) {
+  dpbo_dim_format(i < c->d ? &c->dim[i] : NULL, value, 17, out, cap);
+}
+
+/* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE from
+ * command_format_value. Environment names are upper-cased and any
  * character outside [A-Z0-9_] becomes '_' so the shell can read them. */
-static char *command_format_assignment(const char *name, double value, int env) {
-  char number[64];
-  snprintf(number, sizeof number, "%.17g", value);
+static char *command_format_assignment(const command *c, int i, const char *name, double value,
+                                       int env) {
+  char number[DPBO_NAME_MAX + 8];
+  command_format_value(c, i, value, number, sizeof number);
   size_t n = strlen(name) + strlen(number) + 7;
   char *s = malloc(n);
   if (!s) return NULL;
@@ -210,7 +221,7 @@ static dpbo_status command_build_argv(const command *c, int d, const char *const
   for (int i = 0; i < c->argc; i++)
     if (!(argv[i] = strdup(c->argv[i]))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   for (int i = 0; i < extra; i++)
-    if (!(argv[c->argc + i] = command_format_assignment(names[i], values[i], 0)))
+    if (!(argv[c->argc + i] = command_format_assignment(c, i, names[i], values[i], 0)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   *out = argv;
   argv = NULL;
@@ -231,7 +242,7 @@ static dpbo_status command_build_envp(const command *c, int d, const char *const
     n_env++;
   DPBO_ALLOC(envp, n_env + (size_t)extra + 1, "the command's environment");
   for (int i = 0; i < extra; i++)
-    if (!(envp[k++] = command_format_assignment(names[i], values[i], 1)))
+    if (!(envp[k++] = command_format_assignment(c, i, names[i], values[i], 1)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building the environment");
   for (size_t e = 0; e < n_env; e++) {
     int overridden = 0;
@@ -736,6 +747,9 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   c->check_range = options->check_range;
   c->value_lo = options->value_lo;
   c->value_hi = options->value_hi;
+  c->d = options->space ? dpbo_space_dims(options->space) : 0;
+  for (int i = 0; i < c->d; i++)
+    c->dim[i] = *dpbo_space_dim(options->space, i);
   DPBO_TRY(command_split_words(options->command, &c->argc, &c->argv, err));
   /* Resolved once: a missing program is a configuration error found before
    * the first evaluation, not a failure of every evaluation. */
