@@ -11,12 +11,17 @@
 #    the integers as integers;
 #  - a private selection (random_search, svm) over a mixed space, C as
 #    log_integer and gamma log, releases an integer C from the grid;
+#  - dpbo compare over a log_integer lambda tabulates integers;
+#  - Algorithm 2 refuses a categorical dimension (its regret bound);
+#  - plot_run labels a categorical axis by its names and places a released
+#    category at its index;
 #  - bad dimensions are refused before anything runs: exit 2, one message
 #    naming the config line and key, no run file.
 set -uo pipefail
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 py=${DPBO_PYTHON:-python3}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -27,7 +32,7 @@ import os, sys
 kv = dict(a.split("=", 1) for a in sys.argv[1:])
 with open(os.environ["SEEN"], "a") as f:
     f.write(" ".join(sys.argv[1:]) + "\n")
-n, depth, crit = int(kv["n"]), int(kv["depth"]), kv["crit"]  # int("12.0") would fail
+n, depth, crit = int(kv["n"]), int(kv.get("depth", "1")), kv["crit"]  # int("12.0") fails
 print(0.5 + 0.01 * n - 0.001 * depth + (0.2 if crit == "entropy" else 0.0))
 PY
 chmod +x "$work/obj.py"
@@ -149,6 +154,61 @@ PY
     { cat "$work/selc.log"; fail "svm with a categorical C: exit $code"; }
   head -1 "$work/selc.log"
 fi
+
+# dpbo compare over an integer lambda (logreg): its table holds the integers.
+if [[ -r $data ]]; then
+  sed "s|^dim.lambda = .*|dim.lambda = log_integer 1 100 5|; s|^dir = .*|dir = $work/cmp|;
+       s/^repetitions = .*/repetitions = 2/; s/^epsilons = .*/epsilons = 1/;
+       s/^iterations = .*/iterations = 4/; s/^train_rows = .*/train_rows = 200/;
+       s/^validation_rows = .*/validation_rows = 100/; s/^test_rows = .*/test_rows = 100/" \
+    "$src/configs/compare-digits-logreg.ini" > "$work/cmp.ini"
+  "$mpiexec" -n 1 "$bin" compare "$work/cmp.ini" > "$work/cmp.log" 2>&1 ||
+    { code=$?; cat "$work/cmp.log"; fail "compare over an integer lambda exited $code"; }
+  "$py" - "$work"/cmp/*.h5 <<'PY' || fail "the comparison file"
+import h5py, sys
+import numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["table"]
+    kind = t.attrs["dim_kind"]
+    assert (kind.decode() if isinstance(kind, bytes) else kind) == "log_integer", kind
+    assert sorted(set(t["lambda"][:].ravel())) == [1, 3, 10, 32, 100], t["lambda"][:]
+    print("compare: the table's lambda values", sorted(set(t["lambda"][:].ravel())))
+PY
+fi
+
+# Algorithm 2's regret bound does not cover a categorical dimension.
+grep -v evaluation_sensitivity "$work/mixed.ini" > "$work/alg2.ini"
+"$bin" run "$work/alg2.ini" --set privacy.algorithm=2 --set gp.noise_std=0 > "$work/alg2.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q "algorithm = 2 cannot take the categorical dimension dim.crit" \
+  "$work/alg2.log" || { cat "$work/alg2.log"; fail "algorithm 2 with a categorical: exit $code"; }
+head -1 "$work/alg2.log"
+
+# plot_run: a categorical axis by its names, the released category at its index.
+sed "/^dim.depth/d; s/^name = mixed/name = two/; s/^seed = 3/seed = 3\n/" "$work/mixed.ini" |
+  sed "s/^\[output\]/[output]\nposterior = yes/" > "$work/two.ini"
+"$mpiexec" -n 1 "$bin" run "$work/two.ini" --quiet > "$work/two.log" 2>&1 ||
+  { code=$?; cat "$work/two.log"; fail "the 2-d run exited $code"; }
+MPLBACKEND=Agg "$py" "$src/analysis/plot_run.py" "$work/out/two.h5" -o "$work/two.png" \
+  > "$work/plot.log" 2>&1 || { cat "$work/plot.log"; fail "plot_run on a categorical run"; }
+[[ -s $work/two.png ]] || fail "plot_run wrote no figure"
+"$py" - "$src/analysis" "$work/out/two.h5" "$work/out/two.release.json" <<'PY' || fail "plot_run's reading"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import plot_run
+run = plot_run.RunFile(sys.argv[2])
+assert run.categories == [[], ["gini", "entropy", "log_loss"]], run.categories
+rel = plot_run.Release(sys.argv[3], run.names, run.categories)
+name = json.load(open(sys.argv[3]))["lambda"]["crit"]
+assert rel.lam[1] == ["gini", "entropy", "log_loss"].index(name), (rel.lam, name)
+fig, ax = plt.subplots()
+run.format_axis(ax, 1, "y")
+assert [t.get_text() for t in ax.get_yticklabels()] == ["gini", "entropy", "log_loss"]
+print("plot_run: criterion axis", [t.get_text() for t in ax.get_yticklabels()], "release at", rel.lam)
+PY
 
 # Bad dimensions: exit 2, the line and the key named, no run file.
 check_bad() {
