@@ -40,6 +40,13 @@ const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind) {
 
 double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *b) {
   double r2 = 0.0;
+  if (!kernel->categoricals) { /* the common case, without a branch per term */
+    for (int i = 0; i < kernel->d; i++) {
+      double z = (a[i] - b[i]) * kernel->inv_lengthscale[i];
+      r2 += z * z;
+    }
+    return r2;
+  }
   for (int i = 0; i < kernel->d; i++) {
     /* A categorical term is the one-hot distance (kernel.h): 0 or 1/ℓ. */
     double diff = kernel->categorical[i] ? (double)(a[i] != b[i]) : a[i] - b[i];
