@@ -104,6 +104,13 @@ class RunFile:
                 self.names = ["x%d" % (i + 1) for i in range(self.d)]
             if len(self.scale) != self.d:
                 self.scale = ["linear"] * self.d
+            # Integer and categorical dimensions (older run files: all real);
+            # a categorical value in /trace/lambda is an index into its names.
+            self.dim_kind = split_list(sp.get("dim_kind", ""))
+            if len(self.dim_kind) != self.d:
+                self.dim_kind = list(self.scale)
+            cats = text(sp.get("categories", "")).split("\n")
+            self.categories = [split_list(cats[i]) if i < len(cats) else [] for i in range(self.d)]
             tr = f["trace"]
             self.gain = np.asarray(tr["gain"][:], dtype=float)
             self.steps = len(self.gain)
@@ -179,7 +186,21 @@ class RunFile:
                 out[:, i] = np.exp(np.log(lo) + unit[:, i] * (np.log(hi) - np.log(lo)))
             else:
                 out[:, i] = lo + unit[:, i] * (hi - lo)
+            if self.dim_kind[i] != self.scale[i]:  # integer or categorical: snapped
+                out[:, i] = np.round(out[:, i])
         return out
+
+    def format_axis(self, ax, i, which):
+        """Axis `which` ("x" or "y") for dimension i: log scale, or the
+        category names at their indices."""
+        if self.scale[i] == "log":
+            (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+        if self.categories[i]:
+            ticks = range(len(self.categories[i]))
+            if which == "x":
+                ax.set_xticks(ticks, self.categories[i])
+            else:
+                ax.set_yticks(ticks, self.categories[i])
 
     def label(self, i):
         return "%s (log scale)" % self.names[i] if self.scale[i] == "log" else self.names[i]
@@ -219,7 +240,7 @@ class Release:
     SYMBOL = {"1": "$\\tilde{v}$", "2": "$\\tilde{f}$", "3": "$\\tilde{f}_L$",
               "private_evaluations": "$\\tilde{v}$"}
 
-    def __init__(self, path, names):
+    def __init__(self, path, names, categories=None):
         if path.endswith(".json"):
             with open(path, "r", encoding="utf-8") as f:
                 data = json.load(f)
@@ -268,7 +289,10 @@ class Release:
                 raise ValueError("its lambda names (%s) are not the run's dimensions (%s)"
                                  % (", ".join(lam_names), ", ".join(names)))
             by_name = dict(zip(lam_names, lam_values))
-            self.lam = np.array([float(by_name[n]) for n in names])
+            # A category is released by name: plot it at its index.
+            cats = dict(zip(names, categories or [[]] * len(names)))
+            self.lam = np.array([float(cats[n].index(by_name[n])) if isinstance(by_name[n], str)
+                                 and by_name[n] in cats[n] else float(by_name[n]) for n in names])
             if not np.all(np.isfinite(self.lam)):
                 raise ValueError("its lambda is not finite")
         if not math.isfinite(self.value):
@@ -404,9 +428,8 @@ def plot_posterior_2d(fig, ax, run, limit, release=None):
     unit = post["unit"][keep]
     mean = post["mean"][keep]
     vals = run.to_values(unit)
-    for i, setter in ((0, ax.set_xscale), (1, ax.set_yscale)):
-        if run.scale[i] == "log":
-            setter("log")
+    run.format_axis(ax, 0, "x")
+    run.format_axis(ax, 1, "y")
     artist = None
     try:
         # Triangulate in unit coordinates, where the points are evenly spread;
@@ -434,8 +457,7 @@ def plot_posterior_1d(ax, run, release=None):
     order = np.argsort(post["unit"][:, 0])
     x = run.to_values(post["unit"][order])[:, 0]
     m, s = post["mean"][order], post["std"][order]
-    if run.scale[0] == "log":
-        ax.set_xscale("log")
+    run.format_axis(ax, 0, "x")
     ax.fill_between(x, m - 2 * s, m + 2 * s, color="tab:blue", alpha=0.2, label="mean $\\pm$ 2 sd")
     ax.plot(x, m, color="tab:blue", label="posterior mean")
     ax.plot(run.lam[:, 0], run.gain, "o", mfc="white", mec="k", label="$(\\lambda_t, v_t)$")
@@ -660,7 +682,7 @@ def main(argv=None):
     path, given = release_path(args.runfile, args.release)
     if path:
         try:
-            release = Release(path, run.names)
+            release = Release(path, run.names, run.categories)
         except (OSError, ValueError, KeyError, TypeError) as e:
             if given:
                 print("plot_run.py: error: release %s: %s" % (path, e), file=sys.stderr)

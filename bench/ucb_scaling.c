@@ -158,8 +158,8 @@ static void loadavg(char *buf, size_t size) {
 static dpbo_status problem_create(int64_t n, dpbo_space **space, dpbo_kernel *kernel,
                                   dpbo_gp_prior *prior, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const dpbo_dim dims[D] = {{"x1", -5.0, 10.0, DPBO_SCALE_LINEAR, 1},
-                            {"x2", 0.0, 15.0, DPBO_SCALE_LINEAR, 1}};
+  const dpbo_dim dims[D] = {{"x1", -5.0, 10.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""},
+                            {"x2", 0.0, 15.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""}};
   const double ls[D] = {0.2, 0.2};
   DPBO_TRY(dpbo_space_create_sobol(D, dims, n, space, err));
   DPBO_TRY(dpbo_kernel_init(kernel, DPBO_KERNEL_MATERN52, D, ls, err));

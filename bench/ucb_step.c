@@ -267,8 +267,8 @@ static int parse_options(int argc, char **argv, bench_options *o, int rank) {
 static dpbo_status problem_create(int64_t n, dpbo_space **space, dpbo_kernel *kernel,
                                   dpbo_gp_prior *prior, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const dpbo_dim dims[D] = {{"x1", -5.0, 10.0, DPBO_SCALE_LINEAR, 1},
-                            {"x2", 0.0, 15.0, DPBO_SCALE_LINEAR, 1}};
+  const dpbo_dim dims[D] = {{"x1", -5.0, 10.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""},
+                            {"x2", 0.0, 15.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""}};
   const double ls[D] = {PROBLEM_LENGTHSCALE, PROBLEM_LENGTHSCALE};
   DPBO_TRY(dpbo_space_create_sobol(D, dims, n, space, err));
   DPBO_TRY(dpbo_kernel_init(kernel, DPBO_KERNEL_MATERN52, D, ls, err));

@@ -85,7 +85,7 @@ case $case_name in
   unknown_set)      write_base; args=(--set gp.lenghtscale=0.2); expect="--set gp.lenghtscale: unknown key 'lenghtscale' in \[gp\]" ;;
   non_numeric)      write_base; sed -i 's/^signal_std = 50/signal_std = fifty/' run.ini; expect="run.ini:13: gp.signal_std = 'fifty' is not a finite number" ;;
   reversed_bounds)  write_base; sed -i 's/^dim.x1 = linear -5 10/dim.x1 = linear 10 -5/' run.ini; expect="run.ini:7.*x1.*revers" ;;
-  dim_glued_numbers) write_base; sed -i 's/^dim.x2 = linear 0 15/dim.x2 = linear 0 15-1/' run.ini; expect="run.ini:8: dimension x2 = 'linear 0 15-1': expected 'linear\|log LO HI \[LEVELS\]'" ;;
+  dim_glued_numbers) write_base; sed -i 's/^dim.x2 = linear 0 15/dim.x2 = linear 0 15-1/' run.ini; expect="run.ini:8: dimension x2 = 'linear 0 15-1': expected 'linear\|log\|integer\|log_integer LO HI \[LEVELS\]'" ;;
   dim_negative_levels) write_base; sed -i 's/^dim.x2 = linear 0 15/dim.x2 = linear 0 15 -1/' run.ini; expect="run.ini:8: dimension x2: LEVELS = -1 must be at least 1" ;;
   log_nonpositive)  write_base; sed -i 's/^dim.x2 = linear 0 15/dim.x2 = log 0 15/' run.ini; expect="run.ini:8.*x2.*log" ;;
   zero_iterations)  write_base; sed -i 's/^iterations = 3/iterations = 0/' run.ini; expect="run.ini:2: run.iterations must be between 1" ;;

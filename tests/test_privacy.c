@@ -195,7 +195,8 @@ int main(int argc, char **argv) {
   CHECK(ea >= 4.092527079898255 && ea <= 4.092527079898255 * (1 + 1e-14));
 
   /* Greedy information gain: a 2-D Sobol set of 60 points, T = 8. */
-  dpbo_dim dims[2] = {{"a", 0, 1, DPBO_SCALE_LINEAR, 1}, {"b", 0, 1, DPBO_SCALE_LINEAR, 1}};
+  dpbo_dim dims[2] = {{"a", 0, 1, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""},
+                      {"b", 0, 1, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""}};
   dpbo_space *space = NULL;
   CHECK_OK(dpbo_space_create_sobol(2, dims, 60, &space, &err));
   const double ls[2] = {0.3, 0.3};
@@ -255,7 +256,7 @@ int main(int argc, char **argv) {
   {
     dpbo_config *cfg = calloc(1, sizeof *cfg);
     dpbo_space *line = NULL;
-    dpbo_dim lam = {"lambda", 0.5, 10, DPBO_SCALE_LOG, 16};
+    dpbo_dim lam = {"lambda", 0.5, 10, DPBO_SCALE_LOG, 16, DPBO_DIM_REAL, 0, ""};
     CHECK(cfg != NULL);
     CHECK_OK(dpbo_space_create_grid(1, &lam, &line, &err));
     if (cfg && line) {

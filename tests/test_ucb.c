@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
 
-  dpbo_dim dims[2] = {{"x", 0.0, 1.0, DPBO_SCALE_LINEAR, 1}, {"y", 1e-3, 1e3, DPBO_SCALE_LOG, 1}};
+  dpbo_dim dims[2] = {{"x", 0.0, 1.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""},
+                      {"y", 1e-3, 1e3, DPBO_SCALE_LOG, 1, DPBO_DIM_REAL, 0, ""}};
   dpbo_space *space = NULL;
   CHECK_OK(dpbo_space_create_sobol(2, dims, 1000, &space, &err));
   const double ls[2] = {0.15, 0.25};

@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
 
-  dpbo_dim dims[D] = {{"x", 0.0, 1.0, DPBO_SCALE_LINEAR, 1},
-                      {"y", 1e-3, 1e3, DPBO_SCALE_LOG, 1},
-                      {"z", -1.0, 1.0, DPBO_SCALE_LINEAR, 1}};
+  dpbo_dim dims[D] = {{"x", 0.0, 1.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""},
+                      {"y", 1e-3, 1e3, DPBO_SCALE_LOG, 1, DPBO_DIM_REAL, 0, ""},
+                      {"z", -1.0, 1.0, DPBO_SCALE_LINEAR, 1, DPBO_DIM_REAL, 0, ""}};
   dpbo_space *space = NULL;
   CHECK_OK(dpbo_space_create_sobol(D, dims, N, &space, &err));
   const double ls[D] = {0.15, 0.25, 0.3};

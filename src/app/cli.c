@@ -729,8 +729,9 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     char lambda[512] = "";
     size_t used = 0;
     for (int i = 0; i < dpbo_space_dims(run.space); i++)
-      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
-                               dpbo_space_dim(run.space, i)->name, best->value[i]);
+      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "",
+                               dpbo_space_dim(run.space, i)->name,
+                               dpbo_release_lambda_text(run.space, i, best->value[i], 6).text);
     dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
                   "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
                   ops->private_evaluations ? "noisy observation" : "validation gain", best->gain,

@@ -24,6 +24,14 @@ done:
   return status;
 }
 
+void dpbo_kernel_use_dims(dpbo_kernel *kernel, const dpbo_dim *dims) {
+  kernel->categoricals = 0;
+  for (int i = 0; i < kernel->d; i++) {
+    kernel->categorical[i] = dims[i].type == DPBO_DIM_CATEGORICAL;
+    kernel->categoricals += kernel->categorical[i];
+  }
+}
+
 const char *const dpbo_kernel_kind_names[] = {"se", "matern52", NULL};
 
 const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind) {
@@ -32,8 +40,17 @@ const char *dpbo_kernel_kind_name(dpbo_kernel_kind kind) {
 
 double dpbo_kernel_r2(const dpbo_kernel *kernel, const double *a, const double *b) {
   double r2 = 0.0;
+  if (!kernel->categoricals) { /* the common case, without a branch per term */
+    for (int i = 0; i < kernel->d; i++) {
+      double z = (a[i] - b[i]) * kernel->inv_lengthscale[i];
+      r2 += z * z;
+    }
+    return r2;
+  }
   for (int i = 0; i < kernel->d; i++) {
-    double z = (a[i] - b[i]) * kernel->inv_lengthscale[i];
+    /* A categorical term is the one-hot distance (kernel.h): 0 or 1/ℓ. */
+    double diff = kernel->categorical[i] ? (double)(a[i] != b[i]) : a[i] - b[i];
+    double z = diff * kernel->inv_lengthscale[i];
     r2 += z * z;
   }
   return r2;
@@ -107,7 +124,8 @@ DPBO_KERNEL_CLONES
 void dpbo_kernel_r2_block(const dpbo_kernel *kernel, const double *points, int64_t n,
                           const double *u, double *r2) {
   const double *w = kernel->inv_lengthscale;
-  switch (kernel->d) {
+  /* Categorical dimensions take the scalar path (same bits as dpbo_kernel_r2). */
+  switch (kernel->categoricals ? 0 : kernel->d) {
   case 1:
     for (int64_t i = 0; i < n; i++) {
       double z0 = (points[i] - u[0]) * w[0];

@@ -47,6 +47,187 @@ static const char *space_dim_name(const dpbo_dim *dim) {
   return dim->name[0] ? dim->name : "(unnamed)";
 }
 
+/* The value of unit coordinate u on a dimension's linear or log map, before
+ * any rounding; the bounds come out exactly. */
+static double space_map(const dpbo_dim *dim, double u) {
+  if (u == 0.0) return dim->lo;
+  if (u == 1.0) return dim->hi;
+  double v;
+  if (dim->scale == DPBO_SCALE_LOG) {
+    double llo = log(dim->lo);
+    v = exp(llo + u * (log(dim->hi) - llo));
+  } else {
+    v = dim->lo + u * (dim->hi - dim->lo);
+  }
+  return u >= 0.0 && u <= 1.0 ? fmin(fmax(v, dim->lo), dim->hi) : v;
+}
+
+static double space_unmap(const dpbo_dim *dim, double v) {
+  if (dim->scale == DPBO_SCALE_LOG) {
+    double llo = log(dim->lo);
+    return (log(v) - llo) / (log(dim->hi) - llo);
+  }
+  return (v - dim->lo) / (dim->hi - dim->lo);
+}
+
+/* Grid level l of `levels` as a unit coordinate (one level sits at 0.5). */
+static double space_level_unit(int64_t level, int64_t levels) {
+  return levels == 1 ? 0.5 : (double)level / (double)(levels - 1);
+}
+
+/* The largest integer bound accepted: every integer up to 2^53 is a double. */
+#define SPACE_INTEGER_MAX 9007199254740992.0
+
+/* An integer dimension: integer bounds (lo >= 1 on the log scale, checked
+ * with lo > 0 above) and, on a grid, levels that round to distinct integers,
+ * so that no two grid points are the same hyper-parameter. */
+static dpbo_status space_integer_validate(const dpbo_dim *dim, dpbo_space_kind kind,
+                                          dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *name = space_dim_name(dim);
+  if (dim->lo != floor(dim->lo) || dim->hi != floor(dim->hi) || fabs(dim->lo) > SPACE_INTEGER_MAX ||
+      fabs(dim->hi) > SPACE_INTEGER_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': an integer range needs integer bounds (at most 2^53 in size), "
+               "got [%.17g, %.17g]",
+               name, dim->lo, dim->hi);
+  if (kind != DPBO_SPACE_GRID) goto done;
+  const double count = dim->hi - dim->lo + 1.0;
+  if ((double)dim->levels > count)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': %lld points requested, but [%.17g, %.17g] holds only %.17g "
+               "integers",
+               name, (long long)dim->levels, dim->lo, dim->hi, count);
+  /* On the linear scale neighbouring levels are at least 1 apart, so their
+   * roundings differ; log-spaced levels crowd at the low end: check them. */
+  if (dim->scale == DPBO_SCALE_LOG && dim->levels > 1) {
+    double previous = -1.0;
+    for (int64_t l = 0; l < dim->levels; l++) {
+      double v = round(space_map(dim, space_level_unit(l, dim->levels)));
+      if (v == previous)
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "dimension '%s': %lld log-spaced points in [%.17g, %.17g] do not round to "
+                   "distinct integers (points %lld and %lld are both %.17g); ask for fewer points "
+                   "or use 'integer' (every integer of a linear range)",
+                   name, (long long)dim->levels, dim->lo, dim->hi, (long long)l, (long long)l + 1,
+                   v);
+      previous = v;
+    }
+  }
+done:
+  return status;
+}
+
+/* A categorical dimension: K >= 2 names (the text holds exactly K, each
+ * non-empty and distinct), lo = 0, hi = K - 1, linear, and on a grid one
+ * level per category. */
+static dpbo_status space_categorical_validate(const dpbo_dim *dim, dpbo_space_kind kind,
+                                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *name = space_dim_name(dim);
+  if (dim->categories < 2)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': a categorical dimension needs at least 2 categories, got %d "
+               "(a single value is a constant: pass it to the objective directly)",
+               name, dim->categories);
+  for (int k = 0; k < dim->categories; k++) {
+    const char *a = dpbo_dim_category(dim, k);
+    if (!a || !*a) DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': category %d is empty", name, k + 1);
+    for (int j = 0; j < k; j++)
+      if (strcmp(a, dpbo_dim_category(dim, j)) == 0)
+        DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': category '%s' is listed twice", name, a);
+  }
+  if (dim->lo != 0.0 || dim->hi != (double)(dim->categories - 1) || dim->scale != DPBO_SCALE_LINEAR)
+    DPBO_RAISE(DPBO_ERR_ARG, "dimension '%s': a categorical dimension has lo = 0, hi = K - 1",
+               name);
+  if (kind == DPBO_SPACE_GRID && dim->levels != dim->categories)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': a categorical dimension takes one grid level per category (%d), "
+               "got %lld levels",
+               name, dim->categories, (long long)dim->levels);
+done:
+  return status;
+}
+
+const char *dpbo_dim_category(const dpbo_dim *dim, int k) {
+  if (!dim || dim->type != DPBO_DIM_CATEGORICAL || k < 0 || k >= dim->categories) return NULL;
+  const char *p = dim->category_text, *end = dim->category_text + sizeof dim->category_text;
+  for (int j = 0; j < k && p < end; j++)
+    p += strnlen(p, (size_t)(end - p)) + 1;
+  return p < end ? p : NULL;
+}
+
+dpbo_status dpbo_dim_add_category(dpbo_dim *dim, const char *category, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *name = space_dim_name(dim);
+  size_t len = strlen(category), used = 0;
+  if (len == 0) DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': empty category name", name);
+  if (len >= DPBO_NAME_MAX)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': category '%.20s...' is longer than %d characters",
+               name, category, DPBO_NAME_MAX - 1);
+  if (dim->type != DPBO_DIM_CATEGORICAL) {
+    dim->type = DPBO_DIM_CATEGORICAL;
+    dim->categories = 0;
+    memset(dim->category_text, 0, sizeof dim->category_text);
+  }
+  for (int k = 0; k < dim->categories; k++) {
+    const char *c = dpbo_dim_category(dim, k);
+    if (strcmp(c, category) == 0)
+      DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': category '%s' is listed twice", name, category);
+    used += strlen(c) + 1;
+  }
+  if (used + len + 1 > sizeof dim->category_text)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension '%s': the category names take more than %d characters in all", name,
+               DPBO_CATEGORY_TEXT - 1);
+  memcpy(dim->category_text + used, category, len + 1);
+  dim->categories++;
+  dim->scale = DPBO_SCALE_LINEAR;
+  dim->lo = 0.0;
+  dim->hi = (double)(dim->categories - 1);
+  dim->levels = dim->categories;
+done:
+  return status;
+}
+
+const char *dpbo_dim_kind_name(const dpbo_dim *dim) {
+  if (dim->type == DPBO_DIM_CATEGORICAL) return "categorical";
+  if (dim->type == DPBO_DIM_INTEGER)
+    return dim->scale == DPBO_SCALE_LOG ? "log_integer" : "integer";
+  return dpbo_scale_name(dim->scale);
+}
+
+int dpbo_dim_format(const dpbo_dim *dim, double value, int digits, char *buf, size_t cap) {
+  if (dim && dim->type == DPBO_DIM_CATEGORICAL && value >= 0.0 && value < (double)dim->categories &&
+      value == floor(value)) {
+    snprintf(buf, cap, "%s", dpbo_dim_category(dim, (int)value));
+    return 1;
+  }
+  if (dim && dim->type == DPBO_DIM_INTEGER && value == floor(value) &&
+      fabs(value) <= SPACE_INTEGER_MAX)
+    snprintf(buf, cap, "%lld", (long long)value);
+  else
+    snprintf(buf, cap, "%.*g", digits, value);
+  return 0;
+}
+
+/* Moves a point's coordinate on an integer or categorical dimension to the
+ * point of Λ it stands for (space.h): the unit coordinate of the rounded
+ * integer, or of the category index/(K-1). Sobol coordinates in [0,1) pick
+ * category floor(u K), every category with the same share. */
+static double space_snap(const dpbo_dim *dim, double u, int from_grid) {
+  if (dim->type == DPBO_DIM_CATEGORICAL) {
+    const int K = dim->categories;
+    double k = from_grid ? round(u * (K - 1)) : fmin(floor(u * K), (double)(K - 1));
+    return k / (double)(K - 1);
+  }
+  if (dim->type == DPBO_DIM_INTEGER) {
+    double v = round(space_map(dim, u));
+    return fmin(fmax(space_unmap(dim, v), 0.0), 1.0);
+  }
+  return u;
+}
+
 dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (!dim) DPBO_RAISE(DPBO_ERR_ARG, "no dimension given (NULL)");
@@ -56,6 +237,11 @@ dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_er
   const char *name = space_dim_name(dim);
   if (kind != DPBO_SPACE_GRID && kind != DPBO_SPACE_SOBOL && kind != DPBO_SPACE_LIST)
     DPBO_RAISE(DPBO_ERR_ARG, "dimension '%s': unknown space kind %d", name, (int)kind);
+  /* A categorical dimension's bounds and levels follow from its names. */
+  if (dim->type == DPBO_DIM_CATEGORICAL) {
+    DPBO_TRY(space_categorical_validate(dim, kind, err));
+    goto done;
+  }
   if (!isfinite(dim->lo) || !isfinite(dim->hi))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "dimension '%s': bounds must be finite numbers, got lo = %g, hi = %g", name, dim->lo,
@@ -77,6 +263,10 @@ dpbo_status dpbo_dim_validate(const dpbo_dim *dim, dpbo_space_kind kind, dpbo_er
   if (kind == DPBO_SPACE_GRID && dim->levels < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': a grid needs at least 1 level, got %lld", name,
                (long long)dim->levels);
+  if (dim->type == DPBO_DIM_INTEGER)
+    DPBO_TRY(space_integer_validate(dim, kind, err));
+  else if (dim->type != DPBO_DIM_REAL)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "dimension '%s': unknown type %d", name, (int)dim->type);
 done:
   return status;
 }
@@ -166,7 +356,8 @@ done:
  * values can say how many it has. Values are separated by commas and/or
  * blanks; an empty field between commas is an error, not a silent skip. */
 static dpbo_status space_list_parse_line(const char *path, long lineno, char *text, int d,
-                                         double *row, int *found, dpbo_error *err) {
+                                         const dpbo_dim *dims, double *row, int *found,
+                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int count = 0;
   char *p = text;
@@ -183,6 +374,21 @@ static dpbo_status space_list_parse_line(const char *path, long lineno, char *te
     *end = '\0';
     char *stop = NULL;
     double v = strtod(p, &stop);
+    if (count < d && dims[count].type == DPBO_DIM_CATEGORICAL) { /* a category by its name */
+      int k = 0;
+      while (k < dims[count].categories && strcmp(p, dpbo_dim_category(&dims[count], k)) != 0)
+        k++;
+      if (k == dims[count].categories)
+        DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: value %d '%s' is not a category of dimension '%s'",
+                   path, lineno, count + 1, p, space_dim_name(&dims[count]));
+      v = (double)k;
+      stop = p + strlen(p);
+    }
+    if (count < d && dims[count].type == DPBO_DIM_INTEGER && stop != p && *stop == '\0' &&
+        v != floor(v))
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s:%ld: value %d '%s' of integer dimension '%s' is not an integer", path, lineno,
+                 count + 1, p, space_dim_name(&dims[count]));
     if (stop == p || *stop != '\0')
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: value %d '%s' is not a number", path, lineno, count + 1,
                  p);
@@ -242,7 +448,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     int found = 0;
-    DPBO_TRY(space_list_parse_line(path, lineno, line, d, row, &found, err));
+    DPBO_TRY(space_list_parse_line(path, lineno, line, d, dims, row, &found, err));
     if (found == 0) continue; /* blank or comment-only line */
     if (found != d)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: expected %d values (one per dimension), found %d", path,
@@ -265,7 +471,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
       capacity = grown;
     }
     double *u = space->unit + space->n * d;
-    dpbo_space_to_unit(space, row, u);
+    dpbo_space_to_unit(space, row, u); /* integers and category indices: already snapped */
     /* In-bounds values map into [0,1] up to rounding of log(); kernels and the
      * grid/Sobol kinds rely on that range, so remove the rounding. */
     for (int i = 0; i < d; i++)
@@ -349,13 +555,14 @@ dpbo_status dpbo_space_unit(const dpbo_space *space, int64_t index, double *u, d
     for (int i = 0; i < space->d; i++) {
       int64_t level = rest / space->stride[i];
       rest %= space->stride[i];
-      int64_t levels = space->dims[i].levels;
-      u[i] = levels == 1 ? 0.5 : (double)level / (double)(levels - 1);
+      u[i] = space_snap(&space->dims[i], space_level_unit(level, space->dims[i].levels), 1);
     }
     break;
   }
   case DPBO_SPACE_SOBOL:
     DPBO_TRY(dpbo_sobol_point(space->d, (uint64_t)index, u, err));
+    for (int i = 0; i < space->d; i++)
+      u[i] = space_snap(&space->dims[i], u[i], 0);
     break;
   case DPBO_SPACE_LIST:
     memcpy(u, space->unit + index * space->d, (size_t)space->d * sizeof *u);
@@ -368,34 +575,19 @@ done:
 void dpbo_space_to_values(const dpbo_space *space, const double *u, double *values) {
   for (int i = 0; i < space->d; i++) {
     const dpbo_dim *dim = &space->dims[i];
-    double v;
     /* The bounds themselves come out exactly (C = 1000, not 999.9999999999998),
-     * and points of the unit cube stay inside the bounds despite exp() rounding. */
-    if (u[i] == 0.0) {
-      v = dim->lo;
-    } else if (u[i] == 1.0) {
-      v = dim->hi;
-    } else if (dim->scale == DPBO_SCALE_LOG) {
-      double llo = log(dim->lo);
-      v = exp(llo + u[i] * (log(dim->hi) - llo));
-    } else {
-      v = dim->lo + u[i] * (dim->hi - dim->lo);
-    }
-    if (u[i] >= 0.0 && u[i] <= 1.0) v = fmin(fmax(v, dim->lo), dim->hi);
+     * and points of the unit cube stay inside the bounds despite exp() rounding.
+     * Integer and categorical points are snapped (space.h): rounding only
+     * removes exp()'s last bits. */
+    double v = space_map(dim, u[i]);
+    if (dim->type != DPBO_DIM_REAL) v = round(v);
     values[i] = v;
   }
 }
 
 void dpbo_space_to_unit(const dpbo_space *space, const double *values, double *u) {
-  for (int i = 0; i < space->d; i++) {
-    const dpbo_dim *dim = &space->dims[i];
-    if (dim->scale == DPBO_SCALE_LOG) {
-      double llo = log(dim->lo);
-      u[i] = (log(values[i]) - llo) / (log(dim->hi) - llo);
-    } else {
-      u[i] = (values[i] - dim->lo) / (dim->hi - dim->lo);
-    }
-  }
+  for (int i = 0; i < space->d; i++)
+    u[i] = space_unmap(&space->dims[i], values[i]);
 }
 
 void dpbo_space_block(int64_t n, int nranks, int rank, int64_t *begin, int64_t *count) {

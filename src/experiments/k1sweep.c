@@ -291,6 +291,12 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
       }
   } else {
     DPBO_TRY(dpbo_config_get_dims(settings, DPBO_SPACE_SOBOL, c->dim, &c->dims, err));
+    /* The sweep's SVMs, synthetic models and length-scale fits take numbers. */
+    for (int i = 0; i < c->dims; i++)
+      if (c->dim[i].type == DPBO_DIM_CATEGORICAL)
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "%s: space.dim.%s: the k1 sweep takes numeric dimensions only, not categorical",
+                   settings->path, c->dim[i].name);
   }
   if (!synthetic && !logreg) {
     int have_c = 0, have_gamma = 0;

@@ -60,6 +60,8 @@ typedef struct command {
   int server_in, server_out, server_err;
   long served;
   int server_reaped, server_dirty;
+  int d;                      /* dimensions known (0: none, values as %.17g) */
+  dpbo_dim dim[DPBO_MAX_DIM]; /* their kinds and category names */
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -189,12 +191,21 @@ static void command_free_strings(char **list) {
   free(list);
 }
 
-/* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE with %.17g so that it
- * reads back to the same double. Environment names are upper-cased and any
+/* Hyper-parameter i's VALUE as the program receives it: %.17g so that it
+ * reads back to the same double, an integer dimension's value as an
+ * integer, a categorical one's as its category name (dpbo_dim_format). The
+ * one place λ is formatted for the program. */
+static void command_format_value(const command *c, int i, double value, char *out, size_t cap) {
+  dpbo_dim_format(i < c->d ? &c->dim[i] : NULL, value, 17, out, cap);
+}
+
+/* "NAME=VALUE" (args) or "DPBO_NAME=VALUE" (env), VALUE from
+ * command_format_value. Environment names are upper-cased and any
  * character outside [A-Z0-9_] becomes '_' so the shell can read them. */
-static char *command_format_assignment(const char *name, double value, int env) {
-  char number[64];
-  snprintf(number, sizeof number, "%.17g", value);
+static char *command_format_assignment(const command *c, int i, const char *name, double value,
+                                       int env) {
+  char number[DPBO_NAME_MAX + 8];
+  command_format_value(c, i, value, number, sizeof number);
   size_t n = strlen(name) + strlen(number) + 7;
   char *s = malloc(n);
   if (!s) return NULL;
@@ -222,7 +233,7 @@ static dpbo_status command_build_argv(const command *c, int d, const char *const
   for (int i = 0; i < c->argc; i++)
     if (!(argv[i] = strdup(c->argv[i]))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   for (int i = 0; i < extra; i++)
-    if (!(argv[c->argc + i] = command_format_assignment(names[i], values[i], 0)))
+    if (!(argv[c->argc + i] = command_format_assignment(c, i, names[i], values[i], 0)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building argv");
   *out = argv;
   argv = NULL;
@@ -243,7 +254,7 @@ static dpbo_status command_build_envp(const command *c, int d, const char *const
     n_env++;
   DPBO_ALLOC(envp, n_env + (size_t)extra + 1, "the command's environment");
   for (int i = 0; i < extra; i++)
-    if (!(envp[k++] = command_format_assignment(names[i], values[i], 1)))
+    if (!(envp[k++] = command_format_assignment(c, i, names[i], values[i], 1)))
       DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory building the environment");
   for (size_t e = 0; e < n_env; e++) {
     int overridden = 0;
@@ -889,18 +900,22 @@ static int command_parse_reply(const line_tracker *t, double *gain, const char *
   return 1;
 }
 
-/* "NAME1=VALUE1 NAME2=VALUE2\n": the arguments of pass = args on one line. */
-static dpbo_status command_build_request(int d, const char *const *names, const double *values,
-                                         char **out, size_t *len, dpbo_error *err) {
+/* "NAME1=VALUE1 NAME2=VALUE2\n": the arguments of pass = args on one line,
+ * each VALUE from command_format_value. */
+static dpbo_status command_build_request(const command *c, int d, const char *const *names,
+                                         const double *values, char **out, size_t *len,
+                                         dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char *line = NULL;
+  char value[DPBO_NAME_MAX + 8];
   size_t cap = 2, used = 0;
   for (int i = 0; i < d; i++)
-    cap += strlen(names[i]) + 32;
+    cap += strlen(names[i]) + sizeof value + 2;
   DPBO_ALLOC(line, cap, "a request line");
-  for (int i = 0; i < d; i++)
-    used +=
-        (size_t)snprintf(line + used, cap - used, "%s%s=%.17g", i ? " " : "", names[i], values[i]);
+  for (int i = 0; i < d; i++) {
+    command_format_value(c, i, values[i], value, sizeof value);
+    used += (size_t)snprintf(line + used, cap - used, "%s%s=%s", i ? " " : "", names[i], value);
+  }
   line[used++] = '\n';
   line[used] = '\0';
   *out = line;
@@ -931,7 +946,7 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
   char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8], how[96];
   int resent = 0, ended = 0, wstatus = 0;
   command_format_params(d, names, values, params, sizeof params);
-  DPBO_TRY(command_build_request(d, names, values, &request, &request_len, err));
+  DPBO_TRY(command_build_request(c, d, names, values, &request, &request_len, err));
   DPBO_ALLOC(reply, 1, "the command's reply buffer");
   if (c->cancelled)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
@@ -1151,6 +1166,9 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
   c->check_range = options->check_range;
   c->value_lo = options->value_lo;
   c->value_hi = options->value_hi;
+  c->d = options->space ? dpbo_space_dims(options->space) : 0;
+  for (int i = 0; i < c->d; i++)
+    c->dim[i] = *dpbo_space_dim(options->space, i);
   DPBO_TRY(command_split_words(options->command, &c->argc, &c->argv, err));
   /* Resolved once: a missing program is a configuration error found before
    * the first evaluation, not a failure of every evaluation. */

@@ -5,7 +5,8 @@
  * shell; stdin is /dev/null; its own process group) as
  *     program [args...] NAME1=VALUE1 NAME2=VALUE2 ...      (pass = args)
  * or with environment variables DPBO_<NAME>=VALUE            (pass = env),
- * values printed with %.17g. The gain is the last number on the last
+ * values printed with %.17g (an integer dimension's as an integer, a
+ * categorical one's as its category name). The gain is the last number on the last
  * non-empty line of its standard output: that line's last token (tokens split
  * at blanks, ':', '=' and ','), e.g. "accuracy: 0.93". A non-zero exit, a signal, no
  * parsable number or running past timeout_s (the process group is killed)
@@ -71,6 +72,10 @@ typedef struct dpbo_command_options {
    * objective declares, e.g. 0 1 for an accuracy) fails the evaluation. */
   int check_range;
   double value_lo, value_hi;
+  /* The space whose points are evaluated: integer dimensions are passed as
+   * integers and categorical ones by their category names (space.h,
+   * dpbo_dim_format). NULL passes every value with %.17g. */
+  const dpbo_space *space;
 } dpbo_command_options;
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,

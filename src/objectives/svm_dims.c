@@ -21,6 +21,12 @@ int dpbo_svm_weight_feature(const char *name) {
 }
 
 const char *dpbo_svm_dim_problem(const dpbo_dim *dim, int takes_weights) {
+  /* Every built-in dimension is a number (C, gamma, lambda, a weight). */
+  if (dim->type == DPBO_DIM_CATEGORICAL)
+    return takes_weights ? "is categorical, but the svm objective's dimensions (C, gamma, "
+                           "weight.K) are numbers: use linear, log, integer or log_integer"
+                         : "is categorical, but the logreg objective's dimension lambda is a "
+                           "number: use linear, log, integer or log_integer";
   const int positive = takes_weights
                            ? strcmp(dim->name, "C") == 0 || strcmp(dim->name, "gamma") == 0
                            : strcmp(dim->name, "lambda") == 0;

@@ -59,6 +59,17 @@ static dpbo_status alg_gp_check_2(dpbo_config *config, dpbo_error *err) {
         "true confidence bounds, which a batch's hallucinated observations "
         "tighten without data; use batch = 1",
         err));
+  /* Algorithm 2's regret term A e^{-τt/(log t)^{d/4}} (de Freitas, Smola and
+   * Zoghi 2012, docs/privacy-proofs.md section 5) is a theorem about a
+   * smooth kernel on d continuous coordinates; a categorical dimension's
+   * Hamming factor (kernel.h) is outside it, so no A, τ would be honest. */
+  for (int i = 0; i < config->dims; i++)
+    if (config->dim[i].type == DPBO_DIM_CATEGORICAL)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: privacy.algorithm = 2 cannot take the categorical dimension dim.%s: its "
+                 "regret bound (A, tau) holds for smooth kernels on numeric dimensions only; use "
+                 "integer/linear/log dimensions or another algorithm (docs/privacy-proofs.md)",
+                 config->path, config->dim[i].name);
   DPBO_TRY(alg_gp_check_ucb(config, err));
 done:
   return status;

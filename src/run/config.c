@@ -102,7 +102,38 @@ static const char *const known_sections[] = {"run",    "space",   "gp",      "uc
 /* The end of a blank-separated field. */
 static int config_field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
 
-/* One [space] line dim.NAME = scale LO HI [LEVELS] into *dim. */
+/* The names of `dim.NAME = categorical NAME1 NAME2 ...` (after the
+ * keyword): blank-separated, of A-Z a-z 0-9 _ . + - so that they pass
+ * unquoted through argv, the environment and the run file's lists. */
+static dpbo_status config_parse_categories(const char *text, dpbo_dim *dim, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char word[DPBO_NAME_MAX + 1];
+  const char *p = text;
+  for (;;) {
+    while (isspace((unsigned char)*p))
+      p++;
+    if (!*p) break;
+    size_t n = 0;
+    while (*p && !isspace((unsigned char)*p)) {
+      if (!isalnum((unsigned char)*p) && !strchr("_.+-", *p))
+        DPBO_RAISE(DPBO_ERR_CONFIG,
+                   "dimension %s: category names take A-Z a-z 0-9 _ . + - only, found '%c'",
+                   dim->name, *p);
+      if (n < DPBO_NAME_MAX) word[n++] = *p;
+      p++;
+    }
+    word[n] = '\0';
+    DPBO_TRY(dpbo_dim_add_category(dim, word, err));
+  }
+  if (dim->type != DPBO_DIM_CATEGORICAL || dim->categories < 2)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "dimension %s: 'categorical' needs at least 2 category names, got %d", dim->name,
+               dim->type == DPBO_DIM_CATEGORICAL ? dim->categories : 0);
+done:
+  return status;
+}
+
+/* One [space] line dim.NAME = KIND LO HI [LEVELS] or categorical NAME... into *dim. */
 static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_settings_entry *e,
                                     dpbo_space_kind kind, int count, dpbo_dim *dim,
                                     dpbo_error *err) {
@@ -116,6 +147,11 @@ static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_se
   if (!*name || strlen(name) >= sizeof dim->name)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension name in '%s' is empty or too long", where, e->key);
   snprintf(dim->name, sizeof dim->name, "%s", name);
+  if (strncmp(e->value, "categorical", 11) == 0 && config_field_ends(e->value[11])) {
+    DPBO_TRY(config_parse_categories(e->value + 11, dim, err));
+    DPBO_TRY(dpbo_dim_validate(dim, kind, err));
+    goto done;
+  }
   char scale[32];
   double lo, hi;
   long long levels = 1;
@@ -126,7 +162,9 @@ static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_se
    * "0 15-1" as HI = 15 followed by LEVELS = -1. */
   if (fields < 3 || !config_field_ends(e->value[after_lo]) ||
       !config_field_ends(e->value[after_hi]))
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s = '%s': expected 'linear|log LO HI [LEVELS]'",
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dimension %s = '%s': expected 'linear|log|integer|log_integer LO HI [LEVELS]' "
+               "or 'categorical NAME1 NAME2 ...'",
                where, name, e->value);
   const char *rest = e->value + consumed;
   if (*rest) {
@@ -148,16 +186,33 @@ static dpbo_status config_parse_dim(const dpbo_settings *settings, const dpbo_se
       dim->scale = (dpbo_scale)i;
       known = 1;
     }
+  if (strcmp(scale, "integer") == 0 || strcmp(scale, "log_integer") == 0) {
+    dim->type = DPBO_DIM_INTEGER;
+    dim->scale = scale[0] == 'l' ? DPBO_SCALE_LOG : DPBO_SCALE_LINEAR;
+    known = 1;
+  }
   if (!known)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dimension %s: scale '%s' is not linear or log", where, name,
-               scale);
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dimension %s: '%s' is not linear, log, integer, log_integer or categorical",
+               where, name, scale);
   dim->lo = lo;
   dim->hi = hi;
   dim->levels = levels;
+  /* A linear integer range on a grid takes every integer unless LEVELS says
+   * otherwise; log-spaced integers need their count. */
+  if (dim->type == DPBO_DIM_INTEGER && !*rest && kind == DPBO_SPACE_GRID) {
+    if (dim->scale == DPBO_SCALE_LOG)
+      DPBO_RAISE(DPBO_ERR_CONFIG,
+                 "%s: space.%s = %s: log_integer on a grid needs its number of points, "
+                 "'log_integer LO HI LEVELS'",
+                 where, e->key, e->value);
+    if (lo == floor(lo) && hi == floor(hi) && hi >= lo && hi - lo < 1e15)
+      dim->levels = (int64_t)(hi - lo) + 1;
+  }
   DPBO_TRY(dpbo_dim_validate(dim, kind, err));
 done:
   if (status != DPBO_OK && strncmp(err->message, where, strlen(where)) != 0)
-    dpbo_error_prefix(err, "%s", where);
+    dpbo_error_prefix(err, "%s: %s.%s = %s", where, e->section, e->key, e->value);
   return status;
 }
 
@@ -509,8 +564,19 @@ done:
  * line before any data is read and before any epsilon is spent. */
 static dpbo_status config_objective_dims(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
+    /* Test functions (and the GP sample's random features) take numbers. */
+    for (int i = 0; i < config->dims; i++) {
+      char key[DPBO_NAME_MAX + 8];
+      snprintf(key, sizeof key, "dim.%s", config->dim[i].name);
+      DPBO_TRY(dpbo_settings_require(
+          &config->settings, "space", key, config->dim[i].type != DPBO_DIM_CATEGORICAL,
+          "is categorical, but the synthetic objective's functions take numbers", err));
+    }
+    goto done;
+  }
   if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
-    return DPBO_OK; /* a command's or a function's names are its own */
+    return DPBO_OK; /* a command's names and kinds are its own */
   for (int i = 0; i < config->dims; i++) {
     const char *problem =
         dpbo_svm_dim_problem(&config->dim[i], config->objective == DPBO_OBJECTIVE_SVM);
@@ -592,6 +658,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   }
   DPBO_TRY(
       dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
+  dpbo_kernel_use_dims(&config->kernel, config->dim);
   /* The GP squares the prior's values and their ratios: past
    * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
    * overflow to inf or NaN at the first observation. */

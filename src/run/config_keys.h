@@ -23,10 +23,19 @@
  * read (run/config.h), for every schema whose reader calls them. */
 #define DPBO_CONFIG_KEYS_DIMS                                                                      \
   {                                                                                                \
-    "space", "dim.NAME", "dimension", "linear | log LO HI [LEVELS]", NULL, 0, "", "",              \
+    "space", "dim.NAME", "dimension",                                                              \
+        "linear | log | integer | log_integer LO HI [LEVELS], or categorical NAME1 NAME2 ...",     \
+        NULL, 0, "", "",                                                                           \
         "One line per hyper-parameter NAME (A-Z a-z 0-9 _ . -, like every key name), in order "    \
-        "(at least one): its scale and range; "                                                    \
-        "LEVELS (grid only) is the number of grid values. The svm objective of dpbo run and "      \
+        "(at least one): its kind and range; "                                                     \
+        "LEVELS (grid only) is the number of grid values. integer takes integer bounds and gives " \
+        "integers (on a grid every integer of the range unless LEVELS says fewer); log_integer "   \
+        "rounds LEVELS log-spaced points (needed on a grid), which must be distinct integers; "    \
+        "categorical lists 2 or more distinct names (A-Z a-z 0-9 _ . + -), one grid level each. "  \
+        "A command objective receives integers as integers and categories by name; the GP "        \
+        "compares categories for equality only (docs/privacy-proofs.md section 13). The svm "      \
+        "objective "                                                                               \
+        "of dpbo run and "                                                                         \
         "dpbo compare takes C, gamma and optional feature weights weight.K (K = 1, 2, ...: "       \
         "feature K, scaled to [0, 1], times the weight; a range within [0, infinity))."            \
   }

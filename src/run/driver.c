@@ -54,8 +54,11 @@ static dpbo_status driver_objective(const dpbo_config *config, const dpbo_space 
     options.seed = config->synthetic_seed;
     return dpbo_synthetic_objective_create(&options, objective, err);
   }
-  case DPBO_OBJECTIVE_COMMAND:
-    return dpbo_command_objective_create(&config->command, objective, err);
+  case DPBO_OBJECTIVE_COMMAND: {
+    dpbo_command_options options = config->command;
+    options.space = space; /* integers and category names passed as such */
+    return dpbo_command_objective_create(&options, objective, err);
+  }
   case DPBO_OBJECTIVE_LOGREG:
     return dpbo_logreg_objective_create(&config->logreg, objective, err);
   }
@@ -66,9 +69,12 @@ static void driver_format_values(const dpbo_space *space, const double *values, 
                                  size_t size) {
   size_t used = 0;
   buf[0] = '\0';
-  for (int i = 0; i < dpbo_space_dims(space) && used < size; i++)
-    used += (size_t)snprintf(buf + used, size - used, "%s%s=%.4g", i ? " " : "",
-                             dpbo_space_dim(space, i)->name, values[i]);
+  for (int i = 0; i < dpbo_space_dims(space) && used < size; i++) {
+    char value[DPBO_NAME_MAX];
+    dpbo_dim_format(dpbo_space_dim(space, i), values[i], 4, value, sizeof value);
+    used += (size_t)snprintf(buf + used, size - used, "%s%s=%s", i ? " " : "",
+                             dpbo_space_dim(space, i)->name, value);
+  }
 }
 
 static void driver_format_duration(double seconds, char *buf, size_t size) {

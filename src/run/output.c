@@ -845,17 +845,29 @@ dpbo_status dpbo_output_read_defaults(hid_t obj, const char *label, dpbo_setting
 dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "", scales[DPBO_MAX_DIM * 8] = "";
+  char kinds[DPBO_MAX_DIM * 16] = "", categories[DPBO_MAX_DIM * (DPBO_CATEGORY_TEXT + 1)] = "";
   double lo[DPBO_MAX_DIM], hi[DPBO_MAX_DIM];
   for (int i = 0; i < d; i++) {
     strcat(names, i ? "," : "");
     strcat(names, dims[i].name);
     strcat(scales, i ? "," : "");
     strcat(scales, dpbo_scale_name(dims[i].scale));
+    strcat(kinds, i ? "," : "");
+    strcat(kinds, dpbo_dim_kind_name(&dims[i]));
+    /* One line per dimension: its category names, comma-separated (the
+     * index stored in /trace/lambda is a position in this list). */
+    strcat(categories, i ? "\n" : "");
+    for (int k = 0; k < dims[i].categories && dims[i].type == DPBO_DIM_CATEGORICAL; k++) {
+      strcat(categories, k ? "," : "");
+      strcat(categories, dpbo_dim_category(&dims[i], k));
+    }
     lo[i] = dims[i].lo;
     hi[i] = dims[i].hi;
   }
   DPBO_TRY(dpbo_h5io_attr_string(obj, "names", names, err));
   DPBO_TRY(dpbo_h5io_attr_string(obj, "scale", scales, err));
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "dim_kind", kinds, err));
+  DPBO_TRY(dpbo_h5io_attr_string(obj, "categories", categories, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(obj, "lower", lo, (hsize_t)d, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(obj, "upper", hi, (hsize_t)d, err));
 done:

@@ -61,9 +61,11 @@ dpbo_status dpbo_output_read_settings(hid_t obj, const char *label, dpbo_setting
 dpbo_status dpbo_output_read_defaults(hid_t obj, const char *label, dpbo_settings *taken,
                                       dpbo_error *err);
 
-/* The dimensions of a space as attributes of obj: "names" and "scale"
- * (comma-separated strings, scale linear|log), "lower" and "upper" (arrays
- * of d). */
+/* The dimensions of a space as attributes of obj: "names", "scale" and
+ * "dim_kind" (comma-separated strings, scale linear|log, dim_kind the config
+ * keyword: linear|log|integer|log_integer|categorical), "categories" (one
+ * line per dimension, a categorical one's names comma-separated: a stored
+ * value k is the k-th name, from 0), "lower" and "upper" (arrays of d). */
 dpbo_status dpbo_output_write_dims(hid_t obj, int d, const dpbo_dim *dims, dpbo_error *err);
 
 /* Whether /posterior is written for a space of n points under this config

@@ -264,6 +264,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   out->d = dpbo_space_dims(run->space);
   for (int i = 0; i < out->d; i++)
     snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
+  out->space = run->space;
   out->T = run->planned;
   out->observations = run->finished - run->failures;
   out->failures = run->failures;
@@ -450,7 +451,7 @@ static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r,
     if (i) fputc(',', f);
     dpbo_release_json_string(f, r->names[i]);
     fputc(':', f);
-    dpbo_release_json_number(f, r->lambda[i]);
+    dpbo_release_json_lambda(f, r->space, i, r->lambda[i]);
   }
   fprintf(f, "},\"index\":%lld,", (long long)r->index);
   /* The step exists for the best observation only; argmax μ_T may be a
@@ -526,6 +527,7 @@ static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, c
   DPBO_TRY(dpbo_h5io_attr_string(file, "note", private_evals_note, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
+  DPBO_TRY(dpbo_release_write_lambda_text(file, r->space, r->d, r->lambda, err));
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     DPBO_TRY(dpbo_h5io_attr_int64(file, int_names[i], &ints[i], 1, err));
   for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++)
@@ -560,8 +562,9 @@ void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
   char lambda[512] = "";
   size_t used = 0;
   for (int i = 0; i < r->d; i++)
-    used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
-                             r->names[i], r->lambda[i]);
+    used +=
+        (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "", r->names[i],
+                         dpbo_release_lambda_text(r->space, i, r->lambda[i], 6).text);
   dpbo_log_info(
       "private release (private_evaluations, epsilon = %.4g, delta = %.3g)%s:", r->epsilon,
       r->delta, r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");

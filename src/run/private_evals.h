@@ -101,6 +101,7 @@ typedef struct dpbo_private_evals_release {
   dpbo_final_choice final_choice;
   int d;
   char names[DPBO_MAX_DIM][DPBO_NAME_MAX];
+  const dpbo_space *space;     /* λ's dimensions: integers and category names print as such */
   double lambda[DPBO_MAX_DIM]; /* λ̃ */
   int64_t index;               /* λ̃'s index in Λ */
   int step;                    /* best_observed: its step t (1-based); 0 otherwise */

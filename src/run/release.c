@@ -363,6 +363,7 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   out->d = dpbo_space_dims(run->space);
   for (int i = 0; i < out->d; i++)
     snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
+  out->space = run->space;
   if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
                config->path);
@@ -571,6 +572,31 @@ void dpbo_release_json_warnings(FILE *f, const dpbo_release_warnings *w) {
   fputc(']', f);
 }
 
+dpbo_lambda_text dpbo_release_lambda_text(const dpbo_space *space, int i, double value,
+                                          int digits) {
+  dpbo_lambda_text t;
+  dpbo_dim_format(space ? dpbo_space_dim(space, i) : NULL, value, digits, t.text, sizeof t.text);
+  return t;
+}
+
+void dpbo_release_json_lambda(FILE *f, const dpbo_space *space, int i, double value) {
+  dpbo_lambda_text t;
+  if (space && dpbo_dim_format(dpbo_space_dim(space, i), value, 17, t.text, sizeof t.text))
+    release_json_string(f, t.text);
+  else
+    release_json_number(f, value);
+}
+
+dpbo_status dpbo_release_write_lambda_text(hid_t file, const dpbo_space *space, int d,
+                                           const double *lambda, dpbo_error *err) {
+  char text[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
+  for (int i = 0; i < d; i++) {
+    if (i) strcat(text, ",");
+    strcat(text, dpbo_release_lambda_text(space, i, lambda[i], 17).text);
+  }
+  return dpbo_h5io_attr_string(file, "lambda_text", text, err);
+}
+
 /* The release's numbers by name, in groups: one table for the JSON file and
  * the HDF5 attributes. The lambda group is written only with a λ̃; the
  * terms behind the sensitivities and the value's noise form the JSON
@@ -713,7 +739,7 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
       if (i) fputc(',', f);
       release_json_string(f, r->names[i]);
       fputc(':', f);
-      release_json_number(f, r->lambda[i]);
+      dpbo_release_json_lambda(f, r->space, i, r->lambda[i]);
     }
     fputs("},\"lambda_mechanism\":", f);
     release_json_string(f, release_lambda_mechanism(r));
@@ -776,6 +802,7 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
     }
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
+    DPBO_TRY(dpbo_release_write_lambda_text(file, r->space, r->d, r->lambda, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", release_lambda_mechanism(r), err));
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
   }
@@ -866,8 +893,9 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
   char lambda[512] = "";
   size_t used = 0;
   for (int i = 0; i < r->d && r->has_lambda; i++)
-    used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
-                             r->names[i], r->lambda[i]);
+    used +=
+        (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "", r->names[i],
+                         dpbo_release_lambda_text(r->space, i, r->lambda[i], 6).text);
   dpbo_log_info("private release (%s, total epsilon = %.4g, delta = %.3g)%s:",
                 dpbo_algorithm_name(r->algorithm), r->epsilon_total, r->delta_total,
                 r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
@@ -891,8 +919,9 @@ void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {
     used = 0;
     lambda[0] = '\0';
     for (int i = 0; i < r->d; i++)
-      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%.6g", i ? ", " : "",
-                               r->names[i], b->value[i]);
+      used +=
+          (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "",
+                           r->names[i], dpbo_release_lambda_text(r->space, i, b->value[i], 6).text);
     dpbo_log_info("  non-private best (NOT for publication): value %.6g at (%s)", b->gain, lambda);
   }
   dpbo_release_warnings_log(&r->warnings);

@@ -9,6 +9,7 @@
 #ifndef DPBO_RELEASE_H
 #define DPBO_RELEASE_H
 
+#include <hdf5.h>
 #include <mpi.h>
 #include <stdio.h>
 
@@ -29,6 +30,7 @@ typedef struct dpbo_release {
   int64_t n;
   int T, d;
   char names[DPBO_MAX_DIM][DPBO_NAME_MAX];
+  const dpbo_space *space; /* λ's dimensions: integers and category names print as such */
   int has_lambda;
   double lambda[DPBO_MAX_DIM];
   dpbo_select_kind selection;
@@ -133,6 +135,19 @@ void dpbo_release_json_string(FILE *f, const char *text);
 void dpbo_release_json_number(FILE *f, double x);
 /* ,"warnings":[...] (an empty list when there is none). */
 void dpbo_release_json_warnings(FILE *f, const dpbo_release_warnings *w);
+
+/* λ_i as text: an integer dimension's value as an integer, a categorical
+ * one's as its category name, else `digits` significant digits
+ * (dpbo_dim_format; space NULL: a number). */
+typedef struct dpbo_lambda_text {
+  char text[DPBO_NAME_MAX];
+} dpbo_lambda_text;
+dpbo_lambda_text dpbo_release_lambda_text(const dpbo_space *space, int i, double value, int digits);
+/* λ_i as a JSON value: a category name as a string, every other as a number. */
+void dpbo_release_json_lambda(FILE *f, const dpbo_space *space, int i, double value);
+/* The attribute "lambda_text" of a release file: λ̃ as text, comma-separated. */
+dpbo_status dpbo_release_write_lambda_text(hid_t file, const dpbo_space *space, int d,
+                                           const double *lambda, dpbo_error *err);
 /* The end of a JSON release written into the temporary `tmp` of
  * dpbo_h5io_temp_open (f, or still the descriptor fd when fdopen failed):
  * with status DPBO_OK flushes, publishes atomically as `path` and closes;
