@@ -207,10 +207,34 @@ static void bom_and_applies(void) {
   printf("byte order mark skipped; a key that does not apply says when it does\n");
 }
 
+/* A '#' after whitespace starts a comment in a file value, as the docs'
+ * "key = value   # why" lines write it; one without a space before it is
+ * part of the value; --set values are taken whole. */
+static void inline_comments(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  dpbo_settings s;
+  const char text[] = "[a]\nn = 3   # three\ncmd = /bin/x --fold 3\t# no shell\ntag = a#b\n"
+                      "semi = 4 ; inih's own\nhash = #\n";
+  const char *const overrides[] = {"a.over=x # y"};
+  CHECK_OK(dpbo_settings_read_text(&s, "c.ini", text, sizeof text - 1, 1, overrides, &err));
+  const char *const want[][2] = {{"n", "3"},     {"cmd", "/bin/x --fold 3"},
+                                 {"tag", "a#b"}, {"semi", "4"},
+                                 {"hash", "#"},  {"over", "x # y"}};
+  CHECK(s.count == 6);
+  for (int i = 0; i < s.count && i < 6; i++)
+    CHECK_MSG(strcmp(s.entry[i].key, want[i][0]) == 0 && strcmp(s.entry[i].value, want[i][1]) == 0,
+              "entry %d: %s = '%s', expected %s = '%s'", i, s.entry[i].key, s.entry[i].value,
+              want[i][0], want[i][1]);
+  dpbo_settings_free(&s);
+  printf("a '#' after whitespace ends a file value; 'a#b' and --set values are whole\n");
+}
+
 int main(void) {
   text_and_overrides();
   strict_reading();
   stored_triples();
   bom_and_applies();
+  inline_comments();
   return dpbo_test_summary("test_settings");
 }

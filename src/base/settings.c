@@ -192,11 +192,36 @@ done:
   return status;
 }
 
+/* The length of a file value without its inline comment. inih ends a value
+ * at a ';' after whitespace; a '#' after whitespace ends it too, because
+ * the docs and most INI files write "key = value   # why", and a '#' kept
+ * silently would become part of a command line or a name. A '#' with no
+ * space before it ("a#b") stays part of the value. */
+static size_t settings_value_length(const char *value) {
+  size_t n = strlen(value);
+  for (size_t i = 1; i < n; i++)
+    if (value[i] == '#' && (value[i - 1] == ' ' || value[i - 1] == '\t')) {
+      n = i;
+      break;
+    }
+  while (n > 0 && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+    n--;
+  return n;
+}
+
 static int settings_handler(void *user, const char *section, const char *name, const char *value) {
   settings_parse *parse = user;
   if (parse->status != DPBO_OK) return 0;
+  const size_t n = settings_value_length(value);
+  char *trimmed = strndup(value, n);
+  if (!trimmed) {
+    parse->status = DPBO_ERROR_SET(parse->err, DPBO_ERR_NOMEM, "%s:%d: out of memory",
+                                   parse->settings->path, parse->reader->line);
+    return 0;
+  }
   parse->status =
-      settings_add(parse->settings, section, name, value, parse->reader->line, parse->err);
+      settings_add(parse->settings, section, name, trimmed, parse->reader->line, parse->err);
+  free(trimmed);
   return parse->status == DPBO_OK;
 }
 

@@ -296,7 +296,9 @@ void dpbo_config_keys_print(FILE *out, int markdown) {
         "is an error naming its file and line. \"Read when\" names the setting under which a\n"
         "key is read (blank: always); a key written where it is not read is refused. The run\n"
         "file stores every key read with its effective value: `config.<section>.<key>` as\n"
-        "written, `default.<section>.<key>` for the defaults taken.\n",
+        "written, `default.<section>.<key>` for the defaults taken. A line starting with `;`\n"
+        "or `#` is a comment, and so is the rest of a value from a `;` or `#` that follows a\n"
+        "space or tab (`iterations = 30   # T`); a `#` inside a word (`a#b`) is kept.\n",
         out);
   else
     fputs("Every key of a dpbo run config: KEY = DEFAULT, its type and accepted values, unit,\n"
