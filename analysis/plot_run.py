@@ -482,9 +482,8 @@ def scatter_trace(ax, run, i, j, release=None, colorbar=None):
     """The evaluated lambda_t in dimensions i and j, coloured by v_t, the best
     starred and lambda~ marked (a pairwise slice; without /posterior, the
     2-D space itself)."""
-    for k, setter in ((i, ax.set_xscale), (j, ax.set_yscale)):
-        if run.scale[k] == "log":
-            setter("log")
+    run.format_axis(ax, i, "x")
+    run.format_axis(ax, j, "y")
     ok = np.isfinite(run.gain)
     art = ax.scatter(run.lam[ok, i], run.lam[ok, j], c=run.gain[ok], cmap="viridis", s=28,
                      edgecolors="k", linewidths=0.5, zorder=3, clip_on=False,
@@ -528,6 +527,15 @@ def plot_trace_1d(ax, run, release=None):
     ax.legend(fontsize=8)
 
 
+def parallel_label(run, i):
+    """Dimension i under its parallel axis: its name and range, or its
+    categories from the lower end (0) up, one per line."""
+    if run.categories[i]:
+        return "%s\n%s" % (run.names[i], "\n".join(run.categories[i]))
+    return "%s\n[%s, %s]%s" % (run.names[i], num(run.lower[i], ".3g"), num(run.upper[i], ".3g"),
+                               "\nlog" if run.scale[i] == "log" else "")
+
+
 def plot_parallel(fig, ax, run, release=None):
     """Parallel coordinates: each lambda_t a line through its position in each
     dimension's range (0 = lower end, 1 = upper; log dimensions in log
@@ -549,10 +557,7 @@ def plot_parallel(fig, ax, run, release=None):
                 zorder=5, label=release.lambda_label())
     fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="$v_t$")
     ax.set_xticks(x)
-    ax.set_xticklabels(["%s\n[%s, %s]%s" % (run.names[i], num(run.lower[i], ".3g"),
-                                            num(run.upper[i], ".3g"),
-                                            "\nlog" if run.scale[i] == "log" else "")
-                        for i in range(run.d)], fontsize=8)
+    ax.set_xticklabels([parallel_label(run, i) for i in range(run.d)], fontsize=8)
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel("position in the range (0 = lower end)")
     ax.set_title("Parallel coordinates of the %d evaluated $\\lambda_t$" % run.steps)
