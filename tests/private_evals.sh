@@ -389,6 +389,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/flaky.sh
+value_range = 0 1
 [privacy]
 algorithm = private_evaluations
 evaluation_sensitivity = 0.01
@@ -445,6 +446,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/eval.sh
+value_range = 0 1
 [privacy]
 algorithm = private_evaluations
 evaluation_sensitivity = 0.01
