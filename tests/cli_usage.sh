@@ -103,7 +103,7 @@ grep -q "table.csv:1: a header row" log6.txt || check "the header row was not re
 # nothing; before, it ended "completed" with exit 0 and a release of the prior.
 printf '#!/bin/sh\necho "cannot load model" >&2\nexit 1\n' > broken.sh
 chmod +x broken.sh
-sed -e 's/^kind = synthetic/kind = command/' -e "s|^function = branin|command = $work/broken.sh|" \
+sed -e 's/^kind = synthetic/kind = command/' -e "s|^function = branin|command = $work/broken.sh\nvalue_range = 0 1|" \
   run.ini > broken.ini
 printf '[privacy]\nalgorithm = 1\nepsilon = 1\ndelta = 0.05\nk1 = 0.99\n' >> broken.ini
 "$bin" run broken.ini --quiet --set run.retries=0 > log4.txt 2>&1

@@ -114,7 +114,7 @@ echo "cannot load model" >&2
 exit 1
 SH
 chmod +x flaky.sh
-config mostfail "kind = command" "command = $work/flaky.sh" "pass = args"
+config mostfail "kind = command" "command = $work/flaky.sh" "pass = args" "value_range = 0 1"
 sed -i 's/^iterations = 4/iterations = 3/' mostfail.ini
 printf '[privacy]\nalgorithm = 1\nfailures_public = yes\n' >> mostfail.ini
 "$bin" run mostfail.ini > out.txt 2>&1; code=$?

@@ -416,6 +416,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/flaky.sh
+value_range = 0 1
 [privacy]
 algorithm = private_evaluations
 evaluation_sensitivity = 0.01
@@ -472,6 +473,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/eval.sh
+value_range = 0 1
 [privacy]
 algorithm = private_evaluations
 evaluation_sensitivity = 0.01

@@ -90,7 +90,7 @@ status=$?
 # command's failures may depend on the validation data. (A run in which
 # every evaluation fails ends earlier, with exit 3: tests/cli_usage.sh.)
 sed -e 's/^kind = synthetic/kind = command/' \
-    -e 's/^function = gp_prior/command = sh -c "case $0 in x=0|x=0.[0-4]*) exit 3;; esac; echo 0.5"/' \
+    -e 's/^function = gp_prior/command = sh -c "case $0 in x=0|x=0.[0-4]*) exit 3;; esac; echo 0.5"\nvalue_range = 0 1/' \
     -e '/^noise_std = 0.1$/{x;s/^/seen/;x}' "$work/run.ini" | awk '!(/^noise_std = 0.1$/ && ++n==2)' > "$work/bad.ini"
 "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/bad.ini" --set output.name=bad > "$work/log3.txt" 2>&1
 code=$?

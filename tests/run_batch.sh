@@ -37,6 +37,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/obj.sh
+value_range = 0 1
 [output]
 dir = $work
 INI

@@ -47,6 +47,7 @@ noise_std = 0.01
 [objective]
 kind = command
 command = $work/obj.sh
+value_range = 0 1
 timeout_s = 1
 [output]
 dir = $work

@@ -72,6 +72,7 @@ noise_std = 0.1
 [objective]
 kind = command
 command = $work/obj.sh
+value_range = -1 1
 [privacy]
 algorithm = 1
 epsilon = 1

@@ -57,6 +57,7 @@ noise_std = 0.05
 [objective]
 kind = command
 command = $work/obj.sh
+value_range = 0 1
 timeout_s = 120
 [privacy]
 algorithm = 1

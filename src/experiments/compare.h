@@ -45,7 +45,7 @@
  *                   argmax μ_T of the non-private run (value μ_T(λ̃));
  *                   gp_ucb is the reference for private_evaluations_best.
  * The baselines select on the gain with the sensitivity above; released
- * values are clamped to the gain's range (privacy.value_range).
+ * values are clamped to the gain's range (objective.value_range).
  * baseline.h states the baselines' formulas. The candidates of the
  * baselines are drawn from the same Λ as GP-UCB, so every method chooses
  * from the same set.

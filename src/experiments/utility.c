@@ -585,8 +585,26 @@ done:
   return status;
 }
 
+/* Random search's public figures in its own terms (issue #23, 3): no GP, no
+ * μ_T, no privacy.bounds; the selection's tail bound over the T evaluated
+ * candidates (McSherry and Talwar 2007, as utility_random_search computes
+ * it) and the score's Laplace noise, Δ = scale · ε_value. */
+static void utility_log_random_search(const dpbo_config *config, const dpbo_utility_public *p) {
+  dpbo_log_info("      lambda~ (%s over the T = %d evaluated candidates, epsilon %.4g, "
+                "sensitivity %.4g): its gain >= the best evaluated gain - %.4g  w.p. >= %.4g",
+                dpbo_select_kind_name(config->selection), config->iterations, p->epsilon_lambda,
+                p->laplace_scale * p->epsilon_value, p->lambda_bound, p->lambda_probability);
+  dpbo_log_info("      score~: |score~ - gain(lambda~)| <= %.4g  w.p. >= %.4g   [Laplace scale "
+                "%.4g, epsilon %.4g; clamping to the gain's range only moves it closer]",
+                p->value_bound, p->value_probability, p->laplace_scale, p->epsilon_value);
+}
+
 /* One set of public figures (both Theorem lines) under its bounds. */
 static void utility_log_public(const dpbo_config *config, const dpbo_utility_public *p) {
+  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+    utility_log_random_search(config, p);
+    return;
+  }
   if (p->epsilon_base > 0.0) {
     /* The stopping methods (stopping_law.h): no theorem bound. */
     dpbo_log_info("    no public utility bound (none found in Liu-Talwar or Papernot-Steinke for "
@@ -613,8 +631,12 @@ static void utility_log_public(const dpbo_config *config, const dpbo_utility_pub
 }
 
 void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *reports, int count) {
-  dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish), corrected and "
-                "paper bounds side by side:");
+  if (dpbo_algorithm_is_selection(config->algorithm))
+    dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish; no GP, so "
+                  "privacy.bounds does not apply):");
+  else
+    dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish), corrected "
+                  "and paper bounds side by side:");
   for (int e = 0; e < count; e++) {
     const dpbo_utility_public *p = &reports[e].pub;
     if (p->epsilon_base > 0.0)
@@ -625,7 +647,7 @@ void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *repo
                     p->epsilon_value);
     const int paper_first = config->bounds == DPBO_BOUNDS_PAPER;
     utility_log_public(config, paper_first ? &reports[e].pub_other : p);
-    if (p->epsilon_base > 0.0) continue; /* no bounds: one line, not two */
+    if (dpbo_algorithm_is_selection(config->algorithm)) continue; /* no bounds: once */
     utility_log_public(config, paper_first ? p : &reports[e].pub_other);
   }
   dpbo_log_info("FOR THE DATA HOLDER ONLY (computed from the sensitive run; never publish; "
@@ -646,10 +668,15 @@ void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *repo
           median = h->regret_x[c];
           break;
         }
-      dpbo_log_info(
-          "    lambda~: E[max mu_T - mu_T(lambda~)] = %.4g, E[max_t v_t - mu_T(lambda~)] = "
-          "%.4g, P(argmax) = %.3g, P(regret <= %.4g) >= 0.5",
-          h->expected_regret_mean, h->expected_regret_observed, h->probability_argmax, median);
+      if (dpbo_algorithm_is_selection(config->algorithm)) /* no GP: gains, not μ_T */
+        dpbo_log_info("    lambda~: E[best evaluated gain - gain(lambda~)] = %.4g, P(the best) = "
+                      "%.3g, P(regret <= %.4g) >= 0.5",
+                      h->expected_regret_mean, h->probability_argmax, median);
+      else
+        dpbo_log_info(
+            "    lambda~: E[max mu_T - mu_T(lambda~)] = %.4g, E[max_t v_t - mu_T(lambda~)] = "
+            "%.4g, P(argmax) = %.3g, P(regret <= %.4g) >= 0.5",
+            h->expected_regret_mean, h->expected_regret_observed, h->probability_argmax, median);
     }
     dpbo_log_info("    value~ error quantiles (5/25/50/75/95%%): %.4g %.4g %.4g %.4g %.4g; "
                   "P(clamped) = %.3g",

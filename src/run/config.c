@@ -274,6 +274,50 @@ done:
   return status;
 }
 
+/* objective.value_range, the one range of the objective's values: a
+ * command's value outside it fails its evaluation (1e300 from a broken
+ * script never enters the GP), and every released value is clamped to it
+ * (post-processing). svm's accuracy lies in [0, 1], logreg's gain −g in
+ * [−g*, 0]; a command's has no default. privacy.value_range is its old
+ * name, kept so that run files storing it still load and release: it maps
+ * to objective.value_range, and both at once must agree (issue #23: the two
+ * keys were different, and a command's release was clamped by neither). */
+static dpbo_status config_value_range(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char fallback[64] = "";
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    snprintf(fallback, sizeof fallback, "0 1");
+  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    double lipschitz, gstar;
+    dpbo_logreg_loss_constants(config->logreg.loss, &lipschitz, &gstar);
+    snprintf(fallback, sizeof fallback, "%.17g 0", -gstar);
+  }
+  const int written = dpbo_settings_find(&config->settings, "objective", "value_range") != NULL;
+  int old_given;
+  double old_lo, old_hi;
+  DPBO_TRY(config_range(config, "objective", "value_range", fallback, &config->clamp_value,
+                        &config->value_lo, &config->value_hi, err));
+  DPBO_TRY(config_range(config, "privacy", "value_range", "", &old_given, &old_lo, &old_hi, err));
+  if (old_given && written)
+    DPBO_TRY(dpbo_settings_require(
+        &config->settings, "privacy", "value_range",
+        old_lo == config->value_lo && old_hi == config->value_hi,
+        "is the old name of objective.value_range, which says otherwise: use objective.value_range",
+        err));
+  if (old_given) {
+    config->clamp_value = 1;
+    config->value_lo = old_lo;
+    config->value_hi = old_hi;
+  }
+  if (config->objective == DPBO_OBJECTIVE_COMMAND) {
+    config->command.check_range = config->clamp_value;
+    config->command.value_lo = config->value_lo;
+    config->command.value_hi = config->value_hi;
+  }
+done:
+  return status;
+}
+
 /* algorithm = private_evaluations (run/private_evals_settings.h): the
  * objective's proven sensitivity, then σ, which the GP's noise takes in. */
 static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *err) {
@@ -324,6 +368,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                     &choice, err));
   config->algorithm = algorithm_values[choice];
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  const char *const algorithm_written = algorithms[choice];
   const int selection = ops->is_selection;
   /* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
    * release spends a δ in (0, 1). */
@@ -367,13 +412,17 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
                                    (int64_t)config->seed, 0, INT64_MAX, &i64, err));
   config->noise_seed = (uint64_t)i64;
-  {
-    /* Released accuracies are clamped to their valid range (post-processing). */
-    const char *fallback = config->objective == DPBO_OBJECTIVE_SVM      ? "0 1"
-                           : config->objective == DPBO_OBJECTIVE_LOGREG ? "-1 0"
-                                                                        : "";
-    DPBO_TRY(config_range(config, "privacy", "value_range", fallback, &config->clamp_value,
-                          &config->value_lo, &config->value_hi, err));
+  /* A command's values have no range dpbo knows: a release of one needs
+   * the user's (issue #23: Algorithm 1 released v~ = 17.18 for an
+   * accuracy), refused here, before any evaluation spends anything. */
+  if (config->objective == DPBO_OBJECTIVE_COMMAND && config->algorithm != DPBO_ALGORITHM_NONE) {
+    char what[256];
+    snprintf(what, sizeof what,
+             "is required with objective.kind = command and privacy.algorithm = %s: the released "
+             "value is clamped to it ('LO HI', e.g. value_range = 0 1 for an accuracy)",
+             algorithm_written);
+    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "value_range",
+                                   config->clamp_value, what, err));
   }
   {
     /* The cap of the run's ledger (output.h): a release that would bring the
@@ -805,12 +854,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                       DPBO_COMMAND_TIMEOUT_DEFAULT, 0, &cmd->timeout_s, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "timeout_s", cmd->timeout_s >= 0,
                                    "must be a number of seconds >= 0 (0: no limit)", err));
-    /* The range the program's gains lie in (e.g. "0 1" for an accuracy): a
-     * value outside it (1e300 from a broken script) fails the evaluation
-     * instead of entering the GP. Optional: no check without it. */
-    DPBO_TRY(config_range(config, "objective", "value_range", "", &cmd->check_range, &cmd->value_lo,
-                          &cmd->value_hi, err));
   }
+  DPBO_TRY(config_value_range(config, err));
 
   /* [ucb] */
   static const char *const acquisitions[] = {"ucb", "ei", NULL};

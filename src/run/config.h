@@ -12,7 +12,7 @@
  *   [privacy]   algorithm = none|1|2|3|random_search|liu_talwar|papernot_steinke,
  *               epsilon, delta (totals), split, k1, ps_eta (Papernot-Steinke η),
  *               selection = exponential|permute_and_flip, noise = os|seeded,
- *               noise_seed, value_range = LO HI, A, tau (Algorithm 2),
+ *               noise_seed, value_range (old name of objective.value_range), A, tau,
  *               prior_source = public|validation, failures_public = no|yes,
  *               budget = EPSILON_MAX DELTA_MAX (cap of the run file's ledger)
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys

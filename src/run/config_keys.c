@@ -121,9 +121,11 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "line of stdout (docs/own-model.md, The persistent mode)."),
     KEY("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", 0, "s",
         "objective.kind = command", "Time limit of one evaluation; its processes are killed."),
-    KEY("objective", "value_range", "text", "LO HI, or empty", "", 0, "units of v",
-        "objective.kind = command",
-        "Fails an evaluation whose value lies outside [LO, HI] (empty: no check)."),
+    KEY("objective", "value_range", "text", "LO HI, or empty",
+        "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
+        "The range of the objective's values: every released value is clamped to it "
+        "(post-processing), and a command's value outside it fails the evaluation. Required "
+        "with objective.kind = command and a privacy.algorithm."),
 
     /* [ucb] */
     KEY("ucb", "acquisition", "choice", "ucb | ei", "ucb", 0, "", "",
@@ -166,8 +168,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "(experiments only, labelled not for publication)."),
     KEY("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", "",
         "Seed of privacy.noise = seeded."),
-    KEY("privacy", "value_range", "text", "LO HI, or empty", "0 1 (svm), -1 0 (logreg), else empty",
-        1, "units of v", "", "The released value is clamped to it (post-processing)."),
+    KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
+        "The old name of objective.value_range (run files store it): taken as it when that is "
+        "not written, refused when it says otherwise; use objective.value_range."),
     KEY("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", 0, "", "",
         "Cap on the basic-composition totals of every release on the run's validation set, "
         "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "

@@ -333,7 +333,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
     out->index = choice.index;
     out->value = config->prior.mean + config->prior.signal_std * choice.score;
   }
-  /* Clamped to privacy.value_range like every released value (post-
+  /* Clamped to objective.value_range like every released value (post-
    * processing): μ_T and a noisy observation may lie outside the range of
    * an accuracy. */
   if (config->clamp_value) {
@@ -573,7 +573,7 @@ void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
   dpbo_log_info(
       "  value~  = %.6g   [%s%s; post-processing of the noisy trace, no further budget]", r->value,
       r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there",
-      r->clamped ? ", clamped to privacy.value_range" : "");
+      r->clamped ? ", clamped to objective.value_range" : "");
   dpbo_log_info("  %lld of K = %lld Gaussian mechanisms charged (sigma %.6g, sensitivity %.6g); "
                 "proven for the discrete Gaussian by the %s: delta %.3g at epsilon %.4g, "
                 "epsilon %.4g at delta %.3g (its zCDP bound: delta %.3g, epsilon %.4g, needing "

@@ -106,7 +106,7 @@ typedef struct dpbo_private_evals_release {
   int64_t index;               /* λ̃'s index in Λ */
   int step;                    /* best_observed: its step t (1-based); 0 otherwise */
   double value;                /* ṽ: the noisy v_t (best_observed) or μ_T(λ̃), clamped to */
-  int clamped;                 /* privacy.value_range (post-processing); 1 if it moved */
+  int clamped;                 /* objective.value_range (post-processing); 1 if it moved */
   int64_t n;                   /* |Λ| */
   int T, observations, failures;
   int64_t max_evaluations, charged; /* K, and the mechanisms charged */

@@ -97,7 +97,7 @@ dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, dou
                                    dpbo_selection_accounting *out, dpbo_error *err);
 
 /* The gain's sensitivity at a fixed λ (svm: 1/m, logreg: g* / m) and the range
- * released values are clamped to (privacy.value_range, or the gain's). Other
+ * released values are clamped to (objective.value_range, or the gain's). Other
  * objectives have no known sensitivity and are refused. */
 dpbo_status dpbo_selection_gain_range(const dpbo_config *config, double *sensitivity, double *lo,
                                       double *hi, dpbo_error *err);
