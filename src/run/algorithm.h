@@ -29,6 +29,7 @@
  * the registry itself includes none of them, so config.c, release.c and
  * selection.c can ask it without a circle. */
 struct dpbo_config;
+struct dpbo_private_evals_release;
 struct dpbo_release;
 struct dpbo_selection_accounting;
 
@@ -80,6 +81,10 @@ typedef struct dpbo_algorithm_ops {
    * "calibration"), and the release's guarantee text. */
   const char *(*calibration)(const struct dpbo_release *release);
   void (*describe)(struct dpbo_release *release, const struct dpbo_config *config);
+  /* The same for a release of privatized evaluations, which has its own
+   * struct (run/private_evals.h): fills its guarantee text. */
+  void (*describe_evaluations)(struct dpbo_private_evals_release *release,
+                               const struct dpbo_config *config);
 } dpbo_algorithm_ops;
 
 /* The row of an algorithm; the none row for a value outside the enum. */

@@ -207,44 +207,6 @@ void dpbo_private_evals_exhausted(const dpbo_config *config, const dpbo_run *run
 /* ---------------------------------------------------------------------------
  * The release. */
 
-static void private_evals_guarantee(dpbo_private_evals_release *r, const dpbo_config *config) {
-  char relation[768];
-  if (r->sensitivity_proven)
-    snprintf(relation, sizeof relation,
-             "for the validation set of m = %lld records: one record changes the %s by at most "
-             "%.6g, under replace-one neighbours (m public) and under add/remove neighbours when "
-             "it is public that the validation set has at least m - 1 = %lld records "
-             "(docs/privacy-proofs.md)",
-             (long long)r->validation_size,
-             config->objective == DPBO_OBJECTIVE_SVM ? "validation accuracy"
-                                                     : "mean validation loss",
-             r->sensitivity, (long long)r->validation_size - 1);
-  else
-    snprintf(relation, sizeof relation,
-             "for the sensitive data, assuming, as the user states (privacy."
-             "evaluation_sensitivity), that one record of it changes an evaluation of the %s "
-             "objective by at most %.6g under the neighbour relation meant%s",
-             r->objective, r->sensitivity,
-             config->objective == DPBO_OBJECTIVE_COMMAND
-                 ? ", and that whether an evaluation fails does not depend on that data "
-                   "(privacy.failures_public)"
-                 : "");
-  snprintf(r->guarantee, sizeof r->guarantee,
-           "The whole trace (every lambda_t and its noisy value v_t), lambda_tilde and v_tilde "
-           "are together (%.6g, %.6g)-DP %s. Each of at most K = %lld evaluations (%lld charged, "
-           "lost ones included) was released through the discrete Gaussian mechanism (sigma = "
-           "%.6g, grid %.3g added to the sensitivity) on the rank that evaluated it, before "
-           "anything else saw it, and K adaptive such releases are (%.6g, %.6g)-DP by the "
-           "%s (the zCDP bound of Canonne, Kamath and Steinke 2020 gives delta %.6g at this "
-           "sigma, and would need sigma %.6g); everything else (the "
-           "GP, the choice of each lambda_t, lambda_tilde by %s, v_tilde) is post-processing. "
-           "The guarantee holds for any objective f: it rests on no GP assumption. Evaluation "
-           "timings are not covered.",
-           r->epsilon, r->delta, relation, (long long)r->max_evaluations, (long long)r->charged,
-           r->sigma, r->granularity, r->epsilon, r->proven_delta, r->accountant, r->zcdp_delta,
-           r->sigma_zcdp, dpbo_final_choice_names[r->final_choice]);
-}
-
 dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
                                             const dpbo_run *run, dpbo_private_evals_release *out,
                                             dpbo_error *err) {
@@ -351,7 +313,8 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   double u[DPBO_MAX_DIM];
   DPBO_TRY(dpbo_space_unit(run->space, out->index, u, err));
   dpbo_space_to_values(run->space, u, out->lambda);
-  private_evals_guarantee(out, config);
+  /* The guarantee in words: its row (run/alg_private_evals.c). */
+  dpbo_algorithm_ops_get(config->algorithm)->describe_evaluations(out, config);
 done:
   return status;
 }
