@@ -6,6 +6,7 @@
 #include "run/algorithm.h"
 #include "run/config.h"
 #include "run/private_evals.h"
+#include "run/release.h"
 
 /* A release from such a run is post-processing: only the final choice and
  * the GP that reads it may change (dpbo_private_evals_check_overrides). */
@@ -19,7 +20,8 @@ static dpbo_status alg_private_evals_check_overrides(const dpbo_config *stored, 
 /* The guarantee in words: the trace and the final choice together, by the
  * discrete Gaussian's K-fold bound; the neighbour relation is the proven
  * one of svm and logreg (docs/privacy-proofs.md) or the user's statement. */
-static void alg_private_evals_describe(dpbo_private_evals_release *r, const dpbo_config *config) {
+static void alg_private_evals_describe(dpbo_release *release, const dpbo_config *config) {
+  const dpbo_evals_release *r = &release->evals;
   char relation[768];
   if (r->sensitivity_proven)
     snprintf(relation, sizeof relation,
@@ -41,7 +43,7 @@ static void alg_private_evals_describe(dpbo_private_evals_release *r, const dpbo
                  ? ", and that whether an evaluation fails does not depend on that data "
                    "(privacy.failures_public)"
                  : "");
-  snprintf(r->guarantee, sizeof r->guarantee,
+  snprintf(release->guarantee, sizeof release->guarantee,
            "The whole trace (every lambda_t and its noisy value v_t), lambda_tilde and v_tilde "
            "are together (%.6g, %.6g)-DP %s. Each of at most K = %lld evaluations (%lld charged, "
            "lost ones included) was released through the discrete Gaussian mechanism (sigma = "
@@ -52,10 +54,19 @@ static void alg_private_evals_describe(dpbo_private_evals_release *r, const dpbo
            "GP, the choice of each lambda_t, lambda_tilde by %s, v_tilde) is post-processing. "
            "The guarantee holds for any objective f: it rests on no GP assumption. Evaluation "
            "timings are not covered.",
-           r->epsilon, r->delta, relation, (long long)r->max_evaluations, (long long)r->charged,
-           r->sigma, r->granularity, r->epsilon, r->proven_delta, r->accountant, r->zcdp_delta,
-           r->sigma_zcdp, dpbo_final_choice_names[r->final_choice]);
+           release->epsilon_total, release->delta_total, relation, (long long)r->max_evaluations,
+           (long long)r->charged, r->sigma, r->granularity, release->epsilon_total, r->proven_delta,
+           r->accountant, r->zcdp_delta, r->sigma_zcdp, dpbo_final_choice_names[r->final_choice]);
 }
+
+/* The note both release files carry. */
+static const char alg_private_evals_note[] =
+    "privacy.algorithm = private_evaluations: every evaluation was released through the discrete "
+    "Gaussian mechanism; the run file's trace (lambda_t, noisy v_t) is publishable with this "
+    "release, and this release is post-processing of it. The ledger charges the run's (epsilon, "
+    "delta) once; dpbo release on this run redraws nothing and adds nothing. The "
+    "continuous_gaussian_* numbers (Gaussian DP, Dong, Roth and Su) are for reference: the "
+    "guarantee is the discrete Gaussian's.";
 
 const dpbo_algorithm_ops dpbo_alg_private_evals_ops = {
     .algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
@@ -71,6 +82,8 @@ const dpbo_algorithm_ops dpbo_alg_private_evals_ops = {
     .delta_rule = "must lie in (0, 1)",
     .value_name = "v_tilde",
     .value_symbol = "value~",
+    .evals_layout = 1,
+    .release_note = alg_private_evals_note,
     .check_overrides = alg_private_evals_check_overrides,
-    .describe_evaluations = alg_private_evals_describe,
+    .describe = alg_private_evals_describe,
 };

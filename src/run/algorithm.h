@@ -29,7 +29,6 @@
  * the registry itself includes none of them, so config.c, release.c and
  * selection.c can ask it without a circle. */
 struct dpbo_config;
-struct dpbo_private_evals_release;
 struct dpbo_release;
 struct dpbo_selection_accounting;
 
@@ -59,6 +58,10 @@ typedef struct dpbo_algorithm_ops {
   const char *lambda_mechanism; /* λ̃'s mechanism in the files; NULL: privacy.selection's */
   const char *utility_bound;    /* dpbo utility: the value's bound (Theorem 4, ...) */
   const char *utility_target;   /* ... and what the value is compared with */
+  /* The release files' layout of the privatized evaluations: flat ledger_*
+   * keys and the mechanisms' numbers at the top level, no GP terms. */
+  int evals_layout;
+  const char *release_note; /* a note both release files carry (NULL: none) */
 
   /* Hooks, each NULL where the algorithm has nothing to do. */
   /* Its assumptions on the rest of the config (config.c, after [privacy]). */
@@ -81,10 +84,6 @@ typedef struct dpbo_algorithm_ops {
    * "calibration"), and the release's guarantee text. */
   const char *(*calibration)(const struct dpbo_release *release);
   void (*describe)(struct dpbo_release *release, const struct dpbo_config *config);
-  /* The same for a release of privatized evaluations, which has its own
-   * struct (run/private_evals.h): fills its guarantee text. */
-  void (*describe_evaluations)(struct dpbo_private_evals_release *release,
-                               const struct dpbo_config *config);
 } dpbo_algorithm_ops;
 
 /* The row of an algorithm; the none row for a value outside the enum. */
