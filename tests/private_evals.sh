@@ -209,6 +209,15 @@ for phrase in phrases:
 if r["reproducible_not_for_publication"] is not True or "not for publication" not in r["randomness"]:
     bad("seeded noise not labelled")
 if r["ledger_draws"] != 1 or r["ledger_epsilon_basic"] < eps: bad("ledger %r %r" % (r["ledger_draws"], r["ledger_epsilon_basic"]))
+# One writer for every algorithm (run/release.c): this layout is flat, with
+# the ledger's numbers as ledger_<name>, and none of the GP or selection
+# releases' keys, which do not apply here.
+for key in ["ledger_epsilon_advanced", "ledger_delta_advanced", "ledger_advanced_delta_slack",
+            "ledger_budget_delta", "index", "value_clamped", "note"]:
+    if key not in r: bad("no %s" % key)
+for key in ["ledger", "terms", "bounds", "calibration", "value_mechanism", "lambda_mechanism",
+            "epsilon_value", "epsilon_lambda", "beta_T", "gain_sensitivity"]:
+    if key in r: bad("%s does not apply to a private_evaluations release" % key)
 # The validation set's zCDP total (issue #22): its one event, this run's
 # charge, has rho = K (Delta + g)^2 / (2 sigma^2); the release states rho,
 # and the epsilon it gives at the ledger's delta, which the CKS bound above

@@ -4,7 +4,8 @@
  * privacy.h, which core keeps for the installed library); each row has the
  * hooks its kind needs (a selection method its calibration, a stopping
  * method its draw of K and its refusal of a redraw, every release drawn
- * after the run its calibration and description); a value outside the enum
+ * after the run its calibration and description, the privatized
+ * evaluations' release its description and its layout); a value outside the enum
  * gets the none row. */
 #include <string.h>
 
@@ -49,6 +50,10 @@ int main(void) {
      * described by its row. */
     const int drawn_after = ops->private_release && !ops->private_evaluations;
     CHECK(!drawn_after || (ops->calibration && ops->describe && ops->value_name));
+    /* ... and a release of privatized evaluations described by its row and
+     * written in its own layout. */
+    CHECK(!ops->private_evaluations || (ops->describe && ops->evals_layout));
+    CHECK(ops->evals_layout == ops->private_evaluations);
     CHECK(!ops->gp_release || ops->check_config != NULL);
   }
   /* The paper's three algorithms as the paper states them. */

@@ -601,7 +601,8 @@ static void utility_log_random_search(const dpbo_config *config, const dpbo_util
 
 /* One set of public figures (both Theorem lines) under its bounds. */
 static void utility_log_public(const dpbo_config *config, const dpbo_utility_public *p) {
-  if (config->algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->is_selection && !ops->stopping) {
     utility_log_random_search(config, p);
     return;
   }

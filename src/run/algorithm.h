@@ -58,6 +58,10 @@ typedef struct dpbo_algorithm_ops {
   const char *lambda_mechanism; /* λ̃'s mechanism in the files; NULL: privacy.selection's */
   const char *utility_bound;    /* dpbo utility: the value's bound (Theorem 4, ...) */
   const char *utility_target;   /* ... and what the value is compared with */
+  /* The release files' layout of the privatized evaluations: flat ledger_*
+   * keys and the mechanisms' numbers at the top level, no GP terms. */
+  int evals_layout;
+  const char *release_note; /* a note both release files carry (NULL: none) */
 
   /* Hooks, each NULL where the algorithm has nothing to do. */
   /* Its assumptions on the rest of the config (config.c, after [privacy]). */

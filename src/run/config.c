@@ -415,7 +415,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   /* A command's values have no range dpbo knows: a release of one needs
    * the user's (issue #23: Algorithm 1 released v~ = 17.18 for an
    * accuracy), refused here, before any evaluation spends anything. */
-  if (config->objective == DPBO_OBJECTIVE_COMMAND && config->algorithm != DPBO_ALGORITHM_NONE) {
+  if (config->objective == DPBO_OBJECTIVE_COMMAND && ops->private_release) {
     char what[256];
     snprintf(what, sizeof what,
              "is required with objective.kind = command and privacy.algorithm = %s: the released "

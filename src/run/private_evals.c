@@ -1,7 +1,6 @@
 /* GP-UCB on privatized evaluations (private_evals.h). */
 #include "run/private_evals.h"
 
-#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +15,6 @@
 #include "dpbo/accountant.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/ucb.h"
-#include "dpbo/version.h"
 #include "run/ledger.h"
 #include "run/output.h"
 #include "run/publish.h"
@@ -207,50 +205,22 @@ void dpbo_private_evals_exhausted(const dpbo_config *config, const dpbo_run *run
 /* ---------------------------------------------------------------------------
  * The release. */
 
-static void private_evals_guarantee(dpbo_private_evals_release *r, const dpbo_config *config) {
-  char relation[768];
-  if (r->sensitivity_proven)
-    snprintf(relation, sizeof relation,
-             "for the validation set of m = %lld records: one record changes the %s by at most "
-             "%.6g, under replace-one neighbours (m public) and under add/remove neighbours when "
-             "it is public that the validation set has at least m - 1 = %lld records "
-             "(docs/privacy-proofs.md)",
-             (long long)r->validation_size,
-             config->objective == DPBO_OBJECTIVE_SVM ? "validation accuracy"
-                                                     : "mean validation loss",
-             r->sensitivity, (long long)r->validation_size - 1);
-  else
-    snprintf(relation, sizeof relation,
-             "for the sensitive data, assuming, as the user states (privacy."
-             "evaluation_sensitivity), that one record of it changes an evaluation of the %s "
-             "objective by at most %.6g under the neighbour relation meant%s",
-             r->objective, r->sensitivity,
-             config->objective == DPBO_OBJECTIVE_COMMAND
-                 ? ", and that whether an evaluation fails does not depend on that data "
-                   "(privacy.failures_public)"
-                 : "");
-  snprintf(r->guarantee, sizeof r->guarantee,
-           "The whole trace (every lambda_t and its noisy value v_t), lambda_tilde and v_tilde "
-           "are together (%.6g, %.6g)-DP %s. Each of at most K = %lld evaluations (%lld charged, "
-           "lost ones included) was released through the discrete Gaussian mechanism (sigma = "
-           "%.6g, grid %.3g added to the sensitivity) on the rank that evaluated it, before "
-           "anything else saw it, and K adaptive such releases are (%.6g, %.6g)-DP by the "
-           "%s (the zCDP bound of Canonne, Kamath and Steinke 2020 gives delta %.6g at this "
-           "sigma, and would need sigma %.6g); everything else (the "
-           "GP, the choice of each lambda_t, lambda_tilde by %s, v_tilde) is post-processing. "
-           "The guarantee holds for any objective f: it rests on no GP assumption. Evaluation "
-           "timings are not covered.",
-           r->epsilon, r->delta, relation, (long long)r->max_evaluations, (long long)r->charged,
-           r->sigma, r->granularity, r->epsilon, r->proven_delta, r->accountant, r->zcdp_delta,
-           r->sigma_zcdp, dpbo_final_choice_names[r->final_choice]);
-}
-
 dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
-                                            const dpbo_run *run, dpbo_private_evals_release *out,
+                                            const dpbo_run *run, dpbo_release *release,
                                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_private_evals_settings *e = &config->evals;
-  memset(out, 0, sizeof *out);
+  dpbo_evals_release *ev = &release->evals;
+  /* ṽ and what its clamp to objective.value_range reads and writes (out->),
+   * copied into the release after it. */
+  struct {
+    dpbo_final_choice final_choice;
+    double sigma, value;
+    int clamped;
+    dpbo_release_warnings warnings;
+  } chosen, *out = &chosen;
+  memset(release, 0, sizeof *release);
+  memset(&chosen, 0, sizeof chosen);
   if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations)
     DPBO_RAISE(DPBO_ERR_ARG, "not a private_evaluations run");
   if (run->failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
@@ -259,62 +229,68 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
                "validation data, which the trace would then leak: nothing is released. If the "
                "failures cannot depend on it, set [privacy] failures_public = yes",
                run->failures, run->finished);
-  out->final_choice = e->final_choice;
-  out->n = dpbo_space_size(run->space);
-  out->d = dpbo_space_dims(run->space);
-  for (int i = 0; i < out->d; i++)
-    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
-  out->space = run->space;
-  out->T = run->planned;
-  out->observations = run->finished - run->failures;
-  out->failures = run->failures;
-  out->max_evaluations = e->max_evaluations;
-  out->charged = run->evaluations_charged;
-  out->sensitivity = e->sensitivity;
-  out->sensitivity_proven = e->sensitivity_proven;
-  out->validation_size = config->objective == DPBO_OBJECTIVE_SVM ? config->svm.validation_rows
-                         : config->objective == DPBO_OBJECTIVE_LOGREG
-                             ? config->logreg.validation_rows
-                             : 0;
-  out->sigma = e->sigma;
-  out->granularity = dpbo_mech_gaussian_granularity(e->sensitivity, e->sigma);
-  out->epsilon = config->privacy_epsilon;
-  out->delta = config->privacy_delta;
-  out->gp_noise_std = e->gp_noise_std;
-  out->gp_noise_std_used = e->gp_noise_std_used;
-  snprintf(out->objective, sizeof out->objective, "%s",
-           dpbo_objective_kind_name(config->objective));
+  release->algorithm = config->algorithm;
+  release->bounds = config->bounds;
+  release->has_lambda = 1;
+  release->has_value = 1;
+  out->final_choice = ev->final_choice = e->final_choice;
+  release->n = dpbo_space_size(run->space);
+  release->d = dpbo_space_dims(run->space);
+  for (int i = 0; i < release->d; i++)
+    snprintf(release->names[i], sizeof release->names[i], "%s",
+             dpbo_space_dim(run->space, i)->name);
+  release->space = run->space;
+  release->T = run->planned;
+  ev->observations = run->finished - run->failures;
+  ev->failures = run->failures;
+  ev->max_evaluations = e->max_evaluations;
+  ev->charged = run->evaluations_charged;
+  ev->sensitivity = e->sensitivity;
+  ev->sensitivity_proven = e->sensitivity_proven;
+  ev->validation_size = config->objective == DPBO_OBJECTIVE_SVM ? config->svm.validation_rows
+                        : config->objective == DPBO_OBJECTIVE_LOGREG
+                            ? config->logreg.validation_rows
+                            : 0;
+  out->sigma = ev->sigma = e->sigma;
+  ev->granularity = dpbo_mech_gaussian_granularity(e->sensitivity, e->sigma);
+  /* The run's total (ε, δ), which σ was calibrated to: what the release
+   * states and the ledger charged. */
+  release->epsilon_total = config->privacy_epsilon;
+  release->delta_total = config->privacy_delta;
+  ev->gp_noise_std = e->gp_noise_std;
+  ev->gp_noise_std_used = e->gp_noise_std_used;
+  snprintf(ev->objective, sizeof ev->objective, "%s", dpbo_objective_kind_name(config->objective));
   /* σ was calibrated to (ε, δ) by the PLD bound (or by the zCDP bound where
    * that needs less); the proven numbers are those of the same accountant. */
   dpbo_private_evals_bound bound;
-  DPBO_TRY(dpbo_private_evals_account(e->max_evaluations, e->sensitivity, e->sigma, out->epsilon,
-                                      out->delta, &bound, err));
-  out->proven_delta = bound.delta;
-  out->proven_epsilon = bound.epsilon;
-  out->zcdp_delta = bound.zcdp_delta;
-  out->zcdp_epsilon = bound.zcdp_epsilon;
-  out->sigma_zcdp = e->sigma_zcdp;
+  DPBO_TRY(dpbo_private_evals_account(e->max_evaluations, e->sensitivity, e->sigma,
+                                      release->epsilon_total, release->delta_total, &bound, err));
+  ev->proven_delta = bound.delta;
+  ev->proven_epsilon = bound.epsilon;
+  ev->zcdp_delta = bound.zcdp_delta;
+  ev->zcdp_epsilon = bound.zcdp_epsilon;
+  ev->sigma_zcdp = e->sigma_zcdp;
   if (bound.by_zcdp) {
-    snprintf(out->accountant, sizeof out->accountant,
+    snprintf(ev->accountant, sizeof ev->accountant,
              "zCDP bound of the discrete Gaussian (Canonne, Kamath and Steinke 2020), which is "
              "below its privacy-loss distribution bound here");
   } else {
-    snprintf(out->accountant, sizeof out->accountant,
+    snprintf(ev->accountant, sizeof ev->accountant,
              "discrete Gaussian's privacy-loss distribution (PLD: its loss is dominated by a "
              "continuous Gaussian loss shifted by K d/s^2 and composed exactly, no "
              "discretisation grid; docs/privacy-proofs.md)");
   }
-  out->gdp_mu = sqrt((double)e->max_evaluations) * e->sensitivity / e->sigma;
-  out->gdp_delta = dpbo_accountant_gdp_delta(out->gdp_mu, out->epsilon);
-  DPBO_TRY(dpbo_accountant_gdp_epsilon(out->gdp_mu, out->delta, &out->gdp_epsilon, err));
-  out->reproducible = config->noise == DPBO_NOISE_SEEDED;
-  if (out->reproducible)
-    snprintf(out->source, sizeof out->source,
+  ev->gdp_mu = sqrt((double)e->max_evaluations) * e->sensitivity / e->sigma;
+  ev->gdp_delta = dpbo_accountant_gdp_delta(ev->gdp_mu, release->epsilon_total);
+  DPBO_TRY(dpbo_accountant_gdp_epsilon(ev->gdp_mu, release->delta_total, &ev->gdp_epsilon, err));
+  release->reproducible = config->noise == DPBO_NOISE_SEEDED;
+  if (release->reproducible)
+    snprintf(release->source, sizeof release->source,
              "seeded PCG32 (seed %llu, one stream per draw number): reproducible, not for "
              "publication",
              (unsigned long long)config->noise_seed);
   else
-    snprintf(out->source, sizeof out->source,
+    snprintf(release->source, sizeof release->source,
              "operating system CSPRNG (getrandom) on every evaluating rank");
 
   /* λ̃ and ṽ: post-processing of the noisy trace. */
@@ -322,15 +298,15 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
     if (run->best_step < 0)
       DPBO_RAISE(DPBO_ERR_ARG, "no evaluation succeeded: there is no observation to release");
     const dpbo_trace_step *b = &run->trace[run->best_step];
-    out->index = b->index;
-    out->step = run->best_step + 1;
+    ev->index = b->index;
+    ev->step = run->best_step + 1;
     out->value = b->gain;
   } else {
     /* argmax of μ_T over Λ (ties to the lowest index), μ_T in units of v. */
     dpbo_ucb_choice choice = dpbo_ucb_local_best(run->ucb, 0.0);
     DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
     if (choice.index < 0) DPBO_RAISE(DPBO_ERR_ARG, "no candidate is left for the final choice");
-    out->index = choice.index;
+    ev->index = choice.index;
     out->value = config->prior.mean + config->prior.signal_std * choice.score;
   }
   /* Clamped to objective.value_range like every released value (post-
@@ -349,239 +325,45 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
                                                         : "the posterior mean at lambda~");
     out->value = clamped;
   }
+  release->value.value = out->value;
+  ev->clamped = out->clamped;
+  release->warnings = out->warnings;
   double u[DPBO_MAX_DIM];
-  DPBO_TRY(dpbo_space_unit(run->space, out->index, u, err));
-  dpbo_space_to_values(run->space, u, out->lambda);
-  private_evals_guarantee(out, config);
+  DPBO_TRY(dpbo_space_unit(run->space, ev->index, u, err));
+  dpbo_space_to_values(run->space, u, release->lambda);
+  /* The guarantee in words: its row (run/alg_private_evals.c). */
+  dpbo_algorithm_ops_get(config->algorithm)->describe(release, config);
 done:
   return status;
 }
 
-void dpbo_private_evals_release_set_ledger(dpbo_private_evals_release *r, const dpbo_config *config,
-                                           const dpbo_privacy_ledger *ledger,
-                                           const dpbo_ledger_zcdp *zcdp) {
-  r->ledger = *ledger;
-  if (zcdp)
-    r->ledger_zcdp = *zcdp;
-  else
-    r->ledger_zcdp = (dpbo_ledger_zcdp){0, NAN, NAN, NAN};
-  r->ledger_delta_slack = config->privacy_delta;
-  dpbo_privacy_ledger_advanced(ledger, r->ledger_delta_slack, &r->ledger_epsilon_advanced,
-                               &r->ledger_delta_advanced);
-  r->budget_epsilon = config->budget_epsilon > 0 ? config->budget_epsilon : NAN;
-  r->budget_delta = config->budget_epsilon > 0 ? config->budget_delta : NAN;
-}
-
-/* The release's numbers by name: one table for both files. */
-typedef struct private_evals_number {
-  const char *name;
-  double value;
-} private_evals_number;
-
-enum { PRIVATE_EVALS_NUMBERS = 25 };
-
-static void private_evals_numbers(const dpbo_private_evals_release *r,
-                                  private_evals_number numbers[PRIVATE_EVALS_NUMBERS]) {
-  const private_evals_number all[] = {{"value", r->value},
-                                      {"epsilon_total", r->epsilon},
-                                      {"delta_total", r->delta},
-                                      {"max_evaluations", (double)r->max_evaluations},
-                                      {"evaluations_charged", (double)r->charged},
-                                      {"observations", (double)r->observations},
-                                      {"failures", (double)r->failures},
-                                      {"sigma", r->sigma},
-                                      {"sensitivity", r->sensitivity},
-                                      {"granularity", r->granularity},
-                                      {"discrete_gaussian_delta_at_epsilon", r->proven_delta},
-                                      {"discrete_gaussian_epsilon_at_delta", r->proven_epsilon},
-                                      {"discrete_gaussian_zcdp_delta_at_epsilon", r->zcdp_delta},
-                                      {"discrete_gaussian_zcdp_epsilon_at_delta", r->zcdp_epsilon},
-                                      {"sigma_zcdp", r->sigma_zcdp},
-                                      {"continuous_gaussian_gdp_mu", r->gdp_mu},
-                                      {"continuous_gaussian_delta_at_epsilon", r->gdp_delta},
-                                      {"continuous_gaussian_epsilon_at_delta", r->gdp_epsilon},
-                                      {"gp_noise_std_configured", r->gp_noise_std},
-                                      {"gp_noise_std_used", r->gp_noise_std_used},
-                                      {"validation_size", (double)r->validation_size},
-                                      {"ledger_draws", (double)r->ledger.draws},
-                                      {"ledger_epsilon_basic", r->ledger.epsilon_sum},
-                                      {"ledger_delta_basic", r->ledger.delta_sum},
-                                      {"ledger_budget_epsilon", r->budget_epsilon}};
-  _Static_assert(sizeof all / sizeof all[0] == PRIVATE_EVALS_NUMBERS, "the table's length");
-  memcpy(numbers, all, sizeof all);
-}
-
-/* The validation set's zCDP total (run/ledger.h), written only where every
- * event on it allows one: *count numbers, 0 otherwise. */
-static void private_evals_zcdp_numbers(const dpbo_private_evals_release *r,
-                                       private_evals_number numbers[3], size_t *count) {
-  const private_evals_number all[] = {{"ledger_zcdp_rho", r->ledger_zcdp.rho},
-                                      {"ledger_zcdp_epsilon", r->ledger_zcdp.epsilon},
-                                      {"ledger_zcdp_delta", r->ledger_zcdp.delta}};
-  memcpy(numbers, all, sizeof all);
-  *count = r->ledger_zcdp.present ? 3 : 0;
-}
-
-static const char private_evals_note[] =
-    "privacy.algorithm = private_evaluations: every evaluation was released through the discrete "
-    "Gaussian mechanism; the run file's trace (lambda_t, noisy v_t) is publishable with this "
-    "release, and this release is post-processing of it. The ledger charges the run's (epsilon, "
-    "delta) once; dpbo release on this run redraws nothing and adds nothing. The "
-    "continuous_gaussian_* numbers (Gaussian DP, Dong, Roth and Su) are for reference: the "
-    "guarantee is the discrete Gaussian's.";
-
-static dpbo_status private_evals_write_json(const dpbo_private_evals_release *r, const char *path,
-                                            dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  char tmp[DPBO_PATH_MAX + 64] = "";
-  FILE *f = NULL;
-  int fd = -1;
-  private_evals_number numbers[PRIVATE_EVALS_NUMBERS];
-  private_evals_numbers(r, numbers);
-  DPBO_TRY(dpbo_h5io_temp_open(path, 1, tmp, sizeof tmp, &fd, err));
-  f = fdopen(fd, "w");
-  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  fd = -1; /* f owns it */
-  fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
-  dpbo_release_json_string(f, dpbo_algorithm_name(DPBO_ALGORITHM_PRIVATE_EVALUATIONS));
-  fputs(",\"final_choice\":", f);
-  dpbo_release_json_string(f, dpbo_final_choice_names[r->final_choice]);
-  fputs(",\"lambda\":{", f);
-  for (int i = 0; i < r->d; i++) {
-    if (i) fputc(',', f);
-    dpbo_release_json_string(f, r->names[i]);
-    fputc(':', f);
-    dpbo_release_json_lambda(f, r->space, i, r->lambda[i]);
-  }
-  fprintf(f, "},\"index\":%lld,", (long long)r->index);
-  /* The step exists for the best observation only; argmax μ_T may be a
-   * candidate never evaluated. */
-  if (r->final_choice == DPBO_FINAL_BEST_OBSERVED) fprintf(f, "\"step\":%d,", r->step);
-  fprintf(f, "\"value_clamped\":%s,\"N\":%lld,\"T\":%d", r->clamped ? "true" : "false",
-          (long long)r->n, r->T);
-  for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++) {
-    fputc(',', f);
-    dpbo_release_json_string(f, numbers[i].name);
-    fputc(':', f);
-    dpbo_release_json_number(f, numbers[i].value);
-  }
-  private_evals_number zcdp[3];
-  size_t zcdp_count;
-  private_evals_zcdp_numbers(r, zcdp, &zcdp_count);
-  for (size_t i = 0; i < zcdp_count; i++) {
-    fputc(',', f);
-    dpbo_release_json_string(f, zcdp[i].name);
-    fputc(':', f);
-    dpbo_release_json_number(f, zcdp[i].value);
-  }
-  fputs(",\"sensitivity_source\":", f);
-  dpbo_release_json_string(f, r->sensitivity_proven ? "proven" : "stated by the user");
-  fputs(",\"objective\":", f);
-  dpbo_release_json_string(f, r->objective);
-  fputs(",\"accountant\":", f);
-  dpbo_release_json_string(f, r->accountant);
-  fputs(",\"randomness\":", f);
-  dpbo_release_json_string(f, r->source);
-  fprintf(f,
-          ",\"reproducible_not_for_publication\":%s,\"note\":", r->reproducible ? "true" : "false");
-  dpbo_release_json_string(f, private_evals_note);
-  fputs(",\"guarantee\":", f);
-  dpbo_release_json_string(f, r->guarantee);
-  dpbo_release_json_warnings(f, &r->warnings);
-  fputs("}\n", f);
-done:
-  return dpbo_release_json_publish(status, f, fd, tmp, path, err);
-}
-
-static dpbo_status private_evals_write_h5(const dpbo_private_evals_release *r, const char *path,
-                                          dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_h5io_file out;
-  private_evals_number numbers[PRIVATE_EVALS_NUMBERS];
-  private_evals_numbers(r, numbers);
-  DPBO_TRY(dpbo_h5io_create_public(MPI_COMM_SELF, path, &out, err));
-  hid_t file = out.id;
-  char names[DPBO_MAX_DIM * (DPBO_NAME_MAX + 1)] = "";
-  for (int i = 0; i < r->d; i++) {
-    if (i) strcat(names, ",");
-    strcat(names, r->names[i]);
-  }
-  int64_t ints[] = {r->n, r->T, r->index, r->step};
-  static const char *const int_names[] = {"N", "T", "index", "step"};
-  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm",
-                                 dpbo_algorithm_name(DPBO_ALGORITHM_PRIVATE_EVALUATIONS), err));
-  DPBO_TRY(
-      dpbo_h5io_attr_string(file, "final_choice", dpbo_final_choice_names[r->final_choice], err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "accountant", r->accountant, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
-                                 r->reproducible
-                                     ? "reproducible, not for publication (seeded noise)"
-                                     : "drawn from the operating system CSPRNG",
-                                 err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitivity_source",
-                                 r->sensitivity_proven ? "proven" : "stated by the user", err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "objective", r->objective, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "note", private_evals_note, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
-  DPBO_TRY(dpbo_release_write_lambda_text(file, r->space, r->d, r->lambda, err));
-  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-    DPBO_TRY(dpbo_h5io_attr_int64(file, int_names[i], &ints[i], 1, err));
-  for (size_t i = 0; i < PRIVATE_EVALS_NUMBERS; i++)
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
-  if (r->warnings.count > 0) {
-    char warnings[DPBO_RELEASE_WARNINGS_MAX * DPBO_RELEASE_WARNING_LEN];
-    dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
-    DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
-  }
-  private_evals_number zcdp[3];
-  size_t zcdp_count;
-  private_evals_zcdp_numbers(r, zcdp, &zcdp_count);
-  for (size_t i = 0; i < zcdp_count; i++)
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, zcdp[i].name, &zcdp[i].value, 1, err));
-  DPBO_TRY(dpbo_h5io_commit(&out, err));
-done:
-  if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  return status;
-}
-
-dpbo_status dpbo_private_evals_release_write(const dpbo_private_evals_release *r,
-                                             const char *h5_path, const char *json_path,
-                                             dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  DPBO_TRY(private_evals_write_h5(r, h5_path, err));
-  DPBO_TRY(private_evals_write_json(r, json_path, err));
-done:
-  return status;
-}
-
-void dpbo_private_evals_release_log(const dpbo_private_evals_release *r) {
+void dpbo_private_evals_release_log(const dpbo_release *release) {
+  const dpbo_evals_release *r = &release->evals;
   char lambda[512] = "";
   size_t used = 0;
-  for (int i = 0; i < r->d; i++)
-    used +=
-        (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "", r->names[i],
-                         dpbo_release_lambda_text(r->space, i, r->lambda[i], 6).text);
-  dpbo_log_info(
-      "private release (private_evaluations, epsilon = %.4g, delta = %.3g)%s:", r->epsilon,
-      r->delta, r->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
+  for (int i = 0; i < release->d; i++)
+    used += (size_t)snprintf(
+        lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "", release->names[i],
+        dpbo_release_lambda_text(release->space, i, release->lambda[i], 6).text);
+  dpbo_log_info("private release (private_evaluations, epsilon = %.4g, delta = %.3g)%s:",
+                release->epsilon_total, release->delta_total,
+                release->reproducible ? " [seeded noise: reproducible, NOT for publication]" : "");
   dpbo_log_info("  lambda~ = (%s)   [%s%s]", lambda, dpbo_final_choice_names[r->final_choice],
                 r->step > 0 ? ", the best noisy observation" : ", argmax of the posterior mean");
-  dpbo_log_info(
-      "  value~  = %.6g   [%s%s; post-processing of the noisy trace, no further budget]", r->value,
-      r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value" : "the posterior mean there",
-      r->clamped ? ", clamped to objective.value_range" : "");
+  dpbo_log_info("  value~  = %.6g   [%s%s; post-processing of the noisy trace, no further budget]",
+                release->value.value,
+                r->final_choice == DPBO_FINAL_BEST_OBSERVED ? "its noisy value"
+                                                            : "the posterior mean there",
+                r->clamped ? ", clamped to objective.value_range" : "");
   dpbo_log_info("  %lld of K = %lld Gaussian mechanisms charged (sigma %.6g, sensitivity %.6g); "
                 "proven for the discrete Gaussian by the %s: delta %.3g at epsilon %.4g, "
                 "epsilon %.4g at delta %.3g (its zCDP bound: delta %.3g, epsilon %.4g, needing "
                 "sigma %.6g; continuous Gaussian, for reference: mu = %.4g, delta %.3g)",
                 (long long)r->charged, (long long)r->max_evaluations, r->sigma, r->sensitivity,
-                r->accountant, r->proven_delta, r->epsilon, r->proven_epsilon, r->delta,
-                r->zcdp_delta, r->zcdp_epsilon, r->sigma_zcdp, r->gdp_mu, r->gdp_delta);
-  dpbo_release_warnings_log(&r->warnings);
+                r->accountant, r->proven_delta, release->epsilon_total, r->proven_epsilon,
+                release->delta_total, r->zcdp_delta, r->zcdp_epsilon, r->sigma_zcdp, r->gdp_mu,
+                r->gdp_delta);
+  dpbo_release_warnings_log(&release->warnings);
 }
 
 dpbo_status dpbo_private_evals_check_overrides(int count, const char *const *overrides,
@@ -617,7 +399,7 @@ done:
 typedef struct private_evals_publishing {
   const dpbo_config *config;
   const dpbo_run *run;
-  dpbo_private_evals_release *release;
+  dpbo_release *release;
 } private_evals_publishing;
 
 /* Makes the release on every rank: post-processing of the noisy trace, whose
@@ -633,13 +415,13 @@ static dpbo_status private_evals_publish_make(MPI_Comm comm, void *user, double 
 static void private_evals_publish_ledger(void *user, const dpbo_privacy_ledger *ledger,
                                          const dpbo_ledger_zcdp *zcdp) {
   private_evals_publishing *p = user;
-  dpbo_private_evals_release_set_ledger(p->release, p->config, ledger, zcdp);
+  dpbo_release_set_ledger(p->release, p->config, ledger, zcdp);
 }
 
 static dpbo_status private_evals_publish_write(void *user, const char *h5, const char *json,
                                                dpbo_error *err) {
   private_evals_publishing *p = user;
-  return dpbo_private_evals_release_write(p->release, h5, json, err);
+  return dpbo_release_write(p->release, h5, json, err);
 }
 
 /* Makes the release and publishes it as <base>.h5/.json through the release
@@ -653,7 +435,7 @@ static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *confi
   dpbo_status status = DPBO_OK;
   int rank;
   dpbo_privacy_ledger ledger;
-  dpbo_private_evals_release *r = NULL;
+  dpbo_release *r = NULL;
   char h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_ALLOC(r, 1, "the release");

@@ -41,6 +41,8 @@
 #include "run/ledger.h"
 #include "run/run.h"
 
+struct dpbo_release; /* run/release.h */
+
 /* ---------------------------------------------------------------------------
  * During the run (driver.c's hooks). */
 
@@ -97,65 +99,18 @@ void dpbo_private_evals_exhausted(const dpbo_config *config, const dpbo_run *run
 /* ---------------------------------------------------------------------------
  * The release (post-processing of the noisy trace). */
 
-typedef struct dpbo_private_evals_release {
-  dpbo_final_choice final_choice;
-  int d;
-  char names[DPBO_MAX_DIM][DPBO_NAME_MAX];
-  const dpbo_space *space;     /* λ's dimensions: integers and category names print as such */
-  double lambda[DPBO_MAX_DIM]; /* λ̃ */
-  int64_t index;               /* λ̃'s index in Λ */
-  int step;                    /* best_observed: its step t (1-based); 0 otherwise */
-  double value;                /* ṽ: the noisy v_t (best_observed) or μ_T(λ̃), clamped to */
-  int clamped;                 /* objective.value_range (post-processing); 1 if it moved */
-  int64_t n;                   /* |Λ| */
-  int T, observations, failures;
-  int64_t max_evaluations, charged; /* K, and the mechanisms charged */
-  double sensitivity, sigma, granularity;
-  int sensitivity_proven;
-  int64_t validation_size; /* m (svm, logreg); 0 for a stated sensitivity */
-  double epsilon, delta;   /* the run's total (ε, δ) */
-  /* The discrete Gaussian's proven bound for K mechanisms: δ at ε and ε at δ,
-   * by the accountant named (the PLD bound, or the zCDP bound where that is
-   * smaller), and the zCDP bound's numbers and σ for comparison. */
-  double proven_delta, proven_epsilon;
-  double zcdp_delta, zcdp_epsilon, sigma_zcdp;
-  char accountant[256];
-  /* The continuous Gaussian's GDP (Dong, Roth, Su), for reference only. */
-  double gdp_mu, gdp_delta, gdp_epsilon;
-  double gp_noise_std, gp_noise_std_used;
-  int reproducible;
-  char objective[32];
-  char source[256];
-  char guarantee[2048];
-  /* The run file's ledger (the run's spend, charged once). */
-  dpbo_privacy_ledger ledger;
-  double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
-  dpbo_ledger_zcdp ledger_zcdp;        /* the validation set's zCDP total (written if present) */
-  double budget_epsilon, budget_delta; /* NaN: no privacy.budget */
-  dpbo_release_warnings warnings;      /* run/release_warn.h */
-} dpbo_private_evals_release;
-
-/* λ̃ and ṽ by privacy.final_choice, and every number the files state
+/* λ̃ and ṽ by privacy.final_choice into a release (run/release.h: its
+ * evals fields and the common ones), with every number the files state
  * (collective: argmax μ_T over the ranks' blocks). Refuses a run whose
  * failures a command objective may have tied to the validation data
- * (privacy.failures_public). */
+ * (privacy.failures_public). Written by dpbo_release_write in this
+ * algorithm's layout. */
 dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
-                                            const dpbo_run *run, dpbo_private_evals_release *out,
+                                            const dpbo_run *run, struct dpbo_release *out,
                                             dpbo_error *err);
 
-/* The run file's ledger after the run into the release (advanced
- * composition with slack privacy.delta, and privacy.budget). */
-void dpbo_private_evals_release_set_ledger(dpbo_private_evals_release *r, const dpbo_config *config,
-                                           const dpbo_privacy_ledger *ledger,
-                                           const dpbo_ledger_zcdp *zcdp);
-
-/* Writes <name>.release.h5 and .json (one rank, atomically). */
-dpbo_status dpbo_private_evals_release_write(const dpbo_private_evals_release *r,
-                                             const char *h5_path, const char *json_path,
-                                             dpbo_error *err);
-
 /* Rank 0's log of the release. */
-void dpbo_private_evals_release_log(const dpbo_private_evals_release *r);
+void dpbo_private_evals_release_log(const struct dpbo_release *release);
 
 /* `dpbo run`'s release (collective): charges the run's (ε, δ) once in the
  * run file's ledger (refused past privacy.budget), then writes the pair

@@ -607,8 +607,9 @@ typedef enum {
   RELEASE_TOTAL,
   RELEASE_TERM,
   RELEASE_LEDGER,
-  RELEASE_ZCDP,     /* the ledger's zCDP total: written only where present */
-  RELEASE_SELECTION /* the private-selection methods' terms, in place of the GP's */
+  RELEASE_ZCDP,      /* the ledger's zCDP total: written only where present */
+  RELEASE_SELECTION, /* the private-selection methods' terms, in place of the GP's */
+  RELEASE_EVALS      /* the privatized evaluations' mechanisms, top level in both files */
 } release_group;
 
 typedef struct release_number {
@@ -617,11 +618,12 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 45 };
+enum { RELEASE_NUMBERS = 63 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
   const dpbo_selection_accounting *a = &r->selection_accounting;
+  const dpbo_evals_release *e = &r->evals;
   const release_number all[] = {
       {RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
       {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
@@ -667,15 +669,57 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
       {RELEASE_SELECTION, "rdp_order", a->rdp_order},
       {RELEASE_SELECTION, "rdp_order_hat", a->rdp_order_hat},
       {RELEASE_SELECTION, "score_laplace_granularity", r->value.granularity},
-      {RELEASE_SELECTION, "score_laplace_scale", r->value.scale}};
+      {RELEASE_SELECTION, "score_laplace_scale", r->value.scale},
+      {RELEASE_EVALS, "max_evaluations", (double)e->max_evaluations},
+      {RELEASE_EVALS, "evaluations_charged", (double)e->charged},
+      {RELEASE_EVALS, "observations", (double)e->observations},
+      {RELEASE_EVALS, "failures", (double)e->failures},
+      {RELEASE_EVALS, "sigma", e->sigma},
+      {RELEASE_EVALS, "sensitivity", e->sensitivity},
+      {RELEASE_EVALS, "granularity", e->granularity},
+      {RELEASE_EVALS, "discrete_gaussian_delta_at_epsilon", e->proven_delta},
+      {RELEASE_EVALS, "discrete_gaussian_epsilon_at_delta", e->proven_epsilon},
+      {RELEASE_EVALS, "discrete_gaussian_zcdp_delta_at_epsilon", e->zcdp_delta},
+      {RELEASE_EVALS, "discrete_gaussian_zcdp_epsilon_at_delta", e->zcdp_epsilon},
+      {RELEASE_EVALS, "sigma_zcdp", e->sigma_zcdp},
+      {RELEASE_EVALS, "continuous_gaussian_gdp_mu", e->gdp_mu},
+      {RELEASE_EVALS, "continuous_gaussian_delta_at_epsilon", e->gdp_delta},
+      {RELEASE_EVALS, "continuous_gaussian_epsilon_at_delta", e->gdp_epsilon},
+      {RELEASE_EVALS, "gp_noise_std_configured", e->gp_noise_std},
+      {RELEASE_EVALS, "gp_noise_std_used", e->gp_noise_std_used},
+      {RELEASE_EVALS, "validation_size", (double)e->validation_size}};
   _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
   memcpy(numbers, all, sizeof all);
 }
 
-/* The terms a release states: the GP's sensitivity terms, or the
- * selection methods' accounting. */
+/* The terms a release states: the GP's sensitivity terms, the selection
+ * methods' accounting, or the privatized evaluations' mechanisms. */
 static release_group release_terms(const dpbo_release *r) {
-  return dpbo_algorithm_ops_get(r->algorithm)->is_selection ? RELEASE_SELECTION : RELEASE_TERM;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  return ops->evals_layout ? RELEASE_EVALS : ops->is_selection ? RELEASE_SELECTION : RELEASE_TERM;
+}
+
+/* Whether a group of numbers applies to the release (the ledger's are
+ * written apart): λ̃'s and the value's mechanisms where the release drew
+ * them, and its own terms. */
+static int release_group_applies(const dpbo_release *r, release_group group) {
+  const int evals = dpbo_algorithm_ops_get(r->algorithm)->evals_layout;
+  switch (group) {
+  case RELEASE_LAMBDA:
+    return r->has_lambda && !evals;
+  case RELEASE_VALUE:
+    return !evals;
+  case RELEASE_TOTAL:
+    return 1;
+  case RELEASE_TERM:
+  case RELEASE_SELECTION:
+  case RELEASE_EVALS:
+    return group == release_terms(r);
+  case RELEASE_LEDGER:
+  case RELEASE_ZCDP:
+    return 0;
+  }
+  return 0;
 }
 
 /* How λ̃ was chosen, as the release files name it. */
@@ -684,15 +728,17 @@ static const char *release_lambda_mechanism(const dpbo_release *r) {
   return own ? own : dpbo_select_kind_name(r->selection);
 }
 
-/* "name":number for each number of the group, in table order, each after a
- * comma except the first when it opens an object. */
+/* "<prefix>name":number for each number of the group, in table order, each
+ * after a comma except the first when it opens an object. */
 static void release_json_group(FILE *f, const release_number *numbers, release_group group,
-                               int opens) {
+                               int opens, const char *prefix) {
+  char name[96];
   for (size_t i = 0; i < RELEASE_NUMBERS; i++) {
     if (numbers[i].group != group) continue;
     if (!opens) fputc(',', f);
     opens = 0;
-    release_json_string(f, numbers[i].name);
+    snprintf(name, sizeof name, "%s%s", prefix, numbers[i].name);
+    release_json_string(f, name);
     fputc(':', f);
     release_json_number(f, numbers[i].value);
   }
@@ -715,11 +761,18 @@ done:
   return status;
 }
 
+/* The privatized evaluations' own attributes (run/private_evals.h). */
+static const char *release_sensitivity_source(const dpbo_release *r) {
+  return r->evals.sensitivity_proven ? "proven" : "stated by the user";
+}
+
 static dpbo_status release_write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char tmp[DPBO_PATH_MAX + 64] = "";
   FILE *f = NULL;
   int fd = -1;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  const int evals = ops->evals_layout;
   /* The atomic path of h5io.h: an exclusive, unpredictable temporary name,
    * then a checked rename (a planted link can neither take the write nor be
    * published). Release files follow the umask. */
@@ -731,8 +784,13 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   release_numbers(r, numbers);
   fprintf(f, "{\"dpbo_version\":\"%s\",\"algorithm\":", DPBO_VERSION_STRING);
   release_json_string(f, dpbo_algorithm_name(r->algorithm));
-  fputs(",\"bounds\":", f);
-  release_json_string(f, dpbo_bounds_name(r->bounds));
+  if (evals) {
+    fputs(",\"final_choice\":", f);
+    release_json_string(f, dpbo_final_choice_names[r->evals.final_choice]);
+  } else {
+    fputs(",\"bounds\":", f);
+    release_json_string(f, dpbo_bounds_name(r->bounds));
+  }
   if (r->has_lambda) {
     fputs(",\"lambda\":{", f);
     for (int i = 0; i < r->d; i++) {
@@ -741,29 +799,61 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
       fputc(':', f);
       dpbo_release_json_lambda(f, r->space, i, r->lambda[i]);
     }
-    fputs("},\"lambda_mechanism\":", f);
-    release_json_string(f, release_lambda_mechanism(r));
-    release_json_group(f, numbers, RELEASE_LAMBDA, 0);
+    fputc('}', f);
+    if (evals) {
+      fprintf(f, ",\"index\":%lld", (long long)r->evals.index);
+      /* The step exists for the best observation only; argmax μ_T may be
+       * a candidate never evaluated. */
+      if (r->evals.final_choice == DPBO_FINAL_BEST_OBSERVED)
+        fprintf(f, ",\"step\":%d", r->evals.step);
+    } else {
+      fputs(",\"lambda_mechanism\":", f);
+      release_json_string(f, release_lambda_mechanism(r));
+    }
+    if (release_group_applies(r, RELEASE_LAMBDA))
+      release_json_group(f, numbers, RELEASE_LAMBDA, 0, "");
   }
+  if (evals) fprintf(f, ",\"value_clamped\":%s", r->evals.clamped ? "true" : "false");
   fputs(",\"value\":", f);
   release_json_number(f, r->value.value);
-  fputs(",\"value_mechanism\":\"laplace\"", f);
-  release_json_group(f, numbers, RELEASE_VALUE, 0);
-  release_json_group(f, numbers, RELEASE_TOTAL, 0);
-  fputs(",\"calibration\":", f);
-  release_json_string(f, release_calibration(r));
+  if (!evals) fputs(",\"value_mechanism\":\"laplace\"", f);
+  if (release_group_applies(r, RELEASE_VALUE)) release_json_group(f, numbers, RELEASE_VALUE, 0, "");
+  release_json_group(f, numbers, RELEASE_TOTAL, 0, "");
+  if (!evals) {
+    fputs(",\"calibration\":", f);
+    release_json_string(f, release_calibration(r));
+  }
   fprintf(f, ",\"N\":%lld,\"T\":%d", (long long)r->n, r->T);
-  fputs(",\"terms\":{", f);
-  release_json_group(f, numbers, release_terms(r), 1);
-  fputs("},\"ledger\":{", f);
-  release_json_group(f, numbers, RELEASE_LEDGER, 1);
-  if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0);
-  fputs(",\"note\":", f);
-  release_json_string(f, release_ledger_note);
-  fputs("},\"randomness\":", f);
+  if (evals) {
+    /* Flat, as these files have always been written: the mechanisms'
+     * numbers and ledger_<name> for the ledger's. */
+    release_json_group(f, numbers, RELEASE_EVALS, 0, "");
+    release_json_group(f, numbers, RELEASE_LEDGER, 0, "ledger_");
+    if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0, "ledger_");
+    fputs(",\"sensitivity_source\":", f);
+    release_json_string(f, release_sensitivity_source(r));
+    fputs(",\"objective\":", f);
+    release_json_string(f, r->evals.objective);
+    fputs(",\"accountant\":", f);
+    release_json_string(f, r->evals.accountant);
+  } else {
+    fputs(",\"terms\":{", f);
+    release_json_group(f, numbers, release_terms(r), 1, "");
+    fputs("},\"ledger\":{", f);
+    release_json_group(f, numbers, RELEASE_LEDGER, 1, "");
+    if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0, "");
+    fputs(",\"note\":", f);
+    release_json_string(f, release_ledger_note);
+    fputc('}', f);
+  }
+  fputs(",\"randomness\":", f);
   release_json_string(f, r->source);
-  fprintf(f, ",\"reproducible_not_for_publication\":%s,\"guarantee\":",
-          r->reproducible ? "true" : "false");
+  fprintf(f, ",\"reproducible_not_for_publication\":%s", r->reproducible ? "true" : "false");
+  if (ops->release_note) {
+    fputs(",\"note\":", f);
+    release_json_string(f, ops->release_note);
+  }
+  fputs(",\"guarantee\":", f);
   release_json_string(f, r->guarantee);
   dpbo_release_json_warnings(f, &r->warnings);
   fputs("}\n", f);
@@ -774,6 +864,8 @@ done:
 static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_h5io_file out;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
+  const int evals = ops->evals_layout;
   /* One rank writes alone: the release is a handful of numbers. Published,
    * so its mode follows the umask. */
   DPBO_TRY(dpbo_h5io_create_public(MPI_COMM_SELF, path, &out, err));
@@ -783,9 +875,18 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
   int64_t n = r->n, T = r->T;
   DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(r->algorithm), err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "bounds", dpbo_bounds_name(r->bounds), err));
+  if (evals) {
+    DPBO_TRY(dpbo_h5io_attr_string(file, "final_choice",
+                                   dpbo_final_choice_names[r->evals.final_choice], err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "accountant", r->evals.accountant, err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "sensitivity_source", release_sensitivity_source(r), err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "objective", r->evals.objective, err));
+  } else {
+    DPBO_TRY(dpbo_h5io_attr_string(file, "bounds", dpbo_bounds_name(r->bounds), err));
+    DPBO_TRY(dpbo_h5io_attr_string(file, "calibration", release_calibration(r), err));
+  }
+  if (ops->release_note) DPBO_TRY(dpbo_h5io_attr_string(file, "note", ops->release_note, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "guarantee", r->guarantee, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "calibration", release_calibration(r), err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", r->source, err));
   DPBO_TRY(dpbo_h5io_attr_string(file, "publication",
                                  r->reproducible
@@ -803,17 +904,21 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
     DPBO_TRY(dpbo_h5io_attr_doubles(file, "lambda", r->lambda, (hsize_t)r->d, err));
     DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_names", names, err));
     DPBO_TRY(dpbo_release_write_lambda_text(file, r->space, r->d, r->lambda, err));
-    DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", release_lambda_mechanism(r), err));
-    DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
+    if (evals) {
+      int64_t index = r->evals.index, step = r->evals.step;
+      DPBO_TRY(dpbo_h5io_attr_int64(file, "index", &index, 1, err));
+      DPBO_TRY(dpbo_h5io_attr_int64(file, "step", &step, 1, err));
+    } else {
+      DPBO_TRY(dpbo_h5io_attr_string(file, "lambda_mechanism", release_lambda_mechanism(r), err));
+      DPBO_TRY(dpbo_h5io_attr_doubles(file, "score_granularity", &r->select.granularity, 1, err));
+    }
   }
   DPBO_TRY(dpbo_h5io_attr_doubles(file, "value", &r->value.value, 1, err));
-  DPBO_TRY(
-      dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
+  if (!evals)
+    DPBO_TRY(
+        dpbo_h5io_attr_string(file, "value_mechanism", "laplace (discrete, exact sampler)", err));
   for (size_t i = 0; i < RELEASE_NUMBERS; i++)
-    if ((numbers[i].group != RELEASE_LAMBDA || r->has_lambda) &&
-        numbers[i].group != RELEASE_LEDGER && numbers[i].group != RELEASE_ZCDP &&
-        (numbers[i].group != RELEASE_TERM || release_terms(r) == RELEASE_TERM) &&
-        (numbers[i].group != RELEASE_SELECTION || release_terms(r) == RELEASE_SELECTION))
+    if (release_group_applies(r, numbers[i].group))
       DPBO_TRY(dpbo_h5io_attr_doubles(file, numbers[i].name, &numbers[i].value, 1, err));
   /* The ledger: attribute ledger_<name> for the JSON's "ledger": {<name>}
    * (the release file holds attributes only). */
@@ -824,7 +929,7 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
       snprintf(name, sizeof name, "ledger_%s", numbers[i].name);
       DPBO_TRY(dpbo_h5io_attr_doubles(file, name, &numbers[i].value, 1, err));
     }
-  DPBO_TRY(dpbo_h5io_attr_string(file, "ledger_note", release_ledger_note, err));
+  if (!evals) DPBO_TRY(dpbo_h5io_attr_string(file, "ledger_note", release_ledger_note, err));
   if (r->warnings.count > 0) {
     char warnings[DPBO_RELEASE_WARNINGS_MAX * DPBO_RELEASE_WARNING_LEN];
     dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);

@@ -22,6 +22,31 @@
 #include "dpbo/noise.h"
 #include "dpbo/privacy.h"
 
+/* What a release of privatized evaluations states besides the common fields
+ * (run/private_evals.h; set only for that algorithm, whose λ̃ and ṽ are
+ * post-processing of the noisy trace). */
+typedef struct dpbo_evals_release {
+  dpbo_final_choice final_choice;
+  int64_t index; /* λ̃'s index in Λ */
+  int step;      /* best_observed: its step t (1-based); 0 otherwise */
+  int clamped;   /* ṽ moved by privacy.value_range (post-processing) */
+  int observations, failures;
+  int64_t max_evaluations, charged; /* K, and the mechanisms charged */
+  double sensitivity, sigma, granularity;
+  int sensitivity_proven;
+  int64_t validation_size; /* m (svm, logreg); 0 for a stated sensitivity */
+  /* The discrete Gaussian's proven bound for K mechanisms: δ at ε and ε at δ,
+   * by the accountant named (the PLD bound, or the zCDP bound where that is
+   * smaller), and the zCDP bound's numbers and σ for comparison. */
+  double proven_delta, proven_epsilon;
+  double zcdp_delta, zcdp_epsilon, sigma_zcdp;
+  char accountant[256];
+  /* The continuous Gaussian's GDP (Dong, Roth, Su), for reference only. */
+  double gdp_mu, gdp_delta, gdp_epsilon;
+  double gp_noise_std, gp_noise_std_used;
+  char objective[32];
+} dpbo_evals_release;
+
 typedef struct dpbo_release {
   dpbo_algorithm algorithm;
   dpbo_bounds bounds; /* which proofs the sensitivities follow ([privacy] bounds) */
@@ -45,11 +70,12 @@ typedef struct dpbo_release {
   double epsilon_total, delta_total;
   int reproducible; /* seeded noise: not for publication */
   char source[256];
-  char guarantee[1024];
+  char guarantee[2048];
   /* The private-selection methods (selection.h): their accounting and the
    * gain's sensitivity (never K, the runs made). */
   dpbo_selection_accounting selection_accounting;
   double gain_sensitivity;
+  dpbo_evals_release evals; /* private_evaluations only */
   /* The run's ledger after this draw (dpbo_release_set_ledger). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;
@@ -110,7 +136,9 @@ dpbo_status dpbo_release_inputs(const dpbo_config *config, const dpbo_space *spa
 dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                               dpbo_noise *noise, dpbo_release *out, dpbo_error *err);
 
-/* Writes the release file pair; call on one rank. */
+/* Writes the release file pair; call on one rank. The fields that apply to
+ * the release's algorithm are written, the others are absent; its row
+ * chooses the layout (a "ledger" object, or flat ledger_* keys). */
 dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
                                const char *json_path, dpbo_error *err);
 
