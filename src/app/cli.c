@@ -976,9 +976,12 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_comm_agree(comm, local, &err));
   if (rank == 0) {
     dpbo_utility_log(config, reports, count);
-    dpbo_log_info("utility report written to %s:/utility (the run file: sensitive, never publish; "
-                  "no release file was touched and no budget was spent)",
-                  args.positional);
+    dpbo_log_info("utility report written to %s:/utility (%s; no release file was touched and "
+                  "no budget was spent)",
+                  args.positional,
+                  dpbo_algorithm_publishes_trace(config->algorithm)
+                      ? "the run file's trace is publishable with its release"
+                      : "the run file: sensitive, never publish");
   }
 done:
   dpbo_lock_release(&lock);

@@ -334,6 +334,70 @@ done:
   return status;
 }
 
+/* z with P(N(0, 1) > z) = p (0 < p < 1/2), by bisection on erfc: 60 halvings
+ * of [0, 40] leave it exact to double precision. */
+static double utility_normal_upper(double p) {
+  double lo = 0.0, hi = 40.0;
+  for (int i = 0; i < 60; i++) {
+    const double mid = 0.5 * (lo + hi);
+    if (0.5 * erfc(mid / sqrt(2.0)) > p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* GP-UCB on privatized evaluations (issue #23, 3): every figure is public,
+ * because the trace itself is the DP output. At each ε: σ of each
+ * evaluation's noise, calibrated as a run at that ε would be (K =
+ * privacy.max_evaluations mechanisms of sensitivity Δ, the run's δ). The
+ * discrete Gaussian with parameter σ is σ-sub-Gaussian (Canonne, Kamath and
+ * Steinke 2020, Corollary 9), so P(|noise| ≥ t) ≤ 2 e^{−t²/(2σ²)}: a noisy
+ * v_t lies within σ √(2 log(2/tail)) of its gain with probability ≥ 1 −
+ * tail; the difference of two independent noises is (σ√2)-sub-Gaussian, so
+ * two gains W = 2σ √(log(1/tail)) apart are ordered wrongly by one noisy
+ * comparison with probability ≤ tail. The quantiles are the continuous
+ * Gaussian's, which the discrete one on its fine grid matches closely (an
+ * approximation, labelled so). No bound on λ̃'s regret is claimed: λ̃ is
+ * post-processing of the noisy trace by the GP. */
+static dpbo_status utility_private_evaluations(const dpbo_config *config, const double *epsilons,
+                                               int count, double tail, dpbo_utility_report *reports,
+                                               dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!(tail > 0.0 && tail < 1.0))
+    DPBO_RAISE(DPBO_ERR_USAGE, "utility: --tail must lie in (0, 1), got %g", tail);
+  const dpbo_private_evals_settings *ev = &config->evals;
+  for (int e = 0; e < count; e++) {
+    if (!(epsilons[e] > 0.0 && isfinite(epsilons[e])))
+      DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
+                 epsilons[e]);
+    double sigma, gp_noise_used;
+    DPBO_TRY(dpbo_private_evals_calibrate(ev->max_evaluations, ev->sensitivity, epsilons[e],
+                                          config->privacy_delta, ev->gp_noise_std, &sigma,
+                                          &gp_noise_used, err));
+    dpbo_utility_public *pub = &reports[e].pub;
+    memset(&reports[e], 0, sizeof reports[e]);
+    pub->bounds = config->bounds;
+    pub->epsilon = pub->epsilon_value = epsilons[e];
+    pub->delta_value = config->privacy_delta;
+    pub->tail = tail;
+    pub->a = log(1.0 / tail);
+    pub->gaussian_sigma = sigma;
+    pub->value_bound = sigma * sqrt(2.0 * log(2.0 / tail));
+    pub->value_probability = 1.0 - tail;
+    pub->resolution = 2.0 * sigma * sqrt(log(1.0 / tail));
+    for (int q = 0; q < DPBO_UTILITY_QUANTILES; q++) {
+      const double level = dpbo_utility_levels[q];
+      const double z = level < 0.5 ? -utility_normal_upper(level) : utility_normal_upper(1 - level);
+      pub->noise_quantiles[q] = level == 0.5 ? 0.0 : z * sigma;
+    }
+    reports[e].pub_other = *pub; /* no GP bounds: the same under both */
+  }
+done:
+  return status;
+}
+
 dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                                  const double *epsilons, int count, double tail,
                                  dpbo_utility_report *reports, dpbo_error *err) {
@@ -360,14 +424,10 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
       DPBO_TRY(utility_random_search(config, run, epsilons, count, tail, reports, err));
     goto done;
   }
-  if (ops->private_evaluations)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.algorithm = private_evaluations: dpbo utility reports on the release "
-               "mechanisms of Algorithms 1-3 (theorem bounds, the exponential mechanism's "
-               "distribution), and this run has none: its release is post-processing of the "
-               "privatized evaluations, so its trace, lambda~ and v~ are public already (read "
-               "them from the run file and its release file)",
-               config->path);
+  if (ops->private_evaluations) {
+    DPBO_TRY(utility_private_evaluations(config, epsilons, count, tail, reports, err));
+    goto done;
+  }
   if (run->steps != config->iterations)
     DPBO_RAISE(DPBO_ERR_ARG, "the run did not complete its %d iterations (%d done)",
                config->iterations, run->steps);
@@ -484,6 +544,10 @@ static dpbo_status utility_write_public(hid_t pub, const dpbo_utility_report *re
   DPBO_TRY(dpbo_h5io_write_array(pub, "noise_quantiles", H5T_NATIVE_DOUBLE, 2, dims, rows, err));
   PUB_COLUMN("delta_value_union", P->delta_value_union);
   if (PUB(&reports[0])->epsilon_base > 0.0) PUB_COLUMN("epsilon_base", P->epsilon_base);
+  if (PUB(&reports[0])->gaussian_sigma > 0.0) {
+    PUB_COLUMN("gaussian_sigma", P->gaussian_sigma);
+    PUB_COLUMN("resolution", P->resolution);
+  }
 done:
   return status;
 }
@@ -539,20 +603,28 @@ dpbo_status dpbo_utility_write(const char *runfile, const dpbo_utility_report *r
     if (other < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create the group %s in %s", name, runfile);
     DPBO_TRY(utility_write_public(other, reports, count, 1, column, rows, err));
   }
-  UTILITY_COLUMN(holder, "max_mean", r->holder.has_lambda ? r->holder.max_mean : NAN);
-  UTILITY_COLUMN(holder, "best_observed", r->holder.best_observed);
-  UTILITY_COLUMN(holder, "expected_regret_mean",
-                 r->holder.has_lambda ? r->holder.expected_regret_mean : NAN);
-  UTILITY_COLUMN(holder, "expected_regret_observed",
-                 r->holder.has_lambda ? r->holder.expected_regret_observed : NAN);
-  UTILITY_COLUMN(holder, "probability_argmax",
-                 r->holder.has_lambda ? r->holder.probability_argmax : NAN);
-  UTILITY_ROWS(holder, "regret_x", holder.regret_x, DPBO_UTILITY_CDF_POINTS);
-  UTILITY_ROWS(holder, "regret_cdf", holder.regret_cdf, DPBO_UTILITY_CDF_POINTS);
-  UTILITY_COLUMN(holder, "released_value", r->holder.released_value);
-  UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles,
-               DPBO_UTILITY_QUANTILES);
-  UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
+  if (reports[0].pub.gaussian_sigma > 0.0) {
+    /* private_evaluations: every figure is public; no raw gain exists. */
+    DPBO_TRY(dpbo_h5io_attr_string(holder, "none",
+                                   "private_evaluations: no raw gain is kept anywhere; every "
+                                   "figure of the run is public",
+                                   err));
+  } else {
+    UTILITY_COLUMN(holder, "max_mean", r->holder.has_lambda ? r->holder.max_mean : NAN);
+    UTILITY_COLUMN(holder, "best_observed", r->holder.best_observed);
+    UTILITY_COLUMN(holder, "expected_regret_mean",
+                   r->holder.has_lambda ? r->holder.expected_regret_mean : NAN);
+    UTILITY_COLUMN(holder, "expected_regret_observed",
+                   r->holder.has_lambda ? r->holder.expected_regret_observed : NAN);
+    UTILITY_COLUMN(holder, "probability_argmax",
+                   r->holder.has_lambda ? r->holder.probability_argmax : NAN);
+    UTILITY_ROWS(holder, "regret_x", holder.regret_x, DPBO_UTILITY_CDF_POINTS);
+    UTILITY_ROWS(holder, "regret_cdf", holder.regret_cdf, DPBO_UTILITY_CDF_POINTS);
+    UTILITY_COLUMN(holder, "released_value", r->holder.released_value);
+    UTILITY_ROWS(holder, "value_error_quantiles", holder.value_error_quantiles,
+                 DPBO_UTILITY_QUANTILES);
+    UTILITY_COLUMN(holder, "probability_clamped", r->holder.probability_clamped);
+  }
   if (reports[0].holder.law_support > 0) {
     /* The stopping methods: over which candidates the λ̃ figures are. */
     char law[160];
@@ -631,7 +703,44 @@ static void utility_log_public(const dpbo_config *config, const dpbo_utility_pub
                 p->value_term_laplace, p->laplace_scale);
 }
 
+/* private_evaluations in its own terms: the noise on each evaluation and
+ * what it resolves; every figure is public, so no data-holder section. */
+static void utility_log_private_evaluations(const dpbo_config *config,
+                                            const dpbo_utility_report *reports, int count) {
+  dpbo_log_info(
+      "PUBLIC figures of GP-UCB on privatized evaluations (its trace is the DP output, so "
+      "every figure here is public; no GP assumption, so privacy.bounds does not "
+      "apply): K = %lld Gaussian mechanisms of sensitivity %.4g (%s), delta = %.3g",
+      (long long)config->evals.max_evaluations, config->evals.sensitivity,
+      config->evals.sensitivity_proven ? "proven for the objective" : "stated by the user",
+      config->privacy_delta);
+  for (int e = 0; e < count; e++) {
+    const dpbo_utility_public *p = &reports[e].pub;
+    dpbo_log_info("  epsilon = %.4g: each evaluation's noise sigma = %.4g (discrete Gaussian; "
+                  "quantiles 5/25/50/75/95%% about %.4g %.4g %.4g %.4g %.4g)",
+                  p->epsilon, p->gaussian_sigma, p->noise_quantiles[0], p->noise_quantiles[1],
+                  p->noise_quantiles[2], p->noise_quantiles[3], p->noise_quantiles[4]);
+    dpbo_log_info("    a noisy v_t lies within %.4g of its gain  w.p. >= %.4g", p->value_bound,
+                  p->value_probability);
+    dpbo_log_info("    two gains %.4g apart are ordered wrongly by one noisy comparison w.p. <= "
+                  "%.4g (sub-Gaussian bounds; smaller gaps: more often)",
+                  p->resolution, p->tail);
+  }
+  dpbo_log_info("  lambda~ (%s) and v~ are post-processing of the noisy trace by the GP: no bound "
+                "on their regret is claimed.%s",
+                dpbo_final_choice_names[config->evals.final_choice],
+                config->evals.final_choice == DPBO_FINAL_BEST_OBSERVED
+                    ? " v~ = the largest of T noisy values is biased upward (the noise that "
+                      "made it the largest)."
+                    : "");
+  dpbo_log_info("FOR THE DATA HOLDER: nothing beyond the above (no raw gain is kept anywhere).");
+}
+
 void dpbo_utility_log(const dpbo_config *config, const dpbo_utility_report *reports, int count) {
+  if (dpbo_algorithm_ops_get(config->algorithm)->private_evaluations) {
+    utility_log_private_evaluations(config, reports, count);
+    return;
+  }
   if (dpbo_algorithm_is_selection(config->algorithm))
     dpbo_log_info("PUBLIC figures (depend only on public settings; safe to publish; no GP, so "
                   "privacy.bounds does not apply):");

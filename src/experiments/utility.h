@@ -70,6 +70,11 @@ typedef struct dpbo_utility_public {
   double laplace_scale;
   double noise_quantiles[DPBO_UTILITY_QUANTILES];
   double epsilon_base; /* the stopping methods: ε0 of each run (else 0) */
+  /* private_evaluations (else 0): σ of each evaluation's Gaussian noise for
+   * K = max_evaluations mechanisms of sensitivity Δ at this ε, and the gap
+   * W of two gains that one noisy comparison orders wrongly with
+   * probability tail, Φ(−W/(σ√2)) = tail. */
+  double gaussian_sigma, resolution;
 } dpbo_utility_public;
 
 /* Figures computed from the sensitive run: for the data holder only. */
