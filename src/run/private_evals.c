@@ -205,22 +205,60 @@ void dpbo_private_evals_exhausted(const dpbo_config *config, const dpbo_run *run
 /* ---------------------------------------------------------------------------
  * The release. */
 
+/* λ̃ and ṽ by privacy.final_choice: post-processing of the noisy trace. */
+static dpbo_status private_evals_choose(MPI_Comm comm, const dpbo_config *config,
+                                        const dpbo_run *run, dpbo_release *release,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_evals_release *ev = &release->evals;
+  if (ev->final_choice == DPBO_FINAL_BEST_OBSERVED) {
+    if (run->best_step < 0)
+      DPBO_RAISE(DPBO_ERR_ARG, "no evaluation succeeded: there is no observation to release");
+    const dpbo_trace_step *b = &run->trace[run->best_step];
+    ev->index = b->index;
+    ev->step = run->best_step + 1;
+    release->value.value = b->gain;
+  } else {
+    /* argmax of μ_T over Λ (ties to the lowest index), μ_T in units of v. */
+    dpbo_ucb_choice choice = dpbo_ucb_local_best(run->ucb, 0.0);
+    DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
+    if (choice.index < 0) DPBO_RAISE(DPBO_ERR_ARG, "no candidate is left for the final choice");
+    ev->index = choice.index;
+    release->value.value = config->prior.mean + config->prior.signal_std * choice.score;
+  }
+  double u[DPBO_MAX_DIM];
+  DPBO_TRY(dpbo_space_unit(run->space, ev->index, u, err));
+  dpbo_space_to_values(run->space, u, release->lambda);
+done:
+  return status;
+}
+
+/* Clamped to objective.value_range like every released value (post-
+ * processing): μ_T and a noisy observation may lie outside the range of an
+ * accuracy. The release's warnings (run/release_warn.h): public numbers only. */
+static void private_evals_clamp(const dpbo_config *config, dpbo_release *release) {
+  dpbo_evals_release *ev = &release->evals;
+  if (!config->clamp_value) return;
+  const double value = release->value.value;
+  const double clamped = fmin(fmax(value, config->value_lo), config->value_hi);
+  ev->clamped = clamped != value;
+  dpbo_release_warn_evaluations(&release->warnings, ev->sigma, config->value_hi - config->value_lo);
+  if (ev->clamped)
+    dpbo_release_warn_clamped(
+        &release->warnings, dpbo_algorithm_ops_get(config->algorithm)->value_symbol, clamped,
+        config->value_lo, config->value_hi,
+        ev->final_choice == DPBO_FINAL_BEST_OBSERVED ? "the best noisy observation"
+                                                     : "the posterior mean at lambda~");
+  release->value.value = clamped;
+}
+
 dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *config,
                                             const dpbo_run *run, dpbo_release *release,
                                             dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_private_evals_settings *e = &config->evals;
   dpbo_evals_release *ev = &release->evals;
-  /* ṽ and what its clamp to objective.value_range reads and writes (out->),
-   * copied into the release after it. */
-  struct {
-    dpbo_final_choice final_choice;
-    double sigma, value;
-    int clamped;
-    dpbo_release_warnings warnings;
-  } chosen, *out = &chosen;
   memset(release, 0, sizeof *release);
-  memset(&chosen, 0, sizeof chosen);
   if (!dpbo_algorithm_ops_get(config->algorithm)->private_evaluations)
     DPBO_RAISE(DPBO_ERR_ARG, "not a private_evaluations run");
   if (run->failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
@@ -233,7 +271,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
   release->bounds = config->bounds;
   release->has_lambda = 1;
   release->has_value = 1;
-  out->final_choice = ev->final_choice = e->final_choice;
+  ev->final_choice = e->final_choice;
   release->n = dpbo_space_size(run->space);
   release->d = dpbo_space_dims(run->space);
   for (int i = 0; i < release->d; i++)
@@ -251,7 +289,7 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
                         : config->objective == DPBO_OBJECTIVE_LOGREG
                             ? config->logreg.validation_rows
                             : 0;
-  out->sigma = ev->sigma = e->sigma;
+  ev->sigma = e->sigma;
   ev->granularity = dpbo_mech_gaussian_granularity(e->sensitivity, e->sigma);
   /* The run's total (ε, δ), which σ was calibrated to: what the release
    * states and the ledger charged. */
@@ -293,44 +331,8 @@ dpbo_status dpbo_private_evals_release_make(MPI_Comm comm, const dpbo_config *co
     snprintf(release->source, sizeof release->source,
              "operating system CSPRNG (getrandom) on every evaluating rank");
 
-  /* λ̃ and ṽ: post-processing of the noisy trace. */
-  if (out->final_choice == DPBO_FINAL_BEST_OBSERVED) {
-    if (run->best_step < 0)
-      DPBO_RAISE(DPBO_ERR_ARG, "no evaluation succeeded: there is no observation to release");
-    const dpbo_trace_step *b = &run->trace[run->best_step];
-    ev->index = b->index;
-    ev->step = run->best_step + 1;
-    out->value = b->gain;
-  } else {
-    /* argmax of μ_T over Λ (ties to the lowest index), μ_T in units of v. */
-    dpbo_ucb_choice choice = dpbo_ucb_local_best(run->ucb, 0.0);
-    DPBO_TRY(dpbo_ucb_reduce(comm, &choice, err));
-    if (choice.index < 0) DPBO_RAISE(DPBO_ERR_ARG, "no candidate is left for the final choice");
-    ev->index = choice.index;
-    out->value = config->prior.mean + config->prior.signal_std * choice.score;
-  }
-  /* Clamped to objective.value_range like every released value (post-
-   * processing): μ_T and a noisy observation may lie outside the range of
-   * an accuracy. */
-  if (config->clamp_value) {
-    const double clamped = fmin(fmax(out->value, config->value_lo), config->value_hi);
-    out->clamped = clamped != out->value;
-    /* The release's warnings (run/release_warn.h): public numbers only. */
-    dpbo_release_warn_evaluations(&out->warnings, out->sigma, config->value_hi - config->value_lo);
-    if (out->clamped)
-      dpbo_release_warn_clamped(
-          &out->warnings, dpbo_algorithm_ops_get(config->algorithm)->value_symbol, clamped,
-          config->value_lo, config->value_hi,
-          out->final_choice == DPBO_FINAL_BEST_OBSERVED ? "the best noisy observation"
-                                                        : "the posterior mean at lambda~");
-    out->value = clamped;
-  }
-  release->value.value = out->value;
-  ev->clamped = out->clamped;
-  release->warnings = out->warnings;
-  double u[DPBO_MAX_DIM];
-  DPBO_TRY(dpbo_space_unit(run->space, ev->index, u, err));
-  dpbo_space_to_values(run->space, u, release->lambda);
+  DPBO_TRY(private_evals_choose(comm, config, run, release, err));
+  private_evals_clamp(config, release);
   /* The guarantee in words: its row (run/alg_private_evals.c). */
   dpbo_algorithm_ops_get(config->algorithm)->describe(release, config);
 done:
