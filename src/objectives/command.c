@@ -935,6 +935,110 @@ static void command_describe_end(int wstatus, char *out, size_t cap) {
     snprintf(out, cap, "ended");
 }
 
+/* How one persistent request ended. */
+typedef enum {
+  PERSISTENT_REPLIED,
+  PERSISTENT_TIMED_OUT,
+  PERSISTENT_STOPPED,
+  PERSISTENT_ENDED /* the program exited (reaped; *wstatus) before a full reply */
+} persistent_outcome;
+
+/* Writes the request and reads stdout (and stderr into errtail) until a
+ * reply line, the time-out, a stop or the program's exit. */
+static dpbo_status command_persistent_exchange(command *c, const char *request, size_t request_len,
+                                               line_tracker *reply, tail_buffer *errtail,
+                                               int *wstatus, int *write_failed,
+                                               persistent_outcome *outcome, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  size_t sent = 0;
+  const double start = command_now_seconds();
+  const double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
+  int idle_ms = 1;
+  *outcome = PERSISTENT_REPLIED;
+  while (!reply->have_last) {
+    struct pollfd pfd[3];
+    int nfd = 0;
+    if (c->server_out >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_out, .events = POLLIN};
+    if (c->server_err >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_err, .events = POLLIN};
+    if (sent < request_len && c->server_in >= 0)
+      pfd[nfd++] = (struct pollfd){.fd = c->server_in, .events = POLLOUT};
+    double left = deadline - command_now_seconds();
+    if (left <= 0.0) {
+      *outcome = PERSISTENT_TIMED_OUT;
+      break;
+    }
+    if (c->cancelled) {
+      *outcome = PERSISTENT_STOPPED;
+      break;
+    }
+    int wait_ms = c->server_out >= 0 ? 100 : idle_ms;
+    if (c->server_out < 0 && idle_ms < 50) idle_ms *= 2;
+    if (left * 1000.0 < wait_ms) wait_ms = (int)ceil(left * 1000.0);
+    int ready = poll(pfd, (nfds_t)nfd, wait_ms);
+    if (ready < 0 && errno != EINTR)
+      DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND, c->text,
+                 strerror(errno));
+    for (int i = 0; ready > 0 && i < nfd; i++) {
+      if (!(pfd[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
+      if (pfd[i].fd == c->server_in) {
+        ssize_t n = command_write_quiet(c->server_in, request + sent, request_len - sent);
+        if (n > 0) sent += (size_t)n;
+        if (n < 0 && errno != EAGAIN && errno != EINTR) {
+          /* EPIPE: it closed its stdin or ended; its exit tells which. */
+          *write_failed = 1;
+          command_close_fd(&c->server_in);
+        }
+      } else if (pfd[i].fd == c->server_err) {
+        command_drain_fd(&c->server_err, NULL, errtail);
+      } else {
+        char buf[4096];
+        ssize_t n = read(c->server_out, buf, sizeof buf);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (n <= 0) { /* end of file: it will not reply; wait for its exit */
+          command_close_fd(&c->server_out);
+          continue;
+        }
+        size_t k = 0;
+        while (k < (size_t)n && !reply->have_last)
+          command_tracker_feed(reply, buf + k++, 1);
+        /* More than the reply: stdout is out of step; ended before the
+         * next request. */
+        if (command_has_text(buf + k, (size_t)n - k)) c->server_dirty = 1;
+      }
+    }
+    if (!reply->have_last && command_server_reap(c, wstatus)) {
+      *outcome = PERSISTENT_ENDED;
+      break;
+    }
+  }
+done:
+  return status;
+}
+
+/* After the program ended: what it wrote before is in the pipes already;
+ * an unterminated line before the exit is the reply. */
+static void command_persistent_drain(command *c, line_tracker *reply, tail_buffer *errtail) {
+  /* What it wrote before it ended is in the pipes already. */
+  for (int pass = 0; pass < 2; pass++) {
+    int *fd = pass == 0 ? &c->server_out : &c->server_err;
+    for (int reads = 0; *fd >= 0 && reads < 16 && !(pass == 0 && reply->have_last); reads++) {
+      struct pollfd p = {.fd = *fd, .events = POLLIN};
+      if (poll(&p, 1, 0) <= 0) break;
+      if (pass == 1) {
+        if (!command_drain_fd(fd, NULL, errtail)) break;
+        continue;
+      }
+      char buf[4096];
+      ssize_t n = read(*fd, buf, sizeof buf);
+      if (n <= 0) break;
+      for (size_t k = 0; k < (size_t)n && !reply->have_last; k++)
+        command_tracker_feed(reply, buf + k, 1);
+    }
+  }
+  /* An unterminated line before the exit is the reply. */
+  if (!reply->have_last && reply->cur_len > 0 && !reply->cur_blank) command_tracker_end_line(reply);
+}
+
 static dpbo_status command_evaluate_persistent(command *c, int d, const char *const *names,
                                                const double *values, double *gain,
                                                dpbo_error *err) {
@@ -962,71 +1066,16 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
                stderr_text[0] ? "; stderr: " : "; stderr was empty", stderr_text);
   }
   for (;;) {
-    int timed_out = 0, stopped = 0, reaped = 0, write_failed = 0;
-    size_t sent = 0;
     memset(reply, 0, sizeof *reply);
     reply->cur_blank = 1;
     if (c->server <= 0) DPBO_TRY(command_server_start(c, err));
     const long number = c->served + 1; /* of this process's requests */
-    const double start = command_now_seconds();
-    const double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
-    int idle_ms = 1;
-    while (!reply->have_last) {
-      struct pollfd pfd[3];
-      int nfd = 0;
-      if (c->server_out >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_out, .events = POLLIN};
-      if (c->server_err >= 0) pfd[nfd++] = (struct pollfd){.fd = c->server_err, .events = POLLIN};
-      if (sent < request_len && c->server_in >= 0)
-        pfd[nfd++] = (struct pollfd){.fd = c->server_in, .events = POLLOUT};
-      double left = deadline - command_now_seconds();
-      if (left <= 0.0) {
-        timed_out = 1;
-        break;
-      }
-      if (c->cancelled) {
-        stopped = 1;
-        break;
-      }
-      int wait_ms = c->server_out >= 0 ? 100 : idle_ms;
-      if (c->server_out < 0 && idle_ms < 50) idle_ms *= 2;
-      if (left * 1000.0 < wait_ms) wait_ms = (int)ceil(left * 1000.0);
-      int ready = poll(pfd, (nfds_t)nfd, wait_ms);
-      if (ready < 0 && errno != EINTR)
-        DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': poll failed: %s", CMD_SHOW_COMMAND, c->text,
-                   strerror(errno));
-      for (int i = 0; ready > 0 && i < nfd; i++) {
-        if (!(pfd[i].revents & (POLLIN | POLLOUT | POLLHUP | POLLERR))) continue;
-        if (pfd[i].fd == c->server_in) {
-          ssize_t n = command_write_quiet(c->server_in, request + sent, request_len - sent);
-          if (n > 0) sent += (size_t)n;
-          if (n < 0 && errno != EAGAIN && errno != EINTR) {
-            /* EPIPE: it closed its stdin or ended; its exit tells which. */
-            write_failed = 1;
-            command_close_fd(&c->server_in);
-          }
-        } else if (pfd[i].fd == c->server_err) {
-          command_drain_fd(&c->server_err, NULL, &errtail);
-        } else {
-          char buf[4096];
-          ssize_t n = read(c->server_out, buf, sizeof buf);
-          if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-          if (n <= 0) { /* end of file: it will not reply; wait for its exit */
-            command_close_fd(&c->server_out);
-            continue;
-          }
-          size_t k = 0;
-          while (k < (size_t)n && !reply->have_last)
-            command_tracker_feed(reply, buf + k++, 1);
-          /* More than the reply: stdout is out of step; ended before the
-           * next request. */
-          if (command_has_text(buf + k, (size_t)n - k)) c->server_dirty = 1;
-        }
-      }
-      if (!reply->have_last && command_server_reap(c, &wstatus)) {
-        reaped = 1;
-        break;
-      }
-    }
+    int write_failed = 0;
+    persistent_outcome outcome;
+    DPBO_TRY(command_persistent_exchange(c, request, request_len, reply, &errtail, &wstatus,
+                                         &write_failed, &outcome, err));
+    const int timed_out = outcome == PERSISTENT_TIMED_OUT, stopped = outcome == PERSISTENT_STOPPED;
+    const int reaped = outcome == PERSISTENT_ENDED;
     if (timed_out || stopped) {
       command_server_end(c, 0);
       command_tail_text(&errtail, stderr_text, sizeof stderr_text);
@@ -1041,28 +1090,7 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
                  "stopping%s%s",
                  CMD_SHOW_COMMAND, c->text, params, number, sep, stderr_text);
     }
-    if (reaped) {
-      /* What it wrote before it ended is in the pipes already. */
-      for (int pass = 0; pass < 2; pass++) {
-        int *fd = pass == 0 ? &c->server_out : &c->server_err;
-        for (int reads = 0; *fd >= 0 && reads < 16 && !(pass == 0 && reply->have_last); reads++) {
-          struct pollfd p = {.fd = *fd, .events = POLLIN};
-          if (poll(&p, 1, 0) <= 0) break;
-          if (pass == 1) {
-            if (!command_drain_fd(fd, NULL, &errtail)) break;
-            continue;
-          }
-          char buf[4096];
-          ssize_t n = read(*fd, buf, sizeof buf);
-          if (n <= 0) break;
-          for (size_t k = 0; k < (size_t)n && !reply->have_last; k++)
-            command_tracker_feed(reply, buf + k, 1);
-        }
-      }
-      /* An unterminated line before the exit is the reply. */
-      if (!reply->have_last && reply->cur_len > 0 && !reply->cur_blank)
-        command_tracker_end_line(reply);
-    }
+    if (reaped) command_persistent_drain(c, reply, &errtail);
     command_tail_text(&errtail, stderr_text, sizeof stderr_text);
     const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
     if (reply->have_last) {
