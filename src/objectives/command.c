@@ -492,6 +492,19 @@ static int command_digit_comma(const char *line, size_t i) {
          isdigit((unsigned char)line[i + 1]);
 }
 
+/* A value outside objective.value_range fails the evaluation (both modes):
+ * the range is what the release's clamp and warnings assume. */
+static dpbo_status command_check_range(const command *c, const char *params, double gain,
+                                       const char *sep, const char *stderr_text, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (c->check_range && !(gain >= c->value_lo && gain <= c->value_hi))
+    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
+               "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, %.17g]%s%s",
+               CMD_SHOW_COMMAND, c->text, params, gain, c->value_lo, c->value_hi, sep, stderr_text);
+done:
+  return status;
+}
+
 /* Parses the gain: the last token of the last non-empty stdout line, tokens
  * separated by blanks, ':' '=' or ',' (not a ',' between digits, which makes
  * the token unreadable); strtod must consume it whole. Only
@@ -695,11 +708,7 @@ static dpbo_status command_evaluate_once(command *c, int d, const char *const *n
   if (!command_parse_gain(out, gain, &why))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND,
                c->text, params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
-  if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
-    DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-               "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, %.17g]%s%s",
-               CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep,
-               stderr_text);
+  DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
 done:
   if (pid > 0 && !reaped) {
     /* An error while the program runs: do not leave it behind. */
@@ -1109,12 +1118,7 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
                    CMD_SHOW_COMMAND, c->text, params, number, why, reply->last_cut ? "..." : "",
                    shown, sep, stderr_text);
       }
-      if (c->check_range && !(*gain >= c->value_lo && *gain <= c->value_hi))
-        DPBO_RAISE(DPBO_ERR_OBJECTIVE,
-                   "command '%.*s'%s printed %.17g, outside objective.value_range [%.17g, "
-                   "%.17g]%s%s",
-                   CMD_SHOW_COMMAND, c->text, params, *gain, c->value_lo, c->value_hi, sep,
-                   stderr_text);
+      DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
       break;
     }
     /* It ended (the loop's only other way out) without a reply. */
