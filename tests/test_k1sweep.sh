@@ -48,7 +48,10 @@ cat "$work/bad3.log"
 [[ $rc -eq 2 ]] && grep -q "likelihood.bootstrap = -1 is outside" "$work/bad3.log" || fail "bootstrap < 0: exit $rc"
 
 # 1. Uninterrupted.
-"$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full > "$work/full.log" 2>&1
+# With the kernel cache sized from memory (k1sweep.cache_mb = auto; the
+# resumed run below uses the config's 200 MiB and must give the same bits).
+"$mpiexec" -n 2 --oversubscribe "$bin" "${common[@]}" --set output.name=full \
+  --set k1sweep.cache_mb=auto > "$work/full.log" 2>&1
 rc=$?
 cat "$work/full.log"
 [[ $rc -eq 0 ]] || fail "uninterrupted run exited $rc"
@@ -56,6 +59,13 @@ cat "$work/full.log"
 [[ ! -e $work/full.partial.h5 ]] || fail "checkpoint left behind after completion"
 [[ -z $(ls "$work" | grep tmp) ]] || fail "temporary file left behind"
 [[ $(grep -c "trained model" "$work/full.log") -eq 12 ]] || fail "expected 12 trainings"
+# The cache (2,000 rows: Q is 16 MiB, under the 100 MiB floor) and each
+# stage's line in the end-of-run summary.
+grep -q "LIBSVM kernel cache (cache_mb = auto): 100 MiB per training rank; the whole Q of 2000 rows needs 16 MiB" \
+  "$work/full.log" || fail "no line stating the automatic cache size"
+for stage in "training " "pool prediction" "scoring " "likelihood m = 200" "likelihood m = 400"; do
+  grep -q "k1sweep: stage $stage" "$work/full.log" || fail "no summary line for stage $stage"
+done
 
 "$python" - "$work/full.h5" <<'PY' || fail "layout or values of full.h5"
 import sys, h5py, numpy as np
@@ -107,6 +117,21 @@ with h5py.File(sys.argv[1], "r") as f:
         assert a["c_mle"] > 0 and a["c_upper"] >= a["c_mle"] and a["N"] == 12
         for key in ("m0", "s", "sigma_n", "lengthscale"):
             assert np.all(np.isfinite(lik[key][...])) and np.all(lik[key][...][1:] > 0 if key != "m0" else True)
+    # Each stage's time (issue #24 item 3): per model, and in /performance
+    # the totals, medians and maxima of this invocation's models.
+    perf = f["performance"].attrs
+    for stage, column, total in (("train", "train_seconds", "libsvm_train_seconds"),
+                                 ("predict", "predict_seconds", "libsvm_predict_seconds"),
+                                 ("score", "score_seconds", "scoring_seconds")):
+        v = f["models/" + column][...]
+        assert v.shape == (12,) and np.all(v >= 0), (column, v)
+        assert np.isclose(perf[stage + "_median_seconds"], np.median(v), rtol=0, atol=1e-12)
+        assert perf[stage + "_max_seconds"] == v.max(), stage
+        assert np.isclose(perf[total], v.sum(), rtol=1e-12, atol=0), stage
+    assert perf["libsvm_cache_auto"] == 1 and list(perf["libsvm_cache_mb"]) == [100, 100]
+    assert perf["libsvm_cache_full_mb"] == 16
+    for m in (200, 400):
+        assert f[f"m{m}"].attrs["likelihood_seconds"] > 0 and f[f"m{m}"].attrs["gof_seconds"] > 0
 print("full.h5: layout and values OK")
 PY
 "$python" "$src/tests/check_k1gof.py" "$work/full.h5" || fail "goodness-of-fit statistics of full.h5"

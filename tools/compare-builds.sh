@@ -17,6 +17,7 @@
 #  - HDF5: every dataset or attribute named *_seconds (timings: the trace's
 #    eval_seconds and step_seconds, wall_seconds, busy_seconds, k1sweep's and
 #    compare's phase timings), worker_utilization (busy/wall time),
+#    libsvm_cache_mb (k1sweep's kernel cache, sized from free memory),
 #    peak_rss_bytes_max_rank, peak_rss_bytes_total, dpbo_version;
 #  - JSON: "dpbo_version";
 #  - stdout/stderr: durations ("elapsed 1.2s", "eta 3.4s", "in 0.5 s",
@@ -134,7 +135,7 @@ run_case() {
 
 # Filters: text with its masked values (see the header), one line per object or key.
 h5_text() { # FILE.h5 -> lines "PATH<TAB>h5dump line"; DATA of masked objects dropped
-  h5dump -m '%.17g' "$1" | awk -v mask='(_seconds|@worker_utilization|@peak_rss_bytes_max_rank|@peak_rss_bytes_total|@dpbo_version)$' '
+  h5dump -m '%.17g' "$1" | awk -v mask='(_seconds|@worker_utilization|@libsvm_cache_mb|@peak_rss_bytes_max_rank|@peak_rss_bytes_total|@dpbo_version)$' '
     function path(  i, p) { p = ""; for (i = 1; i <= d; i++) p = p s[i]; gsub(/\/\/+/, "/", p); return p }
     NR == 1 { next }
     indata && /^ *}$/ { indata = 0 }

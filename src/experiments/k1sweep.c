@@ -157,6 +157,27 @@ done:
   return status;
 }
 
+/* k1sweep.cache_mb: "auto" (sized from the memory per rank when the data
+ * is loaded, k1sweep_cache_resolve) or a positive number of MiB. */
+static dpbo_status k1sweep_config_cache(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char text[64], *end = text;
+  DPBO_TRY(dpbo_settings_get_string(&c->settings, "k1sweep", "cache_mb", "auto", text, sizeof text,
+                                    err));
+  const int automatic = strcmp(text, "auto") == 0;
+  errno = 0;
+  const double mb = automatic ? DPBO_SVM_CACHE_AUTO : strtod(text, &end);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  DPBO_TRY(dpbo_settings_require(
+      &c->settings, "k1sweep", "cache_mb",
+      automatic || (end != text && *end == '\0' && errno != ERANGE && isfinite(mb) && mb > 0),
+      "must be auto or a positive number of MiB", err));
+  c->svm.cache_mb = mb;
+done:
+  return status;
+}
+
 /* dpbo_settings_check_used, saying when a known key of the other model was
  * written (e.g. cache_mb with model = logreg). */
 static dpbo_status k1sweep_check_used(const dpbo_k1sweep_config *c, dpbo_error *err) {
@@ -229,10 +250,7 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   if (logreg) {
     DPBO_TRY(k1sweep_config_logreg(c, err));
   } else {
-    DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "cache_mb", c->svm.cache_mb, 0,
-                                      &c->svm.cache_mb, err));
-    DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "cache_mb", c->svm.cache_mb > 0,
-                                   "must be positive", err));
+    DPBO_TRY(k1sweep_config_cache(c, err));
     DPBO_TRY(dpbo_settings_get_double(settings, "k1sweep", "tolerance", c->svm.tolerance, 0,
                                       &c->svm.tolerance, err));
     DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance", c->svm.tolerance > 0,
@@ -428,12 +446,12 @@ static dpbo_status k1sweep_compare(const char *stored, const char *current, cons
 typedef struct k1sweep_model {
   int64_t worker, support_vectors;
   double train_seconds, predict_seconds, pool_accuracy;
+  double score_seconds; /* deriving the set accuracies from the predictions */
 } k1sweep_model;
 
 typedef struct k1sweep_head {
   int64_t model;
   k1sweep_model result;
-  double score_seconds; /* deriving the set accuracies from the predictions */
   int32_t code, pad;
   char message[DPBO_ERROR_MSG_MAX];
 } k1sweep_head;
@@ -445,7 +463,9 @@ static const dpbo_h5io_field k1sweep_columns[] = {
     {"support_vectors", offsetof(k1sweep_model, support_vectors), 1},
     {"train_seconds", offsetof(k1sweep_model, train_seconds), 0},
     {"predict_seconds", offsetof(k1sweep_model, predict_seconds), 0},
-    {"pool_accuracy", offsetof(k1sweep_model, pool_accuracy), 0}};
+    {"pool_accuracy", offsetof(k1sweep_model, pool_accuracy), 0},
+    /* last: checkpoints written before it have the columns above only */
+    {"score_seconds", offsetof(k1sweep_model, score_seconds), 0}};
 #define K1SWEEP__COLUMNS (sizeof k1sweep_columns / sizeof k1sweep_columns[0])
 
 typedef struct k1sweep_state {
@@ -479,6 +499,14 @@ typedef struct k1sweep_state {
   double perf_train, perf_predict, perf_score;
   int64_t perf_models;
   double perf_load, perf_training_phase, perf_likelihood;
+  double perf_size[DPBO_K1SWEEP_MAX_SIZES][2]; /* per size: likelihood, goodness of fit */
+  unsigned char *fresh;                        /* rank 0: trained in this invocation */
+  /* LIBSVM's options on the ranks that train: the config's, with an
+   * automatic cache resolved (k1sweep_cache_resolve); rank 0 holds the
+   * smallest and largest cache of the training ranks and the inputs. */
+  dpbo_svm_options svm_options;
+  double cache_mb[2], cache_full_mb, cache_available_mb;
+  int cache_node_ranks;
   char fingerprint[8192];
   char hash[32];
 } k1sweep_state;
@@ -499,6 +527,7 @@ static void k1sweep_state_free(k1sweep_state *st) {
   free(st->fv);
   free(st->fvp);
   free(st->done);
+  free(st->fresh);
   free(st->model);
   free(st->accuracy);
   free(st->bits);
@@ -563,6 +592,62 @@ done:
   return status;
 }
 
+/* LIBSVM's options of the ranks that train (collective, after the data is
+ * loaded). k1sweep.cache_mb = auto: each training rank takes min(the whole
+ * kernel matrix Q, DPBO_SVM_CACHE_MEM_FRACTION x MemAvailable / the training
+ * ranks on its node - its data), at least 100 MiB (dpbo_svm_cache_auto_mb).
+ * available_mb was read before the data was loaded, so the data is counted
+ * once. The cache only saves recomputing kernel rows: LIBSVM computes each
+ * entry of Q the same way whether it is cached or not, so the models and
+ * every result are the same bits at any size. */
+static dpbo_status k1sweep_cache_resolve(k1sweep_state *st, int trainer, double available_mb,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  MPI_Comm node = MPI_COMM_NULL;
+  st->svm_options = c->svm;
+  if (c->model != DPBO_K1SWEEP_SVM) return DPBO_OK;
+  const int automatic = c->svm.cache_mb == DPBO_SVM_CACHE_AUTO;
+  int node_trainers = 1, mine = trainer;
+  if (automatic) {
+    DPBO_MPI_TRY(
+        MPI_Comm_split_type(st->comm, MPI_COMM_TYPE_SHARED, st->rank, MPI_INFO_NULL, &node));
+    DPBO_MPI_TRY(MPI_Allreduce(&mine, &node_trainers, 1, MPI_INT, MPI_SUM, node));
+    if (trainer)
+      st->svm_options.cache_mb = dpbo_svm_cache_auto_mb(
+          c->train_rows, available_mb, node_trainers,
+          (double)dpbo_svm_data_bytes(st->svm) / (1024.0 * 1024.0), DPBO_SVM_CACHE_MEM_FRACTION);
+  }
+  /* Rank 0 learns the smallest and largest choice and the inputs. */
+  double in[4] = {trainer ? st->svm_options.cache_mb : INFINITY,
+                  trainer ? -st->svm_options.cache_mb : INFINITY, trainer ? available_mb : INFINITY,
+                  trainer ? -(double)node_trainers : INFINITY},
+         out[4];
+  DPBO_MPI_TRY(MPI_Allreduce(in, out, 4, MPI_DOUBLE, MPI_MIN, st->comm));
+  st->cache_mb[0] = out[0];
+  st->cache_mb[1] = -out[1];
+  st->cache_available_mb = automatic ? out[2] : NAN;
+  st->cache_node_ranks = automatic ? (int)-out[3] : 0;
+  st->cache_full_mb = dpbo_svm_cache_full_mb(c->train_rows);
+  char range[64] = "";
+  if (st->cache_mb[1] > st->cache_mb[0]) snprintf(range, sizeof range, " to %.0f", st->cache_mb[1]);
+  if (automatic)
+    dpbo_log_info("k1sweep: LIBSVM kernel cache (cache_mb = auto): %.0f%s MiB per training rank; "
+                  "the whole Q of %lld rows needs %.0f MiB; %.2f of the available %.0f MiB over "
+                  "%d training rank(s) on the node is %.0f MiB each, less its data (floor %.0f)",
+                  st->cache_mb[0], range, (long long)c->train_rows, st->cache_full_mb,
+                  DPBO_SVM_CACHE_MEM_FRACTION, st->cache_available_mb, st->cache_node_ranks,
+                  DPBO_SVM_CACHE_MEM_FRACTION * st->cache_available_mb / st->cache_node_ranks,
+                  DPBO_SVM_CACHE_FLOOR_MB);
+  else
+    dpbo_log_info("k1sweep: LIBSVM kernel cache (cache_mb): %.0f MiB per training rank; the whole "
+                  "Q of %lld rows needs %.0f MiB",
+                  st->cache_mb[0], (long long)c->train_rows, st->cache_full_mb);
+done:
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  return status;
+}
+
 /* Every validation set and neighbour, from the seed (every rank). */
 static dpbo_status k1sweep_valsets(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -585,6 +670,7 @@ static dpbo_status k1sweep_alloc_results(k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const size_t n = (size_t)st->n;
   DPBO_ALLOC(st->done, n, "the results");
+  DPBO_ALLOC(st->fresh, n, "the results");
   DPBO_ALLOC(st->model, n, "the results");
   DPBO_ALLOC(st->accuracy, n * (size_t)st->acc_count, "the accuracies");
   DPBO_ALLOC(st->bits, n * (size_t)st->nbytes, "the correctness bits");
@@ -621,7 +707,7 @@ static void k1sweep_train(k1sweep_state *st, int64_t j, unsigned char *flags,
     const double C = st->values[j * st->d + st->c_dim],
                  gamma = st->values[j * st->d + st->gamma_dim];
     /* The pool through BLAS: svm_predict's labels, several times faster. */
-    code = dpbo_svm_fit_predict_dense(st->svm, &c->svm, C, gamma, flags, &r->pool_accuracy,
+    code = dpbo_svm_fit_predict_dense(st->svm, &st->svm_options, C, gamma, flags, &r->pool_accuracy,
                                       &r->support_vectors, &r->train_seconds, NULL, &err);
   }
   r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
@@ -638,7 +724,7 @@ static void k1sweep_train(k1sweep_state *st, int64_t j, unsigned char *flags,
         dpbo_valset_accuracy(bits, c->size[s], st->rows[s] + i * c->size[s], &st->change[s][i],
                              &row[i], &row[c->sets + i]);
     }
-    head.score_seconds = MPI_Wtime() - t1;
+    r->score_seconds = MPI_Wtime() - t1;
   }
   memcpy(message, &head, sizeof head);
 }
@@ -771,8 +857,9 @@ static dpbo_status k1sweep_read_checkpoint(k1sweep_state *st, const char *path, 
         DPBO_RAISE(DPBO_ERR_DATA, "%s: bad model index %lld", path, (long long)rows.index[r]);
     DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, rows.acc, err));
     DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, rows.bits, err));
+    const int scored = H5Lexists(f, "score_seconds", H5P_DEFAULT) > 0;
     DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0], k1sweep_columns,
-                                   K1SWEEP__COLUMNS, err));
+                                   K1SWEEP__COLUMNS - (scored ? 0 : 1), err));
     k1sweep_rows_copy(st, &rows, 1);
     for (int64_t r = 0; r < k; r++)
       st->done[rows.index[r]] = 1;
@@ -819,7 +906,8 @@ static dpbo_status k1sweep_accept(void *context, const void *result, dpbo_error 
   st->done_count++;
   st->perf_train += head.result.train_seconds;
   st->perf_predict += head.result.predict_seconds;
-  st->perf_score += head.score_seconds;
+  st->perf_score += head.result.score_seconds;
+  st->fresh[j] = 1;
   st->perf_models++;
   char setting[96];
   if (st->config->model == DPBO_K1SWEEP_LOGREG)
@@ -843,6 +931,17 @@ static dpbo_status k1sweep_checkpoint(void *context, dpbo_error *err) {
   return k1sweep_write_checkpoint(kf->st, kf->checkpoint, err);
 }
 
+/* The order of the trainings (qsort has no context argument in C11). */
+static const k1sweep_state *k1sweep_order_state;
+
+static int k1sweep_compare_cost(const void *a, const void *b) {
+  const k1sweep_state *st = k1sweep_order_state;
+  const int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  const double ci = st->values[i * st->d + st->c_dim], cj = st->values[j * st->d + st->c_dim];
+  if (ci != cj) return ci < cj ? 1 : -1;
+  return (i > j) - (i < j);
+}
+
 /* Every rank: the models not in the checkpoint, one per worker at a time
  * (rank 0 trains them itself when alone). */
 static dpbo_status k1sweep_farm_run(k1sweep_state *st, int64_t stop_after, const char *checkpoint,
@@ -861,6 +960,15 @@ static dpbo_status k1sweep_farm_run(k1sweep_state *st, int64_t stop_after, const
     DPBO_ALLOC(todo, st->n, "the work list");
     for (int64_t j = 0; j < st->n; j++)
       if (!st->done[j]) todo[todo_count++] = j;
+    /* Longest first, so the workers finish together: LIBSVM's iterations
+     * grow with C (more bounded support vectors to settle), so the SVMs go
+     * out by C, largest first (Sobol order otherwise). Each model's result
+     * depends on its setting alone, so the order changes no output. */
+    if (st->config->model == DPBO_K1SWEEP_SVM && st->c_dim >= 0) {
+      k1sweep_order_state = st;
+      qsort(todo, (size_t)todo_count, sizeof *todo, k1sweep_compare_cost);
+      k1sweep_order_state = NULL;
+    }
   }
   const dpbo_farm_work work = {.tasks = todo,
                                .task_count = todo_count,
@@ -1125,6 +1233,8 @@ static dpbo_status k1sweep_write_size(hid_t file, const k1sweep_state *st, int s
   DPBO_TRY(dpbo_h5io_attr_int64(group, "m", &m, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(group, "sets", &R, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "neighbour", dpbo_neighbour_kind_name(c->neighbour), err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "likelihood_seconds", &st->perf_size[s][0], 1, err));
+  DPBO_TRY(dpbo_h5io_attr_doubles(group, "gof_seconds", &st->perf_size[s][1], 1, err));
   hsize_t dF[2] = {(hsize_t)R, (hsize_t)st->n};
   const double *dummy = st->unit;
   DPBO_TRY(dpbo_h5io_write_small(group, "F_V", H5T_NATIVE_DOUBLE, 2, dF,
@@ -1210,10 +1320,53 @@ static double k1sweep_libsvm_share(const k1sweep_state *st, double wall_seconds)
   return wall_seconds > 0 ? (st->perf_train + st->perf_predict) / (workers * wall_seconds) : 0.0;
 }
 
+/* The per-model stages: training, predicting the pool, scoring the sets. */
+enum { K1SWEEP__STAGES = 3 };
+static const char *const k1sweep_stage_names[K1SWEEP__STAGES] = {"train", "predict", "score"};
+
+typedef struct k1sweep_stage {
+  double total, median, max;
+} k1sweep_stage;
+
+static int k1sweep_compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Total, median and max per model of each stage over the models trained in
+ * this invocation (rank 0; zeros when none, NaN without memory for the sort:
+ * a report, not worth failing the run). */
+static void k1sweep_stages(const k1sweep_state *st, k1sweep_stage stage[K1SWEEP__STAGES]) {
+  memset(stage, 0, K1SWEEP__STAGES * sizeof *stage);
+  if (st->rank != 0 || !st->fresh || st->perf_models == 0) return;
+  double *v = malloc((size_t)st->n * sizeof *v);
+  for (int k = 0; k < K1SWEEP__STAGES && !v; k++)
+    stage[k].total = stage[k].median = stage[k].max = NAN;
+  for (int k = 0; k < K1SWEEP__STAGES && v; k++) {
+    int64_t count = 0;
+    for (int64_t j = 0; j < st->n; j++) {
+      if (!st->fresh[j]) continue;
+      const k1sweep_model *m = &st->model[j];
+      v[count++] = k == 0 ? m->train_seconds : k == 1 ? m->predict_seconds : m->score_seconds;
+    }
+    qsort(v, (size_t)count, sizeof *v, k1sweep_compare_doubles);
+    for (int64_t i = 0; i < count; i++)
+      stage[k].total += v[i];
+    stage[k].median = count % 2 ? v[count / 2] : 0.5 * (v[count / 2 - 1] + v[count / 2]);
+    stage[k].max = v[count - 1];
+  }
+  free(v);
+}
+
 static dpbo_status k1sweep_write_performance(hid_t f, const k1sweep_state *st, double wall_seconds,
                                              dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  hid_t group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t group = -1;
+  k1sweep_stage stage[K1SWEEP__STAGES];
+  k1sweep_stages(st, stage);
+  /* Every rank writes the same attribute values: rank 0's. */
+  DPBO_MPI_TRY(MPI_Bcast(stage, (int)sizeof stage, MPI_BYTE, 0, st->comm));
+  group = H5Gcreate2(f, "performance", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group /performance");
   int64_t workers = st->size > 1 ? st->size - 1 : 1;
   const double libsvm_share = k1sweep_libsvm_share(st, wall_seconds);
@@ -1228,11 +1381,34 @@ static dpbo_status k1sweep_write_performance(hid_t f, const k1sweep_state *st, d
       dpbo_h5io_attr_doubles(group, "training_phase_seconds", &st->perf_training_phase, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "likelihood_seconds", &st->perf_likelihood, 1, err));
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_share", &libsvm_share, 1, err));
+  /* Per model (this invocation's models): <stage>_median_seconds and
+   * <stage>_max_seconds; the totals are the attributes above. */
+  for (int k = 0; k < K1SWEEP__STAGES; k++) {
+    char name[64];
+    snprintf(name, sizeof name, "%s_median_seconds", k1sweep_stage_names[k]);
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, name, &stage[k].median, 1, err));
+    snprintf(name, sizeof name, "%s_max_seconds", k1sweep_stage_names[k]);
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, name, &stage[k].max, 1, err));
+  }
+  if (st->config->synthetic_models == 0 && st->config->model == DPBO_K1SWEEP_SVM) {
+    const double cache[2] = {st->cache_mb[0], st->cache_mb[1]};
+    const int64_t automatic = st->config->svm.cache_mb == DPBO_SVM_CACHE_AUTO;
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_cache_mb", cache, 2, err));
+    DPBO_TRY(dpbo_h5io_attr_int64(group, "libsvm_cache_auto", &automatic, 1, err));
+    DPBO_TRY(dpbo_h5io_attr_doubles(group, "libsvm_cache_full_mb", &st->cache_full_mb, 1, err));
+  }
   DPBO_TRY(dpbo_h5io_attr_string(group, "note",
                                  "libsvm_share = (libsvm_train_seconds + libsvm_predict_seconds) / "
                                  "(workers x wall_seconds), for the models trained in this "
                                  "invocation; everything else (loading, scoring the sets, "
-                                 "messages, idle workers, the likelihood) is 1 - libsvm_share",
+                                 "messages, idle workers, the likelihood) is 1 - libsvm_share; "
+                                 "<stage>_median_seconds and <stage>_max_seconds per model of this "
+                                 "invocation (train: svm_train, predict: the pool, score: the "
+                                 "sets); libsvm_cache_mb: the smallest and largest kernel cache "
+                                 "(MiB) of the training ranks (libsvm_cache_auto = 1: sized from "
+                                 "MemAvailable), libsvm_cache_full_mb: what the whole kernel "
+                                 "matrix needs; /m<m>@likelihood_seconds and gof_seconds: each "
+                                 "size's likelihood sweep and statistics",
                                  err));
 done:
   if (group >= 0) H5Gclose(group);
@@ -1310,9 +1486,13 @@ static dpbo_status k1sweep_train_all(k1sweep_state *st, int64_t stop_after,
   const int trainer = st->size == 1 || st->rank > 0;
   const int root = st->size == 1 ? 0 : 1; /* first rank holding the data */
 
-  double t0 = MPI_Wtime();
-  if (trainer) local = k1sweep_load_data(st, err);
+  double t0 = MPI_Wtime(), available_mb = NAN;
+  /* Before the data is loaded, so that its memory is counted once. */
+  if (trainer && c->model == DPBO_K1SWEEP_SVM && c->svm.cache_mb == DPBO_SVM_CACHE_AUTO)
+    local = dpbo_svm_mem_available_mb(&available_mb, err);
+  if (trainer && local == DPBO_OK) local = k1sweep_load_data(st, err);
   DPBO_TRY(dpbo_comm_agree(st->comm, local, err));
+  DPBO_TRY(k1sweep_cache_resolve(st, trainer, available_mb, err));
   int64_t shape[2] = {st->data_rows, st->pool};
   DPBO_MPI_TRY(MPI_Bcast(shape, 2, MPI_INT64_T, root, st->comm));
   st->data_rows = shape[0];
@@ -1419,6 +1599,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                                st.rank == 0 ? st.fv[s] : NULL, st.rank == 0 ? st.fvp[s] : NULL,
                                st.unit, &config->likelihood, &lik, err));
     DPBO_TRY(dpbo_k1lik_sweep(lik, st.n, config->delta, &results[s], err));
+    st.perf_size[s][0] = MPI_Wtime() - t0;
     int eig = 0, scal = 0;
     dpbo_k1lik_counts(lik, &eig, &scal);
     dpbo_k1lik_destroy(lik);
@@ -1433,7 +1614,9 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
         : r->boundary < 0 ? " (at the smallest k1)"
                           : "",
         r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
+    const double t_gof = MPI_Wtime();
     DPBO_TRY(k1sweep_gof(&st, s, r, &gof[s], err));
+    st.perf_size[s][1] = MPI_Wtime() - t_gof;
   }
 
   char path[DPBO_PATH_MAX + 300];
@@ -1441,6 +1624,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   st.perf_likelihood = MPI_Wtime() - t_likelihood;
   double wall = MPI_Wtime() - t_start;
   DPBO_MPI_TRY(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(st.perf_size, 2 * DPBO_K1SWEEP_MAX_SIZES, MPI_DOUBLE, 0, comm));
   /* The perf_* counters time whichever library trains the models (the HDF5
    * attributes keep their libsvm_* names for existing readers). */
   const char *library = config->model == DPBO_K1SWEEP_LOGREG ? "LIBLINEAR" : "LIBSVM";
@@ -1454,6 +1638,23 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                   wall, st.perf_training_phase, st.perf_likelihood, st.perf_load, library,
                   100.0 * k1sweep_libsvm_share(&st, wall),
                   100.0 * (1.0 - k1sweep_libsvm_share(&st, wall)));
+  if (!synthetic && st.rank == 0 && st.perf_models > 0) {
+    k1sweep_stage stage[K1SWEEP__STAGES];
+    k1sweep_stages(&st, stage);
+    const int workers = st.size > 1 ? st.size - 1 : 1;
+    static const char *const what[K1SWEEP__STAGES] = {"training", "pool prediction", "scoring"};
+    /* A worker stage's share: its time over the workers' (workers x wall). */
+    for (int k = 0; k < K1SWEEP__STAGES; k++)
+      dpbo_log_info("k1sweep: stage %-15s %9.1f s total, %7.2f s median, %7.2f s max per model, "
+                    "%5.1f%% of the workers' wall time",
+                    what[k], stage[k].total, stage[k].median, stage[k].max,
+                    100.0 * stage[k].total / (workers * wall));
+    for (int s = 0; s < config->size_count; s++)
+      dpbo_log_info("k1sweep: stage likelihood m = %-6lld %7.1f s (+ %.1f s statistics), %5.1f%% "
+                    "of the wall time",
+                    (long long)config->size[s], st.perf_size[s][0], st.perf_size[s][1],
+                    100.0 * (st.perf_size[s][0] + st.perf_size[s][1]) / wall);
+  }
   DPBO_TRY(k1sweep_write(&st, path, results, gof, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];

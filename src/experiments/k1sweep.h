@@ -41,11 +41,16 @@
  *                    (resolved settings that determine the models' results)
  *                    and config_hash, mode (svm | logreg | synthetic), ranks, sizes,
  *                    sets, models, neighbour, pool_rows, data_rows, wall_seconds
+ *       /performance the stages' times: totals, <stage>_median_seconds and
+ *                    <stage>_max_seconds per model (train, predict, score),
+ *                    libsvm_cache_mb (the kernel cache of the training ranks)
  *       /models      lambda, unit (N × d), train_seconds, predict_seconds,
- *                    support_vectors, pool_accuracy, worker (N), correct_bits
+ *                    score_seconds, support_vectors, pool_accuracy, worker
+ *                    (N), correct_bits
  *                    (N × ceil(pool/8), uint8, bit r = pool row r predicted
  *                    right, least significant bit first)
- *       /m<m>        F_V, F_Vp (sets × N); valid_rows (sets × m, pool rows,
+ *       /m<m>        likelihood_seconds, gof_seconds (attributes); F_V, F_Vp
+ *                    (sets × N); valid_rows (sets × m, pool rows,
  *                    ascending); neighbour_op (−1 remove, 0 swap, +1 add),
  *                    neighbour_slot, neighbour_row, neighbour_size (sets)
  *       /m<m>/likelihood  k1, one_minus_k1, loglik, m0, s, sigma_n,

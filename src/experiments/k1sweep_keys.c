@@ -43,8 +43,13 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
            "Smallest regularisation lambda of the Sobol set (log scale)."),
     KEY_IF("k1sweep", "lambda_max", "number", "> lambda_min", "1", 0, "", "k1sweep.model = logreg",
            "Largest lambda of the Sobol set (log scale)."),
-    KEY_IF("k1sweep", "cache_mb", "number", "> 0", "100", 0, "MiB", "k1sweep.model = svm",
-           "LIBSVM's kernel cache (-m)."),
+    KEY_IF("k1sweep", "cache_mb", "text", "auto | a number > 0", "auto", 0, "MiB",
+           "k1sweep.model = svm",
+           "LIBSVM's kernel cache (-m) per training rank. auto: min(the whole kernel matrix, "
+           "rows^2 x 4 bytes; half of the node's MemAvailable, or of the memory cgroup's headroom "
+           "(a batch job's limit) if less, over its training ranks, less the rank's data), at "
+           "least 100 MiB; the log and /performance@libsvm_cache_mb give the "
+           "size. It changes the speed, never the results."),
     KEY_IF("k1sweep", "shrinking", "integer", "0 or 1", "1", 0, "", "k1sweep.model = svm",
            "LIBSVM's shrinking (-h)."),
     KEY("k1sweep", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",

@@ -9,6 +9,7 @@
 #include <libsvm/svm.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -555,6 +556,9 @@ dpbo_status dpbo_svm_data_train(dpbo_svm_data *data, const dpbo_svm_options *opt
   if (!isfinite(C) || !isfinite(gamma) || gamma <= 0.0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                "at C=%.17g, gamma=%.17g: C and gamma must be positive and finite", C, gamma);
+  if (!(options->cache_mb > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "LIBSVM's cache (%g MiB) must be resolved to a positive size",
+               options->cache_mb);
 
   /* svm-train's defaults except C, γ and the three options. */
   struct svm_parameter param;
@@ -592,6 +596,130 @@ dpbo_status dpbo_svm_data_train(dpbo_svm_data *data, const dpbo_svm_options *opt
 done:
   return status;
 }
+
+double dpbo_svm_cache_full_mb(int64_t rows) {
+  /* LIBSVM 3.x (svm.cpp, Cache::Cache): size = cache_size MiB in Qfloats,
+   * minus l · sizeof(head_t) for the list heads (two pointers, a data
+   * pointer and an int: 32 bytes on LP64); a row of Q holds l Qfloats. */
+  const double bytes = (double)rows * (double)rows * (double)sizeof(float) + (double)rows * 32.0;
+  return ceil(bytes / (1024.0 * 1024.0));
+}
+
+double dpbo_svm_cache_auto_mb(int64_t rows, double available_mb, int node_ranks, double data_mb,
+                              double fraction) {
+  const double share = fraction * available_mb / (node_ranks > 0 ? node_ranks : 1) - data_mb;
+  if (isnan(share)) return DPBO_SVM_CACHE_FLOOR_MB; /* fmin would drop it */
+  return fmax(DPBO_SVM_CACHE_FLOOR_MB, fmin(dpbo_svm_cache_full_mb(rows), floor(share)));
+}
+
+/* One number from a file (cgroup's "max" or a missing file: NaN). */
+static double svm_read_number(const char *path) {
+  double v = NAN;
+  FILE *f = fopen(path, "r");
+  if (f) {
+    if (fscanf(f, "%lf", &v) != 1) v = NAN;
+    fclose(f);
+  }
+  return v;
+}
+
+/* The memory this process's cgroup and its ancestors still allow (a Slurm
+ * job's --mem limit is one), in MiB; +inf without a limit. Version 2
+ * ("0::/path": memory.max, memory.current) or version 1 (the memory
+ * controller's line: memory.limit_in_bytes, memory.usage_in_bytes). */
+static double svm_cgroup_headroom_mb(void) {
+  double headroom = INFINITY;
+  char line[4096], dir[4200];
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return headroom;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    char *controllers = strchr(line, ':'),
+         *path = controllers ? strchr(controllers + 1, ':') : NULL;
+    if (!path) continue;
+    *path++ = '\0';
+    controllers++;
+    const int v2 = strcmp(line, "0") == 0 && controllers[0] == '\0';
+    int v1 = 0;
+    for (char *c = controllers; !v2 && c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+      v1 |= strncmp(c, "memory", 6) == 0 && (c[6] == ',' || c[6] == '\0');
+    if (!v1 && !v2) continue;
+    /* From the process's cgroup up to the hierarchy's root. */
+    for (size_t len = strlen(path);;) {
+      snprintf(dir, sizeof dir, "/sys/fs/cgroup%s%.*s", v1 ? "/memory" : "", (int)len, path);
+      char file[4300];
+      snprintf(file, sizeof file, "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
+      const double limit = svm_read_number(file);
+      snprintf(file, sizeof file, "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+      const double used = svm_read_number(file);
+      /* v1 reports "no limit" as a number near 2^63. */
+      if (isfinite(limit) && limit < 0x1p60 && isfinite(used))
+        headroom = fmin(headroom, (limit - used) / (1024.0 * 1024.0));
+      while (len > 0 && path[len - 1] != '/')
+        len--;
+      if (len == 0) break;
+      len--; /* the slash: "/a/b" -> "/a" -> "" (the root) */
+    }
+  }
+  fclose(f);
+  return headroom;
+}
+
+dpbo_status dpbo_svm_mem_available_mb(double *mb, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  char line[256];
+  long long kb = -1;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot read /proc/meminfo (set k1sweep.cache_mb to a number)");
+  while (kb < 0 && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %lld kB", &kb) != 1) kb = -1;
+  if (kb < 0)
+    DPBO_RAISE(DPBO_ERR_IO,
+               "/proc/meminfo has no MemAvailable line (Linux >= 3.14; set k1sweep.cache_mb to a "
+               "number)");
+  *mb = fmin((double)kb / 1024.0, svm_cgroup_headroom_mb());
+done:
+  if (f) fclose(f);
+  return status;
+}
+
+int64_t dpbo_svm_data_bytes(const dpbo_svm_data *data) {
+  const int64_t rows = (int64_t)data->train.l + data->n_eval;
+  int64_t bytes =
+      (int64_t)(data->train_count + data->eval_count) * (int64_t)sizeof(struct svm_node);
+  bytes += rows * (int64_t)(sizeof(struct svm_node *) + 2 * sizeof(double)); /* x, y, labels */
+  bytes += (int64_t)data->n_eval * (data->d + 1) * (int64_t)sizeof(double);  /* dense pool, norms */
+  return bytes;
+}
+
+static dpbo_status svm_write_rows(const char *path, int n, struct svm_node *const *x,
+                                  const double *y, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  FILE *f = fopen(path, "w");
+  if (!f) DPBO_RAISE(DPBO_ERR_IO, "cannot write %s", path);
+  for (int i = 0; i < n; i++) {
+    fprintf(f, "%.17g", y[i]);
+    for (const struct svm_node *node = x[i]; node->index != -1; node++)
+      fprintf(f, " %d:%.17g", node->index, node->value);
+    fputc('\n', f);
+  }
+  if (ferror(f)) DPBO_RAISE(DPBO_ERR_IO, "writing %s failed", path);
+done:
+  if (f && fclose(f) != 0 && status == DPBO_OK)
+    status = DPBO_ERROR_SET(err, DPBO_ERR_IO, "writing %s failed", path);
+  return status;
+}
+
+dpbo_status dpbo_svm_data_write_libsvm(const dpbo_svm_data *data, const char *train_path,
+                                       const char *eval_path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  DPBO_TRY(svm_write_rows(train_path, data->train.l, data->train.x, data->train.y, err));
+  DPBO_TRY(svm_write_rows(eval_path, data->n_eval, data->eval_x, data->eval_y, err));
+done:
+  return status;
+}
+
+const double *dpbo_svm_data_eval_y(const dpbo_svm_data *data) { return data->eval_y; }
 
 int dpbo_svm_data_eval_rows(const dpbo_svm_data *data) { return data->n_eval; }
 

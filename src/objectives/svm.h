@@ -76,6 +76,48 @@ dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *op
                                  double gamma, unsigned char *correct, double *accuracy,
                                  int64_t *support_vectors, double *train_seconds, dpbo_error *err);
 
+/* LIBSVM's kernel cache sized from memory (k1sweep.cache_mb = auto).
+ * options.cache_mb = DPBO_SVM_CACHE_AUTO asks the caller to resolve it with
+ * dpbo_svm_cache_auto_mb before training (dpbo_svm_data_train refuses it). */
+#define DPBO_SVM_CACHE_AUTO (-1.0)
+/* The share of MemAvailable the ranks on a node may give their caches
+ * together: LIBSVM fills its cache during training, after the measurement,
+ * so half is left to the system and to whatever else starts meanwhile. */
+#define DPBO_SVM_CACHE_MEM_FRACTION 0.5
+/* The smallest cache auto chooses: svm-train's default -m. */
+#define DPBO_SVM_CACHE_FLOOR_MB 100.0
+
+/* MiB that hold LIBSVM's whole kernel matrix Q for `rows` training rows:
+ * rows² Qfloats (float) and one list head per row (LIBSVM 3.x's Cache,
+ * which counts both against -m), rounded up. */
+double dpbo_svm_cache_full_mb(int64_t rows);
+
+/* The cache of one training rank: min(the whole Q, fraction ·
+ * available_mb / node_ranks − data_mb), at least DPBO_SVM_CACHE_FLOOR_MB.
+ * available_mb: MemAvailable of the node before the data was loaded;
+ * node_ranks (>= 1): the ranks on the node that train; data_mb: this rank's
+ * data (dpbo_svm_data_bytes). Pure. */
+double dpbo_svm_cache_auto_mb(int64_t rows, double available_mb, int node_ranks, double data_mb,
+                              double fraction);
+
+/* The node's MemAvailable in MiB (/proc/meminfo; DPBO_ERR_IO when absent),
+ * or less where this process's memory cgroup (a batch job's memory limit)
+ * leaves less: its limit less its usage, for it and each ancestor. */
+dpbo_status dpbo_svm_mem_available_mb(double *mb, dpbo_error *err);
+
+/* Bytes data holds now and will hold once the pool is predicted densely
+ * (rows, labels, the dense pool copy). */
+int64_t dpbo_svm_data_bytes(const dpbo_svm_data *data);
+
+/* The true labels of the eval rows (n_eval of them). */
+const double *dpbo_svm_data_eval_y(const dpbo_svm_data *data);
+
+/* Writes data's training rows to train_path and its eval rows to eval_path
+ * in LIBSVM's text format, exactly as LIBSVM sees them (scaled; %.17g), for
+ * other SVM implementations to train on the same rows (bench/). */
+dpbo_status dpbo_svm_data_write_libsvm(const dpbo_svm_data *data, const char *train_path,
+                                       const char *eval_path, dpbo_error *err);
+
 /* The number of features of data's rows. */
 int dpbo_svm_data_features(const dpbo_svm_data *data);
 
