@@ -42,11 +42,18 @@ likelihoods disagree, or the brute scan is too coarse: rerun with
 
 import argparse
 import math
+import os
 import sys
 
-import h5py
-import numpy as np
-from scipy.optimize import minimize_scalar
+# Many small eigendecompositions: one BLAS thread each is faster, and keeps
+# the check from contending with a sweep on a shared machine.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import scipy.linalg  # noqa: E402
+from scipy.optimize import minimize_scalar  # noqa: E402
 
 LOG2PI = math.log(2.0 * math.pi)
 
@@ -103,7 +110,11 @@ class Profile:
 
     def at_ell(self, k1, ell):
         """Best log-likelihood over m0, s, rho at this k1 and ell: (loglik, rho, m0c, s2)."""
-        w, Q = np.linalg.eigh(self.cov(k1, ell))
+        C = self.cov(k1, ell)
+        try:
+            w, Q = np.linalg.eigh(C)
+        except np.linalg.LinAlgError:  # LAPACK's divide and conquer; QR iteration instead
+            w, Q = scipy.linalg.eigh(C, driver="ev")
         w = np.clip(w, 0.0, None)  # positive semi-definite; rounding only
         Z = self.Yc @ Q  # R x 2n projections
         one = Q.sum(axis=0)  # Q' 1

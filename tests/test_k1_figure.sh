@@ -7,6 +7,13 @@
 #                             is lowered by 1 (what a search that missed a mode
 #                             leaves) it fails naming that point, and on one
 #                             raised by 1 it fails as well; bad input exits 2.
+#   test_k1_figure.sh miss    a real search miss: 100 settings, 30 pairs, m =
+#                             1000, swept once as configured and once with the
+#                             length-scale scan crippled to 3 points
+#                             (likelihood.ell_grid = 3); the check passes the
+#                             first and fails the second (a mode in ell missed
+#                             by about 100 log-likelihood units near 1 - k1 =
+#                             3e-5), at points it picked itself.
 #   test_k1_figure.sh data    analysis/export_k1_sweep.py writes the data file;
 #                             analysis/plot_k1_sweep.py redraws the figure and
 #                             the same tables from it as from the HDF5 file.
@@ -19,14 +26,19 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$mpiexec" -n 2 --oversubscribe "$bin" k1sweep "$src/configs/k1sweep-synthetic.ini" \
-  --set "output.dir=$work" --set output.name=tiny --set k1sweep.synthetic_models=30 \
-  --set k1sweep.sets=10 --set k1sweep.sizes=500 --set likelihood.bootstrap=0 \
-  --set likelihood.ell_min=0.01 --set likelihood.ell_max=10 --set likelihood.ell_step=0.002 \
-  --set likelihood.ell_grid=347 > "$work/log" 2>&1
-rc=$?
-[[ $rc -eq 0 ]] || { cat "$work/log"; fail "k1sweep exited $rc"; }
+# sweep NAME MODELS SETS SIZE ELL_GRID: a synthetic sweep with the default
+# likelihood box (the synthetic config's coarse lattice reset).
+sweep() {
+  "$mpiexec" -n 2 --oversubscribe "$bin" k1sweep "$src/configs/k1sweep-synthetic.ini" \
+    --set "output.dir=$work" --set "output.name=$1" --set "k1sweep.synthetic_models=$2" \
+    --set "k1sweep.sets=$3" --set "k1sweep.sizes=$4" --set likelihood.bootstrap=0 \
+    --set likelihood.ell_min=0.01 --set likelihood.ell_max=10 --set likelihood.ell_step=0.002 \
+    --set "likelihood.ell_grid=$5" > "$work/log" 2>&1
+  local rc=$?
+  [[ $rc -eq 0 ]] || { cat "$work/log"; fail "k1sweep exited $rc"; }
+}
 h5=$work/tiny.h5
+[[ ${1:-check} == miss ]] || sweep tiny 30 10 500 347
 
 case ${1:-check} in
 check)
@@ -65,6 +77,21 @@ PY
   "$python" "$src/analysis/check_k1_profile.py" "$h5" --sizes 400 > "$work/err" 2>&1
   [[ $? -eq 2 ]] || fail "an unknown size must exit 2"
   grep -q "no size 400" "$work/err" || fail "the unknown size is not named"
+  ;;
+miss)
+  for grid in 347 3; do
+    sweep "g$grid" 100 30 1000 "$grid"
+    "$python" "$src/analysis/check_k1_profile.py" "$work/g$grid.h5" --steps 3 --near 0 --no-mle \
+      > "$work/out$grid" 2>&1
+    rc=$?
+    cat "$work/out$grid"
+    if [[ $grid == 347 ]]; then
+      [[ $rc -eq 0 ]] || fail "the sweep's own search: exit $rc, expected 0"
+    else
+      [[ $rc -eq 1 ]] || fail "the crippled search: exit $rc, expected 1"
+      grep -q "the sweep's search missed it" "$work/out$grid" || fail "the miss is not reported"
+    fi
+  done
   ;;
 data)
   "$python" "$src/analysis/export_k1_sweep.py" "$h5" -o "$work/data/tiny.json" --command "test" \
