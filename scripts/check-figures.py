@@ -13,7 +13,8 @@ Reads ROOT/analysis/figures/MANIFEST (its header says the format) and fails
     figure has one: the .md next to it),
   - an untraced figure is shown in analysis/RESULTS.md (a line naming
     figures/<its path>) in a section (between two headings) that does not
-    say "(data not committed".
+    say "(data not committed", or that phrase stands in a section that
+    shows no untraced figure (stale once the data is committed).
 Untraced figures are listed as a NOTICE. Redraw commands whose first word is
 a .py script run under $DPBO_PYTHON (default /usr/bin/python3 when it
 exists, else the interpreter running this script). Exit 2 on a malformed
@@ -50,8 +51,8 @@ def read_manifest(path):
             untraced = data.startswith("untraced:")
             if not untraced and any(c in fig for c in "*?["):
                 raise ValueError(f"{path}:{no}: a glob ({fig}) is allowed on untraced lines only")
-            if not untraced and "{out}" not in cmd:
-                raise ValueError(f"{path}:{no}: the redraw command must write {{out}}")
+            if not untraced and "{out}" not in cmd and "{dir}" not in cmd:
+                raise ValueError(f"{path}:{no}: the redraw command must write {{out}} or into {{dir}}")
             entries.append({"line": no, "figure": fig, "data": data, "cmd": cmd,
                             "untraced": untraced,
                             "reason": data[len("untraced:"):].strip() if untraced else ""})
@@ -84,7 +85,7 @@ def sections(results):
 def redraw(root, entry, problems):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, os.path.basename(entry["figure"]))
-        argv = [a.replace("{out}", out) for a in shlex.split(entry["cmd"])]
+        argv = [a.replace("{out}", out).replace("{dir}", tmp) for a in shlex.split(entry["cmd"])]
         if argv[0].endswith(".py"):
             argv = [python()] + argv
         proc = subprocess.run(argv, cwd=root, capture_output=True, text=True)
@@ -145,6 +146,14 @@ def main():
                                         f"{ref} (untraced) does not say \"{MARKER}: ...)\"")
         elif e["matched"] and not any("data file" in p and f":{e['line']}:" in p for p in problems):
             redraw(root, e, problems)
+    # A marker where every figure shown is traced is stale: the flag would
+    # outlive the data it says is missing.
+    shown_untraced = {f"figures/{fig}" for fig in untraced}
+    for a, b in secs:
+        marks = [i for i in range(a, b) if MARKER in lines[i]]
+        if marks and not any(ref in line for line in lines[a:b] for ref in shown_untraced):
+            problems.append(f"analysis/RESULTS.md:{marks[0] + 1}: \"{MARKER}\" in a section that "
+                            "shows no untraced figure (remove it once the data is committed)")
     if untraced:
         print(f"NOTICE: {len(untraced)} figure(s) without committed data (untraced):")
         for e in entries:
