@@ -1,7 +1,13 @@
 #!/usr/bin/python3
-"""Figure 1 of the paper from a `dpbo k1sweep` file.
+"""Figure 1 of the paper from a `dpbo k1sweep` file or its committed data file.
 
+    analysis/plot_k1_sweep.py analysis/data/k1sweep-covtype.json -o analysis/figures/k1sweep-covtype.png
     analysis/plot_k1_sweep.py results/k1sweep-covtype.h5 [-o FIG.png] [--relative]
+
+The data file (.json, written from the HDF5 by analysis/export_k1_sweep.py)
+holds everything the figure and its tables need; it is what the repository
+keeps (analysis/figures/MANIFEST). From it the QQ plot of the second figure
+draws 400 quantiles of the residuals instead of all of them.
 
 Left panel: the profile log-likelihood of the multi-task GP against
 k1 = k1(V, V') on the paper's grid 0.05 ... 0.95, one curve per validation-set
@@ -25,6 +31,7 @@ likelihood-ratio one above treats the pairs as independent).
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -40,7 +47,37 @@ def text(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def read_json(path):
+    """The committed data file (analysis/export_k1_sweep.py) instead of the run's HDF5."""
+    with open(path) as f:
+        doc = json.load(f)
+    if not str(doc.get("format", "")).startswith("dpbo k1sweep figure data"):
+        sys.exit(f"{path}: not a k1sweep figure data file (written by analysis/export_k1_sweep.py)")
+    sizes = []
+    for rec in doc["sizes"]:
+        s = {k: v for k, v in rec.items() if k not in ("curve", "gof")}
+        curve = rec["curve"]
+        for key, name in (("k1", "k1"), ("t", "one_minus_k1"), ("loglik", "loglik"),
+                          ("m0_grid", "m0"), ("s_grid", "s"), ("sigma_n_grid", "sigma_n"),
+                          ("ell_grid", "lengthscale")):
+            s[key] = np.array([row[name] for row in curve], dtype=float)
+        gof = rec.get("gof")
+        s["gof"] = gof is not None
+        if gof:
+            s.update({k: v for k, v in gof.items() if k != "z_quantiles"})
+            # 400 quantiles stand in for the residuals: the QQ plot draws them
+            # at the same probabilities (i - 0.5) / count.
+            s["z"] = np.array(gof["z_quantiles"], dtype=float)
+            for k in ("max_diff", "exc_delta", "exc_rate", "pipe_diff"):
+                if k in s:
+                    s[k] = np.array(s[k], dtype=float)
+        sizes.append(s)
+    return doc["meta"], sizes
+
+
 def read(path):
+    if path.endswith(".json"):
+        return read_json(path)
     sizes = []
     with h5py.File(path, "r") as f:
         if text(f.attrs.get("command", "")) != "k1sweep":
@@ -61,6 +98,10 @@ def read(path):
                 "k1": g["k1"][...],
                 "t": g["one_minus_k1"][...],
                 "loglik": g["loglik"][...],
+                "m0_grid": g["m0"][...],
+                "s_grid": g["s"][...],
+                "sigma_n_grid": g["sigma_n"][...],
+                "ell_grid": g["lengthscale"][...],
                 "k1_mle": float(a["k1_mle"]),
                 "t_mle": float(a["one_minus_k1_mle"]),
                 "loglik_mle": float(a["loglik_mle"]),
@@ -182,7 +223,7 @@ def plot_gof(meta, sizes, out):
             pipe.plot(np.arange(len(s["pipe_diff"])), np.sort(s["pipe_diff"]), "o", ms=3, color=c,
                       label=f"{label} (slack {s['pipe_slack']:.3g})")
             pipe.axhline(s["pipe_delta"], color=c, ls="--", lw=1)
-    lim = max(4.0, float(np.max([np.abs(s["z"]).max() for s in sizes])))
+    lim = max(4.0, max(float(s["max_z"]) for s in sizes))
     qq.plot([-lim, lim], [-lim, lim], "k-", lw=0.8)
     qq.set_xlabel("N(0, 1) quantile")
     qq.set_ylabel("residual z of F_V' given F_V")
@@ -284,7 +325,7 @@ def plot(meta, sizes, out, relative):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("file", help="HDF5 file written by dpbo k1sweep")
+    parser.add_argument("file", help="HDF5 file written by dpbo k1sweep, or its .json data file")
     parser.add_argument("-o", "--output", help="figure (PNG); default: next to FILE, .k1.png")
     parser.add_argument("--relative", action="store_true",
                         help="plot log-likelihood minus its maximum (curves of every m on one scale)")
