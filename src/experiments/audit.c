@@ -352,8 +352,9 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         bin = audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
-        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n, n,
-                                          sensitivity, epsilon, factor, &rel, err));
+        const dpbo__select_args args = {
+            MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n, n, sensitivity, epsilon, factor};
+        DPBO_TRY(dpbo__mech_select_scaled(&args, &rel, err));
         bin = rel.index == 0 ? 0 : 1;
       }
       hist[side * nbins + bin]++;

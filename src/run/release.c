@@ -468,9 +468,18 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
     DPBO_ALLOC(scores, count, "release scores");
     for (int64_t i = 0; i < count; i++)
       scores[i] = m0 + s * mu[i];
-    DPBO_TRY(dpbo__mech_select_scaled(comm, 0, noise, config->selection, scores, begin, count,
-                                      out->n, out->sens.lambda_sensitivity, out->epsilon_lambda,
-                                      noise_scale_factor, &out->select, err));
+    const dpbo__select_args args = {.comm = comm,
+                                    .root = 0,
+                                    .noise = noise,
+                                    .kind = config->selection,
+                                    .scores = scores,
+                                    .begin = begin,
+                                    .count = count,
+                                    .n = out->n,
+                                    .sensitivity = out->sens.lambda_sensitivity,
+                                    .epsilon = out->epsilon_lambda,
+                                    .noise_scale_factor = noise_scale_factor};
+    DPBO_TRY(dpbo__mech_select_scaled(&args, &out->select, err));
     double u[DPBO_MAX_DIM];
     DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
     dpbo_space_to_values(run->space, u, out->lambda);
