@@ -634,8 +634,8 @@ static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_
   dpbo_release release;
   if (dpbo_algorithm_is_selection(config->algorithm))
     return audit_selection_release(config, run, noise, options, accounting, draw, err);
-  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
-                                     options->noise_scale_factor, &release, err));
+  const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
+  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, &scale, &release, err));
   memset(draw, 0, sizeof *draw);
   draw->best = dpbo__release_best_value(config, run);
   draw->value = release.value.value;
