@@ -25,9 +25,14 @@
 #    memory line, mpiexec's job id in its error messages, and in `dpbo audit
 #    --pipeline` only (its releases use the operating system's noise by
 #    design) the "audited eps >=" column and the "strongest event" lines.
+#  - the ledger file (dpbo-ledger): each line's UTC time and its checksum
+#    (the chain covers the time), never its amounts, key, kind or order.
 # Traces, posteriors, released values, sensitivities and ledgers are never
-# masked. Scratch paths never reach the outputs: every command runs in its
-# case directory with relative paths.
+# masked. Every command runs in its case directory with relative paths; the
+# ledger records absolute ones (the run files' @ledger_file and
+# @ledger_runfile, its lines, its log lines; a run file copied from another
+# case keeps that case's), so WORKDIR/old/ and WORKDIR/new/ read as WORK/ in
+# every file compared.
 #
 # COMPARE_LOCK=FILE runs the cases under `flock FILE` (a shared machine),
 # letting it go after each minute.
@@ -157,12 +162,18 @@ log_text() { # the audit's masks only on `dpbo audit --pipeline` (OS noise); the
     -e 's/utilization [0-9.]+%/utilization P%/g' -e 's/^(dpbo: peak resident memory).*/\1 masked/' \
     -e 's/\[\[[0-9]+,/[[J,/g' "${audit[@]}" "$1"
 }
+ledger_text() { # the time and the chain masked (tab-separated: time 3rd, chain last)
+  awk -F '\t' -v OFS='\t' 'NF > 3 { $3 = "masked"; $NF = "masked" } { print }' "$1"
+}
 # compare_file REL: prints the first differing path of one file, nothing if the same.
 compare_file() {
   local rel=$1 f='cat' a=$work/a.txt b=$work/b.txt
-  case $rel in *.h5) f=h5_text ;; *.json) f=json_text ;; *.out | *.err) f=log_text ;; *) f='cat' ;; esac
-  "$f" "$work/old/$name/$rel" > "$a"
-  "$f" "$work/new/$name/$rel" > "$b"
+  case $rel in
+    *.h5) f=h5_text ;; *.json) f=json_text ;; *.out | *.err) f=log_text ;;
+    dpbo-ledger | */dpbo-ledger) f=ledger_text ;; *) f='cat' ;;
+  esac
+  "$f" "$work/old/$name/$rel" | sed "s|$work/old/|WORK/|g" > "$a"
+  "$f" "$work/new/$name/$rel" | sed "s|$work/new/|WORK/|g" > "$b"
   cmp -s "$a" "$b" && return 0
   local hunk op ln file=$a
   hunk=$(diff "$a" "$b" | head -1 || true) # 12c12, 5,7d4 or 9a10,11

@@ -28,6 +28,7 @@
 #include "run/publish.h"
 #include "base/proc.h"
 #include "run/release.h"
+#include "run/session.h"
 #include "run/private_evals.h"
 #include "experiments/utility.h"
 #include "dpbo/version.h"
@@ -228,65 +229,6 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
   }
   dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
   return DPBO_EXIT_OK;
-}
-
-/* The configured noise source of a release: seeded (stream = rank) or the
- * operating system's. */
-static void cli_noise(dpbo_noise *noise, const dpbo_config *config, int rank) {
-  if (config->noise == DPBO_NOISE_SEEDED)
-    dpbo_noise_init_seeded(noise, config->noise_seed, (uint64_t)rank);
-  else
-    dpbo_noise_init_os(noise);
-}
-
-/* Logs the run's cumulative spend after a release. */
-static void cli_release_log_ledger(const dpbo_release *release) {
-  /* Advanced composition needs a slack δ > 0 (the run's privacy.delta); a
-   * pure method run with δ = 0 has only the basic totals. */
-  char advanced[128] = "";
-  if (isfinite(release->ledger_epsilon_advanced))
-    snprintf(advanced, sizeof advanced, "; advanced composition: epsilon = %.4g, delta = %.3g",
-             release->ledger_epsilon_advanced, release->ledger_delta_advanced);
-  dpbo_log_info("this draw spent epsilon = %.4g, delta = %.3g. Every draw spends budget: the %lld "
-                "release%s on this validation set (every run file of the ledger) ha%s spent "
-                "epsilon = %.4g, delta = %.3g in all (basic composition%s)%s",
-                release->epsilon_total, release->delta_total, (long long)release->ledger.draws,
-                release->ledger.draws == 1 ? "" : "s", release->ledger.draws == 1 ? "s" : "ve",
-                release->ledger.epsilon_sum, release->ledger.delta_sum, advanced,
-                isnan(release->budget_epsilon) ? "" : "; privacy.budget caps the basic totals");
-  if (!isnan(release->budget_epsilon))
-    dpbo_log_info("privacy.budget = %.4g %.3g: %.4g of epsilon and %.3g of delta remain",
-                  release->budget_epsilon, release->budget_delta,
-                  fmax(0.0, release->budget_epsilon - release->ledger.epsilon_sum),
-                  fmax(0.0, release->budget_delta - release->ledger.delta_sum));
-}
-
-/* Draws the configured private release from a finished run and writes the
- * release file pair next to the run file, through the release transaction
- * (run/publish.h: targets checked, draw, ledger, files). */
-static dpbo_status cli_release_after_run(MPI_Comm comm, int rank, const dpbo_config *config,
-                                         const dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_noise noise;
-  dpbo_release *release = calloc(1, sizeof *release);
-  if (!release) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the release");
-  cli_noise(&noise, config, rank);
-  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300], runfile[DPBO_PATH_MAX + 300],
-      base[DPBO_PATH_MAX + 300];
-  dpbo_release_base(config, base, sizeof base);
-  dpbo_config_run_path(config, runfile, sizeof runfile);
-  DPBO_TRY(dpbo_release_publish(comm, config, run, &noise, runfile, base, release, h5, json,
-                                sizeof h5, err));
-  if (rank == 0) {
-    dpbo_release_log(release, run);
-    dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
-                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded"
-                                        : "");
-    cli_release_log_ledger(release);
-  }
-done:
-  free(release);
-  return status;
 }
 
 /* SIGTERM and SIGUSR1 (Slurm's --signal; Open MPI's mpiexec forwards both)
@@ -490,97 +432,6 @@ done:
   return status;
 }
 
-static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
-                                const char *const *overrides, int redraw, const char *why,
-                                dpbo_config *config, dpbo_run *run, dpbo_error *err);
-
-static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
-                                const char *const *overrides, int redraw, const char *why,
-                                dpbo_config *config, dpbo_run *run, dpbo_error *err);
-
-/* `dpbo run --resume` on a complete run file: the run is done, but its
- * release may not be, when dpbo stopped after the run file was complete
- * (issue #27 item 6). What the ledger and the release files say decides
- * (run/publish.h): both files there, nothing to do; never drawn (the ledger
- * counts nothing and no file is there), it is drawn now, with the settings
- * stored in the run file, and charged then, for the first time; a ledger
- * that counts a release whose files are missing (a stop between the ledger
- * and the files) spent that draw already: it is said (*lost set on every
- * rank, an error), and not drawn again. Collective. */
-static dpbo_status cli_resume_release(MPI_Comm comm, int rank, const dpbo_config *config,
-                                      const char *path, int *lost, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  int state = DPBO_PUBLISH_WRITTEN;
-  dpbo_config *stored = NULL;
-  dpbo_run run;
-  memset(&run, 0, sizeof run);
-  *lost = 0;
-  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
-  dpbo_release_paths(config, h5, json, sizeof h5);
-  if (rank == 0 && dpbo_algorithm_ops_get(config->algorithm)->private_release) {
-    dpbo_publish_state got = DPBO_PUBLISH_WRITTEN;
-    dpbo_privacy_ledger ledger;
-    local = dpbo_publish_check(path, h5, json, &got, &ledger, err);
-    state = (int)got;
-    const char *missing = access(h5, F_OK) != 0 ? h5 : json, *there = missing == h5 ? json : h5;
-    if (local == DPBO_OK && got == DPBO_PUBLISH_LOST)
-      local = DPBO_ERROR_SET(
-          err, DPBO_ERR_IO,
-          "%s is complete and its ledger counts %lld release%s (epsilon = %.4g in all), but the "
-          "release file %s is missing: dpbo stopped after the ledger was charged and before the "
-          "release files were written, or the file was moved. That draw is spent and is not "
-          "drawn again; `dpbo release %s` draws a new release (and spends budget again)",
-          path, (long long)ledger.draws, ledger.draws == 1 ? "" : "s", ledger.epsilon_sum, missing,
-          path);
-    else if (local == DPBO_OK && got == DPBO_PUBLISH_UNCOUNTED)
-      local = DPBO_ERROR_SET(err, DPBO_ERR_DATA,
-                             "%s is complete and its release %s exists, but its ledger counts no "
-                             "release: the run file was replaced by an older copy, so its ledger "
-                             "misses what was spent; nothing was drawn",
-                             path, there);
-  }
-  DPBO_MPI_TRY(MPI_Bcast(&state, 1, MPI_INT, 0, comm));
-  *lost = state == DPBO_PUBLISH_LOST;
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (state == DPBO_PUBLISH_WRITTEN) {
-    if (rank == 0) dpbo_log_info("%s is complete already: nothing to resume", path);
-    goto done;
-  }
-  /* Never drawn: the run's own settings, as stored, decide the release. */
-  DPBO_ALLOC(stored, 1, "the stored settings");
-  DPBO_TRY(cli_load_run(comm, rank, path, 0, NULL, 0, "no release is drawn", stored, &run, err));
-  /* The files go next to this run file, whatever name it was written under. */
-  snprintf(stored->output_dir, sizeof stored->output_dir, "%s", config->output_dir);
-  snprintf(stored->output_name, sizeof stored->output_name, "%s", config->output_name);
-  int failed = 0;
-  for (int t = 0; t < run.steps; t++)
-    failed += run.trace[t].state == DPBO_STEP_FAILED;
-  if (failed == run.steps) { /* as `dpbo run`: no release of a run that learnt nothing */
-    if (rank == 0)
-      dpbo_log_info("%s is complete already (every evaluation failed, so it has no release): "
-                    "nothing to resume",
-                    path);
-    goto done;
-  }
-  if (rank == 0)
-    dpbo_log_info("%s is complete, but its release was never drawn: dpbo stopped after the run "
-                  "file was complete and before the release was charged, so nothing was spent on "
-                  "it; drawing it now with the settings stored in the run file",
-                  path);
-  DPBO_TRY(dpbo_ucb_drop_rows(run.ucb, err));
-  if (dpbo_algorithm_ops_get(stored->algorithm)->private_evaluations) {
-    DPBO_TRY(dpbo_private_evals_resume(comm, path, &run, err)); /* the charged count */
-    DPBO_TRY(dpbo_private_evals_after_run(comm, stored, &run, path, err));
-  } else {
-    DPBO_TRY(cli_release_after_run(comm, rank, stored, &run, err));
-  }
-done:
-  dpbo_run_free(&run);
-  dpbo_config_free(stored);
-  free(stored);
-  return status;
-}
-
 /* A private-selection run being resumed: the secret candidates its
  * checkpoint stores (rank 0 reads, every rank gets them; none from a file
  * written before issue #22, see dpbo_driver_options). */
@@ -604,6 +455,65 @@ static dpbo_status cli_run_candidates(MPI_Comm comm, int rank, const dpbo_config
   DPBO_MPI_TRY(MPI_Bcast(*candidates, *count, MPI_INT64_T, 0, comm));
 done:
   return status;
+}
+
+/* What `dpbo run` says once its run went to dpbo_session_publish (rank 0
+ * prints), and the exit code: the run file, the release and the best point,
+ * or why there are none. */
+static int cli_run_report(int rank, const char *config_path, const char *path,
+                          const dpbo_algorithm_ops *ops, const dpbo_run *run,
+                          dpbo_session_end end) {
+  int code = DPBO_EXIT_OK;
+  if (end == DPBO_SESSION_ABANDONED) return code;
+  if (end == DPBO_SESSION_NO_CHECKPOINT) {
+    if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr,
+              "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
+              path, config_path);
+    else if (rank == 0)
+      fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
+    return DPBO_EXIT_FAILURE;
+  }
+  if (end == DPBO_SESSION_ALL_FAILED) {
+    if (rank == 0) {
+      const char *first = "";
+      for (int s = 0; s < run->steps && !*first; s++)
+        if (run->trace[s].state == DPBO_STEP_FAILED) first = run->trace[s].failure;
+      fprintf(stderr,
+              "dpbo: error: all %d evaluations failed; no release was made. The first: %s\n"
+              "dpbo: the run file %s lists every failure (dpbo info %s --trace)\n",
+              run->finished, first, path, path);
+    }
+    return DPBO_EXIT_FAILURE;
+  }
+  if (run->outcome != DPBO_OK) {
+    if (rank == 0)
+      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run->finished,
+              run->planned, run->outcome_message,
+              run->finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
+    code = DPBO_EXIT_INCOMPLETE;
+  }
+  if (rank == 0 && run->best_step >= 0) {
+    const dpbo_trace_step *best = &run->trace[run->best_step];
+    char lambda[512] = "";
+    size_t used = 0;
+    for (int i = 0; i < dpbo_space_dims(run->space); i++)
+      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "",
+                               dpbo_space_dim(run->space, i)->name,
+                               dpbo_release_lambda_text(run->space, i, best->value[i], 6).text);
+    dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
+                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
+                  ops->private_evaluations ? "noisy observation" : "validation gain", best->gain,
+                  run->best_step + 1, lambda, run->finished, run->failures,
+                  run->resumed ? ", some from the checkpoint" : "", run->wall_seconds,
+                  run->busy_seconds, run->workers, run->workers == 1 ? "" : "s",
+                  100.0 * run->utilization);
+    dpbo_log_info("run file: %s  %s", path,
+                  ops->publishes_trace
+                      ? "(every gain in it is privatized: its trace is publishable)"
+                      : "(the trace is NOT private: never publish it)");
+  }
+  return code;
 }
 
 static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
@@ -641,7 +551,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
                              &already_complete, &err));
   if (already_complete) {
     int lost = 0;
-    if (cli_resume_release(comm, rank, config, path, &lost, &err) != DPBO_OK) {
+    if (dpbo_session_publish_resumed(comm, config, path, &lost, &err) != DPBO_OK) {
       code = cli_report(rank, &err);
       if (lost) code = DPBO_EXIT_FAILURE; /* an output that cannot be made: exit 3 */
     }
@@ -668,82 +578,16 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     code = DPBO_EXIT_INTERRUPTED;
     goto done;
   }
-  if (dpbo_proc_launcher_lost()) goto done; /* about to be ended: write nothing */
-  if (run.outcome == DPBO_ERR_HDF5) {
-    /* The checkpoint could not be written (a full disk; the driver logged
-     * why, with the file and errno). The last checkpoint on disk is whole;
-     * writing the run file again would fail the same way. */
-    if (rank == 0 && access(path, F_OK) == 0)
-      fprintf(stderr,
-              "dpbo: %s holds the evaluations before that; continue with: dpbo run %s --resume\n",
-              path, args.positional);
-    else if (rank == 0)
-      fprintf(stderr, "dpbo: no checkpoint was written; nothing to resume\n");
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
-  if ((run.steps > 0 || run.outcome == DPBO_OK) &&
-      dpbo_output_write_run(comm, path, config, &run, &err) != DPBO_OK) {
+  dpbo_session_end end;
+  if (dpbo_session_publish(comm, config, &run, path, &end, &err) != DPBO_OK) {
+    code = cli_report(rank, &err);
     /* The run file cannot be written (a failing rename or folder is an I/O
      * error, which elsewhere means a missing input): an output fault, exit
      * 3 as documented, never "bad input". */
-    cli_report(rank, &err);
-    code = DPBO_EXIT_FAILURE;
+    if (end == DPBO_SESSION_NOT_WRITTEN) code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  if (run.outcome == DPBO_OK && run.finished > 0 && run.failures == run.finished) {
-    /* Nothing was learnt: the objective is broken, not the data private. A
-     * release would only restate the prior, so none is made. */
-    if (rank == 0) {
-      const char *first = "";
-      for (int s = 0; s < run.steps && !*first; s++)
-        if (run.trace[s].state == DPBO_STEP_FAILED) first = run.trace[s].failure;
-      fprintf(stderr,
-              "dpbo: error: all %d evaluations failed; no release was made. The first: %s\n"
-              "dpbo: the run file %s lists every failure (dpbo info %s --trace)\n",
-              run.finished, first, path, path);
-    }
-    code = DPBO_EXIT_FAILURE;
-    goto done;
-  }
-  if (ops->private_evaluations && (run.outcome == DPBO_OK || run.evaluations_exhausted) &&
-      run.finished > run.failures) {
-    /* Post-processing of the noisy trace (also when K ran out early). */
-    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
-    CLI_TRY(dpbo_private_evals_after_run(comm, config, &run, path, &err));
-  } else if (ops->private_release && run.outcome == DPBO_OK) {
-    /* The release needs μ_T only, and γ_T (Algorithm 1) builds a UCB state
-     * of its own: the run's rows go first, so the peak is one state, not two. */
-    CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
-    CLI_TRY(cli_release_after_run(comm, rank, config, &run, &err));
-  }
-  if (run.outcome != DPBO_OK) {
-    if (rank == 0)
-      fprintf(stderr, "dpbo: the run stopped after %d of %d evaluations: %s\n%s\n", run.finished,
-              run.planned, run.outcome_message,
-              run.finished > 0 ? "dpbo: the evaluations done are in the run file" : "");
-    code = DPBO_EXIT_INCOMPLETE;
-  }
-  if (rank == 0 && run.best_step >= 0) {
-    const dpbo_trace_step *best = &run.trace[run.best_step];
-    char lambda[512] = "";
-    size_t used = 0;
-    for (int i = 0; i < dpbo_space_dims(run.space); i++)
-      used += (size_t)snprintf(lambda + used, sizeof lambda - used, "%s%s=%s", i ? ", " : "",
-                               dpbo_space_dim(run.space, i)->name,
-                               dpbo_release_lambda_text(run.space, i, best->value[i], 6).text);
-    dpbo_log_info("best %s %.6g at step %d (%s); %d evaluations (%d failed%s) in %.1f s, "
-                  "%.1f s evaluating on %d worker%s (utilization %.0f%%)",
-                  ops->private_evaluations ? "noisy observation" : "validation gain", best->gain,
-                  run.best_step + 1, lambda, run.finished, run.failures,
-                  run.resumed ? ", some from the checkpoint" : "", run.wall_seconds,
-                  run.busy_seconds, run.workers, run.workers == 1 ? "" : "s",
-                  100.0 * run.utilization);
-    dpbo_log_info("run file: %s  %s", path,
-                  ops->publishes_trace
-                      ? "(every gain in it is privatized: its trace is publishable)"
-                      : "(the trace is NOT private: never publish it)");
-  }
+  code = cli_run_report(rank, args.positional, path, ops, &run, end);
 done:
   cli_stop_signals_restore(&signals);
   dpbo_lock_release(&lock);
@@ -754,71 +598,6 @@ done:
   free(config);
   free(args.overrides);
   return code;
-}
-
-/* A finished run, rebuilt on every rank (collective): rank 0 reads the
- * settings and the trace of `runfile`, every rank gets them, applies the
- * overrides (with `redraw`, only those dpbo_release_check_overrides allows
- * for the stored run) and replays the trace (the posterior is rebuilt, nothing is
- * evaluated again). A run that did not complete is refused with `why`. */
-static dpbo_status cli_load_run(MPI_Comm comm, int rank, const char *runfile, int override_count,
-                                const char *const *overrides, int redraw, const char *why,
-                                dpbo_config *config, dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_settings stored;
-  memset(&stored, 0, sizeof stored);
-  char *packed = NULL;
-  size_t packed_size = 0;
-  int64_t *index = NULL;
-  double *gain = NULL;
-  int complete = 0, steps = 0;
-  long long text_len = 0;
-  if (rank == 0) {
-    local = dpbo_output_read_trace(runfile, &stored, &complete, &steps, &index, &gain, err);
-    /* The stored settings travel as (section, key, value) triples, never
-     * as text a value could break (dpbo_settings_pack). */
-    if (local == DPBO_OK) local = dpbo_settings_pack(&stored, &packed, &packed_size, err);
-    if (local == DPBO_OK) text_len = (long long)packed_size;
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(&text_len, 1, MPI_LONG_LONG, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(&steps, 1, MPI_INT, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(&complete, 1, MPI_INT, 0, comm));
-  if (rank != 0) {
-    packed = malloc((size_t)text_len + 1);
-    index = malloc(sizeof *index * (size_t)(steps + 1));
-    gain = malloc(sizeof *gain * (size_t)(steps + 1));
-    if (!packed || !index || !gain)
-      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the stored run %s", runfile);
-  }
-  /* A rank without the buffers must not leave the broadcasts below alone:
-   * every rank learns of it here and all return together. */
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(packed, (int)text_len, MPI_CHAR, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(index, steps, MPI_INT64_T, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(gain, steps, MPI_DOUBLE, 0, comm));
-  if (rank != 0) local = dpbo_settings_unpack(&stored, runfile, packed, (size_t)text_len, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  if (redraw) {
-    /* A redraw may change only what the guarantee does not fix before the
-     * data is seen; which depends on the run's own algorithm. */
-    DPBO_TRY(dpbo_config_load_stored(runfile, &stored, 0, NULL, config, err));
-    DPBO_TRY(dpbo_release_check_overrides(config, override_count, overrides, err));
-    dpbo_config_free(config);
-  }
-  DPBO_TRY(dpbo_config_load_stored(runfile, &stored, override_count, overrides, config, err));
-  /* A stopping method's run makes its secret K evaluations, not T. */
-  const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
-  if (!complete || (steps != config->iterations && !stopping))
-    DPBO_RAISE(DPBO_ERR_ARG, "%s did not complete its %d iterations (%d done): %s", runfile,
-               config->iterations, steps, why);
-  DPBO_TRY(dpbo_run_replay(comm, config, steps, index, gain, run, err));
-done:
-  dpbo_settings_free(&stored);
-  free(packed);
-  free(index);
-  free(gain);
-  return status;
 }
 
 /* dpbo release RUNFILE: a new private release from a finished run, without
@@ -854,8 +633,9 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
       goto done;
     }
   CLI_TRY(dpbo_lock_acquire(comm, runfile, "release", 0, &lock, &err)); /* the ledger is written */
-  CLI_TRY(cli_load_run(comm, rank, runfile, args.override_count, args.overrides, 1,
-                       "nothing is released", config, &run, &err));
+  const dpbo_session_load load = {runfile, args.override_count, (const char *const *)args.overrides,
+                                  1, "nothing is released"};
+  CLI_TRY(dpbo_session_load_run(comm, &load, config, &run, &err));
   if (dpbo_algorithm_ops_get(config->algorithm)->private_evaluations) {
     /* Post-processing of the published trace: nothing drawn, nothing spent. */
     CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err));
@@ -876,7 +656,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_comm_agree(comm, local, &err));
   CLI_TRY(dpbo_ucb_drop_rows(run.ucb, &err)); /* as in `dpbo run`: one UCB state at a time */
   dpbo_noise noise;
-  cli_noise(&noise, config, rank);
+  dpbo_session_noise(&noise, config, rank);
   char h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
   /* The transaction (run/publish.h): --out PREFIX or <stem>.release-K. */
   CLI_TRY(dpbo_release_publish(comm, config, &run, &noise, runfile, prefix, release, h5, json,
@@ -884,7 +664,7 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   if (rank == 0) {
     dpbo_release_log(release, &run);
     dpbo_log_info("release files: %s, %s", h5, json);
-    cli_release_log_ledger(release);
+    dpbo_session_log_ledger(release);
   }
 done:
   dpbo_lock_release(&lock);
@@ -963,8 +743,10 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_ALLOC(config);
   CLI_TRY(dpbo_lock_acquire(comm, args.positional, "utility", 0, &lock,
                             &err)); /* /utility is written */
-  CLI_TRY(cli_load_run(comm, rank, args.positional, args.override_count, args.overrides, 0,
-                       "the theorems need all T steps", config, &run, &err));
+  const dpbo_session_load load = {args.positional, args.override_count,
+                                  (const char *const *)args.overrides, 0,
+                                  "the theorems need all T steps"};
+  CLI_TRY(dpbo_session_load_run(comm, &load, config, &run, &err));
   if (count == 0) {
     epsilons[0] = config->privacy_epsilon;
     count = 1;

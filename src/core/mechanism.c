@@ -601,6 +601,185 @@ static int64_t mechanism_bits_of(double v) {
   return b;
 }
 
+/* One selection draw in progress: its arguments, the grid and rate, the
+ * agreed maximum grid score and the buffers of the exchanges. */
+typedef struct select_draw {
+  const dpbo__select_args *a;
+  int rank, size;
+  select_plan plan;
+  int64_t K;         /* global maximum grid score */
+  int64_t batch_cap; /* largest batch of proposals */
+  int64_t *batch;    /* [0]: root's status (1: could not draw), [1..b]: proposals */
+  int64_t *all;      /* every rank's CHK_FIELDS, rank after rank */
+  lazy_perm perm;    /* permute-and-flip's random order (drawn on root) */
+} select_draw;
+
+/* Plan, local part: allocates the buffers, checks this rank's arguments and
+ * rounds its scores to the grid, filling the fields it contributes to the
+ * exchange. Returns 1 (the reason in *local) if this rank rejects them. */
+static int mechanism_select_check_local(select_draw *d, int64_t mine[CHK_FIELDS],
+                                        dpbo_error *local) {
+  const dpbo__select_args *a = d->a;
+  int bad = 0;
+  int64_t local_max = INT64_MIN;
+  dpbo_error_clear(local);
+  /* No batch needs to exceed n by much (the exponential mechanism expects at
+   * most n proposals, permute-and-flip makes at most n), so small candidate
+   * sets keep small buffers. */
+  d->batch_cap = a->n > BATCH_CAP ? BATCH_CAP : a->n > BATCH_FIRST ? a->n : BATCH_FIRST;
+  d->batch = malloc(((size_t)d->batch_cap + 1) * sizeof *d->batch);
+  d->all = malloc((size_t)d->size * CHK_FIELDS * sizeof *d->all);
+  if (!d->batch || !d->all) {
+    bad = 1;
+    DPBO_ERROR_SET(local, DPBO_ERR_NOMEM, "selection: out of memory");
+  } else if (a->kind != DPBO_SELECT_EXPONENTIAL && a->kind != DPBO_SELECT_PERMUTE_AND_FLIP) {
+    bad = 1;
+    DPBO_ERROR_SET(local, DPBO_ERR_ARG, "selection: unknown mechanism %d", (int)a->kind);
+  } else if (a->root < 0 || a->root >= d->size) {
+    bad = 1;
+    DPBO_ERROR_SET(local, DPBO_ERR_ARG,
+                   "selection: root %d is not a rank of the %d-rank "
+                   "communicator",
+                   a->root, d->size);
+  } else if (a->n < 1 || a->begin < 0 || a->count < 0 || a->count > a->n - a->begin ||
+             (a->count > 0 && !a->scores)) {
+    bad = 1;
+    DPBO_ERROR_SET(local, DPBO_ERR_ARG,
+                   "selection: block [%lld, %lld) is not inside the %lld "
+                   "candidates",
+                   (long long)a->begin, (long long)(a->begin + a->count), (long long)a->n);
+  } else if (mechanism_select_plan_make(a->sensitivity, a->epsilon, a->noise_scale_factor, &d->plan,
+                                        local) != DPBO_OK) {
+    bad = 1;
+  } else {
+    for (int64_t i = 0; i < a->count && !bad; i++) {
+      int64_t k;
+      if (mechanism_to_grid(a->scores[i], d->plan.g, "score", &k, local) != DPBO_OK) {
+        bad = 1;
+        dpbo_error_prefix(local, "selection: candidate %lld", (long long)(a->begin + i));
+      } else if (k > local_max) {
+        local_max = k;
+      }
+    }
+  }
+  const int64_t fields[CHK_FIELDS] = {a->begin,
+                                      a->count,
+                                      local_max,
+                                      a->n,
+                                      mechanism_bits_of(a->sensitivity),
+                                      mechanism_bits_of(a->epsilon),
+                                      a->root,
+                                      (int64_t)a->kind,
+                                      bad};
+  memcpy(mine, fields, sizeof fields);
+  return bad;
+}
+
+/* Whether the ranks' blocks tile [0, n): sorted by start, each begins where
+ * the previous one ended (empty blocks aside). O(P^2), P is small. */
+static int mechanism_select_blocks_tile(const select_draw *d) {
+  int64_t covered = 0, total = 0;
+  for (int pass = 0; pass < d->size; pass++) {
+    int found = 0;
+    for (int r = 0; r < d->size; r++) {
+      const int64_t *f = d->all + (size_t)r * CHK_FIELDS;
+      if (f[CHK_COUNT] > 0 && f[CHK_BEGIN] == covered) {
+        covered += f[CHK_COUNT];
+        found = 1;
+        break;
+      }
+    }
+    if (!found) break;
+  }
+  for (int r = 0; r < d->size; r++)
+    total += d->all[(size_t)r * CHK_FIELDS + CHK_COUNT];
+  return covered == d->a->n && total == d->a->n;
+}
+
+/* Plan, agreement: one exchange so that every rank fails together (a rank
+ * that returned early would leave the others in a collective). The same
+ * exchange carries each block's maximum grid score, so a draw costs three
+ * collectives: this Allgather, then per batch one Bcast and one Allreduce. */
+static dpbo_status mechanism_select_agree(select_draw *d, const int64_t mine[CHK_FIELDS],
+                                          const dpbo_error *local, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!d->all || mine[CHK_BAD]) {
+    /* a rank without the buffer cannot take part in the exchange */
+    if (d->all)
+      DPBO_MPI_TRY(MPI_Allgather(mine, CHK_FIELDS, MPI_INT64_T, d->all, CHK_FIELDS, MPI_INT64_T,
+                                 d->a->comm));
+    if (err) *err = *local;
+    status = local->code;
+    goto done;
+  }
+  DPBO_MPI_TRY(
+      MPI_Allgather(mine, CHK_FIELDS, MPI_INT64_T, d->all, CHK_FIELDS, MPI_INT64_T, d->a->comm));
+  for (int r = 0; r < d->size; r++) {
+    const int64_t *f = d->all + (size_t)r * CHK_FIELDS;
+    if (f[CHK_BAD]) DPBO_RAISE(DPBO_ERR_ARG, "selection: rank %d rejected its arguments", r);
+    for (int i = CHK_N; i < CHK_BAD; i++)
+      if (f[i] != mine[i])
+        DPBO_RAISE(DPBO_ERR_ARG,
+                   "selection: ranks %d and %d disagree on n, sensitivity, "
+                   "epsilon, root or mechanism",
+                   d->rank, r);
+  }
+  if (!mechanism_select_blocks_tile(d))
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "selection: the ranks' blocks do not partition the %lld "
+               "candidates",
+               (long long)d->a->n);
+  d->K = INT64_MIN;
+  for (int r = 0; r < d->size; r++)
+    if (d->all[(size_t)r * CHK_FIELDS + CHK_MAX] > d->K)
+      d->K = d->all[(size_t)r * CHK_FIELDS + CHK_MAX];
+done:
+  return status;
+}
+
+/* The exponential mechanism's proposals: b i.i.d. uniform indices of [0, n)
+ * into batch[1..b]. */
+static int mechanism_select_propose_exponential(select_draw *d, int64_t b) {
+  for (int64_t j = 1; j <= b; j++)
+    d->batch[j] = (int64_t)dpbo_noise_below(d->a->noise, (uint64_t)d->a->n);
+  return 0;
+}
+
+/* Permute-and-flip's proposals: the next b elements of a uniformly random
+ * order of [0, n). -1 if the order's table could not grow. */
+static int mechanism_select_propose_permute(select_draw *d, int64_t b) {
+  for (int64_t j = 1; j <= b; j++)
+    if (mechanism_perm_next(&d->perm, d->a->noise, d->a->n, &d->batch[j]) != 0) return -1;
+  return 0;
+}
+
+/* Reduce: each rank flips the coins of the batch's proposals it owns, in
+ * order, until one lands heads; one reduction gives the first accepted
+ * position (b if none), and (negated, so that MIN finds it) whether any
+ * rank's generator has failed so far. The last round's value covers every
+ * draw, since nothing is drawn after it. */
+static dpbo_status mechanism_select_reduce(select_draw *d, int64_t b, int64_t *global_first,
+                                           int *any_failed, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo__select_args *a = d->a;
+  int64_t first = b;
+  for (int64_t j = 0; j < b; j++) {
+    int64_t idx = d->batch[j + 1];
+    if (idx < a->begin || idx >= a->begin + a->count) continue;
+    int64_t k = (int64_t)round(a->scores[idx - a->begin] / d->plan.g); /* validated above */
+    if (mechanism_select_accept(a->noise, &d->plan, d->K, k)) {
+      first = j;
+      break;
+    }
+  }
+  int64_t send[2] = {first, a->noise->failure != DPBO_OK ? -1 : 0}, recv[2];
+  DPBO_MPI_TRY(MPI_Allreduce(send, recv, 2, MPI_INT64_T, MPI_MIN, a->comm));
+  *global_first = recv[0];
+  *any_failed = recv[1] < 0;
+done:
+  return status;
+}
+
 /* Distributed exact rejection sampling. Why the output has exactly the law
  * of the mechanism:
  *  - Exponential mechanism: proposals I_1, I_2, ... are i.i.d. uniform on
@@ -621,196 +800,81 @@ static int64_t mechanism_bits_of(double v) {
  * across ranks is the first accepted proposal of the sequence; coins drawn
  * for positions after it are discarded unused. The index depends on the
  * number of ranks only through which generator draws which coin, so its law
- * does not depend on it at all. */
-dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
-                                     dpbo_select_kind kind, const double *scores, int64_t begin,
-                                     int64_t count, int64_t n, double sensitivity, double epsilon,
-                                     double noise_scale_factor, dpbo_select_release *out,
-                                     dpbo_error *err) {
+ * does not depend on it at all.
+ * Run: root proposes a batch (one proposal function per kind), broadcasts
+ * it, and the reduce finds the first accepted proposal; batches double until
+ * one is accepted. */
+static dpbo_status mechanism_select_run(select_draw *d, int64_t *chosen, uint64_t *proposals,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int rank = 0, size = 1;
-  int64_t *batch = NULL, *all = NULL;
-  lazy_perm perm = {NULL, NULL, 0, 0, 0};
-  select_plan plan;
-  memset(out, 0, sizeof *out);
-  out->index = -1;
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-
-  /* Local checks first, then one exchange so that every rank fails together
-   * (a rank that returned early would leave the others in a collective).
-   * The same exchange carries each block's maximum grid score, so a draw
-   * costs three collectives: this Allgather, then per batch one Bcast and
-   * one Allreduce. */
-  int bad = 0;
-  int64_t local_max = INT64_MIN;
-  dpbo_error local;
-  dpbo_error_clear(&local);
-  /* No batch needs to exceed n by much (the exponential mechanism expects at
-   * most n proposals, permute-and-flip makes at most n), so small candidate
-   * sets keep small buffers. */
-  const int64_t batch_cap = n > BATCH_CAP ? BATCH_CAP : n > BATCH_FIRST ? n : BATCH_FIRST;
-  batch = malloc(((size_t)batch_cap + 1) * sizeof *batch);
-  all = malloc((size_t)size * CHK_FIELDS * sizeof *all);
-  if (!batch || !all) {
-    bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_NOMEM, "selection: out of memory");
-  } else if (kind != DPBO_SELECT_EXPONENTIAL && kind != DPBO_SELECT_PERMUTE_AND_FLIP) {
-    bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_ARG, "selection: unknown mechanism %d", (int)kind);
-  } else if (root < 0 || root >= size) {
-    bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_ARG,
-                   "selection: root %d is not a rank of the %d-rank "
-                   "communicator",
-                   root, size);
-  } else if (n < 1 || begin < 0 || count < 0 || count > n - begin || (count > 0 && !scores)) {
-    bad = 1;
-    DPBO_ERROR_SET(&local, DPBO_ERR_ARG,
-                   "selection: block [%lld, %lld) is not inside the %lld "
-                   "candidates",
-                   (long long)begin, (long long)(begin + count), (long long)n);
-  } else if (mechanism_select_plan_make(sensitivity, epsilon, noise_scale_factor, &plan, &local) !=
-             DPBO_OK) {
-    bad = 1;
-  } else {
-    for (int64_t i = 0; i < count && !bad; i++) {
-      int64_t k;
-      if (mechanism_to_grid(scores[i], plan.g, "score", &k, &local) != DPBO_OK) {
-        bad = 1;
-        dpbo_error_prefix(&local, "selection: candidate %lld", (long long)(begin + i));
-      } else if (k > local_max) {
-        local_max = k;
-      }
-    }
-  }
-  int64_t mine[CHK_FIELDS] = {begin,
-                              count,
-                              local_max,
-                              n,
-                              mechanism_bits_of(sensitivity),
-                              mechanism_bits_of(epsilon),
-                              root,
-                              (int64_t)kind,
-                              bad};
-  if (!all) { /* cannot take part in the exchange without a buffer */
-    if (err) *err = local;
-    status = local.code;
-    goto done;
-  }
-  DPBO_MPI_TRY(MPI_Allgather(mine, CHK_FIELDS, MPI_INT64_T, all, CHK_FIELDS, MPI_INT64_T, comm));
-  if (bad) {
-    if (err) *err = local;
-    status = local.code;
-    goto done;
-  }
-  for (int r = 0; r < size; r++) {
-    const int64_t *a = all + (size_t)r * CHK_FIELDS;
-    if (a[CHK_BAD]) DPBO_RAISE(DPBO_ERR_ARG, "selection: rank %d rejected its arguments", r);
-    for (int f = CHK_N; f < CHK_BAD; f++)
-      if (a[f] != mine[f])
-        DPBO_RAISE(DPBO_ERR_ARG,
-                   "selection: ranks %d and %d disagree on n, sensitivity, "
-                   "epsilon, root or mechanism",
-                   rank, r);
-  }
-  /* The blocks must tile [0, n): sorted by start, each begins where the
-   * previous one ended (empty blocks aside). O(P^2), P is small. */
-  {
-    int64_t covered = 0;
-    for (int pass = 0; pass < size; pass++) {
-      int found = 0;
-      for (int r = 0; r < size; r++) {
-        const int64_t *a = all + (size_t)r * CHK_FIELDS;
-        if (a[CHK_COUNT] > 0 && a[CHK_BEGIN] == covered) {
-          covered += a[CHK_COUNT];
-          found = 1;
-          break;
-        }
-      }
-      if (!found) break;
-    }
-    int64_t total = 0;
-    for (int r = 0; r < size; r++)
-      total += all[(size_t)r * CHK_FIELDS + CHK_COUNT];
-    if (covered != n || total != n)
-      DPBO_RAISE(DPBO_ERR_ARG,
-                 "selection: the ranks' blocks do not partition the %lld "
-                 "candidates",
-                 (long long)n);
-  }
-
-  int64_t K = INT64_MIN; /* global maximum grid score */
-  for (int r = 0; r < size; r++)
-    if (all[(size_t)r * CHK_FIELDS + CHK_MAX] > K) K = all[(size_t)r * CHK_FIELDS + CHK_MAX];
-
-  uint64_t proposals = 0;
-  int64_t chosen = -1, drawn = 0, batch_size = BATCH_FIRST, any_failed = 0;
-  while (chosen < 0) {
+  const dpbo__select_args *a = d->a;
+  int64_t drawn = 0, batch_size = BATCH_FIRST;
+  int any_failed = 0;
+  *chosen = -1;
+  *proposals = 0;
+  while (*chosen < 0) {
     int64_t b = batch_size;
-    if (kind == DPBO_SELECT_PERMUTE_AND_FLIP && b > n - drawn) b = n - drawn;
+    if (a->kind == DPBO_SELECT_PERMUTE_AND_FLIP && b > a->n - drawn) b = a->n - drawn;
     if (b <= 0) /* every candidate was refused: impossible, the max has a = 1 */
-      DPBO_RAISE(DPBO_ERR_NUMERIC, "permute-and-flip refused all %lld candidates", (long long)n);
-    if (rank == root) {
-      batch[0] = 0; /* root status: 1 if it could not draw the batch */
-      for (int64_t j = 1; j <= b; j++) {
-        if (kind == DPBO_SELECT_EXPONENTIAL) {
-          batch[j] = (int64_t)dpbo_noise_below(noise, (uint64_t)n);
-        } else if (mechanism_perm_next(&perm, noise, n, &batch[j]) != 0) {
-          batch[0] = 1;
-          break;
-        }
-      }
-    }
-    DPBO_MPI_TRY(MPI_Bcast(batch, (int)b + 1, MPI_INT64_T, root, comm));
-    if (batch[0] != 0)
-      DPBO_RAISE(DPBO_ERR_NOMEM, "selection: rank %d ran out of memory for the random order", root);
-    int64_t first = b;
-    for (int64_t j = 0; j < b; j++) {
-      int64_t idx = batch[j + 1];
-      if (idx < begin || idx >= begin + count) continue;
-      int64_t k = (int64_t)round(scores[idx - begin] / plan.g); /* validated above */
-      if (mechanism_select_accept(noise, &plan, K, k)) {
-        first = j;
-        break;
-      }
-    }
-    /* One reduction: the first accepted position, and (negated, so that MIN
-     * finds it) whether any rank's generator has failed so far. The last
-     * round's value covers every draw, since nothing is drawn after it. */
-    int64_t send[2] = {first, noise->failure != DPBO_OK ? -1 : 0}, recv[2];
-    DPBO_MPI_TRY(MPI_Allreduce(send, recv, 2, MPI_INT64_T, MPI_MIN, comm));
-    int64_t global_first = recv[0];
-    any_failed = recv[1] < 0;
+      DPBO_RAISE(DPBO_ERR_NUMERIC, "permute-and-flip refused all %lld candidates", (long long)a->n);
+    if (d->rank == a->root)
+      d->batch[0] =
+          (a->kind == DPBO_SELECT_EXPONENTIAL ? mechanism_select_propose_exponential(d, b)
+                                              : mechanism_select_propose_permute(d, b)) != 0;
+    DPBO_MPI_TRY(MPI_Bcast(d->batch, (int)b + 1, MPI_INT64_T, a->root, a->comm));
+    if (d->batch[0] != 0)
+      DPBO_RAISE(DPBO_ERR_NOMEM, "selection: rank %d ran out of memory for the random order",
+                 a->root);
+    int64_t global_first = 0;
+    DPBO_TRY(mechanism_select_reduce(d, b, &global_first, &any_failed, err));
     if (global_first < b) {
-      chosen = batch[global_first + 1];
-      proposals += (uint64_t)global_first + 1;
+      *chosen = d->batch[global_first + 1];
+      *proposals += (uint64_t)global_first + 1;
     } else {
-      proposals += (uint64_t)b;
+      *proposals += (uint64_t)b;
     }
     drawn += b;
-    batch_size = 2 * batch_size > batch_cap ? batch_cap : 2 * batch_size;
+    batch_size = 2 * batch_size > d->batch_cap ? d->batch_cap : 2 * batch_size;
   }
-
   /* A failed OS generator on any rank voids the draw everywhere. */
-  if (noise->failure != DPBO_OK) DPBO_TRY(dpbo_noise_check(noise, err));
+  if (a->noise->failure != DPBO_OK) DPBO_TRY(dpbo_noise_check(a->noise, err));
   if (any_failed)
     DPBO_RAISE(DPBO_ERR_LIBRARY, "selection: another rank's random generator failed; the draw "
                                  "is void");
+done:
+  return status;
+}
 
+/* The selection as a plan (local checks, then agreement across ranks), a
+ * run (proposals by kind, each batch reduced to its first accepted
+ * proposal; the proof is at mechanism_select_run) and the release. */
+dpbo_status dpbo__mech_select_scaled(const dpbo__select_args *args, dpbo_select_release *out,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  select_draw d = {.a = args, .rank = 0, .size = 1};
+  int64_t mine[CHK_FIELDS], chosen = -1;
+  uint64_t proposals = 0;
+  dpbo_error local;
+  memset(out, 0, sizeof *out);
+  out->index = -1;
+  DPBO_MPI_TRY(MPI_Comm_rank(args->comm, &d.rank));
+  DPBO_MPI_TRY(MPI_Comm_size(args->comm, &d.size));
+  (void)mechanism_select_check_local(&d, mine, &local);
+  DPBO_TRY(mechanism_select_agree(&d, mine, &local, err));
+  DPBO_TRY(mechanism_select_run(&d, &chosen, &proposals, err));
   out->index = chosen;
-  out->epsilon = epsilon;
-  out->sensitivity = sensitivity;
-  out->granularity = plan.g;
-  out->eta_num = (double)plan.eta_num;
-  out->eta_den = ldexp(1.0, plan.eta_shift);
-  out->epsilon_spent = plan.epsilon_spent;
+  out->epsilon = args->epsilon;
+  out->sensitivity = args->sensitivity;
+  out->granularity = d.plan.g;
+  out->eta_num = (double)d.plan.eta_num;
+  out->eta_den = ldexp(1.0, d.plan.eta_shift);
+  out->epsilon_spent = d.plan.epsilon_spent;
   out->proposals = proposals;
 done:
-  free(batch);
-  free(all);
-  free(perm.keys);
-  free(perm.vals);
+  free(d.batch);
+  free(d.all);
+  free(d.perm.keys);
+  free(d.perm.vals);
   return status;
 }
 
@@ -818,8 +882,9 @@ dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_se
                              const double *scores, int64_t begin, int64_t count, int64_t n,
                              double sensitivity, double epsilon, dpbo_select_release *out,
                              dpbo_error *err) {
-  return dpbo__mech_select_scaled(comm, root, noise, kind, scores, begin, count, n, sensitivity,
-                                  epsilon, 1.0, out, err);
+  const dpbo__select_args args = {comm,  root, noise,       kind,    scores, begin,
+                                  count, n,    sensitivity, epsilon, 1.0};
+  return dpbo__mech_select_scaled(&args, out, err);
 }
 
 /* Exact output probabilities. With a_i = exp(-η (K - k_i)) in (0, 1] (the

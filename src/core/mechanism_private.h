@@ -20,10 +20,20 @@ dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensit
                                       double noise_scale_factor, dpbo_laplace_release *out,
                                       dpbo_error *err);
 
-dpbo_status dpbo__mech_select_scaled(MPI_Comm comm, int root, dpbo_noise *noise,
-                                     dpbo_select_kind kind, const double *scores, int64_t begin,
-                                     int64_t count, int64_t n, double sensitivity, double epsilon,
-                                     double noise_scale_factor, dpbo_select_release *out,
+/* dpbo_mech_select's arguments (include/dpbo/mechanism.h says what each
+ * means) and the noise scale factor, in one struct. */
+typedef struct dpbo__select_args {
+  MPI_Comm comm;
+  int root;
+  dpbo_noise *noise;
+  dpbo_select_kind kind;
+  const double *scores; /* this rank's block [begin, begin + count) of n */
+  int64_t begin, count, n;
+  double sensitivity, epsilon;
+  double noise_scale_factor;
+} dpbo__select_args;
+
+dpbo_status dpbo__mech_select_scaled(const dpbo__select_args *args, dpbo_select_release *out,
                                      dpbo_error *err);
 
 /* The Gaussian mechanism with σ·noise_scale_factor in place of σ for the draw

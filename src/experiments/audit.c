@@ -352,8 +352,9 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         bin = audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
-        DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n, n,
-                                          sensitivity, epsilon, factor, &rel, err));
+        const dpbo__select_args args = {
+            MPI_COMM_SELF, 0, noise, sk, side ? u_prime : u, 0, n, n, sensitivity, epsilon, factor};
+        DPBO_TRY(dpbo__mech_select_scaled(&args, &rel, err));
         bin = rel.index == 0 ? 0 : 1;
       }
       hist[side * nbins + bin]++;
@@ -633,8 +634,8 @@ static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_
   dpbo_release release;
   if (dpbo_algorithm_is_selection(config->algorithm))
     return audit_selection_release(config, run, noise, options, accounting, draw, err);
-  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, options->sensitivity_factor,
-                                     options->noise_scale_factor, &release, err));
+  const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
+  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, &scale, &release, err));
   memset(draw, 0, sizeof *draw);
   draw->best = dpbo__release_best_value(config, run);
   draw->value = release.value.value;

@@ -545,90 +545,114 @@ static int command_parse_gain(const line_tracker *t, double *gain, const char **
   return 1;
 }
 
-static dpbo_status command_evaluate_once(command *c, int d, const char *const *names,
-                                         const double *values, double *gain, dpbo_error *err) {
+/* One evaluation by a fresh process (command_evaluate_once): the program's
+ * arguments and environment, the pipes, the child and what it printed. */
+typedef struct command_exec {
+  command *c;
+  char **argv, **envp;
+  int null_fd, out_pipe[2], err_pipe[2], rep_pipe[2];
+  pid_t pid;
+  int reaped, wstatus, timed_out, stopped;
+  line_tracker *out;
+  tail_buffer errtail;
+  double start; /* when the program was started (command_now_seconds) */
+  char params[CMD_SHOW_PARAMS + 1];
+} command_exec;
+
+/* Plan: the program's argv and environment, the output buffer, and the
+ * pipes. Everything close-on-exec: only the dup2'ed copies reach the
+ * program, and nothing of ours leaks into children of other threads. */
+static dpbo_status command_exec_prepare(command_exec *x, int d, const char *const *names,
+                                        const double *values, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char **argv = NULL, **envp = NULL;
-  int null_fd = -1, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, rep_pipe[2] = {-1, -1};
-  pid_t pid = -1;
-  int reaped = 0, wstatus = 0, timed_out = 0, stopped = 0;
-  line_tracker *out = NULL;
-  tail_buffer errtail = {{0}, 0, 0};
-  char params[CMD_SHOW_PARAMS + 1], stderr_text[CMD_STDERR_KEEP + 8];
-  command_format_params(d, names, values, params, sizeof params);
-
-  DPBO_TRY(command_build_argv(c, d, names, values, &argv, err));
-  DPBO_TRY(command_build_envp(c, d, names, values, &envp, err));
-  DPBO_ALLOC(out, 1, "the command's output buffer");
-  out->cur_blank = 1;
-
-  /* Everything close-on-exec: only the dup2'ed copies reach the program, and
-   * nothing of ours leaks into children of other threads. */
-  null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_fd < 0 || pipe2(out_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0 ||
-      pipe2(rep_pipe, O_CLOEXEC) < 0 || command_lift_fd(&null_fd) < 0 ||
-      command_lift_fd(&out_pipe[1]) < 0 || command_lift_fd(&err_pipe[1]) < 0 ||
-      command_lift_fd(&rep_pipe[1]) < 0)
+  command *c = x->c;
+  command_format_params(d, names, values, x->params, sizeof x->params);
+  DPBO_TRY(command_build_argv(c, d, names, values, &x->argv, err));
+  DPBO_TRY(command_build_envp(c, d, names, values, &x->envp, err));
+  DPBO_ALLOC(x->out, 1, "the command's output buffer");
+  x->out->cur_blank = 1;
+  x->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (x->null_fd < 0 || pipe2(x->out_pipe, O_CLOEXEC) < 0 || pipe2(x->err_pipe, O_CLOEXEC) < 0 ||
+      pipe2(x->rep_pipe, O_CLOEXEC) < 0 || command_lift_fd(&x->null_fd) < 0 ||
+      command_lift_fd(&x->out_pipe[1]) < 0 || command_lift_fd(&x->err_pipe[1]) < 0 ||
+      command_lift_fd(&x->rep_pipe[1]) < 0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': cannot create pipes: %s", CMD_SHOW_COMMAND,
                c->text, strerror(errno));
-  const int child_fds[3] = {null_fd, out_pipe[1], err_pipe[1]};
+done:
+  return status;
+}
+
+/* Run, start: forks the program in a process group of its own and waits
+ * until it has executed (or says why it could not). */
+static dpbo_status command_exec_start(command_exec *x, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command *c = x->c;
+  const int child_fds[3] = {x->null_fd, x->out_pipe[1], x->err_pipe[1]};
   long open_max = sysconf(_SC_OPEN_MAX);
   int max_fd = open_max > 0 && open_max < 65536 ? (int)open_max - 1 : 65535;
 
   const pid_t parent = getpid();
-  double start = command_now_seconds();
+  x->start = command_now_seconds();
   if (c->cancelled)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s not started: dpbo is stopping",
-               CMD_SHOW_COMMAND, c->text, params);
-  pid = fork();
-  if (pid < 0)
+               CMD_SHOW_COMMAND, c->text, x->params);
+  x->pid = fork();
+  if (x->pid < 0)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': fork failed: %s", CMD_SHOW_COMMAND, c->text,
                strerror(errno));
-  if (pid == 0) command_run_child(child_fds, rep_pipe[1], max_fd, parent, c->path, argv, envp);
+  if (x->pid == 0)
+    command_run_child(child_fds, x->rep_pipe[1], max_fd, parent, c->path, x->argv, x->envp);
   /* Also set the group here: whichever of parent and child runs first, the
    * group exists before we might kill it (EACCES after exec is harmless). */
-  setpgid(pid, pid);
+  setpgid(x->pid, x->pid);
   /* Killed with it should this rank die before the evaluation ends (the
    * watchdog of base/proc.h: the program's own children are out of reach
    * of its PR_SET_PDEATHSIG). */
-  dpbo_proc_guard_group(pid, 1);
-  command_close_fd(&null_fd);
-  command_close_fd(&out_pipe[1]);
-  command_close_fd(&err_pipe[1]);
-  command_close_fd(&rep_pipe[1]);
+  dpbo_proc_guard_group(x->pid, 1);
+  command_close_fd(&x->null_fd);
+  command_close_fd(&x->out_pipe[1]);
+  command_close_fd(&x->err_pipe[1]);
+  command_close_fd(&x->rep_pipe[1]);
 
   /* End of file on the report pipe means execve succeeded. */
   int exec_errno = 0;
   ssize_t got;
   do
-    got = read(rep_pipe[0], &exec_errno, sizeof exec_errno);
+    got = read(x->rep_pipe[0], &exec_errno, sizeof exec_errno);
   while (got < 0 && errno == EINTR);
-  command_close_fd(&rep_pipe[0]);
+  command_close_fd(&x->rep_pipe[0]);
   if (got == (ssize_t)sizeof exec_errno) {
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR) {
     }
-    reaped = 1;
+    x->reaped = 1;
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': could not execute '%s': %s", CMD_SHOW_COMMAND,
                c->text, c->path, strerror(exec_errno));
   }
+done:
+  return status;
+}
 
-  /* Read both pipes as data arrives (a child blocked writing stderr while we
-   * wait on stdout would deadlock), and watch the child and the clock: the
-   * program may close its output early and keep running. */
-  double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
+/* Run, watch: reads both pipes as data arrives (a child blocked writing
+ * stderr while we wait on stdout would deadlock), and watches the child and
+ * the clock: the program may close its output early and keep running. A
+ * time-out or a stop kills its group. */
+static dpbo_status command_exec_watch(command_exec *x, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command *c = x->c;
+  double deadline = c->timeout_s > 0.0 ? x->start + c->timeout_s : INFINITY;
   int idle_ms = 1;
-  while (!reaped) {
+  while (!x->reaped) {
     struct pollfd pfd[2];
     int nfd = 0;
-    if (out_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = out_pipe[0], .events = POLLIN};
-    if (err_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = err_pipe[0], .events = POLLIN};
+    if (x->out_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = x->out_pipe[0], .events = POLLIN};
+    if (x->err_pipe[0] >= 0) pfd[nfd++] = (struct pollfd){.fd = x->err_pipe[0], .events = POLLIN};
     double left = deadline - command_now_seconds();
     if (left <= 0.0) {
-      timed_out = 1;
+      x->timed_out = 1;
       break;
     }
     if (c->cancelled) {
-      stopped = 1;
+      x->stopped = 1;
       break;
     }
     /* With the pipes open, their end of file signals the exit; once both are
@@ -642,29 +666,29 @@ static dpbo_status command_evaluate_once(command *c, int d, const char *const *n
                  strerror(errno));
     for (int i = 0; ready > 0 && i < nfd; i++) {
       if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      if (pfd[i].fd == out_pipe[0])
-        command_drain_fd(&out_pipe[0], out, NULL);
+      if (pfd[i].fd == x->out_pipe[0])
+        command_drain_fd(&x->out_pipe[0], x->out, NULL);
       else
-        command_drain_fd(&err_pipe[0], NULL, &errtail);
+        command_drain_fd(&x->err_pipe[0], NULL, &x->errtail);
     }
-    pid_t w = waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid)
-      reaped = 1;
+    pid_t w = waitpid(x->pid, &x->wstatus, WNOHANG);
+    if (w == x->pid)
+      x->reaped = 1;
     else if (w < 0 && errno != EINTR) {
       /* ECHILD: the child is gone already (SIGCHLD ignored); its pid may be
        * reused, so it must not be killed in the cleanup. */
-      if (errno == ECHILD) reaped = 1;
+      if (errno == ECHILD) x->reaped = 1;
       DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s': waitpid failed: %s", CMD_SHOW_COMMAND,
                  c->text, strerror(errno));
     }
   }
-  if (timed_out || stopped) {
+  if (x->timed_out || x->stopped) {
     /* The whole group: a shell script's own children die with it (and
      * those that left the group, below). */
-    if (kill(-pid, SIGKILL) < 0) kill(pid, SIGKILL);
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    if (kill(-x->pid, SIGKILL) < 0) kill(x->pid, SIGKILL);
+    while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR) {
     }
-    reaped = 1;
+    x->reaped = 1;
   }
   /* What the program wrote before it exited is already in the pipes; take it
    * without waiting, since a background child of the program may still hold
@@ -672,21 +696,33 @@ static dpbo_status command_evaluate_once(command *c, int d, const char *const *n
    * more than a pipe's buffer) stops a background child that keeps writing
    * from holding us here. */
   for (int pass = 0; pass < 2; pass++) {
-    int *fd = pass == 0 ? &out_pipe[0] : &err_pipe[0];
+    int *fd = pass == 0 ? &x->out_pipe[0] : &x->err_pipe[0];
     for (int reads = 0; *fd >= 0 && reads < 16; reads++) {
       struct pollfd p = {.fd = *fd, .events = POLLIN};
       if (poll(&p, 1, 0) <= 0) break;
-      if (!command_drain_fd(fd, pass == 0 ? out : NULL, pass == 0 ? NULL : &errtail)) break;
+      if (!command_drain_fd(fd, pass == 0 ? x->out : NULL, pass == 0 ? NULL : &x->errtail)) break;
     }
   }
-  double elapsed = command_now_seconds() - start;
-  command_tail_text(&errtail, stderr_text, sizeof stderr_text);
+done:
+  return status;
+}
+
+/* Result: how the program ended, and the gain its last line gives. */
+static dpbo_status command_exec_result(command_exec *x, double *gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const command *c = x->c;
+  const char *params = x->params;
+  const int wstatus = x->wstatus;
+  line_tracker *out = x->out;
+  char stderr_text[CMD_STDERR_KEEP + 8];
+  double elapsed = command_now_seconds() - x->start;
+  command_tail_text(&x->errtail, stderr_text, sizeof stderr_text);
   const char *sep = stderr_text[0] ? "; stderr: " : "; stderr was empty";
 
-  if (timed_out)
+  if (x->timed_out)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s timed out after %g s (killed)%s%s",
                CMD_SHOW_COMMAND, c->text, params, c->timeout_s, sep, stderr_text);
-  if (stopped)
+  if (x->stopped)
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s killed after %.3g s: dpbo is stopping%s%s",
                CMD_SHOW_COMMAND, c->text, params, elapsed, sep, stderr_text);
   if (WIFSIGNALED(wstatus))
@@ -710,26 +746,51 @@ static dpbo_status command_evaluate_once(command *c, int d, const char *const *n
                c->text, params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
   DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
 done:
-  if (pid > 0 && !reaped) {
+  return status;
+}
+
+/* Cleanup: a program still running after an error is killed; nothing an
+ * evaluation started outlives it. */
+static void command_exec_free(command_exec *x) {
+  if (x->pid > 0 && !x->reaped) {
     /* An error while the program runs: do not leave it behind. */
-    if (kill(-pid, SIGKILL) < 0) kill(pid, SIGKILL);
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+    if (kill(-x->pid, SIGKILL) < 0) kill(x->pid, SIGKILL);
+    while (waitpid(x->pid, &x->wstatus, 0) < 0 && errno == EINTR) {
     }
   }
-  /* Nothing an evaluation started outlives it: children it backgrounded,
-   * or that left its group with setsid, came to us (the subreaper). */
-  if (pid > 0) dpbo_proc_kill_descendants(1);
-  if (pid > 0) dpbo_proc_guard_group(pid, 0);
-  command_close_fd(&null_fd);
-  command_close_fd(&out_pipe[0]);
-  command_close_fd(&out_pipe[1]);
-  command_close_fd(&err_pipe[0]);
-  command_close_fd(&err_pipe[1]);
-  command_close_fd(&rep_pipe[0]);
-  command_close_fd(&rep_pipe[1]);
-  free(out);
-  command_free_strings(argv);
-  command_free_strings(envp);
+  /* Children it backgrounded, or that left its group with setsid, came to
+   * us (the subreaper). */
+  if (x->pid > 0) dpbo_proc_kill_descendants(1);
+  if (x->pid > 0) dpbo_proc_guard_group(x->pid, 0);
+  command_close_fd(&x->null_fd);
+  command_close_fd(&x->out_pipe[0]);
+  command_close_fd(&x->out_pipe[1]);
+  command_close_fd(&x->err_pipe[0]);
+  command_close_fd(&x->err_pipe[1]);
+  command_close_fd(&x->rep_pipe[0]);
+  command_close_fd(&x->rep_pipe[1]);
+  free(x->out);
+  command_free_strings(x->argv);
+  command_free_strings(x->envp);
+}
+
+/* One evaluation by a fresh process, in phases: prepare, start, watch, and
+ * the result from how it ended and what it printed. */
+static dpbo_status command_evaluate_once(command *c, int d, const char *const *names,
+                                         const double *values, double *gain, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command_exec x = {.c = c,
+                    .null_fd = -1,
+                    .out_pipe = {-1, -1},
+                    .err_pipe = {-1, -1},
+                    .rep_pipe = {-1, -1},
+                    .pid = -1};
+  DPBO_TRY(command_exec_prepare(&x, d, names, values, err));
+  DPBO_TRY(command_exec_start(&x, err));
+  DPBO_TRY(command_exec_watch(&x, err));
+  DPBO_TRY(command_exec_result(&x, gain, err));
+done:
+  command_exec_free(&x);
   return status;
 }
 

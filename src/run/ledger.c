@@ -594,127 +594,153 @@ static void ledger_log_totals(const char *ledger, const char *key, const char *s
                 t->delta_sum, zcdp);
 }
 
-static dpbo_status ledger_transact(const char *runfile, const dpbo_config *config,
-                                   const ledger_request *req, dpbo_privacy_ledger *after,
-                                   dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
+/* One ledger transaction in progress (ledger_transact): the paths and key,
+ * the locked ledger file and what it holds, the run file's own ledger, and
+ * the totals the request makes. */
+typedef struct ledger_txn {
+  const char *runfile;
+  const dpbo_config *config;
+  const ledger_request *req;
   char abs[PATH_MAX + 8], lpath[PATH_MAX + 32], labs[PATH_MAX + 8], key[17], source[512];
-  char *buf = NULL;
-  int fd = -1;
+  int fd;     /* the ledger file, locked while open */
+  int exists; /* the run file exists */
   ledger_view v;
-  dpbo_privacy_ledger in;
-  dpbo_output_ledger_mark *mark = NULL;
-  dpbo_ledger_event *e = NULL;
-  int64_t imp_draws = 0;
-  double imp_eps = 0.0, imp_delta = 0.0;
-  int charge = 0, all_zcdp = 0; /* all_zcdp, rho: the zCDP total, where every event allows it */
-  double rho = 0.0;
-  memset(&v, 0, sizeof v);
-  memset(&in, 0, sizeof in);
-  DPBO_ALLOC(mark, 1, "the run file's ledger mark");
-  DPBO_ALLOC(e, 1, "a ledger event");
-  DPBO_TRY(ledger_absolute(runfile, abs, sizeof abs, err));
-  dpbo_ledger_path(config, abs, lpath, sizeof lpath);
-  DPBO_TRY(ledger_absolute(lpath, labs, sizeof labs, err));
-  DPBO_TRY(dpbo_ledger_key(config, key, source, sizeof source, err));
-  const int exists = access(runfile, F_OK) == 0;
-  if ((req->import || req->sync) && exists)
-    DPBO_TRY(dpbo_output_read_ledger_mark(runfile, &in, mark, err));
-  DPBO_TRY(ledger_open(labs, &fd, err));
-  v.key = key;
-  v.runfile = abs;
-  DPBO_TRY(ledger_load(fd, labs, &v, err));
-  if (exists) ledger_check_infile(runfile, &in, mark, labs, abs, &v);
-
+  dpbo_privacy_ledger in; /* the run file's own ledger */
+  dpbo_output_ledger_mark *mark;
+  dpbo_ledger_event *e;
+  char *buf;
   /* What the run file's own ledger holds that no ledger file records. */
-  imp_draws = 0;
-  if (req->import && exists && in.draws > 0) {
-    if (!mark->present || strcmp(mark->ledger, labs) != 0) {
-      imp_draws = in.draws;
-      imp_eps = in.epsilon_sum;
-      imp_delta = in.delta_sum;
-    } else if (in.draws > mark->draws) {
-      imp_draws = in.draws - mark->draws;
-      imp_eps = fmax(0.0, in.epsilon_sum - mark->epsilon);
-      imp_delta = fmax(0.0, in.delta_sum - mark->delta);
+  int64_t imp_draws;
+  double imp_eps, imp_delta;
+  dpbo_privacy_ledger total; /* the key's totals after the request */
+  int charge, all_zcdp;      /* all_zcdp, rho: the zCDP total, where every event allows it */
+  double rho;
+} ledger_txn;
+
+/* Validate: the absolute paths and the key, the run file's own ledger where
+ * the request reads it, and the ledger file, opened (locked) and read. */
+static dpbo_status ledger_txn_open(ledger_txn *t, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const ledger_request *req = t->req;
+  DPBO_ALLOC(t->mark, 1, "the run file's ledger mark");
+  DPBO_ALLOC(t->e, 1, "a ledger event");
+  DPBO_TRY(ledger_absolute(t->runfile, t->abs, sizeof t->abs, err));
+  dpbo_ledger_path(t->config, t->abs, t->lpath, sizeof t->lpath);
+  DPBO_TRY(ledger_absolute(t->lpath, t->labs, sizeof t->labs, err));
+  DPBO_TRY(dpbo_ledger_key(t->config, t->key, t->source, sizeof t->source, err));
+  t->exists = access(t->runfile, F_OK) == 0;
+  if ((req->import || req->sync) && t->exists)
+    DPBO_TRY(dpbo_output_read_ledger_mark(t->runfile, &t->in, t->mark, err));
+  DPBO_TRY(ledger_open(t->labs, &t->fd, err));
+  t->v.key = t->key;
+  t->v.runfile = t->abs;
+  DPBO_TRY(ledger_load(t->fd, t->labs, &t->v, err));
+  if (t->exists) ledger_check_infile(t->runfile, &t->in, t->mark, t->labs, t->abs, &t->v);
+done:
+  return status;
+}
+
+/* Plan: what to import from the run file's own ledger, whether to charge,
+ * and the totals after both; refused past privacy.budget. */
+static dpbo_status ledger_txn_plan(ledger_txn *t, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const ledger_request *req = t->req;
+  const dpbo_output_ledger_mark *mark = t->mark;
+  const dpbo_privacy_ledger *in = &t->in;
+  t->imp_draws = 0;
+  if (req->import && t->exists && in->draws > 0) {
+    if (!mark->present || strcmp(mark->ledger, t->labs) != 0) {
+      t->imp_draws = in->draws;
+      t->imp_eps = in->epsilon_sum;
+      t->imp_delta = in->delta_sum;
+    } else if (in->draws > mark->draws) {
+      t->imp_draws = in->draws - mark->draws;
+      t->imp_eps = fmax(0.0, in->epsilon_sum - mark->epsilon);
+      t->imp_delta = fmax(0.0, in->delta_sum - mark->delta);
     }
-    if (!(isfinite(imp_eps) && isfinite(imp_delta)))
-      DPBO_RAISE(DPBO_ERR_DATA, "%s: its own ledger holds no finite totals to import", runfile);
+    if (!(isfinite(t->imp_eps) && isfinite(t->imp_delta)))
+      DPBO_RAISE(DPBO_ERR_DATA, "%s: its own ledger holds no finite totals to import", t->runfile);
   }
-  dpbo_privacy_ledger total = v.totals;
-  all_zcdp = v.all_zcdp;
-  rho = v.rho;
-  if (imp_draws > 0) {
-    dpbo_privacy_ledger_add(&total, imp_eps, imp_delta);
-    total.draws += imp_draws - 1;
-    all_zcdp = 0;
+  t->total = t->v.totals;
+  t->all_zcdp = t->v.all_zcdp;
+  t->rho = t->v.rho;
+  if (t->imp_draws > 0) {
+    dpbo_privacy_ledger_add(&t->total, t->imp_eps, t->imp_delta);
+    t->total.draws += t->imp_draws - 1;
+    t->all_zcdp = 0;
   }
-  charge = req->charge;
-  if (charge && req->run_start && v.path_run_charged) {
-    charge = 0; /* a resume: the run's mechanisms are charged already */
+  t->charge = req->charge;
+  if (t->charge && req->run_start && t->v.path_run_charged) {
+    t->charge = 0; /* a resume: the run's mechanisms are charged already */
     dpbo_log_info("dpbo: the ledger %s holds this run's charge already: the resume adds none",
-                  labs);
-  } else if (charge && req->run_start && exists) {
+                  t->labs);
+  } else if (t->charge && req->run_start && t->exists) {
     dpbo_log_warn("dpbo: the ledger %s holds no charge of %s at this path (a copy or a rename of "
                   "a checkpoint, or one written before the ledger file): its (epsilon, delta) is "
                   "charged again before it continues (over-counting is safe)",
-                  labs, runfile);
+                  t->labs, t->runfile);
   }
-  if (charge) {
-    dpbo_privacy_ledger_add(&total, req->epsilon, req->delta);
-    if (isnan(req->rho))
-      all_zcdp = 0;
-    else
-      rho = dpbo_privacy_round_up(rho + req->rho);
-    if (req->budget_epsilon > 0 &&
-        !dpbo_privacy_ledger_within(&total, req->budget_epsilon, req->budget_delta)) {
-      dpbo_privacy_ledger spent = v.totals;
-      if (imp_draws > 0) {
-        dpbo_privacy_ledger_add(&spent, imp_eps, imp_delta);
-        spent.draws += imp_draws - 1;
-      }
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "%s: this release (epsilon = %.6g, delta = %.6g) would bring the spend on its "
-                 "validation set %s (%s) to epsilon = %.6g, delta = %.6g (basic composition), "
-                 "past privacy.budget = %.6g %.6g. Spent so far: epsilon = %.6g, delta = %.6g "
-                 "over %lld release%s, recorded in the ledger %s%s; remaining: epsilon = %.6g, "
-                 "delta = %.6g. Refused: %s",
-                 runfile, req->epsilon, req->delta, key, source, total.epsilon_sum, total.delta_sum,
-                 req->budget_epsilon, req->budget_delta, spent.epsilon_sum, spent.delta_sum,
-                 (long long)spent.draws, spent.draws == 1 ? "" : "s", labs,
-                 imp_draws > 0 ? " (with the run file's own ledger, written before the ledger file)"
-                               : "",
-                 fmax(0.0, req->budget_epsilon - spent.epsilon_sum),
-                 fmax(0.0, req->budget_delta - spent.delta_sum),
-                 req->check_only ? "nothing was evaluated, removed or released (the run's release "
-                                   "could not fit)"
-                                 : "nothing released");
+  if (!t->charge) goto done;
+  dpbo_privacy_ledger_add(&t->total, req->epsilon, req->delta);
+  if (isnan(req->rho))
+    t->all_zcdp = 0;
+  else
+    t->rho = dpbo_privacy_round_up(t->rho + req->rho);
+  if (req->budget_epsilon > 0 &&
+      !dpbo_privacy_ledger_within(&t->total, req->budget_epsilon, req->budget_delta)) {
+    dpbo_privacy_ledger spent = t->v.totals;
+    if (t->imp_draws > 0) {
+      dpbo_privacy_ledger_add(&spent, t->imp_eps, t->imp_delta);
+      spent.draws += t->imp_draws - 1;
     }
+    DPBO_RAISE(
+        DPBO_ERR_CONFIG,
+        "%s: this release (epsilon = %.6g, delta = %.6g) would bring the spend on its "
+        "validation set %s (%s) to epsilon = %.6g, delta = %.6g (basic composition), "
+        "past privacy.budget = %.6g %.6g. Spent so far: epsilon = %.6g, delta = %.6g "
+        "over %lld release%s, recorded in the ledger %s%s; remaining: epsilon = %.6g, "
+        "delta = %.6g. Refused: %s",
+        t->runfile, req->epsilon, req->delta, t->key, t->source, t->total.epsilon_sum,
+        t->total.delta_sum, req->budget_epsilon, req->budget_delta, spent.epsilon_sum,
+        spent.delta_sum, (long long)spent.draws, spent.draws == 1 ? "" : "s", t->labs,
+        t->imp_draws > 0 ? " (with the run file's own ledger, written before the ledger file)" : "",
+        fmax(0.0, req->budget_epsilon - spent.epsilon_sum),
+        fmax(0.0, req->budget_delta - spent.delta_sum),
+        req->check_only ? "nothing was evaluated, removed or released (the run's release "
+                          "could not fit)"
+                        : "nothing released");
   }
-  if (req->check_only) goto done;
+done:
+  return status;
+}
 
-  /* Append: the import (if any) and the charge, in one write. */
-  const size_t line_max = 16384;
-  DPBO_ALLOC(buf, 2 * line_max, "the ledger lines");
-  size_t used = 0;
-  uint64_t chain = v.chain;
-  int64_t seq = v.lines;
-  if (imp_draws > 0) {
-    ledger_event_base(e, "import", key, source, abs);
+/* The lines of the plan, chained to the ledger's last one: the import (if
+ * any) and the charge, into t->buf; *used: their bytes. */
+static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *used,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const ledger_request *req = t->req;
+  const dpbo_config *config = t->config;
+  dpbo_ledger_event *e = t->e;
+  uint64_t chain = t->v.chain;
+  int64_t seq = t->v.lines;
+  *used = 0;
+  if (t->imp_draws > 0) {
+    ledger_event_base(e, "import", t->key, t->source, t->abs);
     e->seq = ++seq;
     snprintf(e->algorithm, sizeof e->algorithm, "%s", dpbo_algorithm_name(config->algorithm));
     snprintf(e->mechanism, sizeof e->mechanism, "the run file's own ledger");
     snprintf(e->params, sizeof e->params, "releases_drawn=%lld (written before the ledger file)",
-             (long long)imp_draws);
-    e->epsilon = imp_eps;
-    e->delta = imp_delta;
-    e->k = imp_draws;
-    size_t n = dpbo__ledger_format(e, chain, &chain, buf + used, line_max);
+             (long long)t->imp_draws);
+    e->epsilon = t->imp_eps;
+    e->delta = t->imp_delta;
+    e->k = t->imp_draws;
+    size_t n = dpbo__ledger_format(e, chain, &chain, t->buf + *used, line_max);
     if (!n) DPBO_RAISE(DPBO_ERR_ARG, "a ledger line does not fit in %zu bytes", line_max);
-    used += n;
+    *used += n;
   }
-  if (charge) {
-    ledger_event_base(e, "charge", key, source, abs);
+  if (t->charge) {
+    ledger_event_base(e, "charge", t->key, t->source, t->abs);
     e->seq = ++seq;
     snprintf(e->algorithm, sizeof e->algorithm, "%s", dpbo_algorithm_name(config->algorithm));
     if (!isnan(req->rho)) {
@@ -733,52 +759,90 @@ static dpbo_status ledger_transact(const char *runfile, const dpbo_config *confi
     e->delta = req->delta;
     e->rho = req->rho;
     e->k = req->k;
-    size_t n = dpbo__ledger_format(e, chain, &chain, buf + used, line_max);
+    size_t n = dpbo__ledger_format(e, chain, &chain, t->buf + *used, line_max);
     if (!n) DPBO_RAISE(DPBO_ERR_ARG, "a ledger line does not fit in %zu bytes", line_max);
-    used += n;
+    *used += n;
   }
+done:
+  return status;
+}
+
+/* Write: the plan's lines appended in one write and synced (a torn line is
+ * taken back), the ledger closed (its lock dropped), then the run file's
+ * own ledger synced. */
+static dpbo_status ledger_txn_append(ledger_txn *t, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const size_t line_max = 16384;
+  size_t used = 0;
+  DPBO_ALLOC(t->buf, 2 * line_max, "the ledger lines");
+  DPBO_TRY(ledger_txn_format(t, line_max, &used, err));
   if (used > 0) {
     struct stat st;
-    off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
+    off_t before = fstat(t->fd, &st) == 0 ? st.st_size : -1;
     size_t done_bytes = 0;
     while (done_bytes < used) {
-      ssize_t n = write(fd, buf + done_bytes, used - done_bytes);
+      ssize_t n = write(t->fd, t->buf + done_bytes, used - done_bytes);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         int error = errno;
         /* A torn line would stop every later transaction: take it back. */
-        if (before >= 0 && ftruncate(fd, before) != 0)
-          dpbo_log_warn("dpbo: cannot take back a partial line of %s", labs);
-        DPBO_RAISE(DPBO_ERR_IO, "cannot write the ledger %s: %s: nothing released", labs,
+        if (before >= 0 && ftruncate(t->fd, before) != 0)
+          dpbo_log_warn("dpbo: cannot take back a partial line of %s", t->labs);
+        DPBO_RAISE(DPBO_ERR_IO, "cannot write the ledger %s: %s: nothing released", t->labs,
                    n < 0 ? strerror(error) : "short write");
       }
       done_bytes += (size_t)n;
     }
-    if (fsync(fd) != 0)
-      DPBO_RAISE(DPBO_ERR_IO, "cannot sync the ledger %s: %s: nothing released", labs,
+    if (fsync(t->fd) != 0)
+      DPBO_RAISE(DPBO_ERR_IO, "cannot sync the ledger %s: %s: nothing released", t->labs,
                  strerror(errno));
   }
-  close(fd);
-  fd = -1;
-  if (req->sync && exists) {
+  close(t->fd);
+  t->fd = -1;
+  if (t->req->sync && t->exists) {
     dpbo_privacy_ledger own;
-    DPBO_TRY(
-        dpbo_output_sync_ledger(runfile, req->add, req->epsilon, req->delta, labs, abs, &own, err));
+    DPBO_TRY(dpbo_output_sync_ledger(t->runfile, t->req->add, t->req->epsilon, t->req->delta,
+                                     t->labs, t->abs, &own, err));
   }
-  if (!req->run_start || charge) ledger_log_totals(labs, key, source, &total, all_zcdp, rho);
 done:
-  if (status == DPBO_OK && after) *after = total;
-  if (status == DPBO_OK && zcdp) ledger_zcdp_total(&total, all_zcdp, rho, zcdp);
+  return status;
+}
+
+/* A ledger transaction in phases: open (validate), plan, append (write),
+ * then what the caller asked to learn. */
+static dpbo_status ledger_transact(const char *runfile, const dpbo_config *config,
+                                   const ledger_request *req, dpbo_privacy_ledger *after,
+                                   dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  ledger_txn *t = NULL;
+  DPBO_ALLOC(t, 1, "a ledger transaction");
+  t->runfile = runfile;
+  t->config = config;
+  t->req = req;
+  t->fd = -1;
+  DPBO_TRY(ledger_txn_open(t, err));
+  DPBO_TRY(ledger_txn_plan(t, err));
+  if (req->check_only) goto done;
+  DPBO_TRY(ledger_txn_append(t, err));
+  if (!req->run_start || t->charge)
+    ledger_log_totals(t->labs, t->key, t->source, &t->total, t->all_zcdp, t->rho);
+done:
+  if (status == DPBO_OK && after) *after = t->total;
+  if (status == DPBO_OK && zcdp) ledger_zcdp_total(&t->total, t->all_zcdp, t->rho, zcdp);
   /* The run file's releases: the ledger's count for its path, or its own
    * count where that is higher (a copy or a rename, whose path is new). */
-  if (status == DPBO_OK && number)
-    *number = (v.path_draws + imp_draws + (charge ? 1 : 0)) > in.draws + (req->add ? 1 : 0)
-                  ? v.path_draws + imp_draws + (charge ? 1 : 0)
-                  : in.draws + (req->add ? 1 : 0);
-  if (fd >= 0) close(fd); /* closing drops the lock */
-  free(buf);
-  free(mark);
-  free(e);
+  if (status == DPBO_OK && number) {
+    const int64_t counted = t->v.path_draws + t->imp_draws + (t->charge ? 1 : 0),
+                  own = t->in.draws + (req->add ? 1 : 0);
+    *number = counted > own ? counted : own;
+  }
+  if (t) {
+    if (t->fd >= 0) close(t->fd); /* closing drops the lock */
+    free(t->buf);
+    free(t->mark);
+    free(t->e);
+    free(t);
+  }
   return status;
 }
 

@@ -341,29 +341,44 @@ static void release_warnings(const dpbo_config *config, dpbo_release *r) {
 dpbo_status dpbo_release_draw(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
                               dpbo_noise *noise, dpbo_release *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  DPBO_TRY(dpbo__release_draw_scaled(comm, config, run, noise, 1.0, 1.0, out, err));
+  const dpbo__release_scale exact = {1.0, 1.0};
+  DPBO_TRY(dpbo__release_draw_scaled(comm, config, run, noise, &exact, out, err));
   release_warnings(config, out);
 done:
   return status;
 }
 
-dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                      dpbo_noise *noise, double sensitivity_factor,
-                                      double noise_scale_factor, dpbo_release *out,
-                                      dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  double *scores = NULL;
+/* One release being drawn (dpbo__release_draw_scaled): its inputs. */
+typedef struct release_draw_ctx {
+  MPI_Comm comm;
   int rank;
-  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  memset(out, 0, sizeof *out);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  out->algorithm = config->algorithm;
-  out->n = dpbo_space_size(run->space);
-  out->T = run->steps;
-  out->d = dpbo_space_dims(run->space);
+  const dpbo_config *config;
+  const dpbo_run *run;
+  const dpbo_algorithm_ops *ops;
+  dpbo_noise *noise;
+  double sensitivity_factor, noise_scale_factor;
+} release_draw_ctx;
+
+/* What the release says of the run it comes from. */
+static void release_describe(const release_draw_ctx *c, dpbo_release *out) {
+  out->algorithm = c->config->algorithm;
+  out->n = dpbo_space_size(c->run->space);
+  out->T = c->run->steps;
+  out->d = dpbo_space_dims(c->run->space);
   for (int i = 0; i < out->d; i++)
-    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(run->space, i)->name);
-  out->space = run->space;
+    snprintf(out->names[i], sizeof out->names[i], "%s", dpbo_space_dim(c->run->space, i)->name);
+  out->space = c->run->space;
+}
+
+/* Validate: a release of this run is allowed (a privacy algorithm, a
+ * complete run, failures that are public and few); *failures: how many
+ * evaluations failed. */
+static dpbo_status release_validate(const release_draw_ctx *c, int *failures, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = c->config;
+  const dpbo_run *run = c->run;
+  const dpbo_algorithm_ops *ops = c->ops;
+  *failures = 0;
   if (!ops->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: no privacy algorithm chosen ([privacy] algorithm = 1, 2 or 3)",
                config->path);
@@ -387,16 +402,15 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
    * command's failure (exit code, timeout) may depend on the validation
    * records, so the user must vouch for it. A failed step counts in T (the
    * bounds grow with T) but adds no observation. */
-  int failures = 0;
   for (int t = 0; t < run->steps; t++)
-    failures += run->trace[t].state == DPBO_STEP_FAILED;
-  if (failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
+    *failures += run->trace[t].state == DPBO_STEP_FAILED;
+  if (*failures > 0 && config->objective == DPBO_OBJECTIVE_COMMAND && !config->failures_public)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%d of the %d evaluations failed, and a command's failures may depend on the "
                "validation data, which would make the release leak it: nothing is released. If "
                "the failures cannot depend on the validation set (e.g. a crash before it is "
                "read), set [privacy] failures_public = yes",
-               failures, run->steps);
+               *failures, run->steps);
   /* A run where most evaluations failed (run.h) makes no release, at the
    * end of `dpbo run` and in a later `dpbo release`, before any draw. The
    * failures are public here (above), so refusing reveals nothing new. */
@@ -405,48 +419,68 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
                "%d of the %d evaluations failed (more than half): the objective refused most of "
                "the space, and a release would spend epsilon on failures. Nothing is released "
                "(dpbo info RUNFILE --trace lists each failure)",
-               failures, run->steps);
+               *failures, run->steps);
   if (ops->first_value_step > 0 && run->steps < 2)
     DPBO_RAISE(DPBO_ERR_ARG, "Algorithm 2 releases max over 2 <= t <= T and needs T >= 2");
-  if (ops->is_selection) {
-    /* A failed evaluation would leave Q without a score: its failures (of
-     * LIBSVM or LIBLINEAR training, before the validation set is read) are
-     * public, but the methods' accounting has no rule for them. */
-    if (failures > 0)
-      DPBO_RAISE(DPBO_ERR_ARG,
-                 "%s: evaluations failed, and the private-selection methods have "
-                 "no rule for a candidate without a gain: nothing is released",
-                 dpbo_algorithm_name(config->algorithm));
-    if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 &&
-          isfinite(noise_scale_factor) && noise_scale_factor > 0.0))
-      DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
-                 sensitivity_factor, noise_scale_factor);
-    out->T = config->iterations; /* T candidates, or E[K]: never the K drawn */
-    out->has_lambda = out->has_value = 1;
-    out->selection = config->selection;
-    out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
-    dpbo_noise_describe(noise, out->source, sizeof out->source);
-    if (rank == 0)
-      local = release_selection_draw(config, run, noise, sensitivity_factor, noise_scale_factor,
-                                     out, err);
-    DPBO_TRY(dpbo_comm_agree(comm, local, err));
-    DPBO_MPI_TRY(MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, comm));
-    release_guarantee(out, config);
-    goto done;
-  }
+done:
+  return status;
+}
 
+/* The audit's factors must be positive and finite (1 and 1 outside it). */
+static dpbo_status release_check_factors(const release_draw_ctx *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!(isfinite(c->sensitivity_factor) && c->sensitivity_factor > 0.0 &&
+        isfinite(c->noise_scale_factor) && c->noise_scale_factor > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
+               c->sensitivity_factor, c->noise_scale_factor);
+done:
+  return status;
+}
+
+/* Run, private-selection methods: rank 0 draws, every rank gets it. */
+static dpbo_status release_draw_selection(const release_draw_ctx *c, int failures,
+                                          dpbo_release *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const dpbo_config *config = c->config;
+  /* A failed evaluation would leave Q without a score: its failures (of
+   * LIBSVM or LIBLINEAR training, before the validation set is read) are
+   * public, but the methods' accounting has no rule for them. */
+  if (failures > 0)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "%s: evaluations failed, and the private-selection methods have "
+               "no rule for a candidate without a gain: nothing is released",
+               dpbo_algorithm_name(config->algorithm));
+  DPBO_TRY(release_check_factors(c, err));
+  out->T = config->iterations; /* T candidates, or E[K]: never the K drawn */
+  out->has_lambda = out->has_value = 1;
+  out->selection = config->selection;
+  out->reproducible = c->noise->kind == DPBO_NOISE_SEEDED;
+  dpbo_noise_describe(c->noise, out->source, sizeof out->source);
+  if (c->rank == 0)
+    local = release_selection_draw(config, c->run, c->noise, c->sensitivity_factor,
+                                   c->noise_scale_factor, out, err);
+  DPBO_TRY(dpbo_comm_agree(c->comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(out, (int)sizeof *out, MPI_BYTE, 0, c->comm));
+  release_guarantee(out, config);
+done:
+  return status;
+}
+
+/* Plan, GP-UCB algorithms: the sensitivities (collective over the UCB
+ * state's blocks), scaled for the audit, and the budget's split. */
+static dpbo_status release_plan(const release_draw_ctx *c, dpbo_release *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = c->config;
+  const dpbo_run *run = c->run;
   DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
   out->inputs.memory_limit = run->memory_limit; /* γ_T's UCB state obeys the run's limit */
-  const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &out->inputs, run->space, &config->kernel, begin, count,
+  DPBO_TRY(dpbo_privacy_sensitivities(c->comm, &out->inputs, run->space, &config->kernel,
+                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
                                       &out->sens, err));
-  if (!(isfinite(sensitivity_factor) && sensitivity_factor > 0.0 && isfinite(noise_scale_factor) &&
-        noise_scale_factor > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "release: scale factors must be positive (got %g and %g)",
-               sensitivity_factor, noise_scale_factor);
-  if (sensitivity_factor != 1.0) { /* audit only (release_private.h) */
-    out->sens.lambda_sensitivity *= sensitivity_factor;
-    out->sens.value_sensitivity *= sensitivity_factor;
+  DPBO_TRY(release_check_factors(c, err));
+  if (c->sensitivity_factor != 1.0) { /* audit only (release_private.h) */
+    out->sens.lambda_sensitivity *= c->sensitivity_factor;
+    out->sens.value_sensitivity *= c->sensitivity_factor;
   }
   dpbo_privacy_budget budget;
   DPBO_TRY(dpbo_release_budget(config, config->privacy_epsilon, &budget, err));
@@ -455,38 +489,94 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   out->epsilon_value = budget.epsilon_value;
   out->delta_lambda = budget.delta_lambda;
   out->delta_value = budget.delta_value;
-  out->has_lambda = ops->releases_lambda;
+  out->has_lambda = c->ops->releases_lambda;
   out->has_value = 1;
-  out->reproducible = noise->kind == DPBO_NOISE_SEEDED;
-  dpbo_noise_describe(noise, out->source, sizeof out->source);
+  out->reproducible = c->noise->kind == DPBO_NOISE_SEEDED;
+  dpbo_noise_describe(c->noise, out->source, sizeof out->source);
+done:
+  return status;
+}
 
-  if (out->has_lambda) {
-    /* λ̃ ~ exp(ε μ_T(λ) / (2 Δ_λ)) over Λ, μ_T in units of v. */
-    out->selection = config->selection;
-    const double m0 = config->prior.mean, s = config->prior.signal_std;
-    const double *mu = dpbo_ucb_mean(run->ucb);
-    DPBO_ALLOC(scores, count, "release scores");
-    for (int64_t i = 0; i < count; i++)
-      scores[i] = m0 + s * mu[i];
-    DPBO_TRY(dpbo__mech_select_scaled(comm, 0, noise, config->selection, scores, begin, count,
-                                      out->n, out->sens.lambda_sensitivity, out->epsilon_lambda,
-                                      noise_scale_factor, &out->select, err));
-    double u[DPBO_MAX_DIM];
-    DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
-    dpbo_space_to_values(run->space, u, out->lambda);
-  }
+/* Run, λ̃ ~ exp(ε μ_T(λ) / (2 Δ_λ)) over Λ, μ_T in units of v: each rank
+ * scores its block of the UCB state, the selection is collective. */
+static dpbo_status release_draw_lambda(const release_draw_ctx *c, dpbo_release *out,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = c->config;
+  const dpbo_run *run = c->run;
+  double *scores = NULL;
+  const int64_t begin = dpbo_ucb_begin(run->ucb), count = dpbo_ucb_count(run->ucb);
+  out->selection = config->selection;
+  const double m0 = config->prior.mean, s = config->prior.signal_std;
+  const double *mu = dpbo_ucb_mean(run->ucb);
+  DPBO_ALLOC(scores, count, "release scores");
+  for (int64_t i = 0; i < count; i++)
+    scores[i] = m0 + s * mu[i];
+  const dpbo__select_args args = {.comm = c->comm,
+                                  .root = 0,
+                                  .noise = c->noise,
+                                  .kind = config->selection,
+                                  .scores = scores,
+                                  .begin = begin,
+                                  .count = count,
+                                  .n = out->n,
+                                  .sensitivity = out->sens.lambda_sensitivity,
+                                  .epsilon = out->epsilon_lambda,
+                                  .noise_scale_factor = c->noise_scale_factor};
+  DPBO_TRY(dpbo__mech_select_scaled(&args, &out->select, err));
+  double u[DPBO_MAX_DIM];
+  DPBO_TRY(dpbo_space_unit(run->space, out->select.index, u, err));
+  dpbo_space_to_values(run->space, u, out->lambda);
+done:
+  free(scores);
+  return status;
+}
 
-  /* The value: drawn on rank 0, shared with every rank. */
-  if (rank == 0) {
-    double best = dpbo__release_best_value(config, run);
+/* Run, the value: drawn on rank 0, shared with every rank. */
+static dpbo_status release_draw_value(const release_draw_ctx *c, dpbo_release *out,
+                                      dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const dpbo_config *config = c->config;
+  if (c->rank == 0) {
+    double best = dpbo__release_best_value(config, c->run);
     double lo = config->clamp_value ? config->value_lo : 0.0;
     double hi = config->clamp_value ? config->value_hi : 0.0;
-    local = dpbo__mech_laplace_scaled(noise, best, out->sens.value_sensitivity, out->epsilon_value,
-                                      lo, hi, noise_scale_factor, &out->value, err);
+    local =
+        dpbo__mech_laplace_scaled(c->noise, best, out->sens.value_sensitivity, out->epsilon_value,
+                                  lo, hi, c->noise_scale_factor, &out->value, err);
   }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, comm));
+  DPBO_TRY(dpbo_comm_agree(c->comm, local, err));
+  DPBO_MPI_TRY(MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, c->comm));
+done:
+  return status;
+}
 
+/* The release in phases: describe, validate, then the selection methods'
+ * draw, or plan (sensitivities, budget), λ̃, the value and what was spent. */
+dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
+                                      dpbo_noise *noise, const dpbo__release_scale *scale,
+                                      dpbo_release *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int failures = 0;
+  release_draw_ctx c = {comm,
+                        0,
+                        config,
+                        run,
+                        dpbo_algorithm_ops_get(config->algorithm),
+                        noise,
+                        scale->sensitivity_factor,
+                        scale->noise_scale_factor};
+  memset(out, 0, sizeof *out);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &c.rank));
+  release_describe(&c, out);
+  DPBO_TRY(release_validate(&c, &failures, err));
+  if (c.ops->is_selection) {
+    DPBO_TRY(release_draw_selection(&c, failures, out, err));
+    goto done;
+  }
+  DPBO_TRY(release_plan(&c, out, err));
+  if (out->has_lambda) DPBO_TRY(release_draw_lambda(&c, out, err));
+  DPBO_TRY(release_draw_value(&c, out, err));
   /* What was actually spent (≤ requested after the samplers' outward
    * rounding), composed. */
   double eps_l = out->has_lambda ? out->select.epsilon_spent : 0.0;
@@ -495,7 +585,6 @@ dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, 
   release_guarantee(out, config);
   DPBO_TRY(dpbo_noise_check(noise, err));
 done:
-  free(scores);
   return status;
 }
 

@@ -16,10 +16,14 @@
 
 #include "run/release.h"
 
+/* The two factors, 1 and 1 in every release path. */
+typedef struct dpbo__release_scale {
+  double sensitivity_factor, noise_scale_factor;
+} dpbo__release_scale;
+
 dpbo_status dpbo__release_draw_scaled(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                      dpbo_noise *noise, double sensitivity_factor,
-                                      double noise_scale_factor, dpbo_release *out,
-                                      dpbo_error *err);
+                                      dpbo_noise *noise, const dpbo__release_scale *scale,
+                                      dpbo_release *out, dpbo_error *err);
 
 /* The non-private best value the value release perturbs: max_t v_t
  * (Algorithm 1, Algorithm 3's f^BO) or max_{2 <= t <= T} f(λ_t)

@@ -207,8 +207,9 @@ dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kin
    * `noise` (exponential: uniform proposals accepted with their weight;
    * permute-and-flip: a uniformly random order), so equal gains are chosen
    * with equal probability by construction. */
-  DPBO_TRY(dpbo__mech_select_scaled(MPI_COMM_SELF, 0, noise, kind, gains, 0, T, T, sensitivity,
-                                    epsilon_select, noise_scale, &out->select, err));
+  const dpbo__select_args args = {
+      MPI_COMM_SELF, 0, noise, kind, gains, 0, T, T, sensitivity, epsilon_select, noise_scale};
+  DPBO_TRY(dpbo__mech_select_scaled(&args, &out->select, err));
   out->position = out->select.index;
   out->runs = T;
   DPBO_TRY(dpbo__mech_laplace_scaled(noise, gains[out->position], sensitivity, epsilon_value, lo,
