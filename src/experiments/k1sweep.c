@@ -15,6 +15,7 @@
 #include "base/settings.h"
 #include "dpbo/kernel.h"
 #include "base/log.h"
+#include "base/blas.h"
 #include "dpbo/rng.h"
 #include "dpbo/space.h"
 #include "dpbo/version.h"
@@ -1399,6 +1400,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                 (long long)st.n, config->size_count, (long long)config->sets,
                 dpbo_neighbour_kind_name(config->neighbour), st.size,
                 synthetic ? ", synthetic accuracies" : "", st.hash);
+  if (st.rank == 0) dpbo_blas_log();
 
   DPBO_TRY(k1sweep_settings(&st, err));
   DPBO_ALLOC(st.fv, DPBO_K1SWEEP_MAX_SIZES, "F_V");
