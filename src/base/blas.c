@@ -171,8 +171,9 @@ dpbo_blas_verdict dpbo_blas_describe(char *line, size_t size, int *warn) {
              version, core, blas_class_name(best));
     break;
   case DPBO_BLAS_FORCED:
-    snprintf(line, size, "BLAS: %s, core %s, set by OPENBLAS_CORETYPE=%s (this CPU runs %s)",
-             version, core, forced, best);
+    snprintf(line, size,
+             "BLAS: %s, core %s, set by OPENBLAS_CORETYPE=%s (the best this CPU runs: %s)", version,
+             core, forced, best);
     break;
   case DPBO_BLAS_CHOSEN:
     snprintf(line, size,
