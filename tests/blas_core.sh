@@ -14,6 +14,7 @@
 #                CPU with AVX at least)
 #   keep         DPBO_BLAS_CORE=keep: OpenBLAS's own choice, never dpbo's (the
 #                shim's Prescott: kept, and warned about)
+#   k1sweep      the result file's attribute blas is the start-up line
 #   misspelt     DPBO_BLAS_CORE=kepe: exit 2, one message
 # Skips (exit 77, with the reason) off x86-64 and against another BLAS.
 #   blas_core.sh CORENAME_SHIM.so            (CTest: blas_core)
@@ -142,6 +143,24 @@ if [[ -n $best ]]; then
   else
     echo "ok: keep, unknown CPU: $(grep "BLAS: " <<< "$out")"
   fi
+fi
+
+# The k1 sweep's result file keeps the line beside dpbo_version (its stage
+# times depend on the kernels): a small synthetic sweep on 2 ranks.
+"$mpiexec" -n 2 --oversubscribe "$bin" k1sweep "${DPBO_SOURCE_DIR:?}/configs/k1sweep-synthetic.ini" \
+  --set output.dir="$work/out" --set output.name=sweep --set k1sweep.synthetic_models=60 \
+  --set k1sweep.sizes=100 --set k1sweep.sets=4 --set likelihood.bootstrap=0 > sweep.txt 2>&1
+code=$?
+stored=$("${DPBO_PYTHON:-python3}" -c '
+import sys, h5py
+v = h5py.File(sys.argv[1], "r").attrs["blas"]
+print(v.decode() if isinstance(v, bytes) else v)' \
+  "$work/out/sweep.h5" 2>&1)
+said=$(grep -o "BLAS: .*" sweep.txt | head -1)
+if [[ $code -ne 0 || -z $said || $stored != "$said" ]]; then
+  fail "k1sweep: exit $code, attribute blas '$stored', start-up line '$said'"; cat sweep.txt
+else
+  echo "ok: k1sweep: /blas = '$stored'"
 fi
 
 # A misspelt DPBO_BLAS_CORE: one error, exit 2.

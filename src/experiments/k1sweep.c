@@ -1249,6 +1249,13 @@ static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
   DPBO_TRY(dpbo_h5io_create(st->comm, path, &out, err));
   hid_t f = out.id;
   DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
+  /* The BLAS kernels beside the version: the stage times depend on them
+   * (issue #24). Rank 0's line, so that every rank writes the same value. */
+  char blas[512];
+  int blas_warn = 0;
+  dpbo_blas_describe(blas, sizeof blas, &blas_warn);
+  DPBO_MPI_TRY(MPI_Bcast(blas, (int)sizeof blas, MPI_CHAR, 0, st->comm));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "blas", blas, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "command", "k1sweep", err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "config_file", c->settings.path, err));
   DPBO_TRY(dpbo_output_write_settings(f, &c->settings, err));
