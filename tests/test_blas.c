@@ -27,8 +27,10 @@ static const blas_case cases[] = {
      * OpenBLAS does not know: Prescott, switched to SkylakeX */
     {"unknown Xeon model, AVX-512", X86 | AVX512, "Prescott", NULL, NULL, NULL, DPBO_BLAS_SWITCH,
      "SkylakeX"},
-    /* this machine: AMD EPYC with AVX-512, OpenBLAS 0.3.21 chooses Haswell */
-    {"EPYC with AVX-512", X86 | AVX512, "Haswell", NULL, NULL, NULL, DPBO_BLAS_SWITCH, "SkylakeX"},
+    /* an AVX-512 CPU given OpenBLAS's AVX2 kernels (an older OpenBLAS on
+     * AMD's Zen 4, which it reads as Zen) */
+    {"AVX-512 CPU as Haswell", X86 | AVX512, "Haswell", NULL, NULL, NULL, DPBO_BLAS_SWITCH,
+     "SkylakeX"},
     {"Zen core on AVX-512", X86 | AVX512, "Zen", NULL, "auto", NULL, DPBO_BLAS_SWITCH, "SkylakeX"},
     {"AVX2 CPU as Prescott", X86 | AVX2, "Prescott", NULL, NULL, NULL, DPBO_BLAS_SWITCH, "Haswell"},
     {"AVX CPU as Nehalem", X86 | AVX, "Nehalem", NULL, NULL, NULL, DPBO_BLAS_SWITCH, "Sandybridge"},

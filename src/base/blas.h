@@ -5,7 +5,8 @@
  * main. A CPU model it does not know falls back to weak kernels: on a
  * 2-core VM reporting "Intel Xeon Processor" with AVX-512 it chose Prescott
  * (SSE3), and dgemm ran at 11 GFLOPS instead of 38 with SkylakeX (issue #24).
- * Debian's 0.3.21 chooses Haswell on an AMD EPYC with AVX-512. The core can
+ * (Debian's 0.3.21 chooses Cooperlake on this project's AMD EPYC with
+ * AVX-512, whose environment sets OPENBLAS_CORETYPE=Haswell.) The core can
  * only be changed before that constructor runs, through OPENBLAS_CORETYPE,
  * so main (src/app/main.c) asks dpbo_blas_judge first thing and, when told
  * DPBO_BLAS_SWITCH, sets OPENBLAS_CORETYPE and executes itself again, before
