@@ -7,7 +7,8 @@
 # What a job needs, wherever it was submitted from and whether dpbo runs
 # from a source tree or an installed prefix:
 #   dpbo_job_start DIR   cd to the submission directory, create results/,
-#                        one BLAS thread per CPU of the task, root allowed
+#                        one BLAS thread per CPU of the task, root allowed;
+#                        says the BLAS core setting in the job log
 #   dpbo_job_bin DIR     the dpbo binary: $DPBO_BIN, else DIR/../build/dpbo
 #                        (a source tree), else DIR/../../../bin/dpbo (an
 #                        installed prefix: share/dpbo/jobs), else dpbo on PATH
@@ -24,6 +25,16 @@ dpbo_job_start() {
   # cores, and the thread count changes the last bits of LAPACK's results
   # (where Slurm does not bind tasks, OpenBLAS would start a thread per core).
   export OPENBLAS_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1} OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}
+  # OpenBLAS's kernels: on a CPU model it does not know, OpenBLAS falls back
+  # to weak ones (Prescott: dgemm 3.5x slower on an AVX-512 VM, issue #24),
+  # and each dpbo rank starts itself again with OPENBLAS_CORETYPE set to the
+  # best core the CPU runs; a set OPENBLAS_CORETYPE is kept (warned about if
+  # weaker), DPBO_BLAS_CORE=keep keeps OpenBLAS's choice (src/base/blas.h).
+  # The log says which: here the setting, and in dpbo's start-up header
+  # ("dpbo: BLAS: OpenBLAS 0.3.21, core SkylakeX, ...") the core it runs.
+  # (Not `dpbo --version` here: outside srun it would start MPI as a
+  # singleton in the batch shell.)
+  echo "dpbo job: BLAS kernels: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset (dpbo chooses the best core of the CPU)}, DPBO_BLAS_CORE=${DPBO_BLAS_CORE:-auto}; CPU: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -1)"
 }
 
 dpbo_job_bin() {

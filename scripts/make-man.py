@@ -89,7 +89,7 @@ def main():
     binary, template, output = sys.argv[1:4]
     help_text = subprocess.run([binary, "--help"], check=True, capture_output=True, text=True).stdout
     version = subprocess.run([binary, "--version"], check=True, capture_output=True, text=True)
-    version = version.stdout.split()[-1]
+    version = version.stdout.splitlines()[0].split()[-1]  # "dpbo X.Y.Z"; then the BLAS line
     commands, notes, codes = parse(help_text)
 
     synopsis = []

@@ -19,6 +19,7 @@
 #include "experiments/k1sweep.h"
 #include "experiments/k1sweep_keys.h"
 #include "base/lock.h"
+#include "base/blas.h"
 #include "base/log.h"
 #include "experiments/audit.h"
 #include "base/comm.h"
@@ -947,7 +948,12 @@ static int cli_dispatch(MPI_Comm comm, int rank, int argc, char **argv) {
     return argc < 2 ? DPBO_EXIT_BAD_INPUT : DPBO_EXIT_OK;
   }
   if (strcmp(argv[1], "--version") == 0) {
-    if (rank == 0) printf("dpbo %s\n", DPBO_VERSION_STRING);
+    if (rank == 0) {
+      char blas[512];
+      int warn = 0;
+      dpbo_blas_describe(blas, sizeof blas, &warn);
+      printf("dpbo %s\n%s\n", DPBO_VERSION_STRING, blas);
+    }
     return DPBO_EXIT_OK;
   }
   /* dpbo audit answers --help itself, with its own options. */

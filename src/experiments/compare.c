@@ -18,6 +18,7 @@
 #include "dpbo/gp.h"
 #include "base/h5io.h"
 #include "base/log.h"
+#include "base/blas.h"
 #include "objectives/logreg.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
@@ -827,6 +828,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
                   "epsilon, %d rank%s; first the accuracy table over Λ",
                   (long long)ctx->n, T, R, E, size, size == 1 ? "" : "s");
+  if (rank == 0) dpbo_blas_log();
   if (config->compare_table[0]) {
     table.n = ctx->n;
     DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table.gain, &table.val, &table.test,

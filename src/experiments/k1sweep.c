@@ -15,6 +15,7 @@
 #include "base/settings.h"
 #include "dpbo/kernel.h"
 #include "base/log.h"
+#include "base/blas.h"
 #include "dpbo/rng.h"
 #include "dpbo/space.h"
 #include "dpbo/version.h"
@@ -1424,6 +1425,13 @@ static dpbo_status k1sweep_write(const k1sweep_state *st, const char *path,
   DPBO_TRY(dpbo_h5io_create(st->comm, path, &out, err));
   hid_t f = out.id;
   DPBO_TRY(dpbo_h5io_attr_string(f, "dpbo_version", DPBO_VERSION_STRING, err));
+  /* The BLAS kernels beside the version: the stage times depend on them
+   * (issue #24). Rank 0's line, so that every rank writes the same value. */
+  char blas[512];
+  int blas_warn = 0;
+  dpbo_blas_describe(blas, sizeof blas, &blas_warn);
+  DPBO_MPI_TRY(MPI_Bcast(blas, (int)sizeof blas, MPI_CHAR, 0, st->comm));
+  DPBO_TRY(dpbo_h5io_attr_string(f, "blas", blas, err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "command", "k1sweep", err));
   DPBO_TRY(dpbo_h5io_attr_string(f, "config_file", c->settings.path, err));
   DPBO_TRY(dpbo_output_write_settings(f, &c->settings, err));
@@ -1579,6 +1587,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                 (long long)st.n, config->size_count, (long long)config->sets,
                 dpbo_neighbour_kind_name(config->neighbour), st.size,
                 synthetic ? ", synthetic accuracies" : "", st.hash);
+  if (st.rank == 0) dpbo_blas_log();
 
   DPBO_TRY(k1sweep_settings(&st, err));
   DPBO_ALLOC(st.fv, DPBO_K1SWEEP_MAX_SIZES, "F_V");
