@@ -1209,88 +1209,6 @@ done:
   return status;
 }
 
-static const char audit_usage[] =
-    "usage: dpbo audit [--mechanism laplace|exponential|permute_and_flip|gaussian|all]\n"
-    "                  [--epsilon E] [--delta d] [--sensitivity D] [--trials N]\n"
-    "                  [--seed S] [--alpha A] [--broken]\n"
-    "       dpbo audit --pipeline CONFIG [--trials R] [--seed S] [--alpha A] [--broken]\n"
-    "                  [--sensitivity-factor F] [--swap adversarial|random]\n"
-    "                  [--set section.key=value ...]\n"
-    "       dpbo audit --seed-attack liu_talwar|papernot_steinke [--epsilon E] [--delta d]\n"
-    "                  [--trials R] [--seed S] [--alpha A] [--broken]\n"
-    "  Draws each mechanism N times on two neighbouring inputs (seeded noise,\n"
-    "  split over the MPI ranks) and reports a lower bound on its true epsilon\n"
-    "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
-    "  the events tested). --broken halves the noise scale (the true epsilon\n"
-    "  doubles) to show that the audit detects a violation. The Gaussian\n"
-    "  mechanism claims (E, d) with sigma from the accountant; an event counts\n"
-    "  against it only beyond d: eps >= log((P(E | D) - d) / P(E | D')).\n"
-    "  'loss on pair' is the exact privacy loss of the neighbouring inputs used\n"
-    "  (close to the mechanism's real epsilon: the audit can only find what the\n"
-    "  pair exhibits).\n"
-    "  Defaults: all, E = 1, d = 0.001, D = 1, N = 1000000, S = 20150706,\n"
-    "  A = 0.001.\n"
-    "  --pipeline runs CONFIG's whole tuning run once on its validation set and\n"
-    "  once on a neighbour with one record swapped (objective.kind = logreg; the\n"
-    "  swap is chosen adversarially, or at random with --swap random and --seed),\n"
-    "  draws R private releases of each with the operating system's noise and\n"
-    "  applies the same test to what is released. --sensitivity-factor F < 1\n"
-    "  makes the release claim F times its sensitivity, so that its noise is\n"
-    "  too small for the observed change.\n"
-    "  Defaults: R = 20000, F = 1.\n"
-    "  --seed-attack draws R whole releases of the stopping method (T = 4, |Lambda|\n"
-    "  = 2^20, every gain 0 on D and 1 on D', each release a run with its own\n"
-    "  noise seed S + 2 trial + side) and tests the event {j >= 3, v~ < 0.5} of an\n"
-    "  attacker who knows run.seed, j being the position of lambda~ in the public\n"
-    "  candidate stream of run.seed. --broken draws the candidates from that\n"
-    "  stream (what dpbo did before they were secret). Defaults: E = 1, d = 0\n"
-    "  (papernot_steinke: 1e-6), R = 400000.\n"
-    "  Exit codes: 0 every bound within its claim, 1 a bound exceeds its claim,\n"
-    "  2 bad usage or configuration, 3 other failure.\n";
-
-/* Value of option argv[*i] (either "--name=value" or "--name value"), or
- * NULL if argv[*i] is not --name. */
-static const char *audit_option_value(int argc, char **argv, int *i, const char *name,
-                                      int *missing) {
-  size_t len = strlen(name);
-  if (strncmp(argv[*i], name, len) != 0) return NULL;
-  if (argv[*i][len] == '=') return argv[*i] + len + 1;
-  if (argv[*i][len] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
-static int audit_parse_double(const char *text, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
-static int audit_parse_int64(const char *text, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0') return -1;
-  *out = (int64_t)v;
-  return 0;
-}
-
-static int audit_parse_uint64(const char *text, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (text[0] == '-') return -1;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0') return -1;
-  *out = (uint64_t)v;
-  return 0;
-}
-
 /* Rank 0's report of a pipeline audit. */
 static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pipeline_result *r,
                                   int size) {
@@ -1405,78 +1323,57 @@ static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pi
 }
 
 /* `dpbo audit --pipeline CONFIG ...` */
-static int audit_pipeline_main(MPI_Comm comm, const char *path, int set_count,
-                               const char *const *sets,
-                               const dpbo_audit_pipeline_options *options) {
-  int rank = 0, size = 1, code = 0;
-  /* Unchecked: dpbo_cli_main ranked this communicator already, so these
-   * local queries cannot fail, and this command returns an exit code. */
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  dpbo_error err;
-  dpbo_error_clear(&err);
+static dpbo_status audit_pipeline_main(MPI_Comm comm, const dpbo_config *config,
+                                       const dpbo_audit_options *o, int *violated,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int rank = 0, size = 1;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const dpbo_audit_pipeline_options options = {
+      o->trials, o->seed, o->alpha, o->broken ? 0.5 : 1.0, o->sensitivity_factor, o->swap};
   dpbo_audit_pipeline_result res;
-  dpbo_config *config = calloc(1, sizeof *config);
-  if (!config) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: out of memory for the config\n");
-    return 3;
-  }
-  if (dpbo_config_load(path, set_count, sets, config, &err) != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    code = 2;
-    goto done;
-  }
   /* The pipelines run on every rank at once: their progress lines would
    * drown the report. Warnings and errors still print. */
   dpbo_log_setup(rank, 0, DPBO_LOG_QUIET);
-  dpbo_status st = dpbo_audit_pipeline(comm, config, options, &res, &err);
+  status = dpbo_audit_pipeline(comm, config, &options, &res, err);
   dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
-  if (st != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    code = st == DPBO_ERR_ARG || st == DPBO_ERR_CONFIG || st == DPBO_ERR_DATA || st == DPBO_ERR_IO
-               ? 2
-               : 3;
-    goto done;
-  }
+  DPBO_TRY(status);
   if (rank == 0) audit_pipeline_report(config, &res, size);
-  code = res.violated ? 1 : 0;
+  *violated = res.violated;
 done:
-  dpbo_config_free(config);
-  free(config);
-  return code;
+  return status;
 }
 
 /* `dpbo audit --seed-attack ALG ...` (dpbo_audit_selection_seed). */
-static int audit_seed_main(MPI_Comm comm, dpbo_algorithm algorithm, double epsilon, double delta,
-                           int64_t trials, uint64_t seed, double alpha, int broken) {
+static dpbo_status audit_seed_main(MPI_Comm comm, const dpbo_audit_options *options, int *violated,
+                                   dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  dpbo_error err;
-  dpbo_error_clear(&err);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  const dpbo_algorithm algorithm = options->attack;
+  const int broken = options->broken;
   const dpbo_audit_seed_options o = {.algorithm = algorithm,
-                                     .epsilon = epsilon,
-                                     .delta = delta,
+                                     .epsilon = options->epsilon,
+                                     .delta = options->delta,
                                      .T = 4,
                                      .ps_eta = 0.0,
                                      .n = 1 << 20,
                                      .run_seed = 2015,
-                                     .trials = trials,
-                                     .seed = seed,
-                                     .alpha = alpha,
+                                     .trials = options->trials,
+                                     .seed = options->seed,
+                                     .alpha = options->alpha,
                                      .position = 3,
                                      .score = 0.5,
                                      .public_candidates = broken};
   dpbo_audit_seed_result r;
-  if (dpbo_audit_selection_seed(comm, &o, &r, &err) != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    return err.code == DPBO_ERR_ARG || err.code == DPBO_ERR_CONFIG ? 2 : 3;
-  }
+  DPBO_TRY(dpbo_audit_selection_seed(comm, &o, &r, err));
   if (rank == 0) {
     printf("dpbo audit --seed-attack %s: %s candidates, T = 4, |Lambda| = 2^20, run.seed 2015 "
            "known to the attacker, alpha %g\n",
            dpbo_algorithm_name(algorithm),
            broken ? "DELIBERATELY PUBLIC (the stream of run.seed)" : "secret (release noise)",
-           alpha);
+           o.alpha);
     printf("event {j >= 3, v~ < 0.5}: %lld of %lld releases on D, %lld on D'; "
            "P(E|D) >= %.6f, P(E|D') <= %.6f\n",
            (long long)r.hits[0], (long long)r.trials, (long long)r.hits[1], r.p_lower, r.p_upper);
@@ -1487,183 +1384,31 @@ static int audit_seed_main(MPI_Comm comm, dpbo_algorithm algorithm, double epsil
            r.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
     fflush(stdout);
   }
-  return r.violated ? 1 : 0;
+  *violated = r.violated;
+done:
+  return status;
 }
 
-int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
+/* `dpbo audit [--mechanism ...]`: one row for each mechanism audited. */
+static dpbo_status audit_mechanisms_main(MPI_Comm comm, const dpbo_audit_options *o, int *violated,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   int rank = 0;
-  MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
-  int which[DPBO_AUDIT_KIND_COUNT] = {1, 1, 1, 1};
-  double epsilon = 1.0, sensitivity = 1.0, alpha = 1e-3, sensitivity_factor = 1.0;
-  double delta = DPBO_AUDIT_GAUSSIAN_DELTA;
-  int64_t trials = 0;
-  uint64_t seed = 20150706u;
-  int broken = 0, set_count = 0, mechanism_only = 0, pipeline_only = 0;
-  const char *pipeline = NULL, *bad = NULL, *value;
-  dpbo_algorithm attack = DPBO_ALGORITHM_NONE; /* --seed-attack */
-  int delta_given = 0;
-  const char **sets = NULL;
-  dpbo_audit_swap swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
-  char why[256] = "";
-  int code = 0;
-  sets = calloc((size_t)argc + 1, sizeof *sets);
-  if (!sets) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: out of memory\n");
-    return 3;
-  }
-  for (int i = 0; i < argc && !bad; i++) {
-    int missing = 0;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      if (rank == 0) fputs(audit_usage, stdout);
-      goto done;
-    } else if (strcmp(argv[i], "--broken") == 0) {
-      broken = 1;
-    } else if ((value = audit_option_value(argc, argv, &i, "--pipeline", &missing))) {
-      pipeline = value;
-    } else if ((value = audit_option_value(argc, argv, &i, "--seed-attack", &missing))) {
-      if (strcmp(value, "liu_talwar") == 0) {
-        attack = DPBO_ALGORITHM_LIU_TALWAR;
-      } else if (strcmp(value, "papernot_steinke") == 0) {
-        attack = DPBO_ALGORITHM_PAPERNOT_STEINKE;
-      } else {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--seed-attack needs liu_talwar or papernot_steinke, got '%s'",
-                 value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--set", &missing))) {
-      sets[set_count++] = value;
-      pipeline_only = 1;
-    } else if ((value = audit_option_value(argc, argv, &i, "--swap", &missing))) {
-      pipeline_only = 1;
-      if (strcmp(value, "adversarial") == 0) {
-        swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
-      } else if (strcmp(value, "random") == 0) {
-        swap = DPBO_AUDIT_SWAP_RANDOM;
-      } else {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--swap needs adversarial or random, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity-factor", &missing))) {
-      pipeline_only = 1;
-      if (audit_parse_double(value, &sensitivity_factor) != 0 || !(sensitivity_factor > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--sensitivity-factor needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--mechanism", &missing))) {
-      mechanism_only = 1;
-      /* Each mechanism on its own merit: "all" or its own name (a flag
-       * carried over from an earlier match switched on every later one). */
-      const int all = strcmp(value, "all") == 0;
-      int found = all;
-      for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-        const int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
-        which[k] = all || match;
-        found |= match;
-      }
-      if (!found) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "unknown mechanism '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--epsilon", &missing))) {
-      mechanism_only = 1;
-      if (audit_parse_double(value, &epsilon) != 0 || !(epsilon > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--epsilon needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--delta", &missing))) {
-      mechanism_only = 1;
-      delta_given = 1;
-      if (audit_parse_double(value, &delta) != 0 || !(delta >= 0.0 && delta < 1.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--delta needs a number in (0, 1), got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity", &missing))) {
-      mechanism_only = 1;
-      if (audit_parse_double(value, &sensitivity) != 0 || !(sensitivity > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--sensitivity needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--alpha", &missing))) {
-      if (audit_parse_double(value, &alpha) != 0 || !(alpha > 0.0 && alpha < 1.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--alpha needs a number in (0, 1), got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--trials", &missing))) {
-      if (audit_parse_int64(value, &trials) != 0 || trials < 1) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--trials needs a positive integer, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--seed", &missing))) {
-      if (audit_parse_uint64(value, &seed) != 0) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--seed needs a nonnegative integer, got '%s'", value);
-      }
-    } else {
-      bad = argv[i];
-      snprintf(why, sizeof why, missing ? "option %s needs a value" : "unexpected argument '%s'",
-               argv[i]);
-    }
-  }
-  if (!bad && pipeline && mechanism_only) {
-    bad = "--pipeline";
-    snprintf(why, sizeof why,
-             "--mechanism, --epsilon, --delta and --sensitivity do not apply to "
-             "--pipeline (the config sets epsilon and the sensitivities)");
-  } else if (!bad && attack == DPBO_ALGORITHM_NONE && delta_given && delta == 0.0) {
-    bad = "--delta";
-    snprintf(why, sizeof why, "--delta needs a number in (0, 1) for the Gaussian mechanism");
-  } else if (!bad && attack != DPBO_ALGORITHM_NONE && (pipeline || pipeline_only)) {
-    bad = "--seed-attack";
-    snprintf(why, sizeof why, "--seed-attack and --pipeline are separate audits");
-  } else if (!bad && attack != DPBO_ALGORITHM_NONE &&
-             (which[0] + which[1] + which[2] + which[3] != DPBO_AUDIT_KIND_COUNT ||
-              sensitivity != 1.0)) {
-    bad = "--seed-attack";
-    snprintf(why, sizeof why, "--mechanism and --sensitivity do not apply to --seed-attack");
-  } else if (!bad && !pipeline && pipeline_only) {
-    bad = "--pipeline";
-    snprintf(why, sizeof why, "--set, --swap and --sensitivity-factor need --pipeline CONFIG");
-  }
-  if (bad) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: %s\n%s", why, audit_usage);
-    code = 2;
-    goto done;
-  }
-
-  const double factor = broken ? 0.5 : 1.0;
-  if (attack != DPBO_ALGORITHM_NONE) {
-    code = audit_seed_main(comm, attack, epsilon,
-                           delta_given                                 ? delta
-                           : attack == DPBO_ALGORITHM_PAPERNOT_STEINKE ? 1e-6
-                                                                       : 0.0,
-                           trials ? trials : 400000, seed, alpha, broken);
-    goto done;
-  }
-  if (pipeline) {
-    const int64_t releases = trials ? trials : DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS;
-    dpbo_audit_pipeline_options options = {releases, seed, alpha, factor, sensitivity_factor, swap};
-    code = audit_pipeline_main(comm, pipeline, set_count, sets, &options);
-    goto done;
-  }
-  if (!trials) trials = DPBO_AUDIT_DEFAULT_TRIALS;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  const double factor = o->broken ? 0.5 : 1.0;
   if (rank == 0) {
     printf("dpbo audit: %s mechanisms, sensitivity %g, seeded noise (seed %llu), alpha %g\n",
-           broken ? "DELIBERATELY BROKEN (noise scale x0.5)" : "real", sensitivity,
-           (unsigned long long)seed, alpha);
+           o->broken ? "DELIBERATELY BROKEN (noise scale x0.5)" : "real", o->sensitivity,
+           (unsigned long long)o->seed, o->alpha);
     printf("%-18s %12s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "loss on pair",
            "audited eps >=", "trials", "verdict");
   }
   for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-    if (!which[k]) continue;
+    if (!o->which[k]) continue;
     dpbo_audit_result res;
-    dpbo_error err;
-    dpbo_error_clear(&err);
-    if (dpbo_audit_mechanism_delta(comm, (dpbo_audit_kind)k, epsilon, delta, sensitivity, trials,
-                                   seed, alpha, factor, &res, &err) != DPBO_OK) {
-      if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-      code = err.code == DPBO_ERR_ARG ? 2 : 3;
-      goto done;
-    }
+    DPBO_TRY(dpbo_audit_mechanism_delta(comm, (dpbo_audit_kind)k, o->epsilon, o->delta,
+                                        o->sensitivity, o->trials, o->seed, o->alpha, factor, &res,
+                                        err));
     if (rank == 0) {
       printf("%-18s %12.4f %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
              res.epsilon_claimed, res.pair_loss, res.epsilon_lower, (long long)res.trials,
@@ -1678,9 +1423,21 @@ int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
       printf("%-18s   strongest event: %s\n", "", res.witness);
       fflush(stdout);
     }
-    if (res.violated) code = 1;
+    if (res.violated) *violated = 1;
   }
 done:
-  free(sets);
-  return code;
+  return status;
+}
+
+dpbo_status dpbo_audit_run(MPI_Comm comm, const dpbo_audit_options *options,
+                           const dpbo_config *config, int *violated, dpbo_error *err) {
+  *violated = 0;
+  switch (options->mode) {
+  case DPBO_AUDIT_MODE_PIPELINE:
+    return audit_pipeline_main(comm, config, options, violated, err);
+  case DPBO_AUDIT_MODE_SEED:
+    return audit_seed_main(comm, options, violated, err);
+  default:
+    return audit_mechanisms_main(comm, options, violated, err);
+  }
 }
