@@ -837,22 +837,53 @@ done:
   return status;
 }
 
+/* One pipeline audit as it goes: the two tuning runs, the neighbour chosen,
+ * this rank's releases, and the releases' common parameters. */
+typedef struct pipeline_state {
+  const dpbo_config *config;
+  const dpbo_audit_pipeline_options *options;
+  const dpbo_algorithm_ops *ops;
+  int rank, size;
+  dpbo_config *cfg;        /* cfg[0] = D, cfg[1] = D' (its swap set from the pilot) */
+  dpbo_run run[2];         /* the tuning runs on D and D' */
+  pipeline_pilot pilot;    /* the neighbour */
+  pipeline_draw *draws;    /* this rank's releases, D and D' alternating */
+  int64_t count;           /* releases of this rank on each side */
+  dpbo_audit_evals *evals; /* private_evaluations: the whole run is the mechanism */
+  int64_t n;               /* |Λ| */
+} pipeline_state;
+
+/* The ranges reduced over every release on every rank (audit_pipeline_ranges). */
+enum {
+  PIPELINE_BEST_D,
+  PIPELINE_BEST_D1,
+  PIPELINE_SCALE,
+  PIPELINE_GRID,
+  PIPELINE_SENS,
+  PIPELINE_EPS,
+  PIPELINE_ETA,
+  PIPELINE_SGRID,
+  PIPELINE_LSENS,
+  PIPELINE_LEPS,
+  PIPELINE_RANGES
+};
+
 /* The histogram test of one released quantity: `index` chooses λ̃'s
  * candidate index (grouped into at most AUDIT_MAX_BINS runs of consecutive
  * indices), otherwise ṽ in `bins`. */
-static dpbo_status audit_pipeline_check(MPI_Comm comm, const pipeline_draw *draws, int64_t count,
-                                        int64_t trials, int index, const audit_bins *bins,
-                                        int64_t n, double alpha, dpbo_audit_check *check,
-                                        dpbo_error *err) {
+static dpbo_status audit_pipeline_check(MPI_Comm comm, const pipeline_state *st, int index,
+                                        const audit_bins *bins, double alpha,
+                                        dpbo_audit_check *check, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int64_t *hist = NULL, *total = NULL;
+  const int64_t n = st->n, trials = st->options->trials;
   const int64_t per = index ? (n + AUDIT_MAX_BINS - 1) / AUDIT_MAX_BINS : 1;
   const int nbins = index ? (int)((n + per - 1) / per) : bins->count;
   DPBO_ALLOC(hist, 2 * (size_t)nbins, "audit histogram");
   DPBO_ALLOC(total, 2 * (size_t)nbins, "audit histogram");
-  for (int64_t i = 0; i < 2 * count; i++) {
+  for (int64_t i = 0; i < 2 * st->count; i++) {
     int side = (int)(i % 2);
-    int bin = index ? (int)(draws[i].index / per) : audit_bin(bins, draws[i].value);
+    int bin = index ? (int)(st->draws[i].index / per) : audit_bin(bins, st->draws[i].value);
     hist[side * nbins + bin]++;
   }
   DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
@@ -878,23 +909,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
-                                const dpbo_audit_pipeline_options *options,
-                                dpbo_audit_pipeline_result *result, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_config *cfg = NULL;
-  pipeline_draw *draws = NULL;
-  dpbo_space *space = NULL;
-  dpbo_audit_evals *evals = NULL; /* private_evaluations: the whole run is the mechanism */
-  dpbo_run run[2];
-  memset(run, 0, sizeof run);
-  int rank, size;
-  const double start = MPI_Wtime();
-  memset(result, 0, sizeof *result);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  if (!ops->private_release)
+/* Validate: a private release, the logreg objective, usable options. */
+static dpbo_status audit_pipeline_validate(const dpbo_config *config,
+                                           const dpbo_audit_pipeline_options *options,
+                                           dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_release)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
                "or 3",
@@ -913,29 +933,33 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
         isfinite(options->sensitivity_factor) && options->sensitivity_factor > 0.0))
     DPBO_RAISE(DPBO_ERR_ARG, "audit: the noise and sensitivity factors must be positive");
   if (options->trials > INT64_MAX / 2 - 2) DPBO_RAISE(DPBO_ERR_ARG, "audit: too many trials");
+done:
+  return status;
+}
 
-  /* cfg[0] = D, cfg[1] = D' (its swap set from the pilot). */
-  DPBO_ALLOC(cfg, 2, "the audit configs");
-  cfg[0] = *config;
+/* Plan and tune: every rank runs the tuning on D; rank 0 chooses the
+ * neighbour from its run and every rank runs the tuning on D'. The runs are
+ * deterministic (logreg training and the GP search use no randomness),
+ * which the ranks' agreement in audit_pipeline_ranges checks rather than
+ * assumes. */
+static dpbo_status audit_pipeline_tune(MPI_Comm comm, pipeline_state *st,
+                                       dpbo_audit_pipeline_result *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_config *cfg = st->cfg;
+  dpbo_run *run = st->run;
+  cfg[0] = *st->config;
   cfg[0].noise = DPBO_NOISE_OS;
   cfg[0].logreg.swap_validation_row = cfg[0].logreg.swap_with_row = -1;
   cfg[1] = cfg[0];
-
-  /* Every rank runs the tuning on D; rank 0 chooses the neighbour from its
-   * run and every rank runs the tuning on D'. The runs are deterministic
-   * (logreg training and the GP search use no randomness), which the
-   * ranks' agreement below checks rather than assumes. */
-  pipeline_pilot pilot;
-  memset(&pilot, 0, sizeof pilot);
-  const int selection = ops->is_selection;
+  const int selection = st->ops->is_selection;
   local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
                     : audit_pipeline_run(&cfg[0], &run[0], err);
-  if (local == DPBO_OK && rank == 0)
-    local = audit_pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
+  if (local == DPBO_OK && st->rank == 0)
+    local = audit_pipeline_pilot_run(cfg, st->options, &run[0], &st->pilot, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
-  cfg[1].logreg.swap_validation_row = pilot.j;
-  cfg[1].logreg.swap_with_row = pilot.k;
+  DPBO_MPI_TRY(MPI_Bcast(&st->pilot, (int)sizeof st->pilot, MPI_BYTE, 0, comm));
+  cfg[1].logreg.swap_validation_row = st->pilot.j;
+  cfg[1].logreg.swap_with_row = st->pilot.k;
   local = selection ? audit_pipeline_table(&cfg[1], &run[1], err)
                     : audit_pipeline_run(&cfg[1], &run[1], err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -946,84 +970,90 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
     for (int t = 0; t < run[0].steps; t++)
       result->score_difference =
           fmax(result->score_difference, fabs(run[0].trace[t].gain - run[1].trace[t].gain));
-  } else if (ops->releases_lambda) {
+  } else if (st->ops->releases_lambda) {
     /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
     const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
-    const double s = config->prior.signal_std;
+    const double s = st->config->prior.signal_std;
     for (int64_t i = 0; i < dpbo_ucb_count(run[0].ucb); i++)
       result->score_difference = fmax(result->score_difference, s * fabs(mu0[i] - mu1[i]));
   }
+done:
+  return status;
+}
 
-  /* The releases: split over the ranks, each from its own OS noise. */
-  const int64_t trials = options->trials;
-  const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
-  DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  if (ops->private_evaluations)
-    local = audit_pipeline_evals(cfg, options, count, draws, &evals, err);
+/* Run: the releases, split over the ranks, each from its own OS noise. */
+static dpbo_status audit_pipeline_draws(MPI_Comm comm, pipeline_state *st, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const int64_t trials = st->options->trials;
+  st->count = trials / st->size + (st->rank < trials % st->size ? 1 : 0);
+  DPBO_ALLOC(st->draws, 2 * (size_t)st->count, "the audit draws");
+  if (st->ops->private_evaluations)
+    local = audit_pipeline_evals(st->cfg, st->options, st->count, st->draws, &st->evals, err);
   else
-    local = audit_pipeline_releases(cfg, run, options, count, draws, err);
+    local = audit_pipeline_releases(st->cfg, st->run, st->options, st->count, st->draws, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
+  return status;
+}
 
-  /* Ranges over every release on every rank: the non-private best values
-   * on D and D' (equal on all ranks unless the tuning run is not
-   * deterministic) and the releases' parameters (always equal). Reduced as
-   * maxima of (x, -x). A rank with no release contributes -inf. */
-  enum {
-    R_BEST_D,
-    R_BEST_D1,
-    R_SCALE,
-    R_GRID,
-    R_SENS,
-    R_EPS,
-    R_ETA,
-    R_SGRID,
-    R_LSENS,
-    R_LEPS,
-    R_COUNT
-  };
-  double mx[2 * R_COUNT], gmx[2 * R_COUNT];
-  for (int r = 0; r < 2 * R_COUNT; r++)
+/* Ranges over every release on every rank: the non-private best values on
+ * D and D' (equal on all ranks unless the tuning run is not deterministic)
+ * into result, and the releases' parameters (always equal) into
+ * top[PIPELINE_RANGES]. Reduced as maxima of (x, -x). A rank with no
+ * release contributes -inf. */
+static dpbo_status audit_pipeline_ranges(MPI_Comm comm, const pipeline_state *st,
+                                         dpbo_audit_pipeline_result *result, double *top,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double mx[2 * PIPELINE_RANGES], gmx[2 * PIPELINE_RANGES];
+  for (int r = 0; r < 2 * PIPELINE_RANGES; r++)
     mx[r] = -INFINITY;
-  for (int64_t i = 0; i < 2 * count; i++) {
-    const pipeline_draw *d = &draws[i];
-    const double x[R_COUNT] = {i % 2 ? -INFINITY : d->best,
-                               i % 2 ? d->best : -INFINITY,
-                               d->value_scale,
-                               d->value_grid,
-                               d->value_sensitivity,
-                               d->epsilon_value,
-                               d->eta,
-                               d->score_grid,
-                               d->lambda_sensitivity,
-                               d->epsilon_lambda};
-    for (int r = 0; r < R_COUNT; r++) {
+  for (int64_t i = 0; i < 2 * st->count; i++) {
+    const pipeline_draw *d = &st->draws[i];
+    const double x[PIPELINE_RANGES] = {i % 2 ? -INFINITY : d->best,
+                                       i % 2 ? d->best : -INFINITY,
+                                       d->value_scale,
+                                       d->value_grid,
+                                       d->value_sensitivity,
+                                       d->epsilon_value,
+                                       d->eta,
+                                       d->score_grid,
+                                       d->lambda_sensitivity,
+                                       d->epsilon_lambda};
+    for (int r = 0; r < PIPELINE_RANGES; r++) {
       if (x[r] == -INFINITY) continue;
       mx[2 * r] = fmax(mx[2 * r], x[r]);
       mx[2 * r + 1] = fmax(mx[2 * r + 1], -x[r]);
     }
   }
-  DPBO_MPI_TRY(MPI_Allreduce(mx, gmx, 2 * R_COUNT, MPI_DOUBLE, MPI_MAX, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(mx, gmx, 2 * PIPELINE_RANGES, MPI_DOUBLE, MPI_MAX, comm));
   for (int side = 0; side < 2; side++) {
-    result->best_hi[side] = gmx[2 * (R_BEST_D + side)];
-    result->best_lo[side] = -gmx[2 * (R_BEST_D + side) + 1];
+    result->best_hi[side] = gmx[2 * (PIPELINE_BEST_D + side)];
+    result->best_lo[side] = -gmx[2 * (PIPELINE_BEST_D + side) + 1];
   }
-  for (int r = R_SCALE; r < R_COUNT; r++)
+  for (int r = PIPELINE_SCALE; r < PIPELINE_RANGES; r++)
     if (gmx[2 * r] != -gmx[2 * r + 1])
       DPBO_RAISE(DPBO_ERR_NUMERIC,
                  "audit: a release parameter changed between releases "
                  "(%.17g vs %.17g)",
                  -gmx[2 * r + 1], gmx[2 * r]);
-  double top[R_COUNT]; /* the (common) value of each parameter */
-  for (int r = 0; r < R_COUNT; r++)
+  for (int r = 0; r < PIPELINE_RANGES; r++)
     top[r] = gmx[2 * r];
+done:
+  return status;
+}
 
+/* Test: the histogram test of ṽ (or of the whole trace's statistic) and of
+ * λ̃, each with its pair loss, from the common parameters top[]. */
+static dpbo_status audit_pipeline_test(MPI_Comm comm, const pipeline_state *st, const double *top,
+                                       dpbo_audit_pipeline_result *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = st->config;
+  const dpbo_algorithm_ops *ops = st->ops;
   /* private_evaluations: the trace is audited whole (λ̃ is post-processing). */
   const int has_lambda = ops->releases_lambda && !ops->private_evaluations;
-  const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
-  const double scale = top[R_SCALE], grid = top[R_GRID];
-  DPBO_TRY(dpbo_run_space(config, &space, err));
-  result->n = dpbo_space_size(space);
-
+  const double alpha_each = st->options->alpha / (has_lambda ? 2.0 : 1.0);
+  const double scale = top[PIPELINE_SCALE], grid = top[PIPELINE_GRID];
   /* ṽ: bins of half the actual noise scale over the non-private values
    * ± 6 scales (inside the clamp range, if any), fixed before looking at a
    * single release. */
@@ -1039,53 +1069,78 @@ dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
    * (t g = scale); clamping only lowers it. */
   double diff = fmax(fabs(result->best_hi[0] - result->best_lo[1]),
                      fabs(result->best_hi[1] - result->best_lo[0]));
-  result->value.epsilon_claimed = top[R_EPS];
-  result->value.sensitivity = top[R_SENS];
+  result->value.epsilon_claimed = top[PIPELINE_EPS];
+  result->value.sensitivity = top[PIPELINE_SENS];
   result->value.pair_loss = (diff + grid) / scale;
   /* The stopping methods' pair loss has no closed form here. */
   if (ops->stopping) result->value.pair_loss = NAN;
-  if (evals) {
+  if (st->evals) {
     /* The statistic Z of each whole privatized run (audit_evals.h). */
-    dpbo_audit_evals_range(evals, &lo, &hi);
+    dpbo_audit_evals_range(st->evals, &lo, &hi);
     if (!(hi > lo)) lo = -1.0, hi = 1.0;
     bins = audit_bins_make(lo, hi - lo, (hi - lo) / 400.0);
-    DPBO_TRY(
-        dpbo_audit_evals_pair_loss(evals, config->privacy_delta, &result->value.pair_loss, err));
+    DPBO_TRY(dpbo_audit_evals_pair_loss(st->evals, config->privacy_delta, &result->value.pair_loss,
+                                        err));
   }
-  DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
-                                &result->value, err));
+  DPBO_TRY(audit_pipeline_check(comm, st, 0, &bins, alpha_each, &result->value, err));
   if (has_lambda) {
     /* Exponential mechanism / permute-and-flip at rate η per grid step of
      * the scores: loss <= 2 η (max |Δ score| / g + 1). */
-    result->lambda.epsilon_claimed = top[R_LEPS];
-    result->lambda.sensitivity = top[R_LSENS];
-    result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
-    if (!(top[R_ETA] > 0.0)) result->lambda.pair_loss = NAN; /* the stopping methods */
-    DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
-                                  &result->lambda, err));
+    result->lambda.epsilon_claimed = top[PIPELINE_LEPS];
+    result->lambda.sensitivity = top[PIPELINE_LSENS];
+    result->lambda.pair_loss =
+        2.0 * top[PIPELINE_ETA] * (result->score_difference / top[PIPELINE_SGRID] + 1.0);
+    if (!(top[PIPELINE_ETA] > 0.0)) result->lambda.pair_loss = NAN; /* the stopping methods */
+    DPBO_TRY(audit_pipeline_check(comm, st, 1, NULL, alpha_each, &result->lambda, err));
   }
-
-  result->algorithm = config->algorithm;
-  result->options = *options;
-  result->T = config->iterations;
-  result->validation_rows = pilot.validation_rows;
-  result->pool_rows = pilot.pool_rows;
-  result->swap_validation_row = pilot.j;
-  result->swap_with_row = pilot.k;
-  result->swap_lambda = pilot.lambda;
-  result->swap_gain_change = pilot.gain_change;
-  result->records_differ = pilot.records_differ;
   result->value_scale = scale;
   result->has_lambda = has_lambda;
   result->violated = result->value.violated || (has_lambda && result->lambda.violated);
+done:
+  return status;
+}
+
+dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
+                                const dpbo_audit_pipeline_options *options,
+                                dpbo_audit_pipeline_result *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  pipeline_state st;
+  memset(&st, 0, sizeof st);
+  st.config = config;
+  st.options = options;
+  st.ops = dpbo_algorithm_ops_get(config->algorithm);
+  const double start = MPI_Wtime();
+  memset(result, 0, sizeof *result);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &st.rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &st.size));
+  DPBO_TRY(audit_pipeline_validate(config, options, err));
+  DPBO_ALLOC(st.cfg, 2, "the audit configs");
+  DPBO_TRY(audit_pipeline_tune(comm, &st, result, err));
+  DPBO_TRY(audit_pipeline_draws(comm, &st, err));
+  double top[PIPELINE_RANGES]; /* the (common) value of each parameter */
+  DPBO_TRY(audit_pipeline_ranges(comm, &st, result, top, err));
+  DPBO_TRY(dpbo_run_space(config, &space, err));
+  st.n = result->n = dpbo_space_size(space);
+  DPBO_TRY(audit_pipeline_test(comm, &st, top, result, err));
+  result->algorithm = config->algorithm;
+  result->options = *options;
+  result->T = config->iterations;
+  result->validation_rows = st.pilot.validation_rows;
+  result->pool_rows = st.pilot.pool_rows;
+  result->swap_validation_row = st.pilot.j;
+  result->swap_with_row = st.pilot.k;
+  result->swap_lambda = st.pilot.lambda;
+  result->swap_gain_change = st.pilot.gain_change;
+  result->records_differ = st.pilot.records_differ;
   result->seconds = MPI_Wtime() - start;
 done:
-  dpbo_run_free(&run[0]);
-  dpbo_run_free(&run[1]);
+  dpbo_run_free(&st.run[0]);
+  dpbo_run_free(&st.run[1]);
   dpbo_space_destroy(space);
-  dpbo_audit_evals_destroy(evals);
-  free(draws);
-  free(cfg);
+  dpbo_audit_evals_destroy(st.evals);
+  free(st.draws);
+  free(st.cfg);
   return status;
 }
 
