@@ -68,14 +68,20 @@ int main(int argc, char **argv) {
     dpbo_audit_result res;
     dpbo_error err;
     dpbo_error_clear(&err);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(
+        MPI_COMM_WORLD,
+        &(dpbo_audit_mechanism_options){(dpbo_audit_kind)m, 1.0, DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                        DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0},
+        &res, &err));
     CHECK_MSG(!res.violated && res.epsilon_lower >= 0.9 && res.epsilon_lower <= res.pair_loss,
               "real %s: audited %.4f, pair loss %.4f", mechanisms[m], res.epsilon_lower,
               res.pair_loss);
     if (rank == 0) printf("real %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(
+        MPI_COMM_WORLD,
+        &(dpbo_audit_mechanism_options){(dpbo_audit_kind)m, 1.0, DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                        DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5},
+        &res, &err));
     CHECK_MSG(res.violated && res.epsilon_lower > 1.5, "broken %s: audited %.4f", mechanisms[m],
               res.epsilon_lower);
     if (rank == 0) printf("broken %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
@@ -98,15 +104,21 @@ int main(int argc, char **argv) {
     dpbo_audit_result res;
     dpbo_error err;
     dpbo_error_clear(&err);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 1.0, 1.0, 200000,
-                                  default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                  &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 1.0,
+                                                                  DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                  200000, default_seed, 1e-3, 1.0},
+                                  &res, &err));
     CHECK_CLOSE(res.pair_loss, 0.8673, 1e-3, 0);
     CHECK(res.delta_claimed == DPBO_AUDIT_GAUSSIAN_DELTA && res.sigma > 2.9 && res.sigma < 2.91);
     CHECK_MSG(!res.violated && res.epsilon_lower > 0.5 && res.epsilon_lower <= res.pair_loss,
               "real gaussian: audited %.4f, pair loss %.4f", res.epsilon_lower, res.pair_loss);
     if (rank == 0) printf("real gaussian: audited %.4f\n", res.epsilon_lower);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 1.0, 1.0, 200000,
-                                  default_seed, 1e-3, 0.5, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                  &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 1.0,
+                                                                  DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                  200000, default_seed, 1e-3, 0.5},
+                                  &res, &err));
     CHECK_CLOSE(res.pair_loss, 1.9908, 1e-3, 0);
     CHECK_MSG(res.violated && res.epsilon_lower > 1.3, "broken gaussian: audited %.4f",
               res.epsilon_lower);
@@ -115,8 +127,11 @@ int main(int argc, char **argv) {
      * (σ = 2.43 Δ) the pair's ε at δ = 0.2 is 0, while the threshold events'
      * plain ratios exceed e^0.1 by far: an audit that forgot δ reports 0.94
      * and fails the real mechanism (checked by removing the subtraction). */
-    CHECK_OK(dpbo_audit_mechanism_delta(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 0.1, 0.2, 1.0, 200000,
-                                        default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(
+        dpbo_audit_mechanism(MPI_COMM_WORLD,
+                             &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 0.1, 0.2, 1.0,
+                                                             200000, default_seed, 1e-3, 1.0},
+                             &res, &err));
     CHECK_MSG(!res.violated && res.epsilon_lower <= res.pair_loss,
               "real gaussian at (0.1, 0.2): audited %.4f, pair loss %.4f", res.epsilon_lower,
               res.pair_loss);
@@ -134,25 +149,40 @@ int main(int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   dpbo_audit_result res;
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 1.0, 1.0, 10, 7u, 1e-3, 1.0,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 1.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0, 10,
+                                                                7u, 1e-3, 1.0},
                                 &res, &err));
   CHECK(res.candidates == 49);
   CHECK_CLOSE(res.pair_loss, 0.965533864177312, 1e-12, 0);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.1, 1.0, 10, 7u, 1e-3, 1.0,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 0.1,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0, 10,
+                                                                7u, 1e-3, 1.0},
                                 &res, &err));
   CHECK_MSG(res.pair_loss >= 0.965 * 0.1 && res.pair_loss < 0.1, "EM pair at 0.1: N %lld, %g",
             (long long)res.candidates, res.pair_loss);
 
   /* Power at another seed and scale: P&F's pair is tight. */
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_PERMUTE_AND_FLIP, 1.0, 1.0, 100000, 7u,
-                                1e-3, 1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_PERMUTE_AND_FLIP, 1.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                100000, 7u, 1e-3, 1.0},
+                                &res, &err));
   CHECK_MSG(res.epsilon_lower > 0.85 && res.epsilon_lower <= 1.0 && !res.violated,
             "P&F audit lower bound %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.5, 2.0, 100000, 7u, 1e-3,
-                                1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 0.5,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 2.0,
+                                                                100000, 7u, 1e-3, 1.0},
+                                &res, &err));
   CHECK_MSG(res.epsilon_lower <= 0.5 && !res.violated && res.events == 2,
             "EM audit at ε = 0.5: %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_LAPLACE, 2.0, 0.3, 100000, 7u, 1e-3, 0.5,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_LAPLACE, 2.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 0.3,
+                                                                100000, 7u, 1e-3, 0.5},
                                 &res, &err));
   CHECK_MSG(res.violated && res.epsilon_lower > 3.0, "broken Laplace at ε = 2: %.4f",
             res.epsilon_lower);

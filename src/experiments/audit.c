@@ -296,10 +296,13 @@ static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t
 /* Draws `trials` outputs on D (hist[0..bins)) and on D' (hist[bins..2 bins))
  * with this rank's noise. Selection outputs fall in two bins: the raised
  * candidate 0 and the rest. */
-static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
-                              double sigma, double factor, int64_t trials, dpbo_noise *noise,
-                              const dpbo__audit_bins *bins, int nbins, int64_t *hist,
-                              dpbo_error *err) {
+static dpbo_status audit_draw(const dpbo_audit_mechanism_options *options, double sigma,
+                              int64_t trials, dpbo_noise *noise, const dpbo__audit_bins *bins,
+                              int64_t *hist, dpbo_error *err) {
+  const dpbo_audit_kind kind = options->kind;
+  const double epsilon = options->epsilon, sensitivity = options->sensitivity;
+  const double factor = options->noise_scale_factor;
+  const int nbins = kind == DPBO_AUDIT_LAPLACE || kind == DPBO_AUDIT_GAUSSIAN ? bins->count : 2;
   dpbo_status status = DPBO_OK;
   double *u = NULL, *u_prime = NULL;
   const int64_t n = audit_select_candidates(kind, epsilon);
@@ -353,18 +356,13 @@ static dpbo_status audit_gaussian_pair_loss(double sensitivity, double sigma, do
   return dpbo_accountant_gdp_epsilon(mu, delta, loss, err);
 }
 
-dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                 double sensitivity, int64_t trials, uint64_t seed, double alpha,
-                                 double noise_scale_factor, dpbo_audit_result *result,
-                                 dpbo_error *err) {
-  return dpbo_audit_mechanism_delta(comm, kind, epsilon, DPBO_AUDIT_GAUSSIAN_DELTA, sensitivity,
-                                    trials, seed, alpha, noise_scale_factor, result, err);
-}
-
-dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                       double delta, double sensitivity, int64_t trials,
-                                       uint64_t seed, double alpha, double noise_scale_factor,
-                                       dpbo_audit_result *result, dpbo_error *err) {
+dpbo_status dpbo_audit_mechanism(MPI_Comm comm, const dpbo_audit_mechanism_options *options,
+                                 dpbo_audit_result *result, dpbo_error *err) {
+  const dpbo_audit_kind kind = options->kind;
+  const double epsilon = options->epsilon, delta = options->delta;
+  const double sensitivity = options->sensitivity, alpha = options->alpha;
+  const double noise_scale_factor = options->noise_scale_factor;
+  const int64_t trials = options->trials;
   dpbo_status status = DPBO_OK;
   int64_t *hist = NULL, *total = NULL;
   int rank, size;
@@ -409,9 +407,8 @@ dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, doub
   /* Trials split over the ranks, each with its own stream of the seed. */
   int64_t mine = trials / size + (rank < trials % size ? 1 : 0);
   dpbo_noise noise;
-  dpbo_noise_init_seeded(&noise, seed, (uint64_t)rank);
-  dpbo_status local = audit_draw(kind, epsilon, sensitivity, sigma, noise_scale_factor, mine,
-                                 &noise, &bins, nbins, hist, err);
+  dpbo_noise_init_seeded(&noise, options->seed, (uint64_t)rank);
+  dpbo_status local = audit_draw(options, sigma, mine, &noise, &bins, hist, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
 

@@ -103,21 +103,23 @@ typedef struct dpbo_audit_result {
 /* "laplace", "exponential", "permute_and_flip", "gaussian". */
 const char *dpbo_audit_kind_name(dpbo_audit_kind kind);
 
-/* Collective over comm: audits one mechanism with `trials` draws on each
- * neighbouring input (split over the ranks), seeded noise. epsilon,
- * sensitivity > 0; trials >= 1; alpha in (0, 1); noise_scale_factor > 0
- * (1 = the real mechanism). Every rank gets the same result. */
-dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                 double sensitivity, int64_t trials, uint64_t seed, double alpha,
-                                 double noise_scale_factor, dpbo_audit_result *result,
-                                 dpbo_error *err);
+/* One audit of one mechanism. epsilon, sensitivity > 0; delta in (0, 1)
+ * for the Gaussian mechanism's claim (ignored by the ε-DP mechanisms;
+ * DPBO_AUDIT_GAUSSIAN_DELTA by default); trials >= 1; alpha in (0, 1);
+ * noise_scale_factor > 0 (1 = the real mechanism). */
+typedef struct dpbo_audit_mechanism_options {
+  dpbo_audit_kind kind;
+  double epsilon, delta, sensitivity;
+  int64_t trials; /* draws on each neighbouring input, split over the ranks */
+  uint64_t seed;  /* of the seeded noise (stream = rank) */
+  double alpha;
+  double noise_scale_factor;
+} dpbo_audit_mechanism_options;
 
-/* The same with the δ of the Gaussian mechanism's claim, in (0, 1) (ignored
- * by the ε-DP mechanisms; dpbo_audit_mechanism uses DPBO_AUDIT_GAUSSIAN_DELTA). */
-dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                       double delta, double sensitivity, int64_t trials,
-                                       uint64_t seed, double alpha, double noise_scale_factor,
-                                       dpbo_audit_result *result, dpbo_error *err);
+/* Collective over comm: audits one mechanism with seeded noise. Every rank
+ * gets the same result. */
+dpbo_status dpbo_audit_mechanism(MPI_Comm comm, const dpbo_audit_mechanism_options *options,
+                                 dpbo_audit_result *result, dpbo_error *err);
 
 /* One-sided Clopper-Pearson bounds for k successes in n trials: the lower
  * bound holds with probability >= 1 - gamma (0 when k = 0), likewise the

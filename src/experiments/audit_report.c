@@ -205,9 +205,10 @@ static dpbo_status audit_mechanisms_main(MPI_Comm comm, const dpbo_audit_options
   for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
     if (!o->which[k]) continue;
     dpbo_audit_result res;
-    DPBO_TRY(dpbo_audit_mechanism_delta(comm, (dpbo_audit_kind)k, o->epsilon, o->delta,
-                                        o->sensitivity, o->trials, o->seed, o->alpha, factor, &res,
-                                        err));
+    const dpbo_audit_mechanism_options m = {(dpbo_audit_kind)k, o->epsilon, o->delta,
+                                            o->sensitivity,     o->trials,  o->seed,
+                                            o->alpha,           factor};
+    DPBO_TRY(dpbo_audit_mechanism(comm, &m, &res, err));
     if (rank == 0) {
       printf("%-18s %12.4f %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
              res.epsilon_claimed, res.pair_loss, res.epsilon_lower, (long long)res.trials,

@@ -126,10 +126,19 @@ typedef struct compare_evaluator {
   int il;                   /* logreg: the position of lambda */
 } compare_evaluator;
 
+/* One candidate's row as a worker sends it to rank 0. */
+typedef struct compare_row {
+  int64_t index;
+  double gain, val, test, seconds;
+  int32_t code, pad;
+  char message[DPBO_ERROR_MSG_MAX];
+} compare_row;
+
+/* Candidate v's gain, accuracies and training time into row. */
 static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *config,
-                                    const double *v, double *gain, double *val, double *test,
-                                    double *seconds, dpbo_error *err) {
+                                    const double *v, compare_row *row, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  double *gain = &row->gain, *val = &row->val, *test = &row->test, *seconds = &row->seconds;
   if (ev->logreg) {
     double t0 = MPI_Wtime();
     DPBO_TRY(dpbo_logreg_compare_evaluate(&ev->objective, v[ev->il], gain, val, test, err));
@@ -211,14 +220,6 @@ static void compare_evaluator_destroy(compare_evaluator *ev) {
   memset(ev, 0, sizeof *ev);
 }
 
-/* One candidate's row as a worker sends it to rank 0. */
-typedef struct compare_row {
-  int64_t index;
-  double gain, val, test, seconds;
-  int32_t code, pad;
-  char message[DPBO_ERROR_MSG_MAX];
-} compare_row;
-
 /* The table as a task farm (run/farm.h): candidates go to the workers one at
  * a time, so a rank whose candidates train fast takes more of them. */
 typedef struct compare_fill {
@@ -242,8 +243,7 @@ static void compare_fill_work(void *context, int64_t i, void *result) {
   dpbo_status code = dpbo_space_unit(fill->space, i, u, &err);
   if (code == DPBO_OK) {
     dpbo_space_to_values(fill->space, u, v);
-    code = compare_evaluate(fill->ev, fill->config, v, &row->gain, &row->val, &row->test,
-                            &row->seconds, &err);
+    code = compare_evaluate(fill->ev, fill->config, v, row, &err);
     if (code != DPBO_OK) dpbo_error_prefix(&err, "dpbo compare, candidate %lld", (long long)i);
   }
   row->code = (int32_t)code;
@@ -795,9 +795,9 @@ static dpbo_status compare_write_item(hid_t obj, const compare_item *row, dpbo_e
 /* The comparison file at path (rank 0): the rows of compare_items_root and
  * compare_items_groups, each group created at its first row. */
 static dpbo_status compare_write(const char *path, const compare_context *ctx,
-                                 const dpbo_space *space, const double *results,
-                                 const compare_utility *util, const char *noise_source, double wall,
-                                 dpbo_error *err) {
+                                 const double *results, const compare_utility *util,
+                                 const char *noise_source, double wall, dpbo_error *err) {
+  const dpbo_space *space = ctx->run->space;
   dpbo_status status = DPBO_OK;
   hid_t group = -1;
   const char *group_name = NULL;
@@ -1118,9 +1118,8 @@ done:
 }
 
 /* Rank 0: the comparison file, labelled with its noise source. */
-static dpbo_status compare_publish(const compare_context *ctx, const dpbo_space *space,
-                                   const double *results, const compare_utility *util, double start,
-                                   dpbo_error *err) {
+static dpbo_status compare_publish(const compare_context *ctx, const double *results,
+                                   const compare_utility *util, double start, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
   char path[DPBO_PATH_MAX + 300], source[256];
@@ -1134,7 +1133,7 @@ static dpbo_status compare_publish(const compare_context *ctx, const dpbo_space 
     snprintf(source + strlen(source), sizeof source - strlen(source),
              "; repetition r uses stream 1000 + r");
   dpbo_config_run_path(config, path, sizeof path);
-  DPBO_TRY(compare_write(path, ctx, space, results, util, source, MPI_Wtime() - start, err));
+  DPBO_TRY(compare_write(path, ctx, results, util, source, MPI_Wtime() - start, err));
   dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path,
                 MPI_Wtime() - start);
 done:
@@ -1166,7 +1165,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   if (rank == 0) {
     local = compare_utility_figures(ctx, util, err);
     if (local == DPBO_OK) local = compare_log_summary(ctx, results, util, err);
-    if (local == DPBO_OK) local = compare_publish(ctx, run.space, results, util, start, err);
+    if (local == DPBO_OK) local = compare_publish(ctx, results, util, start, err);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 done:
