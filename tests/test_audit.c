@@ -6,7 +6,7 @@
  *    fails (exit 1);
  *  - the discrete Gaussian mechanism's (ε, δ) claim passes, and its broken
  *    variant (σ halved) fails;
- *  - bad usage exits 2.
+ *  (bad usage and its exit code 2: tests/test_audit_cli.sh).
  * Fixed seed; the pass can fail only with probability alpha = 1e-3 per
  * mechanism over seeds, and not at all at this seed; the failures are
  * decided by margins of tens of standard errors. */
@@ -18,12 +18,26 @@
 
 static int rank;
 
-static int run(const char *a0, const char *a1, const char *a2, const char *a3, const char *a4) {
-  char *argv[6] = {(char *)a0, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
-  int argc = 0;
-  while (argc < 5 && argv[argc])
-    argc++;
-  return dpbo_audit_main(MPI_COMM_WORLD, argc, argv);
+/* dpbo_audit_run of one mechanism at the command line's defaults (ε = 1,
+ * Δ = 1, the default seed and alpha): exit 0 when it passes, 1 when its
+ * audited bound exceeds the claim, as `dpbo audit` answers. */
+static int run(dpbo_audit_kind kind, int64_t trials, int broken) {
+  dpbo_audit_options o = {.mode = DPBO_AUDIT_MODE_MECHANISMS,
+                          .epsilon = 1.0,
+                          .delta = DPBO_AUDIT_GAUSSIAN_DELTA,
+                          .sensitivity = 1.0,
+                          .trials = trials,
+                          .seed = 20150706u,
+                          .alpha = 1e-3,
+                          .broken = broken,
+                          .attack = DPBO_ALGORITHM_NONE,
+                          .sensitivity_factor = 1.0};
+  o.which[kind] = 1;
+  int violated = 0;
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  if (dpbo_audit_run(MPI_COMM_WORLD, &o, NULL, &violated, &err) != DPBO_OK) return 3;
+  return violated;
 }
 
 int main(int argc, char **argv) {
@@ -54,23 +68,29 @@ int main(int argc, char **argv) {
     dpbo_audit_result res;
     dpbo_error err;
     dpbo_error_clear(&err);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(
+        MPI_COMM_WORLD,
+        &(dpbo_audit_mechanism_options){(dpbo_audit_kind)m, 1.0, DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                        DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 1.0},
+        &res, &err));
     CHECK_MSG(!res.violated && res.epsilon_lower >= 0.9 && res.epsilon_lower <= res.pair_loss,
               "real %s: audited %.4f, pair loss %.4f", mechanisms[m], res.epsilon_lower,
               res.pair_loss);
     if (rank == 0) printf("real %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, (dpbo_audit_kind)m, 1.0, 1.0,
-                                  DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(
+        MPI_COMM_WORLD,
+        &(dpbo_audit_mechanism_options){(dpbo_audit_kind)m, 1.0, DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                        DPBO_AUDIT_DEFAULT_TRIALS, default_seed, 1e-3, 0.5},
+        &res, &err));
     CHECK_MSG(res.violated && res.epsilon_lower > 1.5, "broken %s: audited %.4f", mechanisms[m],
               res.epsilon_lower);
     if (rank == 0) printf("broken %s: audited %.4f\n", mechanisms[m], res.epsilon_lower);
   }
-  /* The command line: exit 0 for the real mechanism, 1 for a broken one. */
+  /* The command's verdict: 0 for the real mechanism, 1 for a broken one. */
   for (int m = 0; m < 3; m++) {
-    int real = run("--mechanism", mechanisms[m], "--trials", "100000", NULL);
+    int real = run((dpbo_audit_kind)m, 100000, 0);
     CHECK_MSG(real == 0, "audit of the real %s exited %d", mechanisms[m], real);
-    int broken = run("--mechanism", mechanisms[m], "--trials=100000", "--broken", NULL);
+    int broken = run((dpbo_audit_kind)m, 100000, 1);
     CHECK_MSG(broken == 1, "audit of the broken %s exited %d", mechanisms[m], broken);
   }
 
@@ -84,15 +104,21 @@ int main(int argc, char **argv) {
     dpbo_audit_result res;
     dpbo_error err;
     dpbo_error_clear(&err);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 1.0, 1.0, 200000,
-                                  default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                  &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 1.0,
+                                                                  DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                  200000, default_seed, 1e-3, 1.0},
+                                  &res, &err));
     CHECK_CLOSE(res.pair_loss, 0.8673, 1e-3, 0);
     CHECK(res.delta_claimed == DPBO_AUDIT_GAUSSIAN_DELTA && res.sigma > 2.9 && res.sigma < 2.91);
     CHECK_MSG(!res.violated && res.epsilon_lower > 0.5 && res.epsilon_lower <= res.pair_loss,
               "real gaussian: audited %.4f, pair loss %.4f", res.epsilon_lower, res.pair_loss);
     if (rank == 0) printf("real gaussian: audited %.4f\n", res.epsilon_lower);
-    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 1.0, 1.0, 200000,
-                                  default_seed, 1e-3, 0.5, &res, &err));
+    CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                  &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 1.0,
+                                                                  DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                  200000, default_seed, 1e-3, 0.5},
+                                  &res, &err));
     CHECK_CLOSE(res.pair_loss, 1.9908, 1e-3, 0);
     CHECK_MSG(res.violated && res.epsilon_lower > 1.3, "broken gaussian: audited %.4f",
               res.epsilon_lower);
@@ -101,20 +127,21 @@ int main(int argc, char **argv) {
      * (σ = 2.43 Δ) the pair's ε at δ = 0.2 is 0, while the threshold events'
      * plain ratios exceed e^0.1 by far: an audit that forgot δ reports 0.94
      * and fails the real mechanism (checked by removing the subtraction). */
-    CHECK_OK(dpbo_audit_mechanism_delta(MPI_COMM_WORLD, DPBO_AUDIT_GAUSSIAN, 0.1, 0.2, 1.0, 200000,
-                                        default_seed, 1e-3, 1.0, &res, &err));
+    CHECK_OK(
+        dpbo_audit_mechanism(MPI_COMM_WORLD,
+                             &(dpbo_audit_mechanism_options){DPBO_AUDIT_GAUSSIAN, 0.1, 0.2, 1.0,
+                                                             200000, default_seed, 1e-3, 1.0},
+                             &res, &err));
     CHECK_MSG(!res.violated && res.epsilon_lower <= res.pair_loss,
               "real gaussian at (0.1, 0.2): audited %.4f, pair loss %.4f", res.epsilon_lower,
               res.pair_loss);
     if (rank == 0)
       printf("real gaussian at (0.1, 0.2): sigma %.4f, pair loss %.4f, audited %.4f\n", res.sigma,
              res.pair_loss, res.epsilon_lower);
-    int real = run("--mechanism", "gaussian", "--trials", "100000", NULL);
+    int real = run(DPBO_AUDIT_GAUSSIAN, 100000, 0);
     CHECK_MSG(real == 0, "audit of the real gaussian exited %d", real);
-    int broken = run("--mechanism=gaussian", "--trials=100000", "--broken", NULL, NULL);
+    int broken = run(DPBO_AUDIT_GAUSSIAN, 100000, 1);
     CHECK_MSG(broken == 1, "audit of the broken gaussian exited %d", broken);
-    CHECK(run("--mechanism", "gaussian", "--delta", "1", NULL) == 2);
-    CHECK(run("--delta", "0.01", "--pipeline", "x.ini", NULL) == 2);
   }
 
   /* The pairs: N = 49 candidates at ε = 1 with loss log(49 e/(e + 48));
@@ -122,37 +149,43 @@ int main(int argc, char **argv) {
   dpbo_error err;
   dpbo_error_clear(&err);
   dpbo_audit_result res;
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 1.0, 1.0, 10, 7u, 1e-3, 1.0,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 1.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0, 10,
+                                                                7u, 1e-3, 1.0},
                                 &res, &err));
   CHECK(res.candidates == 49);
   CHECK_CLOSE(res.pair_loss, 0.965533864177312, 1e-12, 0);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.1, 1.0, 10, 7u, 1e-3, 1.0,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 0.1,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0, 10,
+                                                                7u, 1e-3, 1.0},
                                 &res, &err));
   CHECK_MSG(res.pair_loss >= 0.965 * 0.1 && res.pair_loss < 0.1, "EM pair at 0.1: N %lld, %g",
             (long long)res.candidates, res.pair_loss);
 
   /* Power at another seed and scale: P&F's pair is tight. */
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_PERMUTE_AND_FLIP, 1.0, 1.0, 100000, 7u,
-                                1e-3, 1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_PERMUTE_AND_FLIP, 1.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 1.0,
+                                                                100000, 7u, 1e-3, 1.0},
+                                &res, &err));
   CHECK_MSG(res.epsilon_lower > 0.85 && res.epsilon_lower <= 1.0 && !res.violated,
             "P&F audit lower bound %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_EXPONENTIAL, 0.5, 2.0, 100000, 7u, 1e-3,
-                                1.0, &res, &err));
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_EXPONENTIAL, 0.5,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 2.0,
+                                                                100000, 7u, 1e-3, 1.0},
+                                &res, &err));
   CHECK_MSG(res.epsilon_lower <= 0.5 && !res.violated && res.events == 2,
             "EM audit at ε = 0.5: %.4f", res.epsilon_lower);
-  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD, DPBO_AUDIT_LAPLACE, 2.0, 0.3, 100000, 7u, 1e-3, 0.5,
+  CHECK_OK(dpbo_audit_mechanism(MPI_COMM_WORLD,
+                                &(dpbo_audit_mechanism_options){DPBO_AUDIT_LAPLACE, 2.0,
+                                                                DPBO_AUDIT_GAUSSIAN_DELTA, 0.3,
+                                                                100000, 7u, 1e-3, 0.5},
                                 &res, &err));
   CHECK_MSG(res.violated && res.epsilon_lower > 3.0, "broken Laplace at ε = 2: %.4f",
             res.epsilon_lower);
-
-  /* Usage. */
-  CHECK(run("--mechanism", "gauss", NULL, NULL, NULL) == 2);
-  CHECK(run("--epsilon", "-1", NULL, NULL, NULL) == 2);
-  CHECK(run("--trials", NULL, NULL, NULL, NULL) == 2);
-  CHECK(run("--trials", "12x", NULL, NULL, NULL) == 2);
-  CHECK(run("--alpha", "1.5", NULL, NULL, NULL) == 2);
-  CHECK(run("--bogus", NULL, NULL, NULL, NULL) == 2);
-  CHECK(run("--help", NULL, NULL, NULL, NULL) == 0);
 
   if (rank == 0) printf("test_audit: %.1f s\n", MPI_Wtime() - t0);
   int code = dpbo_test_summary("test_audit");

@@ -42,3 +42,41 @@ done
 "$mpiexec" -n 1 "$bin" audit --seed-attack random_search > "$work/seed.txt" 2>&1
 [[ $? -eq 2 ]] || fail "--seed-attack random_search should be bad usage (2)"
 echo "audit --seed-attack OK"
+
+# Bad usage: one line saying why, then the usage, on stderr; exit 2 before
+# anything is drawn (src/app/cli.c reads the command line). --help: the
+# usage on stdout, exit 0.
+usage_case() { # WANT_EXIT ARGS...
+  local want=$1
+  shift
+  "$mpiexec" -n 1 "$bin" audit "$@" > "$work/u.out" 2> "$work/u.err"
+  local code=$?
+  [[ $code -eq $want ]] || fail "audit $*: exit $code, expected $want"
+  if [[ $want -eq 2 ]]; then
+    grep -q '^dpbo audit: ' <<< "$(head -1 "$work/u.err")" || fail "audit $*: no reason on stderr"
+    grep -q '^usage: dpbo audit' "$work/u.err" || fail "audit $*: no usage on stderr"
+    [[ ! -s $work/u.out ]] || fail "audit $*: printed a table"
+  fi
+}
+usage_case 2 --mechanism gauss
+usage_case 2 --epsilon -1
+usage_case 2 --trials
+usage_case 2 --trials 12x
+usage_case 2 --alpha 1.5
+usage_case 2 --bogus
+usage_case 2 --mechanism gaussian --delta 1
+usage_case 2 --delta 0 --trials 10
+usage_case 2 --delta 0.01 --pipeline x.ini
+usage_case 2 --seed-attack liu_talwar --pipeline x.ini
+usage_case 2 --seed-attack liu_talwar --mechanism laplace
+usage_case 2 --swap random
+usage_case 2 --pipeline x.ini --swap sideways
+usage_case 2 --pipeline x.ini --sensitivity-factor 0
+usage_case 2 --seed -3
+"$mpiexec" -n 1 "$bin" audit --pipeline missing-config.ini > "$work/u.out" 2> "$work/u.err"
+[[ $? -eq 2 ]] || fail "audit --pipeline of a missing config: not exit 2"
+grep -q '^dpbo audit: error: .*missing-config.ini' "$work/u.err" || fail "missing config not named"
+usage_case 0 --help
+usage_case 0 --trials 10 -h
+grep -q '^usage: dpbo audit' "$work/u.out" || fail "audit -h: no usage on stdout"
+echo "audit usage OK"

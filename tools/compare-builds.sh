@@ -22,7 +22,8 @@
 #  - JSON: "dpbo_version";
 #  - stdout/stderr: durations ("elapsed 1.2s", "eta 3.4s", "in 0.5 s",
 #    "2.1 s evaluating", "; 0.8 s"), "utilization 5%", the peak resident
-#    memory line, mpiexec's job id in its error messages, and in `dpbo audit
+#    memory line, mpiexec's job id in its error messages and the rank it names
+#    as the first to exit (a race when every rank exits 1), and in `dpbo audit
 #    --pipeline` only (its releases use the operating system's noise by
 #    design) the "audited eps >=" column and the "strongest event" lines.
 #  - the ledger file (dpbo-ledger): each line's UTC time and its checksum
@@ -106,6 +107,17 @@ cases=(
   "audit-pipeline-alg1|2|audit --pipeline audit-alg1-small.ini --trials 2000"
   "audit-pipeline-alg2|2|audit --pipeline audit-alg2-small.ini --trials 2000"
   "audit-pipeline-alg3|2|audit --pipeline audit-alg3-small.ini --trials 2000"
+  "audit-gaussian-broken|2|audit --mechanism gaussian --broken --delta 0.01 --trials 20000"
+  "audit-seed-attack|2|audit --seed-attack liu_talwar --trials 20000"
+  "audit-seed-attack-broken|2|audit --seed-attack papernot_steinke --broken --trials 20000"
+  "audit-help|1|audit --help"
+  "audit-usage-mechanism|1|audit --mechanism gauss"
+  "audit-usage-missing-value|1|audit --trials"
+  "audit-usage-pipeline-delta|1|audit --delta 0.01 --pipeline x.ini"
+  "audit-usage-seed-pipeline|1|audit --seed-attack liu_talwar --set run.seed=1"
+  "audit-usage-set-alone|1|audit --set run.seed=1"
+  "audit-pipeline-no-config|1|audit --pipeline missing.ini"
+  "audit-pipeline-not-logreg|1|audit --pipeline demo.ini --trials 10"
 )
 
 # dp SIDE RANKS ARGS...: one command in the case directory; logs cmdK.{out,err,exit} (124: hung).
@@ -160,7 +172,7 @@ log_text() { # the audit's masks only on `dpbo audit --pipeline` (OS noise); the
   grep -q '^dpbo audit --pipeline' "$1" || audit=()
   sed -E -e 's/(elapsed|eta) [0-9.]+s/\1 Ts/g' -e 's/([ (;]|^)[0-9.]+ s\b/\1T s/g' \
     -e 's/utilization [0-9.]+%/utilization P%/g' -e 's/^(dpbo: peak resident memory).*/\1 masked/' \
-    -e 's/\[\[[0-9]+,/[[J,/g' "${audit[@]}" "$1"
+    -e 's/\[\[[0-9]+,/[[J,/g' -e 's/^(  Process name: \[\[J,[0-9]+\],)[0-9]+\]/\1R]/' "${audit[@]}" "$1"
 }
 ledger_text() { # the time and the chain masked (tab-separated: time 3rd, chain last)
   awk -F '\t' -v OFS='\t' 'NF > 3 { $3 = "masked"; $NF = "masked" } { print }' "$1"

@@ -1,25 +1,21 @@
-/* Empirical privacy audit (see include/dpbo/audit.h for the method and the
- * choice of neighbouring inputs). */
+/* Empirical privacy audit (audit.h describes the method and the choice of
+ * neighbouring inputs): the Clopper-Pearson bounds, the histogram test every
+ * audit applies, and the audit of the mechanisms on their worst pairs. The
+ * pipeline audit is in audit_pipeline.c, the seed attack in audit_seed.c,
+ * what each prints in audit_report.c. */
 #include "experiments/audit.h"
-#include "run/algorithm.h"
-#include "experiments/audit_evals.h"
+#include "experiments/audit_private.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/comm.h"
-#include "run/driver.h"
-#include "base/log.h"
-#include "objectives/logreg.h"
 #include "dpbo/noise.h"
 #include "dpbo/accountant.h"
-#include "run/release.h"
 #include "core/mechanism_private.h"
 #include "run/release_private.h"
-#include "run/selection.h"
 
 /* ------------------------------------------------------------------------ */
 /* Clopper-Pearson bounds                                                   */
@@ -119,24 +115,12 @@ const char *dpbo_audit_kind_name(dpbo_audit_kind kind) {
   return "unknown";
 }
 
-/* Bins of a real-valued output: `count - 2` bins of the given width from
- * `first`, plus one open bin at each end. Fixed before any draw, so the
- * event family does not depend on the draws it is tested on. */
-typedef struct audit_bins {
-  double first, width;
-  int count; /* including both open bins */
-} audit_bins;
-
-/* At most this many bins (the width grows instead), so the number of
- * events, and with it the Bonferroni cost, stays bounded. */
-enum { AUDIT_MAX_BINS = 4096 };
-
-static audit_bins audit_bins_make(double first, double span, double width) {
-  audit_bins bins;
+dpbo__audit_bins dpbo__audit_bins_make(double first, double span, double width) {
+  dpbo__audit_bins bins;
   double inner = ceil(span / width);
   if (!(inner >= 1.0)) inner = 1.0;
-  if (inner > AUDIT_MAX_BINS - 2) {
-    inner = AUDIT_MAX_BINS - 2;
+  if (inner > DPBO__AUDIT_MAX_BINS - 2) {
+    inner = DPBO__AUDIT_MAX_BINS - 2;
     width = span / inner;
   }
   bins.first = first;
@@ -145,15 +129,15 @@ static audit_bins audit_bins_make(double first, double span, double width) {
   return bins;
 }
 
-static int audit_bin(const audit_bins *bins, double v) {
+int dpbo__audit_bin(const dpbo__audit_bins *bins, double v) {
   if (v < bins->first) return 0;
   double j = floor((v - bins->first) / bins->width) + 1.0;
   return j >= bins->count - 1 ? bins->count - 1 : (int)j;
 }
 
 /* Describes bins [lo, hi] of the output called `what`. */
-static void audit_bins_event(const audit_bins *bins, int lo, int hi, const char *what, char *buf,
-                             size_t size) {
+void dpbo__audit_bins_event(const dpbo__audit_bins *bins, int lo, int hi, const char *what,
+                            char *buf, size_t size) {
   double a = bins->first + (lo - 1) * bins->width, b = bins->first + hi * bins->width;
   if (lo == 0 && hi == bins->count - 1)
     snprintf(buf, size, "any %s", what);
@@ -165,15 +149,6 @@ static void audit_bins_event(const audit_bins *bins, int lo, int hi, const char 
     snprintf(buf, size, "%.6g <= %s < %.6g", a, what, b);
 }
 
-/* The strongest event of a pair of histograms. */
-typedef struct audit_bound {
-  double epsilon;   /* the largest lower bound found, 0 if no event separates */
-  int events;       /* events tested, each in both directions */
-  int lo, hi;       /* the event attaining it: outputs in bins lo..hi (lo < 0: none) */
-  int dir;          /* 0: P(E | D) / P(E | D'), 1: P(E | D') / P(E | D) */
-  int64_t count[2]; /* occurrences of E on the numerator's input and on the other */
-} audit_bound;
-
 /* The histogram test of audit.h: total[side * nbins + j] counts the outputs
  * in bin j among `trials` draws on D (side 0) and D' (side 1). Events: every
  * single bin, and when there are more than two bins every prefix and every
@@ -183,9 +158,9 @@ typedef struct audit_bound {
  * hold at once with probability >= 1 - alpha. For an (ε, δ) claim the bound
  * of an event is log((p_lower - δ)/p_upper): (ε, δ)-DP allows
  * P(E | D) <= e^ε P(E | D') + δ (δ = 0 for the ε-DP mechanisms). */
-static dpbo_status audit_histogram_bound(const int64_t *total, int nbins, int64_t trials,
-                                         double alpha, double delta, audit_bound *out,
-                                         dpbo_error *err) {
+dpbo_status dpbo__audit_histogram_bound(const int64_t *total, int nbins, int64_t trials,
+                                        double alpha, double delta, dpbo__audit_bound *out,
+                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   typedef struct {
     int lo, hi;
@@ -231,8 +206,8 @@ done:
 }
 
 /* "P(event | D) / P(same | D'): a vs b of n" for the strongest event. */
-static void audit_witness(const audit_bound *bound, const char *event, int64_t trials, char *buf,
-                          size_t size) {
+void dpbo__audit_witness(const dpbo__audit_bound *bound, const char *event, int64_t trials,
+                         char *buf, size_t size) {
   if (bound->lo < 0) {
     snprintf(buf, size, "no event separates the inputs");
     return;
@@ -247,9 +222,9 @@ static void audit_witness(const audit_bound *bound, const char *event, int64_t t
 
 /* Laplace histogram: bins of width b/2 (b = Δ/ε, the claimed scale) from
  * -6b to Δ + 6b, plus one open bin at each end. */
-static audit_bins audit_laplace_bins_make(double epsilon, double sensitivity) {
+static dpbo__audit_bins audit_laplace_bins_make(double epsilon, double sensitivity) {
   double b = sensitivity / epsilon;
-  return audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
+  return dpbo__audit_bins_make(-6.0 * b, sensitivity + 12.0 * b, 0.5 * b);
 }
 
 /* Gaussian histogram: bins of width σ/4 (σ as calibrated, before the broken
@@ -262,8 +237,8 @@ static audit_bins audit_laplace_bins_make(double epsilon, double sensitivity) {
  * c ≈ 1σ to 1.6σ with event probabilities of 2-8 %, which even 10^5 trials
  * resolve (expected bound about 1.4 > 1). A smaller δ moves the optimal
  * event into rarer tails and needs more trials for the same resolution. */
-static audit_bins audit_gaussian_bins_make(double sigma, double sensitivity) {
-  return audit_bins_make(-6.0 * sigma, sensitivity + 12.0 * sigma, 0.25 * sigma);
+static dpbo__audit_bins audit_gaussian_bins_make(double sigma, double sensitivity) {
+  return dpbo__audit_bins_make(-6.0 * sigma, sensitivity + 12.0 * sigma, 0.25 * sigma);
 }
 
 /* The selection audit's neighbouring score vectors (audit.h): N candidates,
@@ -321,9 +296,13 @@ static double audit_pair_loss(dpbo_audit_kind kind, double true_epsilon, int64_t
 /* Draws `trials` outputs on D (hist[0..bins)) and on D' (hist[bins..2 bins))
  * with this rank's noise. Selection outputs fall in two bins: the raised
  * candidate 0 and the rest. */
-static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensitivity,
-                              double sigma, double factor, int64_t trials, dpbo_noise *noise,
-                              const audit_bins *bins, int nbins, int64_t *hist, dpbo_error *err) {
+static dpbo_status audit_draw(const dpbo_audit_mechanism_options *options, double sigma,
+                              int64_t trials, dpbo_noise *noise, const dpbo__audit_bins *bins,
+                              int64_t *hist, dpbo_error *err) {
+  const dpbo_audit_kind kind = options->kind;
+  const double epsilon = options->epsilon, sensitivity = options->sensitivity;
+  const double factor = options->noise_scale_factor;
+  const int nbins = kind == DPBO_AUDIT_LAPLACE || kind == DPBO_AUDIT_GAUSSIAN ? bins->count : 2;
   dpbo_status status = DPBO_OK;
   double *u = NULL, *u_prime = NULL;
   const int64_t n = audit_select_candidates(kind, epsilon);
@@ -344,12 +323,12 @@ static dpbo_status audit_draw(dpbo_audit_kind kind, double epsilon, double sensi
         dpbo_laplace_release rel;
         DPBO_TRY(dpbo__mech_laplace_scaled(noise, side ? sensitivity : 0.0, sensitivity, epsilon,
                                            0.0, 0.0, factor, &rel, err));
-        bin = audit_bin(bins, rel.value);
+        bin = dpbo__audit_bin(bins, rel.value);
       } else if (kind == DPBO_AUDIT_GAUSSIAN) {
         dpbo_gaussian_release rel;
         DPBO_TRY(dpbo__mech_gaussian_scaled(noise, side ? sensitivity : 0.0, sensitivity, sigma,
                                             factor, &rel, err));
-        bin = audit_bin(bins, rel.value);
+        bin = dpbo__audit_bin(bins, rel.value);
       } else {
         dpbo_select_release rel;
         const dpbo__select_args args = {
@@ -378,18 +357,13 @@ static dpbo_status audit_gaussian_pair_loss(double sensitivity, double sigma, do
   return dpbo_accountant_gdp_epsilon(mu, delta, loss, err);
 }
 
-dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                 double sensitivity, int64_t trials, uint64_t seed, double alpha,
-                                 double noise_scale_factor, dpbo_audit_result *result,
-                                 dpbo_error *err) {
-  return dpbo_audit_mechanism_delta(comm, kind, epsilon, DPBO_AUDIT_GAUSSIAN_DELTA, sensitivity,
-                                    trials, seed, alpha, noise_scale_factor, result, err);
-}
-
-dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                       double delta, double sensitivity, int64_t trials,
-                                       uint64_t seed, double alpha, double noise_scale_factor,
-                                       dpbo_audit_result *result, dpbo_error *err) {
+dpbo_status dpbo_audit_mechanism(MPI_Comm comm, const dpbo_audit_mechanism_options *options,
+                                 dpbo_audit_result *result, dpbo_error *err) {
+  const dpbo_audit_kind kind = options->kind;
+  const double epsilon = options->epsilon, delta = options->delta;
+  const double sensitivity = options->sensitivity, alpha = options->alpha;
+  const double noise_scale_factor = options->noise_scale_factor;
+  const int64_t trials = options->trials;
   dpbo_status status = DPBO_OK;
   int64_t *hist = NULL, *total = NULL;
   int rank, size;
@@ -424,8 +398,9 @@ dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, doub
     delta_claim = delta;
   }
   const int histogram = kind == DPBO_AUDIT_LAPLACE || kind == DPBO_AUDIT_GAUSSIAN;
-  audit_bins bins = kind == DPBO_AUDIT_GAUSSIAN ? audit_gaussian_bins_make(sigma, sensitivity)
-                                                : audit_laplace_bins_make(epsilon, sensitivity);
+  dpbo__audit_bins bins = kind == DPBO_AUDIT_GAUSSIAN
+                              ? audit_gaussian_bins_make(sigma, sensitivity)
+                              : audit_laplace_bins_make(epsilon, sensitivity);
   const int nbins = histogram ? bins.count : 2;
   DPBO_ALLOC(hist, 2 * nbins, "audit histogram");
   DPBO_ALLOC(total, 2 * nbins, "audit histogram");
@@ -433,20 +408,19 @@ dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, doub
   /* Trials split over the ranks, each with its own stream of the seed. */
   int64_t mine = trials / size + (rank < trials % size ? 1 : 0);
   dpbo_noise noise;
-  dpbo_noise_init_seeded(&noise, seed, (uint64_t)rank);
-  dpbo_status local = audit_draw(kind, epsilon, sensitivity, sigma, noise_scale_factor, mine,
-                                 &noise, &bins, nbins, hist, err);
+  dpbo_noise_init_seeded(&noise, options->seed, (uint64_t)rank);
+  dpbo_status local = audit_draw(options, sigma, mine, &noise, &bins, hist, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
 
-  audit_bound bound;
-  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, delta_claim, &bound, err));
+  dpbo__audit_bound bound;
+  DPBO_TRY(dpbo__audit_histogram_bound(total, nbins, trials, alpha, delta_claim, &bound, err));
   char name[96] = "";
   if (bound.lo >= 0 && histogram)
-    audit_bins_event(&bins, bound.lo, bound.hi, "release", name, sizeof name);
+    dpbo__audit_bins_event(&bins, bound.lo, bound.hi, "release", name, sizeof name);
   else if (bound.lo >= 0)
     snprintf(name, sizeof name, "%s candidate", bound.lo == 0 ? "raised" : "a lowered");
-  audit_witness(&bound, name, trials, result->witness, sizeof result->witness);
+  dpbo__audit_witness(&bound, name, trials, result->witness, sizeof result->witness);
 
   result->kind = kind;
   result->epsilon_claimed = epsilon;
@@ -469,1219 +443,4 @@ done:
   free(hist);
   free(total);
   return status;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Whole-pipeline audit                                                     */
-
-/* What one release gives the audit. */
-typedef struct pipeline_draw {
-  double best;        /* the non-private value the release perturbs */
-  double value;       /* ṽ */
-  double value_scale; /* its Laplace scale t·g */
-  double value_grid;  /* its grid g */
-  double value_sensitivity, epsilon_value;
-  int64_t index;          /* λ̃'s global index, -1 if not released */
-  double eta, score_grid; /* λ̃'s exact rate per grid step and score grid */
-  double lambda_sensitivity, epsilon_lambda;
-} pipeline_draw;
-
-/* The tuning run of config on MPI_COMM_SELF, complete or an error. */
-static dpbo_status audit_pipeline_run(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  DPBO_TRY(dpbo_driver_run(MPI_COMM_SELF, config, NULL, run, err));
-  if (run->outcome != DPBO_OK)
-    DPBO_RAISE(run->outcome, "the tuning run failed: %s", run->outcome_message);
-done:
-  return status;
-}
-
-/* The private-selection methods (run/selection.h): their evaluations are
- * deterministic, so the audit evaluates every candidate of Λ once on the
- * side's validation set, as a run whose trace is the whole table (step i:
- * candidate i), and each release is then a whole draw: the candidates of
- * the run seed, a fresh secret K (the stopping methods), and Q's noise. */
-static dpbo_status audit_pipeline_table(const dpbo_config *config, dpbo_run *run, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_space *space = NULL;
-  dpbo_objective objective = {NULL, NULL};
-  int64_t *index = NULL;
-  double *gain = NULL;
-  DPBO_TRY(dpbo_run_space(config, &space, err));
-  const int64_t n = dpbo_space_size(space);
-  const int d = dpbo_space_dims(space);
-  if (n > 100000)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: the pipeline audit of a private-selection method evaluates all of Lambda; "
-               "%lld candidates are too many (at most 100000)",
-               config->path, (long long)n);
-  const char *names[DPBO_MAX_DIM];
-  for (int i = 0; i < d; i++)
-    names[i] = dpbo_space_dim(space, i)->name;
-  DPBO_ALLOC(index, n, "the table");
-  DPBO_ALLOC(gain, n, "the table");
-  DPBO_TRY(dpbo_logreg_objective_create(&config->logreg, &objective, err));
-  for (int64_t i = 0; i < n; i++) {
-    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM];
-    DPBO_TRY(dpbo_space_unit(space, i, u, err));
-    dpbo_space_to_values(space, u, v);
-    index[i] = i;
-    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, v, &gain[i], err));
-  }
-  dpbo_config table = *config;
-  table.algorithm = DPBO_ALGORITHM_RANDOM_SEARCH; /* a trace of given candidates, no GP */
-  table.iterations = (int)n;
-  DPBO_TRY(dpbo_run_replay(MPI_COMM_SELF, &table, (int)n, index, gain, run, err));
-done:
-  dpbo_objective_destroy(&objective);
-  dpbo_space_destroy(space);
-  free(index);
-  free(gain);
-  return status;
-}
-
-/* Run k of Q in the audit: the k-th of the release's candidates and its
- * gain from the side's table. */
-typedef struct audit_draws {
-  const dpbo_run *table;
-  const int64_t *candidates;
-} audit_draws;
-
-static dpbo_status audit_selection_next(void *context, int64_t k, int64_t *index, double *gain,
-                                        dpbo_error *err) {
-  audit_draws *draws = context;
-  (void)err;
-  *index = draws->candidates[k];
-  *gain = draws->table->trace[*index].gain;
-  return DPBO_OK;
-}
-
-/* One whole release of a private-selection method on one side. */
-static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo_run *table,
-                                           dpbo_noise *noise,
-                                           const dpbo_audit_pipeline_options *options,
-                                           const dpbo_selection_accounting *accounting,
-                                           pipeline_draw *draw, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  double *gains = NULL;
-  int64_t *candidates = NULL;
-  double sens, lo, hi;
-  const dpbo_selection_accounting acc = *accounting;
-  dpbo_selection_pick pick;
-  audit_draws draws = {table, NULL};
-  const int T = config->iterations;
-  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
-  sens *= options->sensitivity_factor;
-  memset(draw, 0, sizeof *draw);
-  /* A fresh secret K (the stopping methods) and fresh candidates per
-   * release, drawn as every `dpbo run` draws them: both are part of the
-   * mechanism. */
-  const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
-  const int64_t K = stopping ? dpbo_selection_draw_runs(noise, config->algorithm, T, &acc) : T;
-  if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
-  DPBO_ALLOC(candidates, K, "the candidates");
-  DPBO_TRY(dpbo_selection_candidates(MPI_COMM_SELF, config, (int)K, table->steps, candidates, err));
-  draws.candidates = candidates;
-  if (!stopping) { /* random search */
-    int64_t *set = NULL;
-    DPBO_ALLOC(gains, T, "the gains");
-    DPBO_ALLOC(set, T, "the candidates");
-    draw->best = -INFINITY;
-    for (int t = 0; t < T; t++) {
-      DPBO_TRY(audit_selection_next(&draws, t, &set[t], &gains[t], err));
-      draw->best = fmax(draw->best, gains[t]);
-    }
-    status = dpbo_selection_random_search(noise, config->selection, gains, T, sens,
-                                          acc.epsilon_select, acc.epsilon_value, lo, hi,
-                                          options->noise_scale_factor, &pick, err);
-    pick.index = status == DPBO_OK ? set[pick.position] : -1;
-    free(set);
-    if (status != DPBO_OK) goto done;
-    draw->epsilon_value = acc.epsilon_value;
-    draw->epsilon_lambda = acc.epsilon_select;
-    draw->eta = pick.select.eta_num / pick.select.eta_den;
-    draw->score_grid = pick.select.granularity;
-  } else {
-    DPBO_TRY(dpbo_selection_stopping(audit_selection_next, &draws, noise, sens, acc.epsilon_base, K,
-                                     T, lo, hi, options->noise_scale_factor, &pick, err));
-    draw->best = -INFINITY;
-    for (int i = 0; i < table->steps; i++)
-      draw->best = fmax(draw->best, table->trace[i].gain);
-    /* One mechanism over the pair: each part claims the whole ε. */
-    draw->epsilon_value = draw->epsilon_lambda = acc.epsilon_accounted;
-    draw->eta = 0.0; /* no selection rate: the pair's loss is not computed */
-    draw->score_grid = 1.0;
-  }
-  draw->value = pick.released;
-  draw->value_scale = pick.value.scale;
-  draw->value_grid = pick.value.granularity;
-  draw->value_sensitivity = draw->lambda_sensitivity = sens;
-  draw->index = pick.index;
-done:
-  free(gains);
-  free(candidates);
-  return status;
-}
-
-/* One release of a finished run on MPI_COMM_SELF, through the release code
- * every `dpbo run` uses (release.c), with the given noise. */
-static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
-                                          dpbo_noise *noise,
-                                          const dpbo_audit_pipeline_options *options,
-                                          const dpbo_selection_accounting *accounting,
-                                          pipeline_draw *draw, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_release release;
-  if (dpbo_algorithm_is_selection(config->algorithm))
-    return audit_selection_release(config, run, noise, options, accounting, draw, err);
-  const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
-  DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, &scale, &release, err));
-  memset(draw, 0, sizeof *draw);
-  draw->best = dpbo__release_best_value(config, run);
-  draw->value = release.value.value;
-  draw->value_scale = release.value.scale;
-  draw->value_grid = release.value.granularity;
-  draw->value_sensitivity = release.sens.value_sensitivity;
-  draw->epsilon_value = release.epsilon_value;
-  draw->index = release.has_lambda ? release.select.index : -1;
-  if (release.has_lambda) {
-    draw->eta = release.select.eta_num / release.select.eta_den;
-    draw->score_grid = release.select.granularity;
-    draw->lambda_sensitivity = release.sens.lambda_sensitivity;
-    draw->epsilon_lambda = release.epsilon_lambda;
-  }
-done:
-  return status;
-}
-
-/* What rank 0 learns before the releases and every rank needs. */
-typedef struct pipeline_pilot {
-  int64_t validation_rows, pool_rows, j, k;
-  double lambda, gain_change;
-  int records_differ;
-} pipeline_pilot;
-
-/* Stream of the random swap choice. */
-#define AUDIT_SWAP_STREAM UINT64_MAX
-
-/* The neighbour's record swap (see audit.h), chosen over the λ_t the run
- * on D evaluated (trace[0..steps), first coordinate: the logreg objective
- * has the one dimension lambda). */
-static dpbo_status audit_pipeline_choose_swap(const dpbo_config *config,
-                                              const dpbo_audit_pipeline_options *options,
-                                              const dpbo_run *run, pipeline_pilot *pilot,
-                                              dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  double *vl = NULL, *pl = NULL;
-  int64_t m = 0, pool = 0;
-  int chosen = 0;
-  for (int t = 0; t < run->steps; t++) {
-    const double lambda = run->trace[t].value[0];
-    int seen = 0; /* λ_t evaluated before: the same losses */
-    for (int s = 0; s < t && !seen; s++)
-      seen = run->trace[s].value[0] == lambda;
-    if (seen || (options->swap == DPBO_AUDIT_SWAP_RANDOM && t > 0)) continue;
-    free(vl);
-    free(pl);
-    vl = pl = NULL;
-    DPBO_TRY(dpbo_logreg_record_losses(&config->logreg, lambda, &vl, &m, &pl, &pool, err));
-    if (pool < 1)
-      DPBO_RAISE(DPBO_ERR_CONFIG,
-                 "%s: every row is in the training or the validation split, so there is no "
-                 "record to swap in: lower objective.train_rows or objective.validation_rows",
-                 config->path);
-    int64_t j = 0, k = 0;
-    if (options->swap == DPBO_AUDIT_SWAP_RANDOM) {
-      /* Drawn once, at λ_1, where its gain change is reported. */
-      dpbo_rng rng;
-      dpbo_rng_seed(&rng, options->seed, AUDIT_SWAP_STREAM);
-      j = (int64_t)dpbo_rng_below64(&rng, (uint64_t)m);
-      k = (int64_t)dpbo_rng_below64(&rng, (uint64_t)pool);
-    } else {
-      /* The change (g_j - g_k)/m is extreme at an extreme of each list: the
-       * best-fitted validation record out and the worst-fitted pool record
-       * in, or the reverse. */
-      int64_t vmin = 0, vmax = 0, pmin = 0, pmax = 0;
-      for (int64_t i = 1; i < m; i++) {
-        if (vl[i] < vl[vmin]) vmin = i;
-        if (vl[i] > vl[vmax]) vmax = i;
-      }
-      for (int64_t i = 1; i < pool; i++) {
-        if (pl[i] < pl[pmin]) pmin = i;
-        if (pl[i] > pl[pmax]) pmax = i;
-      }
-      if (pl[pmax] - vl[vmin] >= vl[vmax] - pl[pmin]) {
-        j = vmin;
-        k = pmax;
-      } else {
-        j = vmax;
-        k = pmin;
-      }
-    }
-    /* The swap that moves the gains the most at any evaluated λ (the
-     * largest |f_V'(λ_t) - f_V(λ_t)|, which bounds the change of max_t v_t
-     * and drives the change of μ_T). */
-    const double change = (vl[j] - pl[k]) / (double)m;
-    if (!chosen || fabs(change) > fabs(pilot->gain_change)) {
-      chosen = 1;
-      pilot->j = j;
-      pilot->k = k;
-      pilot->lambda = lambda;
-      pilot->gain_change = change;
-    }
-  }
-  pilot->validation_rows = m;
-  pilot->pool_rows = pool;
-done:
-  free(vl);
-  free(pl);
-  return status;
-}
-
-/* Number of rows in which the validation sets of two logreg configs differ
- * (as the objective holds them, scaled), checked rather than assumed. */
-static dpbo_status audit_pipeline_count_differences(const dpbo_config *a, const dpbo_config *b,
-                                                    int *differ, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_objective oa = {NULL, NULL}, ob = {NULL, NULL};
-  const dpbo_dataset *va, *vb;
-  DPBO_TRY(dpbo_logreg_objective_create(&a->logreg, &oa, err));
-  DPBO_TRY(dpbo_logreg_objective_create(&b->logreg, &ob, err));
-  DPBO_TRY(dpbo_logreg_scaled_data(&oa, NULL, &va, err));
-  DPBO_TRY(dpbo_logreg_scaled_data(&ob, NULL, &vb, err));
-  if (va->n != vb->n || va->d != vb->d)
-    DPBO_RAISE(DPBO_ERR_DATA, "the neighbouring validation sets have different shapes");
-  *differ = 0;
-  const size_t d = (size_t)va->d;
-  for (int64_t i = 0; i < va->n; i++)
-    *differ += va->y[i] != vb->y[i] ||
-               memcmp(va->x + (size_t)i * d, vb->x + (size_t)i * d, d * sizeof *va->x) != 0;
-done:
-  dpbo_objective_destroy(&oa);
-  dpbo_objective_destroy(&ob);
-  return status;
-}
-
-/* Rank 0, from its run on D: the swap, and a check that V' differs from V
- * in the one chosen record. */
-static dpbo_status audit_pipeline_pilot_run(dpbo_config *cfg,
-                                            const dpbo_audit_pipeline_options *options,
-                                            const dpbo_run *run_d, pipeline_pilot *pilot,
-                                            dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  memset(pilot, 0, sizeof *pilot);
-  DPBO_TRY(audit_pipeline_choose_swap(&cfg[0], options, run_d, pilot, err));
-  cfg[1].logreg.swap_validation_row = pilot->j;
-  cfg[1].logreg.swap_with_row = pilot->k;
-  DPBO_TRY(audit_pipeline_count_differences(&cfg[0], &cfg[1], &pilot->records_differ, err));
-  if (pilot->records_differ > 1)
-    DPBO_RAISE(DPBO_ERR_DATA,
-               "the neighbouring validation set differs in %d records, not one: the record "
-               "swap is broken",
-               pilot->records_differ);
-done:
-  return status;
-}
-
-/* This rank's share of the releases: draws[2 i + side] for i < count, from
- * the operating system's CSPRNG (the noise every published release uses). */
-static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_run *run,
-                                           const dpbo_audit_pipeline_options *options,
-                                           int64_t count, pipeline_draw *draws, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_noise noise;
-  dpbo_noise_init_os(&noise);
-  /* A selection method's accounting (the same on both sides), once. */
-  dpbo_selection_accounting acc;
-  memset(&acc, 0, sizeof acc);
-  if (dpbo_algorithm_is_selection(cfg[0].algorithm))
-    DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
-                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc,
-                                    err));
-  for (int64_t i = 0; i < count; i++)
-    for (int side = 0; side < 2; side++) {
-      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
-                                      &draws[2 * i + side], err);
-      if (status != DPBO_OK) {
-        dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");
-        goto done;
-      }
-    }
-done:
-  return status;
-}
-
-/* private_evaluations: every trial is a whole privatized GP-UCB run on D
- * or D' (audit_evals.h); its statistic Z goes where a release's value goes. */
-static dpbo_status audit_pipeline_evals(const dpbo_config *cfg,
-                                        const dpbo_audit_pipeline_options *options, int64_t count,
-                                        pipeline_draw *draws, dpbo_audit_evals **evals,
-                                        dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  dpbo_noise noise;
-  dpbo_noise_init_os(&noise);
-  DPBO_TRY(dpbo_audit_evals_create(cfg, options->sensitivity_factor, options->noise_scale_factor,
-                                   evals, err));
-  for (int64_t i = 0; i < count; i++)
-    for (int side = 0; side < 2; side++) {
-      pipeline_draw *d = &draws[2 * i + side];
-      memset(d, 0, sizeof *d);
-      d->index = -1;
-      DPBO_TRY(dpbo_audit_evals_trial(*evals, side, &noise, &d->value, err));
-      d->best = dpbo_audit_evals_best(*evals, side); /* the same on every rank */
-      d->value_scale = dpbo_audit_evals_sigma(*evals);
-      d->value_sensitivity = dpbo_audit_evals_sensitivity(*evals);
-      d->epsilon_value = cfg[side].privacy_epsilon;
-    }
-  DPBO_TRY(dpbo_noise_check(&noise, err));
-done:
-  return status;
-}
-
-/* The histogram test of one released quantity: `index` chooses λ̃'s
- * candidate index (grouped into at most AUDIT_MAX_BINS runs of consecutive
- * indices), otherwise ṽ in `bins`. */
-static dpbo_status audit_pipeline_check(MPI_Comm comm, const pipeline_draw *draws, int64_t count,
-                                        int64_t trials, int index, const audit_bins *bins,
-                                        int64_t n, double alpha, dpbo_audit_check *check,
-                                        dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int64_t *hist = NULL, *total = NULL;
-  const int64_t per = index ? (n + AUDIT_MAX_BINS - 1) / AUDIT_MAX_BINS : 1;
-  const int nbins = index ? (int)((n + per - 1) / per) : bins->count;
-  DPBO_ALLOC(hist, 2 * (size_t)nbins, "audit histogram");
-  DPBO_ALLOC(total, 2 * (size_t)nbins, "audit histogram");
-  for (int64_t i = 0; i < 2 * count; i++) {
-    int side = (int)(i % 2);
-    int bin = index ? (int)(draws[i].index / per) : audit_bin(bins, draws[i].value);
-    hist[side * nbins + bin]++;
-  }
-  DPBO_MPI_TRY(MPI_Allreduce(hist, total, 2 * nbins, MPI_INT64_T, MPI_SUM, comm));
-  audit_bound bound;
-  DPBO_TRY(audit_histogram_bound(total, nbins, trials, alpha, 0.0, &bound, err));
-  char name[128] = "";
-  if (bound.lo >= 0 && !index) {
-    audit_bins_event(bins, bound.lo, bound.hi, "v~", name, sizeof name);
-  } else if (bound.lo >= 0) {
-    int64_t a = bound.lo * per, b = fmin((double)((bound.hi + 1) * per), (double)n) - 1;
-    if (a == b)
-      snprintf(name, sizeof name, "lambda~ = candidate %lld", (long long)a);
-    else
-      snprintf(name, sizeof name, "lambda~ in candidates %lld..%lld", (long long)a, (long long)b);
-  }
-  audit_witness(&bound, name, trials, check->witness, sizeof check->witness);
-  check->epsilon_lower = bound.epsilon;
-  check->events = bound.events;
-  check->violated = bound.epsilon > check->epsilon_claimed;
-done:
-  free(hist);
-  free(total);
-  return status;
-}
-
-dpbo_status dpbo_audit_pipeline(MPI_Comm comm, const dpbo_config *config,
-                                const dpbo_audit_pipeline_options *options,
-                                dpbo_audit_pipeline_result *result, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_config *cfg = NULL;
-  pipeline_draw *draws = NULL;
-  dpbo_space *space = NULL;
-  dpbo_audit_evals *evals = NULL; /* private_evaluations: the whole run is the mechanism */
-  dpbo_run run[2];
-  memset(run, 0, sizeof run);
-  int rank, size;
-  const double start = MPI_Wtime();
-  memset(result, 0, sizeof *result);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  if (!ops->private_release)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: the pipeline audit needs a private release: set [privacy] algorithm = 1, 2 "
-               "or 3",
-               config->path);
-  if (config->objective != DPBO_OBJECTIVE_LOGREG)
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: the pipeline audit needs objective.kind = logreg, the objective whose "
-               "validation records it can swap to build the neighbouring input (got %s)",
-               config->path, dpbo_objective_kind_name(config->objective));
-  if (options->trials < 1)
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: trials must be positive, got %lld",
-               (long long)options->trials);
-  if (!(options->alpha > 0.0 && options->alpha < 1.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: alpha must be in (0, 1), got %g", options->alpha);
-  if (!(isfinite(options->noise_scale_factor) && options->noise_scale_factor > 0.0 &&
-        isfinite(options->sensitivity_factor) && options->sensitivity_factor > 0.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "audit: the noise and sensitivity factors must be positive");
-  if (options->trials > INT64_MAX / 2 - 2) DPBO_RAISE(DPBO_ERR_ARG, "audit: too many trials");
-
-  /* cfg[0] = D, cfg[1] = D' (its swap set from the pilot). */
-  DPBO_ALLOC(cfg, 2, "the audit configs");
-  cfg[0] = *config;
-  cfg[0].noise = DPBO_NOISE_OS;
-  cfg[0].logreg.swap_validation_row = cfg[0].logreg.swap_with_row = -1;
-  cfg[1] = cfg[0];
-
-  /* Every rank runs the tuning on D; rank 0 chooses the neighbour from its
-   * run and every rank runs the tuning on D'. The runs are deterministic
-   * (logreg training and the GP search use no randomness), which the
-   * ranks' agreement below checks rather than assumes. */
-  pipeline_pilot pilot;
-  memset(&pilot, 0, sizeof pilot);
-  const int selection = ops->is_selection;
-  local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
-                    : audit_pipeline_run(&cfg[0], &run[0], err);
-  if (local == DPBO_OK && rank == 0)
-    local = audit_pipeline_pilot_run(cfg, options, &run[0], &pilot, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(&pilot, (int)sizeof pilot, MPI_BYTE, 0, comm));
-  cfg[1].logreg.swap_validation_row = pilot.j;
-  cfg[1].logreg.swap_with_row = pilot.k;
-  local = selection ? audit_pipeline_table(&cfg[1], &run[1], err)
-                    : audit_pipeline_run(&cfg[1], &run[1], err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  for (int t = 0; t < run[0].steps && !result->path_first_difference; t++)
-    if (run[0].trace[t].index != run[1].trace[t].index) result->path_first_difference = t + 1;
-  if (selection) {
-    /* The selection methods score by the gains themselves. */
-    for (int t = 0; t < run[0].steps; t++)
-      result->score_difference =
-          fmax(result->score_difference, fabs(run[0].trace[t].gain - run[1].trace[t].gain));
-  } else if (ops->releases_lambda) {
-    /* λ̃'s scores m0 + s μ_T(λ) (release.c); on MPI_COMM_SELF one block holds all of Λ. */
-    const double *mu0 = dpbo_ucb_mean(run[0].ucb), *mu1 = dpbo_ucb_mean(run[1].ucb);
-    const double s = config->prior.signal_std;
-    for (int64_t i = 0; i < dpbo_ucb_count(run[0].ucb); i++)
-      result->score_difference = fmax(result->score_difference, s * fabs(mu0[i] - mu1[i]));
-  }
-
-  /* The releases: split over the ranks, each from its own OS noise. */
-  const int64_t trials = options->trials;
-  const int64_t count = trials / size + (rank < trials % size ? 1 : 0);
-  DPBO_ALLOC(draws, 2 * (size_t)count, "the audit draws");
-  if (ops->private_evaluations)
-    local = audit_pipeline_evals(cfg, options, count, draws, &evals, err);
-  else
-    local = audit_pipeline_releases(cfg, run, options, count, draws, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-
-  /* Ranges over every release on every rank: the non-private best values
-   * on D and D' (equal on all ranks unless the tuning run is not
-   * deterministic) and the releases' parameters (always equal). Reduced as
-   * maxima of (x, -x). A rank with no release contributes -inf. */
-  enum {
-    R_BEST_D,
-    R_BEST_D1,
-    R_SCALE,
-    R_GRID,
-    R_SENS,
-    R_EPS,
-    R_ETA,
-    R_SGRID,
-    R_LSENS,
-    R_LEPS,
-    R_COUNT
-  };
-  double mx[2 * R_COUNT], gmx[2 * R_COUNT];
-  for (int r = 0; r < 2 * R_COUNT; r++)
-    mx[r] = -INFINITY;
-  for (int64_t i = 0; i < 2 * count; i++) {
-    const pipeline_draw *d = &draws[i];
-    const double x[R_COUNT] = {i % 2 ? -INFINITY : d->best,
-                               i % 2 ? d->best : -INFINITY,
-                               d->value_scale,
-                               d->value_grid,
-                               d->value_sensitivity,
-                               d->epsilon_value,
-                               d->eta,
-                               d->score_grid,
-                               d->lambda_sensitivity,
-                               d->epsilon_lambda};
-    for (int r = 0; r < R_COUNT; r++) {
-      if (x[r] == -INFINITY) continue;
-      mx[2 * r] = fmax(mx[2 * r], x[r]);
-      mx[2 * r + 1] = fmax(mx[2 * r + 1], -x[r]);
-    }
-  }
-  DPBO_MPI_TRY(MPI_Allreduce(mx, gmx, 2 * R_COUNT, MPI_DOUBLE, MPI_MAX, comm));
-  for (int side = 0; side < 2; side++) {
-    result->best_hi[side] = gmx[2 * (R_BEST_D + side)];
-    result->best_lo[side] = -gmx[2 * (R_BEST_D + side) + 1];
-  }
-  for (int r = R_SCALE; r < R_COUNT; r++)
-    if (gmx[2 * r] != -gmx[2 * r + 1])
-      DPBO_RAISE(DPBO_ERR_NUMERIC,
-                 "audit: a release parameter changed between releases "
-                 "(%.17g vs %.17g)",
-                 -gmx[2 * r + 1], gmx[2 * r]);
-  double top[R_COUNT]; /* the (common) value of each parameter */
-  for (int r = 0; r < R_COUNT; r++)
-    top[r] = gmx[2 * r];
-
-  /* private_evaluations: the trace is audited whole (λ̃ is post-processing). */
-  const int has_lambda = ops->releases_lambda && !ops->private_evaluations;
-  const double alpha_each = options->alpha / (has_lambda ? 2.0 : 1.0);
-  const double scale = top[R_SCALE], grid = top[R_GRID];
-  DPBO_TRY(dpbo_run_space(config, &space, err));
-  result->n = dpbo_space_size(space);
-
-  /* ṽ: bins of half the actual noise scale over the non-private values
-   * ± 6 scales (inside the clamp range, if any), fixed before looking at a
-   * single release. */
-  double lo = fmin(result->best_lo[0], result->best_lo[1]) - 6.0 * scale;
-  double hi = fmax(result->best_hi[0], result->best_hi[1]) + 6.0 * scale;
-  if (config->clamp_value) {
-    lo = fmax(lo, config->value_lo);
-    hi = fmin(hi, config->value_hi);
-  }
-  audit_bins bins = audit_bins_make(lo, hi - lo, 0.5 * scale);
-  /* Exact loss of the discrete Laplace release on this pair: the grid
-   * values differ by at most |Δ observed| / g + 1 steps, each costing 1/t
-   * (t g = scale); clamping only lowers it. */
-  double diff = fmax(fabs(result->best_hi[0] - result->best_lo[1]),
-                     fabs(result->best_hi[1] - result->best_lo[0]));
-  result->value.epsilon_claimed = top[R_EPS];
-  result->value.sensitivity = top[R_SENS];
-  result->value.pair_loss = (diff + grid) / scale;
-  /* The stopping methods' pair loss has no closed form here. */
-  if (ops->stopping) result->value.pair_loss = NAN;
-  if (evals) {
-    /* The statistic Z of each whole privatized run (audit_evals.h). */
-    dpbo_audit_evals_range(evals, &lo, &hi);
-    if (!(hi > lo)) lo = -1.0, hi = 1.0;
-    bins = audit_bins_make(lo, hi - lo, (hi - lo) / 400.0);
-    DPBO_TRY(
-        dpbo_audit_evals_pair_loss(evals, config->privacy_delta, &result->value.pair_loss, err));
-  }
-  DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 0, &bins, result->n, alpha_each,
-                                &result->value, err));
-  if (has_lambda) {
-    /* Exponential mechanism / permute-and-flip at rate η per grid step of
-     * the scores: loss <= 2 η (max |Δ score| / g + 1). */
-    result->lambda.epsilon_claimed = top[R_LEPS];
-    result->lambda.sensitivity = top[R_LSENS];
-    result->lambda.pair_loss = 2.0 * top[R_ETA] * (result->score_difference / top[R_SGRID] + 1.0);
-    if (!(top[R_ETA] > 0.0)) result->lambda.pair_loss = NAN; /* the stopping methods */
-    DPBO_TRY(audit_pipeline_check(comm, draws, count, trials, 1, NULL, result->n, alpha_each,
-                                  &result->lambda, err));
-  }
-
-  result->algorithm = config->algorithm;
-  result->options = *options;
-  result->T = config->iterations;
-  result->validation_rows = pilot.validation_rows;
-  result->pool_rows = pilot.pool_rows;
-  result->swap_validation_row = pilot.j;
-  result->swap_with_row = pilot.k;
-  result->swap_lambda = pilot.lambda;
-  result->swap_gain_change = pilot.gain_change;
-  result->records_differ = pilot.records_differ;
-  result->value_scale = scale;
-  result->has_lambda = has_lambda;
-  result->violated = result->value.violated || (has_lambda && result->lambda.violated);
-  result->seconds = MPI_Wtime() - start;
-done:
-  dpbo_run_free(&run[0]);
-  dpbo_run_free(&run[1]);
-  dpbo_space_destroy(space);
-  dpbo_audit_evals_destroy(evals);
-  free(draws);
-  free(cfg);
-  return status;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Command line                                                             */
-
-/* ------------------------------------------------------------------------ */
-/* A selection release against an attacker who knows run.seed (audit.h)     */
-
-/* Run k of Q in the seed audit: the k-th candidate, every gain the side's. */
-typedef struct seed_draws {
-  const int64_t *candidates;
-  double gain;
-} seed_draws;
-
-static dpbo_status audit_seed_next(void *context, int64_t k, int64_t *index, double *gain,
-                                   dpbo_error *err) {
-  const seed_draws *d = context;
-  (void)err;
-  *index = d->candidates[k];
-  *gain = d->gain;
-  return DPBO_OK;
-}
-
-/* The attacker's view of the public stream: its first AUDIT_SEED_PREFIX
- * candidates (K exceeds it with probability (1 - 1/T)^AUDIT_SEED_PREFIX). */
-enum { AUDIT_SEED_PREFIX = 512 };
-
-dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_options *options,
-                                      dpbo_audit_seed_result *result, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_config *config = NULL;
-  int64_t *candidates = NULL, stream[AUDIT_SEED_PREFIX];
-  int rank, size;
-  memset(result, 0, sizeof *result);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  if (!dpbo_algorithm_ops_get(options->algorithm)->stopping)
-    DPBO_RAISE(DPBO_ERR_ARG,
-               "seed audit: %s is not a stopping method (random search's guarantee holds for any "
-               "fixed candidate set, public or not)",
-               dpbo_algorithm_name(options->algorithm));
-  if (options->trials < 1 || options->n < 1 || options->T < 1 ||
-      !(options->alpha > 0.0 && options->alpha < 1.0))
-    DPBO_RAISE(DPBO_ERR_ARG, "seed audit: bad trials, |Λ|, T or alpha");
-  DPBO_ALLOC(config, 1, "the seed audit's config");
-  config->algorithm = options->algorithm;
-  config->iterations = options->T;
-  config->seed = options->run_seed;
-  config->privacy_epsilon = options->epsilon;
-  config->privacy_delta = options->delta;
-  config->ps_eta = options->ps_eta;
-  config->noise = DPBO_NOISE_SEEDED;
-  snprintf(config->path, sizeof config->path, "seed audit");
-  dpbo_selection_accounting acc;
-  DPBO_TRY(dpbo_selection_account(options->algorithm, options->epsilon, options->delta, 0.5,
-                                  options->T, options->ps_eta, &acc, err));
-  result->epsilon_claimed = acc.epsilon_accounted;
-  result->delta_claimed = acc.delta_accounted;
-  /* What the attacker computes from run.seed: the stream the candidates
-   * came from before issue #22. */
-  {
-    dpbo_rng rng;
-    dpbo_selection_candidate_stream_legacy(config, &rng);
-    for (int p = 0; p < AUDIT_SEED_PREFIX; p++)
-      stream[p] = dpbo_selection_candidate(&rng, options->n);
-  }
-  /* Trial i on side s is the run with noise_seed = seed + 2 i + s. */
-  const double sensitivity = 1.0, g = 0.0;
-  int64_t hits[2] = {0, 0};
-  for (int64_t i = rank; i < options->trials && local == DPBO_OK; i += size)
-    for (int side = 0; side < 2 && local == DPBO_OK; side++) {
-      config->noise_seed = options->seed + 2 * (uint64_t)i + (uint64_t)side;
-      dpbo_noise noise;
-      dpbo_noise_init_seeded(&noise, config->noise_seed, DPBO_SELECTION_RUNS_STREAM);
-      const int64_t K = dpbo_selection_draw_runs(&noise, options->algorithm, options->T, &acc);
-      if (K > 100000000) {
-        local = DPBO_ERROR_SET(err, DPBO_ERR_NUMERIC, "seed audit: K = %lld", (long long)K);
-        break;
-      }
-      int64_t *grown = realloc(candidates, sizeof *candidates * (size_t)K);
-      if (!grown) {
-        local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "seed audit: out of memory");
-        break;
-      }
-      candidates = grown;
-      if (options->public_candidates) {
-        dpbo_rng rng;
-        dpbo_selection_candidate_stream_legacy(config, &rng);
-        for (int64_t k = 0; k < K; k++)
-          candidates[k] = dpbo_selection_candidate(&rng, options->n);
-      } else {
-        local =
-            dpbo_selection_candidates(MPI_COMM_SELF, config, (int)K, options->n, candidates, err);
-        if (local != DPBO_OK) break;
-      }
-      seed_draws draws = {candidates, g + side * sensitivity};
-      dpbo_selection_pick pick;
-      dpbo_noise_init_seeded(&noise, config->noise_seed, 0); /* the release's: rank 0 */
-      local =
-          dpbo_selection_stopping(audit_seed_next, &draws, &noise, sensitivity, acc.epsilon_base, K,
-                                  options->T, -INFINITY, INFINITY, 1.0, &pick, err);
-      if (local != DPBO_OK) break;
-      int j = -1;
-      for (int p = 0; p < AUDIT_SEED_PREFIX && j < 0; p++)
-        if (stream[p] == pick.index) j = p;
-      hits[side] += j >= options->position && pick.released < g + options->score * sensitivity;
-    }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Allreduce(hits, result->hits, 2, MPI_INT64_T, MPI_SUM, comm));
-  result->trials = options->trials;
-  result->p_lower = dpbo_audit_cp_lower(result->hits[0], options->trials, options->alpha / 2);
-  result->p_upper = dpbo_audit_cp_upper(result->hits[1], options->trials, options->alpha / 2);
-  result->epsilon_lower = result->p_lower > result->delta_claimed
-                              ? log((result->p_lower - result->delta_claimed) / result->p_upper)
-                              : -INFINITY;
-  result->violated = result->epsilon_lower > result->epsilon_claimed;
-done:
-  free(candidates);
-  free(config);
-  return status;
-}
-
-static const char audit_usage[] =
-    "usage: dpbo audit [--mechanism laplace|exponential|permute_and_flip|gaussian|all]\n"
-    "                  [--epsilon E] [--delta d] [--sensitivity D] [--trials N]\n"
-    "                  [--seed S] [--alpha A] [--broken]\n"
-    "       dpbo audit --pipeline CONFIG [--trials R] [--seed S] [--alpha A] [--broken]\n"
-    "                  [--sensitivity-factor F] [--swap adversarial|random]\n"
-    "                  [--set section.key=value ...]\n"
-    "       dpbo audit --seed-attack liu_talwar|papernot_steinke [--epsilon E] [--delta d]\n"
-    "                  [--trials R] [--seed S] [--alpha A] [--broken]\n"
-    "  Draws each mechanism N times on two neighbouring inputs (seeded noise,\n"
-    "  split over the MPI ranks) and reports a lower bound on its true epsilon\n"
-    "  that holds with probability >= 1 - A (Clopper-Pearson, Bonferroni over\n"
-    "  the events tested). --broken halves the noise scale (the true epsilon\n"
-    "  doubles) to show that the audit detects a violation. The Gaussian\n"
-    "  mechanism claims (E, d) with sigma from the accountant; an event counts\n"
-    "  against it only beyond d: eps >= log((P(E | D) - d) / P(E | D')).\n"
-    "  'loss on pair' is the exact privacy loss of the neighbouring inputs used\n"
-    "  (close to the mechanism's real epsilon: the audit can only find what the\n"
-    "  pair exhibits).\n"
-    "  Defaults: all, E = 1, d = 0.001, D = 1, N = 1000000, S = 20150706,\n"
-    "  A = 0.001.\n"
-    "  --pipeline runs CONFIG's whole tuning run once on its validation set and\n"
-    "  once on a neighbour with one record swapped (objective.kind = logreg; the\n"
-    "  swap is chosen adversarially, or at random with --swap random and --seed),\n"
-    "  draws R private releases of each with the operating system's noise and\n"
-    "  applies the same test to what is released. --sensitivity-factor F < 1\n"
-    "  makes the release claim F times its sensitivity, so that its noise is\n"
-    "  too small for the observed change.\n"
-    "  Defaults: R = 20000, F = 1.\n"
-    "  --seed-attack draws R whole releases of the stopping method (T = 4, |Lambda|\n"
-    "  = 2^20, every gain 0 on D and 1 on D', each release a run with its own\n"
-    "  noise seed S + 2 trial + side) and tests the event {j >= 3, v~ < 0.5} of an\n"
-    "  attacker who knows run.seed, j being the position of lambda~ in the public\n"
-    "  candidate stream of run.seed. --broken draws the candidates from that\n"
-    "  stream (what dpbo did before they were secret). Defaults: E = 1, d = 0\n"
-    "  (papernot_steinke: 1e-6), R = 400000.\n"
-    "  Exit codes: 0 every bound within its claim, 1 a bound exceeds its claim,\n"
-    "  2 bad usage or configuration, 3 other failure.\n";
-
-/* Value of option argv[*i] (either "--name=value" or "--name value"), or
- * NULL if argv[*i] is not --name. */
-static const char *audit_option_value(int argc, char **argv, int *i, const char *name,
-                                      int *missing) {
-  size_t len = strlen(name);
-  if (strncmp(argv[*i], name, len) != 0) return NULL;
-  if (argv[*i][len] == '=') return argv[*i] + len + 1;
-  if (argv[*i][len] != '\0') return NULL;
-  if (*i + 1 >= argc) {
-    *missing = 1;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
-static int audit_parse_double(const char *text, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (errno != 0 || end == text || *end != '\0' || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
-static int audit_parse_int64(const char *text, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0') return -1;
-  *out = (int64_t)v;
-  return 0;
-}
-
-static int audit_parse_uint64(const char *text, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (text[0] == '-') return -1;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0') return -1;
-  *out = (uint64_t)v;
-  return 0;
-}
-
-/* Rank 0's report of a pipeline audit. */
-static void audit_pipeline_report(const dpbo_config *config, const dpbo_audit_pipeline_result *r,
-                                  int size) {
-  const dpbo_audit_pipeline_options *o = &r->options;
-  printf("dpbo audit --pipeline %s: the whole tuning run and its release, %s\n", config->path,
-         dpbo_algorithm_name(r->algorithm));
-  const int selection = dpbo_algorithm_is_selection(r->algorithm);
-  printf("  pipeline: logreg objective on %s (%lld training rows), T = %d, |Lambda| = %lld, "
-         "%s%s\n",
-         config->logreg.data_path, (long long)config->logreg.train_rows, r->T, (long long)r->n,
-         selection ? "candidates of run.seed (every one evaluated on D and D')" : "acquisition ",
-         selection                            ? ""
-         : config->acquisition == DPBO_ACQ_EI ? "ei"
-                                              : "ucb");
-  printf("  D : the config's validation set (%lld records)\n", (long long)r->validation_rows);
-  printf("  D': validation record %lld swapped for record %lld of the %lld rows in neither split,\n"
-         "      chosen %s; at lambda = %.6g f_V changes by %+.6g\n",
-         (long long)r->swap_validation_row, (long long)r->swap_with_row, (long long)r->pool_rows,
-         o->swap == DPBO_AUDIT_SWAP_RANDOM
-             ? "at random (seeded)"
-             : "adversarially (the swap that moves f_V(w_lambda) the most at any lambda_t "
-               "evaluated on D)",
-         r->swap_lambda, r->swap_gain_change);
-  printf("      V and V' differ in %d record%s (checked on the data the objective holds)\n",
-         r->records_differ, r->records_differ == 1 ? "" : "s");
-  if (selection)
-    printf("  releases: each one whole (the candidates, %s and every draw of noise)\n",
-           dpbo_algorithm_ops_get(r->algorithm)->stopping ? "a fresh secret K" : "the selection");
-  else if (r->path_first_difference)
-    printf("  search path: lambda_t on D and D' differ from step %d on\n",
-           r->path_first_difference);
-  else
-    printf("  search path: the same lambda_t at every step on D and D'\n");
-  printf("  non-private best value: D %.9g, D' %.9g (|difference| %.3g)%s\n", r->best_hi[0],
-         r->best_hi[1], fabs(r->best_hi[0] - r->best_hi[1]),
-         r->best_lo[0] == r->best_hi[0] && r->best_lo[1] == r->best_hi[1]
-             ? ", the same on every rank"
-             : "; NOT the same on every rank: the tuning run is not deterministic");
-  if (o->noise_scale_factor == 1.0 && o->sensitivity_factor == 1.0) {
-    printf("  release: real (the mechanisms exactly as every release uses them)\n");
-  } else {
-    printf("  release: DELIBERATELY BROKEN:");
-    if (o->noise_scale_factor != 1.0) printf(" noise scale x%g;", o->noise_scale_factor);
-    if (o->sensitivity_factor != 1.0)
-      printf(" claimed sensitivities x%g (the noise is scaled to them);", o->sensitivity_factor);
-    printf(" the claimed epsilon is unchanged\n");
-  }
-  printf("  noise: the operating system's CSPRNG (getrandom), as in every published release;\n"
-         "      one tuning run on each of D and D' per rank, then %lld releases on each over %d "
-         "rank%s; alpha %g%s; %.1f s\n",
-         (long long)o->trials, size, size == 1 ? "" : "s", o->alpha,
-         r->has_lambda ? " (half for each released quantity)" : "", r->seconds);
-  printf("%-10s %12s %14s %16s %10s  %s\n", "released", "claimed eps", "loss on pair",
-         "audited eps >=", "trials", "verdict");
-  const dpbo_audit_check *checks[2] = {&r->value, r->has_lambda ? &r->lambda : NULL};
-  const int private_evaluations = dpbo_algorithm_ops_get(r->algorithm)->private_evaluations;
-  const char *names[2] = {private_evaluations ? "trace" : "v~", "lambda~"};
-  for (int c = 0; c < 2; c++) {
-    const dpbo_audit_check *k = checks[c];
-    if (!k) continue;
-    printf("%-10s %12.4f %14.4g %16.4f %10lld  %s\n", names[c], k->epsilon_claimed, k->pair_loss,
-           k->epsilon_lower, (long long)o->trials,
-           k->violated ? "FAIL (lower bound exceeds the claim)" : "pass");
-    printf("%-10s   strongest event: %s\n", "", k->witness);
-    if (c == 0) {
-      if (private_evaluations)
-        printf("%-10s   the whole trace of a privatized run, tested through Z = sum_t d_t (v_t - "
-               "mid_t)/(Delta sigma); sensitivity %.6g, Gaussian sigma %.6g, |f_V' - f_V| = "
-               "%.3g at the swap's lambda; loss on pair: continuous-Gaussian epsilon at delta for "
-               "mu = "
-               "sqrt(T) max|d|/sigma\n",
-               "", k->sensitivity, r->value_scale, fabs(r->swap_gain_change));
-      else
-        printf("%-10s   sensitivity %.6g, Laplace scale %.6g\n", "", k->sensitivity,
-               r->value_scale);
-      /* The loss scales as 1/sensitivity: what this pair can reveal. */
-      if (k->pair_loss > 0.0 && k->pair_loss < k->epsilon_claimed)
-        printf("%-10s   this pair uses %.3g of the claim: only a sensitivity understated more "
-               "than about %.0f times would show on it\n",
-               "", k->pair_loss / k->epsilon_claimed, k->epsilon_claimed / k->pair_loss);
-    } else {
-      printf("%-10s   sensitivity %.6g; max |%s(D) - %s(D')| over Lambda = %.3g; %s\n", "",
-             k->sensitivity, selection ? "f_V" : "mu_T", selection ? "f_V" : "mu_T",
-             r->score_difference,
-             isnan(k->pair_loss) ? "the pair's loss is not computed (the best of K secret runs)"
-                                 : "the loss on the pair is an upper bound, 2 eta (max |d score| "
-                                   "/ g + 1)");
-    }
-    /* 1e-9: the pair loss is computed in doubles. */
-    if (k->epsilon_lower > k->pair_loss * (1.0 + 1e-9) + 1e-12)
-      printf("%-10s   WARNING: the audited bound exceeds the exact loss on this pair computed "
-             "from the mechanism's inputs: the release does not behave as documented\n",
-             "");
-  }
-  printf("What is checked: the privacy of this implementation on this one pair (D, D'), not the\n"
-         "worst case. 'loss on pair' is the privacy loss of the release mechanism for the\n"
-         "inputs it received on D and D' (exact for the value, an upper bound for lambda~);\n"
-         "the sensitivity bounds it over all pairs, so on\n"
-         "a real pair it is usually far below the claim and the audited bound is small (even\n"
-         "--broken may pass). A sensitivity understated so far that the loss on the pair\n"
-         "exceeds the claim (e.g. --sensitivity-factor 0.01 on the small audit configs) fails.\n");
-  if (dpbo_algorithm_ops_get(r->algorithm)->gp_release)
-    printf("NOTE: Algorithm %d's sensitivities rest on Assumption 1 (the validation gains of\n"
-           "neighbouring validation sets form a multi-task GP with k1 = %g and the configured\n"
-           "prior). This result is an empirical check of that assumption on this one data\n"
-           "pair, and of the implementation; it is not a proof of the guarantee.\n",
-           (int)r->algorithm, config->k1);
-  if (r->records_differ == 0)
-    printf("NOTE: the swapped-in record equals the one it replaces, so D' = D here; use --swap "
-           "adversarial or another --seed.\n");
-  fflush(stdout);
-}
-
-/* `dpbo audit --pipeline CONFIG ...` */
-static int audit_pipeline_main(MPI_Comm comm, const char *path, int set_count,
-                               const char *const *sets,
-                               const dpbo_audit_pipeline_options *options) {
-  int rank = 0, size = 1, code = 0;
-  /* Unchecked: dpbo_cli_main ranked this communicator already, so these
-   * local queries cannot fail, and this command returns an exit code. */
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  dpbo_error err;
-  dpbo_error_clear(&err);
-  dpbo_audit_pipeline_result res;
-  dpbo_config *config = calloc(1, sizeof *config);
-  if (!config) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: out of memory for the config\n");
-    return 3;
-  }
-  if (dpbo_config_load(path, set_count, sets, config, &err) != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    code = 2;
-    goto done;
-  }
-  /* The pipelines run on every rank at once: their progress lines would
-   * drown the report. Warnings and errors still print. */
-  dpbo_log_setup(rank, 0, DPBO_LOG_QUIET);
-  dpbo_status st = dpbo_audit_pipeline(comm, config, options, &res, &err);
-  dpbo_log_setup(rank, rank == 0, DPBO_LOG_INFO);
-  if (st != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    code = st == DPBO_ERR_ARG || st == DPBO_ERR_CONFIG || st == DPBO_ERR_DATA || st == DPBO_ERR_IO
-               ? 2
-               : 3;
-    goto done;
-  }
-  if (rank == 0) audit_pipeline_report(config, &res, size);
-  code = res.violated ? 1 : 0;
-done:
-  dpbo_config_free(config);
-  free(config);
-  return code;
-}
-
-/* `dpbo audit --seed-attack ALG ...` (dpbo_audit_selection_seed). */
-static int audit_seed_main(MPI_Comm comm, dpbo_algorithm algorithm, double epsilon, double delta,
-                           int64_t trials, uint64_t seed, double alpha, int broken) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  dpbo_error err;
-  dpbo_error_clear(&err);
-  const dpbo_audit_seed_options o = {.algorithm = algorithm,
-                                     .epsilon = epsilon,
-                                     .delta = delta,
-                                     .T = 4,
-                                     .ps_eta = 0.0,
-                                     .n = 1 << 20,
-                                     .run_seed = 2015,
-                                     .trials = trials,
-                                     .seed = seed,
-                                     .alpha = alpha,
-                                     .position = 3,
-                                     .score = 0.5,
-                                     .public_candidates = broken};
-  dpbo_audit_seed_result r;
-  if (dpbo_audit_selection_seed(comm, &o, &r, &err) != DPBO_OK) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-    return err.code == DPBO_ERR_ARG || err.code == DPBO_ERR_CONFIG ? 2 : 3;
-  }
-  if (rank == 0) {
-    printf("dpbo audit --seed-attack %s: %s candidates, T = 4, |Lambda| = 2^20, run.seed 2015 "
-           "known to the attacker, alpha %g\n",
-           dpbo_algorithm_name(algorithm),
-           broken ? "DELIBERATELY PUBLIC (the stream of run.seed)" : "secret (release noise)",
-           alpha);
-    printf("event {j >= 3, v~ < 0.5}: %lld of %lld releases on D, %lld on D'; "
-           "P(E|D) >= %.6f, P(E|D') <= %.6f\n",
-           (long long)r.hits[0], (long long)r.trials, (long long)r.hits[1], r.p_lower, r.p_upper);
-    printf("%-18s %12s %12s %16s %12s  %s\n", "release", "claimed eps", "claimed delta",
-           "audited eps >=", "trials", "verdict");
-    printf("%-18s %12.4f %12.3g %16.4f %12lld  %s\n", dpbo_algorithm_name(algorithm),
-           r.epsilon_claimed, r.delta_claimed, r.epsilon_lower, (long long)r.trials,
-           r.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
-    fflush(stdout);
-  }
-  return r.violated ? 1 : 0;
-}
-
-int dpbo_audit_main(MPI_Comm comm, int argc, char **argv) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank); /* unchecked: see audit_pipeline_main */
-  int which[DPBO_AUDIT_KIND_COUNT] = {1, 1, 1, 1};
-  double epsilon = 1.0, sensitivity = 1.0, alpha = 1e-3, sensitivity_factor = 1.0;
-  double delta = DPBO_AUDIT_GAUSSIAN_DELTA;
-  int64_t trials = 0;
-  uint64_t seed = 20150706u;
-  int broken = 0, set_count = 0, mechanism_only = 0, pipeline_only = 0;
-  const char *pipeline = NULL, *bad = NULL, *value;
-  dpbo_algorithm attack = DPBO_ALGORITHM_NONE; /* --seed-attack */
-  int delta_given = 0;
-  const char **sets = NULL;
-  dpbo_audit_swap swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
-  char why[256] = "";
-  int code = 0;
-  sets = calloc((size_t)argc + 1, sizeof *sets);
-  if (!sets) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: out of memory\n");
-    return 3;
-  }
-  for (int i = 0; i < argc && !bad; i++) {
-    int missing = 0;
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      if (rank == 0) fputs(audit_usage, stdout);
-      goto done;
-    } else if (strcmp(argv[i], "--broken") == 0) {
-      broken = 1;
-    } else if ((value = audit_option_value(argc, argv, &i, "--pipeline", &missing))) {
-      pipeline = value;
-    } else if ((value = audit_option_value(argc, argv, &i, "--seed-attack", &missing))) {
-      if (strcmp(value, "liu_talwar") == 0) {
-        attack = DPBO_ALGORITHM_LIU_TALWAR;
-      } else if (strcmp(value, "papernot_steinke") == 0) {
-        attack = DPBO_ALGORITHM_PAPERNOT_STEINKE;
-      } else {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--seed-attack needs liu_talwar or papernot_steinke, got '%s'",
-                 value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--set", &missing))) {
-      sets[set_count++] = value;
-      pipeline_only = 1;
-    } else if ((value = audit_option_value(argc, argv, &i, "--swap", &missing))) {
-      pipeline_only = 1;
-      if (strcmp(value, "adversarial") == 0) {
-        swap = DPBO_AUDIT_SWAP_ADVERSARIAL;
-      } else if (strcmp(value, "random") == 0) {
-        swap = DPBO_AUDIT_SWAP_RANDOM;
-      } else {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--swap needs adversarial or random, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity-factor", &missing))) {
-      pipeline_only = 1;
-      if (audit_parse_double(value, &sensitivity_factor) != 0 || !(sensitivity_factor > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--sensitivity-factor needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--mechanism", &missing))) {
-      mechanism_only = 1;
-      /* Each mechanism on its own merit: "all" or its own name (a flag
-       * carried over from an earlier match switched on every later one). */
-      const int all = strcmp(value, "all") == 0;
-      int found = all;
-      for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-        const int match = strcmp(value, dpbo_audit_kind_name((dpbo_audit_kind)k)) == 0;
-        which[k] = all || match;
-        found |= match;
-      }
-      if (!found) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "unknown mechanism '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--epsilon", &missing))) {
-      mechanism_only = 1;
-      if (audit_parse_double(value, &epsilon) != 0 || !(epsilon > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--epsilon needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--delta", &missing))) {
-      mechanism_only = 1;
-      delta_given = 1;
-      if (audit_parse_double(value, &delta) != 0 || !(delta >= 0.0 && delta < 1.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--delta needs a number in (0, 1), got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--sensitivity", &missing))) {
-      mechanism_only = 1;
-      if (audit_parse_double(value, &sensitivity) != 0 || !(sensitivity > 0.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--sensitivity needs a positive number, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--alpha", &missing))) {
-      if (audit_parse_double(value, &alpha) != 0 || !(alpha > 0.0 && alpha < 1.0)) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--alpha needs a number in (0, 1), got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--trials", &missing))) {
-      if (audit_parse_int64(value, &trials) != 0 || trials < 1) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--trials needs a positive integer, got '%s'", value);
-      }
-    } else if ((value = audit_option_value(argc, argv, &i, "--seed", &missing))) {
-      if (audit_parse_uint64(value, &seed) != 0) {
-        bad = argv[i];
-        snprintf(why, sizeof why, "--seed needs a nonnegative integer, got '%s'", value);
-      }
-    } else {
-      bad = argv[i];
-      snprintf(why, sizeof why, missing ? "option %s needs a value" : "unexpected argument '%s'",
-               argv[i]);
-    }
-  }
-  if (!bad && pipeline && mechanism_only) {
-    bad = "--pipeline";
-    snprintf(why, sizeof why,
-             "--mechanism, --epsilon, --delta and --sensitivity do not apply to "
-             "--pipeline (the config sets epsilon and the sensitivities)");
-  } else if (!bad && attack == DPBO_ALGORITHM_NONE && delta_given && delta == 0.0) {
-    bad = "--delta";
-    snprintf(why, sizeof why, "--delta needs a number in (0, 1) for the Gaussian mechanism");
-  } else if (!bad && attack != DPBO_ALGORITHM_NONE && (pipeline || pipeline_only)) {
-    bad = "--seed-attack";
-    snprintf(why, sizeof why, "--seed-attack and --pipeline are separate audits");
-  } else if (!bad && attack != DPBO_ALGORITHM_NONE &&
-             (which[0] + which[1] + which[2] + which[3] != DPBO_AUDIT_KIND_COUNT ||
-              sensitivity != 1.0)) {
-    bad = "--seed-attack";
-    snprintf(why, sizeof why, "--mechanism and --sensitivity do not apply to --seed-attack");
-  } else if (!bad && !pipeline && pipeline_only) {
-    bad = "--pipeline";
-    snprintf(why, sizeof why, "--set, --swap and --sensitivity-factor need --pipeline CONFIG");
-  }
-  if (bad) {
-    if (rank == 0) fprintf(stderr, "dpbo audit: %s\n%s", why, audit_usage);
-    code = 2;
-    goto done;
-  }
-
-  const double factor = broken ? 0.5 : 1.0;
-  if (attack != DPBO_ALGORITHM_NONE) {
-    code = audit_seed_main(comm, attack, epsilon,
-                           delta_given                                 ? delta
-                           : attack == DPBO_ALGORITHM_PAPERNOT_STEINKE ? 1e-6
-                                                                       : 0.0,
-                           trials ? trials : 400000, seed, alpha, broken);
-    goto done;
-  }
-  if (pipeline) {
-    const int64_t releases = trials ? trials : DPBO_AUDIT_PIPELINE_DEFAULT_TRIALS;
-    dpbo_audit_pipeline_options options = {releases, seed, alpha, factor, sensitivity_factor, swap};
-    code = audit_pipeline_main(comm, pipeline, set_count, sets, &options);
-    goto done;
-  }
-  if (!trials) trials = DPBO_AUDIT_DEFAULT_TRIALS;
-  if (rank == 0) {
-    printf("dpbo audit: %s mechanisms, sensitivity %g, seeded noise (seed %llu), alpha %g\n",
-           broken ? "DELIBERATELY BROKEN (noise scale x0.5)" : "real", sensitivity,
-           (unsigned long long)seed, alpha);
-    printf("%-18s %12s %12s %16s %12s  %s\n", "mechanism", "claimed eps", "loss on pair",
-           "audited eps >=", "trials", "verdict");
-  }
-  for (int k = 0; k < DPBO_AUDIT_KIND_COUNT; k++) {
-    if (!which[k]) continue;
-    dpbo_audit_result res;
-    dpbo_error err;
-    dpbo_error_clear(&err);
-    if (dpbo_audit_mechanism_delta(comm, (dpbo_audit_kind)k, epsilon, delta, sensitivity, trials,
-                                   seed, alpha, factor, &res, &err) != DPBO_OK) {
-      if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
-      code = err.code == DPBO_ERR_ARG ? 2 : 3;
-      goto done;
-    }
-    if (rank == 0) {
-      printf("%-18s %12.4f %12.4f %16.4f %12lld  %s\n", dpbo_audit_kind_name(res.kind),
-             res.epsilon_claimed, res.pair_loss, res.epsilon_lower, (long long)res.trials,
-             res.violated ? "FAIL (lower bound exceeds the claim)" : "pass");
-      if (res.candidates)
-        printf("%-18s   pair: %lld candidates, u = 0, u' = (+D, -D%s)\n", "",
-               (long long)res.candidates, res.candidates > 2 ? ", ..., -D" : "");
-      if (res.kind == DPBO_AUDIT_GAUSSIAN)
-        printf("%-18s   claim (eps, delta) = (%g, %g) by the discrete Gaussian's zCDP bound: "
-               "sigma %.6g; loss on pair = eps at delta of the pair\n",
-               "", res.epsilon_claimed, res.delta_claimed, res.sigma);
-      printf("%-18s   strongest event: %s\n", "", res.witness);
-      fflush(stdout);
-    }
-    if (res.violated) code = 1;
-  }
-done:
-  free(sets);
-  return code;
 }

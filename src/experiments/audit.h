@@ -103,21 +103,23 @@ typedef struct dpbo_audit_result {
 /* "laplace", "exponential", "permute_and_flip", "gaussian". */
 const char *dpbo_audit_kind_name(dpbo_audit_kind kind);
 
-/* Collective over comm: audits one mechanism with `trials` draws on each
- * neighbouring input (split over the ranks), seeded noise. epsilon,
- * sensitivity > 0; trials >= 1; alpha in (0, 1); noise_scale_factor > 0
- * (1 = the real mechanism). Every rank gets the same result. */
-dpbo_status dpbo_audit_mechanism(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                 double sensitivity, int64_t trials, uint64_t seed, double alpha,
-                                 double noise_scale_factor, dpbo_audit_result *result,
-                                 dpbo_error *err);
+/* One audit of one mechanism. epsilon, sensitivity > 0; delta in (0, 1)
+ * for the Gaussian mechanism's claim (ignored by the ε-DP mechanisms;
+ * DPBO_AUDIT_GAUSSIAN_DELTA by default); trials >= 1; alpha in (0, 1);
+ * noise_scale_factor > 0 (1 = the real mechanism). */
+typedef struct dpbo_audit_mechanism_options {
+  dpbo_audit_kind kind;
+  double epsilon, delta, sensitivity;
+  int64_t trials; /* draws on each neighbouring input, split over the ranks */
+  uint64_t seed;  /* of the seeded noise (stream = rank) */
+  double alpha;
+  double noise_scale_factor;
+} dpbo_audit_mechanism_options;
 
-/* The same with the δ of the Gaussian mechanism's claim, in (0, 1) (ignored
- * by the ε-DP mechanisms; dpbo_audit_mechanism uses DPBO_AUDIT_GAUSSIAN_DELTA). */
-dpbo_status dpbo_audit_mechanism_delta(MPI_Comm comm, dpbo_audit_kind kind, double epsilon,
-                                       double delta, double sensitivity, int64_t trials,
-                                       uint64_t seed, double alpha, double noise_scale_factor,
-                                       dpbo_audit_result *result, dpbo_error *err);
+/* Collective over comm: audits one mechanism with seeded noise. Every rank
+ * gets the same result. */
+dpbo_status dpbo_audit_mechanism(MPI_Comm comm, const dpbo_audit_mechanism_options *options,
+                                 dpbo_audit_result *result, dpbo_error *err);
 
 /* One-sided Clopper-Pearson bounds for k successes in n trials: the lower
  * bound holds with probability >= 1 - gamma (0 when k = 0), likewise the
@@ -285,24 +287,41 @@ typedef struct dpbo_audit_seed_result {
 dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_options *options,
                                       dpbo_audit_seed_result *result, dpbo_error *err);
 
-/* `dpbo audit [options]`, argv holding the options after the word "audit":
- *   --mechanism laplace|exponential|permute_and_flip|gaussian|all   (default all)
- *   --epsilon E (1)  --delta d (1e-3, Gaussian only)  --sensitivity D (1)
- *   --trials N (1000000)
- *   --seed S (20150706)  --alpha A (1e-3)
- *   --broken   halve the noise scale (true ε doubles; the audit must fail)
- * or, for the whole pipeline,
- *   --pipeline CONFIG [--trials R (20000)] [--seed S] [--alpha A] [--broken]
- *   [--sensitivity-factor F (1)] [--swap adversarial|random]
- *   [--set section.key=value ...]
- * or, against an attacker who knows run.seed (dpbo_audit_selection_seed),
- *   --seed-attack liu_talwar|papernot_steinke [--epsilon E (1)] [--delta d
- *   (0; papernot_steinke 1e-6)] [--trials R (400000)] [--seed S] [--alpha A]
- *   [--broken (public candidates)]
- * Collective; rank 0 prints a table (mechanism or released quantity,
- * claimed ε, audited lower bound, trials, verdict). Returns 0 if every
- * lower bound is within its claim, 1 if any exceeds it, 2 on bad usage or a
- * bad config, 3 on other failures. */
-int dpbo_audit_main(MPI_Comm comm, int argc, char **argv);
+/* ------------------------------------------------------------------------
+ * `dpbo audit` (its command line is read in app/cli.c). */
+
+/* Default releases on each side of --seed-attack (arithmetic above). */
+#define DPBO_AUDIT_SEED_DEFAULT_TRIALS 400000
+
+typedef enum {
+  DPBO_AUDIT_MODE_MECHANISMS = 0, /* the mechanisms on their worst pairs */
+  DPBO_AUDIT_MODE_PIPELINE = 1,   /* --pipeline CONFIG: dpbo_audit_pipeline */
+  DPBO_AUDIT_MODE_SEED = 2        /* --seed-attack ALG: dpbo_audit_selection_seed */
+} dpbo_audit_mode;
+
+/* One audit, every default resolved by the caller. */
+typedef struct dpbo_audit_options {
+  dpbo_audit_mode mode;
+  int which[DPBO_AUDIT_KIND_COUNT]; /* mechanisms: 1 for each kind audited */
+  double epsilon;                   /* mechanisms, seed: the claim's ε */
+  double delta;                     /* mechanisms: the Gaussian claim's δ; seed: the claim's δ */
+  double sensitivity;               /* mechanisms: Δ */
+  int64_t trials;                   /* draws (releases) on each side */
+  uint64_t seed;                    /* mechanisms: the noise; pipeline: --swap random; seed:
+                                     * the first trial's noise_seed */
+  double alpha;
+  int broken;                /* mechanisms, pipeline: noise x0.5; seed: public candidates */
+  dpbo_algorithm attack;     /* seed: liu_talwar or papernot_steinke */
+  double sensitivity_factor; /* pipeline: 1, or < 1 to claim less */
+  dpbo_audit_swap swap;      /* pipeline */
+} dpbo_audit_options;
+
+/* Collective: runs the audit of options (config: the loaded --pipeline
+ * config, NULL otherwise) and prints its table on rank 0 (mechanism or
+ * released quantity, claimed ε, audited lower bound, trials, verdict).
+ * *violated: 1 when a lower bound exceeds its claim. A failure prints
+ * nothing: the caller reports err. */
+dpbo_status dpbo_audit_run(MPI_Comm comm, const dpbo_audit_options *options,
+                           const dpbo_config *config, int *violated, dpbo_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,10 +127,19 @@ typedef struct compare_evaluator {
   int il;                   /* logreg: the position of lambda */
 } compare_evaluator;
 
+/* One candidate's row as a worker sends it to rank 0. */
+typedef struct compare_row {
+  int64_t index;
+  double gain, val, test, seconds;
+  int32_t code, pad;
+  char message[DPBO_ERROR_MSG_MAX];
+} compare_row;
+
+/* Candidate v's gain, accuracies and training time into row. */
 static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *config,
-                                    const double *v, double *gain, double *val, double *test,
-                                    double *seconds, dpbo_error *err) {
+                                    const double *v, compare_row *row, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  double *gain = &row->gain, *val = &row->val, *test = &row->test, *seconds = &row->seconds;
   if (ev->logreg) {
     double t0 = MPI_Wtime();
     DPBO_TRY(dpbo_logreg_compare_evaluate(&ev->objective, v[ev->il], gain, val, test, err));
@@ -211,14 +221,6 @@ static void compare_evaluator_destroy(compare_evaluator *ev) {
   memset(ev, 0, sizeof *ev);
 }
 
-/* One candidate's row as a worker sends it to rank 0. */
-typedef struct compare_row {
-  int64_t index;
-  double gain, val, test, seconds;
-  int32_t code, pad;
-  char message[DPBO_ERROR_MSG_MAX];
-} compare_row;
-
 /* The table as a task farm (run/farm.h): candidates go to the workers one at
  * a time, so a rank whose candidates train fast takes more of them. */
 typedef struct compare_fill {
@@ -242,8 +244,7 @@ static void compare_fill_work(void *context, int64_t i, void *result) {
   dpbo_status code = dpbo_space_unit(fill->space, i, u, &err);
   if (code == DPBO_OK) {
     dpbo_space_to_values(fill->space, u, v);
-    code = compare_evaluate(fill->ev, fill->config, v, &row->gain, &row->val, &row->test,
-                            &row->seconds, &err);
+    code = compare_evaluate(fill->ev, fill->config, v, row, &err);
     if (code != DPBO_OK) dpbo_error_prefix(&err, "dpbo compare, candidate %lld", (long long)i);
   }
   row->code = (int32_t)code;
@@ -511,229 +512,325 @@ typedef struct compare_utility {
   int available;
 } compare_utility;
 
-static dpbo_status compare_write(const char *path, const compare_context *ctx,
-                                 const dpbo_space *space, const double *results,
-                                 const compare_utility *util, const char *noise_source, double wall,
-                                 dpbo_error *err) {
+/* One row of the comparison file: a dataset, or an attribute of the file or
+ * of a group. The writer (compare_write) creates each group at its first row
+ * and writes the rows in order. */
+typedef enum {
+  COMPARE_ATTR_STRING, /* data: a string */
+  COMPARE_ATTR_DOUBLE, /* data: dims[0] doubles */
+  COMPARE_ATTR_INT64,  /* data: dims[0] int64_t */
+  COMPARE_DOUBLE,      /* a dataset of doubles of shape dims[0..rank) */
+  COMPARE_INT64,       /* a dataset of int64_t */
+  COMPARE_DIMS         /* the space's dimensions (data: config->dim, dims[0] of them) */
+} compare_item_type;
+
+typedef struct compare_item {
+  const char *group; /* NULL: the file itself */
+  const char *name;
+  compare_item_type type;
+  const void *data;
+  int rank;
+  hsize_t dims[3];
+  const char *description; /* what the row holds (documents the file; not written) */
+} compare_item;
+
+enum { COMPARE_MAX_ITEMS = 96 };
+
+/* The rows of one comparison file and the buffers they point into (columns
+ * the experiment does not hold as written: the trace's, the accounting's,
+ * the indices as integers, the utility curves as [ε][point]). */
+typedef struct compare_items {
+  compare_item item[COMPARE_MAX_ITEMS];
+  int count;
+  int64_t scalars[5]; /* N, T, repetitions, validation_rows, test_rows */
+  double terms[8];    /* the sensitivity's terms (dpbo_sensitivity) */
+  char names[512];    /* the methods, comma separated */
+  double *lambda, *trace_gain, *accounting, *regret_x, *regret_cdf;
+  int64_t *trace_index, *index;
+} compare_items;
+
+#define COMPARE_ROW(list, g, n, t, p, r, d0, d1, d2, what)                                         \
+  ((list)->item[(list)->count++] =                                                                 \
+       (compare_item){(g), (n), (t), (p), (r), {(d0), (d1), (d2)}, (what)})
+
+/* The columns of /accounting, one per member of dpbo_compare_accounting. */
+static const struct {
+  const char *name;
+  size_t offset;
+  int integer;
+} compare_accounting_columns[] = {
+    {"epsilon", offsetof(dpbo_compare_accounting, epsilon), 0},
+    {"delta", offsetof(dpbo_compare_accounting, delta), 0},
+    {"epsilon_accounted", offsetof(dpbo_compare_accounting, epsilon_accounted), 0},
+    {"delta_accounted", offsetof(dpbo_compare_accounting, delta_accounted), 0},
+    {"epsilon_select", offsetof(dpbo_compare_accounting, epsilon_select), 0},
+    {"epsilon_value", offsetof(dpbo_compare_accounting, epsilon_value), 0},
+    {"epsilon_base", offsetof(dpbo_compare_accounting, epsilon_base), 0},
+    {"gamma", offsetof(dpbo_compare_accounting, gamma), 0},
+    {"eta", offsetof(dpbo_compare_accounting, eta), 0},
+    {"expected_runs", offsetof(dpbo_compare_accounting, expected_runs), 0},
+    {"rdp_order", offsetof(dpbo_compare_accounting, rdp_order), 0},
+    {"rdp_order_hat", offsetof(dpbo_compare_accounting, rdp_order_hat), 0},
+    {"epsilon_base_rdp", offsetof(dpbo_compare_accounting, epsilon_base_rdp), 0},
+    {"epsilon_base_profile", offsetof(dpbo_compare_accounting, epsilon_base_profile), 0},
+    {"by_profile", offsetof(dpbo_compare_accounting, by_profile), 1}};
+enum {
+  COMPARE_ACCOUNTING_COLUMNS =
+      sizeof compare_accounting_columns / sizeof compare_accounting_columns[0] +
+      2 /* sigma, gp_noise_std_used */
+};
+
+static void compare_items_free(compare_items *list) {
+  free(list->lambda);
+  free(list->trace_gain);
+  free(list->accounting);
+  free(list->regret_x);
+  free(list->regret_cdf);
+  free(list->trace_index);
+  free(list->index);
+}
+
+/* The buffers of the rows: the columns written in another shape or type
+ * than the experiment holds them. */
+static dpbo_status compare_items_buffers(const compare_context *ctx, const dpbo_space *space,
+                                         const double *results, const compare_utility *util,
+                                         compare_items *list, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
-            T = config->iterations;
-  const int M = DPBO_COMPARE_METHODS, d = dpbo_space_dims(space);
-  const int64_t n = ctx->n;
-  hid_t group = -1;
-  double *lambda = NULL, *column = NULL;
-  int64_t *trace_index = NULL;
-  dpbo_h5io_file out;
-  memset(&out, 0, sizeof out);
-  out.id = -1;
-  DPBO_ALLOC(lambda, (size_t)n * (size_t)d, "the candidates");
-  DPBO_ALLOC(column, (size_t)M * (size_t)E, "an accounting column");
-  DPBO_ALLOC(trace_index, T, "the trace");
-  DPBO_TRY(dpbo_compare_table_lambda(space, lambda, err));
-  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
-  hid_t file = out.id;
+  const int E = config->compare_epsilon_count, T = config->iterations, M = DPBO_COMPARE_METHODS;
+  const size_t ME = (size_t)M * (size_t)E, block = ME * (size_t)config->compare_repetitions;
+  DPBO_ALLOC(list->lambda, (size_t)ctx->n * (size_t)dpbo_space_dims(space), "the candidates");
+  DPBO_ALLOC(list->trace_index, T, "the trace");
+  DPBO_ALLOC(list->trace_gain, T, "the trace gains");
+  DPBO_ALLOC(list->index, block, "the chosen indices");
+  DPBO_ALLOC(list->accounting, COMPARE_ACCOUNTING_COLUMNS * ME, "the accounting columns");
+  DPBO_ALLOC(list->regret_x, (size_t)E * DPBO_UTILITY_CDF_POINTS, "utility rows");
+  DPBO_ALLOC(list->regret_cdf, (size_t)E * DPBO_UTILITY_CDF_POINTS, "utility rows");
+  DPBO_TRY(dpbo_compare_table_lambda(space, list->lambda, err));
+  for (int t = 0; t < T; t++) {
+    list->trace_index[t] = ctx->run->trace[t].index;
+    list->trace_gain[t] = ctx->run->trace[t].gain;
+  }
+  for (size_t i = 0; i < block; i++) /* the last field: the released λ's index */
+    list->index[i] = (int64_t)results[(size_t)(COMPARE_FIELDS - 1) * block + i];
+  const size_t named = COMPARE_ACCOUNTING_COLUMNS - 2;
+  for (size_t c = 0; c < COMPARE_ACCOUNTING_COLUMNS; c++)
+    for (int k = 0; k < M; k++)
+      for (int e = 0; e < E; e++) {
+        const char *row = (const char *)&ctx->acc[k][e];
+        const int evals =
+            k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST;
+        double v;
+        if (c < named && compare_accounting_columns[c].integer)
+          v = *(const int *)(row + compare_accounting_columns[c].offset);
+        else if (c < named)
+          v = *(const double *)(row + compare_accounting_columns[c].offset);
+        else /* σ of the privatized evaluations and the GP's noise with it */
+          v = !evals ? 0.0 : c == named ? ctx->evals_sigma[e] : ctx->evals_noise_std[e];
+        list->accounting[c * ME + (size_t)k * (size_t)E + (size_t)e] = v;
+      }
+  for (int e = 0; e < E; e++) {
+    memcpy(list->regret_x + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e],
+           sizeof util->regret_x[e]);
+    memcpy(list->regret_cdf + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e],
+           sizeof util->regret_cdf[e]);
+  }
+  for (int k = 0; k < M; k++) {
+    if (k) strcat(list->names, ",");
+    strcat(list->names, method_names[k]);
+  }
+done:
+  return status;
+}
+
+/* The file's own attributes: where the comparison came from and its sizes,
+ * budget and sensitivities. */
+static void compare_items_root(const compare_context *ctx, const char *noise_source,
+                               const double *wall, compare_items *list) {
+  const dpbo_config *config = ctx->config;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
-  int64_t values[6] = {n,
-                       T,
-                       R,
-                       logreg ? config->logreg.validation_rows : config->svm.validation_rows,
-                       logreg ? config->logreg.test_rows : config->svm.test_rows,
-                       E};
-  DPBO_TRY(dpbo_h5io_attr_string(file, "dpbo_version", DPBO_VERSION_STRING, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "config_file", config->path, err));
-  DPBO_TRY(dpbo_output_write_settings(file, &config->settings, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "sensitive",
-                                 "yes: the table, the GP-UCB run and every accuracy depend on the "
-                                 "validation data; an experiment file, never a release",
-                                 err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "randomness", noise_source, err));
+  list->scalars[0] = ctx->n;
+  list->scalars[1] = config->iterations;
+  list->scalars[2] = config->compare_repetitions;
+  list->scalars[3] = logreg ? config->logreg.validation_rows : config->svm.validation_rows;
+  list->scalars[4] = logreg ? config->logreg.test_rows : config->svm.test_rows;
+  const dpbo_sensitivity *s = &ctx->sens;
+  const double terms[8] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
+                           s->q,       s->C1,       s->gamma_T, s->regret_term};
+  memcpy(list->terms, terms, sizeof terms);
+  static const char *const term_names[8] = {
+      "beta_T_plus_1", "c_lambda", "beta_T", "c_value", "q", "C1", "gamma_T", "regret_term"};
+  static const char *const scalar_names[5] = {"N", "T", "repetitions", "validation_rows",
+                                              "test_rows"};
+  COMPARE_ROW(list, NULL, "config_file", COMPARE_ATTR_STRING, config->path, 0, 1, 0, 0,
+              "the config the comparison ran");
+  COMPARE_ROW(list, NULL, "sensitive", COMPARE_ATTR_STRING,
+              "yes: the table, the GP-UCB run and every accuracy depend on the validation data; "
+              "an experiment file, never a release",
+              0, 1, 0, 0, "why the file is never published");
+  COMPARE_ROW(list, NULL, "randomness", COMPARE_ATTR_STRING, noise_source, 0, 1, 0, 0,
+              "the noise source and its streams");
   /* Where /table came from: trained here, or the compare.table file. */
-  DPBO_TRY(dpbo_h5io_attr_string(
-      file, "table_source", config->compare_table[0] ? config->compare_table : "trained", err));
-  DPBO_TRY(dpbo_h5io_attr_int64(file, "N", &values[0], 1, err));
-  DPBO_TRY(dpbo_h5io_attr_int64(file, "T", &values[1], 1, err));
-  DPBO_TRY(dpbo_h5io_attr_int64(file, "repetitions", &values[2], 1, err));
-  DPBO_TRY(dpbo_h5io_attr_int64(file, "validation_rows", &values[3], 1, err));
-  DPBO_TRY(dpbo_h5io_attr_int64(file, "test_rows", &values[4], 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "delta", &config->privacy_delta, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "split", &config->privacy_split, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "wall_seconds", &wall, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "train_seconds", &ctx->table->seconds, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "algorithm", dpbo_algorithm_name(config->algorithm), err));
-  DPBO_TRY(
-      dpbo_h5io_attr_string(file, "objective", dpbo_objective_kind_name(config->objective), err));
-  DPBO_TRY(dpbo_h5io_attr_string(file, "selection", dpbo_select_kind_name(config->selection), err));
-  DPBO_TRY(
-      dpbo_h5io_attr_doubles(file, "sensitivity_lambda", &ctx->sens.lambda_sensitivity, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_value", &ctx->sens.value_sensitivity, 1, err));
-  DPBO_TRY(dpbo_h5io_attr_doubles(file, "sensitivity_baselines", &ctx->score_sensitivity, 1, err));
+  COMPARE_ROW(list, NULL, "table_source", COMPARE_ATTR_STRING,
+              config->compare_table[0] ? config->compare_table : "trained", 0, 1, 0, 0,
+              "trained, or the compare.table file");
+  for (int i = 0; i < 5; i++)
+    COMPARE_ROW(list, NULL, scalar_names[i], COMPARE_ATTR_INT64, &list->scalars[i], 0, 1, 0, 0,
+                "|Lambda|, T, R and the split's sizes");
+  COMPARE_ROW(list, NULL, "delta", COMPARE_ATTR_DOUBLE, &config->privacy_delta, 0, 1, 0, 0,
+              "the total delta of every private method");
+  COMPARE_ROW(list, NULL, "split", COMPARE_ATTR_DOUBLE, &config->privacy_split, 0, 1, 0, 0,
+              "privacy.split: the selection's share");
+  COMPARE_ROW(list, NULL, "wall_seconds", COMPARE_ATTR_DOUBLE, wall, 0, 1, 0, 0,
+              "the comparison's wall time");
+  COMPARE_ROW(list, NULL, "train_seconds", COMPARE_ATTR_DOUBLE, &ctx->table->seconds, 0, 1, 0, 0,
+              "the table's training time over all ranks");
+  COMPARE_ROW(list, NULL, "algorithm", COMPARE_ATTR_STRING, dpbo_algorithm_name(config->algorithm),
+              0, 1, 0, 0, "privacy.algorithm of the dpbo method");
+  COMPARE_ROW(list, NULL, "objective", COMPARE_ATTR_STRING,
+              dpbo_objective_kind_name(config->objective), 0, 1, 0, 0, "objective.kind");
+  COMPARE_ROW(list, NULL, "selection", COMPARE_ATTR_STRING,
+              dpbo_select_kind_name(config->selection), 0, 1, 0, 0, "the selection mechanism");
+  COMPARE_ROW(list, NULL, "sensitivity_lambda", COMPARE_ATTR_DOUBLE, &ctx->sens.lambda_sensitivity,
+              0, 1, 0, 0, "dpbo's Delta of lambda~");
+  COMPARE_ROW(list, NULL, "sensitivity_value", COMPARE_ATTR_DOUBLE, &ctx->sens.value_sensitivity, 0,
+              1, 0, 0, "dpbo's Delta of v~");
+  COMPARE_ROW(list, NULL, "sensitivity_baselines", COMPARE_ATTR_DOUBLE, &ctx->score_sensitivity, 0,
+              1, 0, 0, "the gain's Delta at a fixed lambda");
   if (ctx->has_algorithm3)
-    DPBO_TRY(
-        dpbo_h5io_attr_doubles(file, "sensitivity_algorithm3", &ctx->alg3_sensitivity, 1, err));
-  {
-    const dpbo_sensitivity *s = &ctx->sens;
-    double terms[] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
-                      s->q,       s->C1,       s->gamma_T, s->regret_term};
-    const char *names[] = {"beta_T_plus_1", "c_lambda",   "beta_T", "c_value", "q", "C1",
-                           "gamma_T",       "regret_term"};
-    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
-      DPBO_TRY(dpbo_h5io_attr_doubles(file, names[i], &terms[i], 1, err));
-  }
+    COMPARE_ROW(list, NULL, "sensitivity_algorithm3", COMPARE_ATTR_DOUBLE, &ctx->alg3_sensitivity,
+                0, 1, 0, 0, "Theorem 6's Delta");
+  for (int i = 0; i < 8; i++)
+    COMPARE_ROW(list, NULL, term_names[i], COMPARE_ATTR_DOUBLE, &list->terms[i], 0, 1, 0, 0,
+                "a term of dpbo's sensitivities");
+}
 
-  group = H5Gcreate2(file, "table", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /table");
-  DPBO_TRY(dpbo_output_write_dims(group, d, config->dim, err));
-  hsize_t dims[3] = {(hsize_t)n, (hsize_t)d, 0};
-  DPBO_TRY(dpbo_h5io_write_array(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims, lambda, err));
-  DPBO_TRY(dpbo_h5io_write_array(group, "gain", H5T_NATIVE_DOUBLE, 1, dims, ctx->table->gain, err));
-  DPBO_TRY(dpbo_h5io_write_array(group, "val_accuracy", H5T_NATIVE_DOUBLE, 1, dims, ctx->table->val,
-                                 err));
-  DPBO_TRY(dpbo_h5io_write_array(group, "test_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
-                                 ctx->table->test, err));
-  H5Gclose(group);
-
-  group = H5Gcreate2(file, "gp_ucb", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /gp_ucb");
-  for (int t = 0; t < T; t++)
-    trace_index[t] = ctx->run->trace[t].index;
-  dims[0] = (hsize_t)T;
-  DPBO_TRY(dpbo_h5io_write_array(group, "index", H5T_NATIVE_INT64, 1, dims, trace_index, err));
-  {
-    double *gain = NULL;
-    DPBO_ALLOC(gain, T, "the trace gains");
-    for (int t = 0; t < T; t++)
-      gain[t] = ctx->run->trace[t].gain;
-    status = dpbo_h5io_write_array(group, "gain", H5T_NATIVE_DOUBLE, 1, dims, gain, err);
-    free(gain);
-    if (status != DPBO_OK) goto done;
-  }
-  dims[0] = (hsize_t)n;
-  DPBO_TRY(dpbo_h5io_write_array(group, "mean", H5T_NATIVE_DOUBLE, 1, dims, ctx->mean, err));
-  H5Gclose(group);
-
-  group = H5Gcreate2(file, "methods", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /methods");
-  {
-    char names[512] = "";
-    for (int k = 0; k < M; k++) {
-      if (k) strcat(names, ",");
-      strcat(names, method_names[k]);
-    }
-    DPBO_TRY(dpbo_h5io_attr_string(group, "names", names, err));
-  }
-  dims[0] = (hsize_t)E;
-  DPBO_TRY(dpbo_h5io_write_array(group, "epsilon", H5T_NATIVE_DOUBLE, 1, dims,
-                                 config->compare_epsilon, err));
-  dims[0] = (hsize_t)M;
-  dims[1] = (hsize_t)E;
-  dims[2] = (hsize_t)R;
+/* The groups: /table, /gp_ucb, /methods, /accounting, /utility. */
+static void compare_items_groups(const compare_context *ctx, const dpbo_space *space,
+                                 const double *results, const compare_utility *util,
+                                 compare_items *list) {
+  const dpbo_config *config = ctx->config;
+  const hsize_t n = (hsize_t)ctx->n, d = (hsize_t)dpbo_space_dims(space);
+  const hsize_t T = (hsize_t)config->iterations, E = (hsize_t)config->compare_epsilon_count,
+                R = (hsize_t)config->compare_repetitions, M = DPBO_COMPARE_METHODS;
+  COMPARE_ROW(list, "table", "dims", COMPARE_DIMS, config->dim, 1, d, 0, 0, "the space's axes");
+  COMPARE_ROW(list, "table", "lambda", COMPARE_DOUBLE, list->lambda, 2, n, d, 0,
+              "every candidate of Lambda");
+  COMPARE_ROW(list, "table", "gain", COMPARE_DOUBLE, ctx->table->gain, 1, n, 0, 0,
+              "the gain the methods select on");
+  COMPARE_ROW(list, "table", "val_accuracy", COMPARE_DOUBLE, ctx->table->val, 1, n, 0, 0,
+              "validation accuracy of each candidate");
+  COMPARE_ROW(list, "table", "test_accuracy", COMPARE_DOUBLE, ctx->table->test, 1, n, 0, 0,
+              "held-out accuracy of each candidate");
+  COMPARE_ROW(list, "gp_ucb", "index", COMPARE_INT64, list->trace_index, 1, T, 0, 0,
+              "the non-private run's lambda_t");
+  COMPARE_ROW(list, "gp_ucb", "gain", COMPARE_DOUBLE, list->trace_gain, 1, T, 0, 0, "its gains");
+  COMPARE_ROW(list, "gp_ucb", "mean", COMPARE_DOUBLE, ctx->mean, 1, n, 0, 0,
+              "its mu_T over Lambda");
+  COMPARE_ROW(list, "methods", "names", COMPARE_ATTR_STRING, list->names, 0, 1, 0, 0,
+              "the methods, in the order of the first axis");
+  COMPARE_ROW(list, "methods", "epsilon", COMPARE_DOUBLE, config->compare_epsilon, 1, E, 0, 0,
+              "the total epsilons");
   /* results: [field][M][E][R]: the validation and test accuracy and the
    * gain of the released λ, the released value (units of the gain), the
    * evaluations spent and the released λ's index (NaN and -1 where a method
    * releases no λ). */
   static const char *const fields[COMPARE_FIELDS] = {"val_accuracy",   "test_accuracy", "gain",
                                                      "released_value", "evaluations",   "index"};
-  const size_t block = (size_t)M * (size_t)E * (size_t)R;
-  for (int f = 0; f < COMPARE_FIELDS; f++) {
-    if (f == COMPARE_FIELDS - 1) {
-      int64_t *idx = NULL;
-      DPBO_ALLOC(idx, block, "the chosen indices");
-      for (size_t i = 0; i < block; i++)
-        idx[i] = (int64_t)results[(size_t)f * block + i];
-      status = dpbo_h5io_write_array(group, fields[f], H5T_NATIVE_INT64, 3, dims, idx, err);
-      free(idx);
-      if (status != DPBO_OK) goto done;
-    } else {
-      DPBO_TRY(dpbo_h5io_write_array(group, fields[f], H5T_NATIVE_DOUBLE, 3, dims,
-                                     results + (size_t)f * block, err));
-    }
-  }
-  H5Gclose(group);
+  const size_t block = (size_t)(M * E * R);
+  for (int f = 0; f < COMPARE_FIELDS - 1; f++)
+    COMPARE_ROW(list, "methods", fields[f], COMPARE_DOUBLE, results + (size_t)f * block, 3, M, E, R,
+                "[method][epsilon][repetition]");
+  COMPARE_ROW(list, "methods", fields[COMPARE_FIELDS - 1], COMPARE_INT64, list->index, 3, M, E, R,
+              "the released lambda's index, -1 for none");
+  const size_t named = COMPARE_ACCOUNTING_COLUMNS - 2;
+  for (size_t c = 0; c < COMPARE_ACCOUNTING_COLUMNS; c++)
+    COMPARE_ROW(
+        list, "accounting",
+        c < named    ? compare_accounting_columns[c].name
+        : c == named ? "sigma"
+                     : "gp_noise_std_used",
+        COMPARE_DOUBLE, list->accounting + c * (size_t)(M * E), 2, M, E, 0,
+        "[method][epsilon] (sigma, gp_noise_std_used: privatized evaluations, 0 elsewhere)");
+  if (!util->available) return;
+  COMPARE_ROW(list, "utility", "note", COMPARE_ATTR_STRING,
+              "exact distribution of the dpbo lambda~ given mu_T at each epsilon (data holder "
+              "only): regret curve P(max mu_T - mu_T(lambda~) <= x) and expected accuracies of "
+              "lambda~",
+              0, 1, 0, 0, "what /utility holds");
+  const hsize_t P = DPBO_UTILITY_CDF_POINTS;
+  COMPARE_ROW(list, "utility", "regret_x", COMPARE_DOUBLE, list->regret_x, 2, E, P, 0,
+              "[epsilon][point]: regret");
+  COMPARE_ROW(list, "utility", "regret_cdf", COMPARE_DOUBLE, list->regret_cdf, 2, E, P, 0,
+              "[epsilon][point]: P(regret <= x)");
+  COMPARE_ROW(list, "utility", "expected_regret_mean", COMPARE_DOUBLE, util->expected_regret, 1, E,
+              0, 0, "E[max mu_T - mu_T(lambda~)]");
+  COMPARE_ROW(list, "utility", "probability_argmax", COMPARE_DOUBLE, util->probability_argmax, 1, E,
+              0, 0, "P(lambda~ = argmax mu_T)");
+  COMPARE_ROW(list, "utility", "expected_val_accuracy", COMPARE_DOUBLE, util->expected_val, 1, E, 0,
+              0, "E[validation accuracy of lambda~]");
+  COMPARE_ROW(list, "utility", "expected_test_accuracy", COMPARE_DOUBLE, util->expected_test, 1, E,
+              0, 0, "E[test accuracy of lambda~]");
+}
 
-  group = H5Gcreate2(file, "accounting", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /accounting");
-#define ACC_COLUMN(name, member)                                                                   \
-  do {                                                                                             \
-    for (int k = 0; k < M; k++)                                                                    \
-      for (int e = 0; e < E; e++)                                                                  \
-        column[k * E + e] = ctx->acc[k][e].member;                                                 \
-    DPBO_TRY(dpbo_h5io_write_array(group, name, H5T_NATIVE_DOUBLE, 2, dims, column, err));         \
-  } while (0)
-  ACC_COLUMN("epsilon", epsilon);
-  ACC_COLUMN("delta", delta);
-  ACC_COLUMN("epsilon_accounted", epsilon_accounted);
-  ACC_COLUMN("delta_accounted", delta_accounted);
-  ACC_COLUMN("epsilon_select", epsilon_select);
-  ACC_COLUMN("epsilon_value", epsilon_value);
-  ACC_COLUMN("epsilon_base", epsilon_base);
-  ACC_COLUMN("gamma", gamma);
-  ACC_COLUMN("eta", eta);
-  ACC_COLUMN("expected_runs", expected_runs);
-  ACC_COLUMN("rdp_order", rdp_order);
-  ACC_COLUMN("rdp_order_hat", rdp_order_hat);
-  ACC_COLUMN("epsilon_base_rdp", epsilon_base_rdp);
-  ACC_COLUMN("epsilon_base_profile", epsilon_base_profile);
-  ACC_COLUMN("by_profile", by_profile);
-#undef ACC_COLUMN
-  {
-    /* σ of the privatized evaluations and the GP's noise with it. */
-    const double *from[2] = {ctx->evals_sigma, ctx->evals_noise_std};
-    const char *names[2] = {"sigma", "gp_noise_std_used"};
-    for (int c = 0; c < 2; c++) {
-      for (int k = 0; k < M; k++)
-        for (int e = 0; e < E; e++)
-          column[k * E + e] =
-              k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST
-                  ? from[c][e]
-                  : 0.0;
-      DPBO_TRY(dpbo_h5io_write_array(group, names[c], H5T_NATIVE_DOUBLE, 2, dims, column, err));
-    }
+/* One row into obj (the file or the row's group). */
+static dpbo_status compare_write_item(hid_t obj, const compare_item *row, dpbo_error *err) {
+  switch (row->type) {
+  case COMPARE_ATTR_STRING:
+    return dpbo_h5io_attr_string(obj, row->name, row->data, err);
+  case COMPARE_ATTR_DOUBLE:
+    return dpbo_h5io_attr_doubles(obj, row->name, row->data, row->dims[0], err);
+  case COMPARE_ATTR_INT64:
+    return dpbo_h5io_attr_int64(obj, row->name, row->data, row->dims[0], err);
+  case COMPARE_DOUBLE:
+    return dpbo_h5io_write_array(obj, row->name, H5T_NATIVE_DOUBLE, row->rank, row->dims, row->data,
+                                 err);
+  case COMPARE_INT64:
+    return dpbo_h5io_write_array(obj, row->name, H5T_NATIVE_INT64, row->rank, row->dims, row->data,
+                                 err);
+  default: /* COMPARE_DIMS */
+    return dpbo_output_write_dims(obj, (int)row->dims[0], row->data, err);
   }
-  H5Gclose(group);
+}
 
-  if (util->available) {
-    group = H5Gcreate2(file, "utility", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /utility");
-    DPBO_TRY(
-        dpbo_h5io_attr_string(group, "note",
-                              "exact distribution of the dpbo lambda~ given mu_T at each epsilon "
-                              "(data holder only): regret curve P(max mu_T - mu_T(lambda~) <= x) "
-                              "and expected accuracies of lambda~",
-                              err));
-    dims[0] = (hsize_t)E;
-    dims[1] = DPBO_UTILITY_CDF_POINTS;
-    double *rows = NULL;
-    DPBO_ALLOC(rows, (size_t)E * DPBO_UTILITY_CDF_POINTS, "utility rows");
-    for (int e = 0; e < E; e++)
-      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_x[e],
-             sizeof util->regret_x[e]);
-    status = dpbo_h5io_write_array(group, "regret_x", H5T_NATIVE_DOUBLE, 2, dims, rows, err);
-    for (int e = 0; e < E && status == DPBO_OK; e++)
-      memcpy(rows + (size_t)e * DPBO_UTILITY_CDF_POINTS, util->regret_cdf[e],
-             sizeof util->regret_cdf[e]);
-    if (status == DPBO_OK)
-      status = dpbo_h5io_write_array(group, "regret_cdf", H5T_NATIVE_DOUBLE, 2, dims, rows, err);
-    free(rows);
-    if (status != DPBO_OK) goto done;
-    DPBO_TRY(dpbo_h5io_write_array(group, "expected_regret_mean", H5T_NATIVE_DOUBLE, 1, dims,
-                                   util->expected_regret, err));
-    DPBO_TRY(dpbo_h5io_write_array(group, "probability_argmax", H5T_NATIVE_DOUBLE, 1, dims,
-                                   util->probability_argmax, err));
-    DPBO_TRY(dpbo_h5io_write_array(group, "expected_val_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
-                                   util->expected_val, err));
-    DPBO_TRY(dpbo_h5io_write_array(group, "expected_test_accuracy", H5T_NATIVE_DOUBLE, 1, dims,
-                                   util->expected_test, err));
-    H5Gclose(group);
+/* The comparison file at path (rank 0): the rows of compare_items_root and
+ * compare_items_groups, each group created at its first row. */
+static dpbo_status compare_write(const char *path, const compare_context *ctx,
+                                 const double *results, const compare_utility *util,
+                                 const char *noise_source, double wall, dpbo_error *err) {
+  const dpbo_space *space = ctx->run->space;
+  dpbo_status status = DPBO_OK;
+  hid_t group = -1;
+  const char *group_name = NULL;
+  compare_items *list = NULL;
+  dpbo_h5io_file out;
+  memset(&out, 0, sizeof out);
+  out.id = -1;
+  DPBO_ALLOC(list, 1, "the rows of the comparison file");
+  DPBO_TRY(compare_items_buffers(ctx, space, results, util, list, err));
+  compare_items_root(ctx, noise_source, &wall, list);
+  compare_items_groups(ctx, space, results, util, list);
+  DPBO_TRY(dpbo_h5io_create(MPI_COMM_SELF, path, &out, err));
+  DPBO_TRY(dpbo_h5io_attr_string(out.id, "dpbo_version", DPBO_VERSION_STRING, err));
+  DPBO_TRY(dpbo_output_write_settings(out.id, &ctx->config->settings, err));
+  for (int i = 0; i < list->count; i++) {
+    const compare_item *row = &list->item[i];
+    if (row->group && (!group_name || strcmp(row->group, group_name) != 0)) {
+      if (group >= 0) H5Gclose(group);
+      group_name = row->group;
+      group = H5Gcreate2(out.id, group_name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /%s", group_name);
+    }
+    DPBO_TRY(compare_write_item(row->group ? group : out.id, row, err));
   }
+  if (group >= 0) H5Gclose(group);
   group = -1;
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (group >= 0) H5Gclose(group);
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  free(lambda);
-  free(column);
-  free(trace_index);
+  if (list) compare_items_free(list);
+  free(list);
   return status;
 }
 
@@ -755,21 +852,9 @@ static double compare_quantile(double *scratch, const double *v, int n, double q
   return scratch[i] + (pos - i) * (scratch[i + 1] - scratch[i]);
 }
 
-dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  int rank, size;
-  dpbo_space *space = NULL;
-  compare_table table = {0, NULL, NULL, NULL, 0.0};
-  compare_context *ctx = NULL;
-  compare_utility *util = NULL;
-  double *results = NULL, *mean = NULL, *p = NULL, *scratch = NULL;
-  dpbo_run run;
-  memset(&run, 0, sizeof run);
-  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
-  const double start = MPI_Wtime();
-
-  /* What the comparison needs from the config. */
+/* What the comparison needs from the config. */
+static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   if (config->objective != DPBO_OBJECTIVE_SVM && !logreg)
     DPBO_RAISE(DPBO_ERR_CONFIG,
@@ -786,18 +871,21 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                config->path);
   if (config->iterations < 2)
     DPBO_RAISE(DPBO_ERR_CONFIG, "%s: dpbo compare needs run.iterations >= 2", config->path);
+done:
+  return status;
+}
 
-  DPBO_ALLOC(ctx, 1, "the comparison");
-  DPBO_ALLOC(util, 1, "the utility curves");
-  ctx->config = config;
-  ctx->table = &table;
+/* The plan: the gain's sensitivity and range, and every method's accounting
+ * at every ε, first: a budget a baseline cannot meet fails before hours of
+ * training. */
+static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  const int E = config->compare_epsilon_count, T = config->iterations;
   /* The gain's sensitivity at a fixed λ and its range (run/selection.h). */
   DPBO_TRY(dpbo_selection_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
-            T = config->iterations;
-  const int M = DPBO_COMPARE_METHODS;
-  /* Accounting first: a budget a baseline cannot meet fails before hours of training. */
-  for (int k = 0; k < M; k++)
+  for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
       if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
         status = dpbo_compare_evals_account(T, ctx->score_sensitivity, config->compare_epsilon[e],
@@ -818,49 +906,72 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
                              config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e],
                              err);
     }
+done:
+  return status;
+}
 
-  /* The run first (Λ, GP, UCB state): GP-UCB runs on the table through the
-   * step `dpbo run` takes, so it is the run `dpbo run` would make. */
-  DPBO_TRY(dpbo_run_create(comm, config, &run, err));
-  space = run.space;
+/* The run first (Λ, GP, UCB state), then the accuracy table over its Λ:
+ * trained over the ranks, or read from compare.table. */
+static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_run *run,
+                                      compare_table *table, double start, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  int rank, size;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  DPBO_TRY(dpbo_run_create(comm, config, run, err));
+  const dpbo_space *space = run->space;
   ctx->n = dpbo_space_size(space);
   if (rank == 0)
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
                   "epsilon, %d rank%s; first the accuracy table over Λ",
-                  (long long)ctx->n, T, R, E, size, size == 1 ? "" : "s");
+                  (long long)ctx->n, config->iterations, config->compare_repetitions,
+                  config->compare_epsilon_count, size, size == 1 ? "" : "s");
   if (rank == 0) dpbo_blas_log();
   if (config->compare_table[0]) {
-    table.n = ctx->n;
-    DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table.gain, &table.val, &table.test,
-                                     &table.seconds, err));
+    table->n = ctx->n;
+    DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,
+                                     &table->seconds, err));
   } else {
-    DPBO_TRY(compare_table_fill(comm, config, space, &table, err));
+    DPBO_TRY(compare_table_fill(comm, config, space, table, err));
   }
   if (rank == 0) {
     int64_t bv = 0, bt = 0;
     for (int64_t i = 1; i < ctx->n; i++) {
-      if (table.val[i] > table.val[bv]) bv = i;
-      if (table.test[i] > table.test[bt]) bt = i;
+      if (table->val[i] > table->val[bv]) bv = i;
+      if (table->test[i] > table->test[bt]) bt = i;
     }
     dpbo_log_info("table done in %.1f s (%.1f s training over all ranks): best validation accuracy "
                   "over Λ %.4f (test %.4f there), best test accuracy over Λ %.4f",
-                  MPI_Wtime() - start, table.seconds, table.val[bv], table.test[bv],
-                  table.test[bt]);
+                  MPI_Wtime() - start, table->seconds, table->val[bv], table->test[bv],
+                  table->test[bt]);
   }
+done:
+  return status;
+}
 
+/* GP-UCB on the table through the step `dpbo run` takes (so it is the run
+ * `dpbo run` would make), its μ_T over Λ (*mean, gathered) and the
+ * sensitivities of dpbo and of Algorithm 3 (logreg: Theorem 6). */
+static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run *run,
+                                  compare_table *table, double **mean, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const dpbo_space *space = run->space;
+  const int T = config->iterations, logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   for (int t = 0; t < T; t++)
-    DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, &table, &run, err));
-  ctx->run = &run;
-  DPBO_TRY(dpbo_compare_evals_mean_choice(comm, config, &run, &ctx->gp_ucb_mean_index,
+    DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, table, run, err));
+  ctx->run = run;
+  DPBO_TRY(dpbo_compare_evals_mean_choice(comm, config, run, &ctx->gp_ucb_mean_index,
                                           &ctx->gp_ucb_mean_value, err));
-  DPBO_TRY(dpbo_utility_gather_mean(comm, config, &run, &mean, err));
-  ctx->mean = mean;
-  {
-    dpbo_privacy_inputs in;
-    DPBO_TRY(dpbo_release_inputs(config, space, &in, err));
-    DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run.ucb),
-                                        dpbo_ucb_count(run.ucb), &ctx->sens, err));
-  }
+  DPBO_TRY(dpbo_utility_gather_mean(comm, config, run, mean, err));
+  ctx->mean = *mean;
+  dpbo_privacy_inputs in;
+  DPBO_TRY(dpbo_release_inputs(config, space, &in, err));
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run->ucb),
+                                      dpbo_ucb_count(run->ucb), &ctx->sens, err));
   if (logreg) {
     /* Theorem 6 with the space's λ range and the validation loss's L, g*. */
     const dpbo_dim *dim = dpbo_space_dim(space, 0);
@@ -874,22 +985,35 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   if (rank == 0)
     dpbo_log_info("GP-UCB: best gain %.4f at step %d; Delta_lambda = %.4g, Delta_v = %.4g (units "
                   "of the gain) against %.4g for the baselines",
-                  run.trace[run.best_step].gain, run.best_step + 1, ctx->sens.lambda_sensitivity,
+                  run->trace[run->best_step].gain, run->best_step + 1, ctx->sens.lambda_sensitivity,
                   ctx->sens.value_sensitivity, ctx->score_sensitivity);
   if (rank == 0 && logreg)
     dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
-  for (int e = 0; e < E && rank == 0; e++)
+  for (int e = 0; e < config->compare_epsilon_count && rank == 0; e++)
     dpbo_log_info("privatized evaluations at eps=%g, delta=%g: sigma = %.6g for K = %d Gaussian "
                   "releases of sensitivity %.6g; the GP's noise %.6g",
                   config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
                   ctx->score_sensitivity, ctx->evals_noise_std[e]);
+done:
+  return status;
+}
 
-  /* Repetitions over ranks: results[field][method][ε][rep]. */
-  const size_t block = (size_t)M * (size_t)E * (size_t)R;
-  DPBO_ALLOC(results, COMPARE_FIELDS * block, "the results");
+/* The repetitions over the ranks (repetition r on rank r mod P) into
+ * *results[field][method][ε][rep] (allocated here), summed on rank 0. */
+static dpbo_status compare_repetitions(MPI_Comm comm, const compare_context *ctx, double **results,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+            M = DPBO_COMPARE_METHODS;
+  int rank, size;
   compare_cell *cells = NULL;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const size_t block = (size_t)M * (size_t)E * (size_t)R;
+  DPBO_ALLOC(*results, COMPARE_FIELDS * block, "the results");
+  double *out = *results;
   DPBO_ALLOC(cells, (size_t)M * (size_t)E, "one repetition's results");
-  local = DPBO_OK;
   for (int rep = rank; rep < R && local == DPBO_OK; rep += size) {
     local = compare_repetition(ctx, rep, cells, E, 1, err);
     for (int k = 0; k < M && local == DPBO_OK; k++)
@@ -899,97 +1023,151 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
         const double fields[COMPARE_FIELDS] = {c->val,      c->test,        c->gain,
                                                c->released, c->evaluations, c->index};
         for (int f = 0; f < COMPARE_FIELDS; f++)
-          results[(size_t)f * block + at] = fields[f];
+          out[(size_t)f * block + at] = fields[f];
       }
   }
-  free(cells);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Each entry comes from one rank, the others hold 0 (NaN + 0 stays NaN). */
-  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : results, results,
-                          (int)(COMPARE_FIELDS * block), MPI_DOUBLE, MPI_SUM, 0, comm));
+  DPBO_MPI_TRY(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : out, out, (int)(COMPARE_FIELDS * block),
+                          MPI_DOUBLE, MPI_SUM, 0, comm));
+done:
+  free(cells);
+  return status;
+}
 
-  /* Rank 0: the exact λ̃ distribution at each ε, the summary and the file. */
+/* Rank 0: the exact distribution of dpbo's λ̃ at each ε given μ_T (the
+ * data holder's figures), when it can be computed. */
+static dpbo_status compare_utility_figures(const compare_context *ctx, compare_utility *util,
+                                           dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  double *p = NULL;
+  util->available = config->selection == DPBO_SELECT_EXPONENTIAL || ctx->n <= 512;
+  if (!util->available) goto done;
+  if (!(p = malloc(sizeof *p * (size_t)ctx->n)))
+    DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the distribution of lambda~");
+  for (int e = 0; e < config->compare_epsilon_count; e++) {
+    dpbo_utility_holder h;
+    memset(&h, 0, sizeof h);
+    h.best_observed = ctx->run->trace[ctx->run->best_step].gain;
+    DPBO_TRY(dpbo_utility_lambda_figures(
+        config->selection, ctx->mean, ctx->n, ctx->sens.lambda_sensitivity,
+        ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err));
+    long double ev = 0.0L, et = 0.0L;
+    for (int64_t i = 0; i < ctx->n; i++) {
+      ev += (long double)p[i] * ctx->table->val[i];
+      et += (long double)p[i] * ctx->table->test[i];
+    }
+    memcpy(util->regret_x[e], h.regret_x, sizeof h.regret_x);
+    memcpy(util->regret_cdf[e], h.regret_cdf, sizeof h.regret_cdf);
+    util->expected_regret[e] = h.expected_regret_mean;
+    util->probability_argmax[e] = h.probability_argmax;
+    util->expected_val[e] = (double)ev;
+    util->expected_test[e] = (double)et;
+  }
+done:
+  free(p);
+  return status;
+}
+
+/* Rank 0: the summary in the log (median and quartiles of each method's
+ * held-out accuracy, Algorithm 3's error, the exact figures). */
+static dpbo_status compare_log_summary(const compare_context *ctx, const double *results,
+                                       const compare_utility *util, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  const int E = config->compare_epsilon_count, R = config->compare_repetitions;
+  const size_t block = (size_t)DPBO_COMPARE_METHODS * (size_t)E * (size_t)R;
+  double *scratch = NULL;
+  if (!(scratch = malloc(sizeof *scratch * (size_t)R))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory");
+  dpbo_log_info("held-out test accuracy of the released hyper-parameter, median [25%%, 75%%] over "
+                "%d repetitions:",
+                R);
+  for (int k = 0; k < DPBO_COMPARE_METHODS; k++) {
+    if (k == DPBO_COMPARE_ALGORITHM3) continue; /* releases no hyper-parameter */
+    char line[2048];
+    size_t used = (size_t)snprintf(line, sizeof line, "  %-26s", method_names[k]);
+    for (int e = 0; e < E && used < sizeof line; e++) {
+      const double *v = results + block + ((size_t)k * (size_t)E + (size_t)e) * (size_t)R;
+      used += (size_t)snprintf(line + used, sizeof line - used, " eps=%g: %.4f [%.4f, %.4f]",
+                               config->compare_epsilon[e], compare_quantile(scratch, v, R, 0.5),
+                               compare_quantile(scratch, v, R, 0.25),
+                               compare_quantile(scratch, v, R, 0.75));
+      if (k == DPBO_COMPARE_GP_UCB || k == DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE ||
+          k == DPBO_COMPARE_GP_UCB_MEAN)
+        break; /* the references do not depend on ε */
+    }
+    dpbo_log_info("%s", line);
+  }
+  for (int e = 0; e < E && ctx->has_algorithm3; e++) {
+    const size_t at = ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
+    const double *v = results + 3 * block + at, *g = results + 2 * block + at;
+    for (int r = 0; r < R; r++)
+      scratch[r] = fabs(v[r] - g[r]);
+    qsort(scratch, (size_t)R, sizeof *scratch, compare_cmp_double);
+    dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
+                  config->compare_epsilon[e], scratch[R / 2]);
+  }
+  if (util->available)
+    for (int e = 0; e < E; e++)
+      dpbo_log_info("  dpbo exact (data holder): eps=%g  E[test accuracy of lambda~] = %.4f, "
+                    "E[max mu_T - mu_T(lambda~)] = %.4f, P(argmax mu_T) = %.3g",
+                    config->compare_epsilon[e], util->expected_test[e], util->expected_regret[e],
+                    util->probability_argmax[e]);
+done:
+  free(scratch);
+  return status;
+}
+
+/* Rank 0: the comparison file, labelled with its noise source. */
+static dpbo_status compare_publish(const compare_context *ctx, const double *results,
+                                   const compare_utility *util, double start, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  char path[DPBO_PATH_MAX + 300], source[256];
+  dpbo_noise probe;
+  if (config->noise == DPBO_NOISE_SEEDED)
+    dpbo_noise_init_seeded(&probe, config->noise_seed, 1000);
+  else
+    dpbo_noise_init_os(&probe);
+  dpbo_noise_describe(&probe, source, sizeof source);
+  if (config->noise == DPBO_NOISE_SEEDED)
+    snprintf(source + strlen(source), sizeof source - strlen(source),
+             "; repetition r uses stream 1000 + r");
+  dpbo_config_run_path(config, path, sizeof path);
+  DPBO_TRY(compare_write(path, ctx, results, util, source, MPI_Wtime() - start, err));
+  dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path,
+                MPI_Wtime() - start);
+done:
+  return status;
+}
+
+/* Validate, plan, make the table and the GP-UCB run, run the repetitions,
+ * then rank 0 summarizes and writes the file. */
+dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int rank;
+  compare_table table = {0, NULL, NULL, NULL, 0.0};
+  compare_context *ctx = NULL;
+  compare_utility *util = NULL;
+  double *results = NULL, *mean = NULL;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  const double start = MPI_Wtime();
+  DPBO_TRY(compare_validate(config, err));
+  DPBO_ALLOC(ctx, 1, "the comparison");
+  DPBO_ALLOC(util, 1, "the utility curves");
+  ctx->config = config;
+  ctx->table = &table;
+  DPBO_TRY(compare_plan(ctx, err));
+  DPBO_TRY(compare_table_make(comm, ctx, &run, &table, start, err));
+  DPBO_TRY(compare_gp_ucb(comm, ctx, &run, &table, &mean, err));
+  DPBO_TRY(compare_repetitions(comm, ctx, &results, err));
   if (rank == 0) {
-    local = DPBO_OK;
-    util->available = config->selection == DPBO_SELECT_EXPONENTIAL || ctx->n <= 512;
-    if (util->available && !(p = malloc(sizeof *p * (size_t)ctx->n)))
-      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the distribution of lambda~");
-    for (int e = 0; e < E && util->available && local == DPBO_OK; e++) {
-      dpbo_utility_holder h;
-      memset(&h, 0, sizeof h);
-      h.best_observed = run.trace[run.best_step].gain;
-      local =
-          dpbo_utility_lambda_figures(config->selection, mean, ctx->n, ctx->sens.lambda_sensitivity,
-                                      ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err);
-      if (local != DPBO_OK) break;
-      long double ev = 0.0L, et = 0.0L;
-      for (int64_t i = 0; i < ctx->n; i++) {
-        ev += (long double)p[i] * table.val[i];
-        et += (long double)p[i] * table.test[i];
-      }
-      memcpy(util->regret_x[e], h.regret_x, sizeof h.regret_x);
-      memcpy(util->regret_cdf[e], h.regret_cdf, sizeof h.regret_cdf);
-      util->expected_regret[e] = h.expected_regret_mean;
-      util->probability_argmax[e] = h.probability_argmax;
-      util->expected_val[e] = (double)ev;
-      util->expected_test[e] = (double)et;
-    }
-    if (local == DPBO_OK && !(scratch = malloc(sizeof *scratch * (size_t)R)))
-      local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory");
-    if (local == DPBO_OK) {
-      dpbo_log_info(
-          "held-out test accuracy of the released hyper-parameter, median [25%%, 75%%] over "
-          "%d repetitions:",
-          R);
-      for (int k = 0; k < M; k++) {
-        if (k == DPBO_COMPARE_ALGORITHM3) continue; /* releases no hyper-parameter */
-        char line[2048];
-        size_t used = (size_t)snprintf(line, sizeof line, "  %-26s", method_names[k]);
-        for (int e = 0; e < E && used < sizeof line; e++) {
-          const double *v = results + block + ((size_t)k * (size_t)E + (size_t)e) * (size_t)R;
-          used += (size_t)snprintf(line + used, sizeof line - used, " eps=%g: %.4f [%.4f, %.4f]",
-                                   config->compare_epsilon[e], compare_quantile(scratch, v, R, 0.5),
-                                   compare_quantile(scratch, v, R, 0.25),
-                                   compare_quantile(scratch, v, R, 0.75));
-          if (k == DPBO_COMPARE_GP_UCB || k == DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE ||
-              k == DPBO_COMPARE_GP_UCB_MEAN)
-            break; /* the references do not depend on ε */
-        }
-        dpbo_log_info("%s", line);
-      }
-      for (int e = 0; e < E && ctx->has_algorithm3; e++) {
-        const double *v = results + 3 * block +
-                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
-        const double *g = results + 2 * block +
-                          ((size_t)DPBO_COMPARE_ALGORITHM3 * (size_t)E + (size_t)e) * (size_t)R;
-        for (int r = 0; r < R; r++)
-          scratch[r] = fabs(v[r] - g[r]);
-        qsort(scratch, (size_t)R, sizeof *scratch, compare_cmp_double);
-        dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
-                      config->compare_epsilon[e], scratch[R / 2]);
-      }
-      if (util->available)
-        for (int e = 0; e < E; e++)
-          dpbo_log_info("  dpbo exact (data holder): eps=%g  E[test accuracy of lambda~] = %.4f, "
-                        "E[max mu_T - mu_T(lambda~)] = %.4f, P(argmax mu_T) = %.3g",
-                        config->compare_epsilon[e], util->expected_test[e],
-                        util->expected_regret[e], util->probability_argmax[e]);
-      char path[DPBO_PATH_MAX + 300], source[256];
-      dpbo_noise probe;
-      if (config->noise == DPBO_NOISE_SEEDED)
-        dpbo_noise_init_seeded(&probe, config->noise_seed, 1000);
-      else
-        dpbo_noise_init_os(&probe);
-      dpbo_noise_describe(&probe, source, sizeof source);
-      if (config->noise == DPBO_NOISE_SEEDED)
-        snprintf(source + strlen(source), sizeof source - strlen(source),
-                 "; repetition r uses stream 1000 + r");
-      dpbo_config_run_path(config, path, sizeof path);
-      local = compare_write(path, ctx, space, results, util, source, MPI_Wtime() - start, err);
-      if (local == DPBO_OK)
-        dpbo_log_info("comparison file: %s (%.1f s; sensitive: never publish)", path,
-                      MPI_Wtime() - start);
-    }
+    local = compare_utility_figures(ctx, util, err);
+    if (local == DPBO_OK) local = compare_log_summary(ctx, results, util, err);
+    if (local == DPBO_OK) local = compare_publish(ctx, results, util, start, err);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
 done:
@@ -1001,7 +1179,5 @@ done:
   free(util);
   free(results);
   free(mean);
-  free(p);
-  free(scratch);
   return status;
 }
