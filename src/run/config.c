@@ -343,11 +343,9 @@ done:
  * compare`; only dpbo compare uses the values. */
 static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int64_t i64;
   char text[DPBO_PATH_MAX];
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "compare", "repetitions", 20, 1, 100000, &i64,
-                                   err));
-  config->compare_repetitions = (int)i64;
+  /* (repetitions and table: their rows) */
+  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "compare", config, err));
   DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "epsilons", "0.1 0.3 1 3 10",
                                     text, sizeof text, err));
   {
@@ -377,8 +375,6 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
                                  config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
                                  "(the truncated negative binomial shape) must lie in [0, 10]",
                                  err));
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "table", "",
-                                    config->compare_table, sizeof config->compare_table, err));
 done:
   return status;
 }
@@ -562,16 +558,7 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
                                      1, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "function", NULL,
-                                      dpbo_synthetic_kind_names, &choice, err));
-    config->synthetic = (dpbo_synthetic_kind)choice;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "features", 2048, 1, 1 << 24,
-                                     &i64, err));
-    config->synthetic_features = (int)i64;
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "noise_std", 0.0, 0,
-                                      &config->synthetic_noise_std, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "noise_std",
-                                   config->synthetic_noise_std >= 0, "must be >= 0", err));
+    /* (function, features and noise_std: their rows) */
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
                                      0, INT64_MAX, &i64, err));
     config->synthetic_seed = (uint64_t)i64;
@@ -603,23 +590,8 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
                                       &lr->tolerance, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", lr->tolerance > 0,
                                    "must be positive", err));
-  } else {
-    dpbo_command_options *cmd = &config->command;
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "command", NULL, cmd->command,
-                                      sizeof cmd->command, err));
-    static const char *const passes[] = {"args", "env", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "pass", "args", passes,
-                                      &choice, err));
-    cmd->pass = (dpbo_pass_mode)choice;
-    static const char *const modes[] = {"per_evaluation", "persistent", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "mode", "per_evaluation",
-                                      modes, &choice, err));
-    cmd->mode = (dpbo_command_mode)choice;
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "timeout_s",
-                                      DPBO_COMMAND_TIMEOUT_DEFAULT, 0, &cmd->timeout_s, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "timeout_s", cmd->timeout_s >= 0,
-                                   "must be a number of seconds >= 0 (0: no limit)", err));
   }
+  /* (a command's keys are all rows: command, pass, mode, timeout_s) */
 done:
   return status;
 }

@@ -70,6 +70,8 @@ static const char *const config_noise_names[] = {"os", "seeded", NULL};
 static const char *const config_no_yes[] = {"no", "yes", NULL};
 static const char *const config_prior_source_names[] = {"public", "validation", NULL};
 static const char *const config_posterior_names[] = {"auto", "yes", "no", NULL};
+static const char *const config_pass_names[] = {"args", "env", NULL};
+static const char *const config_mode_names[] = {"per_evaluation", "persistent", NULL};
 
 #define SVM_LOGREG "objective.kind = svm, logreg"
 
@@ -161,14 +163,17 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "sensitivity)."),
     KEY("objective", "shrinking", "integer", "0 or 1", "1", 0, "", "objective.kind = svm",
         "LIBSVM's shrinking heuristic (-h)."),
-    KEY("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, 0, "",
+    ROW("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, "",
         "objective.kind = synthetic",
         "The synthetic function (branin needs 2 dimensions, hartmann6 6; gp_prior is drawn "
-        "from the GP prior of [gp])."),
-    KEY("objective", "features", "integer", "1 to 16777216", "2048", 0, "features",
-        "objective.kind = synthetic", "Random Fourier features of a gp_prior function."),
-    KEY("objective", "noise_std", "number", ">= 0", "0", 0, "units of v",
-        "objective.kind = synthetic", "Gaussian noise added to each evaluation."),
+        "from the GP prior of [gp]).",
+        ENUM(synthetic, dpbo_synthetic_kind_names, NULL)),
+    ROW("objective", "features", "integer", "1 to 16777216", "2048", "features",
+        "objective.kind = synthetic", "Random Fourier features of a gp_prior function.",
+        INTEGER(DPBO_SETTINGS_INT, synthetic_features, 1, 1 << 24, NULL)),
+    ROW("objective", "noise_std", "number", ">= 0", "0", "units of v", "objective.kind = synthetic",
+        "Gaussian noise added to each evaluation.",
+        DOUBLE(synthetic_noise_std, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
     KEY("objective", "seed", "integer", "0 to 2^63-1", "run.seed", 1, "",
         "objective.kind = synthetic", "Seed of the gp_prior function and of the noise."),
     KEY("objective", "positive_label", "number", "a label of the data",
@@ -176,20 +181,25 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The class against the rest (the stored default 'nan' means none)."),
     KEY("objective", "loss", "choice", "sigmoid | ramp", "sigmoid", 0, "",
         "objective.kind = logreg", "The loss whose validation value is tuned (Algorithm 3)."),
-    KEY("objective", "command", "text", "a program and its arguments (no shell)", NULL, 0, "",
+    ROW("objective", "command", "text", "a program and its arguments (no shell)", NULL, "",
         "objective.kind = command",
         "Your program, run once per evaluation (once per rank with objective.mode = persistent); "
-        "it prints the value last (docs/own-model.md)."),
-    KEY("objective", "pass", "choice", "args | env", "args", 0, "", "objective.kind = command",
+        "it prints the value last (docs/own-model.md).",
+        STRING(command.command)),
+    ROW("objective", "pass", "choice", "args | env", "args", "", "objective.kind = command",
         "How hyper-parameters reach the program: NAME=VALUE arguments, or DPBO_NAME "
-        "environment variables (NAME upper-cased)."),
-    KEY("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", 0, "",
+        "environment variables (NAME upper-cased).",
+        ENUM(command.pass, config_pass_names, NULL)),
+    ROW("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", "",
         "objective.kind = command",
         "per_evaluation: one process per evaluation; persistent: one process per rank, started "
         "once, that reads one NAME=VALUE line per evaluation on stdin and prints the value on a "
-        "line of stdout (docs/own-model.md, The persistent mode)."),
-    KEY("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", 0, "s",
-        "objective.kind = command", "Time limit of one evaluation; its processes are killed."),
+        "line of stdout (docs/own-model.md, The persistent mode).",
+        ENUM(command.mode, config_mode_names, NULL)),
+    ROW("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", "s",
+        "objective.kind = command", "Time limit of one evaluation; its processes are killed.",
+        DOUBLE(command.timeout_s, 0, HUGE_VAL, 0, "must be a number of seconds >= 0 (0: no limit)",
+               NULL)),
     KEY("objective", "value_range", "text", "LO HI, or empty",
         "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
         "The range of the objective's values: every released value is clamped to it "
@@ -303,19 +313,21 @@ const dpbo_settings_key dpbo_config_keys[] = {
         ENUM(posterior, config_posterior_names, NULL)),
 
     /* [compare]: read by every command, used by dpbo compare */
-    KEY("compare", "repetitions", "integer", "1 to 100000", "20", 0, "", "",
-        "dpbo compare: R, the repetitions with fresh noise."),
+    ROW("compare", "repetitions", "integer", "1 to 100000", "20", "", "",
+        "dpbo compare: R, the repetitions with fresh noise.",
+        INTEGER(DPBO_SETTINGS_INT, compare_repetitions, 1, 100000, NULL)),
     KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
         "", "dpbo compare: the grid of total epsilon."),
     KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
         "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
         "logarithmic, 1 geometric)."),
-    KEY("compare", "table", "text", "a path, or empty", "", 0, "", "",
+    ROW("compare", "table", "text", "a path, or empty", "", "", "",
         "dpbo compare: an earlier compare file whose table (/table) is used instead of training "
         "every candidate again; refused unless its objective.* and space.* settings (defaults "
         "included) and its candidates are this run's. The privacy, compare, gp, ucb, run and "
         "output keys may differ: they act after the table (the GP-UCB run and the repetitions, "
-        "recomputed; the table holds no GP)."),
+        "recomputed; the table holds no GP).",
+        STRING(compare_table)),
 
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
 
