@@ -22,10 +22,10 @@
 static void schema_refusals(void) {
   dpbo_error err;
   static const dpbo_settings_key schema[] = {
-      {"a", "n", "integer", "any", "3", 0, "", "", "an integer"},
-      {"a", "pick", "choice", "x | y", "x", 0, "", "", "a choice"},
-      {"a", "late", "number", "any", "0.5", 1, "", "", "computed default"},
-      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}};
+      {"a", "n", "integer", "any", "3", 0, "", "", "an integer", {0}},
+      {"a", "pick", "choice", "x | y", "x", 0, "", "", "a choice", {0}},
+      {"a", "late", "number", "any", "0.5", 1, "", "", "computed default", {0}},
+      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}}};
   static const char *const xy[] = {"x", "y", NULL};
   static const char *const xyz[] = {"x", "y", "z", NULL};
   const char text[] = "[a]\nlate = 2\n";

@@ -4,6 +4,7 @@
  * typed getters marking keys used, check_used, assignments, stored
  * (section, key, value) triples and their packing, the checks of names and
  * values, and that the entries are stored dynamically and released. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,10 +190,10 @@ static void bom_and_applies(void) {
   const char bom[] = "\xef\xbb\xbf[s]\nkind = list\npoints = 5\nfile = x\n";
   CHECK_OK(dpbo_settings_read_text(&s, "b.ini", bom, sizeof bom - 1, 0, NULL, &err));
   static const dpbo_settings_key schema[] = {
-      {"s", "kind", "choice", "sobol | list", "sobol", 0, "", "", "the kind"},
-      {"s", "points", "integer", ">= 1", NULL, 0, "", "s.kind = sobol", "how many"},
-      {"s", "file", "text", "a path", NULL, 0, "", "s.kind = list", "the file"},
-      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}};
+      {"s", "kind", "choice", "sobol | list", "sobol", 0, "", "", "the kind", {0}},
+      {"s", "points", "integer", ">= 1", NULL, 0, "", "s.kind = sobol", "how many", {0}},
+      {"s", "file", "text", "a path", NULL, 0, "", "s.kind = list", "the file", {0}},
+      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}}};
   s.schema = schema;
   static const char *const kinds[] = {"sobol", "list", NULL};
   int kind = -1;
@@ -230,11 +231,146 @@ static void inline_comments(void) {
   printf("a '#' after whitespace ends a file value; 'a#b' and --set values are whole\n");
 }
 
+/* Rows that read themselves (dpbo_settings_read_rows): each row's default,
+ * range and choices, into its field, in the table's order, and only where
+ * its "read when" holds. */
+typedef struct rows_options {
+  double x;
+  int n;
+  uint64_t seed;
+  int mode;
+  int64_t points;
+  char name[8];
+} rows_options;
+
+static void rows_read_themselves(void) {
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  static const char *const modes[] = {"a", "b", NULL};
+  static const int mode_values[] = {10, 20};
+  static const dpbo_settings_key table[] = {
+      {"r",
+       "x",
+       "number",
+       "(0, 1]",
+       "0.5",
+       0,
+       "",
+       "",
+       "x",
+       {.kind = DPBO_SETTINGS_DOUBLE,
+        .offset = offsetof(rows_options, x),
+        .lo = 0,
+        .hi = 1,
+        .open = DPBO_SETTINGS_OPEN_LO,
+        .what = "must be positive",
+        .what_hi = "must be <= 1"}},
+      {"r",
+       "n",
+       "integer",
+       "1 to 5",
+       NULL,
+       0,
+       "",
+       "",
+       "n",
+       {.kind = DPBO_SETTINGS_INT,
+        .offset = offsetof(rows_options, n),
+        .ilo = 1,
+        .ihi = 5,
+        .what = "must be 1 to 5"}},
+      {"r",
+       "seed",
+       "integer",
+       "0 to 9",
+       "7",
+       0,
+       "",
+       "",
+       "seed",
+       {.kind = DPBO_SETTINGS_UINT64, .offset = offsetof(rows_options, seed), .ilo = 0, .ihi = 9}},
+      {"r",
+       "mode",
+       "choice",
+       "a | b",
+       "a",
+       0,
+       "",
+       "",
+       "mode",
+       {.kind = DPBO_SETTINGS_ENUM,
+        .offset = offsetof(rows_options, mode),
+        .choices = modes,
+        .values = mode_values}},
+      {"r",
+       "points",
+       "integer",
+       ">= 1",
+       "3",
+       0,
+       "",
+       "r.mode = b",
+       "points",
+       {.kind = DPBO_SETTINGS_INT64,
+        .offset = offsetof(rows_options, points),
+        .ilo = 1,
+        .ihi = 100}},
+      {"r",
+       "name",
+       "text",
+       "short",
+       "abc",
+       0,
+       "",
+       "",
+       "name",
+       {.kind = DPBO_SETTINGS_STRING,
+        .offset = offsetof(rows_options, name),
+        .size = sizeof(((rows_options *)0)->name)}},
+      {"r", "code", "text", "any", "", 0, "", "", "read by code", {0}},
+      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}}};
+  struct {
+    const char *text, *expected;
+  } cases[] = {
+      {"[r]\nn = 2\nmode = b\n", NULL},
+      {"[r]\nn = 2\nx = 0\n", "t.ini:3: r.x must be positive"},
+      {"[r]\nn = 2\nx = 1.5\n", "t.ini:3: r.x must be <= 1"},
+      {"[r]\nn = 6\n", "t.ini:2: r.n must be 1 to 5"},
+      {"[r]\nx = 1\n", "t.ini: r.n must be 1 to 5"},
+      {"[r]\nn = 2\nseed = 10\n", "t.ini:3: r.seed = 10 is outside [0, 9]"},
+      {"[r]\nn = 2\nmode = c\n", "t.ini:3: r.mode = 'c' is not one of: a, b"},
+      {"[r]\nn = 2\nmode = b\npoints = 0\n", "t.ini:4: r.points = 0 is outside [1, 100]"},
+      {"[r]\nn = 2\nname = toolongname\n", "t.ini:3: value of r.name is too long"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    dpbo_settings s;
+    rows_options o;
+    memset(&o, 0, sizeof o);
+    dpbo_error_clear(&err);
+    CHECK_OK(
+        dpbo_settings_read_text(&s, "t.ini", cases[i].text, strlen(cases[i].text), 0, NULL, &err));
+    s.schema = table;
+    if (cases[i].expected) {
+      CHECK_FAILS(dpbo_settings_read_rows(&s, table, "r", &o, &err), cases[i].expected);
+    } else {
+      CHECK_OK(dpbo_settings_read_rows(&s, table, "r", &o, &err));
+      CHECK(o.x == 0.5 && o.n == 2 && o.seed == 7 && o.mode == 20 && o.points == 3 &&
+            strcmp(o.name, "abc") == 0);
+      /* the defaults taken are recorded as the rows write them; the code's
+       * row is left to the code */
+      CHECK(s.default_count == 4 && dpbo_settings_find(&s, "r", "code") == NULL);
+    }
+    dpbo_settings_free(&s);
+  }
+  printf("rows read themselves: defaults, ranges with their messages, choices, read when\n");
+}
+
 int main(void) {
   text_and_overrides();
   strict_reading();
   stored_triples();
   bom_and_applies();
   inline_comments();
+  rows_read_themselves();
   return dpbo_test_summary("test_settings");
 }

@@ -746,6 +746,105 @@ dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *sectio
                         key, value, list);
 }
 
+/* ---------------------------------------------------------------------------
+ * Rows that read themselves: the row's default, range and choices go to the
+ * typed getters above (whose schema check then compares the row with
+ * itself), and the value into the owner's field. */
+
+/* One row into its field at `options`. */
+static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_settings_key *row,
+                                     char *options, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_settings_target *t = &row->target;
+  void *field = options + t->offset;
+  switch (t->kind) {
+  case DPBO_SETTINGS_DOUBLE: {
+    double v = 0.0;
+    DPBO_TRY(dpbo_settings_get_double(settings, row->section, row->key,
+                                      row->fallback ? strtod(row->fallback, NULL) : 0.0,
+                                      !row->fallback, &v, err));
+    const int above_lo = (t->open & DPBO_SETTINGS_OPEN_LO) ? v > t->lo : v >= t->lo;
+    const int below_hi = (t->open & DPBO_SETTINGS_OPEN_HI) ? v < t->hi : v <= t->hi;
+    DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, above_lo, t->what, err));
+    DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, below_hi,
+                                   t->what_hi ? t->what_hi : t->what, err));
+    *(double *)field = v;
+    break;
+  }
+  case DPBO_SETTINGS_INT:
+  case DPBO_SETTINGS_INT64:
+  case DPBO_SETTINGS_UINT64: {
+    /* With a message of its own the range is the row's check; else the
+     * getter's ("is outside [lo, hi]"). A required integer's getter takes a
+     * placeholder below the range, refused by the check. */
+    int64_t v = 0;
+    const int64_t fallback = row->fallback ? strtoll(row->fallback, NULL, 10) : 0;
+    DPBO_TRY(dpbo_settings_get_int64(settings, row->section, row->key, fallback,
+                                     t->what ? INT64_MIN : t->ilo, t->what ? INT64_MAX : t->ihi, &v,
+                                     err));
+    if (t->what)
+      DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, v >= t->ilo && v <= t->ihi,
+                                     t->what, err));
+    else if (!row->fallback)
+      DPBO_TRY(dpbo_settings_require(settings, row->section, row->key,
+                                     dpbo_settings_find(settings, row->section, row->key) != NULL,
+                                     "is required", err));
+    if (t->kind == DPBO_SETTINGS_INT)
+      *(int *)field = (int)v;
+    else if (t->kind == DPBO_SETTINGS_INT64)
+      *(int64_t *)field = v;
+    else
+      *(uint64_t *)field = (uint64_t)v;
+    break;
+  }
+  case DPBO_SETTINGS_ENUM: {
+    int choice = 0;
+    DPBO_TRY(dpbo_settings_get_choice(settings, row->section, row->key, row->fallback, t->choices,
+                                      &choice, err));
+    *(int *)field = t->values ? t->values[choice] : choice;
+    break;
+  }
+  case DPBO_SETTINGS_STRING:
+    DPBO_TRY(dpbo_settings_get_string(settings, row->section, row->key, row->fallback,
+                                      (char *)field, t->size, err));
+    break;
+  case DPBO_SETTINGS_CODE:
+    break;
+  }
+done:
+  return status;
+}
+
+/* Whether a row's "read when" ("" always, else "section.key = a, b") holds
+ * for the value section.key has now (written, or its default taken). */
+static int settings_row_applies(const dpbo_settings *settings, const dpbo_settings_key *row) {
+  char section[DPBO_SETTINGS_SECTION_MAX], key[DPBO_SETTINGS_KEY_MAX], values[256];
+  if (!row->applies[0]) return 1;
+  if (sscanf(row->applies, "%63[^.].%127[^ =] = %255[^\n]", section, key, values) != 3) return 0;
+  const char *value = NULL;
+  for (int i = 0; i < settings->count && !value; i++)
+    if (!strcmp(settings->entry[i].section, section) && !strcmp(settings->entry[i].key, key))
+      value = settings->entry[i].value;
+  for (int i = 0; i < settings->default_count && !value; i++)
+    if (!strcmp(settings->defaults[i].section, section) && !strcmp(settings->defaults[i].key, key))
+      value = settings->defaults[i].value;
+  if (!value) return 0;
+  for (char *save = NULL, *v = strtok_r(values, ", ", &save); v; v = strtok_r(NULL, ", ", &save))
+    if (strcmp(v, value) == 0) return 1;
+  return 0;
+}
+
+dpbo_status dpbo_settings_read_rows(dpbo_settings *settings, const dpbo_settings_key *table,
+                                    const char *section, void *options, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (const dpbo_settings_key *row = table; row->key; row++)
+    if (row->target.kind != DPBO_SETTINGS_CODE && strcmp(row->section, section) == 0 &&
+        settings_row_applies(settings, row))
+      DPBO_TRY(settings_read_row(settings, row, (char *)options, err));
+done:
+  return status;
+}
+
 dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,
                                   int ok, const char *what, dpbo_error *err) {
   if (ok) return DPBO_OK;

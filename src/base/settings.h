@@ -47,22 +47,57 @@ typedef struct dpbo_settings_entry {
   int used;
 } dpbo_settings_entry;
 
+/* What a row reads into (SUNDIALS' and PETSc's typed key -> setter tables):
+ * the kind of its field and where it sits in the owner's options struct,
+ * with the accepted range. A row with kind DPBO_SETTINGS_CODE is read by
+ * its owner's code (parsed forms, computed defaults); every other row is
+ * read by dpbo_settings_read_rows, its default taken from the row's text. */
+typedef enum {
+  DPBO_SETTINGS_CODE = 0, /* read by the owner's code, not by the row */
+  DPBO_SETTINGS_DOUBLE,   /* double, in [lo, hi] (open ends per `open`) */
+  DPBO_SETTINGS_INT,      /* int, in [ilo, ihi] */
+  DPBO_SETTINGS_INT64,    /* int64_t, in [ilo, ihi] */
+  DPBO_SETTINGS_UINT64,   /* uint64_t, in [ilo, ihi] (ilo >= 0) */
+  DPBO_SETTINGS_ENUM,     /* int (an enum): the value of the name in `choices` */
+  DPBO_SETTINGS_STRING    /* char[size] */
+} dpbo_settings_kind;
+
+/* dpbo_settings_target.open: which ends of [lo, hi] are excluded. */
+#define DPBO_SETTINGS_OPEN_LO 1
+#define DPBO_SETTINGS_OPEN_HI 2
+
+typedef struct dpbo_settings_target {
+  dpbo_settings_kind kind;
+  size_t offset;              /* of the field in the options struct */
+  size_t size;                /* DPBO_SETTINGS_STRING: the field's size */
+  double lo, hi;              /* DPBO_SETTINGS_DOUBLE */
+  int open;                   /* DPBO_SETTINGS_OPEN_* */
+  int64_t ilo, ihi;           /* the integer kinds */
+  const char *what;           /* " <what>" after "section.key" when the value is below
+                                 lo (integers: outside; then the whole int64 range is
+                                 parsed first); NULL: the getter's "is outside [lo, hi]" */
+  const char *what_hi;        /* when above hi (NULL: `what`) */
+  const char *const *choices; /* DPBO_SETTINGS_ENUM: the names (NULL-terminated) */
+  const int *values;          /* DPBO_SETTINGS_ENUM: each name's value (NULL: its index) */
+} dpbo_settings_target;
+
 /* One key of a schema (the module that owns the settings declares every
  * key it reads, e.g. run/config_keys.c): what `dpbo config --list` prints,
  * and what the typed getters check each call against, so that the list
  * cannot drift from the code. A table ends with a row whose key is NULL. */
 typedef struct dpbo_settings_key {
   const char *section;
-  const char *key;      /* "dim.NAME": any key starting with "dim." */
-  const char *type;     /* the getter: "integer", "number", "choice", "text" */
-  const char *values;   /* a choice's values "a | b | c" in the getter's order;
-                           other types: the range or form accepted */
-  const char *fallback; /* the default as text; NULL: required */
-  int computed;         /* the default depends on other keys: `fallback`
-                           describes it and is not compared */
-  const char *unit;     /* "" when none */
-  const char *applies;  /* when it is read: "" always, else e.g. "objective.kind = svm" */
-  const char *doc;      /* what it does */
+  const char *key;             /* "dim.NAME": any key starting with "dim." */
+  const char *type;            /* the getter: "integer", "number", "choice", "text" */
+  const char *values;          /* a choice's values "a | b | c" in the getter's order;
+                                  other types: the range or form accepted */
+  const char *fallback;        /* the default as text; NULL: required */
+  int computed;                /* the default depends on other keys: `fallback`
+                                  describes it and is not compared */
+  const char *unit;            /* "" when none */
+  const char *applies;         /* when it is read: "" always, else e.g. "objective.kind = svm" */
+  const char *doc;             /* what it does */
+  dpbo_settings_target target; /* how the row reads itself (kind 0: by code) */
 } dpbo_settings_key;
 
 /* Every entry in the order first written. Plain data: read entry[0..count)
@@ -162,6 +197,15 @@ dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *sectio
  * NULL. */
 const dpbo_settings_key *dpbo_settings_schema_row(const dpbo_settings_key *schema,
                                                   const char *section, const char *key);
+
+/* Reads every row of `section` in `table` whose target kind is not
+ * DPBO_SETTINGS_CODE and whose "read when" holds (the rows before it
+ * read), in the table's order, into the options struct at
+ * `options`: the row's type and default (NULL: required), range and
+ * choices, with the typed getters' messages (file:line, key, the allowed
+ * values) and the row's `what` for a value out of range. */
+dpbo_status dpbo_settings_read_rows(dpbo_settings *settings, const dpbo_settings_key *table,
+                                    const char *section, void *options, dpbo_error *err);
 
 /* Fails with "<where>: section.key <what>" unless ok. */
 dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,

@@ -4,10 +4,14 @@
 
 /* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
 #define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
-  { section, key, type, values, fallback, computed, unit, "", doc }
+  {                                                                                                \
+    section, key, type, values, fallback, computed, unit, "", doc, { 0 }                           \
+  }
 /* A row read only for one model (k1sweep.model). */
 #define KEY_IF(section, key, type, values, fallback, computed, unit, applies, doc)                 \
-  { section, key, type, values, fallback, computed, unit, applies, doc }
+  {                                                                                                \
+    section, key, type, values, fallback, computed, unit, applies, doc, { 0 }                      \
+  }
 
 const dpbo_settings_key dpbo_k1sweep_keys[] = {
     /* [k1sweep] */

@@ -1,6 +1,5 @@
 #include "run/config.h"
 #include "run/config_private.h"
-#include "run/config_keys.h"
 #include "run/algorithm.h"
 #include "base/h5io.h"
 
@@ -91,10 +90,6 @@ dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t di
 done:
   return status;
 }
-
-/* objective.kind, indexed by dpbo_objective_kind. */
-static const char *const config_objective_kind_names[] = {"svm", "synthetic", "command", "logreg",
-                                                          NULL};
 
 static const char *const known_sections[] = {"run",    "space",   "gp",      "ucb", "objective",
                                              "output", "privacy", "compare", NULL};
@@ -342,181 +337,15 @@ done:
   return status;
 }
 
-static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int choice;
-  int64_t i64;
-  /* The names as configs write them and the algorithm each one means. */
-  static const char *const algorithms[] = {"none",
-                                           "1",
-                                           "2",
-                                           "3",
-                                           "random_search",
-                                           "liu_talwar",
-                                           "papernot_steinke",
-                                           "private_evaluations",
-                                           NULL};
-  static const dpbo_algorithm algorithm_values[] = {DPBO_ALGORITHM_NONE,
-                                                    DPBO_ALGORITHM_1,
-                                                    DPBO_ALGORITHM_2,
-                                                    DPBO_ALGORITHM_3,
-                                                    DPBO_ALGORITHM_RANDOM_SEARCH,
-                                                    DPBO_ALGORITHM_LIU_TALWAR,
-                                                    DPBO_ALGORITHM_PAPERNOT_STEINKE,
-                                                    DPBO_ALGORITHM_PRIVATE_EVALUATIONS};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "algorithm", "none", algorithms,
-                                    &choice, err));
-  config->algorithm = algorithm_values[choice];
-  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  const char *const algorithm_written = algorithms[choice];
-  const int selection = ops->is_selection;
-  /* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
-   * release spends a δ in (0, 1). */
-  const int pure = ops->pure;
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "epsilon", 1.0, 0,
-                                    &config->privacy_epsilon, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "epsilon",
-                                 config->privacy_epsilon > 0,
-                                 "must be positive (ε <= 0 gives no guarantee)", err));
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "delta", 0.05, 0,
-                                    &config->privacy_delta, err));
-  DPBO_TRY(
-      dpbo_settings_require(&config->settings, "privacy", "delta",
-                            (config->privacy_delta > 0 || (pure && config->privacy_delta == 0)) &&
-                                config->privacy_delta < 1,
-                            ops->delta_rule, err));
-  /* Algorithm 3 releases only the value, so the whole budget goes there. */
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "split", 0.5, 0,
-                                    &config->privacy_split, err));
-  if (ops->private_release && !ops->splits_budget)
-    config->privacy_split = 0.0; /* one release, or one mechanism over (λ, score) */
-  else
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "privacy", "split",
-        config->privacy_split > 0 && config->privacy_split < 1,
-        "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "bounds", "corrected",
-                                    dpbo_bounds_names, &choice, err));
-  config->bounds = (dpbo_bounds)choice;
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "k1", 0.95, 0, &config->k1, err));
-  DPBO_TRY(dpbo_settings_require(
-      &config->settings, "privacy", "k1", config->k1 >= 0 && config->k1 <= 1,
-      "must lie in [0, 1] (a kernel value between neighbouring validation sets)", err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "selection", "exponential",
-                                    dpbo_select_kind_names, &choice, err));
-  config->selection = (dpbo_select_kind)choice;
-  static const char *const sources[] = {"os", "seeded", NULL};
-  DPBO_TRY(
-      dpbo_settings_get_choice(&config->settings, "privacy", "noise", "os", sources, &choice, err));
-  config->noise = (dpbo_noise_kind)choice;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
-                                   (int64_t)config->seed, 0, INT64_MAX, &i64, err));
-  config->noise_seed = (uint64_t)i64;
-  /* A command's values have no range dpbo knows: a release of one needs
-   * the user's (issue #23: Algorithm 1 released v~ = 17.18 for an
-   * accuracy), refused here, before any evaluation spends anything. */
-  if (config->objective == DPBO_OBJECTIVE_COMMAND && ops->private_release) {
-    char what[256];
-    snprintf(what, sizeof what,
-             "is required with objective.kind = command and privacy.algorithm = %s: the released "
-             "value is clamped to it ('LO HI', e.g. value_range = 0 1 for an accuracy)",
-             algorithm_written);
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "value_range",
-                                   config->clamp_value, what, err));
-  }
-  {
-    /* The cap of the run's ledger (output.h): a release that would bring the
-     * totals past it is refused. One release must fit. */
-    char text[256];
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "budget", "", text, sizeof text,
-                                      err));
-    config->budget_epsilon = config->budget_delta = 0.0;
-    if (text[0]) {
-      char tail;
-      int ok =
-          sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
-          isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
-          config->budget_delta > 0 && config->budget_delta < 1;
-      DPBO_TRY(dpbo_settings_require(
-          &config->settings, "privacy", "budget", ok,
-          "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
-      DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "budget",
-                                     config->budget_epsilon >= config->privacy_epsilon &&
-                                         config->budget_delta >= config->privacy_delta,
-                                     "is smaller than one release (privacy.epsilon, privacy.delta)",
-                                     err));
-    }
-  }
-  /* Where every release on the validation set is recorded (run/ledger.h). */
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "ledger", "", config->ledger_path,
-                                    sizeof config->ledger_path, err));
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "dataset_id", "",
-                                    config->dataset_id, sizeof config->dataset_id, err));
-  DPBO_TRY(
-      dpbo_settings_require(&config->settings, "privacy", "dataset_id",
-                            strcspn(config->dataset_id, "\t\n\r") == strlen(config->dataset_id),
-                            "must be one line without tabs", err));
-  DPBO_TRY(
-      dpbo_settings_get_double(&config->settings, "privacy", "A", 1.0, 0, &config->alg2_A, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "A", config->alg2_A >= 0,
-                                 "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "tau", 1.0, 0, &config->alg2_tau,
-                                    err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "tau", config->alg2_tau >= 0,
-                                 "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "privacy", "ps_eta", DPBO_PS_ETA_DEFAULT, 0,
-                                    &config->ps_eta, err));
-  DPBO_TRY(dpbo_settings_require(
-      &config->settings, "privacy", "ps_eta", config->ps_eta >= 0.0 && config->ps_eta <= 10.0,
-      "(the truncated negative binomial shape) must lie in [0, 10]", err));
-  if (selection) {
-    /* T is the number of candidates (random search) or E[K]: one candidate
-     * leaves nothing to select, and E[K] = 1 has no truncated negative
-     * binomial. */
-    DPBO_TRY(dpbo_settings_require(&config->settings, "run", "iterations", config->iterations >= 2,
-                                   "must be >= 2 with a private-selection algorithm (T candidates, "
-                                   "or E[K] = T runs)",
-                                   err));
-    if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
-      DPBO_TRY(dpbo_settings_require(
-          &config->settings, "privacy", "algorithm", 0,
-          "(a private-selection method) needs objective.kind = svm or logreg: it rests on the "
-          "gain's sensitivity over the m validation records, unknown for other objectives",
-          err));
-  }
-  static const char *const prior_sources[] = {"public", "validation", NULL};
-  static const char *const yes_no[] = {"no", "yes", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "failures_public", "no", yes_no,
-                                    &choice, err));
-  config->failures_public = choice == 1;
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "privacy", "prior_source", "public",
-                                    prior_sources, &choice, err));
-  if (ops->private_release && choice == 1)
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "privacy", "prior_source", 0,
-        "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
-        "validation data voids the guarantee; fix it from public or proxy data",
-        err));
-
-  DPBO_TRY(config_private_evaluations(config, err));
-
-  /* Each algorithm's assumptions: its row (run/algorithm.h). */
-  if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
-done:
-  return status;
-}
-
 /* [compare] (dpbo compare, issue #6): R repetitions, the grid of total ε
  * (a list of positive numbers, increasing) and the Papernot-Steinke shape η.
  * Read by every command so that one file serves `dpbo run` and `dpbo
  * compare`; only dpbo compare uses the values. */
 static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int64_t i64;
   char text[DPBO_PATH_MAX];
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "compare", "repetitions", 20, 1, 100000, &i64,
-                                   err));
-  config->compare_repetitions = (int)i64;
+  /* (repetitions and table: their rows) */
+  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "compare", config, err));
   DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "epsilons", "0.1 0.3 1 3 10",
                                     text, sizeof text, err));
   {
@@ -546,8 +375,6 @@ static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
                                  config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
                                  "(the truncated negative binomial shape) must lie in [0, 10]",
                                  err));
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "table", "",
-                                    config->compare_table, sizeof config->compare_table, err));
 done:
   return status;
 }
@@ -637,45 +464,11 @@ done:
   return status;
 }
 
-static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
+/* [gp]: the kernel and its length-scales (one, or one per dimension), the
+ * rows of the prior, and the jitter, whose default depends on the noise. */
+static dpbo_status config_gp(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int64_t i64;
   int choice;
-
-  /* Unknown sections first: they usually mean a typo. */
-  DPBO_TRY(dpbo_settings_check_sections(&config->settings, known_sections, err));
-
-  /* [run] */
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "iterations", 0, INT64_MIN, INT64_MAX,
-                                   &i64, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "run", "iterations", i64 >= 1 && i64 <= 1000000,
-                                 "must be between 1 and 1000000 (the number of evaluations T)",
-                                 err));
-  config->iterations = (int)i64;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "seed", 1, 0, INT64_MAX, &i64, err));
-  config->seed = (uint64_t)i64;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "batch", 1, 1, 1 << 20, &i64, err));
-  config->batch = (int)i64;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "run", "retries", 1, 0, 100, &i64, err));
-  config->retries = (int)i64;
-
-  /* [space] */
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "space", "kind", "sobol",
-                                    dpbo_space_kind_names, &choice, err));
-  config->space_kind = (dpbo_space_kind)choice;
-  if (config->space_kind == DPBO_SPACE_SOBOL) {
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "space", "points", 0, INT64_MIN, INT64_MAX,
-                                     &config->points, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "space", "points", config->points >= 1,
-                                   "must be at least 1 (the candidate space is empty)", err));
-  }
-  if (config->space_kind == DPBO_SPACE_LIST)
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "space", "file", NULL, config->list_path,
-                                      sizeof config->list_path, err));
-  DPBO_TRY(
-      dpbo_config_get_dims(&config->settings, config->space_kind, config->dim, &config->dims, err));
-
-  /* [gp] */
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52",
                                     dpbo_kernel_kind_names, &choice, err));
   double lengthscale[DPBO_MAX_DIM];
@@ -708,47 +501,29 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(
       dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
   dpbo_kernel_use_dims(&config->kernel, config->dim);
-  /* The GP squares the prior's values and their ratios: past
-   * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
-   * overflow to inf or NaN at the first observation. */
-  const double gp_max = DPBO_GP_MAGNITUDE_MAX;
-  char gp_range[96], gp_ratio[96];
-  snprintf(gp_range, sizeof gp_range,
-           "must be at most %g in magnitude (the GP squares it: larger values overflow)", gp_max);
-  snprintf(gp_ratio, sizeof gp_ratio,
-           "must be at most %g times gp.signal_std (the GP squares their ratio)", gp_max);
-  DPBO_TRY(
-      dpbo_settings_get_double(&config->settings, "gp", "mean", 0.0, 0, &config->prior.mean, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "mean",
-                                 fabs(config->prior.mean) <= gp_max, gp_range, err));
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "signal_std", 1.0, 0,
-                                    &config->prior.signal_std, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "signal_std",
-                                 config->prior.signal_std > 0, "must be positive", err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "signal_std",
-                                 config->prior.signal_std <= gp_max, gp_range, err));
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "noise_std", 0.1, 0,
-                                    &config->prior.noise_std, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std", config->prior.noise_std >= 0,
-                                 "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std",
-                                 config->prior.noise_std <= gp_max, gp_range, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "noise_std",
-                                 config->prior.noise_std / config->prior.signal_std <= gp_max,
-                                 gp_ratio, err));
+  /* mean, signal_std, noise_std: their rows (the GP squares them: at most
+   * DPBO_GP_MAGNITUDE_MAX, include/dpbo/gp.h). */
+  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "gp", config, err));
   /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
   DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "jitter",
                                     config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
                                     &config->prior.jitter, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter >= 0,
                                  "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter <= gp_max,
-                                 gp_range, err));
+  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter",
+                                 config->prior.jitter <= DPBO_GP_MAGNITUDE_MAX,
+                                 "must be at most 1e+100 in magnitude (the GP squares it: larger "
+                                 "values overflow)",
+                                 err));
+done:
+  return status;
+}
 
-  /* [objective] */
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "kind", NULL,
-                                    config_objective_kind_names, &choice, err));
-  config->objective = (dpbo_objective_kind)choice;
+/* [objective] past its kind (a row): the keys of that kind. */
+static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t i64;
+  int choice;
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
@@ -783,25 +558,10 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                      1, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "function", NULL,
-                                      dpbo_synthetic_kind_names, &choice, err));
-    config->synthetic = (dpbo_synthetic_kind)choice;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "features", 2048, 1, 1 << 24,
-                                     &i64, err));
-    config->synthetic_features = (int)i64;
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "noise_std", 0.0, 0,
-                                      &config->synthetic_noise_std, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "noise_std",
-                                   config->synthetic_noise_std >= 0, "must be >= 0", err));
+    /* (function, features and noise_std: their rows) */
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
                                      0, INT64_MAX, &i64, err));
     config->synthetic_seed = (uint64_t)i64;
-    int need = config->synthetic == DPBO_SYNTH_BRANIN      ? 2
-               : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6
-                                                           : 0;
-    if (need && config->dims != need)
-      DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
-                 config->path, dpbo_synthetic_kind_names[config->synthetic], need, config->dims);
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
@@ -830,41 +590,18 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
                                       &lr->tolerance, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", lr->tolerance > 0,
                                    "must be positive", err));
-  } else {
-    dpbo_command_options *cmd = &config->command;
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "command", NULL, cmd->command,
-                                      sizeof cmd->command, err));
-    static const char *const passes[] = {"args", "env", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "pass", "args", passes,
-                                      &choice, err));
-    cmd->pass = (dpbo_pass_mode)choice;
-    static const char *const modes[] = {"per_evaluation", "persistent", NULL};
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "mode", "per_evaluation",
-                                      modes, &choice, err));
-    cmd->mode = (dpbo_command_mode)choice;
-    /* A persistent program reads NAME=VALUE requests on its stdin; the
-     * environment of a running process cannot change. */
-    DPBO_TRY(
-        dpbo_settings_require(&config->settings, "objective", "pass",
-                              cmd->mode != DPBO_COMMAND_PERSISTENT || cmd->pass == DPBO_PASS_ARGS,
-                              "must be args with objective.mode = persistent (the values "
-                              "arrive on the program's stdin, one request per line)",
-                              err));
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "timeout_s",
-                                      DPBO_COMMAND_TIMEOUT_DEFAULT, 0, &cmd->timeout_s, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "timeout_s", cmd->timeout_s >= 0,
-                                   "must be a number of seconds >= 0 (0: no limit)", err));
   }
-  DPBO_TRY(config_value_range(config, err));
+  /* (a command's keys are all rows: command, pass, mode, timeout_s) */
+done:
+  return status;
+}
 
-  /* [ucb] */
-  static const char *const acquisitions[] = {"ucb", "ei", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "ucb", "acquisition", "ucb", acquisitions,
-                                    &choice, err));
-  config->acquisition = (dpbo_acquisition)choice;
+/* ucb.memory_limit_mb: auto, off, or MiB per rank: above it the UCB state
+ * recomputes a(x) instead of storing T·N/P doubles (same results, slower
+ * steps). */
+static dpbo_status config_memory_limit(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   {
-    /* auto, off, or MiB per rank: above it the UCB state recomputes a(x)
-     * instead of storing T·N/P doubles (same results, slower steps). */
     char text[64];
     DPBO_TRY(dpbo_settings_get_string(&config->settings, "ucb", "memory_limit_mb", "auto", text,
                                       sizeof text, err));
@@ -886,8 +623,13 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
       config->memory_limit_mb = mb;
     }
   }
-  DPBO_TRY(config_objective_dims(config, err));
-  DPBO_TRY(config_privacy(config, err));
+done:
+  return status;
+}
+
+/* ucb.delta, read after [privacy]: its default is the budget's δ_β. */
+static dpbo_status config_ucb_delta(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   /* With a GP-based release the run's β_t must use the δ the theorems use
    * for ṽ (Srinivas et al.'s regret bound holds for the β the run used):
    * the budget's δ_β, which a given ucb.delta must equal exactly. */
@@ -919,14 +661,220 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
     }
   }
 
-  /* [output] */
-  DPBO_TRY(dpbo_config_get_output(&config->settings, config->output_dir, sizeof config->output_dir,
-                                  config->output_name, sizeof config->output_name, err));
-  static const char *const posterior[] = {"auto", "yes", "no", NULL};
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "output", "posterior", "auto", posterior,
-                                    &choice, err));
-  config->posterior = (dpbo_posterior_output)choice;
+done:
+  return status;
+}
 
+/* [privacy]: its rows (run/config_keys.c), then the keys read here: the
+ * noise seed (default run.seed), the ledger's cap and file. */
+static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  int64_t i64;
+  char text[256];
+  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "privacy", config, err));
+  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
+                                   (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+  config->noise_seed = (uint64_t)i64;
+  /* The cap of the run's ledger (output.h): a release that would bring the
+   * totals past it is refused (one release must fit: config_checks). */
+  DPBO_TRY(
+      dpbo_settings_get_string(&config->settings, "privacy", "budget", "", text, sizeof text, err));
+  config->budget_epsilon = config->budget_delta = 0.0;
+  if (text[0]) {
+    char tail;
+    int ok =
+        sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
+        isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
+        config->budget_delta > 0 && config->budget_delta < 1;
+    DPBO_TRY(dpbo_settings_require(
+        &config->settings, "privacy", "budget", ok,
+        "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
+  }
+  /* Where every release on the validation set is recorded (run/ledger.h). */
+  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "ledger", "", config->ledger_path,
+                                    sizeof config->ledger_path, err));
+done:
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * Cross-key checks: what no single row can say. One function each, run in
+ * the order of config_checks once every section up to [privacy] is read,
+ * before anything is computed from the values they check. */
+
+/* The GP squares noise_std / signal_std. */
+static dpbo_status config_check_gp_noise_ratio(dpbo_config *config, dpbo_error *err) {
+  return dpbo_settings_require(
+      &config->settings, "gp", "noise_std",
+      config->prior.noise_std / config->prior.signal_std <= DPBO_GP_MAGNITUDE_MAX,
+      "must be at most 1e+100 times gp.signal_std (the GP squares their ratio)", err);
+}
+
+/* branin is a function of 2 variables, hartmann6 of 6. */
+static dpbo_status config_check_synthetic_dims(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->objective != DPBO_OBJECTIVE_SYNTHETIC) return DPBO_OK;
+  int need = config->synthetic == DPBO_SYNTH_BRANIN      ? 2
+             : config->synthetic == DPBO_SYNTH_HARTMANN6 ? 6
+                                                         : 0;
+  if (need && config->dims != need)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "%s: objective.function = %s needs %d dimensions, [space] has %d",
+               config->path, dpbo_synthetic_kind_names[config->synthetic], need, config->dims);
+done:
+  return status;
+}
+
+/* A persistent program reads NAME=VALUE requests on its stdin; the
+ * environment of a running process cannot change. */
+static dpbo_status config_check_persistent_pass(dpbo_config *config, dpbo_error *err) {
+  const dpbo_command_options *cmd = &config->command;
+  if (config->objective != DPBO_OBJECTIVE_COMMAND) return DPBO_OK;
+  return dpbo_settings_require(&config->settings, "objective", "pass",
+                               cmd->mode != DPBO_COMMAND_PERSISTENT || cmd->pass == DPBO_PASS_ARGS,
+                               "must be args with objective.mode = persistent (the values "
+                               "arrive on the program's stdin, one request per line)",
+                               err);
+}
+
+/* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
+ * release spends a δ in (0, 1). */
+static dpbo_status config_check_privacy_delta(dpbo_config *config, dpbo_error *err) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  return dpbo_settings_require(
+      &config->settings, "privacy", "delta",
+      (config->privacy_delta > 0 || (ops->pure && config->privacy_delta == 0)) &&
+          config->privacy_delta < 1,
+      ops->delta_rule, err);
+}
+
+/* Algorithms 1 and 2 (and no release) split ε and δ between λ̃ and ṽ:
+ * both shares must be positive. The others spend everything on one
+ * release. */
+static dpbo_status config_check_privacy_split(dpbo_config *config, dpbo_error *err) {
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->private_release && !ops->splits_budget) return DPBO_OK;
+  return dpbo_settings_require(
+      &config->settings, "privacy", "split", config->privacy_split > 0 && config->privacy_split < 1,
+      "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err);
+}
+
+/* A command's values have no range dpbo knows: a release of one needs the
+ * user's (issue #23: Algorithm 1 released v~ = 17.18 for an accuracy),
+ * refused here, before any evaluation spends anything. */
+static dpbo_status config_check_command_value_range(dpbo_config *config, dpbo_error *err) {
+  if (config->objective != DPBO_OBJECTIVE_COMMAND ||
+      !dpbo_algorithm_ops_get(config->algorithm)->private_release)
+    return DPBO_OK;
+  char what[256];
+  const dpbo_settings_entry *written =
+      dpbo_settings_find(&config->settings, "privacy", "algorithm");
+  snprintf(what, sizeof what,
+           "is required with objective.kind = command and privacy.algorithm = %s: the released "
+           "value is clamped to it ('LO HI', e.g. value_range = 0 1 for an accuracy)",
+           written ? written->value : "none");
+  return dpbo_settings_require(&config->settings, "objective", "value_range", config->clamp_value,
+                               what, err);
+}
+
+/* The ledger's cap must hold one release. */
+static dpbo_status config_check_budget_fits(dpbo_config *config, dpbo_error *err) {
+  if (config->budget_epsilon == 0.0 && config->budget_delta == 0.0) return DPBO_OK;
+  return dpbo_settings_require(&config->settings, "privacy", "budget",
+                               config->budget_epsilon >= config->privacy_epsilon &&
+                                   config->budget_delta >= config->privacy_delta,
+                               "is smaller than one release (privacy.epsilon, privacy.delta)", err);
+}
+
+/* The ledger stores one line per release, its fields separated by tabs. */
+static dpbo_status config_check_dataset_id(dpbo_config *config, dpbo_error *err) {
+  return dpbo_settings_require(&config->settings, "privacy", "dataset_id",
+                               strcspn(config->dataset_id, "\t\n\r") == strlen(config->dataset_id),
+                               "must be one line without tabs", err);
+}
+
+/* T is the number of candidates (random search) or E[K]: one candidate
+ * leaves nothing to select, and E[K] = 1 has no truncated negative
+ * binomial. */
+static dpbo_status config_check_selection_candidates(dpbo_config *config, dpbo_error *err) {
+  if (!dpbo_algorithm_ops_get(config->algorithm)->is_selection) return DPBO_OK;
+  return dpbo_settings_require(&config->settings, "run", "iterations", config->iterations >= 2,
+                               "must be >= 2 with a private-selection algorithm (T candidates, "
+                               "or E[K] = T runs)",
+                               err);
+}
+
+/* The private-selection methods rest on the gain's sensitivity over the m
+ * validation records, known for svm and logreg only. */
+static dpbo_status config_check_selection_objective(dpbo_config *config, dpbo_error *err) {
+  if (!dpbo_algorithm_ops_get(config->algorithm)->is_selection) return DPBO_OK;
+  return dpbo_settings_require(
+      &config->settings, "privacy", "algorithm",
+      config->objective == DPBO_OBJECTIVE_SVM || config->objective == DPBO_OBJECTIVE_LOGREG,
+      "(a private-selection method) needs objective.kind = svm or logreg: it rests on the "
+      "gain's sensitivity over the m validation records, unknown for other objectives",
+      err);
+}
+
+/* A prior fitted on the validation data voids every release's guarantee. */
+static dpbo_status config_check_prior_public(dpbo_config *config, dpbo_error *err) {
+  if (!dpbo_algorithm_ops_get(config->algorithm)->private_release) return DPBO_OK;
+  return dpbo_settings_require(&config->settings, "privacy", "prior_source",
+                               !config->prior_validation,
+                               "= validation: a GP prior (m0, s, ℓ, σ, k1) fitted on the sensitive "
+                               "validation data voids the guarantee; fix it from public or proxy "
+                               "data",
+                               err);
+}
+
+/* The checks in the order of the keys they name; each says why above. */
+static const struct {
+  const char *name;
+  dpbo_status (*check)(dpbo_config *config, dpbo_error *err);
+} config_checks[] = {
+    {"gp.noise_std / gp.signal_std", config_check_gp_noise_ratio},
+    {"objective.function and [space]", config_check_synthetic_dims},
+    {"objective.pass and objective.mode", config_check_persistent_pass},
+    {"[space] dimensions and objective.kind", config_objective_dims},
+    {"privacy.delta and privacy.algorithm", config_check_privacy_delta},
+    {"privacy.split and privacy.algorithm", config_check_privacy_split},
+    {"objective.value_range and privacy.algorithm", config_check_command_value_range},
+    {"privacy.budget and one release", config_check_budget_fits},
+    {"privacy.dataset_id in the ledger", config_check_dataset_id},
+    {"run.iterations and private selection", config_check_selection_candidates},
+    {"objective.kind and private selection", config_check_selection_objective},
+    {"privacy.prior_source and a release", config_check_prior_public},
+};
+
+/* The sections in order: each section's rows (run/config_keys.c), then the
+ * keys its code reads, then the named cross-key checks (config_checks). */
+static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &config->settings;
+  /* Unknown sections first: they usually mean a typo. */
+  DPBO_TRY(dpbo_settings_check_sections(settings, known_sections, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "run", config, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "space", config, err));
+  DPBO_TRY(dpbo_config_get_dims(settings, config->space_kind, config->dim, &config->dims, err));
+  DPBO_TRY(config_gp(config, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "objective", config, err));
+  DPBO_TRY(config_objective(config, err));
+  DPBO_TRY(config_value_range(config, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "ucb", config, err));
+  DPBO_TRY(config_memory_limit(config, err));
+  DPBO_TRY(config_privacy(config, err));
+  for (size_t i = 0; i < sizeof config_checks / sizeof *config_checks; i++)
+    DPBO_TRY(config_checks[i].check(config, err));
+  /* Algorithm 3 and the selection methods release one value, or one
+   * mechanism over (λ, score): the whole budget goes there. */
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (ops->private_release && !ops->splits_budget) config->privacy_split = 0.0;
+  DPBO_TRY(config_private_evaluations(config, err));
+  /* Each algorithm's assumptions: its row (run/algorithm.h). */
+  if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
+  DPBO_TRY(config_ucb_delta(config, err));
+  DPBO_TRY(dpbo_config_get_output(settings, config->output_dir, sizeof config->output_dir,
+                                  config->output_name, sizeof config->output_name, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "output", config, err));
   DPBO_TRY(config_compare(config, err));
   DPBO_TRY(config_check_used(config, err));
 done:
@@ -1001,8 +949,9 @@ void dpbo_config_free(dpbo_config *config) {
 }
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind) {
-  const size_t count = sizeof config_objective_kind_names / sizeof *config_objective_kind_names - 1;
-  return (size_t)kind < count ? config_objective_kind_names[kind] : "unknown";
+  return kind >= DPBO_OBJECTIVE_SVM && kind <= DPBO_OBJECTIVE_LOGREG
+             ? dpbo_objective_kind_names[kind]
+             : "unknown";
 }
 
 void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size) {

@@ -26,7 +26,8 @@
  *
  * Every key must be known and used: an unknown section or key, or a key that
  * does not apply to the chosen objective, is an error naming the file and
- * line. Values are checked here (types, ranges); the message names the key. */
+ * line. Values are checked by their rows (types, ranges, choices) and by the
+ * named cross-key checks of config.c; the message names the key. */
 #ifndef DPBO_CONFIG_H
 #define DPBO_CONFIG_H
 
@@ -106,8 +107,9 @@ typedef struct dpbo_config {
   int clamp_value;
   double value_lo, value_hi;
   double alg2_A, alg2_tau;
-  int failures_public; /* the user vouches that failed evaluations do not depend on V */
-  double ps_eta;       /* Papernot–Steinke's shape η (run/selection.h) */
+  int failures_public;  /* the user vouches that failed evaluations do not depend on V */
+  int prior_validation; /* privacy.prior_source = validation: the prior was fitted on V */
+  double ps_eta;        /* Papernot–Steinke's shape η (run/selection.h) */
   /* algorithm = private_evaluations: Δ, K, σ, the final choice (the GP's
    * prior.noise_std is then √(gp.noise_std² + σ²), run/private_evals_settings.h) */
   dpbo_private_evals_settings evals;
@@ -134,6 +136,14 @@ typedef struct dpbo_config {
    * struct shares them; dpbo_config_free releases them) */
   dpbo_settings settings;
 } dpbo_config;
+
+/* The key table (run/config_keys.c, which says how to add a key): every
+ * key of a run config, its reader's target in dpbo_config, and what `dpbo
+ * config --list` prints. Ends with a row whose key is NULL. */
+extern const dpbo_settings_key dpbo_config_keys[];
+
+/* objective.kind's names, indexed by dpbo_objective_kind (NULL-terminated). */
+extern const char *const dpbo_objective_kind_names[];
 
 /* Reads path, applies overrides ("section.key=value"), validates. On
  * failure nothing is left to free; on success dpbo_config_free releases the

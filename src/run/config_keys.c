@@ -1,5 +1,8 @@
 #include "run/config_keys.h"
+#include "run/config.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,36 +11,102 @@
  * getter's order, else what is accepted), default (NULL: required),
  * computed (1: the default depends on other keys and the text describes
  * it), unit, read when ("" always, else "section.key = a, b"), meaning.
- * Rows are in the order the reader takes them. The getters compare type,
- * choices and default with the code on every load. */
+ * Rows are in the order the reader takes them. A KEY row is read by
+ * run/config.c's code, and the getters compare its type, choices and
+ * default with the code on every load; a ROW reads itself
+ * (dpbo_settings_read_rows) into its field of dpbo_config, with the range
+ * and message of its target (the macros below), so its default, range and
+ * choices are written here once. */
 #define KEY(section, key, type, values, fallback, computed, unit, applies, doc)                    \
-  { section, key, type, values, fallback, computed, unit, applies, doc }
+  {                                                                                                \
+    section, key, type, values, fallback, computed, unit, applies, doc, { 0 }                      \
+  }
+#define ROW(section, key, type, values, fallback, unit, applies, doc, target)                      \
+  { section, key, type, values, fallback, 0, unit, applies, doc, target }
+
+/* Targets: a field of dpbo_config, its kind and accepted values. */
+#define DOUBLE(field, low, high, open_ends, below, above)                                          \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
+    .hi = (high), .open = (open_ends), .what = (below), .what_hi = (above)                         \
+  }
+#define INTEGER(kind_, field, low, high, message)                                                  \
+  {                                                                                                \
+    .kind = (kind_), .offset = offsetof(dpbo_config, field), .ilo = (low), .ihi = (high),          \
+    .what = (message)                                                                              \
+  }
+#define ENUM(field, names, map)                                                                    \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_ENUM, .offset = offsetof(dpbo_config, field), .choices = (names),        \
+    .values = (map)                                                                                \
+  }
+#define STRING(field)                                                                              \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
+    .size = sizeof(((dpbo_config *)0)->field)                                                      \
+  }
+#define OPEN_LO DPBO_SETTINGS_OPEN_LO
+/* The GP squares the prior's values and their ratios: past
+ * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
+ * overflow to inf or NaN at the first observation. */
+#define GP_RANGE "must be at most 1e+100 in magnitude (the GP squares it: larger values overflow)"
+#define TNB_SHAPE "(the truncated negative binomial shape) must lie in [0, 10]"
+
+/* The names as configs write them, and what each one means. */
+static const char *const config_algorithm_names[] = {
+    "none", "1", "2", "3", "random_search", "liu_talwar", "papernot_steinke", "private_evaluations",
+    NULL};
+static const int config_algorithm_values[] = {DPBO_ALGORITHM_NONE,
+                                              DPBO_ALGORITHM_1,
+                                              DPBO_ALGORITHM_2,
+                                              DPBO_ALGORITHM_3,
+                                              DPBO_ALGORITHM_RANDOM_SEARCH,
+                                              DPBO_ALGORITHM_LIU_TALWAR,
+                                              DPBO_ALGORITHM_PAPERNOT_STEINKE,
+                                              DPBO_ALGORITHM_PRIVATE_EVALUATIONS};
+const char *const dpbo_objective_kind_names[] = {"svm", "synthetic", "command", "logreg", NULL};
+static const char *const config_acquisition_names[] = {"ucb", "ei", NULL};
+static const char *const config_noise_names[] = {"os", "seeded", NULL};
+static const char *const config_no_yes[] = {"no", "yes", NULL};
+static const char *const config_prior_source_names[] = {"public", "validation", NULL};
+static const char *const config_posterior_names[] = {"auto", "yes", "no", NULL};
+static const char *const config_pass_names[] = {"args", "env", NULL};
+static const char *const config_mode_names[] = {"per_evaluation", "persistent", NULL};
 
 #define SVM_LOGREG "objective.kind = svm, logreg"
 
 const dpbo_settings_key dpbo_config_keys[] = {
     /* [run] */
-    KEY("run", "iterations", "integer", "1 to 1000000", NULL, 0, "evaluations", "",
-        "T, the number of evaluations of the objective."),
-    KEY("run", "seed", "integer", "0 to 2^63-1", "1", 0, "", "",
+    ROW("run", "iterations", "integer", "1 to 1000000", NULL, "evaluations", "",
+        "T, the number of evaluations of the objective.",
+        INTEGER(DPBO_SETTINGS_INT, iterations, 1, 1000000,
+                "must be between 1 and 1000000 (the number of evaluations T)")),
+    ROW("run", "seed", "integer", "0 to 2^63-1", "1", "", "",
         "Seed of everything reproducible: the data split, synthetic functions, seeded noise "
-        "(the default of objective.split_seed, objective.seed and privacy.noise_seed)."),
-    KEY("run", "batch", "integer", "1 to 1048576", "1", 0, "evaluations", "",
+        "(the default of objective.split_seed, objective.seed and privacy.noise_seed).",
+        INTEGER(DPBO_SETTINGS_UINT64, seed, 0, INT64_MAX, NULL)),
+    ROW("run", "batch", "integer", "1 to 1048576", "1", "evaluations", "",
         "Evaluations in flight (GP-BUCB: the pending ones enter the GP as hallucinated "
-        "observations). Values above 1 are refused with privacy.algorithm = 1 or 2."),
-    KEY("run", "retries", "integer", "0 to 100", "1", 0, "attempts", "",
+        "observations). Values above 1 are refused with privacy.algorithm = 1 or 2.",
+        INTEGER(DPBO_SETTINGS_INT, batch, 1, 1 << 20, NULL)),
+    ROW("run", "retries", "integer", "0 to 100", "1", "attempts", "",
         "Further attempts after a failed evaluation; a step that fails every attempt is "
-        "recorded as failed and excluded from the GP."),
+        "recorded as failed and excluded from the GP.",
+        INTEGER(DPBO_SETTINGS_INT, retries, 0, 100, NULL)),
 
     /* [space] */
-    KEY("space", "kind", "choice", "grid | sobol | list", "sobol", 0, "", "",
+    ROW("space", "kind", "choice", "grid | sobol | list", "sobol", "", "",
         "The finite candidate set: a grid of LEVELS per dimension, the first space.points "
-        "points of the unscrambled Sobol sequence, or the points of space.file."),
-    KEY("space", "points", "integer", ">= 1", NULL, 0, "candidates", "space.kind = sobol",
-        "N, the number of Sobol candidates."),
-    KEY("space", "file", "text", "a path", NULL, 0, "", "space.kind = list",
+        "points of the unscrambled Sobol sequence, or the points of space.file.",
+        ENUM(space_kind, dpbo_space_kind_names, NULL)),
+    ROW("space", "points", "integer", ">= 1", NULL, "candidates", "space.kind = sobol",
+        "N, the number of Sobol candidates.",
+        INTEGER(DPBO_SETTINGS_INT64, points, 1, INT64_MAX,
+                "must be at least 1 (the candidate space is empty)")),
+    ROW("space", "file", "text", "a path", NULL, "", "space.kind = list",
         "The candidate list: one point per line, values in dimension order (a relative path is "
-        "resolved against the current directory)."),
+        "resolved against the current directory).",
+        STRING(list_path)),
     DPBO_CONFIG_KEYS_DIMS,
 
     /* [gp] */
@@ -46,20 +115,22 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "data (docs/design.md)."),
     KEY("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2", 0,
         "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated."),
-    KEY("gp", "mean", "number", "-1e100 to 1e100", "0", 0, "units of v", "",
-        "m0, the prior mean of f."),
-    KEY("gp", "signal_std", "number", "> 0, <= 1e100", "1", 0, "units of v", "",
-        "s, the prior standard deviation of f."),
-    KEY("gp", "noise_std", "number", ">= 0, <= 1e100 and 1e100 x signal_std", "0.1", 0,
-        "units of v", "",
-        "sigma, the standard deviation of the observation noise (0: noise-free, Algorithm 2)."),
+    ROW("gp", "mean", "number", "-1e100 to 1e100", "0", "units of v", "",
+        "m0, the prior mean of f.", DOUBLE(prior.mean, -1e100, 1e100, 0, GP_RANGE, NULL)),
+    ROW("gp", "signal_std", "number", "> 0, <= 1e100", "1", "units of v", "",
+        "s, the prior standard deviation of f.",
+        DOUBLE(prior.signal_std, 0, 1e100, OPEN_LO, "must be positive", GP_RANGE)),
+    ROW("gp", "noise_std", "number", ">= 0, <= 1e100 and 1e100 x signal_std", "0.1", "units of v",
+        "", "sigma, the standard deviation of the observation noise (0: noise-free, Algorithm 2).",
+        DOUBLE(prior.noise_std, 0, 1e100, 0, "must be >= 0", GP_RANGE)),
     KEY("gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10", 1,
         "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable."),
 
     /* [objective]: kind first, then the keys of that kind */
-    KEY("objective", "kind", "choice", "svm | synthetic | command | logreg", NULL, 0, "", "",
+    ROW("objective", "kind", "choice", "svm | synthetic | command | logreg", NULL, "", "",
         "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
-        "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3)."),
+        "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3).",
+        ENUM(objective, dpbo_objective_kind_names, NULL)),
     KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
         "The data file: CSV (gzip ok), LIBSVM sparse or IDX images; a relative path is resolved "
         "against the current directory."),
@@ -92,14 +163,17 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "sensitivity)."),
     KEY("objective", "shrinking", "integer", "0 or 1", "1", 0, "", "objective.kind = svm",
         "LIBSVM's shrinking heuristic (-h)."),
-    KEY("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, 0, "",
+    ROW("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, "",
         "objective.kind = synthetic",
         "The synthetic function (branin needs 2 dimensions, hartmann6 6; gp_prior is drawn "
-        "from the GP prior of [gp])."),
-    KEY("objective", "features", "integer", "1 to 16777216", "2048", 0, "features",
-        "objective.kind = synthetic", "Random Fourier features of a gp_prior function."),
-    KEY("objective", "noise_std", "number", ">= 0", "0", 0, "units of v",
-        "objective.kind = synthetic", "Gaussian noise added to each evaluation."),
+        "from the GP prior of [gp]).",
+        ENUM(synthetic, dpbo_synthetic_kind_names, NULL)),
+    ROW("objective", "features", "integer", "1 to 16777216", "2048", "features",
+        "objective.kind = synthetic", "Random Fourier features of a gp_prior function.",
+        INTEGER(DPBO_SETTINGS_INT, synthetic_features, 1, 1 << 24, NULL)),
+    ROW("objective", "noise_std", "number", ">= 0", "0", "units of v", "objective.kind = synthetic",
+        "Gaussian noise added to each evaluation.",
+        DOUBLE(synthetic_noise_std, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
     KEY("objective", "seed", "integer", "0 to 2^63-1", "run.seed", 1, "",
         "objective.kind = synthetic", "Seed of the gp_prior function and of the noise."),
     KEY("objective", "positive_label", "number", "a label of the data",
@@ -107,20 +181,25 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The class against the rest (the stored default 'nan' means none)."),
     KEY("objective", "loss", "choice", "sigmoid | ramp", "sigmoid", 0, "",
         "objective.kind = logreg", "The loss whose validation value is tuned (Algorithm 3)."),
-    KEY("objective", "command", "text", "a program and its arguments (no shell)", NULL, 0, "",
+    ROW("objective", "command", "text", "a program and its arguments (no shell)", NULL, "",
         "objective.kind = command",
         "Your program, run once per evaluation (once per rank with objective.mode = persistent); "
-        "it prints the value last (docs/own-model.md)."),
-    KEY("objective", "pass", "choice", "args | env", "args", 0, "", "objective.kind = command",
+        "it prints the value last (docs/own-model.md).",
+        STRING(command.command)),
+    ROW("objective", "pass", "choice", "args | env", "args", "", "objective.kind = command",
         "How hyper-parameters reach the program: NAME=VALUE arguments, or DPBO_NAME "
-        "environment variables (NAME upper-cased)."),
-    KEY("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", 0, "",
+        "environment variables (NAME upper-cased).",
+        ENUM(command.pass, config_pass_names, NULL)),
+    ROW("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", "",
         "objective.kind = command",
         "per_evaluation: one process per evaluation; persistent: one process per rank, started "
         "once, that reads one NAME=VALUE line per evaluation on stdin and prints the value on a "
-        "line of stdout (docs/own-model.md, The persistent mode)."),
-    KEY("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", 0, "s",
-        "objective.kind = command", "Time limit of one evaluation; its processes are killed."),
+        "line of stdout (docs/own-model.md, The persistent mode).",
+        ENUM(command.mode, config_mode_names, NULL)),
+    ROW("objective", "timeout_s", "number", ">= 0 (0: no limit)", "3600", "s",
+        "objective.kind = command", "Time limit of one evaluation; its processes are killed.",
+        DOUBLE(command.timeout_s, 0, HUGE_VAL, 0, "must be a number of seconds >= 0 (0: no limit)",
+               NULL)),
     KEY("objective", "value_range", "text", "LO HI, or empty",
         "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
         "The range of the objective's values: every released value is clamped to it "
@@ -128,8 +207,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "with objective.kind = command and a privacy.algorithm."),
 
     /* [ucb] */
-    KEY("ucb", "acquisition", "choice", "ucb | ei", "ucb", 0, "", "",
-        "The acquisition rule (ei only with privacy.algorithm = none or 3)."),
+    ROW("ucb", "acquisition", "choice", "ucb | ei", "ucb", "", "",
+        "The acquisition rule (ei only with privacy.algorithm = none or 3).",
+        ENUM(acquisition, config_acquisition_names, NULL)),
     KEY("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", 0, "MiB per rank",
         "",
         "Above it the UCB state recomputes cross-covariances instead of storing T x N/P "
@@ -141,31 +221,41 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "leave it unset (a different value is refused)."),
 
     /* [privacy] */
-    KEY("privacy", "algorithm", "choice",
+    ROW("privacy", "algorithm", "choice",
         "none | 1 | 2 | 3 | random_search | liu_talwar | papernot_steinke | private_evaluations",
-        "none", 0, "", "",
+        "none", "", "",
         "The private release drawn at the end of dpbo run (README, Private releases): the "
         "paper's algorithms 1 to 3, a private-selection method over data-independent "
         "candidates, or GP-UCB on privatized evaluations (every evaluation through the "
-        "Gaussian mechanism)."),
-    KEY("privacy", "epsilon", "number", "> 0", "1", 0, "", "",
-        "Total epsilon over everything released (basic composition)."),
-    KEY("privacy", "delta", "number", "(0, 1); [0, 1) for random_search, liu_talwar", "0.05", 0, "",
-        "", "Total delta."),
-    KEY("privacy", "split", "number", "(0, 1)", "0.5", 0, "", "",
+        "Gaussian mechanism).",
+        ENUM(algorithm, config_algorithm_names, config_algorithm_values)),
+    ROW("privacy", "epsilon", "number", "> 0", "1", "", "",
+        "Total epsilon over everything released (basic composition).",
+        DOUBLE(privacy_epsilon, 0, HUGE_VAL, OPEN_LO,
+               "must be positive (ε <= 0 gives no guarantee)", NULL)),
+    /* (its range depends on the algorithm: config_check_privacy_delta) */
+    ROW("privacy", "delta", "number", "(0, 1); [0, 1) for random_search, liu_talwar", "0.05", "",
+        "", "Total delta.", DOUBLE(privacy_delta, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
+    /* (checked where the algorithm splits: config_check_privacy_split) */
+    ROW("privacy", "split", "number", "(0, 1)", "0.5", "", "",
         "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
-        "everything on the value)."),
-    KEY("privacy", "bounds", "choice", "corrected | paper", "corrected", 0, "", "",
+        "everything on the value).",
+        DOUBLE(privacy_split, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
+    ROW("privacy", "bounds", "choice", "corrected | paper", "corrected", "", "",
         "The corrected sensitivity bounds, or the paper's literal formulas "
-        "(docs/privacy-proofs.md)."),
-    KEY("privacy", "k1", "number", "[0, 1]", "0.95", 0, "", "",
+        "(docs/privacy-proofs.md).",
+        ENUM(bounds, dpbo_bounds_names, NULL)),
+    ROW("privacy", "k1", "number", "[0, 1]", "0.95", "", "",
         "k1(V, V') of the multi-task GP between neighbouring validation sets (Algorithms 1 "
-        "and 2)."),
-    KEY("privacy", "selection", "choice", "exponential | permute_and_flip", "exponential", 0, "",
-        "", "The mechanism that releases lambda~."),
-    KEY("privacy", "noise", "choice", "os | seeded", "os", 0, "", "",
+        "and 2).",
+        DOUBLE(k1, 0, 1, 0,
+               "must lie in [0, 1] (a kernel value between neighbouring validation sets)", NULL)),
+    ROW("privacy", "selection", "choice", "exponential | permute_and_flip", "exponential", "", "",
+        "The mechanism that releases lambda~.", ENUM(selection, dpbo_select_kind_names, NULL)),
+    ROW("privacy", "noise", "choice", "os | seeded", "os", "", "",
         "The randomness of the release: the operating system's (getrandom), or seeded "
-        "(experiments only, labelled not for publication)."),
+        "(experiments only, labelled not for publication).",
+        ENUM(noise, config_noise_names, NULL)),
     KEY("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", "",
         "Seed of privacy.noise = seeded."),
     KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
@@ -180,17 +270,21 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The ledger file: one checksummed line per release, keyed by validation set; locked, "
         "append-only (docs/design.md, The ledger). Run files in one folder share the default; "
         "give one path to share it across folders."),
-    KEY("privacy", "dataset_id", "text", "one line, or empty", "", 0, "", "",
+    ROW("privacy", "dataset_id", "text", "one line, or empty", "", "", "",
         "The validation set's name in the ledger. Empty: svm and logreg hash the validation "
         "rows as read (and m), synthetic its settings, command its command line; set it to "
-        "share one budget across different commands or data files on one validation set."),
-    KEY("privacy", "A", "number", ">= 0", "1", 0, "", "",
-        "Algorithm 2: the regret constant A (your assumption about f)."),
-    KEY("privacy", "tau", "number", ">= 0", "1", 0, "", "",
-        "Algorithm 2: the regret constant tau (your assumption about f)."),
-    KEY("privacy", "ps_eta", "number", "[0, 10]", "1", 0, "", "",
+        "share one budget across different commands or data files on one validation set.",
+        STRING(dataset_id)),
+    ROW("privacy", "A", "number", ">= 0", "1", "", "",
+        "Algorithm 2: the regret constant A (your assumption about f).",
+        DOUBLE(alg2_A, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
+    ROW("privacy", "tau", "number", ">= 0", "1", "", "",
+        "Algorithm 2: the regret constant tau (your assumption about f).",
+        DOUBLE(alg2_tau, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
+    ROW("privacy", "ps_eta", "number", "[0, 10]", "1", "", "",
         "papernot_steinke: the shape eta of the truncated negative binomial number of runs (0 "
-        "logarithmic, 1 geometric)."),
+        "logarithmic, 1 geometric).",
+        DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
     KEY("privacy", "evaluation_sensitivity", "number", "> 0, >= the proven one",
         "1/m (svm), g*/m (logreg); required otherwise", 1, "units of the value",
         "privacy.algorithm = private_evaluations",
@@ -203,32 +297,37 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "", "privacy.algorithm = private_evaluations",
         "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
         "observation (v~ = its noisy value)."),
-    KEY("privacy", "failures_public", "choice", "no | yes", "no", 0, "", "",
+    ROW("privacy", "failures_public", "choice", "no | yes", "no", "", "",
         "You vouch that failed evaluations of a command objective do not depend on the "
-        "validation data (needed to release a run with failures)."),
-    KEY("privacy", "prior_source", "choice", "public | validation", "public", 0, "", "",
+        "validation data (needed to release a run with failures).",
+        ENUM(failures_public, config_no_yes, NULL)),
+    ROW("privacy", "prior_source", "choice", "public | validation", "public", "", "",
         "Where the GP prior came from; validation is refused with a privacy algorithm (a prior "
-        "fitted on the sensitive data voids the guarantee)."),
+        "fitted on the sensitive data voids the guarantee).",
+        ENUM(prior_validation, config_prior_source_names, NULL)),
 
     /* [output] */
     DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
-    KEY("output", "posterior", "choice", "auto | yes | no", "auto", 0, "", "",
-        "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6)."),
+    ROW("output", "posterior", "choice", "auto | yes | no", "auto", "", "",
+        "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
+        ENUM(posterior, config_posterior_names, NULL)),
 
     /* [compare]: read by every command, used by dpbo compare */
-    KEY("compare", "repetitions", "integer", "1 to 100000", "20", 0, "", "",
-        "dpbo compare: R, the repetitions with fresh noise."),
+    ROW("compare", "repetitions", "integer", "1 to 100000", "20", "", "",
+        "dpbo compare: R, the repetitions with fresh noise.",
+        INTEGER(DPBO_SETTINGS_INT, compare_repetitions, 1, 100000, NULL)),
     KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
         "", "dpbo compare: the grid of total epsilon."),
     KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
         "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
         "logarithmic, 1 geometric)."),
-    KEY("compare", "table", "text", "a path, or empty", "", 0, "", "",
+    ROW("compare", "table", "text", "a path, or empty", "", "", "",
         "dpbo compare: an earlier compare file whose table (/table) is used instead of training "
         "every candidate again; refused unless its objective.* and space.* settings (defaults "
         "included) and its candidates are this run's. The privacy, compare, gp, ucb, run and "
         "output keys may differ: they act after the table (the GP-UCB run and the repetitions, "
-        "recomputed; the table holds no GP)."),
+        "recomputed; the table holds no GP).",
+        STRING(compare_table)),
 
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
 

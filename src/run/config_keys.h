@@ -1,15 +1,22 @@
 /* The key table of a run's config: every section and key that
  * run/config.c reads, with its type, allowed values, default, unit, when it
  * is read and what it does. One source of truth:
- *   - the reader (run/config.c) attaches it to its settings, and every typed
- *     getter checks its call against the key's row (base/settings.h), so a
- *     key read without a row, or a row whose type, choices or default differ
- *     from the code, fails every load that reaches it;
+ *   - a row with a target (ROW in config_keys.c) is its own reader: its
+ *     default, range (with its message) and choices go to the typed getters
+ *     and the value into its field of dpbo_config (dpbo_settings_read_rows,
+ *     base/settings.h); the checks between keys are named functions in
+ *     config.c (config_checks);
+ *   - the keys that config.c's code reads (parsed forms, computed defaults)
+ *     are KEY rows: the reader attaches the table to its settings, and every
+ *     typed getter checks its call against the key's row, so a key read
+ *     without a row, or a row whose type, choices or default differ from the
+ *     code, fails every load that reaches it;
  *   - `dpbo config --list [--markdown]` prints it, and docs/config.md is that
  *     output (the test config_doc fails when the two differ).
- * Adding a key: its getter call in config.c (the behaviour) and one row in
- * config_keys.c next to its section's other rows (a getter without a row
- * fails every load that reaches it, naming the key), then regenerate
+ * Adding a key: a ROW with its target in config_keys.c next to its
+ * section's other rows (or, for a parsed form, a KEY row and its getter
+ * call in config.c: a getter without a row fails every load that reaches
+ * it, naming the key), then regenerate
  * docs/config.md with `build/dpbo config --list --markdown > docs/config.md`.
  * dpbo k1sweep's keys are in experiments/k1sweep_keys.c. */
 #ifndef DPBO_CONFIG_KEYS_H
@@ -18,6 +25,7 @@
 #include <stdio.h>
 
 #include "base/settings.h"
+#include "run/config.h"
 
 /* The rows of the keys dpbo_config_get_dims and dpbo_config_get_output
  * read (run/config.h), for every schema whose reader calls them. */
@@ -37,7 +45,10 @@
         "objective "                                                                               \
         "of dpbo run and "                                                                         \
         "dpbo compare takes C, gamma and optional feature weights weight.K (K = 1, 2, ...: "       \
-        "feature K, scaled to [0, 1], times the weight; a range within [0, infinity))."            \
+        "feature K, scaled to [0, 1], times the weight; a range within [0, infinity)).",           \
+    {                                                                                              \
+      0                                                                                            \
+    }                                                                                              \
   }
 #define DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME                                                           \
   {"output",                                                                                       \
@@ -49,16 +60,20 @@
    "",                                                                                             \
    "",                                                                                             \
    "Where the output files <dir>/<name>.h5 ... go (made if missing; a relative path is "           \
-   "resolved against the current directory). No control characters (no tab, newline, ...)."},      \
+   "resolved against the current directory). No control characters (no tab, newline, ...).",       \
+   {0}},                                                                                           \
   {                                                                                                \
     "output", "name", "text", "A-Z a-z 0-9 . _ -, not starting with . or -",                       \
         "the config file's name without its extension", 1, "", "",                                 \
         "The output files' base name: only the characters A-Z a-z 0-9 . _ -, and not starting "    \
-        "with '.' or '-' (other characters are refused, naming the key and the character)."        \
+        "with '.' or '-' (other characters are refused, naming the key and the character).",       \
+    {                                                                                              \
+      0                                                                                            \
+    }                                                                                              \
   }
 
-/* Ends with a row whose key is NULL. */
-extern const dpbo_settings_key dpbo_config_keys[];
+/* (dpbo_config_keys, the table, is declared in run/config.h, whose reader
+ * applies it.) */
 
 /* Prints the run config's rows (dpbo_config_keys), grouped by section,
  * after a header: plain text, or Markdown (the start of docs/config.md). */
