@@ -405,6 +405,63 @@ done:
   return status;
 }
 
+/* The decision sums of pool rows [b0, b0 + rows) into dec, class by class
+ * (dpbo_svm_predict_dense's layout); kv is scratch for the kernel values. */
+static void svm_dense_block(const dpbo_svm_pool *pool, const struct svm_model *model,
+                            const svm_dense_model *m, int64_t b0, int rows, double *kv,
+                            double *dec) {
+  const int d = pool->d, nr = model->nr_class, nsv = m->nsv, cols = 2 * (nr - 1);
+  const int64_t stride = (int64_t)nr * cols;
+  const double gamma = model->param.gamma;
+  const double *x = pool->x + b0 * d;
+  if (nsv > 0 && cols > 0) {
+    /* −2 x·v for the block; the scaling by a power of 2 is exact. */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nsv, d, -2.0, x, d, m->sv, d, 0.0,
+                kv, nsv);
+    for (int r = 0; r < rows; r++) {
+      const double xx = pool->norm2[b0 + r];
+      double *k = kv + (size_t)r * (size_t)nsv;
+      for (int s = 0; s < nsv; s++) {
+        double dist = (xx + m->sv_norm2[s]) + k[s];
+        if (dist < 0.0) dist = 0.0; /* cancellation; the true distance is >= 0 */
+        k[s] = -gamma * dist;       /* as Kernel::k_function writes it */
+      }
+    }
+    svm_exp(kv, rows * nsv);
+    /* Per class i, Σ c·K and Σ|c|·K over its support vectors with each
+     * coefficient row k: pair (i, j) takes class i's sum with row j − 1
+     * and class j's with row i, as svm_predict_values. */
+    for (int i = 0; i < nr; i++)
+      if (model->nSV[i] > 0)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cols, model->nSV[i], 1.0,
+                    kv + m->start[i], nsv, m->coef + (size_t)m->start[i] * (size_t)cols, cols, 0.0,
+                    dec + (size_t)i * (size_t)cols, (int)stride);
+      else
+        for (int r = 0; r < rows; r++)
+          memset(dec + r * stride + (int64_t)i * cols, 0, (size_t)cols * sizeof *dec);
+  } else {
+    memset(dec, 0, (size_t)rows * (size_t)stride * sizeof *dec);
+  }
+}
+
+/* LIBSVM's own prediction for pool row `row`, with the row in the sparse
+ * layout it was trained on; nodes holds d + 1 entries. */
+static double svm_dense_recheck(const dpbo_svm_pool *pool, const struct svm_model *model,
+                                int64_t row, struct svm_node *nodes) {
+  const int d = pool->d;
+  int next = 0;
+  for (int k = 0; k < d; k++) {
+    const double v = pool->x[row * d + k];
+    if (v == 0.0) continue;
+    nodes[next].index = k + 1;
+    nodes[next].value = v;
+    next++;
+  }
+  nodes[next].index = -1;
+  nodes[next].value = 0.0;
+  return svm_predict(model, nodes);
+}
+
 dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_model *model,
                                    double *labels, double *dec_values, double *dec_bounds,
                                    dpbo_svm_dense_counts *counts, dpbo_error *err) {
@@ -435,35 +492,7 @@ dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_m
 
   for (int64_t b0 = 0; b0 < pool->n; b0 += block) {
     const int rows = (int)(pool->n - b0 < block ? pool->n - b0 : block);
-    const double *x = pool->x + b0 * d;
-    if (nsv > 0 && cols > 0) {
-      /* −2 x·v for the block; the scaling by a power of 2 is exact. */
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nsv, d, -2.0, x, d, m.sv, d, 0.0,
-                  kv, nsv);
-      for (int r = 0; r < rows; r++) {
-        const double xx = pool->norm2[b0 + r];
-        double *k = kv + (size_t)r * (size_t)nsv;
-        for (int s = 0; s < nsv; s++) {
-          double dist = (xx + m.sv_norm2[s]) + k[s];
-          if (dist < 0.0) dist = 0.0; /* cancellation; the true distance is >= 0 */
-          k[s] = -gamma * dist;       /* as Kernel::k_function writes it */
-        }
-      }
-      svm_exp(kv, rows * nsv);
-      /* Per class i, Σ c·K and Σ|c|·K over its support vectors with each
-       * coefficient row k: pair (i, j) takes class i's sum with row j − 1
-       * and class j's with row i, as svm_predict_values. */
-      for (int i = 0; i < nr; i++)
-        if (model->nSV[i] > 0)
-          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, cols, model->nSV[i], 1.0,
-                      kv + m.start[i], nsv, m.coef + (size_t)m.start[i] * (size_t)cols, cols, 0.0,
-                      dec + (size_t)i * (size_t)cols, (int)stride);
-        else
-          for (int r = 0; r < rows; r++)
-            memset(dec + r * stride + (int64_t)i * cols, 0, (size_t)cols * sizeof *dec);
-    } else {
-      memset(dec, 0, (size_t)rows * (size_t)stride * sizeof *dec);
-    }
+    svm_dense_block(pool, model, &m, b0, rows, kv, dec);
     for (int r = 0; r < rows; r++) {
       const int64_t row = b0 + r;
       const double xx = pool->norm2[row], xn = sqrt(xx);
@@ -499,19 +528,8 @@ dpbo_status dpbo_svm_predict_dense(const dpbo_svm_pool *pool, const struct svm_m
       labels[row] = model->label[best];
       near_ties += near;
       if (uncertain) {
-        /* The sign of a decision value is not certain: ask LIBSVM itself,
-         * with the row in the sparse layout it was trained on. */
-        int next = 0;
-        for (int k = 0; k < d; k++) {
-          const double v = pool->x[row * d + k];
-          if (v == 0.0) continue;
-          nodes[next].index = k + 1;
-          nodes[next].value = v;
-          next++;
-        }
-        nodes[next].index = -1;
-        nodes[next].value = 0.0;
-        labels[row] = svm_predict(model, nodes);
+        /* The sign of a decision value is not certain: ask LIBSVM itself. */
+        labels[row] = svm_dense_recheck(pool, model, row, nodes);
         rechecked++;
       }
     }
