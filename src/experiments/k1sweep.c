@@ -195,34 +195,12 @@ static dpbo_status k1sweep_check_used(const dpbo_k1sweep_config *c, dpbo_error *
   return dpbo_settings_check_used(&c->settings, err);
 }
 
-dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
-                                     const char *const *overrides, dpbo_k1sweep_config *c,
-                                     dpbo_error *err) {
+/* k1sweep.data, format, labels and the row counts: where the models'
+ * records come from. */
+static dpbo_status k1sweep_config_data(dpbo_k1sweep_config *c, int synthetic, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_settings *settings = &c->settings;
-  int64_t i64;
   int choice;
-  memset(c, 0, sizeof *c);
-  DPBO_TRY(dpbo_settings_read(settings, path, override_count, overrides, err));
-  DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep_sections, err));
-  /* Every getter checks its key against the table (k1sweep_keys.h). */
-  settings->schema = dpbo_k1sweep_keys;
-
-  /* [k1sweep] */
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
-  c->seed = (uint64_t)i64;
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
-                                   &c->synthetic_models, err));
-  const int synthetic = c->synthetic_models > 0;
-  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "model", "svm", dpbo_k1sweep_model_names,
-                                    &choice, err));
-  c->model = (dpbo_k1sweep_model)choice;
-  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "model",
-                                 !synthetic || c->model == DPBO_K1SWEEP_SVM,
-                                 "= logreg trains models; synthetic mode (k1sweep.synthetic_models "
-                                 "> 0) has none",
-                                 err));
-  const int logreg = c->model == DPBO_K1SWEEP_LOGREG;
   DPBO_TRY(dpbo_settings_get_string(settings, "k1sweep", "data", synthetic ? "" : NULL,
                                     c->data_path, sizeof c->data_path, err));
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "format", "auto", dpbo_data_format_names,
@@ -246,9 +224,18 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                                    err));
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N,
                                    &c->models, err));
+done:
+  return status;
+}
+
+/* The trainer's options: LIBLINEAR's for logreg, LIBSVM's otherwise. */
+static dpbo_status k1sweep_config_model(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &c->settings;
+  int64_t i64;
   dpbo_svm_options_default(&c->svm);
   dpbo_logreg_options_default(&c->logreg);
-  if (logreg) {
+  if (c->model == DPBO_K1SWEEP_LOGREG) {
     DPBO_TRY(k1sweep_config_logreg(c, err));
   } else {
     DPBO_TRY(k1sweep_config_cache(c, err));
@@ -259,24 +246,14 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
     DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
     c->svm.shrinking = (int)i64;
   }
-  /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
-   * must repeat. */
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
-                                   1, INT32_MAX, &c->svm.max_features, err));
-  DPBO_TRY(k1sweep_parse_sizes(c, err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
-                                   &c->sets, err));
-  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
-                                    dpbo_neighbour_kind_names, &choice, err));
-  c->neighbour = (dpbo_neighbour_kind)choice;
-  /* The adversarial record is the one whose removal spreads the models'
-   * accuracies most: it needs models, and two or more for a spread. */
-  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "neighbour",
-                                 c->neighbour != DPBO_NEIGHBOUR_ADVERSARIAL ||
-                                     (!synthetic && c->models >= 2),
-                                 "= adversarial chooses the record from the trained models' "
-                                 "correctness: it needs k1sweep.models >= 2 and no synthetic mode",
-                                 err));
+done:
+  return status;
+}
+
+/* synthetic_*: the GP that draws accuracies when k1sweep.synthetic_models > 0. */
+static dpbo_status k1sweep_config_synthetic(dpbo_k1sweep_config *c, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &c->settings;
   DPBO_TRY(
       dpbo_settings_get_double(settings, "k1sweep", "synthetic_k1", 0.9, 0, &c->synthetic_k1, err));
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_k1",
@@ -295,9 +272,16 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                                     &c->synthetic_lengthscale, err));
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "synthetic_lengthscale",
                                  c->synthetic_lengthscale > 0, "must be positive", err));
+done:
+  return status;
+}
 
-  /* [space]: Sobol settings over the dimensions; the SVMs need C and γ.
-   * The logreg models' one dimension, λ, comes from [k1sweep]. */
+/* [space]: Sobol settings over the dimensions; the SVMs need C and γ.
+ * The logreg models' one dimension, λ, comes from [k1sweep]. */
+static dpbo_status k1sweep_config_space(dpbo_k1sweep_config *c, int synthetic, int logreg,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &c->settings;
   if (logreg) {
     for (int i = 0; i < settings->count; i++)
       if (strcmp(settings->entry[i].section, "space") == 0) {
@@ -329,7 +313,60 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
                  "(any dimensions are allowed with k1sweep.synthetic_models)",
                  settings->path);
   }
+done:
+  return status;
+}
 
+dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
+                                     const char *const *overrides, dpbo_k1sweep_config *c,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_settings *settings = &c->settings;
+  int64_t i64;
+  int choice;
+  memset(c, 0, sizeof *c);
+  DPBO_TRY(dpbo_settings_read(settings, path, override_count, overrides, err));
+  DPBO_TRY(dpbo_settings_check_sections(settings, k1sweep_sections, err));
+  /* Every getter checks its key against the table (k1sweep_keys.h). */
+  settings->schema = dpbo_k1sweep_keys;
+
+  /* [k1sweep] */
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
+  c->seed = (uint64_t)i64;
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
+                                   &c->synthetic_models, err));
+  const int synthetic = c->synthetic_models > 0;
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "model", "svm", dpbo_k1sweep_model_names,
+                                    &choice, err));
+  c->model = (dpbo_k1sweep_model)choice;
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "model",
+                                 !synthetic || c->model == DPBO_K1SWEEP_SVM,
+                                 "= logreg trains models; synthetic mode (k1sweep.synthetic_models "
+                                 "> 0) has none",
+                                 err));
+  const int logreg = c->model == DPBO_K1SWEEP_LOGREG;
+  DPBO_TRY(k1sweep_config_data(c, synthetic, err));
+  DPBO_TRY(k1sweep_config_model(c, err));
+  /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
+   * must repeat. */
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
+                                   1, INT32_MAX, &c->svm.max_features, err));
+  DPBO_TRY(k1sweep_parse_sizes(c, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
+                                   &c->sets, err));
+  DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
+                                    dpbo_neighbour_kind_names, &choice, err));
+  c->neighbour = (dpbo_neighbour_kind)choice;
+  /* The adversarial record is the one whose removal spreads the models'
+   * accuracies most: it needs models, and two or more for a spread. */
+  DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "neighbour",
+                                 c->neighbour != DPBO_NEIGHBOUR_ADVERSARIAL ||
+                                     (!synthetic && c->models >= 2),
+                                 "= adversarial chooses the record from the trained models' "
+                                 "correctness: it needs k1sweep.models >= 2 and no synthetic mode",
+                                 err));
+  DPBO_TRY(k1sweep_config_synthetic(c, err));
+  DPBO_TRY(k1sweep_config_space(c, synthetic, logreg, err));
   DPBO_TRY(k1sweep_config_likelihood(c, err));
 
   /* [output] */
@@ -1559,13 +1596,81 @@ done:
   return status;
 }
 
+/* The likelihood sweep, one size at a time (collective): results[s] and
+ * gof[s] for each validation-set size. */
+static dpbo_status k1sweep_likelihood(k1sweep_state *st, dpbo_k1lik_result *results,
+                                      dpbo_k1gof_result *gof, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_k1sweep_config *c = st->config;
+  dpbo_k1lik *lik = NULL;
+  for (int s = 0; s < c->size_count; s++) {
+    double t0 = MPI_Wtime();
+    DPBO_TRY(dpbo_k1lik_create(st->comm, (int)c->sets, (int)st->n, st->d,
+                               st->rank == 0 ? st->fv[s] : NULL, st->rank == 0 ? st->fvp[s] : NULL,
+                               st->unit, &c->likelihood, &lik, err));
+    DPBO_TRY(dpbo_k1lik_sweep(lik, st->n, c->delta, &results[s], err));
+    st->perf_size[s][0] = MPI_Wtime() - t0;
+    int eig = 0, scal = 0;
+    dpbo_k1lik_counts(lik, &eig, &scal);
+    dpbo_k1lik_destroy(lik);
+    lik = NULL;
+    const dpbo_k1lik_result *r = &results[s];
+    dpbo_log_info(
+        "k1sweep: m = %lld: k1 MLE %.6g (1 - k1 = %.3g), 95%% LR interval [%.6g, %.6g]%s, c = "
+        "%.4g (at k1_lo %.4g), sigma_n %.3g, lengthscale %.3g; %d eigendecompositions "
+        "(%d ScaLAPACK), %.1f s",
+        (long long)c->size[s], r->mle.k1, r->mle.one_minus_k1, r->k1_lo, r->k1_hi,
+        r->boundary > 0   ? " (at the largest k1 searched)"
+        : r->boundary < 0 ? " (at the smallest k1)"
+                          : "",
+        r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
+    const double t_gof = MPI_Wtime();
+    DPBO_TRY(k1sweep_gof(st, s, r, &gof[s], err));
+    st->perf_size[s][1] = MPI_Wtime() - t_gof;
+  }
+done:
+  if (lik) dpbo_k1lik_destroy(lik);
+  return status;
+}
+
+/* Rank 0's account of where the time went (svm and logreg modes). */
+static void k1sweep_log_performance(const k1sweep_state *st, double wall) {
+  const dpbo_k1sweep_config *c = st->config;
+  /* The perf_* counters time whichever library trains the models (the HDF5
+   * attributes keep their libsvm_* names for existing readers). */
+  const char *library = c->model == DPBO_K1SWEEP_LOGREG ? "LIBLINEAR" : "LIBSVM";
+  dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside %s (%.1f training, %.1f "
+                "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
+                "(training phase %.1f s, likelihood %.1f s, loading %.1f s): %s %.1f%% of the "
+                "workers' time, everything else %.1f%%",
+                (long long)st->perf_models, st->perf_train + st->perf_predict, library,
+                st->perf_train, st->perf_predict, st->perf_score, st->size > 1 ? st->size - 1 : 1,
+                wall, st->perf_training_phase, st->perf_likelihood, st->perf_load, library,
+                100.0 * k1sweep_libsvm_share(st, wall),
+                100.0 * (1.0 - k1sweep_libsvm_share(st, wall)));
+  k1sweep_stage stage[K1SWEEP__STAGES];
+  k1sweep_stages(st, stage);
+  const int workers = st->size > 1 ? st->size - 1 : 1;
+  static const char *const what[K1SWEEP__STAGES] = {"training", "pool prediction", "scoring"};
+  /* A worker stage's share: its time over the workers' (workers x wall). */
+  for (int k = 0; k < K1SWEEP__STAGES; k++)
+    dpbo_log_info("k1sweep: stage %-15s %9.1f s total, %7.2f s median, %7.2f s max per model, "
+                  "%5.1f%% of the workers' wall time",
+                  what[k], stage[k].total, stage[k].median, stage[k].max,
+                  100.0 * stage[k].total / (workers * wall));
+  for (int s = 0; s < c->size_count; s++)
+    dpbo_log_info("k1sweep: stage likelihood m = %-6lld %7.1f s (+ %.1f s statistics), %5.1f%% "
+                  "of the wall time",
+                  (long long)c->size[s], st->perf_size[s][0], st->perf_size[s][1],
+                  100.0 * (st->perf_size[s][0] + st->perf_size[s][1]) / wall);
+}
+
 dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, int64_t stop_after,
                              dpbo_k1sweep_outcome *outcome, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   k1sweep_state st;
   dpbo_k1lik_result results[DPBO_K1SWEEP_MAX_SIZES];
   dpbo_k1gof_result gof[DPBO_K1SWEEP_MAX_SIZES];
-  dpbo_k1lik *lik = NULL;
   memset(&st, 0, sizeof st);
   memset(results, 0, sizeof results);
   memset(gof, 0, sizeof gof);
@@ -1600,33 +1705,8 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
     if (outcome->interrupted) goto done;
   }
 
-  /* The likelihood sweep, one size at a time (collective). */
   const double t_likelihood = MPI_Wtime();
-  for (int s = 0; s < config->size_count; s++) {
-    double t0 = MPI_Wtime();
-    DPBO_TRY(dpbo_k1lik_create(comm, (int)config->sets, (int)st.n, st.d,
-                               st.rank == 0 ? st.fv[s] : NULL, st.rank == 0 ? st.fvp[s] : NULL,
-                               st.unit, &config->likelihood, &lik, err));
-    DPBO_TRY(dpbo_k1lik_sweep(lik, st.n, config->delta, &results[s], err));
-    st.perf_size[s][0] = MPI_Wtime() - t0;
-    int eig = 0, scal = 0;
-    dpbo_k1lik_counts(lik, &eig, &scal);
-    dpbo_k1lik_destroy(lik);
-    lik = NULL;
-    const dpbo_k1lik_result *r = &results[s];
-    dpbo_log_info(
-        "k1sweep: m = %lld: k1 MLE %.6g (1 - k1 = %.3g), 95%% LR interval [%.6g, %.6g]%s, c = "
-        "%.4g (at k1_lo %.4g), sigma_n %.3g, lengthscale %.3g; %d eigendecompositions "
-        "(%d ScaLAPACK), %.1f s",
-        (long long)config->size[s], r->mle.k1, r->mle.one_minus_k1, r->k1_lo, r->k1_hi,
-        r->boundary > 0   ? " (at the largest k1 searched)"
-        : r->boundary < 0 ? " (at the smallest k1)"
-                          : "",
-        r->c_mle, r->c_upper, r->mle.sigma_n, r->mle.lengthscale, eig, scal, MPI_Wtime() - t0);
-    const double t_gof = MPI_Wtime();
-    DPBO_TRY(k1sweep_gof(&st, s, r, &gof[s], err));
-    st.perf_size[s][1] = MPI_Wtime() - t_gof;
-  }
+  DPBO_TRY(k1sweep_likelihood(&st, results, gof, err));
 
   char path[DPBO_PATH_MAX + 300];
   dpbo_k1sweep_output_path(config, path, sizeof path);
@@ -1634,36 +1714,7 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   double wall = MPI_Wtime() - t_start;
   DPBO_MPI_TRY(MPI_Bcast(&wall, 1, MPI_DOUBLE, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(st.perf_size, 2 * DPBO_K1SWEEP_MAX_SIZES, MPI_DOUBLE, 0, comm));
-  /* The perf_* counters time whichever library trains the models (the HDF5
-   * attributes keep their libsvm_* names for existing readers). */
-  const char *library = config->model == DPBO_K1SWEEP_LOGREG ? "LIBLINEAR" : "LIBSVM";
-  if (!synthetic && st.rank == 0 && st.perf_models > 0)
-    dpbo_log_info("k1sweep: %lld models trained in this run: %.1f s inside %s (%.1f training, %.1f "
-                  "predicting the pool), %.1f s scoring the sets, on %d worker(s) over %.1f s wall "
-                  "(training phase %.1f s, likelihood %.1f s, loading %.1f s): %s %.1f%% of the "
-                  "workers' time, everything else %.1f%%",
-                  (long long)st.perf_models, st.perf_train + st.perf_predict, library,
-                  st.perf_train, st.perf_predict, st.perf_score, st.size > 1 ? st.size - 1 : 1,
-                  wall, st.perf_training_phase, st.perf_likelihood, st.perf_load, library,
-                  100.0 * k1sweep_libsvm_share(&st, wall),
-                  100.0 * (1.0 - k1sweep_libsvm_share(&st, wall)));
-  if (!synthetic && st.rank == 0 && st.perf_models > 0) {
-    k1sweep_stage stage[K1SWEEP__STAGES];
-    k1sweep_stages(&st, stage);
-    const int workers = st.size > 1 ? st.size - 1 : 1;
-    static const char *const what[K1SWEEP__STAGES] = {"training", "pool prediction", "scoring"};
-    /* A worker stage's share: its time over the workers' (workers x wall). */
-    for (int k = 0; k < K1SWEEP__STAGES; k++)
-      dpbo_log_info("k1sweep: stage %-15s %9.1f s total, %7.2f s median, %7.2f s max per model, "
-                    "%5.1f%% of the workers' wall time",
-                    what[k], stage[k].total, stage[k].median, stage[k].max,
-                    100.0 * stage[k].total / (workers * wall));
-    for (int s = 0; s < config->size_count; s++)
-      dpbo_log_info("k1sweep: stage likelihood m = %-6lld %7.1f s (+ %.1f s statistics), %5.1f%% "
-                    "of the wall time",
-                    (long long)config->size[s], st.perf_size[s][0], st.perf_size[s][1],
-                    100.0 * (st.perf_size[s][0] + st.perf_size[s][1]) / wall);
-  }
+  if (!synthetic && st.rank == 0 && st.perf_models > 0) k1sweep_log_performance(&st, wall);
   DPBO_TRY(k1sweep_write(&st, path, results, gof, wall, err));
   if (!synthetic && st.rank == 0) {
     char checkpoint[DPBO_PATH_MAX + 300];
@@ -1673,7 +1724,6 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
   dpbo_log_info("k1sweep: wrote %s (%.1f s); figure: analysis/plot_k1_sweep.py %s", path, wall,
                 path);
 done:
-  if (lik) dpbo_k1lik_destroy(lik);
   for (int s = 0; s < DPBO_K1SWEEP_MAX_SIZES; s++) {
     dpbo_k1lik_result_free(&results[s]);
     dpbo_k1gof_result_free(&gof[s]);
