@@ -323,16 +323,29 @@ done:
   return status;
 }
 
+/* The run being started or resumed, as cli_run_checkpoint and
+ * cli_run_candidates see it: its communicator, this rank, its settings and
+ * its run file. */
+typedef struct cli_run_where {
+  MPI_Comm comm;
+  int rank;
+  const dpbo_config *config;
+  const char *path;
+} cli_run_where;
+
 /* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
  * learns it): the checkpoint's steps when continuing. A file is never
  * replaced without --overwrite (a finished run holds the privacy ledger of
  * its releases); with it, the run file and its release files are removed
  * here, before anything is evaluated. */
-static dpbo_status cli_run_checkpoint(MPI_Comm comm, int rank, const dpbo_config *config,
-                                      const char *path, const cli_args *args,
+static dpbo_status cli_run_checkpoint(const cli_run_where *where, const cli_args *args,
                                       dpbo_trace_step **steps, int *count, int *already_complete,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  MPI_Comm comm = where->comm;
+  const int rank = where->rank;
+  const dpbo_config *config = where->config;
+  const char *path = where->path;
   dpbo_settings stored;
   memset(&stored, 0, sizeof stored);
   int complete = 0;
@@ -436,14 +449,15 @@ done:
 /* A private-selection run being resumed: the secret candidates its
  * checkpoint stores (rank 0 reads, every rank gets them; none from a file
  * written before issue #22, see dpbo_driver_options). */
-static dpbo_status cli_run_candidates(MPI_Comm comm, int rank, const dpbo_config *config,
-                                      const char *path, int resume_count, int64_t **candidates,
-                                      int *count, dpbo_error *err) {
+static dpbo_status cli_run_candidates(const cli_run_where *where, int resume_count,
+                                      int64_t **candidates, int *count, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  MPI_Comm comm = where->comm;
+  const int rank = where->rank;
   *candidates = NULL;
   *count = 0;
-  if (resume_count == 0 || !dpbo_algorithm_is_selection(config->algorithm)) goto done;
-  if (rank == 0) local = dpbo_output_read_candidates(path, candidates, count, err);
+  if (resume_count == 0 || !dpbo_algorithm_is_selection(where->config->algorithm)) goto done;
+  if (rank == 0) local = dpbo_output_read_candidates(where->path, candidates, count, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(count, 1, MPI_INT, 0, comm));
   if (*count == 0) goto done;
@@ -548,8 +562,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
                                  : DPBO_OK;
     CLI_TRY(dpbo_comm_agree(comm, fits, &err));
   }
-  CLI_TRY(cli_run_checkpoint(comm, rank, config, path, &args, &resume, &resume_count,
-                             &already_complete, &err));
+  const cli_run_where where = {comm, rank, config, path};
+  CLI_TRY(cli_run_checkpoint(&where, &args, &resume, &resume_count, &already_complete, &err));
   if (already_complete) {
     int lost = 0;
     if (dpbo_session_publish_resumed(comm, config, path, &lost, &err) != DPBO_OK) {
@@ -558,8 +572,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     }
     goto done;
   }
-  CLI_TRY(cli_run_candidates(comm, rank, config, path, resume_count, &candidates, &candidate_count,
-                             &err));
+  CLI_TRY(cli_run_candidates(&where, resume_count, &candidates, &candidate_count, &err));
   cli_stop_signals_install(&signals);
   dpbo_driver_options options = {path,       resume,         resume_count, (int)args.stop_after,
                                  candidates, candidate_count};
