@@ -1013,13 +1013,22 @@ typedef enum {
   PERSISTENT_ENDED /* the program exited (reaped; *wstatus) before a full reply */
 } persistent_outcome;
 
+/* What command_persistent_exchange saw: how the request ended, whether
+ * writing it failed, and the program's wait status when it was reaped. */
+typedef struct {
+  persistent_outcome outcome;
+  int write_failed;
+  int wstatus;
+} persistent_result;
+
 /* Writes the request and reads stdout (and stderr into errtail) until a
  * reply line, the time-out, a stop or the program's exit. */
 static dpbo_status command_persistent_exchange(command *c, const char *request, size_t request_len,
                                                line_tracker *reply, tail_buffer *errtail,
-                                               int *wstatus, int *write_failed,
-                                               persistent_outcome *outcome, dpbo_error *err) {
+                                               persistent_result *got, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  persistent_outcome *outcome = &got->outcome;
+  int *write_failed = &got->write_failed, *wstatus = &got->wstatus;
   size_t sent = 0;
   const double start = command_now_seconds();
   const double deadline = c->timeout_s > 0.0 ? start + c->timeout_s : INFINITY;
@@ -1140,10 +1149,11 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
     reply->cur_blank = 1;
     if (c->server <= 0) DPBO_TRY(command_server_start(c, err));
     const long number = c->served + 1; /* of this process's requests */
-    int write_failed = 0;
-    persistent_outcome outcome;
-    DPBO_TRY(command_persistent_exchange(c, request, request_len, reply, &errtail, &wstatus,
-                                         &write_failed, &outcome, err));
+    persistent_result got = {PERSISTENT_REPLIED, 0, wstatus};
+    DPBO_TRY(command_persistent_exchange(c, request, request_len, reply, &errtail, &got, err));
+    const persistent_outcome outcome = got.outcome;
+    const int write_failed = got.write_failed;
+    wstatus = got.wstatus;
     const int timed_out = outcome == PERSISTENT_TIMED_OUT, stopped = outcome == PERSISTENT_STOPPED;
     const int reaped = outcome == PERSISTENT_ENDED;
     if (timed_out || stopped) {
