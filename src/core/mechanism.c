@@ -288,11 +288,12 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Laplace mechanism                                                        */
 
-dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensitivity,
-                                      double epsilon, double lo, double hi,
-                                      double noise_scale_factor, dpbo_laplace_release *out,
+dpbo_status dpbo__mech_laplace_scaled(const dpbo__laplace_args *args, dpbo_laplace_release *out,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  dpbo_noise *noise = args->noise;
+  const double x = args->x, sensitivity = args->sensitivity, epsilon = args->epsilon;
+  const double lo = args->lo, hi = args->hi, noise_scale_factor = args->noise_scale_factor;
   memset(out, 0, sizeof *out);
   DPBO_TRY(mechanism_check_positive(sensitivity, "Laplace mechanism: sensitivity", err));
   DPBO_TRY(mechanism_check_positive(epsilon, "Laplace mechanism: epsilon", err));
@@ -372,7 +373,8 @@ done:
 
 dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
                               double lo, double hi, dpbo_laplace_release *out, dpbo_error *err) {
-  return dpbo__mech_laplace_scaled(noise, x, sensitivity, epsilon, lo, hi, 1.0, out, err);
+  const dpbo__laplace_args args = {noise, x, sensitivity, epsilon, lo, hi, 1.0};
+  return dpbo__mech_laplace_scaled(&args, out, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -15,9 +15,16 @@
 
 #include "dpbo/mechanism.h"
 
-dpbo_status dpbo__mech_laplace_scaled(dpbo_noise *noise, double x, double sensitivity,
-                                      double epsilon, double lo, double hi,
-                                      double noise_scale_factor, dpbo_laplace_release *out,
+/* dpbo_mech_laplace's arguments (include/dpbo/mechanism.h says what each
+ * means) and the noise scale factor, in one struct. */
+typedef struct dpbo__laplace_args {
+  dpbo_noise *noise;
+  double x, sensitivity, epsilon;
+  double lo, hi; /* the clamp range; lo = hi for none */
+  double noise_scale_factor;
+} dpbo__laplace_args;
+
+dpbo_status dpbo__mech_laplace_scaled(const dpbo__laplace_args *args, dpbo_laplace_release *out,
                                       dpbo_error *err);
 
 /* dpbo_mech_select's arguments (include/dpbo/mechanism.h says what each

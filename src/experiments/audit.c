@@ -321,8 +321,9 @@ static dpbo_status audit_draw(const dpbo_audit_mechanism_options *options, doubl
       int bin;
       if (kind == DPBO_AUDIT_LAPLACE) {
         dpbo_laplace_release rel;
-        DPBO_TRY(dpbo__mech_laplace_scaled(noise, side ? sensitivity : 0.0, sensitivity, epsilon,
-                                           0.0, 0.0, factor, &rel, err));
+        const dpbo__laplace_args args = {
+            noise, side ? sensitivity : 0.0, sensitivity, epsilon, 0.0, 0.0, factor};
+        DPBO_TRY(dpbo__mech_laplace_scaled(&args, &rel, err));
         bin = dpbo__audit_bin(bins, rel.value);
       } else if (kind == DPBO_AUDIT_GAUSSIAN) {
         dpbo_gaussian_release rel;

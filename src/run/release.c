@@ -541,9 +541,10 @@ static dpbo_status release_draw_value(const release_draw_ctx *c, dpbo_release *o
     double best = dpbo__release_best_value(config, c->run);
     double lo = config->clamp_value ? config->value_lo : 0.0;
     double hi = config->clamp_value ? config->value_hi : 0.0;
-    local =
-        dpbo__mech_laplace_scaled(c->noise, best, out->sens.value_sensitivity, out->epsilon_value,
-                                  lo, hi, c->noise_scale_factor, &out->value, err);
+    const dpbo__laplace_args laplace = {
+        c->noise, best, out->sens.value_sensitivity, out->epsilon_value,
+        lo,       hi,   c->noise_scale_factor};
+    local = dpbo__mech_laplace_scaled(&laplace, &out->value, err);
   }
   DPBO_TRY(dpbo_comm_agree(c->comm, local, err));
   DPBO_MPI_TRY(MPI_Bcast(&out->value, (int)sizeof out->value, MPI_BYTE, 0, c->comm));

@@ -167,8 +167,8 @@ dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, 
     double gain;
     DPBO_TRY(next(context, runs, &index, &gain, err));
     dpbo_laplace_release lap;
-    DPBO_TRY(dpbo__mech_laplace_scaled(noise, gain, sensitivity, epsilon0, 0.0, 0.0, noise_scale,
-                                       &lap, err));
+    const dpbo__laplace_args args = {noise, gain, sensitivity, epsilon0, 0.0, 0.0, noise_scale};
+    DPBO_TRY(dpbo__mech_laplace_scaled(&args, &lap, err));
     runs++;
     /* Ties go to the first run. The scores lie on the Laplace mechanism's
      * grid, about 2^-40 b fine, so a tie has probability of that order, not
@@ -212,8 +212,9 @@ dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kin
   DPBO_TRY(dpbo__mech_select_scaled(&args, &out->select, err));
   out->position = out->select.index;
   out->runs = T;
-  DPBO_TRY(dpbo__mech_laplace_scaled(noise, gains[out->position], sensitivity, epsilon_value, lo,
-                                     hi, noise_scale, &out->value, err));
+  const dpbo__laplace_args value = {noise, gains[out->position], sensitivity, epsilon_value, lo,
+                                    hi,    noise_scale};
+  DPBO_TRY(dpbo__mech_laplace_scaled(&value, &out->value, err));
   out->released = out->value.value;
   out->epsilon_spent = dpbo_privacy_round_up(out->select.epsilon_spent + out->value.epsilon_spent);
 done:
