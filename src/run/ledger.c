@@ -847,10 +847,20 @@ done:
 }
 
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
-                                       double epsilon, double delta, double budget_epsilon,
-                                       double budget_delta, dpbo_privacy_ledger *after,
+                                       const dpbo_ledger_charge *charge, dpbo_privacy_ledger *after,
                                        dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err) {
-  ledger_request req = {1, 0, 1, 1, 1, 0, epsilon, delta, NAN, 1, budget_epsilon, budget_delta};
+  ledger_request req = {1,
+                        0,
+                        1,
+                        1,
+                        1,
+                        0,
+                        charge->epsilon,
+                        charge->delta,
+                        NAN,
+                        1,
+                        charge->budget_epsilon,
+                        charge->budget_delta};
   return ledger_transact(runfile, config, &req, after, zcdp, number, err);
 }
 

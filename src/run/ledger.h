@@ -95,9 +95,13 @@ dpbo_status dpbo_ledger_key(const dpbo_config *config, char key[17], char *sourc
  * never numbers a release that was published already. Says (log) when the
  * run file's own ledger contradicts the ledger file: a restored older
  * copy, an edit. Serial (rank 0), with the run file locked. */
+typedef struct dpbo_ledger_charge {
+  double epsilon, delta;               /* what the release spends */
+  double budget_epsilon, budget_delta; /* the validation set's budget */
+} dpbo_ledger_charge;
+
 dpbo_status dpbo_ledger_record_release(const char *runfile, const dpbo_config *config,
-                                       double epsilon, double delta, double budget_epsilon,
-                                       double budget_delta, dpbo_privacy_ledger *after,
+                                       const dpbo_ledger_charge *charge, dpbo_privacy_ledger *after,
                                        dpbo_ledger_zcdp *zcdp, int64_t *number, dpbo_error *err);
 
 /* The number dpbo_ledger_record_release would give the run file's next

@@ -17,10 +17,9 @@
 static dpbo_status publish_ledger_record(const dpbo_publish_spec *spec, double epsilon,
                                          double delta, dpbo_privacy_ledger *after,
                                          dpbo_ledger_zcdp *zcdp, dpbo_error *err) {
+  const dpbo_ledger_charge charge = {epsilon, delta, spec->budget_epsilon, spec->budget_delta};
   if (spec->charge)
-    return dpbo_ledger_record_release(spec->runfile, spec->config, epsilon, delta,
-                                      spec->budget_epsilon, spec->budget_delta, after, zcdp, NULL,
-                                      err);
+    return dpbo_ledger_record_release(spec->runfile, spec->config, &charge, after, zcdp, NULL, err);
   return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, zcdp,
                           err);
 }
