@@ -673,8 +673,8 @@ static int cli_release(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_session_noise(&noise, config, rank);
   char h5[DPBO_PATH_MAX + 64], json[DPBO_PATH_MAX + 64];
   /* The transaction (run/publish.h): --out PREFIX or <stem>.release-K. */
-  CLI_TRY(dpbo_release_publish(comm, config, &run, &noise, runfile, prefix, release, h5, json,
-                               sizeof h5, &err));
+  const dpbo_release_files files = {runfile, prefix, h5, json, sizeof h5};
+  CLI_TRY(dpbo_release_publish(comm, config, &run, &noise, &files, release, &err));
   if (rank == 0) {
     dpbo_release_log(release, &run);
     dpbo_log_info("release files: %s, %s", h5, json);

@@ -1072,16 +1072,16 @@ static dpbo_status release_publish_write(void *user, const char *h5, const char 
 }
 
 dpbo_status dpbo_release_publish(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                 dpbo_noise *noise, const char *runfile, const char *base,
-                                 dpbo_release *out, char *h5, char *json, size_t size,
-                                 dpbo_error *err) {
+                                 dpbo_noise *noise, const dpbo_release_files *files,
+                                 dpbo_release *out, dpbo_error *err) {
   static const dpbo_publish_ops ops = {release_publish_draw, release_publish_ledger,
                                        release_publish_write};
   release_publishing p = {config, run, noise, out};
-  dpbo_publish_spec spec = {runfile, base, 1, config->budget_epsilon, config->budget_delta,
-                            config,  0};
+  dpbo_publish_spec spec = {files->runfile,       files->base, 1, config->budget_epsilon,
+                            config->budget_delta, config,      0};
   dpbo_privacy_ledger ledger;
-  return dpbo_publish_release(comm, &spec, &ops, &p, h5, json, size, &ledger, err);
+  return dpbo_publish_release(comm, &spec, &ops, &p, files->h5, files->json, files->size, &ledger,
+                              err);
 }
 
 void dpbo_release_log(const dpbo_release *r, const dpbo_run *run) {

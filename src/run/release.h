@@ -144,14 +144,19 @@ dpbo_status dpbo_release_write(const dpbo_release *release, const char *h5_path,
 
 /* Draws a release from a finished run and publishes it through the release
  * transaction (run/publish.h: targets checked, draw, ledger of runfile
- * charged, files written; collective). base: the files are <base>.h5 and
- * .json; NULL: <runfile stem>.release-K, K the ledger's count after it. On
- * success *out holds the release and the ledger after it, and rank 0's h5
- * and json (size bytes each) the files written. */
+ * charged, files written; collective). files->base: the files are
+ * <base>.h5 and .json; NULL: <runfile stem>.release-K, K the ledger's count
+ * after it. On success *out holds the release and the ledger after it, and
+ * rank 0's files->h5 and files->json (size bytes each) the files written. */
+typedef struct dpbo_release_files {
+  const char *runfile, *base; /* in */
+  char *h5, *json;            /* out */
+  size_t size;
+} dpbo_release_files;
+
 dpbo_status dpbo_release_publish(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                 dpbo_noise *noise, const char *runfile, const char *base,
-                                 dpbo_release *out, char *h5, char *json, size_t size,
-                                 dpbo_error *err);
+                                 dpbo_noise *noise, const dpbo_release_files *files,
+                                 dpbo_release *out, dpbo_error *err);
 
 /* <output_dir>/<output_name>.release (base) and its .h5 / .json */
 void dpbo_release_base(const dpbo_config *config, char *base, size_t size);

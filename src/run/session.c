@@ -61,8 +61,8 @@ static dpbo_status session_release_after_run(MPI_Comm comm, int rank, const dpbo
       base[DPBO_PATH_MAX + 300];
   dpbo_release_base(config, base, sizeof base);
   dpbo_config_run_path(config, runfile, sizeof runfile);
-  DPBO_TRY(dpbo_release_publish(comm, config, run, &noise, runfile, base, release, h5, json,
-                                sizeof h5, err));
+  const dpbo_release_files files = {runfile, base, h5, json, sizeof h5};
+  DPBO_TRY(dpbo_release_publish(comm, config, run, &noise, &files, release, err));
   if (rank == 0) {
     dpbo_release_log(release, run);
     dpbo_log_info("release files: %s, %s (safe to publish%s)", h5, json,
