@@ -153,41 +153,45 @@ static void test_renyi(void) {
 
 static void test_compare_accounting(void) {
   dpbo_compare_accounting a;
-  CHECK(dpbo_compare_account(DPBO_COMPARE_DPBO, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_DPBO, &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a,
+                             NULL) == DPBO_OK);
   near(a.epsilon_select, 0.5, 0, "dpbo eps_lambda");
   near(a.epsilon_value, 0.5, 0, "dpbo eps_value");
   near(a.epsilon_accounted, 1.0, 1e-15, "dpbo eps");
   near(a.delta_accounted, 0.05, 1e-15, "dpbo delta");
   CHECK(a.epsilon_accounted <= 1.0 * (1 + 1e-15) && a.epsilon_accounted >= 1.0);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_RANDOM_SEARCH, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_RANDOM_SEARCH,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a, NULL) == DPBO_OK);
   near(a.epsilon_select, 0.5, 0, "random search eps_select");
   near(a.epsilon_value, 0.5, 0, "random search eps_value");
   near(a.delta_accounted, 0.0, 0, "random search delta");
-  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a, NULL) == DPBO_OK);
   /* The privacy profile (test_profile.c) beats the pure ε/3 at δ > 0. */
   CHECK(a.by_profile == 1 && a.epsilon_base > 1.0 / 3.0);
   near(a.gamma, 1.0 / 30.0, 0, "Liu-Talwar gamma");
   near(a.delta_accounted, 0.05, 0, "Liu-Talwar delta");
   CHECK(a.epsilon_accounted <= 1.0 + 1e-15);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 0.05, 0.5, 1, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 1, 1.0}, &a, NULL) == DPBO_OK);
   near(a.epsilon_base, 1.0 / 3.0, 1e-15, "Liu-Talwar eps0 at T = 1");
   near(a.delta_accounted, 0.0, 0, "Liu-Talwar delta at T = 1");
-  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a, NULL) == DPBO_OK);
   CHECK(a.epsilon_accounted <= 1.0);
   near(a.delta_accounted, 0.05, 0, "Papernot-Steinke delta");
   near(a.expected_runs, 30.0, 1e-9, "Papernot-Steinke E[K]");
   CHECK(a.epsilon_base > 0.0 && a.epsilon_base < 1.0);
-  CHECK(dpbo_compare_account(DPBO_COMPARE_ALGORITHM3, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_ALGORITHM3,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a, NULL) == DPBO_OK);
   near(a.epsilon_value, 1.0, 0, "Algorithm 3: the whole epsilon on the value");
   near(a.delta_accounted, 0.0, 0, "Algorithm 3 delta");
-  CHECK(dpbo_compare_account(DPBO_COMPARE_GP_UCB, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) == DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_GP_UCB, &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0},
+                             &a, NULL) == DPBO_OK);
   near(a.epsilon_accounted, 0.0, 0, "non-private");
   dpbo_error err;
-  CHECK(dpbo_compare_account(DPBO_COMPARE_DPBO, 0.0, 0.05, 0.5, 30, 1.0, &a, &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_DPBO, &(dpbo_compare_budget){0.0, 0.05, 0.5, 30, 1.0}, &a,
+                             &err) == DPBO_ERR_ARG);
 }
 
 int main(void) {

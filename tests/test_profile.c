@@ -642,16 +642,16 @@ static void test_tighter_of_two(void) {
   CHECK(ps.epsilon_accounted <= 0.001);
   /* The comparison's accounting takes the hook's numbers. */
   dpbo_compare_accounting a;
-  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE, 1.0, 0.05, 0.5, 30, 1.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_PAPERNOT_STEINKE,
+                             &(dpbo_compare_budget){1.0, 0.05, 0.5, 30, 1.0}, &a, NULL) == DPBO_OK);
   CHECK(dpbo_baseline_ps_account(1.0, 0.05, 1.0, a.gamma, &ps, NULL) == DPBO_OK);
   CHECK(a.epsilon_base == ps.epsilon0 && a.epsilon_accounted == ps.epsilon_accounted);
   CHECK(a.epsilon_base_rdp == ps.epsilon0_rdp && a.epsilon_base_profile == ps.epsilon0_profile);
   CHECK(a.by_profile == ps.by_profile);
   /* Liu–Talwar in the comparison: the profile's ε0 of the geometric law
    * D_{1,1/T}, (ε, δ), in place of the pure (ε/3, 0). */
-  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR, 1.0, 1e-6, 0.5, 30, 0.0, &a, NULL) ==
-        DPBO_OK);
+  CHECK(dpbo_compare_account(DPBO_COMPARE_LIU_TALWAR,
+                             &(dpbo_compare_budget){1.0, 1e-6, 0.5, 30, 0.0}, &a, NULL) == DPBO_OK);
   double lt = 0.0;
   CHECK(dpbo_profile_tnb_base_epsilon(1.0, 1e-6, 1.0, 1.0 / 30.0, &lt, NULL) == DPBO_OK);
   CHECK(a.by_profile == 1 && a.epsilon_base == lt && a.epsilon_base > 1.0 / 3.0);

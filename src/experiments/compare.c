@@ -45,9 +45,12 @@ static const char *const method_names[DPBO_COMPARE_METHODS] = {"dpbo",
                                                                "private_evaluations_best",
                                                                "gp_ucb_mean"};
 
-dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
-                                 double ps_eta, dpbo_compare_accounting *out, dpbo_error *err) {
+dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
+                                 dpbo_compare_accounting *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const double epsilon = at->epsilon, delta = at->delta, split = at->split;
+  const double ps_eta = at->ps_eta;
+  const int T = at->T;
   memset(out, 0, sizeof *out);
   out->epsilon = epsilon;
   out->delta = delta;
@@ -887,24 +890,22 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   DPBO_TRY(dpbo_selection_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
+      const dpbo_compare_budget at = {config->compare_epsilon[e], config->privacy_delta,
+                                      config->privacy_split, T, config->compare_ps_eta};
       if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
         status = dpbo_compare_evals_account(T, ctx->score_sensitivity, config->compare_epsilon[e],
                                             config->privacy_delta, config->prior.noise_std,
                                             &ctx->acc[k][e], &ctx->evals_sigma[e],
                                             &ctx->evals_noise_std[e], err);
       else
-        status = dpbo_compare_account(k, config->compare_epsilon[e], config->privacy_delta,
-                                      config->privacy_split, T, config->compare_ps_eta,
-                                      &ctx->acc[k][e], err);
+        status = dpbo_compare_account(k, &at, &ctx->acc[k][e], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
                           config->compare_epsilon[e]);
         goto done;
       }
       if (k == DPBO_COMPARE_ALGORITHM3 && !logreg) /* not applicable: all zero */
-        dpbo_compare_account(DPBO_COMPARE_GP_UCB, config->compare_epsilon[e], config->privacy_delta,
-                             config->privacy_split, T, config->compare_ps_eta, &ctx->acc[k][e],
-                             err);
+        dpbo_compare_account(DPBO_COMPARE_GP_UCB, &at, &ctx->acc[k][e], err);
     }
 done:
   return status;

@@ -94,12 +94,19 @@ enum {
  * (run/selection.h), which dpbo's own and Algorithm 3's fill as well. */
 typedef dpbo_selection_accounting dpbo_compare_accounting;
 
-/* The accounting of `method` at total (ε, δ) for budget T and split
- * (dpbo and random_search). Non-private methods report zeros. The
- * privatized evaluations need the gain's sensitivity as well: they are
- * refused here (dpbo_compare_evals_account, compare_evals.h). */
-dpbo_status dpbo_compare_account(int method, double epsilon, double delta, double split, int T,
-                                 double ps_eta, dpbo_compare_accounting *out, dpbo_error *err);
+/* The budget a method is accounted at: total (ε, δ), the split (dpbo and
+ * random_search), the number of evaluations T and Papernot-Steinke's η. */
+typedef struct dpbo_compare_budget {
+  double epsilon, delta, split;
+  int T;
+  double ps_eta;
+} dpbo_compare_budget;
+
+/* The accounting of `method` at the budget. Non-private methods report
+ * zeros. The privatized evaluations need the gain's sensitivity as well:
+ * they are refused here (dpbo_compare_evals_account, compare_evals.h). */
+dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
+                                 dpbo_compare_accounting *out, dpbo_error *err);
 
 /* The whole comparison (collective over comm); writes the output file on
  * rank 0. */
