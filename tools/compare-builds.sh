@@ -18,9 +18,11 @@
 #    eval_seconds and step_seconds, wall_seconds, busy_seconds, k1sweep's and
 #    compare's phase timings), worker_utilization (busy/wall time),
 #    libsvm_cache_mb (k1sweep's kernel cache, sized from free memory),
-#    peak_rss_bytes_max_rank, peak_rss_bytes_total, dpbo_version;
+#    peak_rss_bytes_max_rank, peak_rss_bytes_total, dpbo_version, blas (the
+#    OpenBLAS core that ran: the machine's, not the build's);
 #  - JSON: "dpbo_version";
-#  - stdout/stderr: durations ("elapsed 1.2s", "eta 3.4s", "in 0.5 s",
+#  - stdout/stderr: every line with the start-up "dpbo: BLAS:" report (each
+#    rank may print it, in any order); durations ("elapsed 1.2s", "eta 3.4s", "in 0.5 s",
 #    "2.1 s evaluating", "; 0.8 s"), "utilization 5%", the peak resident
 #    memory line, mpiexec's job id in its error messages and the rank it names
 #    as the first to exit (a race when every rank exits 1), and in `dpbo audit
@@ -152,7 +154,7 @@ run_case() {
 
 # Filters: text with its masked values (see the header), one line per object or key.
 h5_text() { # FILE.h5 -> lines "PATH<TAB>h5dump line"; DATA of masked objects dropped
-  h5dump -m '%.17g' "$1" | awk -v mask='(_seconds|@worker_utilization|@libsvm_cache_mb|@peak_rss_bytes_max_rank|@peak_rss_bytes_total|@dpbo_version)$' '
+  h5dump -m '%.17g' "$1" | awk -v mask='(_seconds|@worker_utilization|@libsvm_cache_mb|@peak_rss_bytes_max_rank|@peak_rss_bytes_total|@dpbo_version|@blas)$' '
     function path(  i, p) { p = ""; for (i = 1; i <= d; i++) p = p s[i]; gsub(/\/\/+/, "/", p); return p }
     NR == 1 { next }
     indata && /^ *}$/ { indata = 0 }
@@ -170,7 +172,7 @@ log_text() { # the audit's masks only on `dpbo audit --pipeline` (OS noise); the
   local audit=(-e 's/^(v~|lambda~)( +[0-9.]+ +[0-9.e+-]+) +[-0-9.]+( +[0-9]+ )/\1\2 masked\3/'
     -e 's/^( +strongest event:).*/\1 masked/')
   grep -q '^dpbo audit --pipeline' "$1" || audit=()
-  sed -E -e 's/(elapsed|eta) [0-9.]+s/\1 Ts/g' -e 's/([ (;]|^)[0-9.]+ s\b/\1T s/g' \
+  sed -E -e '/dpbo: BLAS: /d' -e 's/(elapsed|eta) [0-9.]+s/\1 Ts/g' -e 's/([ (;]|^)[0-9.]+ s\b/\1T s/g' \
     -e 's/utilization [0-9.]+%/utilization P%/g' -e 's/^(dpbo: peak resident memory).*/\1 masked/' \
     -e 's/\[\[[0-9]+,/[[J,/g' -e 's/^(  Process name: \[\[J,[0-9]+\],)[0-9]+\]/\1R]/' "${audit[@]}" "$1"
 }
