@@ -68,14 +68,21 @@ def main():
     p.add_argument("-n", type=int, default=32)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("extra", nargs="*", help="further arguments for the program")
-    args = p.parse_args()
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     dims, command, points = box(args.config)
-    command = [w for w in command if not w.startswith("--score")]
-    command = [c for c in command if c not in ("validation", "test", "both")]
+    # The config's --score (validation: what dpbo reads) gives way to both.
+    for i, w in enumerate(command):
+        if w == "--score":
+            del command[i:i + 2]
+            break
+        if w.startswith("--score="):
+            del command[i]
+            break
     rng = np.random.default_rng(args.seed)
     reqs = [draw(dims, rng) for _ in range(args.n)]
-    procs = [subprocess.Popen(command + ["--score", "both"] + args.extra, stdin=subprocess.PIPE,
+    procs = [subprocess.Popen(command + ["--score", "both"] + extra, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True) for _ in range(args.workers)]
     # Round-robin, one request in flight per process; the first reply of a
     # process includes its start-up, timed apart.
