@@ -13,7 +13,8 @@ packages=(
   libscalapack-openmpi-dev liblapacke-dev libopenblas-dev
   libsvm-dev libsvm-tools liblinear-dev
   libinih-dev zlib1g-dev libsodium-dev libpcg-cpp-dev
-  python3 python3-numpy python3-scipy python3-h5py python3-matplotlib python3-sklearn
+  python3 python3-numpy python3-scipy python3-h5py python3-matplotlib
+  python3-sklearn  # the model programs of examples/hard/ (configs/compare-mlp-fashion.ini, ...)
   dataset-fashion-mnist  # the Fashion-MNIST IDX files (configs/compare-fashion.ini)
 )
 # The test stages: valgrind (memcheck of the demo), clang with its runtime
