@@ -36,8 +36,10 @@ each. Per file:
               released value (6 significant digits) and, for the stopping
               methods, the evaluations K; the guarantee (pure (eps, 0),
               approximate (eps, delta) or non-private) and the accounting
-              (epsilon and delta accounted, eps_select / eps_value, the
-              stopping methods' base eps0, the privatized evaluations' sigma)
+              (epsilon and delta accounted; where not 0: eps_select /
+              eps_value, the stopping methods' base eps0 (and its Renyi and
+              privacy-profile values, gamma, eta, E[K]), the privatized
+              evaluations' sigma and the GP's noise with it)
   utility     the dpbo lambda~'s exact distribution per epsilon: expected
               validation and test accuracy, P(argmax mu_T), E[regret] and the
               regret curve (6 significant digits)
@@ -61,8 +63,10 @@ STOPPING = ("liu_talwar", "papernot_steinke")
 REFERENCES = ("gp_ucb", "gp_ucb_mean", "random_search_nonprivate")
 SEEDS = ("run.seed", "privacy.noise_seed", "objective.split_seed")
 ROWS = ("objective.train_rows", "objective.validation_rows", "objective.test_rows")
+# /accounting's columns kept (the first two always, the others where not 0)
 ACCOUNTING = ("epsilon_accounted", "delta_accounted", "epsilon_select", "epsilon_value",
-              "epsilon_base", "sigma", "gp_noise_std_used")
+              "epsilon_base", "epsilon_base_rdp", "epsilon_base_profile", "by_profile", "gamma",
+              "eta", "expected_runs", "sigma", "gp_noise_std_used")
 TERMS = ("beta_T_plus_1", "c_lambda", "beta_T", "c_value", "q", "C1", "gamma_T", "regret_term")
 
 
@@ -215,7 +219,8 @@ def export_file(path, command=None):
         rows = range(len(eps)) if per_eps else range(1)
         rec = {"per_epsilon": bool(per_eps),
                "guarantee": guarantee(acc["epsilon_accounted"][k], acc["delta_accounted"][k]),
-               "accounting": {c: [float(v) for v in acc[c][k]] for c in ACCOUNTING if c in acc}}
+               "accounting": {c: [float(v) for v in acc[c][k]] for c in ACCOUNTING
+                              if c in acc and (c in ACCOUNTING[:2] or np.any(acc[c][k] != 0))}}
         if np.all(index[k] < 0) and np.all(np.isnan(released[k])):
             # Not applicable here (Algorithm 3 on svm): no cells.
             rec.update({"applicable": False, "guarantee": "not applicable"})
