@@ -1,7 +1,12 @@
 #!/usr/bin/python3
-"""Figures and a table from `dpbo compare` files (layout in src/experiments/compare.h).
+"""Figures and a table from `dpbo compare` files or their data files (layout in src/experiments/compare.h).
 
-    plot_compare.py COMPARE.h5 [COMPARE.h5 ...] [-o OUT.png] [--dpi D] [--table] [--run RUNFILE.h5]
+    plot_compare.py FILE [FILE ...] [-o OUT.png] [--dpi D] [--table] [--run RUNFILE.h5]
+
+FILE is a compare HDF5 file or a data file written from such files by
+analysis/export_compare.py (JSON, committed under analysis/data/): an HDF5
+file is exported in memory by that script's function and drawn from the
+result, so both draw the same figure and tables (one code path).
 
 A compare file holds one delta (its attribute `delta`). Several files of the
 same data set and candidates (the same accuracy table; e.g. delta = 1e-6 and
@@ -14,10 +19,11 @@ Draws three panels per file:
      epsilon (log axis), one line per private method: the mean over the
      repetitions with its standard error (error bars), and the median with
      an interquartile band (dashed); the non-private references (GP-UCB's
-     best observed point, the best of T random candidates) as horizontal
-     lines at their means, and the test accuracy of the dpbo lambda~
-     averaged over its exact distribution (dotted). Every method the file
-     names is drawn (methods added to dpbo compare later included);
+     best observed point and argmax mu_T, the best of T random candidates;
+     one run per repetition) as horizontal lines at their means with a
+     band of +- one standard error, and the test accuracy of the dpbo
+     lambda~ averaged over its exact distribution (dotted). Every method
+     the file names is drawn (methods added to dpbo compare later included);
   2. the absolute error of the released value against the true gain of the
      released hyper-parameter (the validation accuracy for svm; for
      Algorithm 3, which releases no hyper-parameter, against max_t f_V),
@@ -26,16 +32,23 @@ Draws three panels per file:
      against x for each epsilon, from the exact distribution of lambda~
      (with --run, those of a run file's `dpbo utility` report instead:
      RUNFILE:/utility/data_holder).
-With --table it also prints, per file (smallest delta first) and per
-epsilon, each method's test accuracy as mean +- standard error (the sample
-standard deviation over sqrt(R)), median and quartiles, as Markdown.
+With --table it also writes, per file (smallest delta first) and per
+epsilon, each method's guarantee (pure (eps, 0), approximate (eps, delta),
+non-private) and the test accuracy of its released lambda as mean +-
+standard error (the sample standard deviation over sqrt(R)), median and
+quartiles, and for the stopping methods (Liu-Talwar, Papernot-Steinke) the
+share of repetitions that ran K = 1 and K <= 3 candidates with 95%
+Clopper-Pearson intervals; then the landscape of Lambda, the released
+values' errors, the base eps0, sigma and the sensitivities. As Markdown, on
+standard output and into OUT.md next to the figure.
 
 The comparison file holds validation accuracies: it is an experiment file,
 not a release (the figure's title says so).
 
-Needs Debian's python3-h5py and python3-matplotlib (use /usr/bin/python3).
-Exit status: 0 on success, 2 when a file is missing or not a compare file,
-or the files hold different accuracy tables.
+Needs Debian's python3-h5py, python3-matplotlib and python3-scipy (use
+/usr/bin/python3). Exit status: 0 on success, 2 when a file is missing or
+not a compare file (or data file), or the files hold different accuracy
+tables.
 """
 import argparse
 import os
@@ -47,6 +60,10 @@ matplotlib.use("Agg")
 import h5py  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from scipy.stats import beta as beta_dist  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export_compare  # noqa: E402
 
 LABELS = {
     "dpbo": "DP-BO (Algorithm 1: exp. mechanism on $\\mu_T$)",
@@ -100,36 +117,31 @@ COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_ste
 
 
 def load(path):
+    """The files of `path` (a compare HDF5 file, or a data file of one or
+    more) as plot dicts, through export_compare (one code path)."""
     try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        print(f"plot_compare.py: cannot open {path}: {e}", file=sys.stderr)
+        entries = export_compare.load(path)
+    except export_compare.ExportError as e:
+        print(f"plot_compare.py: {e}", file=sys.stderr)
         sys.exit(2)
-    with f:
-        if "methods" not in f or "accounting" not in f:
-            print(f"plot_compare.py: {path} is not a dpbo compare file (no /methods)", file=sys.stderr)
-            sys.exit(2)
-        m = f["methods"]
-        d = {
-            "names": m.attrs["names"].decode() if isinstance(m.attrs["names"], bytes) else m.attrs["names"],
-            "eps": m["epsilon"][:],
-            "test": m["test_accuracy"][:],
-            "val": m["val_accuracy"][:],
-            "gain": m["gain"][:],
-            "released": m["released_value"][:],
-            "evaluations": m["evaluations"][:],
-            "eps_base": f["accounting/epsilon_base"][:],
-            "eps_accounted": f["accounting/epsilon_accounted"][:],
-            "delta_accounted": f["accounting/delta_accounted"][:],
-            "attrs": {k: f.attrs[k] for k in f.attrs if not k.startswith("config.")},
-            "table_val": f["table/val_accuracy"][:],
-            "table_test": f["table/test_accuracy"][:],
-        }
-        if "utility" in f:
-            u = f["utility"]
-            d["utility"] = {k: u[k][:] for k in u}
-    d["names"] = d["names"].split(",")
-    return d
+    files = []
+    for entry in entries:
+        d = export_compare.arrays(entry)
+        meta, sens, prov = entry["meta"], entry["sensitivities"], entry["provenance"]
+        acc = d["accounting"]
+        d.update({"eps_base": acc["epsilon_base"], "eps_accounted": acc["epsilon_accounted"],
+                  "delta_accounted": acc["delta_accounted"], "entry": entry,
+                  "path": path if len(entries) == 1 else f"{path}:{prov['source_file']}",
+                  "label": prov["source_file"]})
+        d["attrs"] = {"N": meta["N"], "T": meta["T"], "repetitions": meta["repetitions"],
+                      "validation_rows": meta["validation_rows"], "test_rows": meta["test_rows"],
+                      "delta": meta["delta"], "config_file": prov.get("config_file", ""),
+                      "sensitivity_lambda": sens["lambda"], "sensitivity_value": sens["value"],
+                      "sensitivity_baselines": sens["baselines"]}
+        if "algorithm3" in sens:
+            d["attrs"]["sensitivity_algorithm3"] = sens["algorithm3"]
+        files.append(d)
+    return files
 
 
 def load_run_utility(path):
@@ -172,7 +184,11 @@ def plot_accuracy(ax, d):
     for name in REFERENCE:
         if name in names:
             k = names.index(name)
-            ax.axhline(np.mean(d["test"][k]), color=COLORS[name], ls="--", lw=1.2, label=label(name) + " (mean)")
+            mean, se = summary(d["test"][k][:1])[:2]
+            ax.axhline(mean[0], color=COLORS[name], ls="--", lw=1.2,
+                       label=label(name) + " (mean ± s.e.)")
+            if np.isfinite(se[0]):
+                ax.axhspan(mean[0] - se[0], mean[0] + se[0], color=COLORS[name], alpha=0.08)
     if "utility" in d:
         ax.plot(eps, d["utility"]["expected_test_accuracy"], ":", color=COLORS["dpbo"], lw=2,
                 label="DP-BO, exact $E$ over $\\tilde\\lambda$'s distribution")
@@ -249,42 +265,80 @@ def plot(files, out, dpi, run_utility=None):
     print(f"wrote {out}")
 
 
+def clopper_pearson(k, n, level=0.95):
+    """The exact (Clopper-Pearson) interval of a binomial proportion k / n."""
+    a = (1 - level) / 2
+    lo = 0.0 if k == 0 else float(beta_dist.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta_dist.ppf(1 - a, k + 1, n - k))
+    return lo, hi
+
+
+def share(k, n):
+    lo, hi = clopper_pearson(k, n)
+    return f"{k}/{n} = {k / n:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+STOPPING = ["liu_talwar", "papernot_steinke"]
+
+
 def table(d):
     names, eps = d["names"], d["eps"]
     R = d["test"].shape[-1]
-    print(f"### {os.path.basename(d['path'])}: delta = {attr(d, 'delta'):g}, R = {R} repetitions")
-    print()
-    print("held-out test accuracy of the released lambda:")
-    print()
-    print("| eps | method | mean ± s.e. | median | q1 | q3 |")
-    print("|---|---|---|---|---|---|")
+    lines = [f"### {d['label']}: delta = {attr(d, 'delta'):g}, R = {R} repetitions", "",
+             "held-out test accuracy of the released lambda (guarantee: each method's own "
+             "accounting; K: candidates a stopping method ran, share of the R repetitions with "
+             "its 95% Clopper-Pearson interval):", "",
+             "| eps | method | guarantee | mean ± s.e. | median | q1 | q3 | K = 1 | K <= 3 |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for e in range(len(eps)):
         for name in private_methods(names) + [n for n in REFERENCE if n in names]:
             k = names.index(name)
             mean, se, q1, med, q3 = summary(d["test"][k])
-            print(f"| {eps[e]:g} | {name} | {mean[e]:.4f} ± {se[e]:.4f} | {med[e]:.4f} | "
-                  f"{q1[e]:.4f} | {q3[e]:.4f} |")
+            K1 = K3 = ""
+            if name in STOPPING:
+                K = d["evaluations"][k][e]
+                K1, K3 = share(int(np.sum(K == 1)), R), share(int(np.sum(K <= 3)), R)
+            lines.append(f"| {eps[e]:g} | {name} | {d['guarantee'][name]} | {mean[e]:.4f} ± "
+                         f"{se[e]:.4f} | {med[e]:.4f} | {q1[e]:.4f} | {q3[e]:.4f} | {K1} | {K3} |")
         if "utility" in d:
             u = d["utility"]
-            print(f"| {eps[e]:g} | dpbo, exact E[test] (P(argmax mu_T) = "
-                  f"{u['probability_argmax'][e]:.3g}) | {u['expected_test_accuracy'][e]:.4f} | | | |")
-    print()
-    print("| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |")
-    print("|---|" + "---|" * len(eps))
+            lines.append(f"| {eps[e]:g} | dpbo, exact E[test] (P(argmax mu_T) = "
+                         f"{u['probability_argmax'][e]:.3g}) | {d['guarantee']['dpbo']} | "
+                         f"{u['expected_test_accuracy'][e]:.4f} | | | | | |")
+    st = d["entry"]["table"]["statistics"]
+    lines += ["", f"Lambda ({attr(d, 'N')} candidates): best validation accuracy "
+              f"{st['best_val_accuracy']:.4f} (test {st['test_accuracy_at_best_val']:.4f} there), "
+              f"best test accuracy {st['best_test_accuracy']:.4f}; within one point of the best: "
+              f"{100 * st['share_within_one_point_val']:.1f}% on validation, "
+              f"{100 * st['share_within_one_point_test']:.1f}% on test; median candidate "
+              f"{st['median_val_accuracy']:.4f} / {st['median_test_accuracy']:.4f}, 90th percentile "
+              f"{st['p90_val_accuracy']:.4f} / {st['p90_test_accuracy']:.4f} (validation / test).",
+              "", "| method | " + " | ".join(f"eps = {e:g}" for e in eps) + " |",
+              "|---|" + "---|" * len(eps)]
     for name in private_methods(names) + VALUE_ONLY:
         if name not in names or not np.all(np.isfinite(d["released"][names.index(name)])):
             continue
         k = names.index(name)
         err = np.abs(d["released"][k] - d["gain"][k])
-        print(f"| {name}: median abs. error of released value | " +
-              " | ".join(f"{v:.4f}" for v in np.median(err, axis=-1)) + " |")
-    for name in ["liu_talwar", "papernot_steinke"]:
+        lines.append(f"| {name}: median abs. error of released value | " +
+                     " | ".join(f"{v:.4f}" for v in np.median(err, axis=-1)) + " |")
+    for name in STOPPING:
         if name not in names:
             continue
         k = names.index(name)
-        print(f"| {name}: base eps0 | " + " | ".join(f"{v:.4g}" for v in d["eps_base"][k]) + " |")
-        print(f"| {name}: mean evaluations | " + " | ".join(f"{v:.1f}" for v in d["evaluations"][k].mean(axis=-1)) + " |")
-    print()
+        lines.append(f"| {name}: base eps0 | " + " | ".join(f"{v:.4g}" for v in d["eps_base"][k]) + " |")
+        lines.append(f"| {name}: mean evaluations | " +
+                     " | ".join(f"{v:.1f}" for v in d["evaluations"][k].mean(axis=-1)) + " |")
+    for name in ["private_evaluations_mean"]:
+        if name in names:
+            sigma = d["accounting"]["sigma"][names.index(name)]
+            lines.append("| private evaluations: sigma | " + " | ".join(f"{v:.4g}" for v in sigma) + " |")
+    lines += ["", f"sensitivities: dpbo Delta_lambda = {attr(d, 'sensitivity_lambda'):.4g}, "
+              f"Delta_v = {attr(d, 'sensitivity_value'):.4g}; the baselines' "
+              f"{attr(d, 'sensitivity_baselines'):.4g}" +
+              (f"; Algorithm 3's {attr(d, 'sensitivity_algorithm3'):.4g}"
+               if attr(d, "sensitivity_algorithm3") is not None else "") + ".", ""]
+    return "\n".join(lines) + "\n"
 
 
 def main():
@@ -299,9 +353,7 @@ def main():
         if not os.path.exists(path):
             print(f"plot_compare.py: {path}: no such file", file=sys.stderr)
             sys.exit(2)
-    files = [load(path) for path in args.files]
-    for d, path in zip(files, args.files):
-        d["path"] = path
+    files = [d for path in args.files for d in load(path)]
     for d in files[1:]:
         if d["table_test"].shape != files[0]["table_test"].shape or not np.array_equal(
                 d["table_test"], files[0]["table_test"]):
@@ -313,8 +365,12 @@ def main():
     out = args.out or os.path.splitext(args.files[0])[0] + ".png"
     plot(files, out, args.dpi, load_run_utility(args.run) if args.run else None)
     if args.table:
-        for d in files:
-            table(d)
+        md = "".join(table(d) + "\n" for d in files)
+        print(md, end="")
+        md_path = os.path.splitext(out)[0] + ".md"
+        with open(md_path, "w") as f:
+            f.write(md)
+        print(f"table: {md_path}")
 
 
 if __name__ == "__main__":

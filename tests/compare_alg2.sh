@@ -4,7 +4,8 @@
 # (src/run/run.c). compare once had its own GP-UCB loop without the pruning;
 # on this configuration (noise-free, a prior scale small enough that the
 # bounds prune hard) that loop chose a pruned candidate at step 7, so its
-# trace, and the gp_ucb reference built on it, differed from `dpbo run`'s.
+# trace differed from `dpbo run`'s. (The gp_ucb reference is no longer built
+# on it: since issue #24 it is a run of its own per repetition.)
 # Checked: the same candidates and gains, step for step, on 1 and 2 ranks,
 # and the run did prune (fewer candidates alive than |Λ|).
 set -euo pipefail
@@ -77,8 +78,6 @@ for name in ("cmp1", "cmp2"):
     ci, cg = f["gp_ucb/index"][:], f["gp_ucb/gain"][:]
     assert np.array_equal(ci, index), f"{name}: compare chose {list(ci)}, dpbo run {list(index)}"
     assert np.array_equal(cg, gain), f"{name}: gains {list(cg)} against {list(gain)}"
-    # the non-private reference is the run's best observation
-    assert np.all(f["methods/gain"][4] == gain.max())
 print(f"compare_alg2: compare's GP-UCB trace = dpbo run's ({len(index)} steps, "
       f"{alive.min()} of 32 candidates alive at the end)")
 PY

@@ -84,7 +84,8 @@ for section, path in zip(sections, sys.argv[3:]):
         names = (names.decode() if isinstance(names, bytes) else names).split(",")
         eps, test = f["methods/epsilon"][:], f["methods/test_accuracy"][:]
     for e, name, mean, se, med, q1, q3 in re.findall(
-            r"^\| ([0-9.e+-]+) \| ([a-z_0-9]+) \| ([0-9.]+) ± ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|$",
+            r"^\| ([0-9.e+-]+) \| ([a-z_0-9]+) \| [^|]+ \| ([0-9.]+) ± ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|"
+            r"[^|]*\|[^|]*\|$",
             section, re.M):
         x = test[names.index(name)][list(eps).index(float(e))]
         want = [x.mean(), x.std(ddof=1) / np.sqrt(len(x)), *np.percentile(x, [50, 25, 75])]

@@ -354,8 +354,6 @@ typedef struct compare_context {
   double lo, hi;            /* the gain's range: released values are clamped to it */
   /* The privatized evaluations at each ε: σ and the GP's noise. */
   double evals_sigma[DPBO_COMPARE_MAX_EPSILONS], evals_noise_std[DPBO_COMPARE_MAX_EPSILONS];
-  int64_t gp_ucb_mean_index; /* argmax μ_T of the non-private run, and μ_T there */
-  double gp_ucb_mean_value;
   int has_algorithm3;      /* logreg: Algorithm 3's f~_L as well */
   double alg3_sensitivity; /* Theorem 6's Δ (units of the gain) */
 } compare_context;
@@ -403,7 +401,9 @@ done:
 }
 
 static void compare_rep_streams(const dpbo_config *config, int rep, int which, dpbo_rng *rng) {
-  /* Candidate streams: data-independent experiment randomness (PCG). */
+  /* Candidate streams: data-independent experiment randomness (PCG). 0:
+   * random search's T candidates, 1: Liu–Talwar's, 2: Papernot–Steinke's,
+   * 3: the start of the repetition's GP-UCB runs (compare_evals.h). */
   dpbo_rng_seed(rng, config->seed ^ 0x636f6d70617265ull, (uint64_t)rep * 4u + (uint64_t)which);
 }
 
@@ -462,9 +462,7 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     int64_t K = dpbo_baseline_tnb_sample(&noise, a->eta, a->gamma);
     DPBO_TRY(compare_stopping_search(ctx, &rng, &noise, a->epsilon_base, K,
                                      CELL(DPBO_COMPARE_PAPERNOT_STEINKE), err));
-    /* Non-private references. */
-    const dpbo_trace_step *b = &ctx->run->trace[ctx->run->best_step];
-    compare_cell_at(ctx, b->index, b->gain, T, CELL(DPBO_COMPARE_GP_UCB));
+    /* Non-private reference (gp_ucb: after the loop). */
     compare_cell_at(ctx, set[rs_best], scores[rs_best], T,
                     CELL(DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE));
     /* Algorithm 3 (logreg): f~_L = max_t f_V(w_λt) + Lap(Δ_f3/ε), the whole ε
@@ -484,17 +482,28 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
 #undef CELL
   }
   /* GP-UCB on privatized evaluations: after every other method, so their
-   * draws from the repetition's noise stream stay as they were. */
+   * draws from the repetition's noise stream stay as they were. Every run
+   * of the repetition (the non-private one and the privatized one at each
+   * ε) starts at one public candidate of stream 3 (common random numbers):
+   * the references are a distribution over starts, R cells like the other
+   * methods, and each privatized run differs from its twin by the noise. */
+  compare_rep_streams(config, rep, 3, &rng);
+  const int64_t start = dpbo_selection_candidate(&rng, ctx->n);
+  dpbo_compare_evals_pick ref;
+  DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, NULL, ctx->score_sensitivity, 0.0,
+                                  config->prior.noise_std, start, &ref, err));
   for (int e = 0; e < E; e++) {
     dpbo_compare_evals_pick pe;
     DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &noise, ctx->score_sensitivity,
-                                    ctx->evals_sigma[e], ctx->evals_noise_std[e], &pe, err));
+                                    ctx->evals_sigma[e], ctx->evals_noise_std[e], start, &pe, err));
     const size_t at = (size_t)e * (size_t)stride_eps;
     compare_cell_at(ctx, pe.mean_index, pe.mean_value, T,
                     &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_MEAN * (size_t)stride_method + at]);
     compare_cell_at(ctx, pe.best_index, pe.best_value, T,
                     &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_BEST * (size_t)stride_method + at]);
-    compare_cell_at(ctx, ctx->gp_ucb_mean_index, ctx->gp_ucb_mean_value, T,
+    compare_cell_at(ctx, ref.best_index, ref.best_value, T,
+                    &cells[(size_t)DPBO_COMPARE_GP_UCB * (size_t)stride_method + at]);
+    compare_cell_at(ctx, ref.mean_index, ref.mean_value, T,
                     &cells[(size_t)DPBO_COMPARE_GP_UCB_MEAN * (size_t)stride_method + at]);
   }
   DPBO_TRY(dpbo_noise_check(&noise, err));
@@ -726,7 +735,7 @@ static void compare_items_groups(const compare_context *ctx, const dpbo_space *s
   COMPARE_ROW(list, "table", "test_accuracy", COMPARE_DOUBLE, ctx->table->test, 1, n, 0, 0,
               "held-out accuracy of each candidate");
   COMPARE_ROW(list, "gp_ucb", "index", COMPARE_INT64, list->trace_index, 1, T, 0, 0,
-              "the non-private run's lambda_t");
+              "dpbo's GP-UCB run's lambda_t");
   COMPARE_ROW(list, "gp_ucb", "gain", COMPARE_DOUBLE, list->trace_gain, 1, T, 0, 0, "its gains");
   COMPARE_ROW(list, "gp_ucb", "mean", COMPARE_DOUBLE, ctx->mean, 1, n, 0, 0,
               "its mu_T over Lambda");
@@ -965,8 +974,6 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
   for (int t = 0; t < T; t++)
     DPBO_TRY(dpbo_run_step(comm, config, compare_table_gain, table, run, err));
   ctx->run = run;
-  DPBO_TRY(dpbo_compare_evals_mean_choice(comm, config, run, &ctx->gp_ucb_mean_index,
-                                          &ctx->gp_ucb_mean_value, err));
   DPBO_TRY(dpbo_utility_gather_mean(comm, config, run, mean, err));
   ctx->mean = *mean;
   dpbo_privacy_inputs in;

@@ -24,8 +24,11 @@
  *   papernot_steinke  K ~ truncated negative binomial (η = [compare] ps_eta,
  *                   E[K] = T), base ε0 from the tighter of the Rényi and
  *                   the privacy-profile accounting: (ε, δ).
- *   gp_ucb          non-private reference: the best observed point of the
- *                   same GP-UCB run (its validation accuracy released as is).
+ *   gp_ucb          non-private reference: the best observed point of a
+ *                   noise-free GP-UCB run of T steps on the exact gains,
+ *                   one per repetition from that repetition's public start
+ *                   (its validation accuracy released as is); the run of
+ *                   the privatized evaluations below, without their noise.
  *   random_search_nonprivate  non-private reference: the best of the same T
  *                   random candidates.
  *   dpbo_algorithm3 logreg only: Algorithm 3's f~_L = max_t f_V(w_λt) +
@@ -42,8 +45,11 @@
  *   private_evaluations_best  the same run, λ̃ = its best noisy observation,
  *                   value that observation: (ε, δ).
  *   gp_ucb_mean     non-private reference for private_evaluations_mean:
- *                   argmax μ_T of the non-private run (value μ_T(λ̃));
- *                   gp_ucb is the reference for private_evaluations_best.
+ *                   argmax μ_T of gp_ucb's run (value μ_T(λ̃)); gp_ucb is
+ *                   the reference for private_evaluations_best. Both are
+ *                   R cells (one run per repetition, the same at every ε),
+ *                   and neither depends on privacy.delta: their β_t takes
+ *                   δ = 0.05 as the privatized run's does (compare_evals.h).
  * The baselines select on the gain with the sensitivity above; released
  * values are clamped to the gain's range (objective.value_range).
  * baseline.h states the baselines' formulas. The candidates of the
@@ -55,14 +61,18 @@
  * run/farm.h: rank 0 hands the candidates to ranks 1..P-1 one at a time)
  * and every method reads them from that table: a
  * method's evaluations are its table look-ups, counted per repetition. The
- * GP-UCB run on the table is the run `dpbo run` would make. Then the
+ * GP-UCB run of dpbo (Algorithm 1 or 2) on the table is the run `dpbo run`
+ * would make (β_t at the budget's δ_β, from privacy.delta). Then the
  * repetitions are spread over the ranks (repetition r on rank r mod P), each
  * with its own noise stream (seeded: stream 1000 + r; labelled not for
- * publication) and its own candidate streams (PCG, seed run.seed).
+ * publication) and its own public streams (PCG, seed run.seed: random
+ * search's, Liu–Talwar's and Papernot–Steinke's candidates, and the start
+ * of the repetition's GP-UCB runs, gp_ucb's and the privatized ones).
  *
  * Output <output.dir>/<output.name>.h5, sensitive (it holds validation
  * accuracies): /table (gain, val_accuracy, test_accuracy, lambda per
- * candidate), /gp_ucb, /methods ([method][ε][repetition]: val_accuracy,
+ * candidate), /gp_ucb (dpbo's GP-UCB run: index and gain per step, μ_T over
+ * Λ; not the references' runs), /methods ([method][ε][repetition]: val_accuracy,
  * test_accuracy, gain, released_value, evaluations, index),
  * /accounting ([method][ε]; sigma and gp_noise_std_used for the privatized
  * evaluations, 0 elsewhere) and /utility (the exact distribution of the

@@ -1,10 +1,12 @@
 /* dpbo compare's GP-UCB on privatized evaluations (compare_evals.h). */
 #include "experiments/compare_evals.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dpbo/mechanism.h"
+#include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
 
@@ -39,12 +41,13 @@ done:
   return status;
 }
 
-/* The privatized evaluation: the table's gain through the Gaussian
- * mechanism. A mechanism failure is kept here and ends the comparison
+/* The evaluation: the table's gain, through the Gaussian mechanism when
+ * `noise` is set (the privatized run), exact otherwise (the non-private
+ * reference). A mechanism failure is kept here and ends the comparison
  * (run_step would take a failed status for a failed evaluation). */
 typedef struct compare_evals_source {
   const double *gain;
-  dpbo_noise *noise;
+  dpbo_noise *noise; /* NULL: exact gains */
   double sensitivity, sigma;
   dpbo_status code;
   dpbo_error failure;
@@ -54,6 +57,10 @@ static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain
   compare_evals_source *src = context;
   dpbo_gaussian_release release;
   (void)err;
+  if (!src->noise) {
+    *gain = src->gain[index];
+    return DPBO_OK;
+  }
   src->code = dpbo_mech_gaussian(src->noise, src->gain[index], src->sensitivity, src->sigma,
                                  &release, &src->failure);
   *gain = release.value;
@@ -62,27 +69,53 @@ static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain
 
 dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
                                    double sensitivity, double sigma, double gp_noise_std_used,
-                                   dpbo_compare_evals_pick *out, dpbo_error *err) {
+                                   int64_t start, dpbo_compare_evals_pick *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_config *copy = NULL;
   dpbo_run run;
   memset(&run, 0, sizeof run);
   /* The config a private_evaluations run has after calibration (config.c):
-   * its algorithm (β_t of GP-UCB, no pruning) and the GP's noise. */
+   * its algorithm (β_t of GP-UCB, no pruning), the GP's noise, and β_t's δ:
+   * the budget's δ_β of private_evaluations, DPBO_PRIVACY_DELTA_BETA_DEFAULT
+   * (core/privacy.c: no privacy rests on the GP), not Algorithm 1's δ_v/3,
+   * which moves with privacy.delta. So neither this run nor its
+   * non-private twin depends on privacy.delta except through σ. */
   DPBO_ALLOC(copy, 1, "the privatized run's config");
   *copy = *config;
   copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
-  copy->prior.noise_std = gp_noise_std_used;
+  copy->prior.noise_std = noise ? gp_noise_std_used : config->prior.noise_std;
+  copy->delta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
   compare_evals_source src = {gain, noise, sensitivity, sigma, DPBO_OK, {0}};
   dpbo_error_clear(&src.failure);
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
-  for (int t = 0; t < copy->iterations; t++) {
+  if (start < 0 || start >= dpbo_space_size(run.space))
+    DPBO_RAISE(DPBO_ERR_ARG, "the GP-UCB run's start %lld lies outside Λ", (long long)start);
+  /* Step 1 at the public start instead of UCB's tie-break on the empty GP
+   * (the lowest index): evaluated like every step, then taken up as a
+   * one-step checkpoint (dpbo_run_resume), so steps 2..T are the run's own. */
+  {
+    dpbo_trace_step first;
+    memset(&first, 0, sizeof first);
+    first.index = start;
+    first.beta = dpbo_privacy_beta(dpbo_space_size(run.space), 1, copy->delta);
+    first.mean = copy->prior.mean;
+    first.std = copy->prior.signal_std;
+    first.ucb = first.mean + sqrt(first.beta) * first.std;
+    first.state = DPBO_STEP_DONE;
+    first.attempts = 1;
+    DPBO_TRY(compare_evals_gain(&src, start, &first.gain, err));
+    if (src.code != DPBO_OK)
+      DPBO_RAISE(src.code, "the Gaussian mechanism failed on a privatized evaluation: %s",
+                 src.failure.message);
+    DPBO_TRY(dpbo_run_resume(MPI_COMM_SELF, copy, &first, 1, &run, err));
+  }
+  for (int t = 1; t < copy->iterations; t++) {
     DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, compare_evals_gain, &src, &run, err));
     if (src.code != DPBO_OK)
       DPBO_RAISE(src.code, "the Gaussian mechanism failed on a privatized evaluation: %s",
                  src.failure.message);
   }
-  if (run.best_step < 0) DPBO_RAISE(DPBO_ERR_ARG, "the privatized run observed nothing");
+  if (run.best_step < 0) DPBO_RAISE(DPBO_ERR_ARG, "the GP-UCB run observed nothing");
   out->best_index = run.trace[run.best_step].index;
   out->best_value = run.trace[run.best_step].gain;
   DPBO_TRY(dpbo_compare_evals_mean_choice(MPI_COMM_SELF, copy, &run, &out->mean_index,

@@ -1,6 +1,7 @@
 /* `dpbo compare`'s GP-UCB on privatized evaluations (issue #13 items 1 and
  * 4): the run `dpbo run` makes with privacy.algorithm = private_evaluations
- * (run/private_evals.h), here on compare's table.
+ * (run/private_evals.h), here on compare's table, and its non-private twin
+ * (issue #24).
  *
  * Per repetition and ε, one GP-UCB run of T steps (the run layer's step,
  * run/run.h, on MPI_COMM_SELF) in which every evaluation's gain is released
@@ -9,7 +10,13 @@
  * √(gp.noise_std² + σ²). Both final-choice rules read that one run:
  *   private_evaluations_mean  λ̃ = argmax μ_T, released value μ_T(λ̃);
  *   private_evaluations_best  λ̃ = λ_t of the best noisy v_t, released v_t.
- * The non-private run's argmax μ_T (gp_ucb_mean) uses the same rule. */
+ * β_t takes δ = DPBO_PRIVACY_DELTA_BETA_DEFAULT, as `dpbo run` gives
+ * private_evaluations (core/privacy.c), not privacy.delta. Step 1 is a
+ * public start (compare draws it per repetition from run.seed's stream),
+ * not UCB's tie-break on the empty GP. The non-private references gp_ucb
+ * (best observation) and gp_ucb_mean (argmax μ_T) are the same run with the
+ * same start on the exact gains (noise NULL: σ = 0, the GP's noise
+ * gp.noise_std), so each pair differs only by the mechanism's noise. */
 #ifndef DPBO_COMPARE_EVALS_H
 #define DPBO_COMPARE_EVALS_H
 
@@ -41,10 +48,12 @@ typedef struct dpbo_compare_evals_pick {
   double mean_value, best_value; /* μ_T(λ̃); the best noisy v_t */
 } dpbo_compare_evals_pick;
 
-/* One privatized GP-UCB run of config->iterations steps on gain[] (the
- * table's gains, indexed by candidate), its noise from `noise`. */
+/* One GP-UCB run of config->iterations steps on gain[] (the table's gains,
+ * indexed by candidate), step 1 at candidate `start`: privatized with σ and
+ * the GP's noise gp_noise_std_used, its noise from `noise`; or, with noise
+ * NULL, on the exact gains (sensitivity, σ and gp_noise_std_used unused). */
 dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
                                    double sensitivity, double sigma, double gp_noise_std_used,
-                                   dpbo_compare_evals_pick *out, dpbo_error *err);
+                                   int64_t start, dpbo_compare_evals_pick *out, dpbo_error *err);
 
 #endif
