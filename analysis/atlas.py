@@ -11,6 +11,9 @@
     analysis/atlas.py draw DATA.json --dir DIR [--task-dir TDIR]
     analysis/atlas.py draw DATA.json -o FIG.png [--task NAME]
                                           every figure and table from DATA.json alone
+    analysis/atlas.py manifest DATA.json [SUBDIR]
+                                          analysis/figures/MANIFEST's lines for them
+                                          (per-task figures in SUBDIR, default atlas)
 
 jobs/atlas.sbatch runs the tasks as a Slurm array (SLURM_ARRAY_TASK_ID = INDEX)
 and then the gather. Without Slurm, from the repository root (results/ is
@@ -440,7 +443,10 @@ def export_doc(f, source, here):
     for name in names:
         g = f[name]
         a = g.attrs
-        meta, sizes = plot.read_group(g)
+        try:
+            meta, sizes = plot.read_group(g)
+        except KeyError as e:
+            raise ListError(f"{source}: task '{name}': not a whole k1sweep file ({e})") from None
         overrides = {k[len("task.set."):]: text(v) for k, v in a.items() if k.startswith("task.set.")}
         command = text(a["task.command"]) if "task.command" in a else None
         if command is None:  # gathered before the command was stored: rebuilt from the line
@@ -748,6 +754,20 @@ def cmd_draw(args):
     return 0
 
 
+def cmd_manifest(data, sub):
+    """analysis/figures/MANIFEST's lines for the figures `draw DATA --dir analysis/figures
+    --task-dir analysis/figures/SUB` writes: each redrawn from DATA alone."""
+    doc = load(data)
+    name = doc["provenance"]["atlas"]
+    head = f"{data} | analysis/atlas.py draw {data}"
+    print(f"{name}.png | {head} -o {{out}}")
+    for t in doc["tasks"]:
+        task = t["name"]
+        print(f"{sub}/{task}.k1.png | {head} --task {task} -o {{out}}")
+        print(f"{sub}/{task}.k1.gof.png | {head} --task {task} -o {{dir}}/{task}.k1.png")
+    return 0
+
+
 # ---------------------------------------------------------------------------
 # Gather = copy the tasks' files into one, export, draw from the export.
 
@@ -851,7 +871,7 @@ def cmd_gather(path, results="results"):
 def main(argv):
     usage = ("usage: atlas.py check LIST | task LIST INDEX | run LIST [INDEX ...] [--ranks N] | "
              "gather LIST | export ATLAS.h5 -o DATA.json | draw DATA.json (--dir DIR "
-             "[--task-dir TDIR] | -o FIG.png [--task NAME])")
+             "[--task-dir TDIR] | -o FIG.png [--task NAME]) | manifest DATA.json [SUBDIR]")
     try:
         if len(argv) == 2 and argv[0] == "check":
             print(len(parse(argv[1])))
@@ -874,6 +894,8 @@ def main(argv):
             return cmd_export(argv[1], argv[3])
         if len(argv) >= 2 and argv[0] == "draw":
             return cmd_draw(argv[1:])
+        if len(argv) in (2, 3) and argv[0] == "manifest":
+            return cmd_manifest(argv[1], argv[2] if len(argv) == 3 else "atlas")
     except ListError as e:
         print(f"atlas: {e}", file=sys.stderr)
         return 2

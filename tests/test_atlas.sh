@@ -30,7 +30,8 @@
 #                         values (k1, m0, s, sigma_n, KS p, exceedance k/n and
 #                         its interval, the cross row, pool accuracies) equal
 #                         those read here from the tasks' HDF5 files with h5py
-#                         and scipy; bad data files exit 2.
+#                         and scipy; `atlas.py manifest` prints the MANIFEST
+#                         lines; bad data files exit 2.
 # slurm: started if it does not run and stopped afterwards if the test started
 # it; skipped (77) without root or when the daemons cannot be started.
 set -uo pipefail
@@ -171,6 +172,9 @@ if [[ $mode == data ]]; then
   [[ -s one/overview.png && -s one/overview.md ]] || fail "draw -o wrote no figure and table"
   "$python" "$atlas" draw data/small.json --task digits-svm-adversarial -o one/adv.k1.png || fail "draw --task exited $?"
   [[ -s one/adv.k1.png && -s one/adv.k1.gof.png && -s one/adv.k1.md ]] || fail "draw --task wrote no figures"
+  "$python" "$atlas" manifest data/small.json > manifest.txt || fail "manifest exited $?"
+  [[ $(wc -l < manifest.txt) -eq 5 ]] && grep -qxF "atlas/digits-svm-adversarial.k1.gof.png | data/small.json | analysis/atlas.py draw data/small.json --task digits-svm-adversarial -o {dir}/digits-svm-adversarial.k1.png" manifest.txt ||
+    { cat manifest.txt; fail "manifest lines"; }
   cmp figs/small.md results/small.md || fail "the table drawn from the JSON differs from the gather's"
   cmp figs/atlas/digits-svm-adversarial.k1.md results/small/digits-svm-adversarial.k1.md ||
     fail "the task's table drawn from the JSON differs from the gather's"
