@@ -238,7 +238,12 @@ def cmd_run(path, indices, ranks):
                 "k1sweep"] + task_words(path, t)
         print(f"atlas task {i} ({t.name}): {shlex.join(argv)}", flush=True)
         status_write(f"started {job}")
-        code = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL).returncode
+        try:
+            code = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL).returncode
+        except OSError as e:
+            status_write(f"exit 127 {job}")
+            raise ListError(f"{path}: task {i} ({t.name}): cannot start {argv[0]}: {e} "
+                            "(set MPIEXEC)") from None
         status_write(f"exit {code} {job}")
         if code != 0:
             failed.append(f"{i} ({t.name}: exit {code})")
