@@ -233,8 +233,11 @@ def plot_gof(meta, sizes, out):
         q = stats.norm.ppf((np.arange(1, len(z) + 1) - 0.5) / len(z))
         # From a data file: quantiles stand in for the residuals; the legend says how many.
         count = int(s.get("z_count", len(z)))
-        sample = f"; {len(z)} quantiles of {count} residuals" if count > len(z) else ""
+        sample = f"; {len(z)} quantiles of {count} z, x: extremes" if count > len(z) else ""
         qq.plot(q, z, ".", ms=2, color=c, label=f"{label} (KS p = {s['ks_p']:.2g}{sample})")
+        if count > len(z) and "z_min" in s:  # the exact extremes, at their own probabilities
+            qq.plot(stats.norm.ppf([0.5 / count, 1.0 - 0.5 / count]), [s["z_min"], s["z_max"]], "x",
+                    ms=5, color=c)
         d = np.sort(s["max_diff"])
         ecdf.step(d, np.arange(1, len(d) + 1) / len(d), where="post", color=c, label=label)
         ecdf.axvline(s["bound"], color=c, ls="--", lw=1)
