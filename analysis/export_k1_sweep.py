@@ -67,11 +67,15 @@ def git_commit(repo):
         return "unknown"
 
 
-def provenance(path, command):
+def provenance(path, command, f=None):
+    """The run's provenance from the file at path, or from f (an open k1sweep file, or its
+    copy in the atlas's file, whose source is path)."""
     import h5py
-    with h5py.File(path, "r") as f:
-        attrs = {k: plain(v) for k, v in f.attrs.items()}
-        perf = {k: plain(v) for k, v in f["performance"].attrs.items()} if "performance" in f else {}
+    if f is None:
+        with h5py.File(path, "r") as f:
+            return provenance(path, command, f)
+    attrs = {k: plain(v) for k, v in f.attrs.items()}
+    perf = {k: plain(v) for k, v in f["performance"].attrs.items()} if "performance" in f else {}
     config = {k: v for k, v in attrs.items() if k.startswith(("config.", "default."))}
     keep = ("dpbo_version", "config_file", "config_hash", "mode", "seed", "ranks", "models", "sets",
             "sizes", "neighbour", "train_rows", "pool_rows", "data_rows", "data", "wall_seconds",
@@ -93,16 +97,24 @@ def provenance(path, command):
     return out
 
 
-def size_record(s, k1_step):
+def size_record(s, k1_step, curve=CURVE, z_quantiles=Z_QUANTILES, z_digits=None, columns=False):
+    """One size m of the data file. The atlas (analysis/atlas.py) keeps its 57 sizes small:
+    curve = the figure's columns only, stored as one list per column (columns=True; no grid
+    labels, and k1 may be left to 1 - one_minus_k1), fewer
+    quantiles of z, rounded to z_digits significant digits (the QQ plot's resolution)."""
     rec = {"m": s["m"]}
     for key in ("k1_mle", "t_mle", "loglik_mle", "k1_lo", "k1_hi", "t_lo", "t_hi", "boundary",
                 "c_mle", "c_upper", "sigma_n", "lengthscale", "m0", "s", "N", "delta"):
         rec[key] = s[key]
     grid = ["paper" if k1 <= 1.0 - k1_step * 0.999 + 1e-12 and t >= k1_step * 0.999 else "log"
             for k1, t in zip(s["k1"], s["t"])]
-    rec["curve"] = [dict(zip(("grid",) + CURVE, row))
-                    for row in zip(grid, s["k1"], s["t"], s["loglik"], s["m0_grid"], s["s_grid"],
-                                   s["sigma_n_grid"], s["ell_grid"])]
+    source = {"k1": s["k1"], "one_minus_k1": s["t"], "loglik": s["loglik"], "m0": s["m0_grid"],
+              "s": s["s_grid"], "sigma_n": s["sigma_n_grid"], "lengthscale": s["ell_grid"]}
+    if columns:
+        rec["curve"] = {k: source[k] for k in curve}
+    else:
+        rec["curve"] = [dict(zip(("grid",) + tuple(curve), row))
+                        for row in zip(grid, *(source[k] for k in curve))]
     if s.get("gof"):
         gof = {k: s[k] for k in ("ks", "ks_p", "max_z", "bound", "rate", "s2t", "B")}
         for k in ("boot_k1_lo", "boot_k1_hi", "s2_one_minus_k1_lo", "s2_one_minus_k1_hi",
@@ -110,8 +122,11 @@ def size_record(s, k1_step):
             if k in s:
                 gof[k] = s[k]
         z = np.sort(s["z"])
-        q = min(Z_QUANTILES, len(z))
-        gof["z_quantiles"] = np.quantile(z, (np.arange(1, q + 1) - 0.5) / q)
+        q = min(z_quantiles, len(z))
+        quantiles = np.quantile(z, (np.arange(1, q + 1) - 0.5) / q)
+        if z_digits:
+            quantiles = [float(f"{v:.{z_digits}g}") for v in quantiles]
+        gof["z_quantiles"] = quantiles
         gof["z_count"] = len(z)
         gof["z_min"], gof["z_max"] = float(z[0]), float(z[-1])
         gof["max_diff"] = s["max_diff"]
@@ -122,6 +137,12 @@ def size_record(s, k1_step):
             gof["pipe_diff"] = s["pipe_diff"]
         rec["gof"] = gof
     return plain(rec)
+
+
+def k1_step(prov):
+    settings = prov["settings"]
+    return float(settings.get("config.likelihood.k1_step",
+                              settings.get("default.likelihood.k1_step", 0.05)))
 
 
 def dump(doc):
@@ -165,10 +186,8 @@ def main():
     args = ap.parse_args()
     meta, sizes = plot_k1_sweep.read(args.file)
     prov = provenance(args.file, args.command)
-    k1_step = float(prov["settings"].get("config.likelihood.k1_step",
-                                         prov["settings"].get("default.likelihood.k1_step", 0.05)))
     doc = {"format": "dpbo k1sweep figure data, version 1", "meta": plain(meta),
-           "provenance": prov, "sizes": [size_record(s, k1_step) for s in sizes]}
+           "provenance": prov, "sizes": [size_record(s, k1_step(prov)) for s in sizes]}
     text = dump(doc)
     json.loads(text)  # what we wrote parses
     tmp = args.output + ".tmp"

@@ -53,6 +53,12 @@ def read_json(path):
         doc = json.load(f)
     if not str(doc.get("format", "")).startswith("dpbo k1sweep figure data"):
         sys.exit(f"{path}: not a k1sweep figure data file (written by analysis/export_k1_sweep.py)")
+    return from_doc(doc)
+
+
+def from_doc(doc):
+    """meta and sizes, as read() gives them, from an exported document (or one task of the
+    atlas's, analysis/atlas.py): its curve as rows of a dict each, or as one list per column."""
     sizes = []
     for rec in doc["sizes"]:
         s = {k: v for k, v in rec.items() if k not in ("curve", "gof")}
@@ -60,13 +66,19 @@ def read_json(path):
         for key, name in (("k1", "k1"), ("t", "one_minus_k1"), ("loglik", "loglik"),
                           ("m0_grid", "m0"), ("s_grid", "s"), ("sigma_n_grid", "sigma_n"),
                           ("ell_grid", "lengthscale")):
-            s[key] = np.array([row[name] for row in curve], dtype=float)
+            if isinstance(curve, dict):
+                if name in curve:
+                    s[key] = np.array(curve[name], dtype=float)
+            else:
+                s[key] = np.array([row[name] for row in curve], dtype=float)
+        if "k1" not in s:  # columns without k1 (the atlas's): 1 - (1 - k1), enough to draw
+            s["k1"] = 1.0 - s["t"]
         gof = rec.get("gof")
         s["gof"] = gof is not None
         if gof:
             s.update({k: v for k, v in gof.items() if k != "z_quantiles"})
-            # 400 quantiles stand in for the residuals: the QQ plot draws them
-            # at the same probabilities (i - 0.5) / count.
+            # Quantiles stand in for the residuals: the QQ plot draws them at
+            # the same probabilities (i - 0.5) / count, and says so.
             s["z"] = np.array(gof["z_quantiles"], dtype=float)
             for k in ("max_diff", "exc_delta", "exc_rate", "pipe_diff"):
                 if k in s:
@@ -78,48 +90,53 @@ def read_json(path):
 def read(path):
     if path.endswith(".json"):
         return read_json(path)
-    sizes = []
     with h5py.File(path, "r") as f:
         if text(f.attrs.get("command", "")) != "k1sweep":
             sys.exit(f"{path}: not a dpbo k1sweep file (attribute command != k1sweep)")
-        meta = {
-            "mode": text(f.attrs["mode"]),
-            "models": int(f.attrs["models"]),
-            "sets": int(f.attrs["sets"]),
-            "neighbour": text(f.attrs["neighbour"]),
-        }
-        if "synthetic_truth" in f.attrs:
-            meta["truth_k1"] = float(f.attrs["synthetic_truth"][0])
-        for m in f.attrs["sizes"]:
-            g = f[f"m{int(m)}/likelihood"]
-            a = g.attrs
-            sizes.append({
-                "m": int(m),
-                "k1": g["k1"][...],
-                "t": g["one_minus_k1"][...],
-                "loglik": g["loglik"][...],
-                "m0_grid": g["m0"][...],
-                "s_grid": g["s"][...],
-                "sigma_n_grid": g["sigma_n"][...],
-                "ell_grid": g["lengthscale"][...],
-                "k1_mle": float(a["k1_mle"]),
-                "t_mle": float(a["one_minus_k1_mle"]),
-                "loglik_mle": float(a["loglik_mle"]),
-                "k1_lo": float(a["k1_lo"]),
-                "k1_hi": float(a["k1_hi"]),
-                "t_lo": float(a["t_lo"]),
-                "t_hi": float(a["t_hi"]),
-                "boundary": int(a["boundary"]),
-                "c_mle": float(a["c_mle"]),
-                "c_upper": float(a["c_upper"]),
-                "sigma_n": float(a["sigma_n_mle"]),
-                "lengthscale": float(a["lengthscale_mle"]),
-                "m0": float(a["m0_mle"]),
-                "s": float(a["s_mle"]),
-                "N": int(a["N"]),
-                "delta": float(a["delta"]),
-            })
-            read_gof(f[f"m{int(m)}"], sizes[-1])
+        return read_group(f)
+
+
+def read_group(f):
+    """meta and sizes of a k1sweep file's root, or of its copy (a group of the atlas's file)."""
+    sizes = []
+    meta = {
+        "mode": text(f.attrs["mode"]),
+        "models": int(f.attrs["models"]),
+        "sets": int(f.attrs["sets"]),
+        "neighbour": text(f.attrs["neighbour"]),
+    }
+    if "synthetic_truth" in f.attrs:
+        meta["truth_k1"] = float(f.attrs["synthetic_truth"][0])
+    for m in f.attrs["sizes"]:
+        g = f[f"m{int(m)}/likelihood"]
+        a = g.attrs
+        sizes.append({
+            "m": int(m),
+            "k1": g["k1"][...],
+            "t": g["one_minus_k1"][...],
+            "loglik": g["loglik"][...],
+            "m0_grid": g["m0"][...],
+            "s_grid": g["s"][...],
+            "sigma_n_grid": g["sigma_n"][...],
+            "ell_grid": g["lengthscale"][...],
+            "k1_mle": float(a["k1_mle"]),
+            "t_mle": float(a["one_minus_k1_mle"]),
+            "loglik_mle": float(a["loglik_mle"]),
+            "k1_lo": float(a["k1_lo"]),
+            "k1_hi": float(a["k1_hi"]),
+            "t_lo": float(a["t_lo"]),
+            "t_hi": float(a["t_hi"]),
+            "boundary": int(a["boundary"]),
+            "c_mle": float(a["c_mle"]),
+            "c_upper": float(a["c_upper"]),
+            "sigma_n": float(a["sigma_n_mle"]),
+            "lengthscale": float(a["lengthscale_mle"]),
+            "m0": float(a["m0_mle"]),
+            "s": float(a["s_mle"]),
+            "N": int(a["N"]),
+            "delta": float(a["delta"]),
+        })
+        read_gof(f[f"m{int(m)}"], sizes[-1])
     return meta, sizes
 
 
@@ -214,7 +231,13 @@ def plot_gof(meta, sizes, out):
         label = f"m = {s['m']}"
         z = np.sort(s["z"])
         q = stats.norm.ppf((np.arange(1, len(z) + 1) - 0.5) / len(z))
-        qq.plot(q, z, ".", ms=2, color=c, label=f"{label} (KS p = {s['ks_p']:.2g})")
+        # From a data file: quantiles stand in for the residuals; the legend says how many.
+        count = int(s.get("z_count", len(z)))
+        sample = f"; {len(z)} quantiles of {count} z, x: extremes" if count > len(z) else ""
+        qq.plot(q, z, ".", ms=2, color=c, label=f"{label} (KS p = {s['ks_p']:.2g}{sample})")
+        if count > len(z) and "z_min" in s:  # the exact extremes, at their own probabilities
+            qq.plot(stats.norm.ppf([0.5 / count, 1.0 - 0.5 / count]), [s["z_min"], s["z_max"]], "x",
+                    ms=5, color=c)
         d = np.sort(s["max_diff"])
         ecdf.step(d, np.arange(1, len(d) + 1) / len(d), where="post", color=c, label=label)
         ecdf.axvline(s["bound"], color=c, ls="--", lw=1)
@@ -323,6 +346,22 @@ def plot(meta, sizes, out, relative):
     plt.close(fig)
 
 
+def draw(meta, sizes, out, relative=False, source=""):
+    """The figure (out), the goodness-of-fit figure (.gof.png, when the sizes have the
+    statistics) and the tables (.md next to out), from read()'s meta and sizes: what main
+    draws, and analysis/atlas.py for each task. Returns (Markdown, its path, gof figure)."""
+    plot(meta, sizes, out, relative)
+    gof_out = plot_gof(meta, sizes, out)
+    md = table(meta, sizes)
+    gof_md = gof_table(meta, sizes)
+    if gof_md:
+        md += "\n## Does the assumption hold? (bootstrap intervals)\n\n" + gof_md
+    md_path = os.path.splitext(out)[0] + ".md"
+    with open(md_path, "w") as f:
+        f.write(f"# MLE of k1 per validation-set size ({source})\n\n" + md)
+    return md, md_path, gof_out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("file", help="HDF5 file written by dpbo k1sweep, or its .json data file")
@@ -332,15 +371,7 @@ def main():
     args = parser.parse_args()
     meta, sizes = read(args.file)
     out = args.output or os.path.splitext(args.file)[0] + ".k1.png"
-    plot(meta, sizes, out, args.relative)
-    gof_out = plot_gof(meta, sizes, out)
-    md = table(meta, sizes)
-    gof_md = gof_table(meta, sizes)
-    if gof_md:
-        md += "\n## Does the assumption hold? (bootstrap intervals)\n\n" + gof_md
-    md_path = os.path.splitext(out)[0] + ".md"
-    with open(md_path, "w") as f:
-        f.write(f"# MLE of k1 per validation-set size ({os.path.basename(args.file)})\n\n" + md)
+    md, md_path, gof_out = draw(meta, sizes, out, args.relative, os.path.basename(args.file))
     print(md, end="")
     print(f"figure: {out}\ntable: {md_path}")
     if gof_out:

@@ -16,10 +16,26 @@
 #                         figures; then a list with a failing task (k1sweep
 #                         exits 2): the gather fails naming it and writes no
 #                         file.
+#   test_atlas.sh binomial the 95% Clopper-Pearson interval of analysis/atlas.py
+#                         (bisection, no scipy) against known values (0 of 50:
+#                         upper 0.0711; 2 of 50: [0.0049, 0.1371]) and scipy's
+#                         beta quantiles.
+#   test_atlas.sh data    the committed summary without Slurm: a list of two
+#                         tasks of a few seconds (digits SVM, add/remove and
+#                         adversarial neighbours, one size m) run by
+#                         `atlas.py run`, gathered, exported to JSON and drawn
+#                         from the JSON alone (`atlas.py draw`, as MANIFEST
+#                         names it): every figure and table is written, the
+#                         table drawn from the JSON is the gather's, and its
+#                         values (k1, m0, s, sigma_n, KS p, exceedance k/n and
+#                         its interval, the cross row, pool accuracies) equal
+#                         those read here from the tasks' HDF5 files with h5py
+#                         and scipy; `atlas.py manifest` prints the MANIFEST
+#                         lines; bad data files exit 2.
 # slurm: started if it does not run and stopped afterwards if the test started
 # it; skipped (77) without root or when the daemons cannot be started.
 set -uo pipefail
-mode=${1:?usage: test_atlas.sh list|slurm}
+mode=${1:?usage: test_atlas.sh list|binomial|data|slurm}
 src=${DPBO_SOURCE_DIR:?}
 python=${DPBO_PYTHON:-/usr/bin/python3}
 atlas=$src/analysis/atlas.py
@@ -91,7 +107,144 @@ if [[ $mode == list ]]; then
   exit 0
 fi
 
-[[ $mode == slurm ]] || { echo "usage: test_atlas.sh list|slurm"; exit 2; }
+if [[ $mode == binomial ]]; then
+  trap 'rm -rf "$work"' EXIT
+  "$python" - "$src/analysis" <<'PY' || fail "Clopper-Pearson interval"
+import sys
+sys.path.insert(0, sys.argv[1])
+import atlas
+from scipy import stats
+# Known values (Clopper and Pearson's exact interval, 95%).
+lo, hi = atlas.clopper_pearson(0, 50)
+assert lo == 0.0 and round(hi, 4) == 0.0711, (lo, hi)
+lo, hi = atlas.clopper_pearson(2, 50)
+assert (round(lo, 4), round(hi, 4)) == (0.0049, 0.1371), (lo, hi)
+lo, hi = atlas.clopper_pearson(50, 50)
+assert round(lo, 4) == 0.9289 and hi == 1.0, (lo, hi)
+# Against scipy's beta quantiles, over k for a few n.
+worst = 0.0
+for n in (1, 10, 50, 120):
+    for k in range(n + 1):
+        lo, hi = atlas.clopper_pearson(k, n)
+        ref_lo = 0.0 if k == 0 else stats.beta.ppf(0.025, k, n - k + 1)
+        ref_hi = 1.0 if k == n else stats.beta.ppf(0.975, k + 1, n - k)
+        worst = max(worst, abs(lo - ref_lo), abs(hi - ref_hi))
+assert worst < 1e-9, worst
+for bad in ((3, 2), (-1, 5), (0, 0)):
+    try:
+        atlas.clopper_pearson(*bad)
+    except ValueError:
+        continue
+    raise AssertionError(f"clopper_pearson{bad} accepted")
+print(f"Clopper-Pearson: known values and scipy (largest difference {worst:.2g})")
+PY
+  echo PASS
+  exit 0
+fi
+
+if [[ $mode == data ]]; then
+  trap 'rm -rf "$work"' EXIT
+  cd "$work" || fail "cd"
+  export DPBO_BIN=${DPBO_BIN:?}
+  # Two tasks of a second or two: a random and an adversarial neighbour kind (a /cross row).
+  small="k1sweep.train_rows=300 k1sweep.pool_rows=800 k1sweep.models=6 k1sweep.sizes=50 k1sweep.sets=10 likelihood.bootstrap=4"
+  printf '# test list\ndigits-svm-add_remove %s k1sweep.neighbour=add_remove %s\ndigits-svm-adversarial %s k1sweep.neighbour=adversarial %s\n' \
+    "$src/configs/k1sweep-digits.ini" "$small" "$src/configs/k1sweep-digits.ini" "$small" > small.list
+  "$python" "$atlas" run small.list --ranks 2 > run.log 2>&1 || { rc=$?; cat run.log; fail "atlas.py run exited $rc"; }
+  for t in digits-svm-add_remove digits-svm-adversarial; do
+    grep -q "^exit 0 local-" "results/small/$t.status" || fail "no status file for $t"
+  done
+  "$python" "$atlas" gather small.list > gather.log 2>&1 || { rc=$?; cat gather.log; fail "gather exited $rc"; }
+  for f in results/small.h5 results/small.json results/small.md results/small.png; do
+    [[ -s $f ]] || fail "the gather wrote no $f"
+  done
+  "$python" "$atlas" export results/small.h5 -o data/small.json || fail "export exited $?"
+  mv results/small.h5 gathered.h5  # drawing needs no HDF5 file
+  "$python" "$atlas" draw data/small.json --dir figs --task-dir figs/atlas || fail "draw exited $?"
+  for f in figs/small.png figs/small.md; do [[ -s $f ]] || fail "draw wrote no $f"; done
+  for t in digits-svm-add_remove digits-svm-adversarial; do
+    for f in figs/atlas/$t.k1.png figs/atlas/$t.k1.gof.png figs/atlas/$t.k1.md; do
+      [[ -s $f ]] || fail "draw wrote no $f"
+    done
+  done
+  # The MANIFEST forms: the overview alone, one task alone.
+  "$python" "$atlas" draw data/small.json -o one/overview.png || fail "draw -o exited $?"
+  [[ -s one/overview.png && -s one/overview.md ]] || fail "draw -o wrote no figure and table"
+  "$python" "$atlas" draw data/small.json --task digits-svm-adversarial -o one/adv.k1.png || fail "draw --task exited $?"
+  [[ -s one/adv.k1.png && -s one/adv.k1.gof.png && -s one/adv.k1.md ]] || fail "draw --task wrote no figures"
+  "$python" "$atlas" manifest data/small.json > manifest.txt || fail "manifest exited $?"
+  [[ $(wc -l < manifest.txt) -eq 5 ]] && grep -qxF "atlas/digits-svm-adversarial.k1.gof.png | data/small.json | analysis/atlas.py draw data/small.json --task digits-svm-adversarial -o {dir}/digits-svm-adversarial.k1.png" manifest.txt ||
+    { cat manifest.txt; fail "manifest lines"; }
+  cmp figs/small.md results/small.md || fail "the table drawn from the JSON differs from the gather's"
+  cmp figs/atlas/digits-svm-adversarial.k1.md results/small/digits-svm-adversarial.k1.md ||
+    fail "the task's table drawn from the JSON differs from the gather's"
+  # The table's values against the tasks' files, read here independently.
+  "$python" - figs/small.md data/small.json results/small <<'PY' || fail "the table differs from the tasks' files"
+import json, sys
+import h5py, numpy as np
+from scipy import stats
+md, data, folder = sys.argv[1:]
+lines = open(md).read().split("\n")
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+head = cells(next(l for l in lines if l.startswith("| task | data mode")))
+rows = {c[0]: dict(zip(head, c)) for c in map(cells, lines) if c[0].startswith("digits-svm-") and len(c) == len(head)}
+assert sorted(rows) == ["digits-svm-add_remove", "digits-svm-adversarial"], rows
+doc = json.load(open(data))
+exc_col = next(h for h in head if h.startswith("pairs above s c"))
+def cp(k, n):
+    return (0.0 if k == 0 else stats.beta.ppf(0.025, k, n - k + 1),
+            1.0 if k == n else stats.beta.ppf(0.975, k + 1, n - k))
+for name, r in rows.items():
+    with h5py.File(f"{folder}/{name}.h5", "r") as f:
+        lik = f["m50/likelihood"].attrs
+        res = f["m50/residuals"].attrs
+        exc = f["m50/exceedance"]
+        assert r["m"] == "50" and r["neighbour"] == f.attrs["neighbour"].decode(), r
+        assert r["MLE k1"] == f"{lik['k1_mle']:.6f}", (r["MLE k1"], lik["k1_mle"])
+        assert r["95% LR interval"] == f"[{lik['k1_lo']:.6f}, {lik['k1_hi']:.6f}]"
+        assert r["m0"] == f"{lik['m0_mle']:.3f}" and r["s"] == f"{lik['s_mle']:.3g}"
+        assert r["σn"] == f"{lik['sigma_n_mle']:.2g}" and r["length-scale"] == f"{lik['lengthscale_mle']:.3g}"
+        assert r["KS p"] == f"{res['ks_pvalue']:.3g}" and r["max abs z"] == f"{res['max_abs_z']:.3g}"
+        d, bound = exc["max_diff"][()], exc.attrs["bound_at_delta"]
+        k, n = int(np.sum(d > bound)), d.size
+        assert k == round(exc.attrs["rate_at_delta"] * n)
+        lo, hi = cp(k, n)
+        assert r[exc_col] == f"{k}/{n} [{lo:.3f}, {hi:.3f}]", (r[exc_col], k, n, lo, hi)
+        pool = f["models/pool_accuracy"][()]
+        t = next(t for t in doc["tasks"] if t["name"] == name)
+        assert t["pool_accuracy"]["min"] == pool.min() and t["pool_accuracy"]["max"] == pool.max()
+        assert t["pool_accuracy"]["median"] == np.median(pool)
+        row = next(x for x in doc["summary"] if x["task"] == name)
+        for key, value in (("k1_mle", lik["k1_mle"]), ("m0", lik["m0_mle"]), ("s", lik["s_mle"]),
+                           ("sigma_n", lik["sigma_n_mle"]), ("lengthscale", lik["lengthscale_mle"]),
+                           ("ks_pvalue", res["ks_pvalue"]), ("exceedance_count", k), ("pairs", n)):
+            assert row[key] == value, (name, key, row[key], value)
+        assert "k1sweep.neighbour" in t["command"] and t["command"].startswith("mpiexec -n 2 dpbo k1sweep configs/k1sweep-digits.ini")
+        assert t["provenance"]["dpbo_version"] == f.attrs["dpbo_version"].decode()
+        assert sum(len(s["gof"]["z_quantiles"]) for s in t["sizes"]) <= 200 * len(t["sizes"])
+# The cross row: the adversarial pairs against the random task's s c.
+with h5py.File(f"{folder}/digits-svm-adversarial.h5", "r") as adv, \
+     h5py.File(f"{folder}/digits-svm-add_remove.h5", "r") as rnd:
+    d = adv["m50/exceedance/max_diff"][()]
+    bound = rnd["m50/exceedance"].attrs["bound_at_delta"]
+    k, n = int(np.sum(d > bound)), d.size
+lo, hi = cp(k, n)
+cross = [l for l in lines if l.startswith("| digits-svm-adversarial | digits-svm-add_remove | 50 |")]
+assert len(cross) == 1 and cells(cross[0])[-1] == f"{k}/{n} [{lo:.3f}, {hi:.3f}]", (cross, k, n)
+print(f"table rows and the cross row ({k}/{n}) equal the tasks' files")
+PY
+  # Bad input: not an atlas data file, a missing task, a missing gathered file.
+  expect_refusal 2 "not an atlas data file" "$python" "$atlas" draw "$src/analysis/data/k1sweep-covtype.json" -o bad.png
+  expect_refusal 2 "no task 'nope'" "$python" "$atlas" draw data/small.json --task nope -o bad.png
+  expect_refusal 2 "absent.h5: cannot read the gathered atlas file" "$python" "$atlas" export absent.h5 -o bad.json
+  expect_refusal 2 "not a gathered atlas file" "$python" "$atlas" export results/small/digits-svm-add_remove.h5 -o bad.json
+  [[ ! -e bad.png && ! -e bad.json ]] || fail "a refused command wrote a file"
+  echo PASS
+  exit 0
+fi
+
+[[ $mode == slurm ]] || { echo "usage: test_atlas.sh list|binomial|data|slurm"; exit 2; }
 bin=${DPBO_BIN:?}
 [[ $(id -u) -eq 0 ]] || skip "the one-node Slurm cluster runs its daemons as root (scripts/slurm-up.sh)"
 export DPBO_SLURM_DIR=${DPBO_SLURM_DIR:-/tmp/dpbo-slurm}
