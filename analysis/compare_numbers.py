@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""The derived numbers that analysis/RESULTS.md quotes from a compare data file.
+
+    compare_numbers.py analysis/data/compare-NAME.json [--at EPSILON]
+
+The tables of a compare figure come from plot_compare.py --table; the prose
+around them also quotes numbers that are sums, ratios or shares of the
+file's contents (the parts of a sensitivity, the landscape of Λ, DP-BO's gap
+to the others, the stopping methods' K). This script prints each of them,
+labelled, from the committed data file alone (issue #24: every number
+traceable), so a reader can check every sentence against the data.
+
+Needs numpy (Debian's python3-numpy; use /usr/bin/python3). Exit status 2
+when the file is missing or not a compare data file.
+"""
+import argparse
+import json
+import math
+import sys
+
+import numpy as np
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"compare_numbers.py: {path}: {e}")
+    if not str(doc.get("format", "")).startswith("dpbo compare figure data"):
+        print(f"compare_numbers.py: {path}: not a compare data file", file=sys.stderr)
+        sys.exit(2)
+    return doc
+
+
+def test_accuracy(f, name):
+    """The method's held-out test accuracy per epsilon and repetition."""
+    t = f["table"]["test_accuracy"]
+    correct = np.array(t["correct"], dtype=float) / t["rows"]
+    index = np.array(f["methods"][name]["index"], dtype=int)
+    return correct[index]
+
+
+def sensitivities(f):
+    s = f["sensitivities"]
+    terms = s.get("terms", {})
+    signal = f["meta"].get("signal_std") or f["provenance"].get("config", {}).get("gp.signal_std")
+    print("## sensitivities (units of accuracy)")
+    print(f"Delta_lambda = {s['lambda']:.4f}, Delta_v = {s['value']:.4f}, "
+          f"baselines 1/m = {s['baselines']:.5f}, Delta_lambda / (1/m) = {s['lambda'] / s['baselines']:.0f}")
+    if "beta_T_plus_1" in terms:
+        width = 2 * math.sqrt(terms["beta_T_plus_1"])
+        c = terms["c_lambda"]
+        print(f"Delta_lambda terms: 2 sqrt(beta_T+1) = {width:.3f} ({100 * width / (width + c):.0f} %), "
+              f"c = {c:.3f} ({100 * c / (width + c):.0f} %); s = {s['lambda'] / (width + c):.3f}; "
+              f"with c = 0: {s['lambda'] * width / (width + c):.3f}")
+        regret, q = terms["regret_term"], terms["q"]
+        total = regret + terms["c_value"] + q
+        print(f"Delta_v terms: regret sqrt(C1 beta_T gamma_T / T) = {regret:.3f} ({100 * regret / total:.0f} %), "
+              f"c = {terms['c_value']:.3f}, q = {q:.3f}; gamma_T = {terms['gamma_T']:.1f}")
+        n = f["meta"]["N"]
+        print(f"epsilon_lambda for lambda~ within 0.01 of max mu_T w.p. 0.95 "
+              f"(2 Delta_lambda (log N + 3) / 0.01): {2 * s['lambda'] * (math.log(n) + 3) / 0.01:.0f}")
+    del signal
+
+
+def landscape(f):
+    t = f["table"]
+    test = np.array(t["test_accuracy"]["correct"], dtype=float) / t["test_accuracy"]["rows"]
+    print("## the candidates (test accuracy over Lambda)")
+    print(f"uniform draw: mean {test.mean():.3f}; share >= 0.95: {np.mean(test >= 0.95):.1%}; "
+          f"share < 0.2: {np.mean(test < 0.2):.1%}")
+    st = t.get("statistics", {})
+    for key in sorted(st):
+        print(f"{key} = {st[key]}")
+
+
+def gaps(f):
+    eps = f["meta"]["epsilons"]
+    methods = f["methods"]
+    exact = f.get("utility", {}).get("expected_test_accuracy")
+    print("## means per epsilon (test accuracy), and DP-BO's exact expectation against them")
+    names = [n for n in methods if methods[n].get("index") is not None
+             and n not in ("dpbo_algorithm3",)]
+    for e, at in enumerate(eps):
+        row = []
+        for n in names:
+            acc = test_accuracy(f, n)[e] if methods[n].get("per_epsilon", True) in (True, "True") else test_accuracy(f, n)[0]
+            row.append(f"{n} {acc.mean():.4f} ± {acc.std(ddof=1) / math.sqrt(len(acc)):.4f}")
+        line = f"eps = {at:g}: " + "; ".join(row)
+        if exact:
+            line += f"; dpbo exact E = {exact[e]:.4f}"
+            rs = test_accuracy(f, "random_search")[e].mean() if "random_search" in methods else float("nan")
+            ps = test_accuracy(f, "papernot_steinke")[e] if "papernot_steinke" in methods else None
+            line += f"; random search mean - exact E = {100 * (rs - exact[e]):.1f} points"
+            if ps is not None:
+                se = ps.std(ddof=1) / math.sqrt(len(ps))
+                line += (f"; Papernot-Steinke mean - exact E = {100 * (ps.mean() - exact[e]):.1f} points "
+                         f"({(ps.mean() - exact[e]) / se:.1f} s.e. of its mean)")
+        print(line)
+
+
+def stopping(f):
+    eps = f["meta"]["epsilons"]
+    print("## the stopping methods: K (candidates run) per repetition")
+    for n in ("liu_talwar", "papernot_steinke"):
+        if n not in f["methods"]:
+            continue
+        k = np.array(f["methods"][n]["evaluations"], dtype=float)
+        ones = [int(np.sum(k[e] == 1)) for e in range(len(eps))]
+        three = [int(np.sum(k[e] <= 3)) for e in range(len(eps))]
+        r = k.shape[1]
+        print(f"{n}: K = 1 in {min(ones)}-{max(ones)} of {r} per epsilon ({100 * min(ones) / r:.0f}-{100 * max(ones) / r:.0f} %); "
+              f"K <= 3 in {min(three)}-{max(three)} of {r} ({100 * min(three) / r:.0f}-{100 * max(three) / r:.0f} %)")
+        base = f["methods"][n].get("accounting", {}).get("epsilon_base")
+        if base:
+            print(f"{n}: eps0 = " + ", ".join(f"{b:.4g} (eps {at:g}, {b / at:.2f} eps)" for b, at in zip(base, eps)))
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("data", help="a compare data file (analysis/data/compare-*.json)")
+    a = p.parse_args(argv)
+    doc = load(a.data)
+    for i, f in enumerate(doc["files"]):
+        print(f"# file {i}: delta = {f['meta']['delta']:g}, {f['provenance'].get('config_file', '')}")
+        sensitivities(f)
+        landscape(f)
+        gaps(f)
+        stopping(f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
