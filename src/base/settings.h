@@ -1,7 +1,7 @@
 /* Settings as written: an INI file (read with inih) plus `--set
  * section.key=value` overrides, kept uninterpreted with where each came
  * from (file:line, or the --set option). The modules that own the settings
- * (run/config.c for a run, experiments/k1sweep.c for the k1 sweep) take
+ * (run/config.c for a run, experiments/k1sweep_config.c for the k1 sweep) take
  * each key with the typed getters, which mark it used, and finally refuse
  * every key nobody took (dpbo_settings_check_used): a typo is an error
  * naming the file and line, never a silent default.

@@ -2,7 +2,7 @@
 
 #include "run/config_keys.h"
 
-/* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
+/* Columns as in run/config_keys.c; rows in the order k1sweep_config.c reads them. */
 #define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
   {                                                                                                \
     section, key, type, values, fallback, computed, unit, "", doc, { 0 }                           \
