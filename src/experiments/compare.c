@@ -19,7 +19,6 @@
 #include "dpbo/gp.h"
 #include "base/h5io.h"
 #include "base/log.h"
-#include "base/blas.h"
 #include "objectives/logreg.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
@@ -928,7 +927,6 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
                   "epsilon, %d rank%s; first the accuracy table over Λ",
                   (long long)ctx->n, config->iterations, config->compare_repetitions,
                   config->compare_epsilon_count, size, size == 1 ? "" : "s");
-  if (rank == 0) dpbo_blas_log();
   if (config->compare_table[0]) {
     table->n = ctx->n;
     DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,

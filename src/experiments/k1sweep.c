@@ -8,7 +8,6 @@
 
 #include "base/comm.h"
 #include "base/log.h"
-#include "base/blas.h"
 #include "dpbo/space.h"
 #include "run/config.h"
 #include "run/farm.h"
@@ -85,7 +84,6 @@ dpbo_status dpbo_k1sweep_run(MPI_Comm comm, const dpbo_k1sweep_config *config, i
                 (long long)st.n, config->size_count, (long long)config->sets,
                 dpbo_neighbour_kind_name(config->neighbour), st.size,
                 synthetic ? ", synthetic accuracies" : "", st.hash);
-  if (st.rank == 0) dpbo_blas_log();
 
   DPBO_TRY(k1sweep_settings(&st, err));
   DPBO_ALLOC(st.fv, DPBO_K1SWEEP_MAX_SIZES, "F_V");
