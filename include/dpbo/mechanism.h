@@ -123,8 +123,8 @@ typedef struct dpbo_select_release {
   uint64_t proposals;      /* how many proposals were examined */
 } dpbo_select_release;
 
-/* Collective over comm: every rank passes the scores of its block
- * [begin, begin + count) of a global index set of size n (the blocks must
+/* Collective over comm: every rank passes (in->scores) the scores of its
+ * block [begin, begin + count) of a global index set of size n (the blocks must
  * tile [0, n); checked). Only rank `root` draws from `noise` for proposals;
  * acceptance coins are drawn by the rank owning the proposal from its own
  * `noise` (every rank passes one; in seeded mode give each rank its own
@@ -138,9 +138,16 @@ typedef struct dpbo_select_release {
  * Expected proposals: n / Σ_i exp(-η (K - k_i)) for the exponential mechanism
  * (at most n), fewer for permute-and-flip; the root's memory for
  * permute-and-flip's random order is O(proposals). */
-dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
-                             const double *scores, int64_t begin, int64_t count, int64_t n,
-                             double sensitivity, double epsilon, dpbo_select_release *out,
+typedef struct dpbo_select_input {
+  dpbo_select_kind kind;
+  const double *scores; /* this rank's block [begin, begin + count) of the n scores */
+  int64_t begin, count, n;
+  double sensitivity; /* Δ of every score */
+  double epsilon;     /* the ε asked for */
+} dpbo_select_input;
+
+dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise,
+                             const dpbo_select_input *in, dpbo_select_release *out,
                              dpbo_error *err);
 
 /* Exact probabilities of dpbo_mech_select's output for a local score vector

@@ -394,8 +394,10 @@ static dpbo_status compare_stopping_search(const compare_context *ctx, dpbo_rng 
   dpbo_status status = DPBO_OK;
   compare_draws draws = {ctx, rng};
   dpbo_selection_pick pick;
-  DPBO_TRY(dpbo_selection_stopping(compare_next, &draws, noise, ctx->score_sensitivity, epsilon0, K,
-                                   ctx->config->iterations, ctx->lo, ctx->hi, 1.0, &pick, err));
+  const dpbo_selection_runs runs = {compare_next, &draws, K, ctx->config->iterations};
+  const dpbo_selection_draw draw = {
+      noise, ctx->config->selection, ctx->score_sensitivity, ctx->lo, ctx->hi, 1.0};
+  DPBO_TRY(dpbo_selection_stopping(&runs, &draw, epsilon0, &pick, err));
   compare_cell_at(ctx, pick.index, pick.released, (double)pick.runs, cell);
 done:
   return status;
@@ -438,17 +440,20 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     dpbo_laplace_release lap;
     /* dpbo: λ̃ over μ_T, ṽ = max_t v_t + Laplace. */
     a = &ctx->acc[DPBO_COMPARE_DPBO][e];
-    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, ctx->mean, 0, ctx->n,
-                              ctx->n, ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
+    const dpbo_select_input over_mean = {
+        config->selection, ctx->mean, 0, ctx->n, ctx->n, ctx->sens.lambda_sensitivity,
+        a->epsilon_select};
+    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, &over_mean, &sel, err));
     DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
                                hi, &lap, err));
     compare_cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
     dpbo_selection_pick pick;
-    DPBO_TRY(dpbo_selection_random_search(&noise, config->selection, scores, T,
-                                          ctx->score_sensitivity, a->epsilon_select,
-                                          a->epsilon_value, lo, hi, 1.0, &pick, err));
+    const dpbo_selection_draw draw = {&noise, config->selection, ctx->score_sensitivity, lo, hi,
+                                      1.0};
+    DPBO_TRY(dpbo_selection_random_search(&draw, scores, T, a->epsilon_select, a->epsilon_value,
+                                          &pick, err));
     compare_cell_at(ctx, set[pick.position], pick.released, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
     /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
      * for every ε of the repetition (common random numbers). */

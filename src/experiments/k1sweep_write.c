@@ -151,8 +151,13 @@ static dpbo_status k1sweep_write_size(hid_t file, const dpbo__k1sweep_state *st,
     int64_t begin, count;
     dpbo_space_block(R, st->size, st->rank, &begin, &count);
     hsize_t dV[2] = {(hsize_t)R, (hsize_t)m}, d1[1] = {(hsize_t)R};
-    DPBO_TRY(dpbo_h5io_write_block(group, "valid_rows", H5T_NATIVE_INT32, 2, dV, (hsize_t)begin,
-                                   (hsize_t)count, st->rows[s] + begin * m, err));
+    const dpbo_h5io_blocks valid = {.name = "valid_rows",
+                                    .type = H5T_NATIVE_INT32,
+                                    .ndims = 2,
+                                    .dims = dV,
+                                    .offset = (hsize_t)begin,
+                                    .rows = (hsize_t)count};
+    DPBO_TRY(dpbo_h5io_write_block(group, &valid, st->rows[s] + begin * m, err));
     DPBO_ALLOC(ibuf, R, "the neighbours");
     for (int64_t i = 0; i < R; i++)
       ibuf[i] = (int32_t)st->change[s][i].op;
