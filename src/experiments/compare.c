@@ -148,8 +148,9 @@ static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *co
     *seconds = MPI_Wtime() - t0;
   } else {
     const int64_t m = config->svm.validation_rows, m_test = config->svm.test_rows;
-    DPBO_TRY(
-        dpbo_svm_evaluate_at(ev->svm, &config->svm, &ev->dims, v, ev->correct, NULL, seconds, err));
+    dpbo_svm_fit fit;
+    DPBO_TRY(dpbo_svm_evaluate_at(ev->svm, &config->svm, &ev->dims, v, ev->correct, &fit, err));
+    *seconds = fit.train_seconds;
     int64_t right_v = 0, right_t = 0;
     for (int64_t r = 0; r < m; r++)
       right_v += ev->correct[r];

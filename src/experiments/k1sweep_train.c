@@ -165,8 +165,11 @@ static void k1sweep_train(dpbo__k1sweep_state *st, int64_t j, unsigned char *fla
     const double C = st->values[j * st->d + st->c_dim],
                  gamma = st->values[j * st->d + st->gamma_dim];
     /* The pool through BLAS: svm_predict's labels, several times faster. */
-    code = dpbo_svm_fit_predict_dense(st->svm, &st->svm_options, C, gamma, flags, &r->pool_accuracy,
-                                      &r->support_vectors, &r->train_seconds, NULL, &err);
+    dpbo_svm_fit fit;
+    code = dpbo_svm_fit_predict_dense(st->svm, &st->svm_options, C, gamma, flags, &fit, &err);
+    r->pool_accuracy = fit.accuracy;
+    r->support_vectors = fit.support_vectors;
+    r->train_seconds = fit.train_seconds;
   }
   r->predict_seconds = MPI_Wtime() - t0 - r->train_seconds;
   head.code = (int32_t)code;
