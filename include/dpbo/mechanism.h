@@ -103,13 +103,20 @@ typedef struct dpbo_laplace_release {
   int clamped;
 } dpbo_laplace_release;
 
-/* Releases x with the Laplace mechanism for sensitivity Δ > 0 and ε > 0 (both
+/* Releases in->x with the Laplace mechanism for sensitivity Δ > 0 and ε > 0 (both
  * finite; x finite, |x| < g·2^62); clamps to [lo, hi] when lo < hi
  * (post-processing); lo == hi means no clamping; lo > hi or NaN is refused.
  * t is computed so that epsilon_spent <= ε always (t is at most one grid step
  * larger than needed: epsilon_spent >= ε (1 - 2^-39)). */
-dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
-                              double lo, double hi, dpbo_laplace_release *out, dpbo_error *err);
+typedef struct dpbo_laplace_input {
+  double x;           /* the value released */
+  double sensitivity; /* Δ */
+  double epsilon;     /* the ε asked for */
+  double lo, hi;      /* the clamp range; lo == hi for none */
+} dpbo_laplace_input;
+
+dpbo_status dpbo_mech_laplace(dpbo_noise *noise, const dpbo_laplace_input *in,
+                              dpbo_laplace_release *out, dpbo_error *err);
 
 typedef enum { DPBO_SELECT_EXPONENTIAL = 0, DPBO_SELECT_PERMUTE_AND_FLIP = 1 } dpbo_select_kind;
 

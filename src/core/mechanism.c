@@ -371,9 +371,9 @@ done:
   return status;
 }
 
-dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
-                              double lo, double hi, dpbo_laplace_release *out, dpbo_error *err) {
-  const dpbo__laplace_args args = {noise, x, sensitivity, epsilon, lo, hi, 1.0};
+dpbo_status dpbo_mech_laplace(dpbo_noise *noise, const dpbo_laplace_input *in,
+                              dpbo_laplace_release *out, dpbo_error *err) {
+  const dpbo__laplace_args args = {noise, in->x, in->sensitivity, in->epsilon, in->lo, in->hi, 1.0};
   return dpbo__mech_laplace_scaled(&args, out, err);
 }
 

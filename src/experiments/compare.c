@@ -445,8 +445,8 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
         config->selection, ctx->mean, 0, ctx->n, ctx->n, ctx->sens.lambda_sensitivity,
         a->epsilon_select};
     DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, &over_mean, &sel, err));
-    DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
-                               hi, &lap, err));
+    const dpbo_laplace_input best = {best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo, hi};
+    DPBO_TRY(dpbo_mech_laplace(&noise, &best, &lap, err));
     compare_cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
@@ -480,8 +480,8 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     c3->index = -1.0;
     if (ctx->has_algorithm3) {
       a = &ctx->acc[DPBO_COMPARE_ALGORITHM3][e];
-      DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi,
-                                 &lap, err));
+      const dpbo_laplace_input best3 = {best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi};
+      DPBO_TRY(dpbo_mech_laplace(&noise, &best3, &lap, err));
       c3->released = lap.value;
       c3->gain = best_v;
       c3->evaluations = T;
