@@ -15,6 +15,8 @@
 #   keep         DPBO_BLAS_CORE=keep: OpenBLAS's own choice, never dpbo's (the
 #                shim's Prescott: kept, and warned about)
 #   k1sweep      the result file's attribute blas is the start-up line
+#   audit        `dpbo audit --pipeline` on 2 ranks (a tuning run per rank and
+#                input): one line, from rank 0, said by app (issue #25)
 #   misspelt     DPBO_BLAS_CORE=kepe: exit 2, one message
 # Skips (exit 77, with the reason) off x86-64 and against another BLAS.
 #   blas_core.sh CORENAME_SHIM.so            (CTest: blas_core)
@@ -162,6 +164,22 @@ if [[ $code -ne 0 || -z $said || $stored != "$said" ]]; then
 else
   echo "ok: k1sweep: /blas = '$stored'"
 fi
+
+# The audit pipeline runs a tuning run on each input, on every rank: still
+# one line, rank 0's, said once by app before the runs; also as a warning
+# (a weaker core forced), which every rank's runs used to print.
+for forced in "" ${best:+Prescott}; do
+  OPENBLAS_CORETYPE=$forced "$mpiexec" -n 2 --oversubscribe "$bin" audit --pipeline \
+    "$DPBO_SOURCE_DIR/configs/audit-alg1-small.ini" --trials 200 > audit.txt 2>&1
+  code=$?
+  lines=$(grep -c "BLAS: " audit.txt)
+  if [[ $code -ne 0 || $lines -ne 1 ]]; then
+    fail "audit --pipeline${forced:+, OPENBLAS_CORETYPE=$forced}: exit $code, $lines BLAS lines, expected 1 (rank 0's)"
+    cat audit.txt
+  else
+    echo "ok: audit --pipeline${forced:+, OPENBLAS_CORETYPE=$forced}: $(grep "BLAS: " audit.txt)"
+  fi
+done
 
 # A misspelt DPBO_BLAS_CORE: one error, exit 2.
 DPBO_BLAS_CORE=kepe "$bin" --version > bad.txt 2>&1

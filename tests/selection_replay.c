@@ -119,17 +119,16 @@ int main(int argc, char **argv) {
     goto fail;
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, config.noise_seed, 0); /* the release's stream: rank 0 */
+  const dpbo_selection_draw draw = {&noise, config.selection, sens, lo, hi, 1.0};
   if (config.algorithm == DPBO_ALGORITHM_RANDOM_SEARCH) {
-    if (dpbo_selection_random_search(&noise, config.selection, gain, steps, sens,
-                                     acc.epsilon_select, acc.epsilon_value, lo, hi, 1.0, &pick,
-                                     &err) != DPBO_OK)
+    if (dpbo_selection_random_search(&draw, gain, steps, acc.epsilon_select, acc.epsilon_value,
+                                     &pick, &err) != DPBO_OK)
       goto fail;
     pick.index = index[pick.position];
   } else {
     replay r = {index, gain, steps};
-    if (dpbo_selection_stopping(replay_next, &r, &noise, sens, acc.epsilon_base, steps,
-                                config.iterations, lo, hi, 1.0, &pick, &err) != DPBO_OK)
-      goto fail;
+    const dpbo_selection_runs runs = {replay_next, &r, steps, config.iterations};
+    if (dpbo_selection_stopping(&runs, &draw, acc.epsilon_base, &pick, &err) != DPBO_OK) goto fail;
   }
   printf("%lld %.17g %.17g\n", (long long)pick.index, pick.released, acc.epsilon_accounted);
   code = 0;

@@ -6,7 +6,9 @@
  *     took the row's default (so `dpbo config --list` and the run file's
  *     default.* attributes agree);
  *   - every shipped config (configs/, .ini) loads under its table (the run
- *     config's, or dpbo k1sweep's). */
+ *     config's, or dpbo k1sweep's);
+ *   - a choice's names are spelled once: every choice row of both tables
+ *     holds the code's own list and no text of its own (issue #25). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "run/config_keys.h"
 #include "run/config_private.h"
 #include "experiments/k1sweep.h"
+#include "experiments/k1sweep_keys.h"
 
 static void schema_refusals(void) {
   dpbo_error err;
@@ -149,8 +152,28 @@ static void shipped_configs(void) {
   CHECK(loaded >= 12);
 }
 
+/* Every choice row points at the code's list of names, and its values are
+ * that list joined (what `dpbo config --list` prints). */
+static void choices_once(const char *name, const dpbo_settings_key *table) {
+  int rows = 0;
+  for (const dpbo_settings_key *row = table; row->key; row++) {
+    if (strcmp(row->type, "choice") != 0) continue;
+    rows++;
+    CHECK_MSG(row->values == NULL && row->target.choices && row->target.choices[0],
+              "%s: %s.%s spells its choices in the row, not from the code's list", name,
+              row->section, row->key);
+    char buf[512];
+    const char *joined = dpbo_settings_key_values(row, buf, sizeof buf);
+    CHECK_MSG(strstr(joined, row->target.choices[0]) == joined && strstr(joined, " | "),
+              "%s: %s.%s lists '%s'", name, row->section, row->key, joined);
+  }
+  CHECK_MSG(rows >= 4, "%s: only %d choice rows", name, rows);
+}
+
 int main(void) {
   schema_refusals();
+  choices_once("run", dpbo_config_keys);
+  choices_once("k1sweep", dpbo_k1sweep_keys);
   keys_read("synthetic-sobol", "[run]\niterations = 3\n[space]\npoints = 16\n"
                                "dim.x1 = linear -5 10\ndim.x2 = linear 0 15\n"
                                "[objective]\nkind = synthetic\nfunction = branin\n");

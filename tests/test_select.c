@@ -18,6 +18,16 @@
 #include "dpbo/mechanism.h"
 #include "stat_check.h"
 
+/* dpbo_mech_select with its input spelled out (the calls below predate
+ * dpbo_select_input). */
+static dpbo_status mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
+                               const double *scores, int64_t begin, int64_t count, int64_t n,
+                               double sensitivity, double epsilon, dpbo_select_release *out,
+                               dpbo_error *err) {
+  const dpbo_select_input in = {kind, scores, begin, count, n, sensitivity, epsilon};
+  return dpbo_mech_select(comm, root, noise, &in, out, err);
+}
+
 static int rank, size;
 
 static void block(int64_t n, int64_t *begin, int64_t *count) {
@@ -40,8 +50,8 @@ static void sample(dpbo_select_kind kind, const double *q, int64_t n, double del
   int ok = 1, in_range = 1;
   for (int64_t d = 0; d < draws && ok; d++) {
     dpbo_select_release rel;
-    dpbo_status st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, kind, q + begin, begin, count, n,
-                                      delta, eps, &rel, &err);
+    dpbo_status st = mech_select(MPI_COMM_WORLD, 0, &noise, kind, q + begin, begin, count, n, delta,
+                                 eps, &rel, &err);
     CHECK_MSG(st == DPBO_OK, "select: %s", err.message);
     ok = st == DPBO_OK;
     if (!ok) break;
@@ -192,8 +202,8 @@ static void test_large(void) {
   for (int kind = 0; kind < 2; kind++) {
     for (int rep = 0; rep < 3; rep++) {
       dpbo_select_release rel;
-      CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, (dpbo_select_kind)kind, q, begin, count,
-                                n, 1.0, 1.0, &rel, &err));
+      CHECK_OK(mech_select(MPI_COMM_WORLD, 0, &noise, (dpbo_select_kind)kind, q, begin, count, n,
+                           1.0, 1.0, &rel, &err));
       CHECK_MSG(rel.index == star, "%s picked %lld", dpbo_select_kind_name((dpbo_select_kind)kind),
                 (long long)rel.index);
       if (kind == DPBO_SELECT_PERMUTE_AND_FLIP) CHECK(rel.proposals <= (uint64_t)n);
@@ -207,8 +217,8 @@ static void test_large(void) {
   for (int64_t i = 0; i < count; i++)
     q[i] = 2.5;
   dpbo_select_release rel;
-  CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, q, begin,
-                            count, n, 1.0, 1.0, &rel, &err));
+  CHECK_OK(mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, q, begin, count, n,
+                       1.0, 1.0, &rel, &err));
   CHECK(rel.proposals == 1u);
   free(q);
 }
@@ -230,8 +240,8 @@ static void test_errors(void) {
   memcpy(bad, q, sizeof q);
   bad[N - 1] = NAN;
   dpbo_error_clear(&err);
-  dpbo_status st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, bad + begin,
-                                    begin, count, N, 1.0, 1.0, &rel, &err);
+  dpbo_status st = mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, bad + begin,
+                               begin, count, N, 1.0, 1.0, &rel, &err);
   CHECK_MSG(st == DPBO_ERR_ARG, "NaN score: %s", dpbo_status_name(st));
   if (begin + count == N)
     CHECK_MSG(strstr(err.message, "candidate 9") && strstr(err.message, "finite"), "%s",
@@ -240,30 +250,30 @@ static void test_errors(void) {
   memcpy(bad, q, sizeof q);
   bad[0] = 1e30;
   dpbo_error_clear(&err);
-  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, bad + begin, begin,
-                        count, N, 1.0, 1.0, &rel, &err);
+  st = mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_PERMUTE_AND_FLIP, bad + begin, begin,
+                   count, N, 1.0, 1.0, &rel, &err);
   CHECK(st == DPBO_ERR_ARG);
   /* Blocks that do not tile [0, n). */
   dpbo_error_clear(&err);
-  st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count,
-                        N + 1, 1.0, 1.0, &rel, &err);
+  st = mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count,
+                   N + 1, 1.0, 1.0, &rel, &err);
   CHECK_MSG(st == DPBO_ERR_ARG && strstr(err.message, "partition"), "%s", err.message);
   if (size > 1) {
     dpbo_error_clear(&err);
-    st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q, 0, N, N, 1.0, 1.0,
-                          &rel, &err);
+    st = mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q, 0, N, N, 1.0, 1.0, &rel,
+                     &err);
     CHECK_MSG(st == DPBO_ERR_ARG, "overlapping blocks accepted");
   }
   /* ε, Δ, root. */
   dpbo_error_clear(&err);
-  CHECK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin,
-                         count, N, 1.0, 0.0, &rel, &err) == DPBO_ERR_ARG);
+  CHECK(mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count, N,
+                    1.0, 0.0, &rel, &err) == DPBO_ERR_ARG);
   dpbo_error_clear(&err);
-  CHECK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin,
-                         count, N, NAN, 1.0, &rel, &err) == DPBO_ERR_ARG);
+  CHECK(mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count, N,
+                    NAN, 1.0, &rel, &err) == DPBO_ERR_ARG);
   dpbo_error_clear(&err);
-  CHECK(dpbo_mech_select(MPI_COMM_WORLD, size, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin,
-                         count, N, 1.0, 1.0, &rel, &err) == DPBO_ERR_ARG);
+  CHECK(mech_select(MPI_COMM_WORLD, size, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count,
+                    N, 1.0, 1.0, &rel, &err) == DPBO_ERR_ARG);
   /* The exact probabilities refuse what they cannot compute. */
   double *big = calloc(600, sizeof *big), *p = calloc(600, sizeof *p);
   dpbo_error_clear(&err);
@@ -276,8 +286,8 @@ static void test_errors(void) {
   free(p);
   /* Still in step after all the failures. */
   dpbo_error_clear(&err);
-  CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin,
-                            count, N, 1.0, 1.0, &rel, &err));
+  CHECK_OK(mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, q + begin, begin, count,
+                       N, 1.0, 1.0, &rel, &err));
 }
 
 /* epsilon_spent over a sweep of (Δ, ε): never above ε, within 1e-9 of it
@@ -296,8 +306,8 @@ static void test_accounting(void) {
     for (size_t b = 0; b < sizeof epss / sizeof epss[0]; b++) {
       double sq[3] = {q[0] * deltas[a], q[1] * deltas[a], q[2] * deltas[a]};
       dpbo_select_release rel;
-      CHECK_OK(dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, sq + begin,
-                                begin, count, 3, deltas[a], epss[b], &rel, &err));
+      CHECK_OK(mech_select(MPI_COMM_WORLD, 0, &noise, DPBO_SELECT_EXPONENTIAL, sq + begin, begin,
+                           count, 3, deltas[a], epss[b], &rel, &err));
       long double D = (long double)deltas[a] / rel.granularity;
       long double cost = 2.0L * rel.eta_num / rel.eta_den * (D + 1.0L);
       CHECK_MSG(

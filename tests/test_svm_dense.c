@@ -218,12 +218,11 @@ static void trained(const char *name, dpbo_dataset *train, dpbo_dataset *eval, d
     /* And so do the k1 sweep's correctness flags (dpbo_svm_fit_predict_dense)
      * and the svm objective's (dpbo_svm_fit_predict). */
     unsigned char *fa = calloc((size_t)eval->n, 1), *fb = calloc((size_t)eval->n, 1);
-    double acc_a = -1, acc_b = -2;
-    int64_t sv_a = -1, sv_b = -2;
-    CHECK_OK(dpbo_svm_fit_predict(data, &options, C, gamma, fa, &acc_a, &sv_a, NULL, &err));
-    CHECK_OK(
-        dpbo_svm_fit_predict_dense(data, &options, C, gamma, fb, &acc_b, &sv_b, NULL, NULL, &err));
-    CHECK(memcmp(fa, fb, (size_t)eval->n) == 0 && acc_a == acc_b && sv_a == sv_b);
+    dpbo_svm_fit fit_a = {.accuracy = -1}, fit_b = {.accuracy = -2};
+    CHECK_OK(dpbo_svm_fit_predict(data, &options, C, gamma, fa, &fit_a, &err));
+    CHECK_OK(dpbo_svm_fit_predict_dense(data, &options, C, gamma, fb, &fit_b, &err));
+    CHECK(memcmp(fa, fb, (size_t)eval->n) == 0 && fit_a.accuracy == fit_b.accuracy &&
+          fit_a.support_vectors == fit_b.support_vectors);
     free(fa);
     free(fb);
     free(a);

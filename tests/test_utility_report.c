@@ -32,6 +32,16 @@
 #include "experiments/utility.h"
 #include "stat_check.h"
 
+/* dpbo_mech_select with its input spelled out (the calls below predate
+ * dpbo_select_input). */
+static dpbo_status mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
+                               const double *scores, int64_t begin, int64_t count, int64_t n,
+                               double sensitivity, double epsilon, dpbo_select_release *out,
+                               dpbo_error *err) {
+  const dpbo_select_input in = {kind, scores, begin, count, n, sensitivity, epsilon};
+  return dpbo_mech_select(comm, root, noise, &in, out, err);
+}
+
 #define DRAWS 20000
 
 static const double pi = 3.14159265358979323846;
@@ -163,16 +173,16 @@ int main(int argc, char **argv) {
        * block; test_select checks that the split of Λ does not change its
        * law, and one rank keeps this test fast on a busy machine). */
       dpbo_select_release sel;
-      CHECK_OK(st = dpbo_mech_select(MPI_COMM_WORLD, 0, &noise, config->selection, scores, begin,
-                                     count, n, Delta, eps_l, &sel, &err));
+      CHECK_OK(st = mech_select(MPI_COMM_WORLD, 0, &noise, config->selection, scores, begin, count,
+                                n, Delta, eps_l, &sel, &err));
       if (st != DPBO_OK) break;
       CHECK(sel.index >= 0 && sel.index < n && p[sel.index] > 0.0);
       if (rank != 0) continue;
       for (int64_t i = 0; i < n; i++)
         counts[i] = 0;
       for (int d = 0; d < DRAWS && st == DPBO_OK; d++) {
-        st = dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, mean, 0, n, n, Delta,
-                              eps_l, &sel, &err);
+        st = mech_select(MPI_COMM_SELF, 0, &noise, config->selection, mean, 0, n, n, Delta, eps_l,
+                         &sel, &err);
         if (st == DPBO_OK) counts[sel.index]++;
       }
       CHECK_OK(st);

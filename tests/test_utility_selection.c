@@ -91,8 +91,9 @@ static void sample(dpbo_algorithm algorithm, const dpbo_selection_accounting *ac
   for (int r = 0; r < R; r++) {
     dpbo_selection_pick pick;
     int64_t K = dpbo_selection_draw_runs(&noise, algorithm, T, acc);
-    if (dpbo_selection_stopping(next_uniform, &d, &noise, b, 1.0, K, T, -100.0, 100.0, 1.0, &pick,
-                                &err) != DPBO_OK) {
+    const dpbo_selection_runs runs = {next_uniform, &d, K, T};
+    const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, b, -100.0, 100.0, 1.0};
+    if (dpbo_selection_stopping(&runs, &draw, 1.0, &pick, &err) != DPBO_OK) {
       CHECK_MSG(0, "dpbo_selection_stopping: %s", err.message);
       return;
     }

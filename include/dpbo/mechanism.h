@@ -103,13 +103,20 @@ typedef struct dpbo_laplace_release {
   int clamped;
 } dpbo_laplace_release;
 
-/* Releases x with the Laplace mechanism for sensitivity Δ > 0 and ε > 0 (both
+/* Releases in->x with the Laplace mechanism for sensitivity Δ > 0 and ε > 0 (both
  * finite; x finite, |x| < g·2^62); clamps to [lo, hi] when lo < hi
  * (post-processing); lo == hi means no clamping; lo > hi or NaN is refused.
  * t is computed so that epsilon_spent <= ε always (t is at most one grid step
  * larger than needed: epsilon_spent >= ε (1 - 2^-39)). */
-dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
-                              double lo, double hi, dpbo_laplace_release *out, dpbo_error *err);
+typedef struct dpbo_laplace_input {
+  double x;           /* the value released */
+  double sensitivity; /* Δ */
+  double epsilon;     /* the ε asked for */
+  double lo, hi;      /* the clamp range; lo == hi for none */
+} dpbo_laplace_input;
+
+dpbo_status dpbo_mech_laplace(dpbo_noise *noise, const dpbo_laplace_input *in,
+                              dpbo_laplace_release *out, dpbo_error *err);
 
 typedef enum { DPBO_SELECT_EXPONENTIAL = 0, DPBO_SELECT_PERMUTE_AND_FLIP = 1 } dpbo_select_kind;
 
@@ -123,8 +130,8 @@ typedef struct dpbo_select_release {
   uint64_t proposals;      /* how many proposals were examined */
 } dpbo_select_release;
 
-/* Collective over comm: every rank passes the scores of its block
- * [begin, begin + count) of a global index set of size n (the blocks must
+/* Collective over comm: every rank passes (in->scores) the scores of its
+ * block [begin, begin + count) of a global index set of size n (the blocks must
  * tile [0, n); checked). Only rank `root` draws from `noise` for proposals;
  * acceptance coins are drawn by the rank owning the proposal from its own
  * `noise` (every rank passes one; in seeded mode give each rank its own
@@ -138,9 +145,16 @@ typedef struct dpbo_select_release {
  * Expected proposals: n / Σ_i exp(-η (K - k_i)) for the exponential mechanism
  * (at most n), fewer for permute-and-flip; the root's memory for
  * permute-and-flip's random order is O(proposals). */
-dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
-                             const double *scores, int64_t begin, int64_t count, int64_t n,
-                             double sensitivity, double epsilon, dpbo_select_release *out,
+typedef struct dpbo_select_input {
+  dpbo_select_kind kind;
+  const double *scores; /* this rank's block [begin, begin + count) of the n scores */
+  int64_t begin, count, n;
+  double sensitivity; /* Δ of every score */
+  double epsilon;     /* the ε asked for */
+} dpbo_select_input;
+
+dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise,
+                             const dpbo_select_input *in, dpbo_select_release *out,
                              dpbo_error *err);
 
 /* Exact probabilities of dpbo_mech_select's output for a local score vector

@@ -161,7 +161,8 @@ enum {
   CLI_RESUME = 1 << 4,     /* --resume */
   CLI_EPSILON = 1 << 5,    /* --epsilon LIST */
   CLI_TAIL = 1 << 6,       /* --tail P */
-  CLI_OVERWRITE = 1 << 7   /* --overwrite */
+  CLI_OVERWRITE = 1 << 7,  /* --overwrite */
+  CLI_BLAS = 1 << 8        /* a computing command: rank 0 names the BLAS kernels once parsed */
 };
 
 typedef struct cli_args {
@@ -176,6 +177,13 @@ typedef struct cli_args {
   const char *epsilon; /* --epsilon LIST, as written */
   const char *tail;    /* --tail P, as written */
 } cli_args;
+
+/* The kernels OpenBLAS runs (base/blas.h), said once per command, by rank 0
+ * after MPI_Init and the command line: every rank chose the same core, and
+ * the stage times of what follows depend on it (issue #24). */
+static void cli_blas_report(int rank) {
+  if (rank == 0) dpbo_blas_log();
+}
 
 /* Reads the arguments of `dpbo <command>` (`missing` names the positional
  * argument) and sets up logging (quiet with --quiet). Returns DPBO_EXIT_OK,
@@ -229,6 +237,7 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     return DPBO_EXIT_BAD_INPUT;
   }
   dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
+  if (accept & CLI_BLAS) cli_blas_report(rank);
   return DPBO_EXIT_OK;
 }
 
@@ -544,7 +553,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG",
-                       CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE, argc, argv, &args);
+                       CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE | CLI_BLAS, argc,
+                       argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -723,8 +733,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code =
-      cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
+  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET | CLI_BLAS,
+                       argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   for (int i = 0; i < args.override_count; i++)
     if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
@@ -795,7 +805,7 @@ static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
-  int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET, argc, argv, &args);
+  int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET | CLI_BLAS, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -1068,6 +1078,7 @@ static int cli_audit(MPI_Comm comm, int rank, int argc, char **argv) {
     goto done;
   }
   if (args->pipeline) {
+    cli_blas_report(rank); /* the pipeline's runs: the other audits are not BLAS's */
     config = calloc(1, sizeof *config);
     if (!config) {
       if (rank == 0) fprintf(stderr, "dpbo audit: error: out of memory for the config\n");
@@ -1100,7 +1111,8 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_args args;
   cli_stop_signals signals = {0};
   dpbo_k1sweep_config *config = NULL;
-  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_QUIET | CLI_STOP_AFTER, argc, argv, &args);
+  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_QUIET | CLI_STOP_AFTER | CLI_BLAS, argc, argv,
+                       &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(

@@ -86,7 +86,8 @@ void dpbo_blas_note_exec_failure(int errnum);
  * DPBO_BLAS_CORE). */
 dpbo_blas_verdict dpbo_blas_describe(char *line, size_t size, int *warn);
 
-/* dpbo_blas_describe through the log: info, or a warning. Rank 0 calls it. */
+/* dpbo_blas_describe through the log: info, or a warning. Rank 0 calls it,
+ * once per command, in app (cli.c). */
 void dpbo_blas_log(void);
 
 #endif

@@ -310,10 +310,13 @@ done:
  * which every read verifies (H5Dread fails on a mismatch), so a corrupted
  * trace is refused instead of resumed or released. An empty dataset cannot
  * be chunked and has nothing to check. */
-static dpbo_status h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                    const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                    const void *data, int checked, dpbo_error *err) {
+static dpbo_status h5io_write_block(hid_t group, const dpbo_h5io_blocks *set, const void *data,
+                                    int checked, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const char *name = set->name;
+  const hid_t type = set->type;
+  const int ndims = set->ndims;
+  const hsize_t *dims = set->dims, offset = set->offset, rows = set->rows;
   hid_t filespace = -1, dset = -1, memspace = -1, xfer = -1, dcpl = -1;
   dpbo_status local = DPBO_OK;
   char what[300];
@@ -360,17 +363,19 @@ done:
   return status;
 }
 
-dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                  const void *data, dpbo_error *err) {
-  return h5io_write_block(group, name, type, ndims, dims, offset, rows, data, 0, err);
+dpbo_status dpbo_h5io_write_block(hid_t group, const dpbo_h5io_blocks *set, const void *data,
+                                  dpbo_error *err) {
+  return h5io_write_block(group, set, data, 0, err);
 }
 
-dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const char *name, hid_t type,
-                                     int ndims, const hsize_t *dims, hsize_t offset, hsize_t rows,
+dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const dpbo_h5io_blocks *set,
                                      hsize_t chunk, dpbo_h5io_fill fill, void *user,
                                      dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const char *name = set->name;
+  const hid_t type = set->type;
+  const int ndims = set->ndims;
+  const hsize_t *dims = set->dims, offset = set->offset, rows = set->rows;
   hid_t filespace = -1, dset = -1, memspace = -1;
   MPI_Comm mine = MPI_COMM_NULL;
   MPI_Datatype row = MPI_DATATYPE_NULL;
@@ -450,7 +455,8 @@ done:
 dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
                                   const hsize_t *dims, const void *data, int rank,
                                   dpbo_error *err) {
-  return h5io_write_block(group, name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0, data, 1, err);
+  const dpbo_h5io_blocks set = {name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0};
+  return h5io_write_block(group, &set, data, 1, err);
 }
 
 /* Both kinds of member are 8 bytes: one buffer of doubles carries either. */

@@ -74,16 +74,25 @@ typedef dpbo_status (*dpbo_h5io_attr_visit)(void *user, const char *name, const 
 dpbo_status dpbo_h5io_visit_attr_strings(hid_t obj, const char *prefix, dpbo_h5io_attr_visit visit,
                                          void *user, dpbo_error *err);
 
-/* Creates dataset `name` of shape dims[0..ndims) (ndims 1 or 2) and writes
- * `data` into rows [offset, offset+rows) of dimension 0, collectively; a
- * rank with rows = 0 takes part without writing. */
-dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, hsize_t offset, hsize_t rows,
-                                  const void *data, dpbo_error *err);
+/* A dataset written in blocks of rows: its name, element type and shape
+ * dims[0..ndims) (ndims 1 or 2), and this rank's block, rows
+ * [offset, offset+rows) of dimension 0. */
+typedef struct dpbo_h5io_blocks {
+  const char *name;
+  hid_t type;
+  int ndims;
+  const hsize_t *dims;
+  hsize_t offset, rows;
+} dpbo_h5io_blocks;
+
+/* Creates the dataset and writes `data` into this rank's block,
+ * collectively; a rank with rows = 0 takes part without writing. */
+dpbo_status dpbo_h5io_write_block(hid_t group, const dpbo_h5io_blocks *set, const void *data,
+                                  dpbo_error *err);
 
 /* A dataset of blocks held by every rank of comm, written by rank 0 alone
  * into a file it holds alone (dpbo_h5io_create on MPI_COMM_SELF): rank r's
- * block is rows [offset, offset+rows) of dimension 0 (ndims 1 or 2), which
+ * block (set->offset and set->rows on rank r), which
  * fill(user, first, n, buf) produces n <= `chunk` rows at a time (block rows
  * [first, first+n)), so no rank holds a converted copy of its block; the
  * other ranks send theirs to rank 0, chunk by chunk. Collective over comm;
@@ -95,8 +104,7 @@ dpbo_status dpbo_h5io_write_block(hid_t group, const char *name, hid_t type, int
  * rank's failure inside HDF5's own collective steps (a metadata flush, a
  * chunk fill) leaves the other ranks inside them, waiting forever. */
 typedef void (*dpbo_h5io_fill)(void *user, hsize_t first, hsize_t rows, void *buf);
-dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const char *name, hid_t type,
-                                     int ndims, const hsize_t *dims, hsize_t offset, hsize_t rows,
+dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const dpbo_h5io_blocks *set,
                                      hsize_t chunk, dpbo_h5io_fill fill, void *user,
                                      dpbo_error *err);
 

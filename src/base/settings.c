@@ -705,6 +705,16 @@ dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section
   return DPBO_OK;
 }
 
+const char *dpbo_settings_key_values(const dpbo_settings_key *row, char *buf, size_t size) {
+  const char *const *names = row->target.choices;
+  if (!names) return row->values ? row->values : "";
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; names[i] && used < size; i++)
+    used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? " | " : "", names[i]);
+  return buf;
+}
+
 dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
                                      const char *fallback, const char *const *choices, int *out,
                                      dpbo_error *err) {
@@ -718,16 +728,17 @@ dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *sectio
         err);
   if (status == DPBO_OK && row) {
     /* The row lists the choices in the getter's order. */
-    char joined[512] = "";
+    char joined[512] = "", listed[512];
     for (int i = 0; choices[i]; i++) {
       size_t len = strlen(joined);
       snprintf(joined + len, sizeof joined - len, "%s%s", i ? " | " : "", choices[i]);
     }
-    if (strcmp(joined, row->values) != 0)
+    const char *row_values = dpbo_settings_key_values(row, listed, sizeof listed);
+    if (strcmp(joined, row_values) != 0)
       return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
                             "key table: the choices of %s.%s are '%s' in the code and '%s' in "
                             "its row",
-                            section, key, joined, row->values);
+                            section, key, joined, row_values);
   }
   if (status == DPBO_OK) status = settings_value(settings, section, key, fallback, &e, &value, err);
   if (status != DPBO_OK) return status;

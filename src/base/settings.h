@@ -1,7 +1,7 @@
 /* Settings as written: an INI file (read with inih) plus `--set
  * section.key=value` overrides, kept uninterpreted with where each came
  * from (file:line, or the --set option). The modules that own the settings
- * (run/config.c for a run, experiments/k1sweep.c for the k1 sweep) take
+ * (run/config.c for a run, experiments/k1sweep_config.c for the k1 sweep) take
  * each key with the typed getters, which mark it used, and finally refuse
  * every key nobody took (dpbo_settings_check_used): a typo is an error
  * naming the file and line, never a silent default.
@@ -77,7 +77,9 @@ typedef struct dpbo_settings_target {
                                  lo (integers: outside; then the whole int64 range is
                                  parsed first); NULL: the getter's "is outside [lo, hi]" */
   const char *what_hi;        /* when above hi (NULL: `what`) */
-  const char *const *choices; /* DPBO_SETTINGS_ENUM: the names (NULL-terminated) */
+  const char *const *choices; /* a choice's names (NULL-terminated), in the getter's order:
+                                 the code's own list (e.g. dpbo_space_kind_names), so that
+                                 they are written once; a DPBO_SETTINGS_CODE row has them too */
   const int *values;          /* DPBO_SETTINGS_ENUM: each name's value (NULL: its index) */
 } dpbo_settings_target;
 
@@ -89,8 +91,8 @@ typedef struct dpbo_settings_key {
   const char *section;
   const char *key;             /* "dim.NAME": any key starting with "dim." */
   const char *type;            /* the getter: "integer", "number", "choice", "text" */
-  const char *values;          /* a choice's values "a | b | c" in the getter's order;
-                                  other types: the range or form accepted */
+  const char *values;          /* the range or form accepted; NULL for a choice, whose
+                                  names are target.choices (dpbo_settings_key_values) */
   const char *fallback;        /* the default as text; NULL: required */
   int computed;                /* the default depends on other keys: `fallback`
                                   describes it and is not compared */
@@ -99,6 +101,10 @@ typedef struct dpbo_settings_key {
   const char *doc;             /* what it does */
   dpbo_settings_target target; /* how the row reads itself (kind 0: by code) */
 } dpbo_settings_key;
+
+/* The row's values as `dpbo config --list` shows them: a choice's names
+ * joined "a | b | c" into buf (from target.choices), else row->values. */
+const char *dpbo_settings_key_values(const dpbo_settings_key *row, char *buf, size_t size);
 
 /* Every entry in the order first written. Plain data: read entry[0..count)
  * directly (e.g. to store them). A copy of the struct shares the entries;

@@ -306,13 +306,21 @@ static int accountant_sigma_passes(int64_t k, double sensitivity, double sigma, 
 typedef int (*accountant_sigma_test)(int64_t k, double sensitivity, double sigma, double epsilon,
                                      double delta);
 
+/* What a σ is calibrated for: K releases of sensitivity Δ at (ε, δ). */
+typedef struct accountant_target {
+  int64_t k;
+  double sensitivity, epsilon, delta;
+} accountant_target;
+
 /* The smallest σ that `passes` (to the last bit), for both calibrations:
  * brackets in powers of two times Δ (lo fails, hi passes), then bisection.
  * The caller checks the answer once more with its own error record. */
-static dpbo_status accountant_sigma_search(accountant_sigma_test passes, int64_t k,
-                                           double sensitivity, double epsilon, double delta,
-                                           const char *who, double *sigma, dpbo_error *err) {
+static dpbo_status accountant_sigma_search(accountant_sigma_test passes,
+                                           const accountant_target *target, const char *who,
+                                           double *sigma, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const int64_t k = target->k;
+  const double sensitivity = target->sensitivity, epsilon = target->epsilon, delta = target->delta;
   double lo = sensitivity, hi = sensitivity;
 #define SIGMA_PASSES(s) passes(k, sensitivity, (s), epsilon, delta)
   if (SIGMA_PASSES(hi)) {
@@ -350,8 +358,8 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
   DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
   DPBO_TRY(accountant_check_delta(delta, who, err));
   double hi, e;
-  DPBO_TRY(accountant_sigma_search(accountant_sigma_passes, k, sensitivity, epsilon, delta, who,
-                                   &hi, err));
+  const accountant_target target = {k, sensitivity, epsilon, delta};
+  DPBO_TRY(accountant_sigma_search(accountant_sigma_passes, &target, who, &hi, err));
   /* hi passed when it was set; check the answer itself once more, with the
    * caller's error record. */
   DPBO_TRY(dpbo_accountant_gaussian_epsilon(k, sensitivity, hi, delta, &e, err));
@@ -499,8 +507,8 @@ dpbo_status dpbo_accountant_gaussian_pld_sigma(int64_t k, double sensitivity, do
   DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
   DPBO_TRY(accountant_check_delta(delta, who, err));
   double hi;
-  DPBO_TRY(accountant_sigma_search(accountant_pld_sigma_passes, k, sensitivity, epsilon, delta, who,
-                                   &hi, err));
+  const accountant_target target = {k, sensitivity, epsilon, delta};
+  DPBO_TRY(accountant_sigma_search(accountant_pld_sigma_passes, &target, who, &hi, err));
   /* The grid g moves with σ, so the bound is only nearly monotone in σ:
    * check the answer itself, with the caller's error record. */
   DPBO_TRY(dpbo_accountant_gaussian_pld_delta(k, sensitivity, hi, epsilon, &v, err));

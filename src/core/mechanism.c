@@ -371,9 +371,9 @@ done:
   return status;
 }
 
-dpbo_status dpbo_mech_laplace(dpbo_noise *noise, double x, double sensitivity, double epsilon,
-                              double lo, double hi, dpbo_laplace_release *out, dpbo_error *err) {
-  const dpbo__laplace_args args = {noise, x, sensitivity, epsilon, lo, hi, 1.0};
+dpbo_status dpbo_mech_laplace(dpbo_noise *noise, const dpbo_laplace_input *in,
+                              dpbo_laplace_release *out, dpbo_error *err) {
+  const dpbo__laplace_args args = {noise, in->x, in->sensitivity, in->epsilon, in->lo, in->hi, 1.0};
   return dpbo__mech_laplace_scaled(&args, out, err);
 }
 
@@ -880,12 +880,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise, dpbo_select_kind kind,
-                             const double *scores, int64_t begin, int64_t count, int64_t n,
-                             double sensitivity, double epsilon, dpbo_select_release *out,
+dpbo_status dpbo_mech_select(MPI_Comm comm, int root, dpbo_noise *noise,
+                             const dpbo_select_input *in, dpbo_select_release *out,
                              dpbo_error *err) {
-  const dpbo__select_args args = {comm,  root, noise,       kind,    scores, begin,
-                                  count, n,    sensitivity, epsilon, 1.0};
+  const dpbo__select_args args = {comm,      root,      noise, in->kind,        in->scores,
+                                  in->begin, in->count, in->n, in->sensitivity, in->epsilon,
+                                  1.0};
   return dpbo__mech_select_scaled(&args, out, err);
 }
 

@@ -274,6 +274,23 @@ static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double roo
   }
 }
 
+/* A chunk of candidates and their earlier rows of a. */
+typedef struct ucb_chunk {
+  const double *unit; /* len candidates' coordinates */
+  int64_t len;
+  const double *rows; /* a_k(x_i) = rows[k·stride + i] */
+  size_t stride;
+} ucb_chunk;
+
+/* Row j's inputs (the GP's row j of L, 1/pivot and λ_j) and where it goes. */
+typedef struct ucb_row_of {
+  int j;
+  const double *l;
+  double inv_pivot;
+  const double *u;
+  double *out;
+} ucb_row_of;
+
 /* Row j of a over `len` candidates with coordinates `unit`:
  *     out[i] = (k(λ_j, x_i) − Σ_{k<j} l[k] a_k(x_i)) · inv_pivot,
  * with a_k(x_i) = rows[k·stride + i]; when mean is not NULL the same pass
@@ -281,9 +298,14 @@ static void ucb_scan(const dpbo_ucb *ucb, int64_t start, int64_t len, double roo
  * Both modes compute every a_j(x) here, in the same order of operations per
  * candidate whatever the chunk, so the recompute mode reproduces the
  * incremental rows, μ and σ² bit for bit (no contraction: -ffp-contract=off). */
-static void ucb_row(const dpbo_ucb *ucb, const double *unit, int64_t len, const double *rows,
-                    size_t stride, int j, const double *l, double inv_pivot, const double *u,
-                    double *out, double *mean, double *var, double z) {
+static void ucb_row(const dpbo_ucb *ucb, const ucb_chunk *chunk, const ucb_row_of *row_j,
+                    double *mean, double *var, double z) {
+  const double *unit = chunk->unit, *rows = chunk->rows;
+  const int64_t len = chunk->len;
+  const size_t stride = chunk->stride;
+  const int j = row_j->j;
+  const double *l = row_j->l, *u = row_j->u, inv_pivot = row_j->inv_pivot;
+  double *out = row_j->out;
   double *acc = ucb->work, *kx = ucb->work + ucb_work_len(ucb->count);
   /* lᵀ a(x) over the earlier rows: j streams, the step's memory traffic. */
   for (int64_t i = 0; i < len; i++)
@@ -345,8 +367,9 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
     const double *unit = ucb->unit + (size_t)start * d;
     if (ucb->mode == DPBO_UCB_INCREMENTAL) {
       double *rows = ucb->cross + start;
-      ucb_row(ucb, unit, len, rows, (size_t)n, prev, l, inv_pivot, u,
-              rows + (size_t)prev * (size_t)n, ucb->mean + start, ucb->var + start, z);
+      const ucb_chunk chunk = {unit, len, rows, (size_t)n};
+      const ucb_row_of row = {prev, l, inv_pivot, u, rows + (size_t)prev * (size_t)n};
+      ucb_row(ucb, &chunk, &row, ucb->mean + start, ucb->var + start, z);
     } else {
       /* Rows a_1..a_{t-1} of the chunk again, each exactly as its own step
        * computed it (the GP's row j of L and λ_j), then a_t as above. Any
@@ -355,13 +378,15 @@ dpbo_status dpbo_ucb_update(dpbo_ucb *ucb, const dpbo_gp *gp, const double *u, d
        * chunk, with mean = NULL. */
       double *rows = ucb->rows;
       const size_t stride = (size_t)ucb->chunk;
+      const ucb_chunk chunk = {unit, len, rows, stride};
       for (int j = 0; j < prev; j++) {
         const double *lj = factor + (size_t)j * (size_t)ld;
-        ucb_row(ucb, unit, len, rows, stride, j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
-                rows + (size_t)j * stride, NULL, NULL, 0.0);
+        const ucb_row_of row = {j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
+                                rows + (size_t)j * stride};
+        ucb_row(ucb, &chunk, &row, NULL, NULL, 0.0);
       }
-      ucb_row(ucb, unit, len, rows, stride, prev, l, inv_pivot, u, rows + (size_t)prev * stride,
-              ucb->mean + start, ucb->var + start, z);
+      const ucb_row_of row = {prev, l, inv_pivot, u, rows + (size_t)prev * stride};
+      ucb_row(ucb, &chunk, &row, ucb->mean + start, ucb->var + start, z);
     }
     if (fuse) ucb_scan(ucb, start, len, root_beta, ucb->work, &best); /* the sums are free again */
   }
@@ -464,10 +489,12 @@ dpbo_status dpbo_ucb_refresh_mean(dpbo_ucb *ucb, const dpbo_gp *gp, dpbo_error *
       /* The rows of the chunk again, as their updates computed them. */
       const double *unit = ucb->unit + (size_t)start * d;
       stride = (size_t)ucb->chunk;
+      const ucb_chunk chunk = {unit, len, ucb->rows, stride};
       for (int j = 0; j < t; j++) {
         const double *lj = factor + (size_t)j * (size_t)ld;
-        ucb_row(ucb, unit, len, ucb->rows, stride, j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
-                ucb->rows + (size_t)j * stride, NULL, NULL, 0.0);
+        const ucb_row_of row = {j, lj, 1.0 / lj[j], ucb->obs + (size_t)j * d,
+                                ucb->rows + (size_t)j * stride};
+        ucb_row(ucb, &chunk, &row, NULL, NULL, 0.0);
       }
       rows = ucb->rows;
     }

@@ -121,6 +121,12 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
   const int T = config->iterations;
   DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
   sens *= options->sensitivity_factor;
+  const dpbo_selection_draw how = {.noise = noise,
+                                   .kind = config->selection,
+                                   .sensitivity = sens,
+                                   .lo = lo,
+                                   .hi = hi,
+                                   .noise_scale = options->noise_scale_factor};
   memset(draw, 0, sizeof *draw);
   /* A fresh secret K (the stopping methods) and fresh candidates per
    * release, drawn as every `dpbo run` draws them: both are part of the
@@ -140,9 +146,8 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
       DPBO_TRY(audit_selection_next(&draws, t, &set[t], &gains[t], err));
       draw->best = fmax(draw->best, gains[t]);
     }
-    status = dpbo_selection_random_search(noise, config->selection, gains, T, sens,
-                                          acc.epsilon_select, acc.epsilon_value, lo, hi,
-                                          options->noise_scale_factor, &pick, err);
+    status = dpbo_selection_random_search(&how, gains, T, acc.epsilon_select, acc.epsilon_value,
+                                          &pick, err);
     pick.index = status == DPBO_OK ? set[pick.position] : -1;
     free(set);
     if (status != DPBO_OK) goto done;
@@ -151,8 +156,8 @@ static dpbo_status audit_selection_release(const dpbo_config *config, const dpbo
     draw->eta = pick.select.eta_num / pick.select.eta_den;
     draw->score_grid = pick.select.granularity;
   } else {
-    DPBO_TRY(dpbo_selection_stopping(audit_selection_next, &draws, noise, sens, acc.epsilon_base, K,
-                                     T, lo, hi, options->noise_scale_factor, &pick, err));
+    const dpbo_selection_runs runs = {audit_selection_next, &draws, K, T};
+    DPBO_TRY(dpbo_selection_stopping(&runs, &how, acc.epsilon_base, &pick, err));
     draw->best = -INFINITY;
     for (int i = 0; i < table->steps; i++)
       draw->best = fmax(draw->best, table->trace[i].gain);

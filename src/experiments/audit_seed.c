@@ -106,9 +106,10 @@ dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_optio
       seed_draws draws = {candidates, g + side * sensitivity};
       dpbo_selection_pick pick;
       dpbo_noise_init_seeded(&noise, config->noise_seed, 0); /* the release's: rank 0 */
-      local =
-          dpbo_selection_stopping(audit_seed_next, &draws, &noise, sensitivity, acc.epsilon_base, K,
-                                  options->T, -INFINITY, INFINITY, 1.0, &pick, err);
+      const dpbo_selection_runs runs = {audit_seed_next, &draws, K, options->T};
+      const dpbo_selection_draw draw = {
+          &noise, DPBO_SELECT_EXPONENTIAL, sensitivity, -INFINITY, INFINITY, 1.0};
+      local = dpbo_selection_stopping(&runs, &draw, acc.epsilon_base, &pick, err);
       if (local != DPBO_OK) break;
       int j = -1;
       for (int p = 0; p < AUDIT_SEED_PREFIX && j < 0; p++)

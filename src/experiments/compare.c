@@ -19,7 +19,6 @@
 #include "dpbo/gp.h"
 #include "base/h5io.h"
 #include "base/log.h"
-#include "base/blas.h"
 #include "objectives/logreg.h"
 #include "dpbo/mechanism.h"
 #include "dpbo/noise.h"
@@ -149,8 +148,9 @@ static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *co
     *seconds = MPI_Wtime() - t0;
   } else {
     const int64_t m = config->svm.validation_rows, m_test = config->svm.test_rows;
-    DPBO_TRY(
-        dpbo_svm_evaluate_at(ev->svm, &config->svm, &ev->dims, v, ev->correct, NULL, seconds, err));
+    dpbo_svm_fit fit;
+    DPBO_TRY(dpbo_svm_evaluate_at(ev->svm, &config->svm, &ev->dims, v, ev->correct, &fit, err));
+    *seconds = fit.train_seconds;
     int64_t right_v = 0, right_t = 0;
     for (int64_t r = 0; r < m; r++)
       right_v += ev->correct[r];
@@ -393,8 +393,10 @@ static dpbo_status compare_stopping_search(const compare_context *ctx, dpbo_rng 
   dpbo_status status = DPBO_OK;
   compare_draws draws = {ctx, rng};
   dpbo_selection_pick pick;
-  DPBO_TRY(dpbo_selection_stopping(compare_next, &draws, noise, ctx->score_sensitivity, epsilon0, K,
-                                   ctx->config->iterations, ctx->lo, ctx->hi, 1.0, &pick, err));
+  const dpbo_selection_runs runs = {compare_next, &draws, K, ctx->config->iterations};
+  const dpbo_selection_draw draw = {
+      noise, ctx->config->selection, ctx->score_sensitivity, ctx->lo, ctx->hi, 1.0};
+  DPBO_TRY(dpbo_selection_stopping(&runs, &draw, epsilon0, &pick, err));
   compare_cell_at(ctx, pick.index, pick.released, (double)pick.runs, cell);
 done:
   return status;
@@ -439,17 +441,20 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     dpbo_laplace_release lap;
     /* dpbo: λ̃ over μ_T, ṽ = max_t v_t + Laplace. */
     a = &ctx->acc[DPBO_COMPARE_DPBO][e];
-    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, config->selection, ctx->mean, 0, ctx->n,
-                              ctx->n, ctx->sens.lambda_sensitivity, a->epsilon_select, &sel, err));
-    DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo,
-                               hi, &lap, err));
+    const dpbo_select_input over_mean = {
+        config->selection, ctx->mean, 0, ctx->n, ctx->n, ctx->sens.lambda_sensitivity,
+        a->epsilon_select};
+    DPBO_TRY(dpbo_mech_select(MPI_COMM_SELF, 0, &noise, &over_mean, &sel, err));
+    const dpbo_laplace_input best = {best_v, ctx->sens.value_sensitivity, a->epsilon_value, lo, hi};
+    DPBO_TRY(dpbo_mech_laplace(&noise, &best, &lap, err));
     compare_cell_at(ctx, sel.index, lap.value, T, CELL(DPBO_COMPARE_DPBO));
     /* Private random search over the repetition's T candidates. */
     a = &ctx->acc[DPBO_COMPARE_RANDOM_SEARCH][e];
     dpbo_selection_pick pick;
-    DPBO_TRY(dpbo_selection_random_search(&noise, config->selection, scores, T,
-                                          ctx->score_sensitivity, a->epsilon_select,
-                                          a->epsilon_value, lo, hi, 1.0, &pick, err));
+    const dpbo_selection_draw draw = {&noise, config->selection, ctx->score_sensitivity, lo, hi,
+                                      1.0};
+    DPBO_TRY(dpbo_selection_random_search(&draw, scores, T, a->epsilon_select, a->epsilon_value,
+                                          &pick, err));
     compare_cell_at(ctx, set[pick.position], pick.released, T, CELL(DPBO_COMPARE_RANDOM_SEARCH));
     /* Liu–Talwar and Papernot–Steinke: the candidate sequence is the same
      * for every ε of the repetition (common random numbers). */
@@ -473,8 +478,8 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     c3->index = -1.0;
     if (ctx->has_algorithm3) {
       a = &ctx->acc[DPBO_COMPARE_ALGORITHM3][e];
-      DPBO_TRY(dpbo_mech_laplace(&noise, best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi,
-                                 &lap, err));
+      const dpbo_laplace_input best3 = {best_v, ctx->alg3_sensitivity, a->epsilon_value, lo, hi};
+      DPBO_TRY(dpbo_mech_laplace(&noise, &best3, &lap, err));
       c3->released = lap.value;
       c3->gain = best_v;
       c3->evaluations = T;
@@ -937,7 +942,6 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
                   "epsilon, %d rank%s; first the accuracy table over Λ",
                   (long long)ctx->n, config->iterations, config->compare_repetitions,
                   config->compare_epsilon_count, size, size == 1 ? "" : "s");
-  if (rank == 0) dpbo_blas_log();
   if (config->compare_table[0]) {
     table->n = ctx->n;
     DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,

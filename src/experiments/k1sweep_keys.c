@@ -1,11 +1,20 @@
 #include "experiments/k1sweep_keys.h"
 
+#include "dpbo/kernel.h"
+#include "experiments/k1sweep.h"
+#include "objectives/dataset.h"
+#include "objectives/valset.h"
 #include "run/config_keys.h"
 
-/* Columns as in run/config_keys.c; rows in the order k1sweep.c reads them. */
+/* Columns as in run/config_keys.c; rows in the order k1sweep_config.c reads them. */
 #define KEY(section, key, type, values, fallback, computed, unit, doc)                             \
   {                                                                                                \
     section, key, type, values, fallback, computed, unit, "", doc, { 0 }                           \
+  }
+/* A choice: its names are the code's list. */
+#define KEY_CHOICE(section, key, names, fallback, doc)                                             \
+  {                                                                                                \
+    section, key, "choice", NULL, fallback, 0, "", "", doc, { .choices = (names) }                 \
   }
 /* A row read only for one model (k1sweep.model). */
 #define KEY_IF(section, key, type, values, fallback, computed, unit, applies, doc)                 \
@@ -20,14 +29,15 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
     KEY("k1sweep", "synthetic_models", "integer", "0 to 46340", "0", 0, "settings",
         "> 0: synthetic mode with that many settings (no data, no SVMs; the sweep must recover "
         "synthetic_k1)."),
-    KEY("k1sweep", "model", "choice", "svm | logreg", "svm", 0, "",
+    KEY_CHOICE(
+        "k1sweep", "model", dpbo_k1sweep_model_names, "svm",
         "The models: RBF-SVMs (LIBSVM) over (C, gamma) from [space], or L2-regularised logistic "
         "regression (LIBLINEAR, the logreg objective's code) over lambda in [lambda_min, "
         "lambda_max]; each a Sobol set of k1sweep.models settings."),
     KEY("k1sweep", "data", "text", "a path", "required unless k1sweep.synthetic_models > 0", 1, "",
         "The data file (CSV, gzip ok, LIBSVM, or IDX images)."),
-    KEY("k1sweep", "format", "choice", "auto | csv | libsvm | idx", "auto", 0, "",
-        "The data file's format (idx when k1sweep.labels is set)."),
+    KEY_CHOICE("k1sweep", "format", dpbo_data_format_names, "auto",
+               "The data file's format (idx when k1sweep.labels is set)."),
     KEY("k1sweep", "labels", "text", "a path, or empty", "", 0, "",
         "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz)."),
     KEY("k1sweep", "train_rows", "integer", ">= 1 (unless synthetic)", NULL, 0, "rows",
@@ -62,7 +72,8 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
         "The validation-set sizes m."),
     KEY("k1sweep", "sets", "integer", "1 to 16777216", "100", 0, "sets",
         "Validation sets V_i (each with a neighbour V_i') per size."),
-    KEY("k1sweep", "neighbour", "choice", "add_remove | swap | adversarial", "add_remove", 0, "",
+    KEY_CHOICE(
+        "k1sweep", "neighbour", dpbo_neighbour_kind_names, "add_remove",
         "How V_i' differs from V_i: one random record added or removed, one swapped, or "
         "(adversarial) the record r removed whose removal changes the models' accuracies most "
         "unevenly: the largest max_j - min_j of (f_V(lambda_j) - c_r(j))/(m - 1), c_r(j) = 1 "
@@ -81,8 +92,8 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
     DPBO_CONFIG_KEYS_DIMS,
 
     /* [likelihood]: the multi-task GP likelihood of k1 (experiments/k1lik.h) */
-    KEY("likelihood", "kernel", "choice", "se | matern52", "se", 0, "",
-        "K2, the kernel over the settings."),
+    KEY_CHOICE("likelihood", "kernel", dpbo_kernel_kind_names, "se",
+               "K2, the kernel over the settings."),
     KEY("likelihood", "ell_min", "number", "> 0", "0.01", 0, "unit-cube coordinates",
         "Smallest shared length-scale searched."),
     KEY("likelihood", "ell_max", "number", "> ell_min", "10", 0, "unit-cube coordinates",

@@ -1,4 +1,4 @@
-/* The key table of `dpbo k1sweep`'s config (its reader, k1sweep.c, attaches
+/* The key table of `dpbo k1sweep`'s config (its reader, k1sweep_config.c, attaches
  * it; `dpbo config --list` prints it after the run config's; see
  * run/config_keys.h for how a table is checked). Adding a key: one row in
  * k1sweep_keys.c, then regenerate docs/config.md. */

@@ -832,16 +832,10 @@ done:
   return status;
 }
 
-/* dpbo_svm_fit_predict (dense = 0) and dpbo_svm_fit_predict_dense. */
-static dpbo_status svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
-                                   double gamma, int dense, unsigned char *correct,
-                                   double *accuracy, int64_t *support_vectors,
-                                   double *train_seconds, dpbo_svm_dense_counts *counts,
-                                   dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  struct svm_model *model = NULL;
-  DPBO_TRY(dpbo_svm_data_train(data, options, C, gamma, &model, train_seconds, err));
-  DPBO_TRY(dpbo_svm_data_predict(data, model, dense, data->eval_labels, counts, err));
+/* The eval rows' predicted labels (data->eval_labels) against their
+ * labels: correct[] (may be NULL), fit's accuracy and support vectors. */
+static void svm_fit_score(const dpbo_svm_data *data, const struct svm_model *model,
+                          unsigned char *correct, dpbo_svm_fit *fit) {
   int64_t right = 0;
   for (int i = 0; i < data->n_eval; i++) {
     /* Exact comparison, as svm-predict counts accuracy. */
@@ -849,40 +843,48 @@ static dpbo_status svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *
     right += ok;
     if (correct) correct[i] = (unsigned char)ok;
   }
-  if (accuracy) *accuracy = data->n_eval ? (double)right / (double)data->n_eval : 0.0;
-  if (support_vectors) *support_vectors = svm_get_nr_sv(model);
+  fit->accuracy = data->n_eval ? (double)right / (double)data->n_eval : 0.0;
+  fit->support_vectors = svm_get_nr_sv(model);
+}
+
+dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
+                                 double gamma, unsigned char *correct, dpbo_svm_fit *fit,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct svm_model *model = NULL;
+  memset(fit, 0, sizeof *fit);
+  DPBO_TRY(dpbo_svm_data_train(data, options, C, gamma, &model, &fit->train_seconds, err));
+  DPBO_TRY(dpbo_svm_data_predict(data, model, 0, data->eval_labels, NULL, err));
+  svm_fit_score(data, model, correct, fit);
 done:
   if (model) svm_free_and_destroy_model(&model);
   return status;
 }
 
-dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
-                                 double gamma, unsigned char *correct, double *accuracy,
-                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err) {
-  return svm_fit_predict(data, options, C, gamma, 0, correct, accuracy, support_vectors,
-                         train_seconds, NULL, err);
-}
-
 dpbo_status dpbo_svm_fit_predict_dense(dpbo_svm_data *data, const dpbo_svm_options *options,
                                        double C, double gamma, unsigned char *correct,
-                                       double *accuracy, int64_t *support_vectors,
-                                       double *train_seconds, dpbo_svm_dense_counts *counts,
-                                       dpbo_error *err) {
-  return svm_fit_predict(data, options, C, gamma, 1, correct, accuracy, support_vectors,
-                         train_seconds, counts, err);
+                                       dpbo_svm_fit *fit, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  struct svm_model *model = NULL;
+  memset(fit, 0, sizeof *fit);
+  DPBO_TRY(dpbo_svm_data_train(data, options, C, gamma, &model, &fit->train_seconds, err));
+  DPBO_TRY(dpbo_svm_data_predict(data, model, 1, data->eval_labels, &fit->counts, err));
+  svm_fit_score(data, model, correct, fit);
+done:
+  if (model) svm_free_and_destroy_model(&model);
+  return status;
 }
 
 dpbo_status dpbo_svm_evaluate_at(dpbo_svm_data *data, const dpbo_svm_options *options,
                                  const dpbo_svm_dims *dims, const double *values,
-                                 unsigned char *correct, double *accuracy, double *train_seconds,
-                                 dpbo_error *err) {
+                                 unsigned char *correct, dpbo_svm_fit *fit, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double weights[DPBO_MAX_DIM];
   for (int j = 0; j < dims->weights; j++)
     weights[j] = values[dims->weight_dim[j]];
   DPBO_TRY(dpbo_svm_data_weigh(data, dims->weights, dims->weight_feature, weights, err));
-  DPBO_TRY(dpbo_svm_fit_predict(data, options, values[dims->c], values[dims->gamma], correct,
-                                accuracy, NULL, train_seconds, err));
+  DPBO_TRY(
+      dpbo_svm_fit_predict(data, options, values[dims->c], values[dims->gamma], correct, fit, err));
 done:
   return status;
 }
@@ -900,7 +902,9 @@ static dpbo_status svm_evaluate(void *impl_ptr, int d, const char *const *names,
   svm_impl *impl = impl_ptr;
   dpbo_svm_dims dims;
   DPBO_TRY(dpbo_svm_dims_find(d, names, impl->data->d, impl->options.data_path, &dims, err));
-  status = dpbo_svm_evaluate_at(impl->data, &impl->options, &dims, values, NULL, gain, NULL, err);
+  dpbo_svm_fit fit;
+  status = dpbo_svm_evaluate_at(impl->data, &impl->options, &dims, values, NULL, &fit, err);
+  if (status == DPBO_OK) *gain = fit.accuracy;
   if (status != DPBO_OK) dpbo_error_prefix(err, "svm objective");
 done:
   return status;

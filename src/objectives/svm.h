@@ -67,14 +67,32 @@ dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t
  * columns that cannot be classes (above). */
 dpbo_status dpbo_svm_check_labels(const dpbo_dataset *data, const char *path, dpbo_error *err);
 
+/* The dense predictor's counts (dpbo_svm_predict_dense). */
+typedef struct dpbo_svm_dense_counts {
+  int64_t rows;      /* rows predicted */
+  int64_t near_ties; /* rows with a decision value within DPBO_SVM_NEAR_TIE of 0 */
+  int64_t rechecked; /* rows with a decision value within its error bound of 0:
+                        predicted by svm_predict instead */
+} dpbo_svm_dense_counts;
+
+/* What one model trained and scored on the eval rows reports
+ * (dpbo_svm_fit_predict). */
+typedef struct dpbo_svm_fit {
+  double accuracy;         /* over the eval rows */
+  int64_t support_vectors; /* the model's */
+  double train_seconds;    /* the wall time of svm_train alone */
+  /* dpbo_svm_fit_predict_dense: the dense predictor's counts of this fit
+   * (dpbo_svm_predict_dense); zeros otherwise */
+  dpbo_svm_dense_counts counts;
+} dpbo_svm_fit;
+
 /* Trains one C-SVC RBF model with C, γ and options' cache_mb, tolerance and
  * shrinking (svm-train's defaults otherwise), predicts every eval row and
- * frees the model. Outputs may be NULL: correct[i] = 1 where row i is
- * predicted right, the accuracy over the eval rows, the number of support
- * vectors, the wall time of svm_train alone. */
+ * frees the model: correct[i] = 1 where row i is predicted right (correct
+ * may be NULL), and the fit's numbers. */
 dpbo_status dpbo_svm_fit_predict(dpbo_svm_data *data, const dpbo_svm_options *options, double C,
-                                 double gamma, unsigned char *correct, double *accuracy,
-                                 int64_t *support_vectors, double *train_seconds, dpbo_error *err);
+                                 double gamma, unsigned char *correct, dpbo_svm_fit *fit,
+                                 dpbo_error *err);
 
 /* LIBSVM's kernel cache sized from memory (k1sweep.cache_mb = auto).
  * options.cache_mb = DPBO_SVM_CACHE_AUTO asks the caller to resolve it with
@@ -131,13 +149,11 @@ dpbo_status dpbo_svm_data_weigh(dpbo_svm_data *data, int count, const int *featu
 
 /* One evaluation at a point of the space: values[] in the space's order,
  * dims from dpbo_svm_dims_find. Applies the weights (dpbo_svm_data_weigh)
- * and runs dpbo_svm_fit_predict with its C and γ (correct, accuracy and
- * train_seconds as there). The svm objective and dpbo compare both evaluate
- * through this. */
+ * and runs dpbo_svm_fit_predict with its C and γ (correct and fit as
+ * there). The svm objective and dpbo compare both evaluate through this. */
 dpbo_status dpbo_svm_evaluate_at(dpbo_svm_data *data, const dpbo_svm_options *options,
                                  const dpbo_svm_dims *dims, const double *values,
-                                 unsigned char *correct, double *accuracy, double *train_seconds,
-                                 dpbo_error *err);
+                                 unsigned char *correct, dpbo_svm_fit *fit, dpbo_error *err);
 
 /* ---------------------------------------------------------------------------
  * Predicting many rows at once through BLAS, with LIBSVM's model as input.
@@ -164,13 +180,6 @@ void dpbo_svm_pool_destroy(dpbo_svm_pool *pool);
 /* The threshold for a near-tie: a decision value within 1e-9 of 0. */
 #define DPBO_SVM_NEAR_TIE 1e-9
 
-typedef struct dpbo_svm_dense_counts {
-  int64_t rows;      /* rows predicted */
-  int64_t near_ties; /* rows with a decision value within DPBO_SVM_NEAR_TIE of 0 */
-  int64_t rechecked; /* rows with a decision value within its error bound of 0:
-                        predicted by svm_predict instead */
-} dpbo_svm_dense_counts;
-
 /* Predicts every pool row with a C-SVC or ν-SVC RBF model (as svm_predict
  * would: labels[n]). Optional (may be NULL): dec_values and dec_bounds, n ×
  * nr_class·(nr_class − 1)/2 each, row-major: our decision values and the
@@ -196,11 +205,9 @@ dpbo_status dpbo_svm_data_predict(dpbo_svm_data *data, const struct svm_model *m
                                   double *labels, dpbo_svm_dense_counts *counts, dpbo_error *err);
 
 /* dpbo_svm_fit_predict predicting the eval rows with dpbo_svm_predict_dense:
- * the same correct[] and accuracy. counts may be NULL (added to). */
+ * the same correct[] and accuracy, and fit->counts. */
 dpbo_status dpbo_svm_fit_predict_dense(dpbo_svm_data *data, const dpbo_svm_options *options,
                                        double C, double gamma, unsigned char *correct,
-                                       double *accuracy, int64_t *support_vectors,
-                                       double *train_seconds, dpbo_svm_dense_counts *counts,
-                                       dpbo_error *err);
+                                       dpbo_svm_fit *fit, dpbo_error *err);
 
 #endif

@@ -247,23 +247,28 @@ static dpbo_status config_check_used(const dpbo_config *config, dpbo_error *err)
 /* [privacy]: the algorithm, the total budget and every refusal of issue #3
  * (ε ≤ 0, δ ∉ (0,1), k1 ∉ [0,1], σ = 0 with Algorithm 1, a prior fitted on
  * the validation data). Needs [gp] and [objective] read first. */
-/* A range "LO HI" (LO < HI, both finite): *given = 0 when the value (or
- * the fallback) is empty, else 1 with the bounds. */
+/* A range "LO HI" (LO < HI, both finite): given = 0 when the value (or the
+ * fallback) is empty (lo and hi then kept), else 1 with the bounds. */
+typedef struct config_interval {
+  int given;
+  double lo, hi;
+} config_interval;
+
 static dpbo_status config_range(dpbo_config *config, const char *section, const char *key,
-                                const char *fallback, int *given, double *lo, double *hi,
-                                dpbo_error *err) {
+                                const char *fallback, config_interval *range, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char text[256];
+  double *lo = &range->lo, *hi = &range->hi;
   DPBO_TRY(
       dpbo_settings_get_string(&config->settings, section, key, fallback, text, sizeof text, err));
-  *given = 0;
+  range->given = 0;
   if (text[0]) {
     char tail;
     int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) &&
              *lo < *hi;
     DPBO_TRY(dpbo_settings_require(&config->settings, section, key, ok,
                                    "must be 'LO HI' with LO < HI", err));
-    *given = 1;
+    range->given = 1;
   }
 done:
   return status;
@@ -288,11 +293,15 @@ static dpbo_status config_value_range(dpbo_config *config, dpbo_error *err) {
     snprintf(fallback, sizeof fallback, "%.17g 0", -gstar);
   }
   const int written = dpbo_settings_find(&config->settings, "objective", "value_range") != NULL;
-  int old_given;
-  double old_lo, old_hi;
-  DPBO_TRY(config_range(config, "objective", "value_range", fallback, &config->clamp_value,
-                        &config->value_lo, &config->value_hi, err));
-  DPBO_TRY(config_range(config, "privacy", "value_range", "", &old_given, &old_lo, &old_hi, err));
+  config_interval range = {config->clamp_value, config->value_lo, config->value_hi}, old = {0};
+  status = config_range(config, "objective", "value_range", fallback, &range, err);
+  config->clamp_value = range.given;
+  config->value_lo = range.lo;
+  config->value_hi = range.hi;
+  if (status != DPBO_OK) goto done;
+  DPBO_TRY(config_range(config, "privacy", "value_range", "", &old, err));
+  const int old_given = old.given;
+  const double old_lo = old.lo, old_hi = old.hi;
   if (old_given && written)
     DPBO_TRY(dpbo_settings_require(
         &config->settings, "privacy", "value_range",

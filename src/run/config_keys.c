@@ -6,9 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dpbo/kernel.h"
+#include "objectives/dataset.h"
+#include "objectives/logreg.h"
+#include "run/private_evals_settings.h"
+
 /* Columns: section, key, type (the getter: integer | number | choice |
- * text; dimension for the dim.NAME lines), values (a choice's values in the
- * getter's order, else what is accepted), default (NULL: required),
+ * text; dimension for the dim.NAME lines), values (what is accepted; NULL
+ * for a choice, whose names are the code's own list in its target, so that
+ * they are spelled once), default (NULL: required),
  * computed (1: the default depends on other keys and the text describes
  * it), unit, read when ("" always, else "section.key = a, b"), meaning.
  * Rows are in the order the reader takes them. A KEY row is read by
@@ -23,6 +29,11 @@
   }
 #define ROW(section, key, type, values, fallback, unit, applies, doc, target)                      \
   { section, key, type, values, fallback, 0, unit, applies, doc, target }
+/* A choice read by run/config.c's code: its names are the code's list. */
+#define KEY_CHOICE(section, key, names, fallback, unit, applies, doc)                              \
+  {                                                                                                \
+    section, key, "choice", NULL, fallback, 0, unit, applies, doc, { .choices = (names) }          \
+  }
 
 /* Targets: a field of dpbo_config, its kind and accepted values. */
 #define DOUBLE(field, low, high, open_ends, below, above)                                          \
@@ -95,7 +106,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         INTEGER(DPBO_SETTINGS_INT, retries, 0, 100, NULL)),
 
     /* [space] */
-    ROW("space", "kind", "choice", "grid | sobol | list", "sobol", "", "",
+    ROW("space", "kind", "choice", NULL, "sobol", "", "",
         "The finite candidate set: a grid of LEVELS per dimension, the first space.points "
         "points of the unscrambled Sobol sequence, or the points of space.file.",
         ENUM(space_kind, dpbo_space_kind_names, NULL)),
@@ -110,7 +121,8 @@ const dpbo_settings_key dpbo_config_keys[] = {
     DPBO_CONFIG_KEYS_DIMS,
 
     /* [gp] */
-    KEY("gp", "kernel", "choice", "se | matern52", "matern52", 0, "", "",
+    KEY_CHOICE(
+        "gp", "kernel", dpbo_kernel_kind_names, "matern52", "", "",
         "The GP kernel, on unit-cube coordinates. Fix the prior before seeing the validation "
         "data (docs/design.md)."),
     KEY("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2", 0,
@@ -127,14 +139,15 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable."),
 
     /* [objective]: kind first, then the keys of that kind */
-    ROW("objective", "kind", "choice", "svm | synthetic | command | logreg", NULL, "", "",
+    ROW("objective", "kind", "choice", NULL, NULL, "", "",
         "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
         "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3).",
         ENUM(objective, dpbo_objective_kind_names, NULL)),
     KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
         "The data file: CSV (gzip ok), LIBSVM sparse or IDX images; a relative path is resolved "
         "against the current directory."),
-    KEY("objective", "format", "choice", "auto | csv | libsvm | idx", "auto", 0, "", SVM_LOGREG,
+    KEY_CHOICE(
+        "objective", "format", dpbo_data_format_names, "auto", "", SVM_LOGREG,
         "The data file's format (auto: from its content; idx when objective.labels is set)."),
     KEY("objective", "labels", "text", "a path, or empty", "", 0, "", SVM_LOGREG,
         "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz; pixels of "
@@ -143,7 +156,8 @@ const dpbo_settings_key dpbo_config_keys[] = {
         SVM_LOGREG,
         "The largest LIBSVM feature index accepted (rows are held dense: one huge index would "
         "allocate gigabytes)."),
-    KEY("objective", "header", "choice", "auto | yes | no", "auto", 0, "", SVM_LOGREG,
+    KEY_CHOICE(
+        "objective", "header", dpbo_csv_header_names, "auto", "", SVM_LOGREG,
         "CSV: whether the first row is a header (auto: a first row that is not numeric is one, "
         "and the log says so)."),
     KEY("objective", "label_column", "text", "last, or a column number from 1", "last", 0, "",
@@ -163,8 +177,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "sensitivity)."),
     KEY("objective", "shrinking", "integer", "0 or 1", "1", 0, "", "objective.kind = svm",
         "LIBSVM's shrinking heuristic (-h)."),
-    ROW("objective", "function", "choice", "branin | hartmann6 | gp_prior", NULL, "",
-        "objective.kind = synthetic",
+    ROW("objective", "function", "choice", NULL, NULL, "", "objective.kind = synthetic",
         "The synthetic function (branin needs 2 dimensions, hartmann6 6; gp_prior is drawn "
         "from the GP prior of [gp]).",
         ENUM(synthetic, dpbo_synthetic_kind_names, NULL)),
@@ -179,19 +192,19 @@ const dpbo_settings_key dpbo_config_keys[] = {
     KEY("objective", "positive_label", "number", "a label of the data",
         "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
         "The class against the rest (the stored default 'nan' means none)."),
-    KEY("objective", "loss", "choice", "sigmoid | ramp", "sigmoid", 0, "",
-        "objective.kind = logreg", "The loss whose validation value is tuned (Algorithm 3)."),
+    KEY_CHOICE("objective", "loss", dpbo_logreg_loss_names, "sigmoid", "",
+               "objective.kind = logreg",
+               "The loss whose validation value is tuned (Algorithm 3)."),
     ROW("objective", "command", "text", "a program and its arguments (no shell)", NULL, "",
         "objective.kind = command",
         "Your program, run once per evaluation (once per rank with objective.mode = persistent); "
         "it prints the value last (docs/own-model.md).",
         STRING(command.command)),
-    ROW("objective", "pass", "choice", "args | env", "args", "", "objective.kind = command",
+    ROW("objective", "pass", "choice", NULL, "args", "", "objective.kind = command",
         "How hyper-parameters reach the program: NAME=VALUE arguments, or DPBO_NAME "
         "environment variables (NAME upper-cased).",
         ENUM(command.pass, config_pass_names, NULL)),
-    ROW("objective", "mode", "choice", "per_evaluation | persistent", "per_evaluation", "",
-        "objective.kind = command",
+    ROW("objective", "mode", "choice", NULL, "per_evaluation", "", "objective.kind = command",
         "per_evaluation: one process per evaluation; persistent: one process per rank, started "
         "once, that reads one NAME=VALUE line per evaluation on stdin and prints the value on a "
         "line of stdout (docs/own-model.md, The persistent mode).",
@@ -207,7 +220,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "with objective.kind = command and a privacy.algorithm."),
 
     /* [ucb] */
-    ROW("ucb", "acquisition", "choice", "ucb | ei", "ucb", "", "",
+    ROW("ucb", "acquisition", "choice", NULL, "ucb", "", "",
         "The acquisition rule (ei only with privacy.algorithm = none or 3).",
         ENUM(acquisition, config_acquisition_names, NULL)),
     KEY("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", 0, "MiB per rank",
@@ -221,9 +234,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "leave it unset (a different value is refused)."),
 
     /* [privacy] */
-    ROW("privacy", "algorithm", "choice",
-        "none | 1 | 2 | 3 | random_search | liu_talwar | papernot_steinke | private_evaluations",
-        "none", "", "",
+    ROW("privacy", "algorithm", "choice", NULL, "none", "", "",
         "The private release drawn at the end of dpbo run (README, Private releases): the "
         "paper's algorithms 1 to 3, a private-selection method over data-independent "
         "candidates, or GP-UCB on privatized evaluations (every evaluation through the "
@@ -241,7 +252,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
         "everything on the value).",
         DOUBLE(privacy_split, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
-    ROW("privacy", "bounds", "choice", "corrected | paper", "corrected", "", "",
+    ROW("privacy", "bounds", "choice", NULL, "corrected", "", "",
         "The corrected sensitivity bounds, or the paper's literal formulas "
         "(docs/privacy-proofs.md).",
         ENUM(bounds, dpbo_bounds_names, NULL)),
@@ -250,9 +261,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "and 2).",
         DOUBLE(k1, 0, 1, 0,
                "must lie in [0, 1] (a kernel value between neighbouring validation sets)", NULL)),
-    ROW("privacy", "selection", "choice", "exponential | permute_and_flip", "exponential", "", "",
+    ROW("privacy", "selection", "choice", NULL, "exponential", "", "",
         "The mechanism that releases lambda~.", ENUM(selection, dpbo_select_kind_names, NULL)),
-    ROW("privacy", "noise", "choice", "os | seeded", "os", "", "",
+    ROW("privacy", "noise", "choice", NULL, "os", "", "",
         "The randomness of the release: the operating system's (getrandom), or seeded "
         "(experiments only, labelled not for publication).",
         ENUM(noise, config_noise_names, NULL)),
@@ -293,22 +304,22 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "evaluations", "privacy.algorithm = private_evaluations",
         "K, the Gaussian mechanisms sigma is calibrated for; every evaluation dispatched is "
         "charged (retries, lost ones), and the run stops when K are charged."),
-    KEY("privacy", "final_choice", "choice", "posterior_mean | best_observed", "posterior_mean", 0,
-        "", "privacy.algorithm = private_evaluations",
-        "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
-        "observation (v~ = its noisy value)."),
-    ROW("privacy", "failures_public", "choice", "no | yes", "no", "", "",
+    KEY_CHOICE("privacy", "final_choice", dpbo_final_choice_names, "posterior_mean", "",
+               "privacy.algorithm = private_evaluations",
+               "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
+               "observation (v~ = its noisy value)."),
+    ROW("privacy", "failures_public", "choice", NULL, "no", "", "",
         "You vouch that failed evaluations of a command objective do not depend on the "
         "validation data (needed to release a run with failures).",
         ENUM(failures_public, config_no_yes, NULL)),
-    ROW("privacy", "prior_source", "choice", "public | validation", "public", "", "",
+    ROW("privacy", "prior_source", "choice", NULL, "public", "", "",
         "Where the GP prior came from; validation is refused with a privacy algorithm (a prior "
         "fitted on the sensitive data voids the guarantee).",
         ENUM(prior_validation, config_prior_source_names, NULL)),
 
     /* [output] */
     DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
-    ROW("output", "posterior", "choice", "auto | yes | no", "auto", "", "",
+    ROW("output", "posterior", "choice", NULL, "auto", "", "",
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
         ENUM(posterior, config_posterior_names, NULL)),
 
@@ -355,8 +366,9 @@ static void config_keys_cell(FILE *out, const char *text) {
 static void config_keys_print_table(FILE *out, int markdown, const char *command,
                                     const dpbo_settings_key *table) {
   const char *section = "";
-  char buf[256];
+  char buf[256], choices[512];
   for (const dpbo_settings_key *row = table; row->key; row++) {
+    const char *values = dpbo_settings_key_values(row, choices, sizeof choices);
     if (strcmp(row->section, section) != 0) {
       section = row->section;
       if (markdown)
@@ -370,7 +382,7 @@ static void config_keys_print_table(FILE *out, int markdown, const char *command
     if (markdown) {
       fprintf(out, "| `%s` |", row->key);
       config_keys_cell(out, row->type);
-      config_keys_cell(out, row->values);
+      config_keys_cell(out, values);
       config_keys_cell(out, config_keys_default(row, buf, sizeof buf));
       config_keys_cell(out, row->unit);
       config_keys_cell(out, row->applies);
@@ -378,7 +390,7 @@ static void config_keys_print_table(FILE *out, int markdown, const char *command
       fputs("\n", out);
     } else {
       fprintf(out, "%s = %s\n    %s: %s", row->key, config_keys_default(row, buf, sizeof buf),
-              row->type, row->values);
+              row->type, values);
       if (row->unit[0]) fprintf(out, "; unit: %s", row->unit);
       if (row->applies[0]) fprintf(out, "; read when %s", row->applies);
       fprintf(out, "\n    %s\n", row->doc);

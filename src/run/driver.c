@@ -13,7 +13,6 @@
 #include "run/selection.h"
 #include "objectives/command.h"
 #include "base/log.h"
-#include "base/blas.h"
 #include "base/proc.h"
 #include "run/farm.h"
 #include "run/private_evals.h"
@@ -509,7 +508,6 @@ static void driver_log_start(const driver *dr) {
       dr->size == 1 ? "" : "s", config->iterations, dr->run->batch,
       dpbo_kernel_kind_name(config->kernel.kind), dpbo_run_ucb_mode(run, mode, sizeof mode),
       run->state_bytes_max / 1048576.0, run->state_bytes_total / 1048576.0, limit);
-  dpbo_blas_log();
   if (run->recompute_ranks > 0)
     dpbo_log_info("dpbo: recompute mode: the incremental UCB state (T x N/P doubles, %.1f MiB on "
                   "the largest rank) exceeds ucb.memory_limit_mb, so a(x) = L^-1 k(X_t, x) is "

@@ -256,10 +256,14 @@ static dpbo_status output_write_posterior(MPI_Comm comm, hid_t file, const dpbo_
   static const char *const names[] = {"unit", "mean", "std"};
   static const dpbo_h5io_fill fills[] = {output_fill_unit, output_fill_mean, output_fill_std};
   for (int i = 0; i < 3; i++) {
-    dpbo_status got =
-        dpbo_h5io_write_gathered(comm, status == DPBO_OK ? group : -1, names[i], H5T_NATIVE_DOUBLE,
-                                 i == 0 ? 2 : 1, i == 0 ? dims2 : dims1, (hsize_t)begin,
-                                 (hsize_t)count, POSTERIOR_CHUNK, fills[i], &fill, err);
+    const dpbo_h5io_blocks set = {.name = names[i],
+                                  .type = H5T_NATIVE_DOUBLE,
+                                  .ndims = i == 0 ? 2 : 1,
+                                  .dims = i == 0 ? dims2 : dims1,
+                                  .offset = (hsize_t)begin,
+                                  .rows = (hsize_t)count};
+    dpbo_status got = dpbo_h5io_write_gathered(comm, status == DPBO_OK ? group : -1, &set,
+                                               POSTERIOR_CHUNK, fills[i], &fill, err);
     if (status == DPBO_OK) status = got;
   }
   if (status != DPBO_OK || group < 0) goto done;

@@ -271,21 +271,22 @@ static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_
   DPBO_TRY(dpbo_selection_account(config->algorithm, config->privacy_epsilon, config->privacy_delta,
                                   config->privacy_split, config->iterations, config->ps_eta, acc,
                                   err));
+  const dpbo_selection_draw draw = {noise, config->selection, out->gain_sensitivity, lo,
+                                    hi,    noise_scale_factor};
   if (!dpbo_algorithm_ops_get(config->algorithm)->stopping) { /* random search */
     DPBO_ALLOC(gains, run->steps, "the gains");
     for (int t = 0; t < run->steps; t++)
       gains[t] = run->trace[t].gain;
-    DPBO_TRY(dpbo_selection_random_search(
-        noise, config->selection, gains, run->steps, out->gain_sensitivity, acc->epsilon_select,
-        acc->epsilon_value, lo, hi, noise_scale_factor, &pick, err));
+    DPBO_TRY(dpbo_selection_random_search(&draw, gains, run->steps, acc->epsilon_select,
+                                          acc->epsilon_value, &pick, err));
     pick.index = run->trace[pick.position].index;
     out->epsilon_lambda = acc->epsilon_select;
     out->epsilon_value = acc->epsilon_value;
     out->select = pick.select;
   } else {
-    DPBO_TRY(dpbo_selection_stopping(release_trace_next, (void *)run, noise, out->gain_sensitivity,
-                                     acc->epsilon_base, run->steps, config->iterations, lo, hi,
-                                     noise_scale_factor, &pick, err));
+    const dpbo_selection_runs runs = {release_trace_next, (void *)run, run->steps,
+                                      config->iterations};
+    DPBO_TRY(dpbo_selection_stopping(&runs, &draw, acc->epsilon_base, &pick, err));
     /* One mechanism over the pair: no share of ε for each part. */
     out->epsilon_lambda = out->epsilon_value = NAN;
     out->delta_lambda = out->delta_value = NAN;

@@ -22,29 +22,36 @@ dpbo_status dpbo_run_space(const dpbo_config *config, dpbo_space **space, dpbo_e
   return DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "unknown space kind");
 }
 
-/* dpbo_run_create_planned; a selection run takes the first `given_count`
- * of its candidates from `given` (every rank), the others are drawn from the
- * release noise when `draw` is set, else left -1 (a replay, which selects
- * nothing). */
+/* Where a selection run's candidates come from: the first `count` from
+ * `given` (every rank), the others drawn from the release noise when `draw`
+ * is set, else left -1 (a replay, which selects nothing). */
+typedef struct run_candidates {
+  const int64_t *given;
+  int count;
+  int draw;
+} run_candidates;
+
+/* dpbo_run_create_planned, with the candidates as `from` says. */
 static dpbo_status run_create(MPI_Comm comm, const dpbo_config *config, int planned,
-                              const int64_t *given, int given_count, int draw, dpbo_run *run,
-                              dpbo_error *err);
+                              const run_candidates *from, dpbo_run *run, dpbo_error *err);
 
 dpbo_status dpbo_run_create(MPI_Comm comm, const dpbo_config *config, dpbo_run *run,
                             dpbo_error *err) {
-  return run_create(comm, config, config->iterations, NULL, 0, 1, run, err);
+  const run_candidates drawn = {NULL, 0, 1};
+  return run_create(comm, config, config->iterations, &drawn, run, err);
 }
 
 dpbo_status dpbo_run_create_planned(MPI_Comm comm, const dpbo_config *config, int planned,
                                     const int64_t *candidates, dpbo_run *run, dpbo_error *err) {
-  return run_create(comm, config, planned, candidates, candidates ? planned : 0, !candidates, run,
-                    err);
+  const run_candidates from = {candidates, candidates ? planned : 0, !candidates};
+  return run_create(comm, config, planned, &from, run, err);
 }
 
 static dpbo_status run_create(MPI_Comm comm, const dpbo_config *config, int planned,
-                              const int64_t *given, int given_count, int draw, dpbo_run *run,
-                              dpbo_error *err) {
+                              const run_candidates *from, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local;
+  const int64_t *given = from->given;
+  const int given_count = from->count, draw = from->draw;
   int rank, size;
   memset(run, 0, sizeof *run);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
@@ -394,8 +401,9 @@ dpbo_status dpbo_run_replay(MPI_Comm comm, const dpbo_config *config, int steps,
   /* A stopping method's trace holds its K runs. */
   const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
   /* The trace holds the candidates evaluated: nothing is drawn. */
-  DPBO_TRY(run_create(comm, config, stopping && steps > 0 ? steps : config->iterations, index,
-                      steps, 0, run, err));
+  const run_candidates stored = {index, steps, 0};
+  DPBO_TRY(run_create(comm, config, stopping && steps > 0 ? steps : config->iterations, &stored,
+                      run, err));
   if (steps > run->planned)
     DPBO_RAISE(DPBO_ERR_ARG, "the trace holds %d steps, more than T = %d", steps,
                config->iterations);

@@ -155,11 +155,17 @@ done:
   return status;
 }
 
-dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, dpbo_noise *noise,
-                                    double sensitivity, double epsilon0, int64_t K, int T,
-                                    double lo, double hi, double noise_scale,
+dpbo_status dpbo_selection_stopping(const dpbo_selection_runs *plan,
+                                    const dpbo_selection_draw *draw, double epsilon0,
                                     dpbo_selection_pick *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const dpbo_selection_next_fn next = plan->next;
+  void *const context = plan->context;
+  dpbo_noise *const noise = draw->noise;
+  const double sensitivity = draw->sensitivity, lo = draw->lo, hi = draw->hi;
+  const double noise_scale = draw->noise_scale;
+  const int64_t K = plan->K;
+  const int T = plan->T;
   double best = -INFINITY;
   memset(out, 0, sizeof *out);
   for (int64_t runs = 0;;) {
@@ -196,12 +202,14 @@ done:
   return status;
 }
 
-dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kind,
-                                         const double *gains, int T, double sensitivity,
-                                         double epsilon_select, double epsilon_value, double lo,
-                                         double hi, double noise_scale, dpbo_selection_pick *out,
-                                         dpbo_error *err) {
+dpbo_status dpbo_selection_random_search(const dpbo_selection_draw *draw, const double *gains,
+                                         int T, double epsilon_select, double epsilon_value,
+                                         dpbo_selection_pick *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  dpbo_noise *const noise = draw->noise;
+  const dpbo_select_kind kind = draw->kind;
+  const double sensitivity = draw->sensitivity, lo = draw->lo, hi = draw->hi;
+  const double noise_scale = draw->noise_scale;
   memset(out, 0, sizeof *out);
   /* No tie-break to draw: both mechanisms pick a position by proposals from
    * `noise` (exponential: uniform proposals accepted with their weight;

@@ -149,23 +149,41 @@ typedef struct dpbo_selection_pick {
   double epsilon_spent;
 } dpbo_selection_pick;
 
-/* Q run K times (K > 0), or until an exact Bernoulli(1/T) coin after each
- * run says stop (K = 0: Liu–Talwar's random stopping, the coins drawn from
- * `noise` between the runs); the best (first on ties) noisy score is kept
- * and released clamped. noise_scale is 1 except in the audit's broken
- * variant (core/mechanism_private.h). */
-dpbo_status dpbo_selection_stopping(dpbo_selection_next_fn next, void *context, dpbo_noise *noise,
-                                    double sensitivity, double epsilon0, int64_t K, int T,
-                                    double lo, double hi, double noise_scale,
+/* How a selection method draws what it releases: every draw from the
+ * secret `noise`; the selection mechanism `kind` (random_search); the
+ * scores' sensitivity; the range [lo, hi] the released score is clamped to
+ * (post-processing); noise_scale, 1 except in the audit's broken variant
+ * (core/mechanism_private.h). */
+typedef struct dpbo_selection_draw {
+  dpbo_noise *noise;
+  dpbo_select_kind kind;
+  double sensitivity;
+  double lo, hi;
+  double noise_scale;
+} dpbo_selection_draw;
+
+/* The runs of Q that a stopping method takes the best of: next(context, k,
+ * ...) gives run k; K > 0 runs, or (K = 0: Liu–Talwar's random stopping)
+ * until an exact Bernoulli(1/T) coin after a run says stop. */
+typedef struct dpbo_selection_runs {
+  dpbo_selection_next_fn next;
+  void *context;
+  int64_t K;
+  int T;
+} dpbo_selection_runs;
+
+/* Q run as `runs` says (the stopping coins drawn from draw->noise between
+ * the runs), each score released by Laplace at epsilon0; the best (first on
+ * ties) noisy score is kept and released clamped. draw->kind is not used. */
+dpbo_status dpbo_selection_stopping(const dpbo_selection_runs *runs,
+                                    const dpbo_selection_draw *draw, double epsilon0,
                                     dpbo_selection_pick *out, dpbo_error *err);
 
 /* Private random search over the gains of T candidates: the selection on
  * gains (epsilon_select), then Laplace on the chosen gain (epsilon_value),
  * clamped; out->position is the chosen one's place among the T. */
-dpbo_status dpbo_selection_random_search(dpbo_noise *noise, dpbo_select_kind kind,
-                                         const double *gains, int T, double sensitivity,
-                                         double epsilon_select, double epsilon_value, double lo,
-                                         double hi, double noise_scale, dpbo_selection_pick *out,
-                                         dpbo_error *err);
+dpbo_status dpbo_selection_random_search(const dpbo_selection_draw *draw, const double *gains,
+                                         int T, double epsilon_select, double epsilon_value,
+                                         dpbo_selection_pick *out, dpbo_error *err);
 
 #endif
