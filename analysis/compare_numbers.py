@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The derived numbers that analysis/RESULTS.md quotes from a compare data file.
 
-    compare_numbers.py analysis/data/compare-NAME.json [--at EPSILON]
+    compare_numbers.py analysis/data/compare-NAME.json
+    compare_numbers.py --across EPSILON DELTA NAME=FILE.json [NAME=FILE.json ...]
 
 The tables of a compare figure come from plot_compare.py --table; the prose
 around them also quotes numbers that are sums, ratios or shares of the
@@ -30,6 +31,11 @@ def load(path):
     if not str(doc.get("format", "")).startswith("dpbo compare figure data"):
         print(f"compare_numbers.py: {path}: not a compare data file", file=sys.stderr)
         sys.exit(2)
+    # The exporter stores a table shared by several files (two deltas of one
+    # accuracy table) once, in the first file.
+    for f in doc["files"][1:]:
+        for key, value in doc["files"][0].get("table", {}).items():
+            f.setdefault("table", {}).setdefault(key, value)
     return doc
 
 
@@ -117,7 +123,59 @@ def stopping(f):
             print(f"{n}: eps0 = " + ", ".join(f"{b:.4g} (eps {at:g}, {b / at:.2f} eps)" for b, at in zip(base, eps)))
 
 
+ACROSS_ROWS = [
+    ("private_evaluations_mean", "privatized GP-UCB, argmax μ_T", "(ε, δ) approx."),
+    ("private_evaluations_best", "privatized GP-UCB, best noisy observation", "(ε, δ) approx."),
+    ("gp_ucb_mean", "non-private GP-UCB, argmax μ_T (R seeded starts)", "none (not private)"),
+    ("gp_ucb", "non-private GP-UCB, best observed (R seeded starts)", "none (not private)"),
+    ("random_search", "private random search", "(ε, 0) pure"),
+    ("liu_talwar", "Liu–Talwar", "(ε, δ) approx."),
+    ("papernot_steinke", "Papernot–Steinke (η = 0)", "(ε, δ) approx."),
+    ("dpbo", "DP-BO, Algorithm 1", "(ε, δ) approx."),
+    ("random_search_nonprivate", "random search, non-private", "none (not private)"),
+]
+
+
+def across(epsilon, delta, named):
+    """The cross-data-set table at one (epsilon, delta)."""
+    columns = []
+    for item in named:
+        name, _, path = item.partition("=")
+        files = [f for f in load(path)["files"] if math.isclose(f["meta"]["delta"], delta)]
+        if not files:
+            print(f"compare_numbers.py: {path}: no file at delta = {delta:g}", file=sys.stderr)
+            sys.exit(2)
+        f = files[0]
+        eps = f["meta"]["epsilons"]
+        at = [i for i, e in enumerate(eps) if math.isclose(e, epsilon)]
+        if not at:
+            print(f"compare_numbers.py: {path}: no epsilon = {epsilon:g}", file=sys.stderr)
+            sys.exit(2)
+        columns.append((name, f, at[0]))
+    extra = [n for _, f, _ in columns for n in f["methods"]
+             if n not in dict((r[0], 0) for r in ACROSS_ROWS) and n != "dpbo_algorithm3"]
+    rows = ACROSS_ROWS + [(n, n, f["methods"][n].get("guarantee", "")) for n in dict.fromkeys(extra)]
+    print("| method | guarantee | " + " | ".join(c[0] for c in columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
+    for key, label, guarantee in rows:
+        cells = []
+        for _, f, e in columns:
+            if key not in f["methods"]:
+                cells.append("–")
+                continue
+            a = test_accuracy(f, key)
+            a = a[e] if len(a) > 1 else a[0]  # a reference, stored once for every epsilon
+            cells.append(f"{a.mean():.4f} ± {a.std(ddof=1) / math.sqrt(len(a)):.4f} ({np.median(a):.4f})")
+        print(f"| {label} | {guarantee} | " + " | ".join(cells) + " |")
+
+
 def main(argv):
+    if argv[:1] == ["--across"]:
+        if len(argv) < 4:
+            print("usage: compare_numbers.py --across EPSILON DELTA NAME=FILE.json ...", file=sys.stderr)
+            return 2
+        across(float(argv[1]), float(argv[2]), argv[3:])
+        return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("data", help="a compare data file (analysis/data/compare-*.json)")
     a = p.parse_args(argv)
