@@ -3,6 +3,7 @@
 
     compare_numbers.py analysis/data/compare-NAME.json
     compare_numbers.py --across EPSILON DELTA NAME=FILE.json [NAME=FILE.json ...]
+    compare_numbers.py --pairs DELTA FILE.json
 
 The tables of a compare figure come from plot_compare.py --table; the prose
 around them also quotes numbers that are sums, ratios or shares of the
@@ -169,7 +170,48 @@ def across(epsilon, delta, named):
         print(f"| {label} | {guarantee} | " + " | ".join(cells) + " |")
 
 
+PAIRS = [
+    ("private_evaluations_mean", "gp_ucb_mean"),
+    ("private_evaluations_best", "gp_ucb"),
+    ("private_evaluations_mean", "random_search"),
+    ("private_evaluations_best", "random_search"),
+    ("gp_ucb", "random_search_nonprivate"),
+    ("gp_ucb_mean", "random_search_nonprivate"),
+]
+
+
+def pairs(delta, path):
+    files = [f for f in load(path)["files"] if math.isclose(f["meta"]["delta"], delta)]
+    if not files:
+        print(f"compare_numbers.py: {path}: no file at delta = {delta:g}", file=sys.stderr)
+        sys.exit(2)
+    f = files[0]
+
+    def at(name, e):
+        a = test_accuracy(f, name)
+        return a[e] if len(a) > 1 else a[0]
+
+    for e, eps in enumerate(f["meta"]["epsilons"]):
+        parts = []
+        for a, b in PAIRS:
+            if a not in f["methods"] or b not in f["methods"]:
+                continue
+            x, y = at(a, e), at(b, e)
+            se = math.hypot(x.std(ddof=1) / math.sqrt(len(x)), y.std(ddof=1) / math.sqrt(len(y)))
+            parts.append(f"{a} - {b} = {100 * (x.mean() - y.mean()):+.2f} ± {100 * se:.2f}")
+        quart = [f"{n} q1 {np.quantile(at(n, e), 0.25):.4f} / median {np.median(at(n, e)):.4f}"
+                 for n in ("private_evaluations_mean", "private_evaluations_best", "random_search")
+                 if n in f["methods"]]
+        print(f"eps = {eps:g}, delta = {delta:g}: " + "; ".join(parts + quart))
+
+
 def main(argv):
+    if argv[:1] == ["--pairs"]:
+        if len(argv) != 3:
+            print("usage: compare_numbers.py --pairs DELTA FILE.json", file=sys.stderr)
+            return 2
+        pairs(float(argv[1]), argv[2])
+        return 0
     if argv[:1] == ["--across"]:
         if len(argv) < 4:
             print("usage: compare_numbers.py --across EPSILON DELTA NAME=FILE.json ...", file=sys.stderr)
