@@ -16,6 +16,8 @@
  *     each resampled set's 2n x 2n covariance s²(K1 ⊗ K2) + σn² I at the
  *     fitted parameters, to 1e-9 relative.
  *  4. A context whose sets are not the basis's sets index[i] is refused.
+ *  5. A basis past its memory bound leaves the refit to its own
+ *     eigendecompositions, with the same result.
  *
  * Each rank runs the whole case on MPI_COMM_SELF (the bootstrap's layout);
  * the test runs on 1, 2 and 4 ranks like the others. */
@@ -198,6 +200,33 @@ int main(int argc, char **argv) {
     printf("basis: %lld eigendecompositions for %d refits; dense Cholesky against the basis path: "
            "worst relative difference %.2e\n",
            (long long)wbasis.eigendecompositions, B, worst);
+
+  /* 5. A basis with no room computes nothing itself: the refit falls back to
+   * its own eigendecompositions, with the same result. */
+  {
+    dpbo_k1lik_basis *none = NULL;
+    dpbo_k1lik *fresh = NULL, *fast = NULL;
+    dpbo_k1lik_result rf, rb;
+    memset(&rf, 0, sizeof rf);
+    memset(&rb, 0, sizeof rb);
+    CHECK_OK(dpbo_k1lik_basis_create(R, N, D, F, Fp, u, &opt, 0, &none, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fresh, &err));
+    CHECK_OK(dpbo_k1lik_sweep(fresh, N, 0.05, &rf, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fast, &err));
+    CHECK_OK(dpbo_k1lik_use_basis(fast, none, index[B - 1], &err));
+    CHECK_OK(dpbo_k1lik_sweep(fast, N, 0.05, &rb, &err));
+    dpbo_k1lik_work wf, wb, wn;
+    dpbo_k1lik_work_get(fresh, &wf);
+    dpbo_k1lik_work_get(fast, &wb);
+    dpbo_k1lik_basis_work(none, &wn);
+    CHECK(wn.eigendecompositions == 0 && wb.eigendecompositions == wf.eigendecompositions);
+    CHECK(same_fit(&rf.mle, &rb.mle) && rf.k1_lo == rb.k1_lo && rf.k1_hi == rb.k1_hi);
+    dpbo_k1lik_result_free(&rf);
+    dpbo_k1lik_result_free(&rb);
+    dpbo_k1lik_destroy(fresh);
+    dpbo_k1lik_destroy(fast);
+    dpbo_k1lik_basis_destroy(none);
+  }
 
   /* 4. A context that is not the resample it claims. */
   {
