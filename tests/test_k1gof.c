@@ -244,8 +244,21 @@ static void model_cases(void) {
   double k1[B], t[B], s2t[B];
   dpbo_k1lik_options opt;
   dpbo_k1lik_options_default(&opt);
-  CHECK_OK(dpbo_k1gof_bootstrap(MPI_COMM_WORLD, R, n, d, F, Fp, u, &opt, B, 9u, UINT64_C(1) << 40,
-                                n, 0.05, index, k1, t, s2t, boundary, &err));
+  const dpbo_k1gof_bootstrap_in bin = {.R = R,
+                                       .n = n,
+                                       .d = d,
+                                       .F = F,
+                                       .Fp = Fp,
+                                       .coords = u,
+                                       .options = &opt,
+                                       .B = B,
+                                       .seed = 9u,
+                                       .stream = UINT64_C(1) << 40,
+                                       .N = n,
+                                       .delta = 0.05};
+  dpbo_k1gof_bootstrap_out bout = {
+      .index = index, .k1 = k1, .one_minus_k1 = t, .s2t = s2t, .boundary = boundary};
+  CHECK_OK(dpbo_k1gof_bootstrap(MPI_COMM_WORLD, &bin, &bout, &err));
   double *Fb = malloc((size_t)R * n * sizeof *Fb), *Fpb = malloc((size_t)R * n * sizeof *Fpb);
   for (int b = 0; b < B; b++) {
     for (int i = 0; i < R; i++) {

@@ -299,17 +299,22 @@ done:
 /* ---------------------------------------------------------------------------
  * Bootstrap over the pairs. */
 
-dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, int R, int n, int d, const double *F,
-                                 const double *Fp, const double *coords,
-                                 const dpbo_k1lik_options *options, int B, uint64_t seed,
-                                 uint64_t stream, int64_t N, double delta, int32_t *index,
-                                 double *k1, double *one_minus_k1, double *s2t, int32_t *boundary,
-                                 dpbo_error *err) {
+/* Memory a rank's bootstrap basis may take (k1lik.h): at the Covertype
+ * sweep's size (n = 100 settings, R = 100 sets, ~700 lattice points) it
+ * needs about 140 MB; beyond this the refits compute the rest themselves. */
+#define K1GOF_BASIS_MAX_BYTES ((size_t)1 << 30)
+
+dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, const dpbo_k1gof_bootstrap_in *in,
+                                 dpbo_k1gof_bootstrap_out *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   double *all = NULL, *Fb = NULL, *Fpb = NULL, *res = NULL, *sum = NULL;
   dpbo_k1lik *lik = NULL;
+  dpbo_k1lik_basis *basis = NULL;
   dpbo_k1lik_result result;
   memset(&result, 0, sizeof result);
+  memset(&out->work, 0, sizeof out->work);
+  out->basis_eigendecompositions = 0;
+  const int R = in->R, n = in->n, d = in->d, B = in->B;
   int rank, size;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
@@ -319,36 +324,51 @@ dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, int R, int n, int d, const doubl
   DPBO_ALLOC(res, (size_t)4 * (B > 0 ? B : 1), "the bootstrap");
   DPBO_ALLOC(sum, (size_t)4 * (B > 0 ? B : 1), "the bootstrap");
   if (rank == 0) {
-    memcpy(all, F, (size_t)R * n * sizeof *all);
-    memcpy(all + (size_t)R * n, Fp, (size_t)R * n * sizeof *all);
+    memcpy(all, in->F, (size_t)R * n * sizeof *all);
+    memcpy(all + (size_t)R * n, in->Fp, (size_t)R * n * sizeof *all);
   }
   DPBO_MPI_TRY(MPI_Bcast(all, 2 * R * n, MPI_DOUBLE, 0, comm));
   /* Every rank draws every resample (cheap), so all hold the indices. */
   for (int b = 0; b < B; b++) {
     dpbo_rng rng;
-    dpbo_rng_seed(&rng, seed, stream | (uint64_t)b);
+    dpbo_rng_seed(&rng, in->seed, in->stream | (uint64_t)b);
     for (int i = 0; i < R; i++)
-      index[(size_t)b * R + i] = (int32_t)dpbo_rng_below(&rng, (uint32_t)R);
+      out->index[(size_t)b * R + i] = (int32_t)dpbo_rng_below(&rng, (uint32_t)R);
   }
   /* One rank per resample, LAPACK on that rank: results independent of the
    * number of ranks. */
-  dpbo_k1lik_options opt = *options;
+  dpbo_k1lik_options opt = *in->options;
   opt.eigen_threshold = DPBO_EIGEN_MAX_N + 1;
   for (int k = 0; k < 4 * B; k++)
     res[k] = 0.0;
+  /* The models are the same in every resample: one basis per rank serves
+   * all of its refits (k1lik.h, dpbo_k1lik_basis). */
+  const dpbo_k1lik_sets sets = {
+      .R = R, .n = n, .d = d, .F = all, .Fp = all + (size_t)R * n, .coords = in->coords};
+  if (rank < B) local = dpbo_k1lik_basis_create(&sets, &opt, K1GOF_BASIS_MAX_BYTES, &basis, err);
   for (int b = rank; b < B && local == DPBO_OK; b += size) {
+    const int32_t *index = out->index + (size_t)b * R;
     for (int i = 0; i < R; i++) {
-      const int32_t src = index[(size_t)b * R + i];
-      memcpy(Fb + (size_t)i * n, all + (size_t)src * n, (size_t)n * sizeof *Fb);
-      memcpy(Fpb + (size_t)i * n, all + ((size_t)R + src) * n, (size_t)n * sizeof *Fpb);
+      memcpy(Fb + (size_t)i * n, all + (size_t)index[i] * n, (size_t)n * sizeof *Fb);
+      memcpy(Fpb + (size_t)i * n, all + ((size_t)R + index[i]) * n, (size_t)n * sizeof *Fpb);
     }
-    local = dpbo_k1lik_create(MPI_COMM_SELF, R, n, d, Fb, Fpb, coords, &opt, &lik, err);
-    if (local == DPBO_OK) local = dpbo_k1lik_sweep(lik, N, delta, &result, err);
+    local = dpbo_k1lik_create(MPI_COMM_SELF, R, n, d, Fb, Fpb, in->coords, &opt, &lik, err);
+    if (local == DPBO_OK) local = dpbo_k1lik_use_basis(lik, basis, index, err);
+    if (local == DPBO_OK) local = dpbo_k1lik_sweep(lik, in->N, in->delta, &result, err);
     if (local == DPBO_OK) {
       res[4 * b] = result.mle.k1;
       res[4 * b + 1] = result.mle.one_minus_k1;
       res[4 * b + 2] = result.mle.s * result.mle.s * result.mle.one_minus_k1;
       res[4 * b + 3] = result.boundary;
+      dpbo_k1lik_work w;
+      dpbo_k1lik_work_get(lik, &w);
+      out->work.eigendecompositions += w.eigendecompositions;
+      out->work.scalapack += w.scalapack;
+      out->work.projections += w.projections;
+      out->work.entries += w.entries;
+      out->work.evaluations += w.evaluations;
+      out->work.logs += w.logs;
+      out->work.logdet_reused += w.logdet_reused;
     } else {
       dpbo_error_prefix(err, "bootstrap resample %d", b);
     }
@@ -359,14 +379,32 @@ dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, int R, int n, int d, const doubl
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   if (B > 0) DPBO_MPI_TRY(MPI_Allreduce(res, sum, 4 * B, MPI_DOUBLE, MPI_SUM, comm));
   for (int b = 0; b < B; b++) {
-    k1[b] = sum[4 * b];
-    one_minus_k1[b] = sum[4 * b + 1];
-    s2t[b] = sum[4 * b + 2];
-    boundary[b] = (int32_t)sum[4 * b + 3];
+    out->k1[b] = sum[4 * b];
+    out->one_minus_k1[b] = sum[4 * b + 1];
+    out->s2t[b] = sum[4 * b + 2];
+    out->boundary[b] = (int32_t)sum[4 * b + 3];
   }
+  /* The work, summed over the ranks: the refits' and the bases'. */
+  if (basis) {
+    dpbo_k1lik_work w;
+    dpbo_k1lik_basis_work(basis, &w);
+    out->basis_eigendecompositions = w.eigendecompositions;
+    out->work.eigendecompositions += w.eigendecompositions;
+    out->work.scalapack += w.scalapack;
+    out->work.projections += w.projections;
+  }
+  int64_t counts[8] = {out->work.eigendecompositions, out->work.scalapack,
+                       out->work.projections,         out->work.entries,
+                       out->work.evaluations,         out->work.logs,
+                       out->work.logdet_reused,       out->basis_eigendecompositions};
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, counts, 8, MPI_INT64_T, MPI_SUM, comm));
+  out->work = (dpbo_k1lik_work){counts[0], counts[1], counts[2], counts[3],
+                                counts[4], counts[5], counts[6]};
+  out->basis_eigendecompositions = counts[7];
 done:
   dpbo_k1lik_result_free(&result);
   dpbo_k1lik_destroy(lik);
+  dpbo_k1lik_basis_destroy(basis);
   free(all);
   free(Fb);
   free(Fpb);
@@ -482,9 +520,26 @@ dpbo_status dpbo_k1gof_compute(MPI_Comm comm, const dpbo_k1gof_task *t, dpbo_k1g
     DPBO_ALLOC(r->k1, B, "the bootstrap");
     DPBO_ALLOC(r->one_minus_k1, B, "the bootstrap");
     DPBO_ALLOC(r->s2t, B, "the bootstrap");
-    DPBO_TRY(dpbo_k1gof_bootstrap(comm, t->R, t->n, t->d, t->F, t->Fp, t->coords, t->options, t->B,
-                                  t->seed, r->stream, t->fit->N, t->fit->delta, r->index, r->k1,
-                                  r->one_minus_k1, r->s2t, r->boundary, err));
+    const dpbo_k1gof_bootstrap_in in = {.R = t->R,
+                                        .n = t->n,
+                                        .d = t->d,
+                                        .F = t->F,
+                                        .Fp = t->Fp,
+                                        .coords = t->coords,
+                                        .options = t->options,
+                                        .B = t->B,
+                                        .seed = t->seed,
+                                        .stream = r->stream,
+                                        .N = t->fit->N,
+                                        .delta = t->fit->delta};
+    dpbo_k1gof_bootstrap_out out = {.index = r->index,
+                                    .k1 = r->k1,
+                                    .one_minus_k1 = r->one_minus_k1,
+                                    .s2t = r->s2t,
+                                    .boundary = r->boundary};
+    DPBO_TRY(dpbo_k1gof_bootstrap(comm, &in, &out, err));
+    r->boot_work = out.work;
+    r->boot_basis_eigendecompositions = out.basis_eigendecompositions;
     r->k1_lo = dpbo_k1gof_quantile(r->k1, t->B, 0.025);
     r->k1_hi = dpbo_k1gof_quantile(r->k1, t->B, 0.975);
     r->s2t_lo = dpbo_k1gof_quantile(r->s2t, t->B, 0.025);

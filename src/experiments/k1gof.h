@@ -103,15 +103,36 @@ dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
                                 const double *F, const double *Fp, double *max_diff,
                                 dpbo_k1gof_pipeline_out *out, dpbo_error *err);
 
-/* Collective; F, Fp on rank 0, coords and options on every rank. Replicate
- * b uses resample index[b·R .. b·R + R) (filled, every rank) and returns
- * the MLE's k1, 1 − k1 and s²(1 − k1) and its boundary flag. */
-dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, int R, int n, int d, const double *F,
-                                 const double *Fp, const double *coords,
-                                 const dpbo_k1lik_options *options, int B, uint64_t seed,
-                                 uint64_t stream, int64_t N, double delta, int32_t *index,
-                                 double *k1, double *one_minus_k1, double *s2t, int32_t *boundary,
-                                 dpbo_error *err);
+/* The bootstrap's problem: R pairs of n settings (F, Fp R×n on rank 0),
+ * coords (n×d) and options on every rank, B resamples from PCG streams
+ * stream | b of seed, and N, δ for Algorithm 1's c (k1lik.h). */
+typedef struct dpbo_k1gof_bootstrap_in {
+  int R, n, d;
+  const double *F, *Fp, *coords;
+  const dpbo_k1lik_options *options;
+  int B;
+  uint64_t seed, stream;
+  int64_t N;
+  double delta;
+} dpbo_k1gof_bootstrap_in;
+
+/* Arrays the caller provides (every rank): index B×R, the others B. */
+typedef struct dpbo_k1gof_bootstrap_out {
+  int32_t *index;                    /* resample b's pairs: index[b·R .. b·R + R) */
+  double *k1;                        /* the MLE's k1 per resample */
+  double *one_minus_k1;              /* its 1 − k1 */
+  double *s2t;                       /* s²(1 − k1) */
+  int32_t *boundary;                 /* the sweep's boundary flag */
+  dpbo_k1lik_work work;              /* summed over the ranks: the refits' and the bases' work */
+  int64_t basis_eigendecompositions; /* of which in the ranks' shared bases */
+} dpbo_k1gof_bootstrap_out;
+
+/* Collective. Replicate b refits the whole sweep on resample b (k1lik on
+ * MPI_COMM_SELF with LAPACK, resamples b ≡ rank mod size), drawing each ℓ
+ * lattice point's eigenbasis and the sets' projections from one basis per
+ * rank (dpbo_k1lik_basis: bit for bit what a fresh context returns). */
+dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, const dpbo_k1gof_bootstrap_in *in,
+                                 dpbo_k1gof_bootstrap_out *out, dpbo_error *err);
 
 /* Linear-interpolation quantile (numpy's default) of x[0..count) at p. */
 double dpbo_k1gof_quantile(const double *x, int count, double p);
@@ -153,6 +174,8 @@ typedef struct dpbo_k1gof_result {
   uint64_t stream;
   int32_t *index, *boundary;
   double *k1, *one_minus_k1, *s2t;
+  dpbo_k1lik_work boot_work; /* the refits' work, summed over the ranks */
+  int64_t boot_basis_eigendecompositions;
   double k1_lo, k1_hi, s2t_lo, s2t_hi; /* 95% percentile intervals */
   int64_t at_boundary;                 /* resamples whose MLE sits at a searched end */
 } dpbo_k1gof_result;

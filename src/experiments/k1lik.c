@@ -25,7 +25,27 @@ typedef struct k1lik_entry {
   double *abar;   /* mean over sets of the sum-channel projections a_ij */
   double *ssa;    /* Σ_i (a_ij − ā_j)² */
   double *b2;     /* Σ_i b_ij² (difference channel) */
+  double *memo;   /* the basis's log-determinant memo of this ℓ, or NULL */
 } k1lik_entry;
+
+/* One ℓ lattice point of a basis: 2n + 2Rn + grid·scan doubles in one block. */
+typedef struct k1lik_basis_point {
+  double *lambda; /* as k1lik_entry */
+  double *g;
+  double *proj; /* R×2n: a_i = Qᵀ sum_i, then b_i² = (Qᵀ diff_i)², original set i */
+  double *memo; /* grid×scan log-determinants, NaN until computed */
+} k1lik_basis_point;
+
+struct dpbo_k1lik_basis {
+  int R, n, d;
+  dpbo_k1lik_options opt;
+  double *coords, *sum, *diff; /* as the context's, for all R original sets */
+  int lattice_K;
+  int grid_count, scan_count; /* the sweep grid's k1 and the ρ scan's points */
+  k1lik_basis_point *point;   /* lattice_K + 1, lambda NULL until computed */
+  size_t bytes, max_bytes;
+  dpbo_k1lik_work work;
+};
 
 struct dpbo_k1lik {
   MPI_Comm comm; /* private duplicate */
@@ -42,6 +62,10 @@ struct dpbo_k1lik {
   int lattice_K;     /* lattice points 0..K */
   double log_ell_min, lattice_h;
   int eigen_count, scalapack_count;
+  double *scratch;         /* 8n: the ρ search's per-setting terms */
+  dpbo_k1lik_basis *basis; /* shared eigenbases, or NULL */
+  int32_t *index;          /* set i of this context is the basis's set index[i] */
+  dpbo_k1lik_work work;
 };
 
 void dpbo_k1lik_options_default(dpbo_k1lik_options *o) {
@@ -101,6 +125,8 @@ void dpbo_k1lik_destroy(dpbo_k1lik *ctx) {
   free(ctx->diff);
   free(ctx->counts);
   free(ctx->displs);
+  free(ctx->scratch);
+  free(ctx->index);
   if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
   free(ctx);
 }
@@ -187,9 +213,10 @@ dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *
     sendcounts = malloc((size_t)size * sizeof *sendcounts);
     senddispls = malloc((size_t)size * sizeof *senddispls);
     ctx->lattice_slot = malloc(((size_t)ctx->lattice_K + 1) * sizeof *ctx->lattice_slot);
+    ctx->scratch = malloc((size_t)8 * n * sizeof *ctx->scratch);
   }
   if (!ctx || !ctx->coords || !ctx->sum || !ctx->diff || !Fblock || !Fpblock || !ctx->counts ||
-      !ctx->displs || !sendcounts || !senddispls || !ctx->lattice_slot)
+      !ctx->displs || !sendcounts || !senddispls || !ctx->lattice_slot || !ctx->scratch)
     local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM,
                            "k1 likelihood: out of memory for %d sets x %d settings", R, n);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -231,7 +258,85 @@ void dpbo_k1lik_counts(const dpbo_k1lik *ctx, int *eigendecompositions, int *sca
   if (scalapack) *scalapack = ctx->scalapack_count;
 }
 
+void dpbo_k1lik_work_get(const dpbo_k1lik *ctx, dpbo_k1lik_work *work) {
+  *work = ctx->work;
+  work->eigendecompositions = ctx->eigen_count;
+  work->scalapack = ctx->scalapack_count;
+}
+
+/* K2 over the settings (n×n, both triangles), identical on every rank. */
+static dpbo_status k1lik_kernel_matrix(dpbo_kernel_kind kind, int n, int d, const double *coords,
+                                       const double *ls, double *V, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_kernel kernel;
+  DPBO_TRY(dpbo_kernel_init(&kernel, kind, d, ls, err));
+  for (int i = 0; i < n; i++) {
+    V[(size_t)i * n + i] =
+        dpbo_kernel_eval(&kernel, coords + (size_t)i * d, coords + (size_t)i * d);
+    for (int j = i + 1; j < n; j++) {
+      double k = dpbo_kernel_eval(&kernel, coords + (size_t)i * d, coords + (size_t)j * d);
+      V[(size_t)i * n + j] = k;
+      V[(size_t)j * n + i] = k;
+    }
+  }
+done:
+  return status;
+}
+
+/* λ (clamped) and g = Qᵀ1 from an eigendecomposition (eigen.h layout). */
+static void k1lik_spectrum(int n, const double *V, const double *w, double *lambda, double *g) {
+  for (int j = 0; j < n; j++) {
+    /* K2 is positive semi-definite; rounding can leave its smallest
+     * eigenvalues at −1e-16 or so, which σn² > 0 dominates anyway. */
+    lambda[j] = w[j] > 0.0 ? w[j] : 0.0;
+    double acc = 0.0;
+    for (int i = 0; i < n; i++)
+      acc += V[(size_t)j * n + i];
+    g[j] = acc;
+  }
+}
+
+/* Sets' projections: out + r·2n gets a = Qᵀ sum_r, then b² = (Qᵀ diff_r)²,
+ * one gemv each (a set's projection does not depend on which rank or which
+ * basis computes it). */
+static void k1lik_project(int n, int64_t count, const double *V, const double *sum,
+                          const double *diff, double *out) {
+  for (int64_t r = 0; r < count; r++) {
+    double *a = out + (size_t)r * 2 * n, *b = a + n;
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, sum + (size_t)r * n, 1, 0.0, a, 1);
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, diff + (size_t)r * n, 1, 0.0, b, 1);
+    for (int j = 0; j < n; j++)
+      b[j] *= b[j];
+  }
+}
+
+/* ā, SSa and B of the sets rows[0..R) of proj (rows NULL: 0..R−1), summed
+ * in set order: rank-count independent, and two-pass so the mean does not
+ * cancel against the spread. */
+static void k1lik_moments(int R, int n, const double *proj, const int32_t *rows, double *abar,
+                          double *ssa, double *b2out) {
+  for (int j = 0; j < n; j++) {
+    double s = 0.0, b2 = 0.0;
+    for (int i = 0; i < R; i++) {
+      const double *p = proj + (size_t)(rows ? rows[i] : i) * 2 * n;
+      s += p[j];
+      b2 += p[n + j];
+    }
+    double mean = s / R, ss = 0.0;
+    for (int i = 0; i < R; i++) {
+      double dev = proj[(size_t)(rows ? rows[i] : i) * 2 * n + j] - mean;
+      ss += dev * dev;
+    }
+    abar[j] = mean;
+    ssa[j] = ss;
+    b2out[j] = b2;
+  }
+}
+
 /* --- one length-scale: eigendecomposition, projections, sufficient statistics */
+
+static dpbo_status k1lik_basis_point_get(dpbo_k1lik_basis *basis, int k, const double *ls,
+                                         const k1lik_basis_point **out, dpbo_error *err);
 
 /* Collective: the cache entry for length-scales ls (computed if absent).
  * lattice_k >= 0 names the ℓ lattice point ls stands for. */
@@ -251,12 +356,17 @@ static dpbo_status k1lik_entry_get(dpbo_k1lik *ctx, const double *ls, int lattic
       return DPBO_OK;
     }
 
-  dpbo_kernel kernel;
-  DPBO_TRY(dpbo_kernel_init(&kernel, ctx->opt.kernel, d, ls, err));
-  V = malloc((size_t)n * n * sizeof *V);
-  w = malloc((size_t)n * sizeof *w);
-  mine = malloc((size_t)(ctx->count > 0 ? ctx->count : 1) * 2 * n * sizeof *mine);
-  all = malloc((size_t)R * 2 * n * sizeof *all);
+  /* A basis (one rank) may hold this lattice point's eigenbasis and the
+   * original sets' projections already. */
+  const k1lik_basis_point *point = NULL;
+  if (ctx->basis && lattice_k >= 0)
+    DPBO_TRY(k1lik_basis_point_get(ctx->basis, lattice_k, ls, &point, err));
+  if (!point) {
+    V = malloc((size_t)n * n * sizeof *V);
+    w = malloc((size_t)n * sizeof *w);
+    mine = malloc((size_t)(ctx->count > 0 ? ctx->count : 1) * 2 * n * sizeof *mine);
+    all = malloc((size_t)R * 2 * n * sizeof *all);
+  }
   block = malloc(((size_t)d + 5 * (size_t)n) * sizeof *block);
   if (ctx->cache_len == ctx->cache_cap) {
     int cap = ctx->cache_cap ? 2 * ctx->cache_cap : 64;
@@ -266,27 +376,10 @@ static dpbo_status k1lik_entry_get(dpbo_k1lik *ctx, const double *ls, int lattic
       ctx->cache_cap = cap;
     }
   }
-  if (!V || !w || !mine || !all || !block || ctx->cache_len == ctx->cache_cap)
+  if ((!point && (!V || !w || !mine || !all)) || !block || ctx->cache_len == ctx->cache_cap)
     local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM,
                            "k1 likelihood: out of memory for a %d x %d kernel matrix", n, n);
   DPBO_TRY(dpbo_comm_agree(ctx->comm, local, err));
-
-  /* K2 over the settings, identical on every rank, then V with eigenvector
-   * j at V + j*n (eigen.h). */
-  for (int i = 0; i < n; i++) {
-    V[(size_t)i * n + i] =
-        dpbo_kernel_eval(&kernel, ctx->coords + (size_t)i * d, ctx->coords + (size_t)i * d);
-    for (int j = i + 1; j < n; j++) {
-      double k =
-          dpbo_kernel_eval(&kernel, ctx->coords + (size_t)i * d, ctx->coords + (size_t)j * d);
-      V[(size_t)i * n + j] = k;
-      V[(size_t)j * n + i] = k;
-    }
-  }
-  int used = 0;
-  DPBO_TRY(dpbo_eigen_sym(ctx->comm, n, V, w, ctx->opt.eigen_threshold, &used, err));
-  ctx->eigen_count++;
-  ctx->scalapack_count += used;
 
   k1lik_entry e;
   e.ls = block;
@@ -295,46 +388,32 @@ static dpbo_status k1lik_entry_get(dpbo_k1lik *ctx, const double *ls, int lattic
   e.abar = e.g + n;
   e.ssa = e.abar + n;
   e.b2 = e.ssa + n;
+  e.memo = NULL;
   memcpy(e.ls, ls, (size_t)d * sizeof *ls);
-  for (int j = 0; j < n; j++) {
-    /* K2 is positive semi-definite; rounding can leave its smallest
-     * eigenvalues at −1e-16 or so, which σn² > 0 dominates anyway. */
-    e.lambda[j] = w[j] > 0.0 ? w[j] : 0.0;
-    double acc = 0.0;
-    for (int i = 0; i < n; i++)
-      acc += V[(size_t)j * n + i];
-    e.g[j] = acc;
+  if (point) {
+    /* The resample's sets are the basis's sets index[i]: the same
+     * projections, summed in the same order, as below. */
+    memcpy(e.lambda, point->lambda, (size_t)n * sizeof *e.lambda);
+    memcpy(e.g, point->g, (size_t)n * sizeof *e.g);
+    k1lik_moments(R, n, point->proj, ctx->index, e.abar, e.ssa, e.b2);
+    e.memo = point->memo;
+  } else {
+    /* K2 over the settings, identical on every rank, then V with
+     * eigenvector j at V + j*n (eigen.h). */
+    DPBO_TRY(k1lik_kernel_matrix(ctx->opt.kernel, n, d, ctx->coords, ls, V, err));
+    int used = 0;
+    DPBO_TRY(dpbo_eigen_sym(ctx->comm, n, V, w, ctx->opt.eigen_threshold, &used, err));
+    ctx->eigen_count++;
+    ctx->scalapack_count += used;
+    k1lik_spectrum(n, V, w, e.lambda, e.g);
+    /* This rank's sets, then every set on every rank. */
+    k1lik_project(n, ctx->count, V, ctx->sum, ctx->diff, mine);
+    ctx->work.projections += ctx->count;
+    DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts,
+                                ctx->displs, MPI_DOUBLE, ctx->comm));
+    k1lik_moments(R, n, all, NULL, e.abar, e.ssa, e.b2);
   }
-  /* This rank's sets: a = Qᵀ sum, b² = (Qᵀ diff)², one gemv each (a set's
-   * projection does not depend on which rank computes it). */
-  for (int64_t r = 0; r < ctx->count; r++) {
-    double *a = mine + (size_t)r * 2 * n, *b = a + n;
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, ctx->sum + (size_t)r * n, 1, 0.0, a,
-                1);
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, V, n, ctx->diff + (size_t)r * n, 1, 0.0, b,
-                1);
-    for (int j = 0; j < n; j++)
-      b[j] *= b[j];
-  }
-  DPBO_MPI_TRY(MPI_Allgatherv(mine, ctx->counts[ctx->rank], MPI_DOUBLE, all, ctx->counts,
-                              ctx->displs, MPI_DOUBLE, ctx->comm));
-  /* Sums in set order on every rank: rank-count independent, and two-pass
-   * so the mean does not cancel against the spread. */
-  for (int j = 0; j < n; j++) {
-    double s = 0.0, b2 = 0.0;
-    for (int i = 0; i < R; i++) {
-      s += all[(size_t)i * 2 * n + j];
-      b2 += all[(size_t)i * 2 * n + n + j];
-    }
-    double mean = s / R, ss = 0.0;
-    for (int i = 0; i < R; i++) {
-      double dev = all[(size_t)i * 2 * n + j] - mean;
-      ss += dev * dev;
-    }
-    e.abar[j] = mean;
-    e.ssa[j] = ss;
-    e.b2[j] = b2;
-  }
+  ctx->work.entries++;
   ctx->cache[ctx->cache_len] = e;
   block = NULL;
   if (lattice_k >= 0) ctx->lattice_slot[lattice_k] = ctx->cache_len;
@@ -370,31 +449,109 @@ typedef struct k1lik_inner {
 } k1lik_inner;
 
 typedef struct k1lik_rho_arg {
-  const dpbo_k1lik *ctx;
+  dpbo_k1lik *ctx;
   const k1lik_entry *e;
-  double onep, onem;
+  const double *pl, *ml, *ag, *gg; /* onep·λ_j, onem·λ_j, ā_j g_j, g_j² (k1lik_best_rho) */
+  double *ep, *em, *t1, *t2;       /* per-setting scratch */
+  double *memo; /* log-determinants at the scan points of this ℓ and grid k1, or NULL */
+  int slot;     /* the scan point being evaluated (index into memo), −1: none */
   k1lik_inner last;
 } k1lik_rho_arg;
 
-/* Profile over m0 (GLS) and s² (closed form) at ρ = σn²/s² = exp(x). */
+/* The per-setting vectors of one ρ evaluation: inputs (eigenvalue sums
+ * and the sets' GLS sums) and the scratch the terms are formed in. */
+typedef struct k1lik_vectors {
+  const double *pl, *ml, *ag, *gg;   /* (1 ± k1)λ_j, ā_j g_j, g_j² */
+  const double *abar, *g, *ssa, *b2; /* the quadratic form's per-setting sums */
+  double *ep, *em, *t1, *t2;         /* e±_j and the GLS terms (out) */
+} k1lik_vectors;
+
+/* e±_j = (1 ± k1)λ_j + ρ and the GLS terms ā_j g_j / e+_j, g_j² / e+_j. The
+ * restrict copies tell the compiler the vectors do not overlap, so the loop
+ * vectorizes. */
+static void k1lik_gls_terms(int n, double rho, const k1lik_vectors *v) {
+  const double *restrict pl = v->pl, *restrict ml = v->ml, *restrict ag = v->ag,
+                         *restrict gg = v->gg;
+  double *restrict ep = v->ep, *restrict em = v->em, *restrict t1 = v->t1, *restrict t2 = v->t2;
+  for (int j = 0; j < n; j++) {
+    ep[j] = pl[j] + rho;
+    em[j] = ml[j] + rho;
+    t1[j] = ag[j] / ep[j];
+    t2[j] = gg[j] / ep[j];
+  }
+}
+
+/* The quadratic form's terms at the GLS mean (c = √2·m0), into out. */
+static void k1lik_quad_terms(int n, double Rd, double c, const k1lik_vectors *v,
+                             double *restrict out) {
+  const double *restrict abar = v->abar, *restrict g = v->g, *restrict ssa = v->ssa,
+                         *restrict b2 = v->b2, *restrict ep = v->ep, *restrict em = v->em;
+  for (int j = 0; j < n; j++) {
+    double r = abar[j] - c * g[j];
+    out[j] = (ssa[j] + Rd * r * r) / ep[j] + b2[j] / em[j];
+  }
+}
+
+/* Profile over m0 (GLS) and s² (closed form) at ρ = σn²/s² = exp(x).
+ *
+ * The per-setting terms are formed elementwise first and summed after, in
+ * setting order: the same operations on the same operands as one fused
+ * loop (-ffp-contract=off, nothing reassociated), so the same bits, but the
+ * elementwise loops vectorize and the log of e+_j e−_j is called once per
+ * distinct product (λ ascending: the tail of clamped or negligible
+ * eigenvalues gives equal products in a row). The log-determinant does not
+ * depend on the data, so a basis's memo can supply it (dpbo_k1lik_basis). */
 static dpbo_status k1lik_rho_value(void *varg, double x, double *value, dpbo_error *err) {
   k1lik_rho_arg *arg = varg;
   const k1lik_entry *e = arg->e;
   const int n = arg->ctx->n, R = arg->ctx->R;
+  const double Rd = R;
   const double rho = exp(x);
+  double *ep = arg->ep, *em = arg->em, *t1 = arg->t1, *t2 = arg->t2;
+  const k1lik_vectors v = {.pl = arg->pl,
+                           .ml = arg->ml,
+                           .ag = arg->ag,
+                           .gg = arg->gg,
+                           .abar = e->abar,
+                           .g = e->g,
+                           .ssa = e->ssa,
+                           .b2 = e->b2,
+                           .ep = ep,
+                           .em = em,
+                           .t1 = t1,
+                           .t2 = t2};
+  k1lik_gls_terms(n, rho, &v);
   double num = 0.0, den = 0.0;
   for (int j = 0; j < n; j++) {
-    double ep = arg->onep * e->lambda[j] + rho;
-    num += e->abar[j] * e->g[j] / ep;
-    den += e->g[j] * e->g[j] / ep;
+    num += t1[j];
+    den += t2[j];
   }
   double m0 = num / (K1LIK_SQRT2 * den);
-  double logdet = 0.0, quad = 0.0;
-  for (int j = 0; j < n; j++) {
-    double ep = arg->onep * e->lambda[j] + rho, em = arg->onem * e->lambda[j] + rho;
-    double r = e->abar[j] - K1LIK_SQRT2 * m0 * e->g[j];
-    logdet += log(ep * em);
-    quad += (e->ssa[j] + R * r * r) / ep + e->b2[j] / em;
+  k1lik_quad_terms(n, Rd, K1LIK_SQRT2 * m0, &v, t1);
+  double quad = 0.0;
+  for (int j = 0; j < n; j++)
+    quad += t1[j];
+  double logdet;
+  arg->ctx->work.evaluations++;
+  if (arg->memo && arg->slot >= 0 && !isnan(arg->memo[arg->slot])) {
+    logdet = arg->memo[arg->slot];
+    arg->ctx->work.logdet_reused++;
+  } else {
+    for (int j = 0; j < n; j++)
+      t2[j] = ep[j] * em[j];
+    double prev = NAN, lg = 0.0;
+    int64_t logs = 0;
+    logdet = 0.0;
+    for (int j = 0; j < n; j++) {
+      if (!(t2[j] == prev)) {
+        prev = t2[j];
+        lg = log(prev);
+        logs++;
+      }
+      logdet += lg;
+    }
+    arg->ctx->work.logs += logs;
+    if (arg->memo && arg->slot >= 0) arg->memo[arg->slot] = logdet;
   }
   double Nobs = 2.0 * R * n, s2 = quad / Nobs;
   arg->last.rho = rho;
@@ -490,23 +647,50 @@ static int k1lik_is_peak(int j, int M, const double *v /* v[j−1], v[j], v[j+1]
   return (j == 0 || v[1] >= v[0]) && (j == M - 1 || v[1] > v[2]);
 }
 
+/* Points of the ρ scan (k1lik_best_rho). */
+static int k1lik_scan_count(const dpbo_k1lik_options *o) {
+  int M = (int)ceil(log10(o->ratio_max / o->ratio_min) * o->ratio_per_decade - 1e-9) + 1;
+  return M < 2 || !(2.0 * log(o->ratio_max) > 2.0 * log(o->ratio_min)) ? 1 : M;
+}
+
 /* Best ρ for one entry and k1: a scan of ratio_per_decade points per decade
- * of σn/s, then Brent between the neighbours of every scan peak. */
-static void k1lik_best_rho(const dpbo_k1lik *ctx, const k1lik_entry *e, double onep, double onem,
-                           k1lik_inner *best) {
-  k1lik_rho_arg arg = {.ctx = ctx, .e = e, .onep = onep, .onem = onem};
+ * of σn/s, then Brent between the neighbours of every scan peak. grid >= 0:
+ * k1 is point `grid` of the sweep grid (the scan's log-determinants may come
+ * from, and go to, the basis's memo). */
+static void k1lik_best_rho(dpbo_k1lik *ctx, const k1lik_entry *e, double onep, double onem,
+                           int grid, k1lik_inner *best) {
+  const int n = ctx->n;
+  double *pl = ctx->scratch, *ml = pl + n, *ag = ml + n, *gg = ag + n;
+  for (int j = 0; j < n; j++) {
+    pl[j] = onep * e->lambda[j];
+    ml[j] = onem * e->lambda[j];
+    ag[j] = e->abar[j] * e->g[j];
+    gg[j] = e->g[j] * e->g[j];
+  }
+  k1lik_rho_arg arg = {.ctx = ctx,
+                       .e = e,
+                       .pl = pl,
+                       .ml = ml,
+                       .ag = ag,
+                       .gg = gg,
+                       .ep = gg + n,
+                       .em = gg + 2 * n,
+                       .t1 = gg + 3 * n,
+                       .t2 = gg + 4 * n,
+                       .slot = -1};
   const double lo = 2.0 * log(ctx->opt.ratio_min), hi = 2.0 * log(ctx->opt.ratio_max);
-  int M =
-      (int)ceil(log10(ctx->opt.ratio_max / ctx->opt.ratio_min) * ctx->opt.ratio_per_decade - 1e-9) +
-      1;
-  if (M < 2 || !(hi > lo)) M = 1;
+  const int M = k1lik_scan_count(&ctx->opt);
+  if (e->memo && grid >= 0 && ctx->basis && grid < ctx->basis->grid_count)
+    arg.memo = e->memo + (size_t)grid * M;
   double value, v[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL}; /* scan values k − 2, k − 1, k */
   for (int k = 0; k <= M; k++) {
     v[0] = v[1];
     v[1] = v[2];
     if (k < M) {
       double x = M == 1 ? lo : lo + (hi - lo) * k / (M - 1);
+      arg.slot = k;
       k1lik_rho_value(&arg, x, &value, NULL);
+      arg.slot = -1;
       v[2] = arg.last.loglik;
       if (k == 0 || arg.last.loglik > best->loglik) *best = arg.last;
     }
@@ -514,7 +698,7 @@ static void k1lik_best_rho(const dpbo_k1lik *ctx, const k1lik_entry *e, double o
     if (M == 1 || j < 0 || !k1lik_is_peak(j, M, v)) continue;
     double xa = lo + (hi - lo) * (j > 0 ? j - 1 : 0) / (M - 1);
     double xb = lo + (hi - lo) * (j < M - 1 ? j + 1 : M - 1) / (M - 1);
-    double xbest, fbest;
+    double xbest = xa, fbest = -HUGE_VAL;
     k1lik_brent_max(k1lik_rho_value, &arg, xa, xb, 1e-9, &xbest, &fbest, NULL);
     if (fbest > best->loglik) {
       k1lik_rho_value(&arg, xbest, &value, NULL);
@@ -530,7 +714,7 @@ static double k1lik_lattice_ell(const dpbo_k1lik *ctx, int k) {
   return exp(ctx->log_ell_min + ctx->lattice_h * k);
 }
 
-static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem,
+static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem, int grid,
                                     k1lik_inner *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double ls[DPBO_MAX_DIM];
@@ -539,7 +723,7 @@ static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double 
     ls[i] = ell;
   const k1lik_entry *e;
   DPBO_TRY(k1lik_entry_get(ctx, ls, k, &e, err));
-  k1lik_best_rho(ctx, e, onep, onem, out);
+  k1lik_best_rho(ctx, e, onep, onem, grid, out);
 done:
   return status;
 }
@@ -554,8 +738,8 @@ static int k1lik_scan_point(int g, int G, int K) {
  * and hit the cache): probe the larger side at 0.382 of its length, keep
  * the better point. On a unimodal stretch of the lattice it ends at the
  * maximum. *c and *at_c return the best point. */
-static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double onem, int lo, int hi,
-                                        int *c_io, k1lik_inner *at_c, dpbo_error *err) {
+static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double onem, int grid, int lo,
+                                        int hi, int *c_io, k1lik_inner *at_c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int c = *c_io;
   k1lik_inner cur;
@@ -564,7 +748,7 @@ static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double one
     if (left <= 1 && right <= 1) break;
     int x = right >= left ? c + (int)fmax(1.0, round(0.3819660112501051 * right))
                           : c - (int)fmax(1.0, round(0.3819660112501051 * left));
-    DPBO_TRY(k1lik_at_lattice(ctx, x, onep, onem, &cur, err));
+    DPBO_TRY(k1lik_at_lattice(ctx, x, onep, onem, grid, &cur, err));
     if (cur.loglik > at_c->loglik) {
       if (x > c)
         lo = c;
@@ -611,7 +795,8 @@ done:
  * 100 settings and R = 100 sets: 2.4 s and 846 eigendecompositions, against
  * 0.4 s and 299 for the old search). test_k1lik checks
  * the result against a brute-force maximum over every lattice point. */
-static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fit,
+/* grid >= 0: t is point `grid` of the sweep grid (k1lik_best_rho). */
+static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, int grid, dpbo_k1lik_fit *fit,
                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const double onep = 2.0 - t, onem = t;
@@ -627,7 +812,7 @@ static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fi
     v[1] = v[2];
     if (g < G) {
       int k = k1lik_scan_point(g, G, K);
-      DPBO_TRY(k1lik_at_lattice(ctx, k, onep, onem, &win[2], err));
+      DPBO_TRY(k1lik_at_lattice(ctx, k, onep, onem, grid, &win[2], err));
       v[2] = win[2].loglik;
       if (g == 0 || win[2].loglik > best.loglik) {
         best = win[2];
@@ -640,7 +825,7 @@ static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, dpbo_k1lik_fit *fi
     int lo = k1lik_scan_point(j > 0 ? j - 1 : j, G, K);
     int hi = k1lik_scan_point(j < G - 1 ? j + 1 : j, G, K);
     cur = win[1];
-    DPBO_TRY(k1lik_golden_lattice(ctx, onep, onem, lo, hi, &k, &cur, err));
+    DPBO_TRY(k1lik_golden_lattice(ctx, onep, onem, grid, lo, hi, &k, &cur, err));
     if (cur.loglik > best.loglik) {
       best = cur;
       c = k;
@@ -689,7 +874,7 @@ dpbo_status dpbo_k1lik_profile(dpbo_k1lik *ctx, double one_minus_k1, dpbo_k1lik_
   DPBO_MPI_TRY(MPI_Bcast(&one_minus_k1, 1, MPI_DOUBLE, 0, ctx->comm));
   if (!(one_minus_k1 > 0.0 && one_minus_k1 < 2.0))
     DPBO_RAISE(DPBO_ERR_ARG, "1 - k1 must lie in (0, 2), got %g", one_minus_k1);
-  DPBO_TRY(k1lik_profile_t(ctx, one_minus_k1, fit, err));
+  DPBO_TRY(k1lik_profile_t(ctx, one_minus_k1, -1, fit, err));
 done:
   return status;
 }
@@ -745,7 +930,7 @@ static dpbo_status k1lik_t_value(void *varg, double x, double *value, dpbo_error
   dpbo_status status = DPBO_OK;
   k1lik_t_arg *arg = varg;
   dpbo_k1lik_fit fit;
-  DPBO_TRY(k1lik_profile_t(arg->ctx, exp(x), &fit, err));
+  DPBO_TRY(k1lik_profile_t(arg->ctx, exp(x), -1, &fit, err));
   *value = fit.loglik;
   if (!arg->have || fit.loglik > arg->best.loglik) {
     arg->best = fit;
@@ -793,7 +978,7 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
   result->count = count;
   int b = 0;
   for (int g = 0; g < count; g++) {
-    DPBO_TRY(k1lik_profile_t(ctx, t[g], &result->grid[g], err));
+    DPBO_TRY(k1lik_profile_t(ctx, t[g], g, &result->grid[g], err));
     result->grid[g].k1 = k1[g]; /* 0.15, not 1 − (1 − 0.15) */
     if (result->grid[g].loglik > result->grid[b].loglik) b = g;
   }
@@ -869,4 +1054,152 @@ void dpbo_k1lik_result_free(dpbo_k1lik_result *result) {
   free(result->grid);
   result->grid = NULL;
   result->count = 0;
+}
+
+/* --- a basis shared by refits (header: dpbo_k1lik_basis) ------------------ */
+
+void dpbo_k1lik_basis_destroy(dpbo_k1lik_basis *basis) {
+  if (!basis) return;
+  if (basis->point)
+    for (int k = 0; k <= basis->lattice_K; k++)
+      free(basis->point[k].lambda);
+  free(basis->point);
+  free(basis->coords);
+  free(basis->sum);
+  free(basis->diff);
+  free(basis);
+}
+
+dpbo_status dpbo_k1lik_basis_create(const dpbo_k1lik_sets *sets, const dpbo_k1lik_options *options,
+                                    size_t max_bytes, dpbo_k1lik_basis **out, dpbo_error *err) {
+  const int R = sets->R, n = sets->n, d = sets->d;
+  const double *F = sets->F, *Fp = sets->Fp, *coords = sets->coords;
+  dpbo_status status = DPBO_OK;
+  dpbo_k1lik_basis *basis = NULL;
+  double *t = NULL, *k1 = NULL;
+  *out = NULL;
+  if (R < 1 || n < 2 || d < 1 || d > DPBO_MAX_DIM || n > DPBO_EIGEN_MAX_N || !F || !Fp || !coords)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood basis: bad sizes R = %d, n = %d, d = %d or no data", R,
+               n, d);
+  DPBO_ALLOC(basis, 1, "the k1 likelihood basis");
+  basis->R = R;
+  basis->n = n;
+  basis->d = d;
+  if (options)
+    basis->opt = *options;
+  else
+    dpbo_k1lik_options_default(&basis->opt);
+  DPBO_TRY(k1lik_check_options(&basis->opt, err));
+  basis->max_bytes = max_bytes;
+  /* The context's lattice (dpbo_k1lik_create) and sweep grid. */
+  basis->lattice_K =
+      (int)ceil(log(basis->opt.ell_max / basis->opt.ell_min) / basis->opt.ell_step - 1e-9);
+  if (basis->lattice_K < 0) basis->lattice_K = 0;
+  DPBO_TRY(k1lik_sweep_grid(&basis->opt, &t, &k1, &basis->grid_count, err));
+  basis->scan_count = k1lik_scan_count(&basis->opt);
+  DPBO_ALLOC(basis->point, (size_t)basis->lattice_K + 1, "the k1 likelihood basis");
+  DPBO_ALLOC(basis->coords, (size_t)n * d, "the k1 likelihood basis");
+  DPBO_ALLOC(basis->sum, (size_t)R * n, "the k1 likelihood basis");
+  DPBO_ALLOC(basis->diff, (size_t)R * n, "the k1 likelihood basis");
+  memset(basis->point, 0, ((size_t)basis->lattice_K + 1) * sizeof *basis->point);
+  memcpy(basis->coords, coords, (size_t)n * d * sizeof *coords);
+  /* As dpbo_k1lik_create forms them. */
+  for (size_t i = 0; i < (size_t)R * n; i++) {
+    basis->sum[i] = (F[i] + Fp[i]) / K1LIK_SQRT2;
+    basis->diff[i] = (F[i] - Fp[i]) / K1LIK_SQRT2;
+  }
+  *out = basis;
+  basis = NULL;
+done:
+  free(t);
+  free(k1);
+  dpbo_k1lik_basis_destroy(basis);
+  return status;
+}
+
+void dpbo_k1lik_basis_work(const dpbo_k1lik_basis *basis, dpbo_k1lik_work *work) {
+  *work = basis->work;
+}
+
+/* Lattice point k of the basis, computed if absent (ls: its length-scales);
+ * *out NULL when it would pass max_bytes (the caller computes it itself). */
+static dpbo_status k1lik_basis_point_get(dpbo_k1lik_basis *basis, int k, const double *ls,
+                                         const k1lik_basis_point **out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int n = basis->n, R = basis->R;
+  double *V = NULL, *w = NULL, *block = NULL;
+  k1lik_basis_point *p = &basis->point[k];
+  *out = NULL;
+  if (p->lambda) {
+    *out = p;
+    return DPBO_OK;
+  }
+  const size_t memo = (size_t)basis->grid_count * basis->scan_count;
+  const size_t bytes = (2 * (size_t)n + 2 * (size_t)R * n + memo) * sizeof(double);
+  if (basis->bytes + bytes > basis->max_bytes) return DPBO_OK;
+  DPBO_ALLOC(V, (size_t)n * n, "a k1 likelihood basis point");
+  DPBO_ALLOC(w, n, "a k1 likelihood basis point");
+  DPBO_ALLOC(block, bytes / sizeof(double), "a k1 likelihood basis point");
+  /* What k1lik_entry_get does on one rank, for all R original sets. */
+  DPBO_TRY(k1lik_kernel_matrix(basis->opt.kernel, n, basis->d, basis->coords, ls, V, err));
+  int used = 0;
+  DPBO_TRY(dpbo_eigen_sym(MPI_COMM_SELF, n, V, w, basis->opt.eigen_threshold, &used, err));
+  basis->work.eigendecompositions++;
+  basis->work.scalapack += used;
+  p->lambda = block;
+  p->g = block + n;
+  p->proj = p->g + n;
+  p->memo = p->proj + 2 * (size_t)R * n;
+  block = NULL;
+  k1lik_spectrum(n, V, w, p->lambda, p->g);
+  k1lik_project(n, R, V, basis->sum, basis->diff, p->proj);
+  basis->work.projections += R;
+  for (size_t i = 0; i < memo; i++)
+    p->memo[i] = NAN;
+  basis->bytes += bytes;
+  *out = p;
+done:
+  free(V);
+  free(w);
+  free(block);
+  return status;
+}
+
+dpbo_status dpbo_k1lik_use_basis(dpbo_k1lik *ctx, dpbo_k1lik_basis *basis, const int32_t *index,
+                                 dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int R = ctx->R, n = ctx->n;
+  if (ctx->size != 1 || basis->R != R || basis->n != n || basis->d != ctx->d)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "k1 likelihood basis: a basis of %d sets x %d settings serves one rank's context "
+               "of the same sizes (this one: %d x %d on %d ranks)",
+               basis->R, basis->n, R, n, ctx->size);
+  const dpbo_k1lik_options *a = &basis->opt, *b = &ctx->opt;
+  const int same = a->kernel == b->kernel && a->ell_min == b->ell_min && a->ell_max == b->ell_max &&
+                   a->ell_step == b->ell_step && a->ell_grid == b->ell_grid &&
+                   a->ratio_min == b->ratio_min && a->ratio_max == b->ratio_max &&
+                   a->ratio_per_decade == b->ratio_per_decade && a->k1_step == b->k1_step &&
+                   a->t_min == b->t_min && a->t_per_decade == b->t_per_decade &&
+                   a->eigen_threshold == b->eigen_threshold;
+  if (!same || memcmp(basis->coords, ctx->coords, (size_t)n * ctx->d * sizeof *ctx->coords) != 0)
+    DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood basis: options or coordinates differ from the "
+                             "context's");
+  for (int i = 0; i < R; i++) {
+    if (index[i] < 0 || index[i] >= R)
+      DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood basis: index %d of set %d is outside [0, %d)",
+                 (int)index[i], i, R);
+    /* The context's set i must be the basis's set index[i], bit for bit. */
+    if (memcmp(ctx->sum + (size_t)i * n, basis->sum + (size_t)index[i] * n,
+               (size_t)n * sizeof *ctx->sum) != 0 ||
+        memcmp(ctx->diff + (size_t)i * n, basis->diff + (size_t)index[i] * n,
+               (size_t)n * sizeof *ctx->diff) != 0)
+      DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood basis: set %d is not the basis's set %d", i,
+                 (int)index[i]);
+  }
+  free(ctx->index);
+  DPBO_ALLOC(ctx->index, R, "the k1 likelihood basis index");
+  memcpy(ctx->index, index, (size_t)R * sizeof *index);
+  ctx->basis = basis;
+done:
+  return status;
 }

@@ -144,4 +144,57 @@ void dpbo_k1lik_result_free(dpbo_k1lik_result *result);
 /* Eigendecompositions computed so far, and how many ran on ScaLAPACK. */
 void dpbo_k1lik_counts(const dpbo_k1lik *ctx, int *eigendecompositions, int *scalapack);
 
+/* The work a context (or a basis, below) has done so far: what the
+ * statistics stage's cost is made of (bench/k1stats.c prints it). */
+typedef struct dpbo_k1lik_work {
+  int64_t eigendecompositions; /* n×n eigendecompositions of K2 */
+  int64_t scalapack;           /* of which on ScaLAPACK */
+  int64_t projections;         /* sets projected onto an eigenbasis (2 gemv each) */
+  int64_t entries;             /* length-scales whose sufficient statistics were formed */
+  int64_t evaluations;         /* O(n) likelihood evaluations (profile over m0, s at one ρ) */
+  int64_t logs;                /* log() calls in log-determinants */
+  int64_t logdet_reused;       /* log-determinants taken from a basis's memo */
+} dpbo_k1lik_work;
+void dpbo_k1lik_work_get(const dpbo_k1lik *ctx, dpbo_k1lik_work *work);
+
+/* A basis shared by refits of the same sets (the bootstrap, k1gof.h).
+ *
+ * K2(ℓ) depends only on ℓ and the settings' coordinates, and a resample's
+ * projections a_i, b_i are the projections of the original sets it draws:
+ * so the eigendecomposition of K2 on each ℓ lattice point and the
+ * projections of the R original sets are computed once (when a refit first
+ * needs that point) and every refit forms its sufficient statistics ā, SSa,
+ * B from them in O(R n) instead of an O(n³) eigendecomposition and O(R n²)
+ * projections. The log-determinant Σ_j log(e+_j e−_j) at the ρ scan points
+ * of a sweep grid k1 depends only on λ, k1 and ρ, not on the data, so the
+ * basis keeps it too (a memo per lattice point, grid k1 and scan ρ) and
+ * refits after the first take it from there. Every number is computed by
+ * the same operations in the same order as without the basis, so a refit
+ * returns bit for bit what a fresh context returns (test_k1lik_basis).
+ *
+ * Local (no MPI): each rank keeps its own basis; memory grows by
+ * (2n + 2Rn + grid·scan) doubles per lattice point used, and points past
+ * max_bytes fall back to a fresh eigendecomposition in the refit. */
+typedef struct dpbo_k1lik_basis dpbo_k1lik_basis;
+
+/* The validation sets a basis serves: R pairs of accuracy vectors F, Fp
+ * (R×n, row-major) of n models at coordinates coords (n×d). */
+typedef struct dpbo_k1lik_sets {
+  int R, n, d;
+  const double *F, *Fp, *coords;
+} dpbo_k1lik_sets;
+
+/* The sets' arrays are copied; options as for create. */
+dpbo_status dpbo_k1lik_basis_create(const dpbo_k1lik_sets *sets, const dpbo_k1lik_options *options,
+                                    size_t max_bytes, dpbo_k1lik_basis **out, dpbo_error *err);
+void dpbo_k1lik_basis_destroy(dpbo_k1lik_basis *basis);
+void dpbo_k1lik_basis_work(const dpbo_k1lik_basis *basis, dpbo_k1lik_work *work);
+
+/* Make ctx (created on one rank, e.g. MPI_COMM_SELF, with the basis's R,
+ * n, d, coordinates and options, its set i being the basis's set index[i])
+ * draw its lattice length-scales from the basis. The basis must outlive
+ * ctx; index (R entries in [0, R)) is copied. */
+dpbo_status dpbo_k1lik_use_basis(dpbo_k1lik *ctx, dpbo_k1lik_basis *basis, const int32_t *index,
+                                 dpbo_error *err);
+
 #endif

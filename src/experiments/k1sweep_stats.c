@@ -157,7 +157,7 @@ static dpbo_status k1sweep_gof(const dpbo__k1sweep_state *st, int s, const dpbo_
                                 .B = (int)c->bootstrap,
                                 .T = c->pipeline_iterations};
   DPBO_TRY(dpbo_k1gof_compute(st->comm, &task, gof, err));
-  char pipeline[200] = "no pipeline", boot[200] = "no bootstrap";
+  char pipeline[200] = "no pipeline", boot[320] = "no bootstrap";
   if (gof->T > 0)
     snprintf(pipeline, sizeof pipeline,
              "pipeline max |mu_T - mu'_T| = %.3g against Delta_lambda %.3g (%lld violations)",
@@ -165,8 +165,12 @@ static dpbo_status k1sweep_gof(const dpbo__k1sweep_state *st, int s, const dpbo_
              (long long)gof->pipeline_violations);
   if (gof->B > 0)
     snprintf(boot, sizeof boot,
-             "bootstrap (B = %d) 95%% k1 [%.6g, %.6g], s^2 (1 - k1) [%.3g, %.3g]", gof->B,
-             gof->k1_lo, gof->k1_hi, gof->s2t_lo, gof->s2t_hi);
+             "bootstrap (B = %d) 95%% k1 [%.6g, %.6g], s^2 (1 - k1) [%.3g, %.3g] (%lld "
+             "eigendecompositions, %lld of them in the ranks' shared bases; %lld likelihood "
+             "evaluations)",
+             gof->B, gof->k1_lo, gof->k1_hi, gof->s2t_lo, gof->s2t_hi,
+             (long long)gof->boot_work.eigendecompositions,
+             (long long)gof->boot_basis_eigendecompositions, (long long)gof->boot_work.evaluations);
   dpbo_log_info("k1sweep: m = %lld: residuals KS D = %.4g (p = %.3g), max |z| = %.3g; max |F_V - "
                 "F_V'| > s c in %.3g of the pairs (delta %g); %s; %s; %.1f s",
                 (long long)c->size[s], gof->ks_statistic, gof->ks_pvalue, gof->max_abs_z, gof->rate,
