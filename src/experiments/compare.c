@@ -941,9 +941,10 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
     DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,
                                      &table->seconds, err));
   } else if (config->objective == DPBO_OBJECTIVE_COMMAND) {
-    table->n = ctx->n;
-    DPBO_TRY(dpbo_compare_table_command(comm, config, space, &table->gain, &table->val,
-                                        &table->test, &table->seconds, err));
+    dpbo_compare_columns got;
+    DPBO_TRY(dpbo_compare_table_command(comm, config, space, &got, err));
+    *table = (compare_table){
+        .n = ctx->n, .gain = got.gain, .val = got.val, .test = got.test, .seconds = got.seconds};
   } else {
     DPBO_TRY(compare_table_fill(comm, config, space, table, err));
   }

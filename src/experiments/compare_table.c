@@ -137,25 +137,26 @@ done:
 }
 
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
-                                       const dpbo_space *space, double **gain, double **val,
-                                       double **test, double *seconds, dpbo_error *err) {
+                                       const dpbo_space *space, dpbo_compare_columns *out,
+                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   dpbo_farm *farm = NULL;
   int64_t *tasks = NULL;
   int rank, size;
   command_fill fill;
   memset(&fill, 0, sizeof fill);
+  memset(out, 0, sizeof *out);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
   const int64_t n = dpbo_space_size(space);
   const int d = dpbo_space_dims(space);
-  DPBO_ALLOC(*gain, n, "the gains");
-  DPBO_ALLOC(*val, n, "the validation accuracies");
-  DPBO_ALLOC(*test, n, "the test accuracies");
+  DPBO_ALLOC(out->gain, n, "the gains");
+  DPBO_ALLOC(out->val, n, "the validation accuracies");
+  DPBO_ALLOC(out->test, n, "the test accuracies");
   fill.space = space;
   fill.n = n;
-  fill.val = *val;
-  fill.test = *test;
+  fill.val = out->val;
+  fill.test = out->test;
   fill.start = MPI_Wtime();
   fill.next_log = 0.1;
   for (int i = 0; i < d && i < DPBO_MAX_DIM; i++)
@@ -190,15 +191,21 @@ dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
   local = dpbo_farm_run(farm, &work, &outcome, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   /* Rank 0 filed every entry, the others hold zeros. */
-  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, *val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
-  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, *test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
-  DPBO_MPI_TRY(MPI_Allreduce(&fill.seconds, seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(&fill.seconds, &out->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
   /* The gain the methods select on is the validation accuracy. */
-  memcpy(*gain, *val, sizeof **val * (size_t)n);
+  memcpy(out->gain, out->val, sizeof *out->val * (size_t)n);
 done:
   dpbo_farm_destroy(farm);
   free(tasks);
   dpbo_objective_destroy(&fill.objective); /* stdin closed: the programs exit */
+  if (status != DPBO_OK) {
+    free(out->gain);
+    free(out->val);
+    free(out->test);
+    memset(out, 0, sizeof *out);
+  }
   return status;
 }
 

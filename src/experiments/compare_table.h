@@ -34,16 +34,23 @@ dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_err
 dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
                                           double *lo, double *hi, dpbo_error *err);
 
+/* A table's columns over Λ: malloc'd n-long gain, validation and test
+ * accuracy, and the training seconds summed over ranks. */
+typedef struct dpbo_compare_columns {
+  double *gain, *val, *test;
+  double seconds;
+} dpbo_compare_columns;
+
 /* Collective: the table of a command objective over the space, trained by
  * objective.compare_command (one program per worker rank, rank 0 handing
  * out the candidates; rank 0 alone evaluates them itself), each reply "VAL
  * TEST" read strictly (command.h, reply_pair). Every rank receives the
- * malloc'd n-long gain (= val), val and test (the caller frees them, also
- * after a failure) and the training seconds summed over ranks. A failed or
- * malformed reply fails the whole table with the program's message. */
+ * columns (gain = val; the caller frees them); after a failure they are
+ * freed and NULL. A failed or malformed reply fails the whole table with
+ * the program's message. */
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
-                                       const dpbo_space *space, double **gain, double **val,
-                                       double **test, double *seconds, dpbo_error *err);
+                                       const dpbo_space *space, dpbo_compare_columns *out,
+                                       dpbo_error *err);
 
 /* The candidates' values, row after row (n x d, units of v), as /table/lambda
  * stores them. */
