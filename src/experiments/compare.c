@@ -671,6 +671,10 @@ static void compare_items_root(const compare_context *ctx, const char *noise_sou
   list->scalars[2] = config->compare_repetitions;
   list->scalars[3] = logreg ? config->logreg.validation_rows : config->svm.validation_rows;
   list->scalars[4] = logreg ? config->logreg.test_rows : config->svm.test_rows;
+  if (config->objective == DPBO_OBJECTIVE_COMMAND) {
+    list->scalars[3] = config->command_validation_size; /* m as stated */
+    list->scalars[4] = 0; /* the test rows are the program's, unknown here */
+  }
   const dpbo_sensitivity *s = &ctx->sens;
   const double terms[8] = {s->beta_T1, s->c_lambda, s->beta_T,  s->c_value,
                            s->q,       s->C1,       s->gamma_T, s->regret_term};
@@ -873,12 +877,15 @@ static double compare_quantile(double *scratch, const double *v, int n, double q
 static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
-  if (config->objective != DPBO_OBJECTIVE_SVM && !logreg)
+  const int command = config->objective == DPBO_OBJECTIVE_COMMAND;
+  if (config->objective != DPBO_OBJECTIVE_SVM && !logreg && !command)
     DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: dpbo compare needs objective.kind = svm or logreg (the baselines rest on the "
-               "gain's sensitivity 1/m over m validation records)",
+               "%s: dpbo compare needs objective.kind = svm, logreg or command (the baselines "
+               "rest on the gain's sensitivity 1/m over m validation records)",
                config->path);
-  if ((logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
+  /* A command states m and its test accuracy's program (compare_table.h). */
+  if (command) DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  if (!command && (logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
   if (!dpbo_algorithm_ops_get(config->algorithm)->gp_release)
@@ -900,8 +907,8 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   const dpbo_config *config = ctx->config;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   const int E = config->compare_epsilon_count, T = config->iterations;
-  /* The gain's sensitivity at a fixed λ and its range (run/selection.h). */
-  DPBO_TRY(dpbo_selection_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
+  /* The gain's sensitivity at a fixed λ and its range (compare_table.h, run/selection.h). */
+  DPBO_TRY(dpbo_compare_table_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
       const dpbo_compare_budget at = {config->compare_epsilon[e], config->privacy_delta,
@@ -946,6 +953,11 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
     table->n = ctx->n;
     DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,
                                      &table->seconds, err));
+  } else if (config->objective == DPBO_OBJECTIVE_COMMAND) {
+    dpbo_compare_columns got;
+    DPBO_TRY(dpbo_compare_table_command(comm, config, space, &got, err));
+    *table = (compare_table){
+        .n = ctx->n, .gain = got.gain, .val = got.val, .test = got.test, .seconds = got.seconds};
   } else {
     DPBO_TRY(compare_table_fill(comm, config, space, table, err));
   }

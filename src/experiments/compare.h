@@ -3,7 +3,10 @@
  *
  * On the svm objective (gain = validation accuracy, sensitivity 1/m for m
  * validation records) or the logreg objective (gain f_V = −mean validation
- * loss g ∈ [0, g*], sensitivity g* / m at a fixed λ), for every ε of
+ * loss g ∈ [0, g*], sensitivity g* / m at a fixed λ) or a command objective
+ * (your program's validation accuracy, sensitivity 1/m for the m =
+ * objective.validation_size it counts; objective.compare_command replies
+ * "VAL TEST" for the table, compare_table.h), for every ε of
  * [compare] epsilons and R = [compare] repetitions with fresh noise, the
  * validation and held-out test accuracy (objective.test_rows: the rows after
  * the validation rows of the same split) and the gain of the hyper-parameter

@@ -12,7 +12,11 @@
 #include "base/comm.h"
 #include "base/h5io.h"
 #include "base/log.h"
+#include "dpbo/privacy.h"
+#include "objectives/command.h"
+#include "run/farm.h"
 #include "run/output.h"
+#include "run/selection.h"
 
 dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -26,6 +30,187 @@ dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, d
 done:
   return status;
 }
+
+/* ---------------------------------------------------------------------------
+ * A command objective's table (compare_table.h). */
+
+dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->objective != DPBO_OBJECTIVE_COMMAND) goto done;
+  if (config->command_validation_size < 1)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare on objective.kind = command needs objective.validation_size: m, "
+               "the validation records your program's accuracy counts (the baselines' "
+               "sensitivity is 1/m; dpbo compare does not guess it)",
+               config->path);
+  if (!config->command_compare[0])
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare on objective.kind = command needs objective.compare_command: "
+               "your program started so that it replies 'VAL TEST' (the validation and the "
+               "held-out test accuracy), e.g. objective.command with --score both",
+               config->path);
+  /* 1/m is the sensitivity of a share of m records: the value must be one. */
+  if (config->clamp_value && !(config->value_lo >= 0.0 && config->value_hi <= 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: dpbo compare reads a command's value as an accuracy over m = %lld records "
+               "(sensitivity 1/m): objective.value_range [%g, %g] must lie within [0, 1]",
+               config->path, (long long)config->command_validation_size, config->value_lo,
+               config->value_hi);
+done:
+  return status;
+}
+
+dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
+                                          double *lo, double *hi, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  if (config->objective != DPBO_OBJECTIVE_COMMAND)
+    return dpbo_selection_gain_range(config, sensitivity, lo, hi, err);
+  DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  /* An accuracy: each of the m records scores 0 or 1, so one replaced
+   * record moves it by at most 1/m (as for the svm objective). */
+  *sensitivity = dpbo_privacy_gain_sensitivity(config->command_validation_size, 1.0);
+  *lo = config->clamp_value ? config->value_lo : 0.0;
+  *hi = config->clamp_value ? config->value_hi : 1.0;
+done:
+  return status;
+}
+
+/* One candidate's row as a worker sends it to rank 0. */
+typedef struct command_row {
+  int64_t index;
+  double val, test, seconds;
+  int32_t code, pad;
+  char message[DPBO_ERROR_MSG_MAX];
+} command_row;
+
+typedef struct command_fill {
+  const dpbo_space *space;
+  dpbo_objective objective; /* workers (rank 0 alone): the compare_command program */
+  const char *names[DPBO_MAX_DIM];
+  int64_t n, filed;
+  double *val, *test, seconds; /* rank 0 */
+  double start, next_log;
+} command_fill;
+
+static void command_fill_work(void *context, int64_t i, void *result) {
+  command_fill *fill = context;
+  command_row *row = result;
+  dpbo_error err;
+  dpbo_error_clear(&err);
+  memset(row, 0, sizeof *row);
+  row->index = i;
+  double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM], pair[2] = {0.0, 0.0};
+  const double t0 = MPI_Wtime();
+  dpbo_status code = dpbo_space_unit(fill->space, i, u, &err);
+  if (code == DPBO_OK) {
+    dpbo_space_to_values(fill->space, u, v);
+    code = dpbo_command_evaluate_pair(&fill->objective, dpbo_space_dims(fill->space), fill->names,
+                                      v, pair, &err);
+    if (code != DPBO_OK) dpbo_error_prefix(&err, "dpbo compare, candidate %lld", (long long)i);
+  }
+  row->val = pair[0];
+  row->test = pair[1];
+  row->seconds = MPI_Wtime() - t0;
+  row->code = (int32_t)code;
+  if (code != DPBO_OK) snprintf(row->message, sizeof row->message, "%s", err.message);
+}
+
+static dpbo_status command_fill_accept(void *context, const void *result, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  command_fill *fill = context;
+  const command_row *row = result;
+  if (row->code != DPBO_OK) DPBO_RAISE((dpbo_status)row->code, "%s", row->message);
+  if (row->index < 0 || row->index >= fill->n)
+    DPBO_RAISE(DPBO_ERR_MPI, "unexpected result for candidate %lld", (long long)row->index);
+  fill->val[row->index] = row->val;
+  fill->test[row->index] = row->test;
+  fill->seconds += row->seconds;
+  fill->filed++;
+  if ((double)fill->filed >= fill->next_log * (double)fill->n) {
+    dpbo_log_info("table: %lld of %lld candidates (%.0f%%), %.1f s", (long long)fill->filed,
+                  (long long)fill->n, 100.0 * (double)fill->filed / (double)fill->n,
+                  MPI_Wtime() - fill->start);
+    fill->next_log += 0.1;
+  }
+done:
+  return status;
+}
+
+dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
+                                       const dpbo_space *space, dpbo_compare_columns *out,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = DPBO_OK;
+  dpbo_farm *farm = NULL;
+  int64_t *tasks = NULL;
+  int rank, size;
+  command_fill fill;
+  memset(&fill, 0, sizeof fill);
+  memset(out, 0, sizeof *out);
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_MPI_TRY(MPI_Comm_size(comm, &size));
+  const int64_t n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  DPBO_ALLOC(out->gain, n, "the gains");
+  DPBO_ALLOC(out->val, n, "the validation accuracies");
+  DPBO_ALLOC(out->test, n, "the test accuracies");
+  fill.space = space;
+  fill.n = n;
+  fill.val = out->val;
+  fill.test = out->test;
+  fill.start = MPI_Wtime();
+  fill.next_log = 0.1;
+  for (int i = 0; i < d && i < DPBO_MAX_DIM; i++)
+    fill.names[i] = dpbo_space_dim(space, i)->name;
+  local = dpbo_compare_table_command_check(config, err);
+  /* One program per worker rank (rank 0 only hands out candidates when it
+   * has workers), objective.command's mode, pass and time-out. */
+  if (local == DPBO_OK && (size == 1 || rank > 0)) {
+    dpbo_command_options options = config->command;
+    memcpy(options.command, config->command_compare, sizeof options.command);
+    options.space = space;
+    options.reply_pair = 1;
+    local = dpbo_command_objective_create(&options, &fill.objective, err);
+    if (local != DPBO_OK) dpbo_error_prefix(err, "%s: objective.compare_command", config->path);
+  }
+  if (local == DPBO_OK && rank == 0) {
+    tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
+    if (!tasks) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+    for (int64_t i = 0; tasks && i < n; i++)
+      tasks[i] = i;
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  const dpbo_farm_options options = {.result_bytes = sizeof(command_row)};
+  DPBO_TRY(dpbo_farm_create(comm, &options, &farm, err));
+  const dpbo_farm_work work = {.tasks = tasks,
+                               .task_count = n,
+                               .noun = "candidate",
+                               .context = &fill,
+                               .work = command_fill_work,
+                               .accept = command_fill_accept};
+  dpbo_farm_outcome outcome;
+  local = dpbo_farm_run(farm, &work, &outcome, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* Rank 0 filed every entry, the others hold zeros. */
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
+  DPBO_MPI_TRY(MPI_Allreduce(&fill.seconds, &out->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
+  /* The gain the methods select on is the validation accuracy. */
+  memcpy(out->gain, out->val, sizeof *out->val * (size_t)n);
+done:
+  dpbo_farm_destroy(farm);
+  free(tasks);
+  dpbo_objective_destroy(&fill.objective); /* stdin closed: the programs exit */
+  if (status != DPBO_OK) {
+    free(out->gain);
+    free(out->val);
+    free(out->test);
+    memset(out, 0, sizeof *out);
+  }
+  return status;
+}
+
+/* ---------------------------------------------------------------------------
+ * An earlier file's table. */
 
 /* The sections the table depends on (compare_table.h). */
 static int table_section(const char *name) {

@@ -20,6 +20,38 @@
 #include "dpbo/space.h"
 #include "run/config.h"
 
+/* objective.kind = command (docs/own-model.md, dpbo compare on your
+ * program): objective.validation_size (m) and objective.compare_command are
+ * required, and a stated objective.value_range must lie within [0, 1] (the
+ * value is an accuracy over m records). DPBO_ERR_CONFIG naming the key;
+ * DPBO_OK for the other kinds. */
+dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_error *err);
+
+/* The baselines' sensitivity of a gain at a fixed λ and its range: for a
+ * command 1/m from objective.validation_size (never guessed) and
+ * objective.value_range (else [0, 1]); the other kinds as
+ * dpbo_selection_gain_range (run/selection.h). */
+dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
+                                          double *lo, double *hi, dpbo_error *err);
+
+/* A table's columns over Λ: malloc'd n-long gain, validation and test
+ * accuracy, and the training seconds summed over ranks. */
+typedef struct dpbo_compare_columns {
+  double *gain, *val, *test;
+  double seconds;
+} dpbo_compare_columns;
+
+/* Collective: the table of a command objective over the space, trained by
+ * objective.compare_command (one program per worker rank, rank 0 handing
+ * out the candidates; rank 0 alone evaluates them itself), each reply "VAL
+ * TEST" read strictly (command.h, reply_pair). Every rank receives the
+ * columns (gain = val; the caller frees them); after a failure they are
+ * freed and NULL. A failed or malformed reply fails the whole table with
+ * the program's message. */
+dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
+                                       const dpbo_space *space, dpbo_compare_columns *out,
+                                       dpbo_error *err);
+
 /* The candidates' values, row after row (n x d, units of v), as /table/lambda
  * stores them. */
 dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, dpbo_error *err);

@@ -62,6 +62,7 @@ typedef struct command {
   int server_reaped, server_dirty;
   int d;                      /* dimensions known (0: none, values as %.17g) */
   dpbo_dim dim[DPBO_MAX_DIM]; /* their kinds and category names */
+  int pair; /* options.reply_pair: the reply is "VAL TEST", read into gain[0], gain[1] */
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -545,6 +546,31 @@ static int command_parse_gain(const line_tracker *t, double *gain, const char **
   return 1;
 }
 
+/* reply_pair (dpbo compare's table): the line is exactly two numbers, the
+ * validation and the test accuracy, separated by blanks (blanks around them
+ * allowed), in either mode: a line that is anything else fails, so no test
+ * accuracy is ever read from a stray word. Returns 1, or 0 with *why set. */
+static int command_parse_pair(const line_tracker *t, double pair[2], const char **why) {
+  char line[CMD_LINE_KEEP + 1];
+  size_t len = t->last_len;
+  *why = "not two numbers 'VAL TEST' alone on its line (the validation accuracy, a blank, the "
+         "test accuracy; other output belongs on stderr)";
+  if (t->last_cut || memchr(t->last, '\0', len)) return 0;
+  memcpy(line, t->last, len);
+  line[len] = '\0';
+  char *end = NULL, *second = NULL;
+  const double v = strtod(line, &end); /* strtod skips leading blanks */
+  if (end == line || !isspace((unsigned char)*end)) return 0;
+  const double w = strtod(end, &second);
+  if (second == end) return 0;
+  while (isspace((unsigned char)*second))
+    second++;
+  if (*second != '\0' || !isfinite(v) || !isfinite(w)) return 0;
+  pair[0] = v;
+  pair[1] = w;
+  return 1;
+}
+
 /* One evaluation by a fresh process (command_evaluate_once): the program's
  * arguments and environment, the pipes, the child and what it printed. */
 typedef struct command_exec {
@@ -741,10 +767,11 @@ static dpbo_status command_exec_result(command_exec *x, double *gain, dpbo_error
   char shown[81];
   const char *why = NULL;
   command_escape_text(out->last, out->last_len, shown, sizeof shown);
-  if (!command_parse_gain(out, gain, &why))
+  if (!(c->pair ? command_parse_pair(out, gain, &why) : command_parse_gain(out, gain, &why)))
     DPBO_RAISE(DPBO_ERR_OBJECTIVE, "command '%.*s'%s printed %s ('%s%s')%s%s", CMD_SHOW_COMMAND,
                c->text, params, why, out->last_cut ? "..." : "", shown, sep, stderr_text);
   DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
+  if (c->pair) DPBO_TRY(command_check_range(c, params, gain[1], sep, stderr_text, err));
 done:
   return status;
 }
@@ -1179,7 +1206,8 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
       char shown[81];
       const char *why = NULL;
       command_escape_text(reply->last, reply->last_len, shown, sizeof shown);
-      if (!command_parse_reply(reply, gain, &why)) {
+      if (!(c->pair ? command_parse_pair(reply, gain, &why)
+                    : command_parse_reply(reply, gain, &why))) {
         /* The reply line is not what the protocol asks: whatever it prints
          * next cannot be trusted to answer the next request. */
         command_server_end(c, 0);
@@ -1190,6 +1218,7 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
                    shown, sep, stderr_text);
       }
       DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
+      if (c->pair) DPBO_TRY(command_check_range(c, params, gain[1], sep, stderr_text, err));
       break;
     }
     /* It ended (the loop's only other way out) without a reply. */
@@ -1216,11 +1245,21 @@ done:
   return status;
 }
 
+/* gain: one value, or two with reply_pair (dpbo_command_evaluate_pair). */
+static dpbo_status command_evaluate_values(command *c, int d, const char *const *names,
+                                           const double *values, double *gain, dpbo_error *err) {
+  return c->persistent ? command_evaluate_persistent(c, d, names, values, gain, err)
+                       : command_evaluate_once(c, d, names, values, gain, err);
+}
+
 static dpbo_status command_evaluate(void *impl, int d, const char *const *names,
                                     const double *values, double *gain, dpbo_error *err) {
   command *c = impl;
-  return c->persistent ? command_evaluate_persistent(c, d, names, values, gain, err)
-                       : command_evaluate_once(c, d, names, values, gain, err);
+  if (c->pair) /* two values would not fit in *gain */
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                          "command '%.*s' replies with two values: use dpbo_command_evaluate_pair",
+                          CMD_SHOW_COMMAND, c->text);
+  return command_evaluate_values(c, d, names, values, gain, err);
 }
 
 /* From another thread: ends the evaluation in progress (its loop notices
@@ -1235,6 +1274,15 @@ static const dpbo_objective_ops command_ops = {.name = "command",
                                                .evaluate = command_evaluate,
                                                .destroy = command_destroy,
                                                .cancel = command_cancel};
+
+dpbo_status dpbo_command_evaluate_pair(dpbo_objective *objective, int d, const char *const *names,
+                                       const double *values, double pair[2], dpbo_error *err) {
+  command *c = objective && objective->ops == &command_ops ? objective->impl : NULL;
+  if (!c || !c->pair)
+    return DPBO_ERROR_SET(err, DPBO_ERR_ARG,
+                          "dpbo_command_evaluate_pair: not a command objective with reply_pair");
+  return command_evaluate_values(c, d, names, values, pair, err);
+}
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
                                           dpbo_objective *objective, dpbo_error *err) {
@@ -1267,6 +1315,7 @@ dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
     DPBO_RAISE(DPBO_ERR_CONFIG, "objective.value_range [%g, %g] is empty", options->value_lo,
                options->value_hi);
   c->check_range = options->check_range;
+  c->pair = options->reply_pair;
   c->value_lo = options->value_lo;
   c->value_hi = options->value_hi;
   c->d = options->space ? dpbo_space_dims(options->space) : 0;

@@ -76,9 +76,22 @@ typedef struct dpbo_command_options {
    * integers and categorical ones by their category names (space.h,
    * dpbo_dim_format). NULL passes every value with %.17g. */
   const dpbo_space *space;
+  /* dpbo compare's table (objective.compare_command): the reply (persistent
+   * mode) or last line (per evaluation) is exactly two numbers, "VAL TEST",
+   * the validation and the held-out test accuracy, each checked against the
+   * range; read them with dpbo_command_evaluate_pair (the objective's own
+   * evaluate refuses). 0: one value, as above. */
+  int reply_pair;
 } dpbo_command_options;
 
 dpbo_status dpbo_command_objective_create(const dpbo_command_options *options,
                                           dpbo_objective *objective, dpbo_error *err);
+
+/* One evaluation of an objective created with reply_pair: pair[0] the
+ * validation value, pair[1] the test value. A malformed line fails it like a
+ * reply without a number (DPBO_ERR_OBJECTIVE naming the program, the
+ * hyper-parameters and the line). */
+dpbo_status dpbo_command_evaluate_pair(dpbo_objective *objective, int d, const char *const *names,
+                                       const double *values, double pair[2], dpbo_error *err);
 
 #endif

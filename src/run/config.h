@@ -121,6 +121,12 @@ typedef struct dpbo_config {
   double synthetic_noise_std;
   uint64_t synthetic_seed;
   dpbo_command_options command;
+  /* dpbo compare on a command (docs/own-model.md): the program that replies
+   * "VAL TEST" (objective.compare_command, "" if unset) and m, the
+   * validation records its accuracy counts (objective.validation_size, 0 if
+   * unset); dpbo run uses neither. */
+  char command_compare[DPBO_COMMAND_MAX];
+  int64_t command_validation_size;
   dpbo_logreg_options logreg;
   /* [output] */
   char output_dir[DPBO_PATH_MAX];

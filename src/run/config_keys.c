@@ -213,6 +213,19 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "objective.kind = command", "Time limit of one evaluation; its processes are killed.",
         DOUBLE(command.timeout_s, 0, HUGE_VAL, 0, "must be a number of seconds >= 0 (0: no limit)",
                NULL)),
+    ROW("objective", "compare_command", "text", "a program and its arguments (no shell)", "", "",
+        "objective.kind = command",
+        "dpbo compare only: the program that builds its table, run like objective.command (same "
+        "mode, pass and time-out) but replying with two numbers on its line, 'VAL TEST': the "
+        "validation accuracy and the held-out test accuracy (docs/own-model.md).",
+        STRING(command_compare)),
+    ROW("objective", "validation_size", "integer", "0 (not stated), or >= 1", "0", "records",
+        "objective.kind = command",
+        "dpbo compare only, which requires it: m, the validation records your program's "
+        "accuracy counts, so that one record moves it by at most 1/m (the baselines' "
+        "sensitivity). dpbo run does not read it.",
+        INTEGER(DPBO_SETTINGS_INT64, command_validation_size, 0, INT64_MAX,
+                "must be the number of validation records m >= 1 (0: not stated)")),
     KEY("objective", "value_range", "text", "LO HI, or empty",
         "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
         "The range of the objective's values: every released value is clamped to it "
