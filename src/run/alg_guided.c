@@ -24,6 +24,16 @@ static dpbo_status alg_guided_check_config(dpbo_config *config, dpbo_error *err)
                "rest on the gain's sensitivity over the m validation records",
                config->path);
   dpbo_guided_settings_from(config, &s);
+  /* T1 against T: named at its line (the rows checked each key alone). */
+  {
+    char what[256];
+    snprintf(what, sizeof what,
+             "= %d must lie between 1 and run.iterations - 2 = %d (stage 2's stopping search "
+             "needs E[K] = run.iterations - T1 >= 2 runs)",
+             s.stage1_evaluations, config->iterations - 2);
+    DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "guided_evaluations",
+                                   s.stage1_evaluations <= config->iterations - 2, what, err));
+  }
   status = dpbo_guided_check(&s, config->iterations, config->privacy_epsilon, config->privacy_delta,
                              err);
   if (status != DPBO_OK) dpbo_error_prefix(err, "%s", config->path);

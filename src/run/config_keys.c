@@ -302,12 +302,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
     /* The defaults: analysis/guided_defaults.py on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
-    ROW("privacy", "guided_evaluations", "integer", "1 to 100000", "6", "evaluations", "",
-        "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of stage "
-        "1; stage 2's stopping search "
-        "makes E[K] = run.iterations - T1 runs (at least 2).",
-        INTEGER(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
-                "must be between 1 and 100000 (stage 1's privatized evaluations T1)")),
+    KEY("privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
+        "run.iterations / 5, rounded, within [1, run.iterations - 2]", 1, "evaluations", "",
+        "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
+        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2)."),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.3", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "
