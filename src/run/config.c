@@ -676,7 +676,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                    (int64_t)config->seed, 0, INT64_MAX, &i64, err));
   config->noise_seed = (uint64_t)i64;
   /* guided's T1 (run/guided.h): a fifth of the evaluations by default
-   * (analysis/guided_defaults.py), leaving stage 2 E[K] >= 2; below T = 3
+   * (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below T = 3
    * no T1 fits and a guided release is refused (alg_guided.c). */
   {
     const int T = config->iterations;

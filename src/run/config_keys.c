@@ -300,13 +300,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "papernot_steinke: the shape eta of the truncated negative binomial number of runs (0 "
         "logarithmic, 1 geometric).",
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
-    /* The defaults: analysis/guided_defaults.py on public synthetic
+    /* The defaults: bench/guided_defaults.c on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
     KEY("privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
         "run.iterations / 5, rounded, within [1, run.iterations - 2]", 1, "evaluations", "",
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
         "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2)."),
-    ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.3", "", "",
+    ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "
         "rest (basic composition).",
@@ -326,7 +326,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(guided_weight, 0, 1, OPEN_LO,
                "must lie in (0, 1] (the uniform law's weight, the floor of every candidate)",
                NULL)),
-    ROW("privacy", "guided_temperature", "number", "> 0, <= 1e100", "0.02", "units of v", "",
+    ROW("privacy", "guided_temperature", "number", "> 0, <= 1e100", "0.005", "units of v", "",
         "guided (and dpbo compare's guided method): tau, the softmax temperature over stage 1's "
         "posterior UCB mu + sqrt(beta) "
         "sigma over Lambda (smaller: more weight on the best-looking candidates).",
