@@ -79,6 +79,7 @@ const dpbo_algorithm_ops dpbo_alg_guided_ops = {
     .algorithm = DPBO_ALGORITHM_GUIDED,
     .name = "guided",
     .private_release = 1,
+    .guided_selection = 1,
     .releases_lambda = 1,
     .delta_rule = "must lie in (0, 1): stage 1's discrete Gaussian mechanism spends a share of it",
     .value_name = "value",

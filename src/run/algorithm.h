@@ -49,6 +49,10 @@ typedef struct dpbo_algorithm_ops {
   int prunes;              /* Algorithm 2's branch-and-bound pruning of Λ */
   int first_value_step;    /* the value is max over t > first (Algorithm 2: 1) */
   int fixed_candidates;    /* random search: exactly T candidates, drawn before the data */
+  /* guided: privatized GP-UCB evaluations, then a stopping search whose
+   * candidates follow their posterior (run/guided.h); a mechanism on the
+   * gains of Λ like the selection methods, but with a GP in it. */
+  int guided_selection;
 
   /* What it releases and how it spends the budget. */
   int releases_lambda;          /* λ̃ (all but Algorithm 3 and private_evaluations' own) */
