@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
     for (int b = 0; b < NSH; b++) {
       const dpbo_guided_settings s = {
           t1s[a], shares[b], 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0};
-      DPBO_TRY(dpbo_guided_account(&s, EPSILON, DELTA, T, sens, 0.001, &acc[a][b], &err));
+      const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
+      DPBO_TRY(dpbo_guided_account(&s, &at, &acc[a][b], &err));
     }
   dpbo_selection_accounting plain_acc[2];
   const dpbo_algorithm plain_alg[2] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR};
@@ -202,8 +203,9 @@ int main(int argc, char **argv) {
               /* Common random numbers across settings: one seed per (l, r). */
               dpbo_noise_init_seeded(&noise, 2026, stream);
               dpbo_guided_pick pick;
-              DPBO_TRY(dpbo_guided_table(config, &s, &acc[a][b], table_gain, &tab, &noise, sens,
-                                         0.0, 1.0, 1.0, &pick, &err));
+              const dpbo_guided_gains gains = {table_gain, &tab};
+              const dpbo_guided_draw draw = {&noise, sens, 0.0, 1.0, 1.0};
+              DPBO_TRY(dpbo_guided_table(config, &s, &acc[a][b], &gains, &draw, &pick, &err));
               summary_add(&guided[a][b][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
             }
     }

@@ -115,7 +115,8 @@ static void test_accounting(void) {
       const dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, bases[b], 1.0};
       const double eps = epsilons[e], delta = 1e-6, sens = 1.0 / 500.0;
       dpbo_guided_accounting acc;
-      CHECK_OK(dpbo_guided_account(&s, eps, delta, 30, sens, 0.01, &acc, &err));
+      const dpbo_guided_budget at = {eps, delta, 30, sens, 0.01};
+      CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
       /* Stage 1 is private_evaluations' accounting of K = T1 at its share. */
       double sigma, gpn;
       CHECK_OK(
@@ -177,6 +178,7 @@ static void test_bad_settings(dpbo_config *config) {
   dpbo_error err;
   dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0};
   dpbo_guided_accounting acc;
+  const dpbo_guided_budget at = {1.0, 1e-6, 30, 0.01, 0.01}, no_delta = {1.0, 0.0, 30, 0.01, 0.01};
   struct {
     const char *set, *key;
   } bad[] = {{"privacy.guided_evaluations=19", "privacy.guided_evaluations"},
@@ -199,14 +201,14 @@ static void test_bad_settings(dpbo_config *config) {
   /* The same checks for callers that fill the settings (compare). */
   s.stage1_evaluations = 29;
   dpbo_error_clear(&err);
-  CHECK(dpbo_guided_account(&s, 1.0, 1e-6, 30, 0.01, 0.01, &acc, &err) == DPBO_ERR_CONFIG);
+  CHECK(dpbo_guided_account(&s, &at, &acc, &err) == DPBO_ERR_CONFIG);
   CHECK(strstr(err.message, "privacy.guided_evaluations") != NULL);
   s.stage1_evaluations = 6;
   s.weight = 0.0;
-  CHECK(dpbo_guided_account(&s, 1.0, 1e-6, 30, 0.01, 0.01, &acc, &err) == DPBO_ERR_CONFIG);
+  CHECK(dpbo_guided_account(&s, &at, &acc, &err) == DPBO_ERR_CONFIG);
   CHECK(strstr(err.message, "privacy.guided_weight") != NULL);
   s.weight = 0.3;
-  CHECK(dpbo_guided_account(&s, 1.0, 0.0, 30, 0.01, 0.01, &acc, &err) == DPBO_ERR_CONFIG);
+  CHECK(dpbo_guided_account(&s, &no_delta, &acc, &err) == DPBO_ERR_CONFIG);
   CHECK(strstr(err.message, "privacy.delta") != NULL);
 }
 
@@ -227,15 +229,16 @@ static void test_release(dpbo_config *config) {
   CHECK(s.base == DPBO_ALGORITHM_PAPERNOT_STEINKE);
   dpbo_guided_accounting acc;
   /* A generous budget so that stage 1's posterior is informative. */
-  CHECK_OK(dpbo_guided_account(&s, 50.0, 1e-6, config->iterations, 0.1, config->prior.noise_std,
-                               &acc, &err));
+  const dpbo_guided_budget at = {50.0, 1e-6, config->iterations, 0.1, config->prior.noise_std};
+  CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, 99, 1);
+  const dpbo_guided_gains gains = {table_gain, NULL};
+  const dpbo_guided_draw draw = {&noise, 0.1, -1.0, 0.0, 1.0};
   int64_t hits = 0, runs = 0;
   for (int r = 0; r < 20; r++) {
     dpbo_guided_pick pick;
-    CHECK_OK(dpbo_guided_table(config, &s, &acc, table_gain, NULL, &noise, 0.1, -1.0, 0.0, 1.0,
-                               &pick, &err));
+    CHECK_OK(dpbo_guided_table(config, &s, &acc, &gains, &draw, &pick, &err));
     CHECK(pick.stage2.index >= 0 && pick.stage2.index < 8);
     CHECK(pick.stage2.released >= -1.0 && pick.stage2.released <= 0.0);
     CHECK(pick.pi_min >= s.weight / 8.0 && pick.pi_max <= 1.0);

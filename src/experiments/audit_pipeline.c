@@ -197,8 +197,9 @@ static dpbo_status audit_guided_release(const dpbo_config *config, const dpbo_ru
   sens *= options->sensitivity_factor;
   dpbo_guided_settings_from(config, &s);
   memset(draw, 0, sizeof *draw);
-  DPBO_TRY(dpbo_guided_table(config, &s, acc, audit_guided_gain, (void *)table, noise, sens, lo, hi,
-                             options->noise_scale_factor, &pick, err));
+  const dpbo_guided_gains gains = {audit_guided_gain, (void *)table};
+  const dpbo_guided_draw guided_draw = {noise, sens, lo, hi, options->noise_scale_factor};
+  DPBO_TRY(dpbo_guided_table(config, &s, acc, &gains, &guided_draw, &pick, err));
   draw->best = -INFINITY;
   for (int i = 0; i < table->steps; i++)
     draw->best = fmax(draw->best, table->trace[i].gain);
@@ -215,20 +216,26 @@ done:
   return status;
 }
 
+/* The accounting of the methods whose releases the audit draws itself:
+ * the selection methods' and the guided method's, computed once. */
+typedef struct audit_accounting {
+  dpbo_selection_accounting selection;
+  dpbo_guided_accounting guided;
+} audit_accounting;
+
 /* One release of a finished run on MPI_COMM_SELF, through the release code
  * every `dpbo run` uses (release.c), with the given noise. */
 static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
                                           dpbo_noise *noise,
                                           const dpbo_audit_pipeline_options *options,
-                                          const dpbo_selection_accounting *accounting,
-                                          const dpbo_guided_accounting *guided, pipeline_draw *draw,
+                                          const audit_accounting *accounting, pipeline_draw *draw,
                                           dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
   if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
-    return audit_guided_release(config, run, noise, options, guided, draw, err);
+    return audit_guided_release(config, run, noise, options, &accounting->guided, draw, err);
   if (dpbo_algorithm_is_selection(config->algorithm))
-    return audit_selection_release(config, run, noise, options, accounting, draw, err);
+    return audit_selection_release(config, run, noise, options, &accounting->selection, draw, err);
   const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
   DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, &scale, &release, err));
   memset(draw, 0, sizeof *draw);
@@ -387,26 +394,25 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   dpbo_noise noise;
   dpbo_noise_init_os(&noise);
   /* A selection method's accounting (the same on both sides), once. */
-  dpbo_selection_accounting acc;
+  audit_accounting acc;
   memset(&acc, 0, sizeof acc);
   if (dpbo_algorithm_is_selection(cfg[0].algorithm))
     DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
-                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc,
-                                    err));
+                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta,
+                                    &acc.selection, err));
   /* The guided method's two stages (run/guided.h), once. */
-  dpbo_guided_accounting guided;
-  memset(&guided, 0, sizeof guided);
   if (dpbo_algorithm_ops_get(cfg[0].algorithm)->guided_selection) {
     dpbo_guided_settings s;
     double sens, lo, hi;
     dpbo_guided_settings_from(&cfg[0], &s);
     DPBO_TRY(dpbo_selection_gain_range(&cfg[0], &sens, &lo, &hi, err));
-    DPBO_TRY(dpbo_guided_account(&s, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
-                                 cfg[0].iterations, sens, cfg[0].prior.noise_std, &guided, err));
+    const dpbo_guided_budget budget = {cfg[0].privacy_epsilon, cfg[0].privacy_delta,
+                                       cfg[0].iterations, sens, cfg[0].prior.noise_std};
+    DPBO_TRY(dpbo_guided_account(&s, &budget, &acc.guided, err));
   }
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc, &guided,
+      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
                                       &draws[2 * i + side], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");

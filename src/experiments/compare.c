@@ -511,9 +511,9 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
    * noise, K, stage 2's candidates and noise) all from that stream. */
   for (int e = 0; e < E && ctx->has_guided; e++) {
     dpbo_guided_pick gp;
-    DPBO_TRY(dpbo_guided_table(config, &ctx->guided, &ctx->guided_acc[e], compare_table_gain,
-                               (void *)ctx->table, &noise, ctx->score_sensitivity, lo, hi, 1.0, &gp,
-                               err));
+    const dpbo_guided_gains gains = {compare_table_gain, (void *)ctx->table};
+    const dpbo_guided_draw draw = {&noise, ctx->score_sensitivity, lo, hi, 1.0};
+    DPBO_TRY(dpbo_guided_table(config, &ctx->guided, &ctx->guided_acc[e], &gains, &draw, &gp, err));
     compare_cell_at(ctx, gp.stage2.index, gp.stage2.released,
                     (double)(ctx->guided.stage1_evaluations + gp.stage2.runs),
                     &cells[(size_t)DPBO_COMPARE_GUIDED * (size_t)stride_method +
@@ -933,9 +933,9 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
         /* Both stages at their shares, composed (run/guided.h). */
         dpbo_guided_accounting *g = &ctx->guided_acc[e];
         dpbo_guided_settings_from(config, &ctx->guided);
-        status =
-            dpbo_guided_account(&ctx->guided, config->compare_epsilon[e], config->privacy_delta, T,
-                                ctx->score_sensitivity, config->prior.noise_std, g, err);
+        const dpbo_guided_budget budget = {config->compare_epsilon[e], config->privacy_delta, T,
+                                           ctx->score_sensitivity, config->prior.noise_std};
+        status = dpbo_guided_account(&ctx->guided, &budget, g, err);
         ctx->acc[k][e] = g->stage2;
         ctx->acc[k][e].epsilon = g->epsilon;
         ctx->acc[k][e].delta = g->delta;

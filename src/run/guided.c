@@ -67,10 +67,11 @@ static double guided_rest(double total, double first) {
   return rest;
 }
 
-dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, double epsilon, double delta, int T,
-                                double sensitivity, double gp_noise_std,
+dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided_budget *at,
                                 dpbo_guided_accounting *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const double epsilon = at->epsilon, delta = at->delta, sensitivity = at->sensitivity;
+  const int T = at->T;
   memset(out, 0, sizeof *out);
   DPBO_TRY(dpbo_guided_check(s, T, epsilon, delta, err));
   out->epsilon = epsilon;
@@ -84,7 +85,7 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, double epsilon, d
   /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
    * private_evaluations run of K = T1 accounts them. */
   DPBO_TRY(dpbo_private_evals_calibrate(s->stage1_evaluations, sensitivity, out->epsilon1,
-                                        out->delta1, gp_noise_std, &out->sigma,
+                                        out->delta1, at->gp_noise_std, &out->sigma,
                                         &out->gp_noise_std_used, err));
   dpbo_private_evals_bound bound;
   DPBO_TRY(dpbo_private_evals_account(s->stage1_evaluations, sensitivity, out->sigma, out->epsilon1,
@@ -182,11 +183,12 @@ static dpbo_status guided_stage2_next(void *context, int64_t k, int64_t *index, 
 }
 
 dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
-                              const dpbo_guided_accounting *acc, dpbo_run_evaluate_fn gain,
-                              void *context, dpbo_noise *noise, double sensitivity, double lo,
-                              double hi, double noise_scale, dpbo_guided_pick *out,
+                              const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
+                              const dpbo_guided_draw *draw, dpbo_guided_pick *out,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  dpbo_noise *noise = draw->noise;
+  const double sensitivity = draw->sensitivity;
   dpbo_config *copy = NULL;
   double *u = NULL;
   uint64_t *cdf = NULL;
@@ -201,7 +203,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   copy->iterations = s->stage1_evaluations;
   copy->batch = 1;
   copy->prior.noise_std = acc->gp_noise_std_used;
-  guided_stage1 st1 = {gain, context, noise, sensitivity, acc->sigma, DPBO_OK, {0}};
+  guided_stage1 st1 = {gains->gain, gains->context, noise, sensitivity, acc->sigma, DPBO_OK, {0}};
   dpbo_error_clear(&st1.failure);
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
   for (int t = 0; t < copy->iterations; t++) {
@@ -236,10 +238,10 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   const dpbo_selection_law law = {n, cdf};
   const int64_t K = dpbo_selection_draw_runs(noise, s->base, acc->stage2_runs, &acc->stage2);
   if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
-  guided_stage2 st2 = {gain, context, noise, &law};
+  guided_stage2 st2 = {gains->gain, gains->context, noise, &law};
   DPBO_TRY(dpbo_selection_stopping(guided_stage2_next, &st2, noise, sensitivity,
-                                   acc->stage2.epsilon_base, K, acc->stage2_runs, lo, hi,
-                                   noise_scale, &out->stage2, err));
+                                   acc->stage2.epsilon_base, K, acc->stage2_runs, draw->lo,
+                                   draw->hi, draw->noise_scale, &out->stage2, err));
 done:
   dpbo_run_free(&run);
   free(copy);

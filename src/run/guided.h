@@ -69,11 +69,17 @@ typedef struct dpbo_guided_accounting {
   double epsilon_accounted, delta_accounted; /* basic composition: the total charged */
 } dpbo_guided_accounting;
 
-/* The accounting at total (ε, δ) for T expected evaluations, a gain of
- * sensitivity Δ and the GP's configured noise. epsilon_accounted <= ε and
- * delta_accounted <= δ hold exactly (basic composition, rounded up). */
-dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, double epsilon, double delta, int T,
-                                double sensitivity, double gp_noise_std,
+/* What the guided method is accounted at: the total (ε, δ), T expected
+ * evaluations, the gain's sensitivity Δ and the GP's configured noise. */
+typedef struct dpbo_guided_budget {
+  double epsilon, delta;
+  int T;
+  double sensitivity, gp_noise_std;
+} dpbo_guided_budget;
+
+/* The accounting at a budget. epsilon_accounted <= ε and delta_accounted <=
+ * δ hold exactly (basic composition, rounded up). */
+dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided_budget *at,
                                 dpbo_guided_accounting *out, dpbo_error *err);
 
 /* π as integer cumulative weights cdf[0..n) from u[0..n) (units of v), w
@@ -91,16 +97,28 @@ typedef struct dpbo_guided_pick {
   double pi_max, pi_min; /* π's largest and smallest probability (reported) */
 } dpbo_guided_pick;
 
+/* Where a release on a table reads the raw gains of Λ. */
+typedef struct dpbo_guided_gains {
+  dpbo_run_evaluate_fn gain;
+  void *context;
+} dpbo_guided_gains;
+
+/* How it draws: every draw from the secret `noise`; the gain's sensitivity
+ * Δ; the range [lo, hi] the released score is clamped to; noise_scale, 1
+ * except in the audit's broken variant (it scales stage 2's Laplace noise). */
+typedef struct dpbo_guided_draw {
+  dpbo_noise *noise;
+  double sensitivity;
+  double lo, hi;
+  double noise_scale;
+} dpbo_guided_draw;
+
 /* One whole guided release on a table: stage 1 on MPI_COMM_SELF over
- * config's Λ with gains from `gain` (raw; privatized here with
- * acc->sigma), π from its posterior, stage 2 at acc->stage2 over gains from
- * `gain` again, every draw from `noise`. sensitivity is the gain's Δ;
- * stage 2's Laplace noise is multiplied by noise_scale (1 except in the
- * audit's broken variant). Used by dpbo compare, dpbo audit and the tests. */
+ * config's Λ with the raw gains (privatized here with acc->sigma), π from
+ * its posterior, stage 2 at acc->stage2 over the raw gains again. Used by
+ * dpbo compare, dpbo audit and the tests. */
 dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
-                              const dpbo_guided_accounting *acc, dpbo_run_evaluate_fn gain,
-                              void *context, dpbo_noise *noise, double sensitivity, double lo,
-                              double hi, double noise_scale, dpbo_guided_pick *out,
-                              dpbo_error *err);
+                              const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
+                              const dpbo_guided_draw *draw, dpbo_guided_pick *out, dpbo_error *err);
 
 #endif
