@@ -1044,6 +1044,18 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
                   "releases of sensitivity %.6g; the GP's noise %.6g",
                   config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
                   ctx->score_sensitivity, ctx->evals_noise_std[e]);
+  /* The guided method's spend per stage, by the bound each is calibrated
+   * with, and their basic composition (run/guided.h). */
+  for (int e = 0; e < config->compare_epsilon_count && rank == 0 && ctx->has_guided; e++) {
+    const dpbo_guided_accounting *g = &ctx->guided_acc[e];
+    dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
+                  "%.6g) spend (%.6g, %.3g); stage 2 %s, E[K] = %d, eps0 = %.6g, spends (%.6g, "
+                  "%.3g); total by basic composition (%.6g, %.3g)",
+                  g->epsilon, g->delta, g->stage1_evaluations, g->sigma, g->epsilon1_accounted,
+                  g->delta1_accounted, dpbo_algorithm_name(ctx->guided.base), g->stage2_runs,
+                  g->stage2.epsilon_base, g->stage2.epsilon_accounted, g->stage2.delta_accounted,
+                  g->epsilon_accounted, g->delta_accounted);
+  }
 done:
   return status;
 }
