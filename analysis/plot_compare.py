@@ -114,7 +114,8 @@ def summary(x):
     return mean, se, q1, med, q3
 COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_steinke": "C4",
           "gp_ucb": "k", "random_search_nonprivate": "0.5", "dpbo_algorithm3": "C1",
-          "private_evaluations_mean": "C5", "private_evaluations_best": "C6", "gp_ucb_mean": "0.25"}
+          "private_evaluations_mean": "C5", "private_evaluations_best": "C6", "gp_ucb_mean": "0.25",
+          "guided": "C9"}
 
 
 def load(path):
