@@ -133,6 +133,8 @@ ACROSS_ROWS = [
     ("liu_talwar", "Liu–Talwar", "(ε, δ) approx."),
     ("papernot_steinke", "Papernot–Steinke (η = 0)", "(ε, δ) approx."),
     ("dpbo", "DP-BO, Algorithm 1", "(ε, δ) approx."),
+    ("guided", "GP-guided selection (privatized GP-UCB, then a stopping search from its posterior)",
+     "(ε, δ) approx."),
     ("random_search_nonprivate", "random search, non-private", "none (not private)"),
 ]
 

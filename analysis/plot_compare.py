@@ -76,6 +76,7 @@ LABELS = {
     "private_evaluations_mean": "GP-UCB on privatized evaluations, argmax $\\mu_T$",
     "private_evaluations_best": "GP-UCB on privatized evaluations, best noisy $v_t$",
     "gp_ucb_mean": "GP-UCB, non-private, argmax $\\mu_T$",
+    "guided": "GP-guided selection (privatized GP-UCB, then a stopping search from its posterior)",
 }
 PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
 REFERENCE = ["gp_ucb", "random_search_nonprivate", "gp_ucb_mean"]
@@ -113,7 +114,8 @@ def summary(x):
     return mean, se, q1, med, q3
 COLORS = {"dpbo": "C3", "random_search": "C0", "liu_talwar": "C2", "papernot_steinke": "C4",
           "gp_ucb": "k", "random_search_nonprivate": "0.5", "dpbo_algorithm3": "C1",
-          "private_evaluations_mean": "C5", "private_evaluations_best": "C6", "gp_ucb_mean": "0.25"}
+          "private_evaluations_mean": "C5", "private_evaluations_best": "C6", "gp_ucb_mean": "0.25",
+          "guided": "C9"}
 
 
 def load(path):

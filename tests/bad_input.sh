@@ -117,6 +117,15 @@ case $case_name in
   private_evals_sensitivity_below_proven) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 0.1\n' >> run.ini; expect="run.ini:[0-9]+: privacy.evaluation_sensitivity = 0.1 is below the proven sensitivity 0.5 of objective.kind = svm" ;;
   private_evals_key_elsewhere) write_base; printf '[privacy]\nalgorithm = 1\nmax_evaluations = 5\n' >> run.ini; expect="run.ini:23: privacy.max_evaluations applies only to privacy.algorithm = private_evaluations" ;;
   private_evals_final_choice) write_base; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 1\nfinal_choice = best\n' >> run.ini; expect="run.ini:24: privacy.final_choice = .best. is not one of: posterior_mean, best_observed" ;;
+  # privacy.algorithm = guided (issue #26): dpbo run cannot make it yet (refused
+  # before anything is touched), its settings named, a gain of known sensitivity,
+  # a delta for stage 1's Gaussian.
+  guided_run_refused) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; expect="run.ini: privacy.algorithm = guided runs in dpbo compare and dpbo audit" ;;
+  guided_evaluations_too_many) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\nguided_evaluations = 9\n' >> run.ini; expect="run.ini:[0-9]+: privacy.guided_evaluations = 9 must lie between 1 and run.iterations - 2 = 8" ;;
+  guided_weight_zero) write_base; printf '[privacy]\nguided_weight = 0\n' >> run.ini; expect="run.ini:22: privacy.guided_weight must lie in \(0, 1\]" ;;
+  guided_objective) write_base; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; expect="run.ini: privacy.algorithm = guided needs objective.kind = svm or logreg" ;;
+  guided_delta_zero) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 0\n' >> run.ini; expect="run.ini:[0-9]+: privacy.delta must lie in \(0, 1\): stage 1's discrete Gaussian" ;;
+  compare_guided_base) write_base; printf '[privacy]\nguided_base = random_search\n' >> run.ini; command=compare; expect="run.ini:22: privacy.guided_base = .random_search. is not one of: liu_talwar, papernot_steinke" ;;
   # [compare] is read by every command (strict keys); dpbo compare's own refusals.
   compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:22: unknown key 'repeats' in \[compare\]" ;;
   compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:22: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;
@@ -214,6 +223,8 @@ if [[ $n -ne 1 ]]; then echo "FAIL: $n error lines, expected 1"; fail=1; fi
 # -mindepth 1: the work folder itself is no output (mktemp's random suffix
 # may start with "h5": tmp.h5...).
 if [[ -n $(find "$work" -mindepth 1 -name '*.h5*' -print -quit) ]]; then echo "FAIL: an output file was written"; fail=1; fi
+# No epsilon spent: no ledger line (the ledger is made by the first charge).
+if [[ -n $(find "$work" -mindepth 1 -name 'dpbo-ledger*' -print -quit) ]]; then echo "FAIL: the ledger was written"; fail=1; fi
 # Checked before the first evaluation: no progress line was printed.
 if grep -q '^\[[0-9]*/[0-9]*\]' stdout.txt stderr.txt; then echo "FAIL: an evaluation ran before the error"; fail=1; fi
 echo "--- stderr:"; cat stderr.txt

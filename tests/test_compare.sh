@@ -82,8 +82,8 @@ names = f["methods"].attrs["names"]
 names = (names.decode() if isinstance(names, bytes) else names).split(",")
 assert names == ["dpbo", "random_search", "liu_talwar", "papernot_steinke", "gp_ucb",
                  "random_search_nonprivate", "dpbo_algorithm3", "private_evaluations_mean",
-                 "private_evaluations_best", "gp_ucb_mean"], names
-M, E, R, T = 10, 2, 6, 4
+                 "private_evaluations_best", "gp_ucb_mean", "guided"], names
+M, E, R, T = 11, 2, 6, 4
 for key in ["val_accuracy", "test_accuracy", "gain", "released_value", "evaluations", "index"]:
     a, b = f["methods"][key][:], g["methods"][key][:]
     assert a.shape == (M, E, R), (key, a.shape)
@@ -136,18 +136,28 @@ assert np.all((ev_exact >= val.min() - 1e-12) & (ev_exact <= val.max() + 1e-12))
 assert "yes" in (f.attrs["sensitive"].decode() if isinstance(f.attrs["sensitive"], bytes) else f.attrs["sensitive"])
 # GP-UCB on privatized evaluations (7: argmax mu_T, 8: best noisy v_t) and the
 # non-private argmax mu_T (9): accuracies from the table, T evaluations each
-idx = f["methods/index"][7:]
-assert np.array_equal(f["methods/val_accuracy"][7:], val[idx])
-assert np.array_equal(f["methods/test_accuracy"][7:], test[idx])
-assert np.all(f["methods/evaluations"][7:] == T)
+idx = f["methods/index"][7:10]
+assert np.array_equal(f["methods/val_accuracy"][7:10], val[idx])
+assert np.array_equal(f["methods/test_accuracy"][7:10], test[idx])
+assert np.all(f["methods/evaluations"][7:10] == T)
 assert np.all(idx[2] == idx[2][:1])  # gp_ucb_mean: one run per repetition, every epsilon
 # (eps, delta) by the discrete Gaussian's accountant, sigma for both rules of one run
 sigma = acc["sigma"][:]
 assert np.array_equal(sigma[7], sigma[8]) and np.all(sigma[7] > 0) and np.all(sigma[7][1] < sigma[7][0])
-assert np.all(np.delete(sigma, [7, 8], axis=0) == 0)
+assert np.all(np.delete(sigma, [7, 8, 10], axis=0) == 0)
 assert np.allclose(acc["gp_noise_std_used"][7], np.hypot(0.01, sigma[7]), rtol=1e-15)
 assert np.all(ea[7:9] <= eps * (1 + 1e-12)) and np.all(ea[7:9] >= eps * 0.999), ea[7:9]
 assert np.all(da[7:9] == 0.05) and np.all(ea[9] == 0) and np.all(da[9] == 0)
+# GP-guided selection (10, issue #26): T1 = round(T/5) = 1 privatized step (its
+# sigma), then E[K] = T - 1 stopping runs; accuracies from the table; the
+# stages' totals by basic composition within (eps, delta)
+gi = f["methods/index"][10]
+assert np.array_equal(f["methods/val_accuracy"][10], val[gi])
+assert np.array_equal(f["methods/test_accuracy"][10], test[gi])
+assert np.all(f["methods/evaluations"][10] >= 2)
+assert np.all(sigma[10] > 0) and np.all(sigma[10][1] < sigma[10][0])
+assert np.all(ea[10] <= eps) and np.all(ea[10] >= eps * 0.999) and np.all(da[10] <= 0.05)
+assert np.allclose(acc["expected_runs"][10], T - 1)
 print("compare file checks passed")
 PY
 

@@ -156,6 +156,10 @@ for entry, section, path in zip(doc["files"], sections, sys.argv[3:]):
             assert not k1.strip() and not k3.strip(), (name, k1, k3)
         checked += 1
     assert checked == 2 * len([n for n in names if n != "dpbo_algorithm3"]), checked
+    # the guided method (issue #26): a row at each epsilon, (eps, delta) approximate
+    guided = [r for r in row.findall(section) if r[1] == "guided"]
+    assert len(guided) == 2 and all(r[2].strip() == "approximate (eps, delta)" for r in guided), guided
+    assert entry["methods"]["guided"]["guarantee"] == "approximate (eps, delta)"
     best = tval.max()
     line = (f"best validation accuracy {best:.4f} (test {ttest[np.argmax(tval)]:.4f} there), "
             f"best test accuracy {ttest.max():.4f}; within one point of the best: "

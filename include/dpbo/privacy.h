@@ -44,9 +44,13 @@ typedef enum {
    * mechanism, everything after it post-processing (run/private_evals.h) */
   DPBO_ALGORITHM_PRIVATE_EVALUATIONS = 4,
   /* The private-selection methods (no GP; run/selection.h): */
-  DPBO_ALGORITHM_RANDOM_SEARCH = 5,   /* Chaudhuri & Vinterbo: T candidates, exp. mech. + Laplace */
-  DPBO_ALGORITHM_LIU_TALWAR = 6,      /* random stopping, K ~ Geometric, 3 ε0 */
-  DPBO_ALGORITHM_PAPERNOT_STEINKE = 7 /* repeated search, K ~ truncated negative binomial, RDP */
+  DPBO_ALGORITHM_RANDOM_SEARCH = 5, /* Chaudhuri & Vinterbo: T candidates, exp. mech. + Laplace */
+  DPBO_ALGORITHM_LIU_TALWAR = 6,    /* random stopping, K ~ Geometric, 3 ε0 */
+  DPBO_ALGORITHM_PAPERNOT_STEINKE = 7, /* repeated search, K ~ truncated negative binomial, RDP */
+  /* GP-guided private selection: privatized GP-UCB evaluations, then
+   * Liu–Talwar or Papernot–Steinke with candidates from a law built from
+   * them (run/guided.h) */
+  DPBO_ALGORITHM_GUIDED = 8
 } dpbo_algorithm;
 
 /* Which proofs the bounds follow (docs/privacy-proofs.md). */

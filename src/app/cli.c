@@ -558,6 +558,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  /* A release dpbo run cannot make is refused before any file is touched. */
+  CLI_TRY(dpbo_algorithm_runnable(config->algorithm, config->path, &err));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */

@@ -30,9 +30,10 @@ dpbo_status dpbo_privacy_budget_split(dpbo_algorithm algorithm, dpbo_bounds boun
   if (!(epsilon > 0.0 && isfinite(epsilon) && delta > 0.0 && delta < 1.0))
     DPBO_RAISE(DPBO_ERR_ARG, "privacy budget: needs epsilon > 0 and delta in (0, 1), got %g, %g",
                epsilon, delta);
-  if (algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS) {
-    /* The whole budget goes to the evaluations' Gaussian mechanisms; no
-     * privacy rests on the GP, so β_t keeps the default δ. */
+  if (algorithm == DPBO_ALGORITHM_PRIVATE_EVALUATIONS || algorithm == DPBO_ALGORITHM_GUIDED) {
+    /* The whole budget goes to the evaluations' Gaussian mechanisms (guided:
+     * and its stopping search, run/guided.h); no privacy rests on the GP, so
+     * β_t keeps the default δ. */
     out->epsilon_value = epsilon;
     out->delta_value = delta;
     out->delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
@@ -252,6 +253,9 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
   case DPBO_ALGORITHM_PRIVATE_EVALUATIONS:
     DPBO_RAISE(DPBO_ERR_ARG, "private_evaluations has no GP sensitivities (its release is "
                              "post-processing of the privatized evaluations)");
+  case DPBO_ALGORITHM_GUIDED:
+    DPBO_RAISE(DPBO_ERR_ARG, "guided has no GP sensitivities (its GP is post-processing of the "
+                             "privatized evaluations, its release the stopping search's)");
   }
   if (!(out->value_sensitivity > 0) || !isfinite(out->value_sensitivity) ||
       (in->algorithm != DPBO_ALGORITHM_3 &&
@@ -336,6 +340,8 @@ const char *dpbo_algorithm_name(dpbo_algorithm algorithm) {
     return "papernot_steinke";
   case DPBO_ALGORITHM_PRIVATE_EVALUATIONS:
     return "private_evaluations";
+  case DPBO_ALGORITHM_GUIDED:
+    return "guided";
   }
   return "unknown";
 }

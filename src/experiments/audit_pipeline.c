@@ -19,6 +19,7 @@
 #include "dpbo/noise.h"
 #include "run/driver.h"
 #include "run/release_private.h"
+#include "run/guided.h"
 
 /* ------------------------------------------------------------------------ */
 /* Whole-pipeline audit                                                     */
@@ -177,17 +178,70 @@ done:
   return status;
 }
 
+/* The guided method's gains: the side's table, raw (stage 1 privatizes). */
+static dpbo_status audit_guided_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  (void)err;
+  *gain = ((const dpbo_run *)context)->trace[index].gain;
+  return DPBO_OK;
+}
+
+/* One whole guided release on one side (run/guided.h): stage 1 on the
+ * table, π, stage 2, all from the audit's noise; its (λ̃, score) is what
+ * the histograms test (stage 1's trace, released as well, is not tested
+ * here: a bound on part of the output is a lower bound on the whole's). */
+static dpbo_status audit_guided_release(const dpbo_config *config, const dpbo_run *table,
+                                        dpbo_noise *noise,
+                                        const dpbo_audit_pipeline_options *options,
+                                        const dpbo_guided_accounting *acc, pipeline_draw *draw,
+                                        dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double sens, lo, hi;
+  dpbo_guided_settings s;
+  dpbo_guided_pick pick;
+  DPBO_TRY(dpbo_selection_gain_range(config, &sens, &lo, &hi, err));
+  sens *= options->sensitivity_factor;
+  dpbo_guided_settings_from(config, &s);
+  memset(draw, 0, sizeof *draw);
+  const dpbo_guided_gains gains = {audit_guided_gain, (void *)table};
+  const dpbo_selection_draw guided_draw = {noise, config->selection,          sens, lo,
+                                           hi,    options->noise_scale_factor};
+  DPBO_TRY(dpbo_guided_table(config, &s, acc, &gains, &guided_draw, &pick, err));
+  draw->best = -INFINITY;
+  for (int i = 0; i < table->steps; i++)
+    draw->best = fmax(draw->best, table->trace[i].gain);
+  /* One mechanism over the pair: each part claims the whole ε. */
+  draw->epsilon_value = draw->epsilon_lambda = acc->epsilon_accounted;
+  draw->eta = 0.0; /* no selection rate: the pair's loss is not computed */
+  draw->score_grid = 1.0;
+  draw->value = pick.stage2.released;
+  draw->value_scale = pick.stage2.value.scale;
+  draw->value_grid = pick.stage2.value.granularity;
+  draw->value_sensitivity = draw->lambda_sensitivity = sens;
+  draw->index = pick.stage2.index;
+done:
+  return status;
+}
+
+/* The accounting of the methods whose releases the audit draws itself:
+ * the selection methods' and the guided method's, computed once. */
+typedef struct audit_accounting {
+  dpbo_selection_accounting selection;
+  dpbo_guided_accounting guided;
+} audit_accounting;
+
 /* One release of a finished run on MPI_COMM_SELF, through the release code
  * every `dpbo run` uses (release.c), with the given noise. */
 static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
                                           dpbo_noise *noise,
                                           const dpbo_audit_pipeline_options *options,
-                                          const dpbo_selection_accounting *accounting,
-                                          pipeline_draw *draw, dpbo_error *err) {
+                                          const audit_accounting *accounting, pipeline_draw *draw,
+                                          dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
+  if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
+    return audit_guided_release(config, run, noise, options, &accounting->guided, draw, err);
   if (dpbo_algorithm_is_selection(config->algorithm))
-    return audit_selection_release(config, run, noise, options, accounting, draw, err);
+    return audit_selection_release(config, run, noise, options, &accounting->selection, draw, err);
   const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
   DPBO_TRY(dpbo__release_draw_scaled(MPI_COMM_SELF, config, run, noise, &scale, &release, err));
   memset(draw, 0, sizeof *draw);
@@ -346,12 +400,22 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   dpbo_noise noise;
   dpbo_noise_init_os(&noise);
   /* A selection method's accounting (the same on both sides), once. */
-  dpbo_selection_accounting acc;
+  audit_accounting acc;
   memset(&acc, 0, sizeof acc);
   if (dpbo_algorithm_is_selection(cfg[0].algorithm))
     DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
-                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc,
-                                    err));
+                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta,
+                                    &acc.selection, err));
+  /* The guided method's two stages (run/guided.h), once. */
+  if (dpbo_algorithm_ops_get(cfg[0].algorithm)->guided_selection) {
+    dpbo_guided_settings s;
+    double sens, lo, hi;
+    dpbo_guided_settings_from(&cfg[0], &s);
+    DPBO_TRY(dpbo_selection_gain_range(&cfg[0], &sens, &lo, &hi, err));
+    const dpbo_guided_budget budget = {cfg[0].privacy_epsilon, cfg[0].privacy_delta,
+                                       cfg[0].iterations, sens, cfg[0].prior.noise_std};
+    DPBO_TRY(dpbo_guided_account(&s, &budget, &acc.guided, err));
+  }
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
       status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
@@ -506,7 +570,8 @@ static dpbo_status audit_pipeline_tune(MPI_Comm comm, pipeline_state *st,
   cfg[0].noise = DPBO_NOISE_OS;
   cfg[0].logreg.swap_validation_row = cfg[0].logreg.swap_with_row = -1;
   cfg[1] = cfg[0];
-  const int selection = st->ops->is_selection;
+  /* The selection and guided methods: a mechanism on the gains of all of Λ. */
+  const int selection = st->ops->is_selection || st->ops->guided_selection;
   local = selection ? audit_pipeline_table(&cfg[0], &run[0], err)
                     : audit_pipeline_run(&cfg[0], &run[0], err);
   if (local == DPBO_OK && st->rank == 0)
@@ -628,7 +693,7 @@ static dpbo_status audit_pipeline_test(MPI_Comm comm, const pipeline_state *st, 
   result->value.sensitivity = top[PIPELINE_SENS];
   result->value.pair_loss = (diff + grid) / scale;
   /* The stopping methods' pair loss has no closed form here. */
-  if (ops->stopping) result->value.pair_loss = NAN;
+  if (ops->stopping || ops->guided_selection) result->value.pair_loss = NAN;
   if (st->evals) {
     /* The statistic Z of each whole privatized run (audit_evals.h). */
     dpbo_audit_evals_range(st->evals, &lo, &hi);

@@ -32,6 +32,7 @@
 #include "run/release_private.h"
 #include "experiments/compare_evals.h"
 #include "experiments/compare_table.h"
+#include "run/guided.h"
 
 static const char *const method_names[DPBO_COMPARE_METHODS] = {"dpbo",
                                                                "random_search",
@@ -42,7 +43,8 @@ static const char *const method_names[DPBO_COMPARE_METHODS] = {"dpbo",
                                                                "dpbo_algorithm3",
                                                                "private_evaluations_mean",
                                                                "private_evaluations_best",
-                                                               "gp_ucb_mean"};
+                                                               "gp_ucb_mean",
+                                                               "guided"};
 
 dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
                                  dpbo_compare_accounting *out, dpbo_error *err) {
@@ -99,6 +101,7 @@ dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
     break;
   case DPBO_COMPARE_PRIVATE_EVALS_MEAN:
   case DPBO_COMPARE_PRIVATE_EVALS_BEST:
+  case DPBO_COMPARE_GUIDED:
     DPBO_RAISE(DPBO_ERR_ARG,
                "compare accounting: the privatized evaluations need the gain's sensitivity "
                "(dpbo_compare_evals_account)");
@@ -356,6 +359,12 @@ typedef struct compare_context {
   double evals_sigma[DPBO_COMPARE_MAX_EPSILONS], evals_noise_std[DPBO_COMPARE_MAX_EPSILONS];
   int has_algorithm3;      /* logreg: Algorithm 3's f~_L as well */
   double alg3_sensitivity; /* Theorem 6's Δ (units of the gain) */
+  /* The guided method (run/guided.h): its settings and, at each ε, its two
+   * stages' accounting (acc[DPBO_COMPARE_GUIDED] holds stage 2's with the
+   * composed totals). */
+  int has_guided; /* run.iterations >= 3: a stage 1 and E[K] >= 2 fit */
+  dpbo_guided_settings guided;
+  dpbo_guided_accounting guided_acc[DPBO_COMPARE_MAX_EPSILONS];
 } compare_context;
 
 static void compare_cell_at(const compare_context *ctx, int64_t index, double released,
@@ -407,6 +416,35 @@ static void compare_rep_streams(const dpbo_config *config, int rep, int which, d
    * random search's T candidates, 1: Liu–Talwar's, 2: Papernot–Steinke's,
    * 3: the start of the repetition's GP-UCB runs (compare_evals.h). */
   dpbo_rng_seed(rng, config->seed ^ 0x636f6d70617265ull, (uint64_t)rep * 4u + (uint64_t)which);
+}
+
+/* GP-guided selection's cells of a repetition at every ε (NaN where T < 3
+ * leaves no stage 1); its own draws (stage 1's noise, K, stage 2's
+ * candidates and noise) all from the repetition's noise stream. */
+static dpbo_status compare_guided(const compare_context *ctx, dpbo_noise *noise,
+                                  compare_cell *cells, int stride_method, int stride_eps,
+                                  dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_config *config = ctx->config;
+  for (int e = 0; e < config->compare_epsilon_count; e++) {
+    compare_cell *c = &cells[(size_t)DPBO_COMPARE_GUIDED * (size_t)stride_method +
+                             (size_t)e * (size_t)stride_eps];
+    if (!ctx->has_guided) { /* T < 3: not applicable */
+      c->val = c->test = c->gain = c->released = NAN;
+      c->evaluations = 0.0;
+      c->index = -1.0;
+      continue;
+    }
+    dpbo_guided_pick gp;
+    const dpbo_guided_gains gains = {compare_table_gain, (void *)ctx->table};
+    const dpbo_selection_draw draw = {noise,   config->selection, ctx->score_sensitivity,
+                                      ctx->lo, ctx->hi,           1.0};
+    DPBO_TRY(dpbo_guided_table(config, &ctx->guided, &ctx->guided_acc[e], &gains, &draw, &gp, err));
+    compare_cell_at(ctx, gp.stage2.index, gp.stage2.released,
+                    (double)(ctx->guided.stage1_evaluations + gp.stage2.runs), c);
+  }
+done:
+  return status;
 }
 
 static dpbo_status compare_repetition(const compare_context *ctx, int rep, compare_cell *cells,
@@ -511,6 +549,9 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
     compare_cell_at(ctx, ref.mean_index, ref.mean_value, T,
                     &cells[(size_t)DPBO_COMPARE_GP_UCB_MEAN * (size_t)stride_method + at]);
   }
+  /* GP-guided selection: after every other method, so their draws from the
+   * repetition's noise stream stay as they were. */
+  DPBO_TRY(compare_guided(ctx, &noise, cells, stride_method, stride_eps, err));
   DPBO_TRY(dpbo_noise_check(&noise, err));
 done:
   free(set);
@@ -643,7 +684,11 @@ static dpbo_status compare_items_buffers(const compare_context *ctx, const dpbo_
         else if (c < named)
           v = *(const double *)(row + compare_accounting_columns[c].offset);
         else /* σ of the privatized evaluations and the GP's noise with it */
-          v = !evals ? 0.0 : c == named ? ctx->evals_sigma[e] : ctx->evals_noise_std[e];
+          v = k == DPBO_COMPARE_GUIDED
+                  ? (c == named ? ctx->guided_acc[e].sigma : ctx->guided_acc[e].gp_noise_std_used)
+              : !evals     ? 0.0
+              : c == named ? ctx->evals_sigma[e]
+                           : ctx->evals_noise_std[e];
         list->accounting[c * ME + (size_t)k * (size_t)E + (size_t)e] = v;
       }
   for (int e = 0; e < E; e++) {
@@ -909,11 +954,27 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   const int E = config->compare_epsilon_count, T = config->iterations;
   /* The gain's sensitivity at a fixed λ and its range (compare_table.h, run/selection.h). */
   DPBO_TRY(dpbo_compare_table_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
+  ctx->has_guided = T >= 3;
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
       const dpbo_compare_budget at = {config->compare_epsilon[e], config->privacy_delta,
                                       config->privacy_split, T, config->compare_ps_eta};
-      if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
+      if (k == DPBO_COMPARE_GUIDED && !ctx->has_guided) {
+        dpbo_compare_account(DPBO_COMPARE_GP_UCB, &at, &ctx->acc[k][e], err); /* all zero */
+        continue;
+      } else if (k == DPBO_COMPARE_GUIDED) {
+        /* Both stages at their shares, composed (run/guided.h). */
+        dpbo_guided_accounting *g = &ctx->guided_acc[e];
+        dpbo_guided_settings_from(config, &ctx->guided);
+        const dpbo_guided_budget budget = {config->compare_epsilon[e], config->privacy_delta, T,
+                                           ctx->score_sensitivity, config->prior.noise_std};
+        status = dpbo_guided_account(&ctx->guided, &budget, g, err);
+        ctx->acc[k][e] = g->stage2;
+        ctx->acc[k][e].epsilon = g->epsilon;
+        ctx->acc[k][e].delta = g->delta;
+        ctx->acc[k][e].epsilon_accounted = g->epsilon_accounted;
+        ctx->acc[k][e].delta_accounted = g->delta_accounted;
+      } else if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
         status = dpbo_compare_evals_account(T, ctx->score_sensitivity, config->compare_epsilon[e],
                                             config->privacy_delta, config->prior.noise_std,
                                             &ctx->acc[k][e], &ctx->evals_sigma[e],
@@ -1018,6 +1079,18 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
                   "releases of sensitivity %.6g; the GP's noise %.6g",
                   config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
                   ctx->score_sensitivity, ctx->evals_noise_std[e]);
+  /* The guided method's spend per stage, by the bound each is calibrated
+   * with, and their basic composition (run/guided.h). */
+  for (int e = 0; e < config->compare_epsilon_count && rank == 0 && ctx->has_guided; e++) {
+    const dpbo_guided_accounting *g = &ctx->guided_acc[e];
+    dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
+                  "%.6g) spend (%.6g, %.3g); stage 2 %s, E[K] = %d, eps0 = %.6g, spends (%.6g, "
+                  "%.3g); total by basic composition (%.6g, %.3g)",
+                  g->epsilon, g->delta, g->stage1_evaluations, g->sigma, g->epsilon1_accounted,
+                  g->delta1_accounted, dpbo_algorithm_name(ctx->guided.base), g->stage2_runs,
+                  g->stage2.epsilon_base, g->stage2.epsilon_accounted, g->stage2.delta_accounted,
+                  g->epsilon_accounted, g->delta_accounted);
+  }
 done:
   return status;
 }

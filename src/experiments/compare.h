@@ -53,6 +53,12 @@
  *                   R cells (one run per repetition, the same at every ε),
  *                   and neither depends on privacy.delta: their β_t takes
  *                   δ = 0.05 as the privatized run's does (compare_evals.h).
+ *   guided          GP-guided private selection (run/guided.h, privacy.guided_*):
+ *                   privacy.guided_evaluations privatized GP-UCB steps at a
+ *                   share of (ε, δ), then privacy.guided_base with E[K] = T
+ *                   − T1 runs whose candidates follow a law fixed from their
+ *                   posterior, all from the repetition's noise stream:
+ *                   (ε, δ) by basic composition of the two stages.
  * The baselines select on the gain with the sensitivity above; released
  * values are clamped to the gain's range (objective.value_range).
  * baseline.h states the baselines' formulas. The candidates of the
@@ -100,7 +106,8 @@ enum {
   DPBO_COMPARE_PRIVATE_EVALS_MEAN = 7,
   DPBO_COMPARE_PRIVATE_EVALS_BEST = 8,
   DPBO_COMPARE_GP_UCB_MEAN = 9,
-  DPBO_COMPARE_METHODS = 10
+  DPBO_COMPARE_GUIDED = 10,
+  DPBO_COMPARE_METHODS = 11
 };
 
 /* How one method spends a total (ε, δ): the selection methods' record

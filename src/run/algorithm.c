@@ -22,8 +22,17 @@ const dpbo_algorithm_ops *dpbo_algorithm_ops_get(dpbo_algorithm algorithm) {
                                                     &dpbo_alg_private_evals_ops,
                                                     &dpbo_alg_random_search_ops,
                                                     &dpbo_alg_liu_talwar_ops,
-                                                    &dpbo_alg_papernot_steinke_ops};
+                                                    &dpbo_alg_papernot_steinke_ops,
+                                                    &dpbo_alg_guided_ops};
   const size_t count = sizeof table / sizeof table[0];
   if ((size_t)algorithm >= count) return &algorithm_none_ops;
   return table[algorithm];
+}
+
+dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const char *refusal = dpbo_algorithm_ops_get(algorithm)->run_refusal;
+  if (refusal) DPBO_RAISE(DPBO_ERR_CONFIG, "%s: %s", path, refusal);
+done:
+  return status;
 }

@@ -11,6 +11,8 @@
  *   alg_private_evals.c   GP-UCB on privatized evaluations
  *   alg_random_search.c   private random search (Chaudhuri & Vinterbo)
  *   alg_stopping.c        Liu–Talwar and Papernot–Steinke (K secret runs)
+ *   alg_guided.c          GP-guided selection (privatized evaluations, then a
+ *                         stopping search with candidates from their posterior)
  * and `none` (no private release) in algorithm.c. core/privacy.c stays the
  * formula table beneath it (budget split, sensitivities) and keeps the public
  * dpbo_algorithm_name / _is_selection / _publishes_trace; the registry's
@@ -47,6 +49,10 @@ typedef struct dpbo_algorithm_ops {
   int prunes;              /* Algorithm 2's branch-and-bound pruning of Λ */
   int first_value_step;    /* the value is max over t > first (Algorithm 2: 1) */
   int fixed_candidates;    /* random search: exactly T candidates, drawn before the data */
+  /* guided: privatized GP-UCB evaluations, then a stopping search whose
+   * candidates follow their posterior (run/guided.h); a mechanism on the
+   * gains of Λ like the selection methods, but with a GP in it. */
+  int guided_selection;
 
   /* What it releases and how it spends the budget. */
   int releases_lambda;          /* λ̃ (all but Algorithm 3 and private_evaluations' own) */
@@ -62,6 +68,9 @@ typedef struct dpbo_algorithm_ops {
    * keys and the mechanisms' numbers at the top level, no GP terms. */
   int evals_layout;
   const char *release_note; /* a note both release files carry (NULL: none) */
+  /* Why `dpbo run` cannot make this release (NULL: it can); refused before
+   * anything is read, evaluated or charged (dpbo_algorithm_runnable). */
+  const char *run_refusal;
 
   /* Hooks, each NULL where the algorithm has nothing to do. */
   /* Its assumptions on the rest of the config (config.c, after [privacy]). */
@@ -89,9 +98,13 @@ typedef struct dpbo_algorithm_ops {
 /* The row of an algorithm; the none row for a value outside the enum. */
 const dpbo_algorithm_ops *dpbo_algorithm_ops_get(dpbo_algorithm algorithm);
 
+/* DPBO_OK, or DPBO_ERR_CONFIG with the row's run_refusal prefixed by the
+ * config's path. */
+dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, dpbo_error *err);
+
 /* The rows, defined in the files named above (for the table only). */
 extern const dpbo_algorithm_ops dpbo_alg_1_ops, dpbo_alg_2_ops, dpbo_alg_3_ops,
     dpbo_alg_private_evals_ops, dpbo_alg_random_search_ops, dpbo_alg_liu_talwar_ops,
-    dpbo_alg_papernot_steinke_ops;
+    dpbo_alg_papernot_steinke_ops, dpbo_alg_guided_ops;
 
 #endif

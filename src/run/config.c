@@ -684,6 +684,19 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
                                    (int64_t)config->seed, 0, INT64_MAX, &i64, err));
   config->noise_seed = (uint64_t)i64;
+  /* guided's T1 (run/guided.h): a fifth of the evaluations by default
+   * (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below T = 3
+   * no T1 fits and a guided release is refused (alg_guided.c). */
+  {
+    const int T = config->iterations;
+    const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "guided_evaluations",
+                                     fifth < 1      ? 1
+                                     : fifth > most ? most
+                                                    : fifth,
+                                     1, 100000, &i64, err));
+    config->guided_evaluations = (int)i64;
+  }
   /* The cap of the run's ledger (output.h): a release that would bring the
    * totals past it is refused (one release must fit: config_checks). */
   DPBO_TRY(

@@ -110,6 +110,14 @@ typedef struct dpbo_config {
   int failures_public;  /* the user vouches that failed evaluations do not depend on V */
   int prior_validation; /* privacy.prior_source = validation: the prior was fitted on V */
   double ps_eta;        /* Papernot–Steinke's shape η (run/selection.h) */
+  /* algorithm = guided, and dpbo compare's guided method (run/guided.h):
+   * stage 1's privatized evaluations T1 and its shares of ε and δ, the
+   * candidate law's uniform weight w and temperature τ (units of v), and
+   * stage 2's stopping method. Fixed before the data. */
+  int guided_evaluations;
+  double guided_epsilon_share, guided_delta_share;
+  double guided_weight, guided_temperature;
+  dpbo_algorithm guided_base;
   /* algorithm = private_evaluations: Δ, K, σ, the final choice (the GP's
    * prior.noise_std is then √(gp.noise_std² + σ²), run/private_evals_settings.h) */
   dpbo_private_evals_settings evals;

@@ -64,9 +64,16 @@
 #define TNB_SHAPE "(the truncated negative binomial shape) must lie in [0, 10]"
 
 /* The names as configs write them, and what each one means. */
-static const char *const config_algorithm_names[] = {
-    "none", "1", "2", "3", "random_search", "liu_talwar", "papernot_steinke", "private_evaluations",
-    NULL};
+static const char *const config_algorithm_names[] = {"none",
+                                                     "1",
+                                                     "2",
+                                                     "3",
+                                                     "random_search",
+                                                     "liu_talwar",
+                                                     "papernot_steinke",
+                                                     "private_evaluations",
+                                                     "guided",
+                                                     NULL};
 static const int config_algorithm_values[] = {DPBO_ALGORITHM_NONE,
                                               DPBO_ALGORITHM_1,
                                               DPBO_ALGORITHM_2,
@@ -74,7 +81,12 @@ static const int config_algorithm_values[] = {DPBO_ALGORITHM_NONE,
                                               DPBO_ALGORITHM_RANDOM_SEARCH,
                                               DPBO_ALGORITHM_LIU_TALWAR,
                                               DPBO_ALGORITHM_PAPERNOT_STEINKE,
-                                              DPBO_ALGORITHM_PRIVATE_EVALUATIONS};
+                                              DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
+                                              DPBO_ALGORITHM_GUIDED};
+/* Stage 2 of privacy.algorithm = guided: the stopping methods. */
+static const char *const config_guided_base_names[] = {"liu_talwar", "papernot_steinke", NULL};
+static const int config_guided_base_values[] = {DPBO_ALGORITHM_LIU_TALWAR,
+                                                DPBO_ALGORITHM_PAPERNOT_STEINKE};
 const char *const dpbo_objective_kind_names[] = {"svm", "synthetic", "command", "logreg", NULL};
 static const char *const config_acquisition_names[] = {"ucb", "ei", NULL};
 static const char *const config_noise_names[] = {"os", "seeded", NULL};
@@ -251,7 +263,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The private release drawn at the end of dpbo run (README, Private releases): the "
         "paper's algorithms 1 to 3, a private-selection method over data-independent "
         "candidates, or GP-UCB on privatized evaluations (every evaluation through the "
-        "Gaussian mechanism).",
+        "Gaussian mechanism), or the GP-guided selection (privatized GP-UCB evaluations, then "
+        "a stopping search whose candidates follow their posterior; dpbo compare and dpbo "
+        "audit only so far).",
         ENUM(algorithm, config_algorithm_names, config_algorithm_values)),
     ROW("privacy", "epsilon", "number", "> 0", "1", "", "",
         "Total epsilon over everything released (basic composition).",
@@ -309,6 +323,42 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "papernot_steinke: the shape eta of the truncated negative binomial number of runs (0 "
         "logarithmic, 1 geometric).",
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
+    /* The defaults: bench/guided_defaults.c on public synthetic
+     * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
+    KEY("privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
+        "run.iterations / 5, rounded, within [1, run.iterations - 2]", 1, "evaluations", "",
+        "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
+        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2)."),
+    ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
+        "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
+        "1's evaluations; stage 2 gets the "
+        "rest (basic composition).",
+        DOUBLE(guided_epsilon_share, 0, 1, OPEN_LO | DPBO_SETTINGS_OPEN_HI,
+               "must lie in (0, 1) (stage 1's share of epsilon)", NULL)),
+    ROW("privacy", "guided_delta_share", "number", "(0, 1)", "0.5", "", "",
+        "guided (and dpbo compare's guided method): the share of privacy.delta spent on stage 1's "
+        "evaluations; stage 2 gets the "
+        "rest (basic composition).",
+        DOUBLE(guided_delta_share, 0, 1, OPEN_LO | DPBO_SETTINGS_OPEN_HI,
+               "must lie in (0, 1) (stage 1's share of delta)", NULL)),
+    ROW("privacy", "guided_weight", "number", "(0, 1]", "0.3", "", "",
+        "guided (and dpbo compare's guided method): w, the uniform law's weight in stage 2's "
+        "candidate law pi = w uniform + (1 - "
+        "w) softmax(UCB / tau): every candidate keeps probability >= w / |Lambda| (1: the "
+        "uniform law).",
+        DOUBLE(guided_weight, 0, 1, OPEN_LO,
+               "must lie in (0, 1] (the uniform law's weight, the floor of every candidate)",
+               NULL)),
+    ROW("privacy", "guided_temperature", "number", "> 0, <= 1e100", "0.005", "units of v", "",
+        "guided (and dpbo compare's guided method): tau, the softmax temperature over stage 1's "
+        "posterior UCB mu + sqrt(beta) "
+        "sigma over Lambda (smaller: more weight on the best-looking candidates).",
+        DOUBLE(guided_temperature, 0, 1e100, OPEN_LO, "must be positive and at most 1e100", NULL)),
+    ROW("privacy", "guided_base", "choice", NULL, "papernot_steinke", "", "",
+        "guided (and dpbo compare's guided method): stage 2's stopping search (its law of K and "
+        "its accounting, privacy.ps_eta "
+        "for papernot_steinke).",
+        ENUM(guided_base, config_guided_base_names, config_guided_base_values)),
     KEY("privacy", "evaluation_sensitivity", "number", "> 0, >= the proven one",
         "1/m (svm), g*/m (logreg); required otherwise", 1, "units of the value",
         "privacy.algorithm = private_evaluations",

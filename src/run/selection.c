@@ -89,9 +89,31 @@ static void selection_noise(const dpbo_config *config, uint64_t stream, dpbo_noi
     dpbo_noise_init_os(noise);
 }
 
+int64_t dpbo_selection_law_draw(dpbo_noise *noise, const dpbo_selection_law *law) {
+  if (!law->cdf) return (int64_t)dpbo_noise_below(noise, (uint64_t)law->n);
+  const uint64_t u = dpbo_noise_below(noise, law->cdf[law->n - 1]);
+  int64_t lo = 0, hi = law->n - 1; /* the first i with cdf[i] > u lies in [lo, hi] */
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (law->cdf[mid] > u)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 dpbo_status dpbo_selection_candidates(MPI_Comm comm, const dpbo_config *config, int planned,
                                       int64_t n, int64_t *candidates, dpbo_error *err) {
+  const dpbo_selection_law uniform = {n, NULL};
+  return dpbo_selection_candidates_law(comm, config, planned, &uniform, candidates, err);
+}
+
+dpbo_status dpbo_selection_candidates_law(MPI_Comm comm, const dpbo_config *config, int planned,
+                                          const dpbo_selection_law *law, int64_t *candidates,
+                                          dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const int64_t n = law->n;
   int rank;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
@@ -103,7 +125,7 @@ dpbo_status dpbo_selection_candidates(MPI_Comm comm, const dpbo_config *config, 
       local = DPBO_ERROR_SET(err, DPBO_ERR_ARG, "candidates: %d of a space of %lld", planned,
                              (long long)n);
     for (int t = 0; local == DPBO_OK && t < planned; t++)
-      candidates[t] = (int64_t)dpbo_noise_below(&noise, (uint64_t)n);
+      candidates[t] = dpbo_selection_law_draw(&noise, law);
     if (local == DPBO_OK) local = dpbo_noise_check(&noise, err);
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));

@@ -106,6 +106,22 @@ dpbo_status dpbo_selection_gain_range(const dpbo_config *config, double *sensiti
  * public streams, and run files written before issue #22). */
 int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n);
 
+/* The law the stopping search draws each run's candidate from (issue #26):
+ * uniform on Λ of size n (cdf NULL: today's draw, dpbo_noise_below(n), bit
+ * for bit), or P(i) = (cdf[i] - cdf[i-1]) / cdf[n-1] for integer cumulative
+ * weights (the guided method's π, run/guided.h), drawn exactly: one uniform
+ * integer below cdf[n-1] and the first i whose cdf[i] exceeds it. The law is
+ * fixed before the search starts and every draw of it comes from the secret
+ * noise source: each run is then the identical base algorithm the stopping
+ * theorems need, whatever the law (docs/privacy-proofs.md section 8). */
+typedef struct dpbo_selection_law {
+  int64_t n;
+  const uint64_t *cdf; /* n nondecreasing, cdf[n-1] >= 1; NULL: uniform */
+} dpbo_selection_law;
+
+/* One candidate of the law from `noise`. */
+int64_t dpbo_selection_law_draw(dpbo_noise *noise, const dpbo_selection_law *law);
+
 /* The candidates of one `dpbo run` (collective: rank 0 draws, every rank
  * gets them): `planned` uniform indices into Λ of size n from the release
  * noise source (the OS CSPRNG, or with noise = seeded the stream
@@ -113,6 +129,11 @@ int64_t dpbo_selection_candidate(dpbo_rng *rng, int64_t n);
  * run.seed. */
 dpbo_status dpbo_selection_candidates(MPI_Comm comm, const dpbo_config *config, int planned,
                                       int64_t n, int64_t *candidates, dpbo_error *err);
+
+/* The same from any law (dpbo_selection_candidates is the uniform one). */
+dpbo_status dpbo_selection_candidates_law(MPI_Comm comm, const dpbo_config *config, int planned,
+                                          const dpbo_selection_law *law, int64_t *candidates,
+                                          dpbo_error *err);
 
 /* The PUBLIC candidate stream of run.seed that dpbo before issue #22 drew a
  * run's candidates from: only to resume a run file of that version, which

@@ -1,0 +1,243 @@
+/* guided_defaults: how the defaults of privacy.algorithm = guided (issue #26;
+ * run/guided.h) were chosen, on PUBLIC synthetic landscapes only, never on a
+ * benchmark task.
+ *
+ * Landscapes: L functions drawn from the GP prior (objective.function =
+ * gp_prior, src/objectives/synthetic.c, seeds 1..L) on 1024 Sobol points of
+ * [0, 1]^4, shaped like a validation accuracy (mean 0.8, signal std 0.05),
+ * with the gain sensitivity Δ = 1/m of m = 2000 validation records. The GP
+ * prior stage 1 uses is the one the functions were drawn from (Matérn 5/2,
+ * length-scale 0.3): a user fixes it before the data, as for every GP-UCB
+ * run.
+ *
+ * For every setting of a small grid (T1, ε share, w, τ; δ share 0.5 and
+ * papernot_steinke with η = 1 throughout) at T = 30, ε = 1, δ = 1e-6: R
+ * releases per landscape (dpbo_guided_table, seeded noise: reproducible),
+ * and the regret max_Λ f − f(λ̃), in points of accuracy (x 100). The same for
+ * plain Papernot-Steinke and Liu-Talwar at the whole budget (the uniform law,
+ * E[K] = T) as references. One CSV line per setting on stdout, sorted as
+ * computed; the last line names the setting with the least mean regret.
+ *
+ *   build/bench/guided_defaults [L [R]] > analysis/data/guided-defaults.csv
+ *
+ * Defaults of the committed file: L = 8, R = 25 (about a minute on one core). */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpbo/noise.h"
+#include "dpbo/space.h"
+#include "objectives/synthetic.h"
+#include "run/config.h"
+#include "run/guided.h"
+#include "run/run.h"
+#include "run/selection.h"
+
+enum { T = 30 };
+static const double EPSILON = 1.0, DELTA = 1e-6, M_RECORDS = 2000.0;
+
+typedef struct table {
+  int64_t n;
+  double *gain;
+  double best;
+} table;
+
+static dpbo_status table_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  (void)err;
+  *gain = ((const table *)context)->gain[index];
+  return DPBO_OK;
+}
+
+/* The config of landscape `seed` (stage 1's GP and Λ). */
+static dpbo_status landscape_config(int seed, dpbo_config *config, dpbo_error *err) {
+  char fseed[64];
+  snprintf(fseed, sizeof fseed, "objective.seed=%d", seed);
+  const char *const settings[] = {"run.iterations=30",
+                                  "space.kind=sobol",
+                                  "space.points=1024",
+                                  "space.dim.a=linear 0 1",
+                                  "space.dim.b=linear 0 1",
+                                  "space.dim.c=linear 0 1",
+                                  "space.dim.d=linear 0 1",
+                                  "gp.kernel=matern52",
+                                  "gp.lengthscale=0.3",
+                                  "gp.mean=0.8",
+                                  "gp.signal_std=0.05",
+                                  "gp.noise_std=0.001",
+                                  "objective.kind=synthetic",
+                                  "objective.function=gp_prior",
+                                  fseed,
+                                  "output.dir=.",
+                                  "output.name=guided_defaults"};
+  return dpbo_config_load_assignments("guided_defaults", (int)(sizeof settings / sizeof *settings),
+                                      settings, 0, NULL, config, err);
+}
+
+/* Every candidate's gain. */
+static dpbo_status landscape_table(const dpbo_config *config, table *tab, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_space *space = NULL;
+  dpbo_objective objective = {NULL, NULL};
+  DPBO_TRY(dpbo_run_space(config, &space, err));
+  tab->n = dpbo_space_size(space);
+  const int d = dpbo_space_dims(space);
+  const char *names[DPBO_MAX_DIM];
+  for (int i = 0; i < d; i++)
+    names[i] = dpbo_space_dim(space, i)->name;
+  DPBO_ALLOC(tab->gain, tab->n, "the table");
+  dpbo_synthetic_options options;
+  memset(&options, 0, sizeof options);
+  options.kind = config->synthetic;
+  options.space = space;
+  options.kernel = config->kernel;
+  options.mean = config->prior.mean;
+  options.signal_std = config->prior.signal_std;
+  options.features = config->synthetic_features;
+  options.seed = config->synthetic_seed;
+  DPBO_TRY(dpbo_synthetic_objective_create(&options, &objective, err));
+  tab->best = -INFINITY;
+  for (int64_t i = 0; i < tab->n; i++) {
+    double u[DPBO_MAX_DIM], v[DPBO_MAX_DIM];
+    DPBO_TRY(dpbo_space_unit(space, i, u, err));
+    dpbo_space_to_values(space, u, v);
+    DPBO_TRY(dpbo_objective_evaluate(&objective, d, names, v, &tab->gain[i], err));
+    tab->best = fmax(tab->best, tab->gain[i]);
+  }
+done:
+  dpbo_objective_destroy(&objective);
+  dpbo_space_destroy(space);
+  return status;
+}
+
+/* Uniform candidates from the secret noise: the plain stopping methods. */
+typedef struct uniform_draws {
+  const table *tab;
+  dpbo_noise *noise;
+} uniform_draws;
+
+static dpbo_status uniform_next(void *context, int64_t k, int64_t *index, double *gain,
+                                dpbo_error *err) {
+  const uniform_draws *u = context;
+  const dpbo_selection_law law = {u->tab->n, NULL};
+  (void)k, (void)err;
+  *index = dpbo_selection_law_draw(u->noise, &law);
+  *gain = u->tab->gain[*index];
+  return DPBO_OK;
+}
+
+typedef struct summary {
+  double sum, sum2;
+  int count;
+} summary;
+
+static void summary_add(summary *s, double x) {
+  s->sum += x;
+  s->sum2 += x * x;
+  s->count++;
+}
+
+static double summary_mean(const summary *s) { return s->sum / s->count; }
+
+static double summary_se(const summary *s) {
+  const double mean = summary_mean(s);
+  return sqrt(fmax(s->sum2 / s->count - mean * mean, 0.0) / (s->count - 1));
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  dpbo_error err;
+  dpbo_status status = DPBO_OK;
+  const int L = argc > 1 ? atoi(argv[1]) : 8, R = argc > 2 ? atoi(argv[2]) : 25;
+  const int t1s[] = {3, 6, 10};
+  const double shares[] = {0.2, 0.3, 0.5}, weights[] = {0.1, 0.3, 0.6},
+               temps[] = {0.005, 0.01, 0.02, 0.05};
+  enum { NT1 = 3, NSH = 3, NW = 3, NTAU = 4 };
+  static summary guided[NT1][NSH][NW][NTAU], plain[2];
+  static dpbo_guided_accounting acc[NT1][NSH];
+  dpbo_config *config = calloc(1, sizeof *config);
+  table tab = {0, NULL, 0.0};
+  const double sens = 1.0 / M_RECORDS;
+  if (!config) return 1;
+  for (int a = 0; a < NT1; a++)
+    for (int b = 0; b < NSH; b++) {
+      const dpbo_guided_settings s = {
+          t1s[a], shares[b], 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0};
+      const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
+      DPBO_TRY(dpbo_guided_account(&s, &at, &acc[a][b], &err));
+    }
+  dpbo_selection_accounting plain_acc[2];
+  const dpbo_algorithm plain_alg[2] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR};
+  for (int p = 0; p < 2; p++)
+    DPBO_TRY(
+        dpbo_selection_account(plain_alg[p], EPSILON, DELTA, 0.5, T, 1.0, &plain_acc[p], &err));
+  for (int l = 1; l <= L; l++) {
+    dpbo_config_free(config);
+    memset(config, 0, sizeof *config);
+    DPBO_TRY(landscape_config(l, config, &err));
+    free(tab.gain);
+    tab.gain = NULL;
+    DPBO_TRY(landscape_table(config, &tab, &err));
+    for (int r = 0; r < R; r++) {
+      const uint64_t stream = (uint64_t)l * 1000003u + (uint64_t)r;
+      for (int p = 0; p < 2; p++) {
+        dpbo_noise noise;
+        dpbo_noise_init_seeded(&noise, 26 + (uint64_t)p, stream);
+        const int64_t K = dpbo_selection_draw_runs(&noise, plain_alg[p], T, &plain_acc[p]);
+        uniform_draws draws = {&tab, &noise};
+        dpbo_selection_pick pick;
+        const dpbo_selection_runs runs = {uniform_next, &draws, K, T};
+        const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0, 1.0};
+        DPBO_TRY(dpbo_selection_stopping(&runs, &draw, plain_acc[p].epsilon_base, &pick, &err));
+        summary_add(&plain[p], 100.0 * (tab.best - tab.gain[pick.index]));
+      }
+      for (int a = 0; a < NT1; a++)
+        for (int b = 0; b < NSH; b++)
+          for (int c = 0; c < NW; c++)
+            for (int e = 0; e < NTAU; e++) {
+              const dpbo_guided_settings s = {
+                  t1s[a], shares[b], 0.5, weights[c], temps[e], DPBO_ALGORITHM_PAPERNOT_STEINKE,
+                  1.0};
+              dpbo_noise noise;
+              /* Common random numbers across settings: one seed per (l, r). */
+              dpbo_noise_init_seeded(&noise, 2026, stream);
+              dpbo_guided_pick pick;
+              const dpbo_guided_gains gains = {table_gain, &tab};
+              const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0,
+                                                1.0};
+              DPBO_TRY(dpbo_guided_table(config, &s, &acc[a][b], &gains, &draw, &pick, &err));
+              summary_add(&guided[a][b][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
+            }
+    }
+  }
+  printf("method,T1,epsilon_share,delta_share,weight,temperature,landscapes,releases,"
+         "mean_regret_points,se_points\n");
+  for (int p = 0; p < 2; p++)
+    printf("%s,0,0,0,1,0,%d,%d,%.4f,%.4f\n", dpbo_algorithm_name(plain_alg[p]), L, plain[p].count,
+           summary_mean(&plain[p]), summary_se(&plain[p]));
+  double best = INFINITY;
+  int ba = 0, bb = 0, bc = 0, be = 0;
+  for (int a = 0; a < NT1; a++)
+    for (int b = 0; b < NSH; b++)
+      for (int c = 0; c < NW; c++)
+        for (int e = 0; e < NTAU; e++) {
+          const summary *s = &guided[a][b][c][e];
+          printf("guided,%d,%g,0.5,%g,%g,%d,%d,%.4f,%.4f\n", t1s[a], shares[b], weights[c],
+                 temps[e], L, s->count, summary_mean(s), summary_se(s));
+          if (summary_mean(s) < best) {
+            best = summary_mean(s);
+            ba = a, bb = b, bc = c, be = e;
+          }
+        }
+  printf("# least mean regret: T1 = %d of T = %d, epsilon_share = %g, weight = %g, "
+         "temperature = %g (%.4f points)\n",
+         t1s[ba], T, shares[bb], weights[bc], temps[be], best);
+done:
+  if (status != DPBO_OK) fprintf(stderr, "guided_defaults: %s\n", err.message);
+  free(tab.gain);
+  dpbo_config_free(config);
+  free(config);
+  MPI_Finalize();
+  return status == DPBO_OK ? 0 : 1;
+}

@@ -1,0 +1,95 @@
+/* GP-guided private selection (run/guided.h): privatized GP-UCB
+ * evaluations, then Liu–Talwar or Papernot–Steinke with candidates drawn
+ * from a law built from them. Its row of the registry (run/algorithm.h):
+ * its checks, its refusal of a redraw, its calibration and its guarantee.
+ * The mechanism itself is dpbo_guided_table (run/guided.c), which reuses
+ * GP-UCB's step with private_evaluations' calibration (stage 1) and the
+ * stopping search with a candidate law (stage 2, run/selection.h). */
+#include <stdio.h>
+
+#include "run/algorithm.h"
+#include "run/config.h"
+#include "run/guided.h"
+#include "run/release.h"
+#include "run/selection.h"
+
+/* Its assumptions: the gain's sensitivity over the m validation records
+ * (svm, logreg), and settings that fit run.iterations and the budget. */
+static dpbo_status alg_guided_check_config(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_guided_settings s;
+  if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.algorithm = guided needs objective.kind = svm or logreg: both stages "
+               "rest on the gain's sensitivity over the m validation records",
+               config->path);
+  dpbo_guided_settings_from(config, &s);
+  /* T1 against T: named at its line (the rows checked each key alone). */
+  {
+    char what[256];
+    snprintf(what, sizeof what,
+             "= %d must lie between 1 and run.iterations - 2 = %d (stage 2's stopping search "
+             "needs E[K] = run.iterations - T1 >= 2 runs)",
+             s.stage1_evaluations, config->iterations - 2);
+    DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "guided_evaluations",
+                                   s.stage1_evaluations <= config->iterations - 2, what, err));
+  }
+  status = dpbo_guided_check(&s, config->iterations, config->privacy_epsilon, config->privacy_delta,
+                             err);
+  if (status != DPBO_OK) dpbo_error_prefix(err, "%s", config->path);
+done:
+  return status;
+}
+
+/* A new release would need a fresh stage 2 (a fresh secret K and fresh
+ * candidates from π), as for the stopping methods (run/alg_stopping.c). */
+static dpbo_status alg_guided_check_overrides(const dpbo_config *stored, int count,
+                                              const char *const *overrides, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  (void)stored, (void)count, (void)overrides;
+  DPBO_RAISE(DPBO_ERR_CONFIG,
+             "privacy.algorithm = guided cannot be redrawn: a new release needs a fresh secret "
+             "number of runs K and fresh candidates, which this run did not evaluate");
+done:
+  return status;
+}
+
+static const char *alg_guided_calibration(const dpbo_release *r) {
+  (void)r;
+  return "basic composition of stage 1's discrete Gaussian bound (privacy-loss distribution) "
+         "and stage 2's stopping-search bound (docs/privacy-proofs.md section 14)";
+}
+
+static void alg_guided_describe(dpbo_release *r, const dpbo_config *config) {
+  snprintf(r->guarantee, sizeof r->guarantee,
+           "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
+           "mechanism; stage 2: the best of K runs of an %.6g-DP base (a candidate drawn from a "
+           "law pi fixed from stage 1's release alone, every candidate with probability >= "
+           "%.6g / |Lambda|, and its gain + discrete Laplace noise), K secret (%s). Stage 1's "
+           "trace, lambda_tilde and its score are together (%.6g, %.6g)-DP for the validation "
+           "set by basic composition of the two stages (calibrated by the %s), for neighbouring "
+           "validation sets that differ in one record, under which a gain at a fixed lambda "
+           "moves by at most %.6g. It assumes nothing about the objective.",
+           config->guided_evaluations, r->selection_accounting.epsilon_base, config->guided_weight,
+           dpbo_algorithm_name(config->guided_base), r->epsilon_total, r->delta_total,
+           alg_guided_calibration(r), r->gain_sensitivity);
+}
+
+const dpbo_algorithm_ops dpbo_alg_guided_ops = {
+    .algorithm = DPBO_ALGORITHM_GUIDED,
+    .name = "guided",
+    .private_release = 1,
+    .guided_selection = 1,
+    .releases_lambda = 1,
+    .delta_rule = "must lie in (0, 1): stage 1's discrete Gaussian mechanism spends a share of it",
+    .value_name = "value",
+    .value_symbol = "value~",
+    .lambda_mechanism = "guided_selection (privatized GP-UCB evaluations, then the best noisy "
+                        "score of K secret runs with candidates from their posterior)",
+    .run_refusal = "privacy.algorithm = guided runs in dpbo compare and dpbo audit --pipeline "
+                   "(on a table of the candidates' gains); dpbo run cannot make it yet",
+    .check_config = alg_guided_check_config,
+    .check_overrides = alg_guided_check_overrides,
+    .calibration = alg_guided_calibration,
+    .describe = alg_guided_describe,
+};

@@ -1,0 +1,250 @@
+/* GP-guided private selection (guided.h; docs/privacy-proofs.md section
+ * "GP-guided selection"). */
+#include "run/guided.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpbo/mechanism.h"
+#include "dpbo/privacy.h"
+#include "dpbo/ucb.h"
+#include "run/private_evals_settings.h"
+
+void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out) {
+  out->stage1_evaluations = config->guided_evaluations;
+  out->epsilon_share = config->guided_epsilon_share;
+  out->delta_share = config->guided_delta_share;
+  out->weight = config->guided_weight;
+  out->temperature = config->guided_temperature;
+  out->base = config->guided_base;
+  out->ps_eta = config->ps_eta;
+}
+
+dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsilon, double delta,
+                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  /* The rows check each key's range when a config is read; this repeats
+   * them for callers that fill the settings themselves (tests, compare). */
+  if (!(s->stage1_evaluations >= 1 && s->stage1_evaluations <= T - 2))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.guided_evaluations = %d must lie between 1 and run.iterations - 2 = %d "
+               "(stage 2's stopping search needs E[K] = run.iterations - T1 >= 2 runs)",
+               s->stage1_evaluations, T - 2);
+  if (!(s->epsilon_share > 0.0 && s->epsilon_share < 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_epsilon_share = %g must lie in (0, 1)",
+               s->epsilon_share);
+  if (!(s->delta_share > 0.0 && s->delta_share < 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_delta_share = %g must lie in (0, 1)",
+               s->delta_share);
+  if (!(s->weight > 0.0 && s->weight <= 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_weight = %g must lie in (0, 1]", s->weight);
+  if (!(s->temperature > 0.0 && s->temperature <= 1e100))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.guided_temperature = %g must be positive and at most 1e100",
+               s->temperature);
+  if (s->base != DPBO_ALGORITHM_LIU_TALWAR && s->base != DPBO_ALGORITHM_PAPERNOT_STEINKE)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_base must be liu_talwar or papernot_steinke");
+  if (!(epsilon > 0.0 && isfinite(epsilon)))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.epsilon = %g must be positive", epsilon);
+  /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. */
+  if (!(delta > 0.0 && delta < 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.delta = %g must lie in (0, 1): stage 1's discrete Gaussian mechanism "
+               "spends a share of it",
+               delta);
+done:
+  return status;
+}
+
+/* b2 with fl-sum ε1 + b2 <= total: the real sum a + b2 is then at most
+ * total (dpbo_privacy_sum_up rounds up), so the shares never exceed the
+ * budget by a rounding. */
+static double guided_rest(double total, double first) {
+  double rest = total - first;
+  while (rest > 0.0 && dpbo_privacy_sum_up(first, rest) > total)
+    rest = nextafter(rest, 0.0);
+  return rest;
+}
+
+dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided_budget *at,
+                                dpbo_guided_accounting *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const double epsilon = at->epsilon, delta = at->delta, sensitivity = at->sensitivity;
+  const int T = at->T;
+  memset(out, 0, sizeof *out);
+  DPBO_TRY(dpbo_guided_check(s, T, epsilon, delta, err));
+  out->epsilon = epsilon;
+  out->delta = delta;
+  out->stage1_evaluations = s->stage1_evaluations;
+  out->stage2_runs = T - s->stage1_evaluations;
+  out->epsilon1 = epsilon * s->epsilon_share;
+  out->delta1 = delta * s->delta_share;
+  const double epsilon2 = guided_rest(epsilon, out->epsilon1);
+  const double delta2 = guided_rest(delta, out->delta1);
+  /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
+   * private_evaluations run of K = T1 accounts them. */
+  DPBO_TRY(dpbo_private_evals_calibrate(s->stage1_evaluations, sensitivity, out->epsilon1,
+                                        out->delta1, at->gp_noise_std, &out->sigma,
+                                        &out->gp_noise_std_used, err));
+  dpbo_private_evals_bound bound;
+  DPBO_TRY(dpbo_private_evals_account(s->stage1_evaluations, sensitivity, out->sigma, out->epsilon1,
+                                      out->delta1, &bound, err));
+  out->epsilon1_accounted = bound.epsilon;
+  out->delta1_accounted = out->delta1;
+  /* Stage 2: the base method's own calibration at the rest (its row of the
+   * registry, run/alg_stopping.c), E[K] = T − T1. */
+  DPBO_TRY(dpbo_selection_account(s->base, epsilon2, delta2, 0.5, out->stage2_runs, s->ps_eta,
+                                  &out->stage2, err));
+  /* Basic composition of the two stages (docs/privacy-proofs.md). */
+  out->epsilon_accounted =
+      dpbo_privacy_sum_up(out->epsilon1_accounted, out->stage2.epsilon_accounted);
+  out->delta_accounted = dpbo_privacy_sum_up(out->delta1_accounted, out->stage2.delta_accounted);
+  if (!(out->epsilon_accounted <= epsilon && out->delta_accounted <= delta))
+    DPBO_RAISE(DPBO_ERR_NUMERIC,
+               "guided accounting: the stages' (%.17g, %.17g) exceed the budget (%.17g, %.17g)",
+               out->epsilon_accounted, out->delta_accounted, epsilon, delta);
+done:
+  return status;
+}
+
+dpbo_status dpbo_guided_law(const double *u, int64_t n, double weight, double temperature,
+                            uint64_t *cdf, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const double U = ldexp(1.0, 40);
+  if (!(n >= 1 && n <= ((int64_t)1 << 40) && weight > 0.0 && weight <= 1.0 && temperature > 0.0))
+    DPBO_RAISE(DPBO_ERR_ARG, "guided law: bad arguments (n %lld, w %g, tau %g)", (long long)n,
+               weight, temperature);
+  double top = -INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    if (!isfinite(u[i]))
+      DPBO_RAISE(DPBO_ERR_NUMERIC, "guided law: the UCB at candidate %lld is %g", (long long)i,
+                 u[i]);
+    top = fmax(top, u[i]);
+  }
+  double z = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    z += exp((u[i] - top) / temperature);
+  /* The floor F: w U is exact (U a power of two) and n F < 2^53, so the
+   * comparison is exact and n F >= w U holds as integers. */
+  uint64_t F = (uint64_t)ceil(weight * U / (double)n);
+  while ((double)F * (double)n < weight * U)
+    F++;
+  const double soft = (1.0 - weight) * U / z;
+  uint64_t total = 0;
+  for (int64_t i = 0; i < n; i++) {
+    /* exp(...) <= 1 and z >= 1, so each term is at most (1 − w) U. */
+    total += F + (uint64_t)floor(soft * exp((u[i] - top) / temperature));
+    cdf[i] = total;
+  }
+done:
+  return status;
+}
+
+/* Stage 1's evaluation: the raw gain through the discrete Gaussian. A
+ * mechanism failure is kept and ends the release (run_step would take a
+ * failed status for a failed evaluation). */
+typedef struct guided_stage1 {
+  dpbo_run_evaluate_fn gain;
+  void *context;
+  dpbo_noise *noise;
+  double sensitivity, sigma;
+  dpbo_status code;
+  dpbo_error failure;
+} guided_stage1;
+
+static dpbo_status guided_stage1_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  guided_stage1 *st = context;
+  dpbo_gaussian_release release;
+  double raw;
+  (void)err;
+  st->code = st->gain(st->context, index, &raw, &st->failure);
+  if (st->code == DPBO_OK)
+    st->code =
+        dpbo_mech_gaussian(st->noise, raw, st->sensitivity, st->sigma, &release, &st->failure);
+  *gain = st->code == DPBO_OK ? release.value : 0.0;
+  return DPBO_OK;
+}
+
+/* Stage 2's run k: a candidate of π from the secret noise, its raw gain. */
+typedef struct guided_stage2 {
+  dpbo_run_evaluate_fn gain;
+  void *context;
+  dpbo_noise *noise;
+  const dpbo_selection_law *law;
+} guided_stage2;
+
+static dpbo_status guided_stage2_next(void *context, int64_t k, int64_t *index, double *gain,
+                                      dpbo_error *err) {
+  const guided_stage2 *st = context;
+  (void)k;
+  *index = dpbo_selection_law_draw(st->noise, st->law);
+  return st->gain(st->context, *index, gain, err);
+}
+
+dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
+                              const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
+                              const dpbo_selection_draw *draw, dpbo_guided_pick *out,
+                              dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_noise *noise = draw->noise;
+  const double sensitivity = draw->sensitivity;
+  dpbo_config *copy = NULL;
+  double *u = NULL;
+  uint64_t *cdf = NULL;
+  dpbo_run run;
+  memset(&run, 0, sizeof run);
+  memset(out, 0, sizeof *out);
+  /* Stage 1: the run a private_evaluations config of T1 steps makes (its
+   * β_t of GP-UCB, no pruning, the GP's noise √(gp.noise_std² + σ²)). */
+  DPBO_ALLOC(copy, 1, "the guided run's config");
+  *copy = *config;
+  copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
+  copy->iterations = s->stage1_evaluations;
+  copy->batch = 1;
+  copy->prior.noise_std = acc->gp_noise_std_used;
+  guided_stage1 st1 = {gains->gain, gains->context, noise, sensitivity, acc->sigma, DPBO_OK, {0}};
+  dpbo_error_clear(&st1.failure);
+  DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
+  for (int t = 0; t < copy->iterations; t++) {
+    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, guided_stage1_gain, &st1, &run, err));
+    if (st1.code != DPBO_OK)
+      DPBO_RAISE(st1.code, "guided stage 1 failed on an evaluation: %s", st1.failure.message);
+  }
+  if (run.best_step < 0) DPBO_RAISE(DPBO_ERR_ARG, "guided stage 1 observed nothing");
+  out->stage1_best_index = run.trace[run.best_step].index;
+  out->stage1_best_value = run.trace[run.best_step].gain;
+  /* π: post-processing of stage 1's release (the GP reads the noisy values
+   * only), fixed here before stage 2 draws anything. */
+  const int64_t n = dpbo_ucb_count(run.ucb);
+  DPBO_ALLOC(u, n, "the guided UCB");
+  DPBO_ALLOC(cdf, n, "the guided law");
+  const double root_beta = sqrt(dpbo_privacy_beta(n, s->stage1_evaluations + 1, copy->delta));
+  const double *mu = dpbo_ucb_mean(run.ucb), *var = dpbo_ucb_var(run.ucb);
+  for (int64_t i = 0; i < n; i++)
+    u[i] =
+        copy->prior.mean + copy->prior.signal_std * (mu[i] + root_beta * sqrt(fmax(var[i], 0.0)));
+  DPBO_TRY(dpbo_guided_law(u, n, s->weight, s->temperature, cdf, err));
+  uint64_t wmax = cdf[0], wmin = cdf[0];
+  for (int64_t i = 1; i < n; i++) {
+    const uint64_t w = cdf[i] - cdf[i - 1];
+    wmax = w > wmax ? w : wmax;
+    wmin = w < wmin ? w : wmin;
+  }
+  out->pi_max = (double)wmax / (double)cdf[n - 1];
+  out->pi_min = (double)wmin / (double)cdf[n - 1];
+  /* Stage 2: the base method with its secret K, each run's candidate from
+   * π (run/selection.h's law), all from the same secret noise. */
+  const dpbo_selection_law law = {n, cdf};
+  const int64_t K = dpbo_selection_draw_runs(noise, s->base, acc->stage2_runs, &acc->stage2);
+  if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
+  guided_stage2 st2 = {gains->gain, gains->context, noise, &law};
+  const dpbo_selection_runs runs = {guided_stage2_next, &st2, K, acc->stage2_runs};
+  DPBO_TRY(dpbo_selection_stopping(&runs, draw, acc->stage2.epsilon_base, &out->stage2, err));
+done:
+  dpbo_run_free(&run);
+  free(copy);
+  free(u);
+  free(cdf);
+  return status;
+}

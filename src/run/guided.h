@@ -1,0 +1,119 @@
+/* GP-guided private selection (issue #26; docs/privacy-proofs.md section
+ * "GP-guided selection"): `[privacy] algorithm = guided`, and `dpbo
+ * compare`'s method `guided`.
+ *
+ *  Stage 1  T1 = privacy.guided_evaluations steps of GP-UCB on privatized
+ *           evaluations (run/private_evals.h): every gain through the
+ *           discrete Gaussian, σ calibrated for K = T1 releases at
+ *           (ε1, δ1) = (share_ε ε, share_δ δ), accounted as
+ *           private_evaluations is (dpbo_private_evals_account).
+ *  π        Post-processing of stage 1's release alone: the GP on the noisy
+ *           values, its UCB u(λ) = μ(λ) + √β σ(λ) over Λ (β =
+ *           dpbo_privacy_beta(|Λ|, T1 + 1, ucb.delta); units of v), and
+ *           π = w·uniform(Λ) + (1 − w)·softmax(u / τ), as integer weights
+ *           with every candidate's weight at least w/|Λ| of the total.
+ *           Fixed before stage 2 starts.
+ *  Stage 2  Liu–Talwar or Papernot–Steinke (privacy.guided_base) at
+ *           (ε2, δ2) = (ε − ε1, δ − δ1) with E[K] = T − T1: K secret, each
+ *           run's candidate drawn from π, its gain + discrete Laplace noise,
+ *           the best noisy score and its candidate released
+ *           (dpbo_selection_stopping; the law, run/selection.h).
+ *
+ * The total is basic composition of the two stages' accounted (ε, δ):
+ * (ε1' + ε2', δ1 + δ2') <= (ε, δ) exactly, the one number a release reports
+ * and the ledger is charged. Every draw of the mechanism (stage 1's noise,
+ * K, stage 2's candidates and its noise) comes from the one secret noise
+ * source the caller passes. Released: stage 1's trace (λ_t, noisy v_t),
+ * λ̃ and its noisy score; never K, stage 2's candidates or a raw gain. */
+#ifndef DPBO_GUIDED_H
+#define DPBO_GUIDED_H
+
+#include <stdint.h>
+
+#include "dpbo/error.h"
+#include "dpbo/noise.h"
+#include "run/config.h"
+#include "run/run.h"
+#include "run/selection.h"
+
+/* The guided method's settings (config->guided_*), for the unit tests and
+ * compare. */
+typedef struct dpbo_guided_settings {
+  int stage1_evaluations; /* T1 */
+  double epsilon_share;   /* ε1 / ε, in (0, 1) */
+  double delta_share;     /* δ1 / δ, in (0, 1) */
+  double weight;          /* w, in (0, 1] */
+  double temperature;     /* τ > 0, units of v */
+  dpbo_algorithm base;    /* liu_talwar | papernot_steinke */
+  double ps_eta;          /* papernot_steinke's η */
+} dpbo_guided_settings;
+
+/* The settings of a config. */
+void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out);
+
+/* Checks the settings against T (run.iterations) and the budget: one
+ * error naming the key (config_key: the path prefix of messages), before
+ * anything is evaluated or spent. */
+dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsilon, double delta,
+                              dpbo_error *err);
+
+/* How the guided method spends a total (ε, δ). */
+typedef struct dpbo_guided_accounting {
+  double epsilon, delta;                       /* the total asked for */
+  double epsilon1, delta1;                     /* stage 1's share */
+  double epsilon1_accounted, delta1_accounted; /* the discrete Gaussian's proven (<= share) */
+  double sigma, gp_noise_std_used;             /* stage 1's mechanism and the GP's noise */
+  int stage1_evaluations;                      /* T1 = its K mechanisms */
+  int stage2_runs;                             /* E[K] = T − T1 */
+  dpbo_selection_accounting stage2; /* the base's calibration at (ε − ε1, δ − δ1) */
+  double epsilon_accounted, delta_accounted; /* basic composition: the total charged */
+} dpbo_guided_accounting;
+
+/* What the guided method is accounted at: the total (ε, δ), T expected
+ * evaluations, the gain's sensitivity Δ and the GP's configured noise. */
+typedef struct dpbo_guided_budget {
+  double epsilon, delta;
+  int T;
+  double sensitivity, gp_noise_std;
+} dpbo_guided_budget;
+
+/* The accounting at a budget. epsilon_accounted <= ε and delta_accounted <=
+ * δ hold exactly (basic composition, rounded up). */
+dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided_budget *at,
+                                dpbo_guided_accounting *out, dpbo_error *err);
+
+/* π as integer cumulative weights cdf[0..n) from u[0..n) (units of v), w
+ * and τ: weight_i = F + floor((1 − w) U p_i) with p = softmax(u / τ),
+ * U = 2^40 and F the least integer with n F >= w U, so that weight_i /
+ * total >= w / n exactly (and = 1/n for every i when w = 1). */
+dpbo_status dpbo_guided_law(const double *u, int64_t n, double weight, double temperature,
+                            uint64_t *cdf, dpbo_error *err);
+
+/* What one guided release gives. */
+typedef struct dpbo_guided_pick {
+  dpbo_selection_pick stage2; /* λ̃ (index), its released score, K (secret) */
+  int64_t stage1_best_index;  /* stage 1's best noisy observation (released with its trace) */
+  double stage1_best_value;
+  double pi_max, pi_min; /* π's largest and smallest probability (reported) */
+} dpbo_guided_pick;
+
+/* Where a release on a table reads the raw gains of Λ. */
+typedef struct dpbo_guided_gains {
+  dpbo_run_evaluate_fn gain;
+  void *context;
+} dpbo_guided_gains;
+
+/* One whole guided release on a table: stage 1 on MPI_COMM_SELF over
+ * config's Λ with the raw gains (privatized here with acc->sigma), π from
+ * its posterior, stage 2 at acc->stage2 over the raw gains again. Used by
+ * dpbo compare, dpbo audit and the tests. How it draws (run/selection.h):
+ * every draw from the secret draw->noise; the gain's sensitivity Δ; the
+ * range [lo, hi] the released score is clamped to; noise_scale, 1 except in
+ * the audit's broken variant (it scales stage 2's Laplace noise); draw->kind
+ * is not used. */
+dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
+                              const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
+                              const dpbo_selection_draw *draw, dpbo_guided_pick *out,
+                              dpbo_error *err);
+
+#endif
