@@ -43,7 +43,12 @@ def load(path):
 def test_accuracy(f, name):
     """The method's held-out test accuracy per epsilon and repetition."""
     t = f["table"]["test_accuracy"]
-    correct = np.array(t["correct"], dtype=float) / t["rows"]
+    # svm/logreg tables store counts of correct rows; command tables the
+    # program's accuracies themselves.
+    if "correct" in t:
+        correct = np.array(t["correct"], dtype=float) / t["rows"]
+    else:
+        correct = np.array(t["values"], dtype=float)
     index = np.array(f["methods"][name]["index"], dtype=int)
     return correct[index]
 
@@ -73,7 +78,9 @@ def sensitivities(f):
 
 def landscape(f):
     t = f["table"]
-    test = np.array(t["test_accuracy"]["correct"], dtype=float) / t["test_accuracy"]["rows"]
+    ta = t["test_accuracy"]
+    test = (np.array(ta["correct"], dtype=float) / ta["rows"] if "correct" in ta
+            else np.array(ta["values"], dtype=float))
     print("## the candidates (test accuracy over Lambda)")
     print(f"uniform draw: mean {test.mean():.3f}; share >= 0.95: {np.mean(test >= 0.95):.1%}; "
           f"share < 0.2: {np.mean(test < 0.2):.1%}")
@@ -179,6 +186,9 @@ PAIRS = [
     ("private_evaluations_best", "random_search"),
     ("gp_ucb", "random_search_nonprivate"),
     ("gp_ucb_mean", "random_search_nonprivate"),
+    ("guided", "random_search"),
+    ("guided", "gp_ucb_mean"),
+    ("guided", "gp_ucb"),
 ]
 
 

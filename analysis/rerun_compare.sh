@@ -13,8 +13,9 @@
 # reuses them through compare.table, so two deltas (and later methods) see
 # the same trained models. Measured here (2 cores shared with builds, binary
 # a8116b6, 2026-11-27): digits 99 s, checkerboard 135 s, 4-d checkerboard
-# 720 s, digits logistic regression 1 s, Covertype (reduced) about 1,500 s,
-# Fashion-MNIST (reduced) about 3,000 s; the method stage 0-1 s per file.
+# 719 s, digits logistic regression 1 s, Covertype (reduced) 1,214 s,
+# Fashion-MNIST (reduced) 2,449 s; issue #26's MLP 157 s, gradient boosting
+# 171 s, feature-weighted SVM 277 s; the method stage 0-1 s per file.
 #
 # The files carry seeded noise (privacy.noise = seeded): reproducible, not
 # for publication; they are experiment files on public data, never releases.
@@ -30,13 +31,15 @@ mpi() { run mpiexec -n "$1" --oversubscribe "${@:2}"; }
 # (digits: the issue #6 section at the config's own delta = 0.05 and
 # epsilon grid, then the issue #13 grid at both deltas).
 TWO_DELTA="hard hard4 covtype-local fashion-local"
+# issue #26's hard problems: one delta (1e-6), the configs' epsilon grid
+HARD="mlp-fashion hgb-covtype svmw-covtype"
 
 tables() {
   mkdir -p results
   [ -f results/checkerboard.csv ] || run $PY analysis/make_checkerboard.py results/checkerboard.csv
   [ -f results/checkerboard-noise2.csv ] ||
     run $PY analysis/make_checkerboard.py results/checkerboard-noise2.csv --noise-features 2
-  for name in digits hard hard4 digits-logreg covtype-local fashion-local; do
+  for name in digits hard hard4 digits-logreg covtype-local fashion-local $HARD; do
     mpi "$RANKS" "$DPBO" compare "configs/compare-$name.ini" --set "output.name=table-$name"
   done
 }
@@ -58,6 +61,10 @@ methods() {
         --set privacy.delta=$delta --set "output.name=compare-${name%-local}-delta$delta"
     done
   done
+  for name in $HARD; do
+    mpi 2 "$d" compare "configs/compare-$name.ini" --set compare.table=$t-$name.h5 \
+      --set "output.name=compare-$name"
+  done
 }
 
 export_data() {
@@ -73,10 +80,14 @@ export_data() {
     run $PY analysis/export_compare.py "results/compare-$short-delta1e-6.h5" \
       "results/compare-$short-delta0.05.h5" -o "analysis/data/compare-$short.json" --command "$how"
   done
+  for name in $HARD; do
+    run $PY analysis/export_compare.py "results/compare-$name.h5" \
+      -o "analysis/data/compare-$name.json" --command "$how"
+  done
 }
 
 draw() {
-  for name in digits digits-logreg digits-deltas hard hard4 covtype fashion; do
+  for name in digits digits-logreg digits-deltas hard hard4 covtype fashion $HARD; do
     run $PY analysis/plot_compare.py "analysis/data/compare-$name.json" \
       -o "analysis/figures/compare-$name.png" --table >/dev/null
   done
