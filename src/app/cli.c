@@ -162,7 +162,6 @@ enum {
   CLI_EPSILON = 1 << 5,    /* --epsilon LIST */
   CLI_TAIL = 1 << 6,       /* --tail P */
   CLI_OVERWRITE = 1 << 7,  /* --overwrite */
-  CLI_BLAS = 1 << 8        /* a computing command: rank 0 names the BLAS kernels once parsed */
 };
 
 typedef struct cli_args {
@@ -178,9 +177,10 @@ typedef struct cli_args {
   const char *tail;    /* --tail P, as written */
 } cli_args;
 
-/* The kernels OpenBLAS runs (base/blas.h), said once per command, by rank 0
- * after MPI_Init and the command line: every rank chose the same core, and
- * the stage times of what follows depend on it (issue #24). */
+/* The kernels OpenBLAS runs (base/blas.h), said once per command, by rank 0,
+ * when the command's input has been accepted and its work starts: every
+ * rank chose the same core, and the stage times of what follows depend on
+ * it (issue #24). Not before: a refused input gets its one error alone. */
 static void cli_blas_report(int rank) {
   if (rank == 0) dpbo_blas_log();
 }
@@ -237,7 +237,6 @@ static int cli_parse(int rank, const char *command, const char *missing, unsigne
     return DPBO_EXIT_BAD_INPUT;
   }
   dpbo_log_setup(rank, rank == 0, args->quiet ? DPBO_LOG_QUIET : DPBO_LOG_INFO);
-  if (accept & CLI_BLAS) cli_blas_report(rank);
   return DPBO_EXIT_OK;
 }
 
@@ -553,8 +552,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_run run;
   memset(&run, 0, sizeof run);
   int code = cli_parse(rank, "run", "CONFIG",
-                       CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE | CLI_BLAS, argc,
-                       argv, &args);
+                       CLI_QUIET | CLI_STOP_AFTER | CLI_RESUME | CLI_OVERWRITE, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
@@ -588,6 +586,7 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_stop_signals_install(&signals);
   dpbo_driver_options options = {path,       resume,         resume_count, (int)args.stop_after,
                                  candidates, candidate_count};
+  cli_blas_report(rank);
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
     /* A checkpoint exists once an evaluation is in (or when resuming one). */
@@ -735,8 +734,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_lock lock = {-1, ""};
   dpbo_run run;
   memset(&run, 0, sizeof run);
-  int code = cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET | CLI_BLAS,
-                       argc, argv, &args);
+  int code =
+      cli_parse(rank, "utility", "RUNFILE", CLI_EPSILON | CLI_TAIL | CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   for (int i = 0; i < args.override_count; i++)
     if (strncmp(args.overrides[i], "privacy.", 8) != 0) {
@@ -779,6 +778,7 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   reports = calloc((size_t)count, sizeof *reports);
   if (!reports) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory"));
+  cli_blas_report(rank);
   CLI_TRY(dpbo_utility_compute(comm, config, &run, epsilons, count, tail, reports, &err));
   if (rank == 0) local = dpbo_utility_write(args.positional, reports, count, &err);
   CLI_TRY(dpbo_comm_agree(comm, local, &err));
@@ -807,10 +807,11 @@ static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
-  int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET | CLI_BLAS, argc, argv, &args);
+  int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  cli_blas_report(rank);
   CLI_TRY(dpbo_compare_run(comm, config, &err));
 done:
   dpbo_config_free(config);
@@ -1080,7 +1081,6 @@ static int cli_audit(MPI_Comm comm, int rank, int argc, char **argv) {
     goto done;
   }
   if (args->pipeline) {
-    cli_blas_report(rank); /* the pipeline's runs: the other audits are not BLAS's */
     config = calloc(1, sizeof *config);
     if (!config) {
       if (rank == 0) fprintf(stderr, "dpbo audit: error: out of memory for the config\n");
@@ -1092,6 +1092,7 @@ static int cli_audit(MPI_Comm comm, int rank, int argc, char **argv) {
       code = DPBO_EXIT_BAD_INPUT; /* whatever the reason: the config cannot be used */
       goto done;
     }
+    cli_blas_report(rank); /* the pipeline's runs: the other audits are not BLAS's */
   }
   if (dpbo_audit_run(comm, &args->options, config, &violated, &err) != DPBO_OK) {
     if (rank == 0) fprintf(stderr, "dpbo audit: error: %s\n", err.message);
@@ -1113,13 +1114,13 @@ static int cli_k1sweep(MPI_Comm comm, int rank, int argc, char **argv) {
   cli_args args;
   cli_stop_signals signals = {0};
   dpbo_k1sweep_config *config = NULL;
-  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_QUIET | CLI_STOP_AFTER | CLI_BLAS, argc, argv,
-                       &args);
+  int code = cli_parse(rank, "k1sweep", "CONFIG", CLI_QUIET | CLI_STOP_AFTER, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(
       dpbo_k1sweep_config_load(args.positional, args.override_count, args.overrides, config, &err));
   cli_stop_signals_install(&signals);
+  cli_blas_report(rank);
   dpbo_k1sweep_outcome outcome;
   if (dpbo_k1sweep_run(comm, config, args.stop_after, &outcome, &err) != DPBO_OK) {
     code = cli_report(rank, &err);
