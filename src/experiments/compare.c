@@ -284,8 +284,6 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   compare_evaluator ev;
-  dpbo_farm *farm = NULL;
-  int64_t *tasks = NULL;
   memset(&ev, 0, sizeof ev);
   int rank, size;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
@@ -297,25 +295,10 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   DPBO_ALLOC(table->test, n, "the test accuracies");
   /* Rank 0 only hands out candidates when it has workers. */
   if (size == 1 || rank > 0) local = compare_evaluator_create(config, space, &ev, err);
-  if (local == DPBO_OK && rank == 0) {
-    tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
-    if (!tasks) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
-    for (int64_t i = 0; tasks && i < n; i++)
-      tasks[i] = i;
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  const dpbo_farm_options options = {.result_bytes = sizeof(compare_row)};
-  DPBO_TRY(dpbo_farm_create(comm, &options, &farm, err));
   compare_fill fill = {config, space, &ev, table, 0.0, 0, MPI_Wtime(), 0.1};
-  const dpbo_farm_work work = {.tasks = tasks,
-                               .task_count = n,
-                               .noun = "candidate",
-                               .context = &fill,
-                               .work = compare_fill_work,
-                               .accept = compare_fill_accept};
-  dpbo_farm_outcome outcome;
-  local = dpbo_farm_run(farm, &work, &outcome, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  const dpbo_farm_work job = {
+      .context = &fill, .work = compare_fill_work, .accept = compare_fill_accept};
+  DPBO_TRY(dpbo_compare_table_farm(comm, local, &job, n, sizeof(compare_row), err));
   /* Rank 0 filed every entry; the others hold zeros (the sum keeps the
    * table as it was when each rank filled its share). */
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->gain, (int)n, MPI_DOUBLE, MPI_SUM, comm));
@@ -323,8 +306,6 @@ static dpbo_status compare_table_fill(MPI_Comm comm, const dpbo_config *config,
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, table->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
   DPBO_MPI_TRY(MPI_Allreduce(&fill.seconds, &table->seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
 done:
-  dpbo_farm_destroy(farm);
-  free(tasks);
   compare_evaluator_destroy(&ev);
   return status;
 }

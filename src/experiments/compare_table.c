@@ -136,12 +136,39 @@ done:
   return status;
 }
 
+dpbo_status dpbo_compare_table_farm(MPI_Comm comm, dpbo_status ready, const dpbo_farm_work *job,
+                                    int64_t n, size_t row_bytes, dpbo_error *err) {
+  dpbo_status status = DPBO_OK, local = ready;
+  dpbo_farm *farm = NULL;
+  int64_t *tasks = NULL;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  if (local == DPBO_OK && rank == 0) {
+    tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
+    if (!tasks) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
+    for (int64_t i = 0; tasks && i < n; i++)
+      tasks[i] = i;
+  }
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  const dpbo_farm_options options = {.result_bytes = row_bytes};
+  DPBO_TRY(dpbo_farm_create(comm, &options, &farm, err));
+  dpbo_farm_work work = *job;
+  work.tasks = tasks;
+  work.task_count = n;
+  work.noun = "candidate";
+  dpbo_farm_outcome outcome;
+  local = dpbo_farm_run(farm, &work, &outcome, err);
+  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+done:
+  dpbo_farm_destroy(farm);
+  free(tasks);
+  return status;
+}
+
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
                                        const dpbo_space *space, dpbo_compare_columns *out,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  dpbo_farm *farm = NULL;
-  int64_t *tasks = NULL;
   int rank, size;
   command_fill fill;
   memset(&fill, 0, sizeof fill);
@@ -172,24 +199,9 @@ dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
     local = dpbo_command_objective_create(&options, &fill.objective, err);
     if (local != DPBO_OK) dpbo_error_prefix(err, "%s: objective.compare_command", config->path);
   }
-  if (local == DPBO_OK && rank == 0) {
-    tasks = malloc((size_t)(n > 0 ? n : 1) * sizeof *tasks);
-    if (!tasks) local = DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
-    for (int64_t i = 0; tasks && i < n; i++)
-      tasks[i] = i;
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  const dpbo_farm_options options = {.result_bytes = sizeof(command_row)};
-  DPBO_TRY(dpbo_farm_create(comm, &options, &farm, err));
-  const dpbo_farm_work work = {.tasks = tasks,
-                               .task_count = n,
-                               .noun = "candidate",
-                               .context = &fill,
-                               .work = command_fill_work,
-                               .accept = command_fill_accept};
-  dpbo_farm_outcome outcome;
-  local = dpbo_farm_run(farm, &work, &outcome, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  const dpbo_farm_work job = {
+      .context = &fill, .work = command_fill_work, .accept = command_fill_accept};
+  DPBO_TRY(dpbo_compare_table_farm(comm, local, &job, n, sizeof(command_row), err));
   /* Rank 0 filed every entry, the others hold zeros. */
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->val, (int)n, MPI_DOUBLE, MPI_SUM, comm));
   DPBO_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, out->test, (int)n, MPI_DOUBLE, MPI_SUM, comm));
@@ -197,8 +209,6 @@ dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
   /* The gain the methods select on is the validation accuracy. */
   memcpy(out->gain, out->val, sizeof *out->val * (size_t)n);
 done:
-  dpbo_farm_destroy(farm);
-  free(tasks);
   dpbo_objective_destroy(&fill.objective); /* stdin closed: the programs exit */
   if (status != DPBO_OK) {
     free(out->gain);

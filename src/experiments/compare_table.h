@@ -19,6 +19,7 @@
 #include "dpbo/error.h"
 #include "dpbo/space.h"
 #include "run/config.h"
+#include "run/farm.h"
 
 /* objective.kind = command (docs/own-model.md, dpbo compare on your
  * program): objective.validation_size (m) and objective.compare_command are
@@ -51,6 +52,15 @@ typedef struct dpbo_compare_columns {
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
                                        const dpbo_space *space, dpbo_compare_columns *out,
                                        dpbo_error *err);
+
+/* Collective: every candidate of the space once through the task farm
+ * (run/farm.h), for both ways of filling a table: rank 0 hands out the
+ * indices 0 .. n - 1 and files each row (job->accept), the workers (rank 0
+ * alone when it has none) evaluate them (job->work, rows of row_bytes).
+ * `ready` is this rank's outcome of setting up its evaluator; the ranks
+ * agree on it before the farm starts. job's tasks and count are set here. */
+dpbo_status dpbo_compare_table_farm(MPI_Comm comm, dpbo_status ready, const dpbo_farm_work *job,
+                                    int64_t n, size_t row_bytes, dpbo_error *err);
 
 /* The candidates' values, row after row (n x d, units of v), as /table/lambda
  * stores them. */
