@@ -53,10 +53,12 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from git_tree import git_commit  # noqa: E402
 
 FORMAT = "dpbo compare figure data, version 1"
 STOPPING = ("liu_talwar", "papernot_steinke")
@@ -97,17 +99,6 @@ def short(x, digits=6):
     """x to `digits` significant digits (a float that prints short); NaN to None."""
     x = float(x)
     return float(f"{x:.{digits}g}") if np.isfinite(x) else None
-
-
-def git_commit(repo):
-    try:
-        head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def encode_accuracy(x, rows):

@@ -27,13 +27,13 @@ import argparse
 import datetime
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plot_k1_sweep  # noqa: E402
+from git_tree import git_commit  # noqa: E402
 
 CURVE = ("k1", "one_minus_k1", "loglik", "m0", "s", "sigma_n", "lengthscale")
 Z_QUANTILES = 400
@@ -54,17 +54,6 @@ def plain(value):
     if isinstance(value, bytes):
         return value.decode()
     return value
-
-
-def git_commit(repo):
-    try:
-        head = subprocess.run(["git", "-C", repo, "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", repo, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return head + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def provenance(path, command, f=None):

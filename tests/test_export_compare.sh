@@ -172,7 +172,7 @@ PY
 # scripts/check-figures.py on a tree whose figure is drawn from the data file.
 t=$work/tree
 mkdir -p "$t/analysis/figures" "$t/analysis/data" "$t/scripts"
-cp "$src/analysis/plot_compare.py" "$src/analysis/export_compare.py" "$t/analysis/"
+cp "$src/analysis/plot_compare.py" "$src/analysis/export_compare.py" "$src/analysis/git_tree.py" "$t/analysis/"
 cp data/cmp.json "$t/analysis/data/cmp.json"
 cp json/fig.png "$t/analysis/figures/cmp.png"
 cp json/fig.md "$t/analysis/figures/cmp.md"
