@@ -357,7 +357,8 @@ dpbo_status dpbo_accountant_gaussian_sigma(int64_t k, double sensitivity, double
   DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
   DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
   DPBO_TRY(accountant_check_delta(delta, who, err));
-  double hi, e;
+  /* NAN until the search sets it: a failed search jumps to done first. */
+  double hi = NAN, e = NAN;
   const accountant_target target = {k, sensitivity, epsilon, delta};
   DPBO_TRY(accountant_sigma_search(accountant_sigma_passes, &target, who, &hi, err));
   /* hi passed when it was set; check the answer itself once more, with the
@@ -506,7 +507,7 @@ dpbo_status dpbo_accountant_gaussian_pld_sigma(int64_t k, double sensitivity, do
   DPBO_TRY(accountant_check_release(k, sensitivity, 1.0, who, err));
   DPBO_TRY(accountant_check_positive(epsilon, who, "epsilon", err));
   DPBO_TRY(accountant_check_delta(delta, who, err));
-  double hi;
+  double hi = NAN; /* NAN until the search sets it: a failed search jumps to done first */
   const accountant_target target = {k, sensitivity, epsilon, delta};
   DPBO_TRY(accountant_sigma_search(accountant_pld_sigma_passes, &target, who, &hi, err));
   /* The grid g moves with σ, so the bound is only nearly monotone in σ:
