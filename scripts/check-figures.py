@@ -10,7 +10,8 @@ Reads ROOT/analysis/figures/MANIFEST (its header says the format) and fails
   - a listed data file is not in the tree,
   - a traced figure's redraw command, run from ROOT into a temporary
     directory, fails or does not write the PNG (and the table, when the
-    figure has one: the .md next to it),
+    figure has one: the .md next to it); a command that writes into {dir}
+    runs once for all the lines that name it,
   - an untraced figure is shown in analysis/RESULTS.md (a line naming
     figures/<its path>) in a section (between two headings) that does not
     say "(data not committed", or that phrase stands in a section that
@@ -82,24 +83,53 @@ def sections(results):
     return lines, [(a, b) for a, b in zip(starts, starts[1:])]
 
 
-def redraw(root, entry, problems):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, os.path.basename(entry["figure"]))
-        argv = [a.replace("{out}", out).replace("{dir}", tmp) for a in shlex.split(entry["cmd"])]
-        if argv[0].endswith(".py"):
-            argv = [python()] + argv
-        proc = subprocess.run(argv, cwd=root, capture_output=True, text=True)
-        if proc.returncode != 0:
-            problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: redraw exited "
-                            f"{proc.returncode}: {entry['cmd']}\n{proc.stderr.strip()[-2000:]}")
+def run_redraw(root, cmd, out, tmp):
+    """Run one redraw command with {out} and {dir} filled in; the finished process."""
+    argv = [a.replace("{out}", out).replace("{dir}", tmp) for a in shlex.split(cmd)]
+    if argv[0].endswith(".py"):
+        argv = [python()] + argv
+    return subprocess.run(argv, cwd=root, capture_output=True, text=True)
+
+
+def check_drawn(root, entry, proc, out, problems):
+    if proc.returncode != 0:
+        problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: redraw exited "
+                        f"{proc.returncode}: {entry['cmd']}\n{proc.stderr.strip()[-2000:]}")
+        return
+    if not os.path.isfile(out) or os.path.getsize(out) == 0:
+        problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: the redraw wrote no PNG")
+    table = os.path.splitext(entry["figure"])[0] + ".md"
+    if os.path.exists(os.path.join(root, "analysis", "figures", table)):
+        if not os.path.isfile(os.path.splitext(out)[0] + ".md"):
+            problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: the redraw wrote "
+                            f"no table (figures/{table} is committed)")
+
+
+class Redraws:
+    """The redraws, each command run once. A command with {out} draws one figure into a
+    fresh directory. A command with {dir} only draws into a directory, writing each of its
+    figures at its path under analysis/figures (atlas/x.png: {dir}/atlas/x.png); lines with
+    the same such command share one run (one draw of a whole atlas, not one per figure)."""
+
+    def __init__(self, root):
+        self.root, self.shared = root, {}
+
+    def check(self, entry, problems):
+        if "{out}" in entry["cmd"]:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, os.path.basename(entry["figure"]))
+                check_drawn(self.root, entry, run_redraw(self.root, entry["cmd"], out, tmp), out,
+                            problems)
             return
-        if not os.path.isfile(out) or os.path.getsize(out) == 0:
-            problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: the redraw wrote no PNG")
-        table = os.path.splitext(entry["figure"])[0] + ".md"
-        if os.path.exists(os.path.join(root, "analysis", "figures", table)):
-            if not os.path.isfile(os.path.splitext(out)[0] + ".md"):
-                problems.append(f"MANIFEST:{entry['line']}: {entry['figure']}: the redraw wrote "
-                                f"no table (figures/{table} is committed)")
+        if entry["cmd"] not in self.shared:
+            tmp = tempfile.TemporaryDirectory()
+            self.shared[entry["cmd"]] = (tmp, run_redraw(self.root, entry["cmd"], "", tmp.name))
+        tmp, proc = self.shared[entry["cmd"]]
+        check_drawn(self.root, entry, proc, os.path.join(tmp.name, entry["figure"]), problems)
+
+    def close(self):
+        for tmp, _ in self.shared.values():
+            tmp.cleanup()
 
 
 def main():
@@ -134,6 +164,7 @@ def main():
                             "in the tree")
     lines, secs = sections(results) if os.path.exists(results) else ([], [])
     untraced = []
+    redraws = Redraws(root)
     for e in entries:
         if e["untraced"]:
             for fig in e["matched"]:
@@ -145,7 +176,8 @@ def main():
                         problems.append(f"analysis/RESULTS.md:{a + 1}: the section that shows "
                                         f"{ref} (untraced) does not say \"{MARKER}: ...)\"")
         elif e["matched"] and not any("data file" in p and f":{e['line']}:" in p for p in problems):
-            redraw(root, e, problems)
+            redraws.check(e, problems)
+    redraws.close()
     # A marker where every figure shown is traced is stale: the flag would
     # outlive the data it says is missing.
     shown_untraced = {f"figures/{fig}" for fig in untraced}

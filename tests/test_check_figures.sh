@@ -72,6 +72,32 @@ sed -i 's|{dir}/a2.png|{dir}/other.png|' "$manifest"
 expect 1 "a2.png: the redraw wrote no PNG"
 sed -i '/^a2.png/d' "$manifest"
 rm "$t/analysis/figures/a2.png"
+echo "== {dir}: lines with the same command share one run, figures at their paths"
+# drawall.py writes every figure of its data into DIR (sub/ included) and
+# counts its runs: two lines, one run.
+cat > "$t/analysis/drawall.py" <<'PY'
+import os, sys
+d = sys.argv[2]
+os.makedirs(os.path.join(d, "sub"), exist_ok=True)
+for name in ("a3.png", "sub/a4.png"):
+    open(os.path.join(d, name), "w").write("PNG")
+open(os.environ["DRAWALL_RUNS"], "a").write("run\n")
+PY
+export DRAWALL_RUNS=$work/drawall.runs
+printf 'PNG' > "$t/analysis/figures/a3.png"
+printf 'PNG' > "$t/analysis/figures/sub/a4.png"
+cp "$manifest" "$work/manifest.keep"
+echo 'a3.png | analysis/data/a.json | analysis/drawall.py analysis/data/a.json {dir}' >> "$manifest"
+echo 'sub/a4.png | analysis/data/a.json | analysis/drawall.py analysis/data/a.json {dir}' >> "$manifest"
+sed -i 's|^sub/\*.png|sub/b.png|' "$manifest"
+expect 0 "3 redrawn from committed data"
+[[ $(wc -l < "$DRAWALL_RUNS") -eq 1 ]] || fail "the shared {dir} command ran $(wc -l < "$DRAWALL_RUNS") times, expected once"
+echo "== {dir}: a figure the shared run does not write at its path"
+mv "$t/analysis/figures/sub/a4.png" "$t/analysis/figures/a4.png"
+sed -i 's|^sub/a4.png|a4.png|' "$manifest"
+expect 1 "a4.png: the redraw wrote no PNG"
+cp "$work/manifest.keep" "$manifest"
+rm "$t/analysis/figures/a3.png" "$t/analysis/figures/a4.png" "$t/analysis/drawall.py"
 echo "== a manifest line whose figure does not exist"
 echo 'c.png | untraced: gone | analysis/redraw.py x -o {out}' >> "$manifest"
 expect 1 "c.png: no such figure"
