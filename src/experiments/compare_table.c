@@ -291,11 +291,11 @@ static int table_settings_differ(const dpbo_settings *settings, const dpbo_setti
   return 0;
 }
 
-/* Rank 0: opens, checks and reads the earlier file. */
-static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space, double *gain,
-                              double *val, double *test, double *seconds, dpbo_error *err) {
+/* Rank 0: opens, checks and reads the earlier file `path` into the columns
+ * (allocated n long). */
+static dpbo_status table_load(const dpbo_config *config, const char *path, const dpbo_space *space,
+                              dpbo_compare_columns *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const char *path = config->compare_table;
   const int64_t n = dpbo_space_size(space);
   const int d = dpbo_space_dims(space);
   hid_t file = -1;
@@ -350,7 +350,7 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
    * overrun the buffers. */
   static const char *const columns[4] = {"table/lambda", "table/gain", "table/val_accuracy",
                                          "table/test_accuracy"};
-  double *into[4] = {stored, gain, val, test};
+  double *into[4] = {stored, out->gain, out->val, out->test};
   for (int c = 0; c < 4; c++) {
     if (c > 0 &&
         (dpbo_h5io_shape(file, columns[c], 1, dims, err) != DPBO_OK || dims[0] != (hsize_t)n))
@@ -367,7 +367,7 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "%s: compare.table: candidate %lld of %s (/table/lambda) is not this run's",
                  config->path, (long long)i, path);
-  if (dpbo_h5io_read_attr_double(file, "train_seconds", seconds, err) != DPBO_OK) {
+  if (dpbo_h5io_read_attr_double(file, "train_seconds", &out->seconds, err) != DPBO_OK) {
     snprintf(why, sizeof why, "%s", err->message);
     DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
   }
@@ -380,26 +380,32 @@ done:
   return status;
 }
 
-dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config,
-                                    const dpbo_space *space, double **gain, double **val,
-                                    double **test, double *seconds, dpbo_error *err) {
+dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config, const char *path,
+                                    const dpbo_space *space, dpbo_compare_columns *out,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   const int64_t n = dpbo_space_size(space);
-  *seconds = 0.0;
+  memset(out, 0, sizeof *out);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_ALLOC(*gain, n, "the gains");
-  DPBO_ALLOC(*val, n, "the validation accuracies");
-  DPBO_ALLOC(*test, n, "the test accuracies");
-  if (rank == 0) local = table_load(config, space, *gain, *val, *test, seconds, err);
+  DPBO_ALLOC(out->gain, n, "the gains");
+  DPBO_ALLOC(out->val, n, "the validation accuracies");
+  DPBO_ALLOC(out->test, n, "the test accuracies");
+  if (rank == 0) local = table_load(config, path, space, out, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(*gain, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(*val, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(*test, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->gain, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->val, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->test, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, comm));
   if (rank == 0)
     dpbo_log_info("table: %lld candidates read from %s (compare.table; %.1f s of training there)",
-                  (long long)n, config->compare_table, *seconds);
+                  (long long)n, path, out->seconds);
 done:
+  if (status != DPBO_OK) {
+    free(out->gain);
+    free(out->val);
+    free(out->test);
+    memset(out, 0, sizeof *out);
+  }
   return status;
 }

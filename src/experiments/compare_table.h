@@ -66,14 +66,15 @@ dpbo_status dpbo_compare_table_farm(MPI_Comm comm, dpbo_status ready, const dpbo
  * stores them. */
 dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, dpbo_error *err);
 
-/* Collective: rank 0 reads and checks config->compare_table against this
- * run's config and space, every rank receives the table (malloc'd n-long
- * gain, val and test; the caller frees them, also after a failure) and the
- * earlier run's training seconds. A missing, unreadable or foreign file and
- * a table from other settings are DPBO_ERR_DATA / DPBO_ERR_CONFIG naming
- * both files (and the first key that differs). */
-dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config,
-                                    const dpbo_space *space, double **gain, double **val,
-                                    double **test, double *seconds, dpbo_error *err);
+/* Collective: rank 0 reads and checks the earlier compare file `path`
+ * (compare.table) against this run's config and space, and every rank
+ * receives its table and training seconds (the columns as
+ * dpbo_compare_table_command's; after a failure freed and NULL). A
+ * missing, unreadable or foreign file and a table from other settings are
+ * DPBO_ERR_DATA / DPBO_ERR_CONFIG naming both files (and the first key that
+ * differs). */
+dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config, const char *path,
+                                    const dpbo_space *space, dpbo_compare_columns *out,
+                                    dpbo_error *err);
 
 #endif

@@ -386,23 +386,6 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
         ENUM(posterior, config_posterior_names, NULL)),
 
-    /* [compare]: read by every command, used by dpbo compare */
-    ROW("compare", "repetitions", "integer", "1 to 100000", "20", "", "",
-        "dpbo compare: R, the repetitions with fresh noise.",
-        INTEGER(DPBO_SETTINGS_INT, compare_repetitions, 1, 100000, NULL)),
-    KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
-        "", "dpbo compare: the grid of total epsilon."),
-    KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
-        "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
-        "logarithmic, 1 geometric)."),
-    ROW("compare", "table", "text", "a path, or empty", "", "", "",
-        "dpbo compare: an earlier compare file whose table (/table) is used instead of training "
-        "every candidate again; refused unless its objective.* and space.* settings (defaults "
-        "included) and its candidates are this run's. The privacy, compare, gp, ucb, run and "
-        "output keys may differ: they act after the table (the GP-UCB run and the repetitions, "
-        "recomputed; the table holds no GP).",
-        STRING(compare_table)),
-
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
 
 /* The default as shown: required, empty, the text, or "computed: TEXT". */
@@ -482,7 +465,7 @@ void dpbo_config_keys_print(FILE *out, int markdown) {
           "when it is read (blank: always) and what it does. The run file stores the value of\n"
           "every key read (config.* as written, default.* for the defaults).\n",
           out);
-  config_keys_print_table(out, markdown, NULL, dpbo_config_keys);
+  config_keys_print_table(out, markdown, NULL, dpbo_config_schema());
 }
 
 void dpbo_config_keys_print_command(FILE *out, int markdown, const char *command, const char *intro,
