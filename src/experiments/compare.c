@@ -338,7 +338,7 @@ typedef struct compare_context {
   double score_sensitivity; /* of a gain at a fixed λ: 1/m (svm accuracy), g* / m (logreg) */
   double lo, hi;            /* the gain's range: released values are clamped to it */
   /* The privatized evaluations at each ε: σ and the GP's noise. */
-  double evals_sigma[DPBO_COMPARE_MAX_EPSILONS], evals_noise_std[DPBO_COMPARE_MAX_EPSILONS];
+  dpbo_compare_evals_noise evals[DPBO_COMPARE_MAX_EPSILONS];
   int has_algorithm3;      /* logreg: Algorithm 3's f~_L as well */
   double alg3_sensitivity; /* Theorem 6's Δ (units of the gain) */
   /* The guided method (run/guided.h): its settings and, at each ε, its two
@@ -515,12 +515,11 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
   compare_rep_streams(config, rep, 3, &rng);
   const int64_t start = dpbo_selection_candidate(&rng, ctx->n);
   dpbo_compare_evals_pick ref;
-  DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, NULL, ctx->score_sensitivity, 0.0,
-                                  config->prior.noise_std, start, &ref, err));
+  DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, NULL, start, &ref, err));
   for (int e = 0; e < E; e++) {
     dpbo_compare_evals_pick pe;
-    DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &noise, ctx->score_sensitivity,
-                                    ctx->evals_sigma[e], ctx->evals_noise_std[e], start, &pe, err));
+    const dpbo_compare_evals_privacy privacy = {&noise, ctx->score_sensitivity, ctx->evals[e]};
+    DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &privacy, start, &pe, err));
     const size_t at = (size_t)e * (size_t)stride_eps;
     compare_cell_at(ctx, pe.mean_index, pe.mean_value, T,
                     &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_MEAN * (size_t)stride_method + at]);
@@ -669,8 +668,8 @@ static dpbo_status compare_items_buffers(const compare_context *ctx, const dpbo_
           v = k == DPBO_COMPARE_GUIDED
                   ? (c == named ? ctx->guided_acc[e].sigma : ctx->guided_acc[e].gp_noise_std_used)
               : !evals     ? 0.0
-              : c == named ? ctx->evals_sigma[e]
-                           : ctx->evals_noise_std[e];
+              : c == named ? ctx->evals[e].sigma
+                           : ctx->evals[e].gp_noise_std_used;
         list->accounting[c * ME + (size_t)k * (size_t)E + (size_t)e] = v;
       }
   for (int e = 0; e < E; e++) {
@@ -956,12 +955,12 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
         ctx->acc[k][e].delta = g->delta;
         ctx->acc[k][e].epsilon_accounted = g->epsilon_accounted;
         ctx->acc[k][e].delta_accounted = g->delta_accounted;
-      } else if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
-        status = dpbo_compare_evals_account(T, ctx->score_sensitivity, ctx->options->epsilon[e],
-                                            config->privacy_delta, config->prior.noise_std,
-                                            &ctx->acc[k][e], &ctx->evals_sigma[e],
-                                            &ctx->evals_noise_std[e], err);
-      else
+      } else if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST) {
+        const dpbo_compare_evals_budget evals_at = {T, ctx->score_sensitivity,
+                                                    ctx->options->epsilon[e], config->privacy_delta,
+                                                    config->prior.noise_std};
+        status = dpbo_compare_evals_account(&evals_at, &ctx->acc[k][e], &ctx->evals[e], err);
+      } else
         status = dpbo_compare_account(k, &at, &ctx->acc[k][e], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
@@ -1058,8 +1057,8 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
   for (int e = 0; e < ctx->options->epsilon_count && rank == 0; e++)
     dpbo_log_info("privatized evaluations at eps=%g, delta=%g: sigma = %.6g for K = %d Gaussian "
                   "releases of sensitivity %.6g; the GP's noise %.6g",
-                  ctx->options->epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
-                  ctx->score_sensitivity, ctx->evals_noise_std[e]);
+                  ctx->options->epsilon[e], config->privacy_delta, ctx->evals[e].sigma, T,
+                  ctx->score_sensitivity, ctx->evals[e].gp_noise_std_used);
   /* The guided method's spend per stage, by the bound each is calibrated
    * with, and their basic composition (run/guided.h). */
   for (int e = 0; e < ctx->options->epsilon_count && rank == 0 && ctx->has_guided; e++) {
