@@ -9,7 +9,8 @@
 #  - compare.table: the command table reused gives the same /table and
 #    /methods; another objective.compare_command is refused naming the key;
 #  - a malformed reply (one number) fails with exit 3, naming the program,
-#    the request and the line; no output file;
+#    the request and the line, and not saying that the program starts again
+#    (the table ends there); no output file;
 #  - no objective.validation_size (or no objective.compare_command): refused
 #    with exit 2 naming the key, before any program starts; no output file.
 set -euo pipefail
@@ -123,6 +124,8 @@ compare_fixture_refused 2 out/foreign.h5 "objective.compare_command is" -- \
 compare_fixture_refused 3 out/bad.h5 "model.py serve --bad" "a=0.5, b=1" "'0.81'" \
   "not two numbers 'VAL TEST'" -- \
   compare 3 --set output.name=bad --set "objective.compare_command=$work/model.py serve --bad"
+# The table fails at the first bad reply: nothing starts the program again.
+! grep -q "started again" err.txt || fail "malformed reply: the message says the program starts again"
 
 # No m, or no compare_command: refused naming the key, no program started.
 for key in validation_size compare_command; do
