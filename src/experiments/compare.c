@@ -698,7 +698,7 @@ static void compare_items_root(const compare_context *ctx, const char *noise_sou
   list->scalars[3] = logreg ? config->logreg.validation_rows : config->svm.validation_rows;
   list->scalars[4] = logreg ? config->logreg.test_rows : config->svm.test_rows;
   if (config->objective == DPBO_OBJECTIVE_COMMAND) {
-    list->scalars[3] = config->command_validation_size; /* m as stated */
+    list->scalars[3] = ctx->options->validation_size; /* m as stated */
     list->scalars[4] = 0; /* the test rows are the program's, unknown here */
   }
   const dpbo_sensitivity *s = &ctx->sens;
@@ -900,7 +900,8 @@ static double compare_quantile(double *scratch, const double *v, int n, double q
 }
 
 /* What the comparison needs from the config. */
-static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) {
+static dpbo_status compare_validate(const dpbo_config *config, const dpbo_compare_options *options,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   const int command = config->objective == DPBO_OBJECTIVE_COMMAND;
@@ -910,7 +911,7 @@ static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) 
                "rest on the gain's sensitivity 1/m over m validation records)",
                config->path);
   /* A command states m and its test accuracy's program (compare_table.h). */
-  if (command) DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  if (command) DPBO_TRY(dpbo_compare_table_command_check(config, options, err));
   if (!command && (logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
@@ -934,7 +935,8 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   const int E = ctx->options->epsilon_count, T = config->iterations;
   /* The gain's sensitivity at a fixed λ and its range (compare_table.h, run/selection.h). */
-  DPBO_TRY(dpbo_compare_table_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
+  DPBO_TRY(dpbo_compare_table_gain_range(config, ctx->options, &ctx->score_sensitivity, &ctx->lo,
+                                         &ctx->hi, err));
   ctx->has_guided = T >= 3;
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
@@ -996,7 +998,7 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
     if (ctx->options->table[0])
       DPBO_TRY(dpbo_compare_table_read(comm, config, ctx->options->table, space, &got, err));
     else
-      DPBO_TRY(dpbo_compare_table_command(comm, config, space, &got, err));
+      DPBO_TRY(dpbo_compare_table_command(comm, config, ctx->options, space, &got, err));
     *table = (compare_table){
         .n = ctx->n, .gain = got.gain, .val = got.val, .test = got.test, .seconds = got.seconds};
   } else {
@@ -1231,7 +1233,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config,
   memset(&run, 0, sizeof run);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   const double start = MPI_Wtime();
-  DPBO_TRY(compare_validate(config, err));
+  DPBO_TRY(compare_validate(config, options, err));
   DPBO_ALLOC(ctx, 1, "the comparison");
   DPBO_ALLOC(util, 1, "the utility curves");
   ctx->config = config;

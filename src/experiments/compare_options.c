@@ -1,9 +1,9 @@
-/* dpbo compare's [compare] section: its rows and its reader
- * (compare_options.h). */
+/* dpbo compare's settings: their rows and their reader (compare_options.h). */
 #include "experiments/compare_options.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Columns as in run/config_keys.c: section, key, type, values, default,
@@ -16,11 +16,14 @@
   }
 #define ROW(key, type, values, fallback, doc, target)                                              \
   { "compare", key, type, values, fallback, 0, "", "", doc, target }
+/* An [objective] key of the command objective. */
+#define COMMAND_ROW(key, type, values, fallback, unit, doc, target)                                \
+  { "objective", key, type, values, fallback, 0, unit, "objective.kind = command", doc, target }
 /* Targets: a field of dpbo_compare_options. */
-#define INTEGER(field, low, high)                                                                  \
+#define INTEGER(kind_, field, low, high, message)                                                  \
   {                                                                                                \
-    .kind = DPBO_SETTINGS_INT, .offset = offsetof(dpbo_compare_options, field), .ilo = (low),      \
-    .ihi = (high)                                                                                  \
+    .kind = (kind_), .offset = offsetof(dpbo_compare_options, field), .ilo = (low), .ihi = (high), \
+    .what = (message)                                                                              \
   }
 #define STRING(field)                                                                              \
   {                                                                                                \
@@ -29,8 +32,21 @@
   }
 
 const dpbo_settings_key dpbo_compare_keys[] = {
+    COMMAND_ROW("compare_command", "text", "a program and its arguments (no shell)", "", "",
+                "dpbo compare only: the program that builds its table, run like objective.command "
+                "(same mode, pass and time-out) but replying with two numbers on its line, 'VAL "
+                "TEST': the validation accuracy and the held-out test accuracy "
+                "(docs/own-model.md).",
+                STRING(command)),
+    COMMAND_ROW("validation_size", "integer", "0 (not stated), or >= 1", "0", "records",
+                "dpbo compare only, which requires it: m, the validation records your program's "
+                "accuracy counts, so that one record moves it by at most 1/m (the baselines' "
+                "sensitivity). dpbo run does not read it.",
+                INTEGER(DPBO_SETTINGS_INT64, validation_size, 0, INT64_MAX,
+                        "must be the number of validation records m >= 1 (0: not stated)")),
     ROW("repetitions", "integer", "1 to 100000", "20",
-        "dpbo compare: R, the repetitions with fresh noise.", INTEGER(repetitions, 1, 100000)),
+        "dpbo compare: R, the repetitions with fresh noise.",
+        INTEGER(DPBO_SETTINGS_INT, repetitions, 1, 100000, NULL)),
     KEY("epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0,
         "dpbo compare: the grid of total epsilon."),
     KEY("ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1,
@@ -80,7 +96,8 @@ dpbo_status dpbo_compare_options_read(dpbo_config *config, dpbo_compare_options 
                                       dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_settings *settings = &config->settings;
-  /* (repetitions and table: their rows) */
+  /* (compare_command, validation_size, repetitions and table: their rows) */
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_compare_keys, "objective", options, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_compare_keys, "compare", options, err));
   DPBO_TRY(compare_options_epsilons(settings, options, err));
   DPBO_TRY(dpbo_settings_get_double(settings, "compare", "ps_eta", config->ps_eta, 0,

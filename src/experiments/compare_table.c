@@ -34,16 +34,17 @@ done:
 /* ---------------------------------------------------------------------------
  * A command objective's table (compare_table.h). */
 
-dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_error *err) {
+dpbo_status dpbo_compare_table_command_check(const dpbo_config *config,
+                                             const dpbo_compare_options *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->objective != DPBO_OBJECTIVE_COMMAND) goto done;
-  if (config->command_validation_size < 1)
+  if (options->validation_size < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare on objective.kind = command needs objective.validation_size: m, "
                "the validation records your program's accuracy counts (the baselines' "
                "sensitivity is 1/m; dpbo compare does not guess it)",
                config->path);
-  if (!config->command_compare[0])
+  if (!options->command[0])
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare on objective.kind = command needs objective.compare_command: "
                "your program started so that it replies 'VAL TEST' (the validation and the "
@@ -54,21 +55,22 @@ dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_err
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare reads a command's value as an accuracy over m = %lld records "
                "(sensitivity 1/m): objective.value_range [%g, %g] must lie within [0, 1]",
-               config->path, (long long)config->command_validation_size, config->value_lo,
+               config->path, (long long)options->validation_size, config->value_lo,
                config->value_hi);
 done:
   return status;
 }
 
-dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
+dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config,
+                                          const dpbo_compare_options *options, double *sensitivity,
                                           double *lo, double *hi, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->objective != DPBO_OBJECTIVE_COMMAND)
     return dpbo_selection_gain_range(config, sensitivity, lo, hi, err);
-  DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  DPBO_TRY(dpbo_compare_table_command_check(config, options, err));
   /* An accuracy: each of the m records scores 0 or 1, so one replaced
    * record moves it by at most 1/m (as for the svm objective). */
-  *sensitivity = dpbo_privacy_gain_sensitivity(config->command_validation_size, 1.0);
+  *sensitivity = dpbo_privacy_gain_sensitivity(options->validation_size, 1.0);
   *lo = config->clamp_value ? config->value_lo : 0.0;
   *hi = config->clamp_value ? config->value_hi : 1.0;
 done:
@@ -166,8 +168,8 @@ done:
 }
 
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
-                                       const dpbo_space *space, dpbo_compare_columns *out,
-                                       dpbo_error *err) {
+                                       const dpbo_compare_options *options, const dpbo_space *space,
+                                       dpbo_compare_columns *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank, size;
   command_fill fill;
@@ -188,15 +190,15 @@ dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
   fill.next_log = 0.1;
   for (int i = 0; i < d && i < DPBO_MAX_DIM; i++)
     fill.names[i] = dpbo_space_dim(space, i)->name;
-  local = dpbo_compare_table_command_check(config, err);
+  local = dpbo_compare_table_command_check(config, options, err);
   /* One program per worker rank (rank 0 only hands out candidates when it
    * has workers), objective.command's mode, pass and time-out. */
   if (local == DPBO_OK && (size == 1 || rank > 0)) {
-    dpbo_command_options options = config->command;
-    memcpy(options.command, config->command_compare, sizeof options.command);
-    options.space = space;
-    options.reply_pair = 1;
-    local = dpbo_command_objective_create(&options, &fill.objective, err);
+    dpbo_command_options program = config->command;
+    memcpy(program.command, options->command, sizeof program.command);
+    program.space = space;
+    program.reply_pair = 1;
+    local = dpbo_command_objective_create(&program, &fill.objective, err);
     if (local != DPBO_OK) dpbo_error_prefix(err, "%s: objective.compare_command", config->path);
   }
   const dpbo_farm_work job = {

@@ -18,8 +18,8 @@
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
  * and the sections a higher layer owns, added by app (dpbo_config_add_section:
- * dpbo compare's [compare], experiments/compare_options.h), read by every
- * load after these.
+ * dpbo compare's [compare] and its two [objective] keys of a command,
+ * experiments/compare_options.h), read by every load after these.
  *
  * The complete list, with defaults and meanings, is the key table
  * (run/config_keys.h; `dpbo config --list`), which the getters check.
@@ -128,12 +128,6 @@ typedef struct dpbo_config {
   double synthetic_noise_std;
   uint64_t synthetic_seed;
   dpbo_command_options command;
-  /* dpbo compare on a command (docs/own-model.md): the program that replies
-   * "VAL TEST" (objective.compare_command, "" if unset) and m, the
-   * validation records its accuracy counts (objective.validation_size, 0 if
-   * unset); dpbo run uses neither. */
-  char command_compare[DPBO_COMMAND_MAX];
-  int64_t command_validation_size;
   dpbo_logreg_options logreg;
   /* [output] */
   char output_dir[DPBO_PATH_MAX];
@@ -158,8 +152,12 @@ extern const dpbo_settings_key dpbo_config_keys[];
  * file stores its keys. The run layer cannot call upward, so app adds the
  * sections at start-up, before any load (PETSc's XxxRegister habit). */
 typedef struct dpbo_config_section {
-  const char *name;              /* the section */
-  const dpbo_settings_key *keys; /* its rows, in reading order; a NULL key ends them */
+  const char *name; /* the section */
+  /* Its rows, in reading order (a NULL key ends them); they may include keys
+   * of a run section that only the owner reads, as dpbo compare's
+   * objective.compare_command, which `dpbo config --list` shows at the end
+   * of that section. */
+  const dpbo_settings_key *keys;
   /* Reads and checks every key of the section from config->settings (the
    * values are the owner's: it reads them again when it runs). */
   dpbo_status (*read)(struct dpbo_config *config, dpbo_error *err);
