@@ -9,16 +9,13 @@
 #  - compare.table: the command table reused gives the same /table and
 #    /methods; another objective.compare_command is refused naming the key;
 #  - a malformed reply (one number) fails with exit 3, naming the program,
-#    the request and the line; no output file;
+#    the request and the line, and not saying that the program starts again
+#    (the table ends there); no output file;
 #  - no objective.validation_size (or no objective.compare_command): refused
 #    with exit 2 naming the key, before any program starts; no output file.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The model: "serve" answers request lines, "once" its NAME=VALUE arguments;
@@ -119,36 +116,23 @@ print("tables exact:", ", ".join(tables))
 PY
 
 # Reuse across another compare_command is refused naming the key.
-set +e
-msg=$(compare 1 --set output.name=foreign --set "compare.table=$work/out/p3.h5" \
-  --set "objective.compare_command=$work/model.py serve --x" 2>&1)
-rc=$?
-set -e
-[[ $rc == 2 ]] || fail "foreign table: exit $rc: $msg"
-grep -q "objective.compare_command is" <<<"$msg" || fail "foreign table: $msg"
-[[ ! -e out/foreign.h5 ]] || fail "foreign table: output written"
+compare_fixture_refused 2 out/foreign.h5 "objective.compare_command is" -- \
+  compare 1 --set output.name=foreign --set "compare.table=$work/out/p3.h5" \
+  --set "objective.compare_command=$work/model.py serve --x"
 
 # A malformed reply: exit 3, the program, the request and the line named.
-set +e
-msg=$(compare 3 --set output.name=bad --set "objective.compare_command=$work/model.py serve --bad" 2>&1)
-rc=$?
-set -e
-[[ $rc == 3 ]] || fail "malformed reply: exit $rc: $msg"
-for want in "model.py serve --bad" "a=0.5, b=1" "'0.81'" "not two numbers 'VAL TEST'"; do
-  grep -qF -- "$want" <<<"$msg" || fail "malformed reply: no '$want' in: $msg"
-done
-[[ ! -e out/bad.h5 ]] || fail "malformed reply: output written"
+compare_fixture_refused 3 out/bad.h5 "model.py serve --bad" "a=0.5, b=1" "'0.81'" \
+  "not two numbers 'VAL TEST'" -- \
+  compare 3 --set output.name=bad --set "objective.compare_command=$work/model.py serve --bad"
+# The table fails at the first bad reply: nothing starts the program again.
+! grep -q "started again" err.txt || fail "malformed reply: the message says the program starts again"
 
 # No m, or no compare_command: refused naming the key, no program started.
 for key in validation_size compare_command; do
   grep -v "^$key = " cmp.ini > no_$key.ini
   rm -f starts
-  set +e
-  msg=$("$mpiexec" -n 1 "$bin" compare no_$key.ini --quiet --set output.name=no_$key 2>&1)
-  rc=$?
-  set -e
-  [[ $rc == 2 ]] || fail "no $key: exit $rc: $msg"
-  grep -q "needs objective.$key" <<<"$msg" || fail "no $key: $msg"
-  [[ ! -e out/no_$key.h5 && ! -e starts ]] || fail "no $key: output written or program started"
+  compare_fixture_refused 2 "out/no_$key.h5" "needs objective.$key" -- \
+    "$mpiexec" -n 1 "$bin" compare "no_$key.ini" --quiet --set "output.name=no_$key"
+  [[ ! -e starts ]] || fail "no $key: a program started"
 done
 echo "compare_command: ok"

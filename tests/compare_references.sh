@@ -16,51 +16,11 @@
 #    (ties broken by the noise), μ_T there within half an accuracy step;
 #  - 1 and 2 ranks write the same cells.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-src=${DPBO_SOURCE_DIR:?}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 
-"$py" "$src/tests/make_blobs.py"
-cat > cmp.ini <<INI
-[run]
-iterations = 4
-seed = 3
-[space]
-kind = sobol
-points = 32
-dim.C = log 0.01 1000
-dim.gamma = log 0.001 10
-[gp]
-kernel = matern52
-lengthscale = 0.3
-mean = 0.5
-signal_std = 0.25
-noise_std = 0.01
-[objective]
-kind = svm
-data = $work/blobs.csv
-format = csv
-train_rows = 80
-validation_rows = 80
-test_rows = 80
-split_seed = 5
-[privacy]
-algorithm = 1
-delta = 1e-6
-noise = seeded
-noise_seed = 9
-[compare]
-repetitions = 10
-epsilons = 0.5 1e4
-ps_eta = 1
-[output]
-dir = $work/out
-name = a
-INI
+compare_fixture_blobs cmp.ini privacy.delta=1e-6 compare.repetitions=10 "compare.epsilons=0.5 1e4" \
+  output.name=a
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set compare.table="$work/out/a.h5" \
   --set privacy.delta=0.05 --set output.name=b

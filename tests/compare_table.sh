@@ -12,50 +12,11 @@
 #  - a missing file, a file that is not HDF5, a corrupted table and a file
 #    with no table are refused with exit 2 naming the file.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-src=${DPBO_SOURCE_DIR:?}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 
-"$py" "$src/tests/make_blobs.py"
-
-cat > cmp.ini <<INI
-[run]
-iterations = 4
-seed = 3
-[space]
-kind = sobol
-points = 32
-dim.C = log 0.01 1000
-dim.gamma = log 0.001 10
-[gp]
-kernel = matern52
-lengthscale = 0.3
-mean = 0.5
-signal_std = 0.25
-noise_std = 0.01
-[objective]
-kind = svm
-data = $work/blobs.csv
-format = csv
-train_rows = 80
-validation_rows = 80
-test_rows = 80
-[privacy]
-algorithm = 1
-delta = 0.05
-noise = seeded
-noise_seed = 9
-[compare]
-repetitions = 6
-epsilons = 0.5 5
-ps_eta = 1
-[output]
-dir = $work/out
-INI
+# objective.split_seed left to its default, run.seed (refused below when it moves).
+compare_fixture_blobs cmp.ini objective.split_seed= output.name=
 
 compare() { "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet "$@"; }
 table="compare.table=$work/out/fresh.h5"
@@ -108,15 +69,10 @@ PY
 # refused FILE WHAT ARGS...: exit 2, stderr names the config, FILE and WHAT,
 # and no output.name=refused file is written.
 refused() {
-  local file=$1 want=$2 rc=0
+  local file=$1 want=$2
   shift 2
-  compare --set output.name=refused --set "compare.table=$file" "$@" 2> err.txt || rc=$?
-  cat err.txt
-  [ "$rc" -eq 2 ] || { echo "exit $rc, expected 2: $*"; exit 1; }
-  for name in cmp.ini "$file" "$want"; do
-    grep -qF -- "$name" err.txt || { echo "the error does not name $name"; exit 1; }
-  done
-  [ ! -e "$work/out/refused.h5" ] || { echo "a refused run wrote its output"; exit 1; }
+  compare_fixture_refused 2 "$work/out/refused.h5" cmp.ini "$file" "$want" -- \
+    compare --set output.name=refused --set "compare.table=$file" "$@"
 }
 fresh=$work/out/fresh.h5
 refused "$fresh" objective.train_rows --set objective.train_rows=70

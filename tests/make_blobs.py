@@ -1,5 +1,5 @@
-"""The small classification data of the compare tests (test_compare.sh,
-compare_alg2.sh): two Gaussian blobs, 240 rows, 4 features (two of them
+"""The small classification data of the compare tests (tests/compare_fixture.sh's
+compare_fixture_blobs, compare_alg2.sh): two Gaussian blobs, 240 rows, 4 features (two of them
 informative), label 1 or 2 last; written to blobs.csv in the current folder."""
 import numpy as np
 

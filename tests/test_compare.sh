@@ -21,52 +21,10 @@
 #    dpbo release still works on the run file afterwards;
 #  - bad command lines of dpbo utility exit with 2.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-src=${DPBO_SOURCE_DIR:?}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 
-"$py" "$src/tests/make_blobs.py"
-
-cat > cmp.ini <<INI
-[run]
-iterations = 4
-seed = 3
-[space]
-kind = sobol
-points = 32
-dim.C = log 0.01 1000
-dim.gamma = log 0.001 10
-[gp]
-kernel = matern52
-lengthscale = 0.3
-mean = 0.5
-signal_std = 0.25
-noise_std = 0.01
-[objective]
-kind = svm
-data = $work/blobs.csv
-format = csv
-train_rows = 80
-validation_rows = 80
-test_rows = 80
-split_seed = 5
-[privacy]
-algorithm = 1
-delta = 0.05
-noise = seeded
-noise_seed = 9
-[compare]
-repetitions = 6
-epsilons = 0.5 5
-ps_eta = 1
-[output]
-dir = $work/out
-name = cmp
-INI
+compare_fixture_blobs cmp.ini
 
 "$mpiexec" -n 1 "$bin" compare cmp.ini --set output.name=cmp1 --quiet
 "$mpiexec" -n 2 --oversubscribe "$bin" compare cmp.ini > compare.log
@@ -339,13 +297,9 @@ test -s "$work/out/cmp-run.png"
 test -s "$work/out/again.json"
 
 # Bad command lines: exit code 2, a message naming the problem.
-for args in "--epsilon abc" "--epsilon 0" "--tail 2" "--bogus"; do
-  set +e
+for bad in "epsilon:--epsilon abc" "epsilon:--epsilon 0" "tail:--tail 2" \
+  "unexpected argument:--bogus"; do
   # shellcheck disable=SC2086
-  "$mpiexec" -n 1 "$bin" utility "$work/out/run.h5" $args > bad.out 2> bad.err
-  code=$?
-  set -e
-  if [[ $code -ne 2 ]]; then echo "FAIL: dpbo utility $args exited $code"; cat bad.err; exit 1; fi
-  grep -Eq "epsilon|tail|unexpected argument" bad.err
+  compare_fixture_refused 2 "" "${bad%%:*}" -- "$mpiexec" -n 1 "$bin" utility "$work/out/run.h5" ${bad#*:}
 done
 echo "test_compare: all checks passed"

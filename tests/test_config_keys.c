@@ -6,7 +6,7 @@
  *     took the row's default (so `dpbo config --list` and the run file's
  *     default.* attributes agree);
  *   - every shipped config (configs/, .ini) loads under its table (the run
- *     config's, or dpbo k1sweep's);
+ *     config's with dpbo compare's [compare], or dpbo k1sweep's);
  *   - a choice's names are spelled once: every choice row of both tables
  *     holds the code's own list and no text of its own (issue #25). */
 #include <dirent.h>
@@ -19,6 +19,7 @@
 #include "run/config.h"
 #include "run/config_keys.h"
 #include "run/config_private.h"
+#include "experiments/compare_options.h"
 #include "experiments/k1sweep.h"
 #include "experiments/k1sweep_keys.h"
 
@@ -101,7 +102,7 @@ static void keys_read(const char *name, const char *text) {
   CHECK_OK(dpbo__config_load_buffer(name, text, strlen(text), 0, NULL, config, &err));
   const dpbo_settings *s = &config->settings;
   int rows = 0;
-  for (const dpbo_settings_key *row = dpbo_config_keys; row->key; row++) {
+  for (const dpbo_settings_key *row = dpbo_config_schema(); row->key; row++) {
     int is_default = 0, applies = row_applies(s, row);
     const char *value = effective(s, row->section, row->key, &is_default);
     CHECK_MSG(applies >= 0, "%s.%s: cannot parse '%s'", row->section, row->key, row->applies);
@@ -171,6 +172,9 @@ static void choices_once(const char *name, const dpbo_settings_key *table) {
 }
 
 int main(void) {
+  dpbo_error err;
+  /* As app does: [compare] is dpbo compare's, read by every load. */
+  CHECK_OK(dpbo_config_add_section(&dpbo_compare_section, &err));
   schema_refusals();
   choices_once("run", dpbo_config_keys);
   choices_once("k1sweep", dpbo_k1sweep_keys);

@@ -18,51 +18,10 @@
 #    table from the data file, and fails once the data file is gone;
 #  - a file that is not a compare file, or a missing one, exits 2.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-src=${DPBO_SOURCE_DIR:?}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 
-"$py" "$src/tests/make_blobs.py"
-cat > cmp.ini <<INI
-[run]
-iterations = 4
-seed = 3
-[space]
-kind = sobol
-points = 32
-dim.C = log 0.01 1000
-dim.gamma = log 0.001 10
-[gp]
-kernel = matern52
-lengthscale = 0.3
-mean = 0.5
-signal_std = 0.25
-noise_std = 0.01
-[objective]
-kind = svm
-data = $work/blobs.csv
-format = csv
-train_rows = 80
-validation_rows = 80
-test_rows = 80
-split_seed = 5
-[privacy]
-algorithm = 1
-delta = 1e-6
-noise = seeded
-noise_seed = 9
-[compare]
-repetitions = 12
-epsilons = 0.5 5
-ps_eta = 1
-[output]
-dir = $work/out
-name = main
-INI
+compare_fixture_blobs cmp.ini privacy.delta=1e-6 compare.repetitions=12 output.name=main
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set compare.table="$work/out/main.h5" \
   --set privacy.delta=0.05 --set output.name=second
@@ -192,17 +151,9 @@ set -e
 "$py" -c "import h5py; h5py.File('plain.h5', 'w').create_dataset('x', data=[1])"
 echo '{"format": "something else"}' > other.json
 for bad in plain.h5 missing.h5; do
-  set +e
-  "$py" "$src/analysis/export_compare.py" "$bad" -o bad.json 2> err.txt
-  rc=$?
-  set -e
-  [[ $rc -eq 2 && ! -e bad.json ]] || { echo "FAIL: export of $bad: exit $rc"; cat err.txt; exit 1; }
+  compare_fixture_refused 2 bad.json -- "$py" "$src/analysis/export_compare.py" "$bad" -o bad.json
 done
 for bad in plain.h5 other.json missing.json; do
-  set +e
-  "$py" "$src/analysis/plot_compare.py" "$bad" -o bad.png 2> err.txt
-  rc=$?
-  set -e
-  [[ $rc -eq 2 && ! -e bad.png ]] || { echo "FAIL: plot of $bad: exit $rc"; cat err.txt; exit 1; }
+  compare_fixture_refused 2 bad.png -- "$py" "$src/analysis/plot_compare.py" "$bad" -o bad.png
 done
 echo "test_export_compare: ok"

@@ -9,51 +9,10 @@
 #  - files of two different accuracy tables (another split) refused, exit 2;
 #    a file that is not a compare file refused, exit 2.
 set -euo pipefail
-bin=${DPBO_BIN:?}
-py=${DPBO_PYTHON:-/usr/bin/python3}
-src=${DPBO_SOURCE_DIR:?}
-mpiexec=${MPIEXEC:-mpiexec}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
+compare_fixture_start
 
-"$py" "$src/tests/make_blobs.py"
-cat > cmp.ini <<INI
-[run]
-iterations = 4
-seed = 3
-[space]
-kind = sobol
-points = 32
-dim.C = log 0.01 1000
-dim.gamma = log 0.001 10
-[gp]
-kernel = matern52
-lengthscale = 0.3
-mean = 0.5
-signal_std = 0.25
-noise_std = 0.01
-[objective]
-kind = svm
-data = $work/blobs.csv
-format = csv
-train_rows = 80
-validation_rows = 80
-test_rows = 80
-split_seed = 5
-[privacy]
-algorithm = 1
-delta = 1e-6
-noise = seeded
-noise_seed = 9
-[compare]
-repetitions = 6
-epsilons = 0.5 5
-ps_eta = 1
-[output]
-dir = $work/out
-name = main
-INI
+compare_fixture_blobs cmp.ini privacy.delta=1e-6 output.name=main
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set privacy.delta=0.05 --set output.name=second
 "$mpiexec" -n 1 "$bin" compare cmp.ini --quiet --set objective.split_seed=6 --set output.name=other
@@ -105,17 +64,8 @@ grep -q "^### main.h5: delta = 1e-06" one.md
 [[ -s one.png ]]
 
 # Refusals.
-set +e
-"$py" "$src/analysis/plot_compare.py" out/main.h5 out/other.h5 -o bad.png 2> err.txt
-rc=$?
-set -e
-[[ $rc -eq 2 ]] || { echo "FAIL: different tables: exit $rc, expected 2"; exit 1; }
-grep -q "hold different accuracy tables" err.txt || { cat err.txt; exit 1; }
-[[ ! -e bad.png ]] || { echo "FAIL: a figure was written"; exit 1; }
+compare_fixture_refused 2 bad.png "hold different accuracy tables" -- \
+  "$py" "$src/analysis/plot_compare.py" out/main.h5 out/other.h5 -o bad.png
 "$py" -c "import h5py; h5py.File('plain.h5', 'w').create_dataset('x', data=[1])"
-set +e
-"$py" "$src/analysis/plot_compare.py" plain.h5 2> err.txt
-rc=$?
-set -e
-[[ $rc -eq 2 ]] && grep -q "not a dpbo compare file" err.txt || { echo "FAIL: plain.h5: exit $rc"; cat err.txt; exit 1; }
+compare_fixture_refused 2 "" "not a dpbo compare file" -- "$py" "$src/analysis/plot_compare.py" plain.h5
 echo "test_plot_compare: ok"

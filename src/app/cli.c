@@ -807,15 +807,19 @@ static int cli_compare(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
+  dpbo_compare_options *options = NULL;
   int code = cli_parse(rank, "compare", "CONFIG", CLI_QUIET, argc, argv, &args);
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
+  CLI_ALLOC(options);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
+  CLI_TRY(dpbo_compare_options_read(config, options, &err));
   cli_blas_report(rank);
-  CLI_TRY(dpbo_compare_run(comm, config, &err));
+  CLI_TRY(dpbo_compare_run(comm, config, options, &err));
 done:
   dpbo_config_free(config);
   free(config);
+  free(options);
   free(args.overrides);
   return code;
 }
@@ -1308,6 +1312,10 @@ int dpbo_cli_main(MPI_Comm comm, int argc, char **argv) {
   /* HDF5's own error stack never reaches the user: each failure becomes one
    * dpbo message with the file and the reason (h5io.h). */
   if (dpbo_h5io_silence(&err) != DPBO_OK) return cli_report(rank, &err);
+  /* The sections of a run config that experiments own: every command reads
+   * them (run/config.h). */
+  if (dpbo_config_add_section(&dpbo_compare_section, &err) != DPBO_OK)
+    return cli_report(rank, &err);
   /* A rank whose launcher died (SIGKILL of mpiexec) ends itself within
    * 0.1 s, its evaluations with it, and writes nothing more (proc.h). */
   if (dpbo_proc_watch_launcher(DPBO_EXIT_FAILURE, &err) != DPBO_OK) return cli_report(rank, &err);

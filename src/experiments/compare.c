@@ -328,6 +328,7 @@ enum { COMPARE_FIELDS = 6 }; /* val, test, gain, released, evaluations, index */
 
 typedef struct compare_context {
   const dpbo_config *config;
+  const dpbo_compare_options *options; /* [compare] */
   const compare_table *table;
   const double *mean; /* μ_T over Λ, units of v */
   const dpbo_run *run;
@@ -337,7 +338,7 @@ typedef struct compare_context {
   double score_sensitivity; /* of a gain at a fixed λ: 1/m (svm accuracy), g* / m (logreg) */
   double lo, hi;            /* the gain's range: released values are clamped to it */
   /* The privatized evaluations at each ε: σ and the GP's noise. */
-  double evals_sigma[DPBO_COMPARE_MAX_EPSILONS], evals_noise_std[DPBO_COMPARE_MAX_EPSILONS];
+  dpbo_compare_evals_noise evals[DPBO_COMPARE_MAX_EPSILONS];
   int has_algorithm3;      /* logreg: Algorithm 3's f~_L as well */
   double alg3_sensitivity; /* Theorem 6's Δ (units of the gain) */
   /* The guided method (run/guided.h): its settings and, at each ε, its two
@@ -407,7 +408,7 @@ static dpbo_status compare_guided(const compare_context *ctx, dpbo_noise *noise,
                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
-  for (int e = 0; e < config->compare_epsilon_count; e++) {
+  for (int e = 0; e < ctx->options->epsilon_count; e++) {
     compare_cell *c = &cells[(size_t)DPBO_COMPARE_GUIDED * (size_t)stride_method +
                              (size_t)e * (size_t)stride_eps];
     if (!ctx->has_guided) { /* T < 3: not applicable */
@@ -432,7 +433,7 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
                                       int stride_method, int stride_eps, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
-  const int T = config->iterations, E = config->compare_epsilon_count;
+  const int T = config->iterations, E = ctx->options->epsilon_count;
   int64_t *set = NULL;
   double *scores = NULL;
   dpbo_noise noise;
@@ -514,12 +515,11 @@ static dpbo_status compare_repetition(const compare_context *ctx, int rep, compa
   compare_rep_streams(config, rep, 3, &rng);
   const int64_t start = dpbo_selection_candidate(&rng, ctx->n);
   dpbo_compare_evals_pick ref;
-  DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, NULL, ctx->score_sensitivity, 0.0,
-                                  config->prior.noise_std, start, &ref, err));
+  DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, NULL, start, &ref, err));
   for (int e = 0; e < E; e++) {
     dpbo_compare_evals_pick pe;
-    DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &noise, ctx->score_sensitivity,
-                                    ctx->evals_sigma[e], ctx->evals_noise_std[e], start, &pe, err));
+    const dpbo_compare_evals_privacy privacy = {&noise, ctx->score_sensitivity, ctx->evals[e]};
+    DPBO_TRY(dpbo_compare_evals_run(config, ctx->table->gain, &privacy, start, &pe, err));
     const size_t at = (size_t)e * (size_t)stride_eps;
     compare_cell_at(ctx, pe.mean_index, pe.mean_value, T,
                     &cells[(size_t)DPBO_COMPARE_PRIVATE_EVALS_MEAN * (size_t)stride_method + at]);
@@ -636,8 +636,8 @@ static dpbo_status compare_items_buffers(const compare_context *ctx, const dpbo_
                                          compare_items *list, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
-  const int E = config->compare_epsilon_count, T = config->iterations, M = DPBO_COMPARE_METHODS;
-  const size_t ME = (size_t)M * (size_t)E, block = ME * (size_t)config->compare_repetitions;
+  const int E = ctx->options->epsilon_count, T = config->iterations, M = DPBO_COMPARE_METHODS;
+  const size_t ME = (size_t)M * (size_t)E, block = ME * (size_t)ctx->options->repetitions;
   DPBO_ALLOC(list->lambda, (size_t)ctx->n * (size_t)dpbo_space_dims(space), "the candidates");
   DPBO_ALLOC(list->trace_index, T, "the trace");
   DPBO_ALLOC(list->trace_gain, T, "the trace gains");
@@ -668,8 +668,8 @@ static dpbo_status compare_items_buffers(const compare_context *ctx, const dpbo_
           v = k == DPBO_COMPARE_GUIDED
                   ? (c == named ? ctx->guided_acc[e].sigma : ctx->guided_acc[e].gp_noise_std_used)
               : !evals     ? 0.0
-              : c == named ? ctx->evals_sigma[e]
-                           : ctx->evals_noise_std[e];
+              : c == named ? ctx->evals[e].sigma
+                           : ctx->evals[e].gp_noise_std_used;
         list->accounting[c * ME + (size_t)k * (size_t)E + (size_t)e] = v;
       }
   for (int e = 0; e < E; e++) {
@@ -694,11 +694,11 @@ static void compare_items_root(const compare_context *ctx, const char *noise_sou
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   list->scalars[0] = ctx->n;
   list->scalars[1] = config->iterations;
-  list->scalars[2] = config->compare_repetitions;
+  list->scalars[2] = ctx->options->repetitions;
   list->scalars[3] = logreg ? config->logreg.validation_rows : config->svm.validation_rows;
   list->scalars[4] = logreg ? config->logreg.test_rows : config->svm.test_rows;
   if (config->objective == DPBO_OBJECTIVE_COMMAND) {
-    list->scalars[3] = config->command_validation_size; /* m as stated */
+    list->scalars[3] = ctx->options->validation_size; /* m as stated */
     list->scalars[4] = 0; /* the test rows are the program's, unknown here */
   }
   const dpbo_sensitivity *s = &ctx->sens;
@@ -719,7 +719,7 @@ static void compare_items_root(const compare_context *ctx, const char *noise_sou
               "the noise source and its streams");
   /* Where /table came from: trained here, or the compare.table file. */
   COMPARE_ROW(list, NULL, "table_source", COMPARE_ATTR_STRING,
-              config->compare_table[0] ? config->compare_table : "trained", 0, 1, 0, 0,
+              ctx->options->table[0] ? ctx->options->table : "trained", 0, 1, 0, 0,
               "trained, or the compare.table file");
   for (int i = 0; i < 5; i++)
     COMPARE_ROW(list, NULL, scalar_names[i], COMPARE_ATTR_INT64, &list->scalars[i], 0, 1, 0, 0,
@@ -758,8 +758,8 @@ static void compare_items_groups(const compare_context *ctx, const dpbo_space *s
                                  compare_items *list) {
   const dpbo_config *config = ctx->config;
   const hsize_t n = (hsize_t)ctx->n, d = (hsize_t)dpbo_space_dims(space);
-  const hsize_t T = (hsize_t)config->iterations, E = (hsize_t)config->compare_epsilon_count,
-                R = (hsize_t)config->compare_repetitions, M = DPBO_COMPARE_METHODS;
+  const hsize_t T = (hsize_t)config->iterations, E = (hsize_t)ctx->options->epsilon_count,
+                R = (hsize_t)ctx->options->repetitions, M = DPBO_COMPARE_METHODS;
   COMPARE_ROW(list, "table", "dims", COMPARE_DIMS, config->dim, 1, d, 0, 0, "the space's axes");
   COMPARE_ROW(list, "table", "lambda", COMPARE_DOUBLE, list->lambda, 2, n, d, 0,
               "every candidate of Lambda");
@@ -776,7 +776,7 @@ static void compare_items_groups(const compare_context *ctx, const dpbo_space *s
               "its mu_T over Lambda");
   COMPARE_ROW(list, "methods", "names", COMPARE_ATTR_STRING, list->names, 0, 1, 0, 0,
               "the methods, in the order of the first axis");
-  COMPARE_ROW(list, "methods", "epsilon", COMPARE_DOUBLE, config->compare_epsilon, 1, E, 0, 0,
+  COMPARE_ROW(list, "methods", "epsilon", COMPARE_DOUBLE, ctx->options->epsilon, 1, E, 0, 0,
               "the total epsilons");
   /* results: [field][M][E][R]: the validation and test accuracy and the
    * gain of the released λ, the released value (units of the gain), the
@@ -900,7 +900,8 @@ static double compare_quantile(double *scratch, const double *v, int n, double q
 }
 
 /* What the comparison needs from the config. */
-static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) {
+static dpbo_status compare_validate(const dpbo_config *config, const dpbo_compare_options *options,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
   const int command = config->objective == DPBO_OBJECTIVE_COMMAND;
@@ -910,7 +911,7 @@ static dpbo_status compare_validate(const dpbo_config *config, dpbo_error *err) 
                "rest on the gain's sensitivity 1/m over m validation records)",
                config->path);
   /* A command states m and its test accuracy's program (compare_table.h). */
-  if (command) DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  if (command) DPBO_TRY(dpbo_compare_table_command_check(config, options, err));
   if (!command && (logreg ? config->logreg.test_rows : config->svm.test_rows) < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare needs held-out rows: set objective.test_rows >= 1", config->path);
@@ -932,14 +933,15 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_config *config = ctx->config;
   const int logreg = config->objective == DPBO_OBJECTIVE_LOGREG;
-  const int E = config->compare_epsilon_count, T = config->iterations;
+  const int E = ctx->options->epsilon_count, T = config->iterations;
   /* The gain's sensitivity at a fixed λ and its range (compare_table.h, run/selection.h). */
-  DPBO_TRY(dpbo_compare_table_gain_range(config, &ctx->score_sensitivity, &ctx->lo, &ctx->hi, err));
+  DPBO_TRY(dpbo_compare_table_gain_range(config, ctx->options, &ctx->score_sensitivity, &ctx->lo,
+                                         &ctx->hi, err));
   ctx->has_guided = T >= 3;
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
-      const dpbo_compare_budget at = {config->compare_epsilon[e], config->privacy_delta,
-                                      config->privacy_split, T, config->compare_ps_eta};
+      const dpbo_compare_budget at = {ctx->options->epsilon[e], config->privacy_delta,
+                                      config->privacy_split, T, ctx->options->ps_eta};
       if (k == DPBO_COMPARE_GUIDED && !ctx->has_guided) {
         dpbo_compare_account(DPBO_COMPARE_GP_UCB, &at, &ctx->acc[k][e], err); /* all zero */
         continue;
@@ -947,7 +949,7 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
         /* Both stages at their shares, composed (run/guided.h). */
         dpbo_guided_accounting *g = &ctx->guided_acc[e];
         dpbo_guided_settings_from(config, &ctx->guided);
-        const dpbo_guided_budget budget = {config->compare_epsilon[e], config->privacy_delta, T,
+        const dpbo_guided_budget budget = {ctx->options->epsilon[e], config->privacy_delta, T,
                                            ctx->score_sensitivity, config->prior.noise_std};
         status = dpbo_guided_account(&ctx->guided, &budget, g, err);
         ctx->acc[k][e] = g->stage2;
@@ -955,16 +957,16 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
         ctx->acc[k][e].delta = g->delta;
         ctx->acc[k][e].epsilon_accounted = g->epsilon_accounted;
         ctx->acc[k][e].delta_accounted = g->delta_accounted;
-      } else if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST)
-        status = dpbo_compare_evals_account(T, ctx->score_sensitivity, config->compare_epsilon[e],
-                                            config->privacy_delta, config->prior.noise_std,
-                                            &ctx->acc[k][e], &ctx->evals_sigma[e],
-                                            &ctx->evals_noise_std[e], err);
-      else
+      } else if (k == DPBO_COMPARE_PRIVATE_EVALS_MEAN || k == DPBO_COMPARE_PRIVATE_EVALS_BEST) {
+        const dpbo_compare_evals_budget evals_at = {T, ctx->score_sensitivity,
+                                                    ctx->options->epsilon[e], config->privacy_delta,
+                                                    config->prior.noise_std};
+        status = dpbo_compare_evals_account(&evals_at, &ctx->acc[k][e], &ctx->evals[e], err);
+      } else
         status = dpbo_compare_account(k, &at, &ctx->acc[k][e], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "%s: %s at epsilon = %g", config->path, method_names[k],
-                          config->compare_epsilon[e]);
+                          ctx->options->epsilon[e]);
         goto done;
       }
       if (k == DPBO_COMPARE_ALGORITHM3 && !logreg) /* not applicable: all zero */
@@ -989,15 +991,14 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
   if (rank == 0)
     dpbo_log_info("dpbo compare: |Λ| = %lld candidates, T = %d, R = %d repetitions, %d values of "
                   "epsilon, %d rank%s; first the accuracy table over Λ",
-                  (long long)ctx->n, config->iterations, config->compare_repetitions,
-                  config->compare_epsilon_count, size, size == 1 ? "" : "s");
-  if (config->compare_table[0]) {
-    table->n = ctx->n;
-    DPBO_TRY(dpbo_compare_table_read(comm, config, space, &table->gain, &table->val, &table->test,
-                                     &table->seconds, err));
-  } else if (config->objective == DPBO_OBJECTIVE_COMMAND) {
+                  (long long)ctx->n, config->iterations, ctx->options->repetitions,
+                  ctx->options->epsilon_count, size, size == 1 ? "" : "s");
+  if (ctx->options->table[0] || config->objective == DPBO_OBJECTIVE_COMMAND) {
     dpbo_compare_columns got;
-    DPBO_TRY(dpbo_compare_table_command(comm, config, space, &got, err));
+    if (ctx->options->table[0])
+      DPBO_TRY(dpbo_compare_table_read(comm, config, ctx->options->table, space, &got, err));
+    else
+      DPBO_TRY(dpbo_compare_table_command(comm, config, ctx->options, space, &got, err));
     *table = (compare_table){
         .n = ctx->n, .gain = got.gain, .val = got.val, .test = got.test, .seconds = got.seconds};
   } else {
@@ -1055,14 +1056,14 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
                   ctx->sens.value_sensitivity, ctx->score_sensitivity);
   if (rank == 0 && logreg)
     dpbo_log_info("Algorithm 3: Delta = %.4g for its released value", ctx->alg3_sensitivity);
-  for (int e = 0; e < config->compare_epsilon_count && rank == 0; e++)
+  for (int e = 0; e < ctx->options->epsilon_count && rank == 0; e++)
     dpbo_log_info("privatized evaluations at eps=%g, delta=%g: sigma = %.6g for K = %d Gaussian "
                   "releases of sensitivity %.6g; the GP's noise %.6g",
-                  config->compare_epsilon[e], config->privacy_delta, ctx->evals_sigma[e], T,
-                  ctx->score_sensitivity, ctx->evals_noise_std[e]);
+                  ctx->options->epsilon[e], config->privacy_delta, ctx->evals[e].sigma, T,
+                  ctx->score_sensitivity, ctx->evals[e].gp_noise_std_used);
   /* The guided method's spend per stage, by the bound each is calibrated
    * with, and their basic composition (run/guided.h). */
-  for (int e = 0; e < config->compare_epsilon_count && rank == 0 && ctx->has_guided; e++) {
+  for (int e = 0; e < ctx->options->epsilon_count && rank == 0 && ctx->has_guided; e++) {
     const dpbo_guided_accounting *g = &ctx->guided_acc[e];
     dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
                   "%.6g) spend (%.6g, %.3g); stage 2 %s, E[K] = %d, eps0 = %.6g, spends (%.6g, "
@@ -1081,8 +1082,7 @@ done:
 static dpbo_status compare_repetitions(MPI_Comm comm, const compare_context *ctx, double **results,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
-  const dpbo_config *config = ctx->config;
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions,
+  const int E = ctx->options->epsilon_count, R = ctx->options->repetitions,
             M = DPBO_COMPARE_METHODS;
   int rank, size;
   compare_cell *cells = NULL;
@@ -1124,7 +1124,7 @@ static dpbo_status compare_utility_figures(const compare_context *ctx, compare_u
   if (!util->available) goto done;
   if (!(p = malloc(sizeof *p * (size_t)ctx->n)))
     DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the distribution of lambda~");
-  for (int e = 0; e < config->compare_epsilon_count; e++) {
+  for (int e = 0; e < ctx->options->epsilon_count; e++) {
     dpbo_utility_holder h;
     memset(&h, 0, sizeof h);
     h.best_observed = ctx->run->trace[ctx->run->best_step].gain;
@@ -1153,8 +1153,7 @@ done:
 static dpbo_status compare_log_summary(const compare_context *ctx, const double *results,
                                        const compare_utility *util, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const dpbo_config *config = ctx->config;
-  const int E = config->compare_epsilon_count, R = config->compare_repetitions;
+  const int E = ctx->options->epsilon_count, R = ctx->options->repetitions;
   const size_t block = (size_t)DPBO_COMPARE_METHODS * (size_t)E * (size_t)R;
   double *scratch = NULL;
   if (!(scratch = malloc(sizeof *scratch * (size_t)R))) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory");
@@ -1168,7 +1167,7 @@ static dpbo_status compare_log_summary(const compare_context *ctx, const double 
     for (int e = 0; e < E && used < sizeof line; e++) {
       const double *v = results + block + ((size_t)k * (size_t)E + (size_t)e) * (size_t)R;
       used += (size_t)snprintf(line + used, sizeof line - used, " eps=%g: %.4f [%.4f, %.4f]",
-                               config->compare_epsilon[e], compare_quantile(scratch, v, R, 0.5),
+                               ctx->options->epsilon[e], compare_quantile(scratch, v, R, 0.5),
                                compare_quantile(scratch, v, R, 0.25),
                                compare_quantile(scratch, v, R, 0.75));
       if (k == DPBO_COMPARE_GP_UCB || k == DPBO_COMPARE_RANDOM_SEARCH_NONPRIVATE ||
@@ -1184,13 +1183,13 @@ static dpbo_status compare_log_summary(const compare_context *ctx, const double 
       scratch[r] = fabs(v[r] - g[r]);
     qsort(scratch, (size_t)R, sizeof *scratch, compare_cmp_double);
     dpbo_log_info("  Algorithm 3 (value only): eps=%g  median |f~_L - max_t f_V| = %.4g",
-                  config->compare_epsilon[e], scratch[R / 2]);
+                  ctx->options->epsilon[e], scratch[R / 2]);
   }
   if (util->available)
     for (int e = 0; e < E; e++)
       dpbo_log_info("  dpbo exact (data holder): eps=%g  E[test accuracy of lambda~] = %.4f, "
                     "E[max mu_T - mu_T(lambda~)] = %.4f, P(argmax mu_T) = %.3g",
-                    config->compare_epsilon[e], util->expected_test[e], util->expected_regret[e],
+                    ctx->options->epsilon[e], util->expected_test[e], util->expected_regret[e],
                     util->probability_argmax[e]);
 done:
   free(scratch);
@@ -1222,7 +1221,8 @@ done:
 
 /* Validate, plan, make the table and the GP-UCB run, run the repetitions,
  * then rank 0 summarizes and writes the file. */
-dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err) {
+dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config,
+                             const dpbo_compare_options *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   compare_table table = {0, NULL, NULL, NULL, 0.0};
@@ -1233,10 +1233,11 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_erro
   memset(&run, 0, sizeof run);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   const double start = MPI_Wtime();
-  DPBO_TRY(compare_validate(config, err));
+  DPBO_TRY(compare_validate(config, options, err));
   DPBO_ALLOC(ctx, 1, "the comparison");
   DPBO_ALLOC(util, 1, "the utility curves");
   ctx->config = config;
+  ctx->options = options;
   ctx->table = &table;
   DPBO_TRY(compare_plan(ctx, err));
   DPBO_TRY(compare_table_make(comm, ctx, &run, &table, start, err));

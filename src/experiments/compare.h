@@ -91,6 +91,7 @@
 
 #include <mpi.h>
 
+#include "experiments/compare_options.h"
 #include "run/config.h"
 #include "run/selection.h"
 #include "dpbo/error.h"
@@ -128,8 +129,10 @@ typedef struct dpbo_compare_budget {
 dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
                                  dpbo_compare_accounting *out, dpbo_error *err);
 
-/* The whole comparison (collective over comm); writes the output file on
+/* The whole comparison (collective over comm) of the run config and its
+ * [compare] options (dpbo_compare_options_read); writes the output file on
  * rank 0. */
-dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config,
+                             const dpbo_compare_options *options, dpbo_error *err);
 
 #endif

@@ -10,20 +10,22 @@
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
 
-dpbo_status dpbo_compare_evals_account(int T, double sensitivity, double epsilon, double delta,
-                                       double gp_noise_std, dpbo_selection_accounting *out,
-                                       double *sigma, double *gp_noise_std_used, dpbo_error *err) {
+dpbo_status dpbo_compare_evals_account(const dpbo_compare_evals_budget *at,
+                                       dpbo_selection_accounting *out,
+                                       dpbo_compare_evals_noise *noise, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   memset(out, 0, sizeof *out);
-  out->epsilon = epsilon;
-  out->delta = delta;
+  out->epsilon = at->epsilon;
+  out->delta = at->delta;
   /* K = T: compare's run has no retries and loses no evaluation. */
-  DPBO_TRY(dpbo_private_evals_calibrate(T, sensitivity, epsilon, delta, gp_noise_std, sigma,
-                                        gp_noise_std_used, err));
+  DPBO_TRY(dpbo_private_evals_calibrate(at->T, at->sensitivity, at->epsilon, at->delta,
+                                        at->gp_noise_std, &noise->sigma, &noise->gp_noise_std_used,
+                                        err));
   dpbo_private_evals_bound bound;
-  DPBO_TRY(dpbo_private_evals_account(T, sensitivity, *sigma, epsilon, delta, &bound, err));
+  DPBO_TRY(dpbo_private_evals_account(at->T, at->sensitivity, noise->sigma, at->epsilon, at->delta,
+                                      &bound, err));
   out->epsilon_accounted = bound.epsilon;
-  out->delta_accounted = delta;
+  out->delta_accounted = at->delta;
 done:
   return status;
 }
@@ -67,9 +69,9 @@ static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain
   return DPBO_OK;
 }
 
-dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
-                                   double sensitivity, double sigma, double gp_noise_std_used,
-                                   int64_t start, dpbo_compare_evals_pick *out, dpbo_error *err) {
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain,
+                                   const dpbo_compare_evals_privacy *privacy, int64_t start,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_config *copy = NULL;
   dpbo_run run;
@@ -83,9 +85,14 @@ dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain
   DPBO_ALLOC(copy, 1, "the privatized run's config");
   *copy = *config;
   copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
-  copy->prior.noise_std = noise ? gp_noise_std_used : config->prior.noise_std;
+  copy->prior.noise_std = privacy ? privacy->calibrated.gp_noise_std_used : config->prior.noise_std;
   copy->delta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
-  compare_evals_source src = {gain, noise, sensitivity, sigma, DPBO_OK, {0}};
+  compare_evals_source src = {gain, NULL, 0.0, 0.0, DPBO_OK, {0}};
+  if (privacy) {
+    src.noise = privacy->noise;
+    src.sensitivity = privacy->sensitivity;
+    src.sigma = privacy->calibrated.sigma;
+  }
   dpbo_error_clear(&src.failure);
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
   if (start < 0 || start >= dpbo_space_size(run.space))

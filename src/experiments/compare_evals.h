@@ -29,12 +29,30 @@
 #include "run/run.h"
 #include "run/selection.h"
 
-/* The accounting of T privatized evaluations at total (ε, δ): σ and the
- * GP's noise, epsilon_accounted = the discrete Gaussian's proven ε at δ
- * (dpbo_accountant_gaussian_epsilon, <= ε), delta_accounted = δ. */
-dpbo_status dpbo_compare_evals_account(int T, double sensitivity, double epsilon, double delta,
-                                       double gp_noise_std, dpbo_selection_accounting *out,
-                                       double *sigma, double *gp_noise_std_used, dpbo_error *err);
+/* What the privatized evaluations are calibrated for: K = T releases of a
+ * gain of the given sensitivity (at a fixed λ) at total (ε, δ), on a GP
+ * whose own noise is gp.noise_std. */
+typedef struct dpbo_compare_evals_budget {
+  int T;
+  double sensitivity;
+  double epsilon, delta;
+  double gp_noise_std;
+} dpbo_compare_evals_budget;
+
+/* The calibration: σ of each evaluation's discrete Gaussian, and the noise
+ * the GP then assumes, √(gp.noise_std² + σ²). */
+typedef struct dpbo_compare_evals_noise {
+  double sigma;
+  double gp_noise_std_used;
+} dpbo_compare_evals_noise;
+
+/* The accounting of the privatized evaluations at the budget: the
+ * calibration in *noise, and in *out epsilon_accounted = the discrete
+ * Gaussian's proven ε at δ (dpbo_accountant_gaussian_epsilon, <= ε),
+ * delta_accounted = δ. */
+dpbo_status dpbo_compare_evals_account(const dpbo_compare_evals_budget *at,
+                                       dpbo_selection_accounting *out,
+                                       dpbo_compare_evals_noise *noise, dpbo_error *err);
 
 /* argmax μ_T over Λ (ties to the lowest index; collective over comm) and
  * μ_T there (units of v): the posterior-mean rule of private_evals. */
@@ -48,12 +66,21 @@ typedef struct dpbo_compare_evals_pick {
   double mean_value, best_value; /* μ_T(λ̃); the best noisy v_t */
 } dpbo_compare_evals_pick;
 
+/* How a run's evaluations are released: each gain through the discrete
+ * Gaussian of the calibration's σ (the gain's sensitivity), drawn from
+ * `noise`, on a GP with the calibration's noise. */
+typedef struct dpbo_compare_evals_privacy {
+  dpbo_noise *noise;
+  double sensitivity;
+  dpbo_compare_evals_noise calibrated;
+} dpbo_compare_evals_privacy;
+
 /* One GP-UCB run of config->iterations steps on gain[] (the table's gains,
- * indexed by candidate), step 1 at candidate `start`: privatized with σ and
- * the GP's noise gp_noise_std_used, its noise from `noise`; or, with noise
- * NULL, on the exact gains (sensitivity, σ and gp_noise_std_used unused). */
-dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain, dpbo_noise *noise,
-                                   double sensitivity, double sigma, double gp_noise_std_used,
-                                   int64_t start, dpbo_compare_evals_pick *out, dpbo_error *err);
+ * indexed by candidate), step 1 at candidate `start`: privatized as
+ * `privacy` says; or, with privacy NULL, on the exact gains with the GP's
+ * noise gp.noise_std (the non-private reference). */
+dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain,
+                                   const dpbo_compare_evals_privacy *privacy, int64_t start,
+                                   dpbo_compare_evals_pick *out, dpbo_error *err);
 
 #endif

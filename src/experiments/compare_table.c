@@ -34,16 +34,17 @@ done:
 /* ---------------------------------------------------------------------------
  * A command objective's table (compare_table.h). */
 
-dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_error *err) {
+dpbo_status dpbo_compare_table_command_check(const dpbo_config *config,
+                                             const dpbo_compare_options *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->objective != DPBO_OBJECTIVE_COMMAND) goto done;
-  if (config->command_validation_size < 1)
+  if (options->validation_size < 1)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare on objective.kind = command needs objective.validation_size: m, "
                "the validation records your program's accuracy counts (the baselines' "
                "sensitivity is 1/m; dpbo compare does not guess it)",
                config->path);
-  if (!config->command_compare[0])
+  if (!options->command[0])
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare on objective.kind = command needs objective.compare_command: "
                "your program started so that it replies 'VAL TEST' (the validation and the "
@@ -54,21 +55,22 @@ dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_err
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: dpbo compare reads a command's value as an accuracy over m = %lld records "
                "(sensitivity 1/m): objective.value_range [%g, %g] must lie within [0, 1]",
-               config->path, (long long)config->command_validation_size, config->value_lo,
+               config->path, (long long)options->validation_size, config->value_lo,
                config->value_hi);
 done:
   return status;
 }
 
-dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
+dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config,
+                                          const dpbo_compare_options *options, double *sensitivity,
                                           double *lo, double *hi, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   if (config->objective != DPBO_OBJECTIVE_COMMAND)
     return dpbo_selection_gain_range(config, sensitivity, lo, hi, err);
-  DPBO_TRY(dpbo_compare_table_command_check(config, err));
+  DPBO_TRY(dpbo_compare_table_command_check(config, options, err));
   /* An accuracy: each of the m records scores 0 or 1, so one replaced
    * record moves it by at most 1/m (as for the svm objective). */
-  *sensitivity = dpbo_privacy_gain_sensitivity(config->command_validation_size, 1.0);
+  *sensitivity = dpbo_privacy_gain_sensitivity(options->validation_size, 1.0);
   *lo = config->clamp_value ? config->value_lo : 0.0;
   *hi = config->clamp_value ? config->value_hi : 1.0;
 done:
@@ -166,8 +168,8 @@ done:
 }
 
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
-                                       const dpbo_space *space, dpbo_compare_columns *out,
-                                       dpbo_error *err) {
+                                       const dpbo_compare_options *options, const dpbo_space *space,
+                                       dpbo_compare_columns *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank, size;
   command_fill fill;
@@ -188,15 +190,15 @@ dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
   fill.next_log = 0.1;
   for (int i = 0; i < d && i < DPBO_MAX_DIM; i++)
     fill.names[i] = dpbo_space_dim(space, i)->name;
-  local = dpbo_compare_table_command_check(config, err);
+  local = dpbo_compare_table_command_check(config, options, err);
   /* One program per worker rank (rank 0 only hands out candidates when it
    * has workers), objective.command's mode, pass and time-out. */
   if (local == DPBO_OK && (size == 1 || rank > 0)) {
-    dpbo_command_options options = config->command;
-    memcpy(options.command, config->command_compare, sizeof options.command);
-    options.space = space;
-    options.reply_pair = 1;
-    local = dpbo_command_objective_create(&options, &fill.objective, err);
+    dpbo_command_options program = config->command;
+    memcpy(program.command, options->command, sizeof program.command);
+    program.space = space;
+    program.reply_pair = 1;
+    local = dpbo_command_objective_create(&program, &fill.objective, err);
     if (local != DPBO_OK) dpbo_error_prefix(err, "%s: objective.compare_command", config->path);
   }
   const dpbo_farm_work job = {
@@ -291,11 +293,11 @@ static int table_settings_differ(const dpbo_settings *settings, const dpbo_setti
   return 0;
 }
 
-/* Rank 0: opens, checks and reads the earlier file. */
-static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space, double *gain,
-                              double *val, double *test, double *seconds, dpbo_error *err) {
+/* Rank 0: opens, checks and reads the earlier file `path` into the columns
+ * (allocated n long). */
+static dpbo_status table_load(const dpbo_config *config, const char *path, const dpbo_space *space,
+                              dpbo_compare_columns *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const char *path = config->compare_table;
   const int64_t n = dpbo_space_size(space);
   const int d = dpbo_space_dims(space);
   hid_t file = -1;
@@ -350,7 +352,7 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
    * overrun the buffers. */
   static const char *const columns[4] = {"table/lambda", "table/gain", "table/val_accuracy",
                                          "table/test_accuracy"};
-  double *into[4] = {stored, gain, val, test};
+  double *into[4] = {stored, out->gain, out->val, out->test};
   for (int c = 0; c < 4; c++) {
     if (c > 0 &&
         (dpbo_h5io_shape(file, columns[c], 1, dims, err) != DPBO_OK || dims[0] != (hsize_t)n))
@@ -367,7 +369,7 @@ static dpbo_status table_load(const dpbo_config *config, const dpbo_space *space
       DPBO_RAISE(DPBO_ERR_CONFIG,
                  "%s: compare.table: candidate %lld of %s (/table/lambda) is not this run's",
                  config->path, (long long)i, path);
-  if (dpbo_h5io_read_attr_double(file, "train_seconds", seconds, err) != DPBO_OK) {
+  if (dpbo_h5io_read_attr_double(file, "train_seconds", &out->seconds, err) != DPBO_OK) {
     snprintf(why, sizeof why, "%s", err->message);
     DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
   }
@@ -380,26 +382,32 @@ done:
   return status;
 }
 
-dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config,
-                                    const dpbo_space *space, double **gain, double **val,
-                                    double **test, double *seconds, dpbo_error *err) {
+dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config, const char *path,
+                                    const dpbo_space *space, dpbo_compare_columns *out,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   const int64_t n = dpbo_space_size(space);
-  *seconds = 0.0;
+  memset(out, 0, sizeof *out);
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
-  DPBO_ALLOC(*gain, n, "the gains");
-  DPBO_ALLOC(*val, n, "the validation accuracies");
-  DPBO_ALLOC(*test, n, "the test accuracies");
-  if (rank == 0) local = table_load(config, space, *gain, *val, *test, seconds, err);
+  DPBO_ALLOC(out->gain, n, "the gains");
+  DPBO_ALLOC(out->val, n, "the validation accuracies");
+  DPBO_ALLOC(out->test, n, "the test accuracies");
+  if (rank == 0) local = table_load(config, path, space, out, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(*gain, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(*val, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(*test, (int)n, MPI_DOUBLE, 0, comm));
-  DPBO_MPI_TRY(MPI_Bcast(seconds, 1, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->gain, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->val, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(out->test, (int)n, MPI_DOUBLE, 0, comm));
+  DPBO_MPI_TRY(MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, comm));
   if (rank == 0)
     dpbo_log_info("table: %lld candidates read from %s (compare.table; %.1f s of training there)",
-                  (long long)n, config->compare_table, *seconds);
+                  (long long)n, path, out->seconds);
 done:
+  if (status != DPBO_OK) {
+    free(out->gain);
+    free(out->val);
+    free(out->test);
+    memset(out, 0, sizeof *out);
+  }
   return status;
 }

@@ -18,6 +18,7 @@
 
 #include "dpbo/error.h"
 #include "dpbo/space.h"
+#include "experiments/compare_options.h"
 #include "run/config.h"
 #include "run/farm.h"
 
@@ -26,13 +27,15 @@
  * required, and a stated objective.value_range must lie within [0, 1] (the
  * value is an accuracy over m records). DPBO_ERR_CONFIG naming the key;
  * DPBO_OK for the other kinds. */
-dpbo_status dpbo_compare_table_command_check(const dpbo_config *config, dpbo_error *err);
+dpbo_status dpbo_compare_table_command_check(const dpbo_config *config,
+                                             const dpbo_compare_options *options, dpbo_error *err);
 
 /* The baselines' sensitivity of a gain at a fixed λ and its range: for a
  * command 1/m from objective.validation_size (never guessed) and
  * objective.value_range (else [0, 1]); the other kinds as
  * dpbo_selection_gain_range (run/selection.h). */
-dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config, double *sensitivity,
+dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config,
+                                          const dpbo_compare_options *options, double *sensitivity,
                                           double *lo, double *hi, dpbo_error *err);
 
 /* A table's columns over Λ: malloc'd n-long gain, validation and test
@@ -50,8 +53,8 @@ typedef struct dpbo_compare_columns {
  * freed and NULL. A failed or malformed reply fails the whole table with
  * the program's message. */
 dpbo_status dpbo_compare_table_command(MPI_Comm comm, const dpbo_config *config,
-                                       const dpbo_space *space, dpbo_compare_columns *out,
-                                       dpbo_error *err);
+                                       const dpbo_compare_options *options, const dpbo_space *space,
+                                       dpbo_compare_columns *out, dpbo_error *err);
 
 /* Collective: every candidate of the space once through the task farm
  * (run/farm.h), for both ways of filling a table: rank 0 hands out the
@@ -66,14 +69,15 @@ dpbo_status dpbo_compare_table_farm(MPI_Comm comm, dpbo_status ready, const dpbo
  * stores them. */
 dpbo_status dpbo_compare_table_lambda(const dpbo_space *space, double *lambda, dpbo_error *err);
 
-/* Collective: rank 0 reads and checks config->compare_table against this
- * run's config and space, every rank receives the table (malloc'd n-long
- * gain, val and test; the caller frees them, also after a failure) and the
- * earlier run's training seconds. A missing, unreadable or foreign file and
- * a table from other settings are DPBO_ERR_DATA / DPBO_ERR_CONFIG naming
- * both files (and the first key that differs). */
-dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config,
-                                    const dpbo_space *space, double **gain, double **val,
-                                    double **test, double *seconds, dpbo_error *err);
+/* Collective: rank 0 reads and checks the earlier compare file `path`
+ * (compare.table) against this run's config and space, and every rank
+ * receives its table and training seconds (the columns as
+ * dpbo_compare_table_command's; after a failure freed and NULL). A
+ * missing, unreadable or foreign file and a table from other settings are
+ * DPBO_ERR_DATA / DPBO_ERR_CONFIG naming both files (and the first key that
+ * differs). */
+dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config, const char *path,
+                                    const dpbo_space *space, dpbo_compare_columns *out,
+                                    dpbo_error *err);
 
 #endif

@@ -62,7 +62,10 @@ typedef struct command {
   int server_reaped, server_dirty;
   int d;                      /* dimensions known (0: none, values as %.17g) */
   dpbo_dim dim[DPBO_MAX_DIM]; /* their kinds and category names */
-  int pair; /* options.reply_pair: the reply is "VAL TEST", read into gain[0], gain[1] */
+  /* options.reply_pair: the reply is "VAL TEST", read into gain[0], gain[1]. Only
+   * dpbo compare's table asks it, and its first failure ends the table: the
+   * persistent program's messages then do not say it starts again. */
+  int pair;
 } command;
 
 /* --- parsing the command string ------------------------------------------ */
@@ -1167,8 +1170,9 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
     command_describe_end(wstatus, how, sizeof how);
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                "command '%.*s'%s: the persistent program %s after its last reply, before this "
-               "request (started again for the next one)%s%s",
+               "request%s%s%s",
                CMD_SHOW_COMMAND, c->text, params, how,
+               c->pair ? "" : " (started again for the next one)",
                stderr_text[0] ? "; stderr: " : "; stderr was empty", stderr_text);
   }
   for (;;) {
@@ -1190,8 +1194,9 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
       if (timed_out)
         DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                    "command '%.*s'%s timed out after %g s at request %ld of its persistent "
-                   "program (killed; started again for the next evaluation)%s%s",
-                   CMD_SHOW_COMMAND, c->text, params, c->timeout_s, number, sep, stderr_text);
+                   "program (killed%s)%s%s",
+                   CMD_SHOW_COMMAND, c->text, params, c->timeout_s, number,
+                   c->pair ? "" : "; started again for the next evaluation", sep, stderr_text);
       DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                  "command '%.*s'%s killed at request %ld of its persistent program: dpbo is "
                  "stopping%s%s",
@@ -1213,9 +1218,10 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
         command_server_end(c, 0);
         DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                    "command '%.*s'%s: the persistent program's reply to its request %ld is "
-                   "%s ('%s%s'; the program is started again for the next evaluation)%s%s",
+                   "%s ('%s%s'%s)%s%s",
                    CMD_SHOW_COMMAND, c->text, params, number, why, reply->last_cut ? "..." : "",
-                   shown, sep, stderr_text);
+                   shown, c->pair ? "" : "; the program is started again for the next evaluation",
+                   sep, stderr_text);
       }
       DPBO_TRY(command_check_range(c, params, *gain, sep, stderr_text, err));
       if (c->pair) DPBO_TRY(command_check_range(c, params, gain[1], sep, stderr_text, err));
@@ -1235,9 +1241,10 @@ static dpbo_status command_evaluate_persistent(command *c, int d, const char *co
     }
     DPBO_RAISE(DPBO_ERR_OBJECTIVE,
                "command '%.*s'%s: the persistent program %s without replying to its request "
-               "%ld%s (started again for the next evaluation)%s%s",
+               "%ld%s%s%s%s",
                CMD_SHOW_COMMAND, c->text, params, how, number,
-               write_failed ? " (it did not read the request)" : "", sep, stderr_text);
+               write_failed ? " (it did not read the request)" : "",
+               c->pair ? "" : " (started again for the next evaluation)", sep, stderr_text);
   }
 done:
   free(reply);

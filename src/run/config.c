@@ -91,8 +91,75 @@ done:
   return status;
 }
 
-static const char *const known_sections[] = {"run",    "space",   "gp",      "ucb", "objective",
-                                             "output", "privacy", "compare", NULL};
+static const char *const run_sections[] = {"run",       "space",  "gp",      "ucb",
+                                           "objective", "output", "privacy", NULL};
+
+/* ---------------------------------------------------------------------------
+ * Sections added by a higher layer (run/config.h): their descriptions, the
+ * known sections' names and the joined table, set at start-up. */
+
+#define CONFIG_ADDED_MAX 8
+#define CONFIG_RUN_SECTIONS (sizeof run_sections / sizeof *run_sections - 1)
+#define CONFIG_SCHEMA_MAX 256
+
+static const dpbo_config_section *config_added[CONFIG_ADDED_MAX];
+static int config_added_count;
+static const char *known_sections[CONFIG_RUN_SECTIONS + CONFIG_ADDED_MAX + 1];
+static dpbo_settings_key config_schema[CONFIG_SCHEMA_MAX];
+static int config_schema_ready;
+
+/* The run's names and rows, then each added section's, each list ended. */
+static dpbo_status config_join(dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  size_t rows = 0, names = 0;
+  for (size_t i = 0; i < CONFIG_RUN_SECTIONS; i++)
+    known_sections[names++] = run_sections[i];
+  for (const dpbo_settings_key *row = dpbo_config_keys; row->key; row++) {
+    if (rows + 1 >= CONFIG_SCHEMA_MAX)
+      DPBO_RAISE(DPBO_ERR_ARG, "key table: more than %d rows", CONFIG_SCHEMA_MAX - 1);
+    config_schema[rows++] = *row;
+  }
+  for (int s = 0; s < config_added_count; s++) {
+    known_sections[names++] = config_added[s]->name;
+    for (const dpbo_settings_key *row = config_added[s]->keys; row->key; row++) {
+      if (rows + 1 >= CONFIG_SCHEMA_MAX)
+        DPBO_RAISE(DPBO_ERR_ARG, "key table: more than %d rows", CONFIG_SCHEMA_MAX - 1);
+      config_schema[rows++] = *row;
+    }
+  }
+  known_sections[names] = NULL;
+  memset(&config_schema[rows], 0, sizeof config_schema[rows]);
+  config_schema_ready = 1;
+done:
+  return status;
+}
+
+dpbo_status dpbo_config_add_section(const dpbo_config_section *section, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int s = 0; s < config_added_count; s++)
+    if (config_added[s] == section) goto done;
+  for (size_t i = 0; i < CONFIG_RUN_SECTIONS; i++)
+    if (strcmp(run_sections[i], section->name) == 0)
+      DPBO_RAISE(DPBO_ERR_ARG, "config: section [%s] is the run's own", section->name);
+  if (config_added_count == CONFIG_ADDED_MAX)
+    DPBO_RAISE(DPBO_ERR_ARG, "config: more than %d added sections", CONFIG_ADDED_MAX);
+  config_added[config_added_count++] = section;
+  if (config_join(err) != DPBO_OK) {
+    dpbo_error ignored; /* the table without it fits, as before */
+    config_added_count--;
+    status = err->code;
+    (void)config_join(&ignored);
+  }
+done:
+  return status;
+}
+
+const dpbo_settings_key *dpbo_config_schema(void) {
+  dpbo_error err;
+  /* The run's table alone fits (a test of config_keys.c would fail first). */
+  if (!config_schema_ready && config_join(&err) != DPBO_OK) return dpbo_config_keys;
+  return config_schema;
+}
 
 /* The end of a blank-separated field. */
 static int config_field_ends(char c) { return c == '\0' || isspace((unsigned char)c); }
@@ -342,48 +409,6 @@ static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *e
   }
   DPBO_TRY(dpbo_private_evals_settings_read(&config->settings, &in, &config->evals, err));
   config->prior.noise_std = config->evals.gp_noise_std_used;
-done:
-  return status;
-}
-
-/* [compare] (dpbo compare, issue #6): R repetitions, the grid of total ε
- * (a list of positive numbers, increasing) and the Papernot-Steinke shape η.
- * Read by every command so that one file serves `dpbo run` and `dpbo
- * compare`; only dpbo compare uses the values. */
-static dpbo_status config_compare(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  char text[DPBO_PATH_MAX];
-  /* (repetitions and table: their rows) */
-  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "compare", config, err));
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "compare", "epsilons", "0.1 0.3 1 3 10",
-                                    text, sizeof text, err));
-  {
-    int n = 0, ok = 1;
-    char *cursor = text;
-    for (;;) {
-      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
-        cursor++;
-      if (!*cursor) break;
-      char *end;
-      double v = strtod(cursor, &end);
-      if (end == cursor || !(v > 0.0 && isfinite(v)) || n >= DPBO_COMPARE_MAX_EPSILONS ||
-          (n > 0 && v <= config->compare_epsilon[n - 1])) {
-        ok = 0;
-        break;
-      }
-      config->compare_epsilon[n++] = v;
-      cursor = end;
-    }
-    config->compare_epsilon_count = n;
-    DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "epsilons", ok && n >= 1,
-                                   "must be 1 to 32 positive numbers in increasing order", err));
-  }
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "compare", "ps_eta", config->ps_eta, 0,
-                                    &config->compare_ps_eta, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "compare", "ps_eta",
-                                 config->compare_ps_eta >= 0.0 && config->compare_ps_eta <= 10.0,
-                                 "(the truncated negative binomial shape) must lie in [0, 10]",
-                                 err));
 done:
   return status;
 }
@@ -873,7 +898,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_settings *settings = &config->settings;
   /* Unknown sections first: they usually mean a typo. */
-  DPBO_TRY(dpbo_settings_check_sections(settings, known_sections, err));
+  DPBO_TRY(dpbo_settings_check_sections(settings,
+                                        config_schema_ready ? known_sections : run_sections, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "run", config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "space", config, err));
   DPBO_TRY(dpbo_config_get_dims(settings, config->space_kind, config->dim, &config->dims, err));
@@ -897,7 +923,9 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(dpbo_config_get_output(settings, config->output_dir, sizeof config->output_dir,
                                   config->output_name, sizeof config->output_name, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "output", config, err));
-  DPBO_TRY(config_compare(config, err));
+  /* The added sections last (run/config.h), as [compare] always came. */
+  for (int s = 0; s < config_added_count; s++)
+    DPBO_TRY(config_added[s]->read(config, err));
   DPBO_TRY(config_check_used(config, err));
 done:
   return status;
@@ -907,8 +935,9 @@ done:
 static dpbo_status config_load_settings(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   snprintf(config->path, sizeof config->path, "%s", config->settings.path);
-  /* Every getter checks its key against the table (config_keys.h). */
-  config->settings.schema = dpbo_config_keys;
+  /* Every getter checks its key against the table (config_keys.h) and the
+   * added sections' rows. */
+  config->settings.schema = dpbo_config_schema();
   DPBO_TRY(config_interpret(config, err));
 done:
   if (status != DPBO_OK) dpbo_config_free(config);

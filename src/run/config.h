@@ -17,9 +17,9 @@
  *               budget = EPSILON_MAX DELTA_MAX (cap of the run file's ledger)
  *   [objective] kind = svm|synthetic|command|logreg and that kind's keys
  *   [output]    dir, name, posterior = auto|yes|no
- *   [compare]   repetitions (R), epsilons (the grid of totals), ps_eta (the
- *               Papernot-Steinke shape η; default privacy.ps_eta): read by
- *               every command, used by dpbo compare
+ * and the sections a higher layer owns, added by app (dpbo_config_add_section:
+ * dpbo compare's [compare] and its two [objective] keys of a command,
+ * experiments/compare_options.h), read by every load after these.
  *
  * The complete list, with defaults and meanings, is the key table
  * (run/config_keys.h; `dpbo config --list`), which the getters check.
@@ -47,7 +47,6 @@
 #include "objectives/synthetic.h"
 #include "run/private_evals_settings.h"
 
-#define DPBO_COMPARE_MAX_EPSILONS 32
 /* Papernot–Steinke's η when privacy.ps_eta is not given (1: the geometric
  * law); [compare] ps_eta defaults to privacy.ps_eta. */
 #define DPBO_PS_ETA_DEFAULT 1.0
@@ -129,23 +128,11 @@ typedef struct dpbo_config {
   double synthetic_noise_std;
   uint64_t synthetic_seed;
   dpbo_command_options command;
-  /* dpbo compare on a command (docs/own-model.md): the program that replies
-   * "VAL TEST" (objective.compare_command, "" if unset) and m, the
-   * validation records its accuracy counts (objective.validation_size, 0 if
-   * unset); dpbo run uses neither. */
-  char command_compare[DPBO_COMMAND_MAX];
-  int64_t command_validation_size;
   dpbo_logreg_options logreg;
   /* [output] */
   char output_dir[DPBO_PATH_MAX];
   char output_name[256];
   dpbo_posterior_output posterior;
-  /* [compare] */
-  int compare_repetitions;
-  int compare_epsilon_count;
-  double compare_epsilon[DPBO_COMPARE_MAX_EPSILONS];
-  double compare_ps_eta;
-  char compare_table[DPBO_PATH_MAX]; /* an earlier compare file's table ("": train it) */
   /* everything as written, for the run file's attributes (a copy of the
    * struct shares them; dpbo_config_free releases them) */
   dpbo_settings settings;
@@ -155,6 +142,37 @@ typedef struct dpbo_config {
  * key of a run config, its reader's target in dpbo_config, and what `dpbo
  * config --list` prints. Ends with a row whose key is NULL. */
 extern const dpbo_settings_key dpbo_config_keys[];
+
+/* A section of the config file that a higher layer owns and reads (issue
+ * #25: dpbo compare's [compare], experiments/compare_options.h). One file
+ * serves every command, so every load reads an added section after the
+ * run's own (before the unused-key check), with its rows joined to the
+ * run's table (dpbo_config_schema): an unknown key or a bad value there is
+ * refused by `dpbo run` as well, naming the file, line and key, and the run
+ * file stores its keys. The run layer cannot call upward, so app adds the
+ * sections at start-up, before any load (PETSc's XxxRegister habit). */
+typedef struct dpbo_config_section {
+  const char *name; /* the section */
+  /* Its rows, in reading order (a NULL key ends them); they may include keys
+   * of a run section that only the owner reads, as dpbo compare's
+   * objective.compare_command, which `dpbo config --list` shows at the end
+   * of that section. */
+  const dpbo_settings_key *keys;
+  /* Reads and checks every key of the section from config->settings (the
+   * values are the owner's: it reads them again when it runs). */
+  dpbo_status (*read)(struct dpbo_config *config, dpbo_error *err);
+} dpbo_config_section;
+
+/* Adds a section to every later load and to `dpbo config --list` (adding
+ * the same one again does nothing). DPBO_ERR_ARG when its name is one of the
+ * run's sections or the joined table is full. Not thread-safe: call it at
+ * start-up. */
+dpbo_status dpbo_config_add_section(const dpbo_config_section *section, dpbo_error *err);
+
+/* The run's rows (dpbo_config_keys) followed by the added sections' rows,
+ * ending with a row whose key is NULL: the schema every load checks its
+ * getters against, and what `dpbo config --list` prints. */
+const dpbo_settings_key *dpbo_config_schema(void);
 
 /* objective.kind's names, indexed by dpbo_objective_kind (NULL-terminated). */
 extern const char *const dpbo_objective_kind_names[];

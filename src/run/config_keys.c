@@ -225,19 +225,6 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "objective.kind = command", "Time limit of one evaluation; its processes are killed.",
         DOUBLE(command.timeout_s, 0, HUGE_VAL, 0, "must be a number of seconds >= 0 (0: no limit)",
                NULL)),
-    ROW("objective", "compare_command", "text", "a program and its arguments (no shell)", "", "",
-        "objective.kind = command",
-        "dpbo compare only: the program that builds its table, run like objective.command (same "
-        "mode, pass and time-out) but replying with two numbers on its line, 'VAL TEST': the "
-        "validation accuracy and the held-out test accuracy (docs/own-model.md).",
-        STRING(command_compare)),
-    ROW("objective", "validation_size", "integer", "0 (not stated), or >= 1", "0", "records",
-        "objective.kind = command",
-        "dpbo compare only, which requires it: m, the validation records your program's "
-        "accuracy counts, so that one record moves it by at most 1/m (the baselines' "
-        "sensitivity). dpbo run does not read it.",
-        INTEGER(DPBO_SETTINGS_INT64, command_validation_size, 0, INT64_MAX,
-                "must be the number of validation records m >= 1 (0: not stated)")),
     KEY("objective", "value_range", "text", "LO HI, or empty",
         "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
         "The range of the objective's values: every released value is clamped to it "
@@ -386,23 +373,6 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
         ENUM(posterior, config_posterior_names, NULL)),
 
-    /* [compare]: read by every command, used by dpbo compare */
-    ROW("compare", "repetitions", "integer", "1 to 100000", "20", "", "",
-        "dpbo compare: R, the repetitions with fresh noise.",
-        INTEGER(DPBO_SETTINGS_INT, compare_repetitions, 1, 100000, NULL)),
-    KEY("compare", "epsilons", "text", "1 to 32 numbers > 0, increasing", "0.1 0.3 1 3 10", 0, "",
-        "", "dpbo compare: the grid of total epsilon."),
-    KEY("compare", "ps_eta", "number", "[0, 10]", "privacy.ps_eta", 1, "", "",
-        "dpbo compare: the shape eta of Papernot and Steinke's truncated negative binomial (0 "
-        "logarithmic, 1 geometric)."),
-    ROW("compare", "table", "text", "a path, or empty", "", "", "",
-        "dpbo compare: an earlier compare file whose table (/table) is used instead of training "
-        "every candidate again; refused unless its objective.* and space.* settings (defaults "
-        "included) and its candidates are this run's. The privacy, compare, gp, ucb, run and "
-        "output keys may differ: they act after the table (the GP-UCB run and the repetitions, "
-        "recomputed; the table holds no GP).",
-        STRING(compare_table)),
-
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL)};
 
 /* The default as shown: required, empty, the text, or "computed: TEXT". */
@@ -424,13 +394,14 @@ static void config_keys_cell(FILE *out, const char *text) {
   fputs(" |", out);
 }
 
-/* The rows of `table`, one section after another; headings name `command`
- * when given. */
+/* The rows of `table` (only those of section `only`, if given), one section
+ * after another; headings name `command` when given. */
 static void config_keys_print_table(FILE *out, int markdown, const char *command,
-                                    const dpbo_settings_key *table) {
+                                    const dpbo_settings_key *table, const char *only) {
   const char *section = "";
   char buf[256], choices[512];
   for (const dpbo_settings_key *row = table; row->key; row++) {
+    if (only && strcmp(row->section, only) != 0) continue;
     const char *values = dpbo_settings_key_values(row, choices, sizeof choices);
     if (strcmp(row->section, section) != 0) {
       section = row->section;
@@ -482,11 +453,20 @@ void dpbo_config_keys_print(FILE *out, int markdown) {
           "when it is read (blank: always) and what it does. The run file stores the value of\n"
           "every key read (config.* as written, default.* for the defaults).\n",
           out);
-  config_keys_print_table(out, markdown, NULL, dpbo_config_keys);
+  /* Each section once, in the order sections first come: an added
+   * section's rows of a run section (dpbo compare's [objective] keys) end
+   * that section's table. */
+  const dpbo_settings_key *schema = dpbo_config_schema();
+  for (const dpbo_settings_key *row = schema; row->key; row++) {
+    const dpbo_settings_key *first = schema;
+    while (strcmp(first->section, row->section) != 0)
+      first++;
+    if (first == row) config_keys_print_table(out, markdown, NULL, schema, row->section);
+  }
 }
 
 void dpbo_config_keys_print_command(FILE *out, int markdown, const char *command, const char *intro,
                                     const dpbo_settings_key *table) {
   fprintf(out, markdown ? "\n# %s\n\n%s\n" : "\n%s\n%s\n", command, intro);
-  config_keys_print_table(out, markdown, command, table);
+  config_keys_print_table(out, markdown, command, table, NULL);
 }

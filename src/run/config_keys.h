@@ -18,7 +18,9 @@
  * call in config.c: a getter without a row fails every load that reaches
  * it, naming the key), then regenerate
  * docs/config.md with `build/dpbo config --list --markdown > docs/config.md`.
- * dpbo k1sweep's keys are in experiments/k1sweep_keys.c. */
+ * dpbo k1sweep's keys are in experiments/k1sweep_keys.c, dpbo compare's
+ * [compare] in experiments/compare_options.c (a section added to this
+ * table's loader, run/config.h). */
 #ifndef DPBO_CONFIG_KEYS_H
 #define DPBO_CONFIG_KEYS_H
 
@@ -75,8 +77,9 @@
 /* (dpbo_config_keys, the table, is declared in run/config.h, whose reader
  * applies it.) */
 
-/* Prints the run config's rows (dpbo_config_keys), grouped by section,
- * after a header: plain text, or Markdown (the start of docs/config.md). */
+/* Prints the run config's rows and the added sections' (dpbo_config_schema,
+ * run/config.h), grouped by section, after a header: plain text, or Markdown (the start of
+ * docs/config.md). */
 void dpbo_config_keys_print(FILE *out, int markdown);
 
 /* Prints another command's table (e.g. dpbo k1sweep's) after the run
