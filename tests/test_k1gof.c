@@ -167,7 +167,8 @@ static double fitted_pvalue(const double *F, const double *Fp, const double *u, 
   memset(&res, 0, sizeof res);
   double D = NAN, p = NAN, big = NAN;
   double *z = malloc((size_t)R_SET * N_SET * sizeof *z);
-  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R_SET, N_SET, D_SET, F, Fp, u, NULL, &lik, &err));
+  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R_SET, N_SET, D_SET, F, Fp, u},
+                             NULL, &lik, &err));
   if (lik) CHECK_OK(dpbo_k1lik_sweep(lik, N_SET, 0.05, &res, &err));
   if (res.grid) {
     *mle = res.mle;
@@ -269,7 +270,8 @@ static void model_cases(void) {
     dpbo_k1lik *lik = NULL;
     dpbo_k1lik_result res;
     memset(&res, 0, sizeof res);
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, Fb, Fpb, u, &opt, &lik, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R, n, d, Fb, Fpb, u}, &opt, &lik,
+                               &err));
     if (lik) CHECK_OK(dpbo_k1lik_sweep(lik, n, 0.05, &res, &err));
     CHECK(res.mle.k1 == k1[b] && res.mle.one_minus_k1 == t[b] && res.boundary == boundary[b]);
     CHECK(s2t[b] == res.mle.s * res.mle.s * res.mle.one_minus_k1);

@@ -352,7 +352,9 @@ dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, const dpbo_k1gof_bootstrap_in *i
       memcpy(Fb + (size_t)i * n, all + (size_t)index[i] * n, (size_t)n * sizeof *Fb);
       memcpy(Fpb + (size_t)i * n, all + ((size_t)R + index[i]) * n, (size_t)n * sizeof *Fpb);
     }
-    local = dpbo_k1lik_create(MPI_COMM_SELF, R, n, d, Fb, Fpb, in->coords, &opt, &lik, err);
+    const dpbo_k1lik_sets resample = {
+        .R = R, .n = n, .d = d, .F = Fb, .Fp = Fpb, .coords = in->coords};
+    local = dpbo_k1lik_create(MPI_COMM_SELF, &resample, &opt, &lik, err);
     if (local == DPBO_OK) local = dpbo_k1lik_use_basis(lik, basis, index, err);
     if (local == DPBO_OK) local = dpbo_k1lik_sweep(lik, in->N, in->delta, &result, err);
     if (local == DPBO_OK) {

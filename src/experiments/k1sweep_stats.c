@@ -188,9 +188,13 @@ dpbo_status dpbo__k1sweep_likelihood(dpbo__k1sweep_state *st, dpbo_k1lik_result 
   dpbo_k1lik *lik = NULL;
   for (int s = 0; s < c->size_count; s++) {
     double t0 = MPI_Wtime();
-    DPBO_TRY(dpbo_k1lik_create(st->comm, (int)c->sets, (int)st->n, st->d,
-                               st->rank == 0 ? st->fv[s] : NULL, st->rank == 0 ? st->fvp[s] : NULL,
-                               st->unit, &c->likelihood, &lik, err));
+    const dpbo_k1lik_sets sets = {(int)c->sets,
+                                  (int)st->n,
+                                  st->d,
+                                  st->rank == 0 ? st->fv[s] : NULL,
+                                  st->rank == 0 ? st->fvp[s] : NULL,
+                                  st->unit};
+    DPBO_TRY(dpbo_k1lik_create(st->comm, &sets, &c->likelihood, &lik, err));
     DPBO_TRY(dpbo_k1lik_sweep(lik, st->n, c->delta, &results[s], err));
     st->perf_size[s][0] = MPI_Wtime() - t0;
     int eig = 0, scal = 0;
