@@ -22,10 +22,11 @@
 /* ---------------------------------------------------------------------------
  * Residuals of F' given F. */
 
-dpbo_status dpbo_k1gof_residuals(int R, int n, int d, const double *F, const double *Fp,
-                                 const double *coords, dpbo_kernel_kind kind,
+dpbo_status dpbo_k1gof_residuals(const dpbo_k1lik_sets *sets, dpbo_kernel_kind kind,
                                  const dpbo_k1lik_fit *fit, double *z, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const int R = sets->R, n = sets->n, d = sets->d;
+  const double *F = sets->F, *Fp = sets->Fp, *coords = sets->coords;
   double *Q = NULL, *w = NULL, *gain = NULL, *D = NULL, *L = NULL, *work = NULL, *c = NULL;
   dpbo_kernel kernel;
   double ls[DPBO_MAX_DIM];
@@ -148,9 +149,12 @@ done:
 /* ---------------------------------------------------------------------------
  * What the proof uses: max_λ |F − F'| against s·c. */
 
-void dpbo_k1gof_exceedance(int R, int n, const double *F, const double *Fp, double k1, double s,
-                           int64_t N, int count, const double *deltas, double *max_diff,
-                           double *bound, double *rate) {
+void dpbo_k1gof_exceedance(const dpbo_k1lik_sets *sets, const dpbo_k1lik_result *fit, int count,
+                           const double *deltas, double *max_diff, double *bound, double *rate) {
+  const int R = sets->R, n = sets->n;
+  const double *F = sets->F, *Fp = sets->Fp;
+  const double k1 = fit->mle.k1, s = fit->mle.s;
+  const int64_t N = fit->N;
   for (int i = 0; i < R; i++) {
     double big = 0.0;
     for (int j = 0; j < n; j++) {
@@ -233,10 +237,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in, int R,
-                                const double *F, const double *Fp, double *max_diff,
+dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
+                                const dpbo_k1lik_sets *sets, double *max_diff,
                                 dpbo_k1gof_pipeline_out *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const int R = sets->R;
+  const double *F = sets->F, *Fp = sets->Fp;
   dpbo_config *config = NULL;
   dpbo_space *space = NULL;
   double *all = NULL, *mine = NULL, *mu = NULL, *mup = NULL;
@@ -458,16 +464,15 @@ void dpbo_k1gof_result_free(dpbo_k1gof_result *r) {
 static dpbo_status k1gof_local(const dpbo_k1gof_task *t, dpbo_k1gof_result *r, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1lik_fit *mle = &t->fit->mle;
+  const dpbo_k1lik_sets sets = {t->R, t->n, t->d, t->F, t->Fp, t->coords};
   DPBO_ALLOC(r->z, (size_t)t->R * t->n, "the residuals");
   DPBO_ALLOC(r->max_diff, t->R, "the exceedances");
-  DPBO_TRY(dpbo_k1gof_residuals(t->R, t->n, t->d, t->F, t->Fp, t->coords, t->options->kernel, mle,
-                                r->z, err));
+  DPBO_TRY(dpbo_k1gof_residuals(&sets, t->options->kernel, mle, r->z, err));
   DPBO_TRY(dpbo_k1gof_ks(r->z, (int64_t)t->R * t->n, &r->ks_statistic, &r->ks_pvalue, &r->max_abs_z,
                          err));
-  dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, 1, &t->fit->delta,
-                        r->max_diff, &r->bound, &r->rate);
-  dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, DPBO_K1GOF_DELTAS,
-                        dpbo_k1gof_deltas, r->max_diff, r->bounds, r->rates);
+  dpbo_k1gof_exceedance(&sets, t->fit, 1, &t->fit->delta, r->max_diff, &r->bound, &r->rate);
+  dpbo_k1gof_exceedance(&sets, t->fit, DPBO_K1GOF_DELTAS, dpbo_k1gof_deltas, r->max_diff, r->bounds,
+                        r->rates);
 done:
   return status;
 }
@@ -504,8 +509,8 @@ dpbo_status dpbo_k1gof_compute(MPI_Comm comm, const dpbo_k1gof_task *t, dpbo_k1g
     DPBO_ALLOC(r->pipeline_diff, t->R, "the pipeline's results");
     const dpbo_k1gof_pipeline_in in = {
         .dims = t->dims, .dim = t->dim, .n = t->n, .T = t->T, .seed = t->seed, .k1 = mle->k1};
-    DPBO_TRY(
-        dpbo_k1gof_pipeline(comm, &in, t->R, t->F, t->Fp, r->pipeline_diff, &r->pipeline, err));
+    const dpbo_k1lik_sets sets = {t->R, t->n, t->d, t->F, t->Fp, t->coords};
+    DPBO_TRY(dpbo_k1gof_pipeline(comm, &in, &sets, r->pipeline_diff, &r->pipeline, err));
     for (int i = 0; i < t->R; i++) {
       if (r->pipeline_diff[i] > r->pipeline_max) r->pipeline_max = r->pipeline_diff[i];
       r->pipeline_violations += r->pipeline_diff[i] > r->pipeline.lambda_sensitivity;
