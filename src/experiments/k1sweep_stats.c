@@ -20,12 +20,13 @@
 dpbo_status dpbo__k1sweep_adversarial(dpbo__k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
+  const dpbo_valset_models models = {st->bits, st->nbytes, st->n};
   for (int s = 0; s < c->size_count && st->rank == 0 && local == DPBO_OK; s++) {
     const int64_t m = c->size[s];
     for (int64_t i = 0; i < c->sets && local == DPBO_OK; i++) {
       const int32_t *rows = st->rows[s] + i * m;
       dpbo_valset_change *change = &st->change[s][i];
-      local = dpbo_valset_adversarial(st->bits, st->nbytes, st->n, m, rows, change, NULL, err);
+      local = dpbo_valset_adversarial(&models, m, rows, change, NULL, err);
       for (int64_t j = 0; j < st->n && local == DPBO_OK; j++) {
         double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
         dpbo_valset_accuracy(st->bits + j * st->nbytes, m, rows, change, &acc[i],
