@@ -204,9 +204,10 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
                                  opt->labels_path};
     DPBO_TRY(dpbo_dataset_read_options(opt->data_path, &read, &data, err));
     DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
-    DPBO_TRY(dpbo_svm_data_split(
-        data, opt->split_seed, opt->train_rows, opt->validation_rows + opt->test_rows,
-        "dpbo compare (train, validation and test rows)", opt->data_path, &ev->svm, err));
+    const dpbo_svm_split split = {opt->split_seed, opt->train_rows,
+                                  opt->validation_rows + opt->test_rows};
+    DPBO_TRY(dpbo_svm_data_split(data, &split, "dpbo compare (train, validation and test rows)",
+                                 opt->data_path, &ev->svm, err));
     status = dpbo_svm_dims_find(d, names, dpbo_svm_data_features(ev->svm), opt->data_path,
                                 &ev->dims, err);
     if (status != DPBO_OK) {

@@ -42,8 +42,8 @@ static dpbo_status k1sweep_load_data(dpbo__k1sweep_state *st, dpbo_error *err) {
     o.split_seed = c->seed;
     DPBO_TRY(dpbo_logreg_objective_from_data(data, &o, &st->logreg, err));
   } else {
-    DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
-                                 &st->svm, err));
+    const dpbo_svm_split split = {c->seed, c->train_rows, st->pool};
+    DPBO_TRY(dpbo_svm_data_split(data, &split, "k1sweep", c->data_path, &st->svm, err));
   }
 done:
   dpbo_dataset_destroy(data);
