@@ -1129,9 +1129,10 @@ static dpbo_status compare_utility_figures(const compare_context *ctx, compare_u
     dpbo_utility_holder h;
     memset(&h, 0, sizeof h);
     h.best_observed = ctx->run->trace[ctx->run->best_step].gain;
-    DPBO_TRY(dpbo_utility_lambda_figures(
-        config->selection, ctx->mean, ctx->n, ctx->sens.lambda_sensitivity,
-        ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err));
+    DPBO_TRY(dpbo_mech_select_probabilities(config->selection, ctx->mean, ctx->n,
+                                            ctx->sens.lambda_sensitivity,
+                                            ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, err));
+    DPBO_TRY(dpbo_utility_law_figures(ctx->mean, p, ctx->n, &h, err));
     long double ev = 0.0L, et = 0.0L;
     for (int64_t i = 0; i < ctx->n; i++) {
       ev += (long double)p[i] * ctx->table->val[i];
