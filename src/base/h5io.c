@@ -466,10 +466,11 @@ static hid_t h5io_field_type(const dpbo_h5io_field *field) {
   return field->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
 }
 
-dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
-                                   const dpbo_h5io_field *fields, size_t count, int rank,
-                                   dpbo_error *err) {
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, hsize_t n,
+                                   const dpbo_h5io_columns *columns, int rank, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const size_t stride = columns->stride, count = columns->count;
+  const dpbo_h5io_field *fields = columns->fields;
   double *column = NULL;
   const hsize_t dims[1] = {n};
   DPBO_ALLOC(column, n, "a column");
@@ -485,9 +486,11 @@ done:
   return status;
 }
 
-dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
-                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err) {
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, hsize_t n,
+                                  const dpbo_h5io_columns *columns, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const size_t stride = columns->stride, count = columns->count;
+  const dpbo_h5io_field *fields = columns->fields;
   double *column = NULL;
   DPBO_ALLOC(column, n, "a column");
   for (size_t f = 0; f < count; f++) {

@@ -41,8 +41,9 @@ static dpbo_status k1sweep_write_models(hid_t file, const dpbo__k1sweep_state *s
       dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
   if (!synthetic) {
-    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0],
-                                    dpbo__k1sweep_columns, DPBO__K1SWEEP_COLUMNS, st->rank, err));
+    const dpbo_h5io_columns columns = {sizeof *st->model, dpbo__k1sweep_columns,
+                                       DPBO__K1SWEEP_COLUMNS};
+    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, d1[0], &columns, st->rank, err));
     hsize_t db[2] = {(hsize_t)st->n, (hsize_t)st->nbytes};
     DPBO_TRY(dpbo_h5io_write_small(group, "correct_bits", H5T_NATIVE_UINT8, 2, db,
                                    st->rank == 0 ? (const void *)st->bits : st->values, st->rank,
@@ -70,8 +71,8 @@ static dpbo_status k1sweep_write_likelihood(hid_t parent, const dpbo_k1lik_resul
       {"s", offsetof(dpbo_k1lik_fit, s), 0},
       {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
       {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
-  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
-                                  sizeof columns / sizeof columns[0], rank, err));
+  const dpbo_h5io_columns fits = {sizeof *res->grid, columns, sizeof columns / sizeof columns[0]};
+  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, dk[0], &fits, rank, err));
   for (int k = 0; k < K; k++)
     ibuf[k] = res->grid[k].ell_at_bound;
   DPBO_TRY(dpbo_h5io_write_small(group, "ell_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));

@@ -172,8 +172,9 @@ static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, con
   DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
 
   /* Scalar columns, one dataset each. */
-  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
-                                  sizeof trace_columns / sizeof trace_columns[0], rank, err));
+  const dpbo_h5io_columns columns = {sizeof *run->trace, trace_columns,
+                                     sizeof trace_columns / sizeof trace_columns[0]};
+  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, steps, &columns, rank, err));
   DPBO_TRY(output_write_failures(group, run, err));
   if (run->candidates) {
     /* A selection run's secret candidates, all `planned` (its K) of them:
@@ -413,8 +414,9 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, dpbo_settings *stored,
   DPBO_ALLOC(trace, n + 1, "the checkpoint's trace");
   DPBO_ALLOC(ibuf, n + 1, "the checkpoint's trace");
   if (n > 0) {
-    DPBO_TRY(dpbo_h5io_read_fields(group, trace, sizeof *trace, n, trace_columns,
-                                   sizeof trace_columns / sizeof trace_columns[0], err));
+    const dpbo_h5io_columns columns = {sizeof *trace, trace_columns,
+                                       sizeof trace_columns / sizeof trace_columns[0]};
+    DPBO_TRY(dpbo_h5io_read_fields(group, trace, n, &columns, err));
     static const char *const ints[] = {"worker", "state", "attempts"};
     for (int c = 0; c < 3; c++) {
       char name[64];
