@@ -161,7 +161,8 @@ dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
   if (local == DPBO_OK)
     local = dpbo_ucb_choose_mode(count, dpbo_space_dims(space), T, memory_limit, &mode, err);
   if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(space, kernel, begin, count, T, mode, &ucb, err);
+    local =
+        dpbo_ucb_create_mode(&(dpbo_space_range){space, begin, count}, kernel, T, mode, &ucb, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   double gain = 0.0;
   for (int t = 1; t <= T; t++) {
