@@ -1037,8 +1037,8 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
   ctx->mean = *mean;
   dpbo_privacy_inputs in;
   DPBO_TRY(dpbo_release_inputs(config, space, &in, err));
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run->ucb),
-                                      dpbo_ucb_count(run->ucb), &ctx->sens, err));
+  const dpbo_space_range block = {space, dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb)};
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &ctx->sens, err));
   if (logreg) {
     /* Theorem 6 with the space's λ range and the validation loss's L, g*. */
     const dpbo_dim *dim = dpbo_space_dim(space, 0);

@@ -267,8 +267,8 @@ dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
   local = dpbo_run_space(config, &space, err);
   if (local == DPBO_OK) local = dpbo_release_inputs(config, space, &pin, err);
   if (local == DPBO_OK)
-    local =
-        dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, space, &config->kernel, 0, n, &sens, err);
+    local = dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, &(dpbo_space_range){space, 0, n},
+                                       &config->kernel, &sens, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   out->lambda_sensitivity = sens.lambda_sensitivity;
   out->beta_T1 = sens.beta_T1;

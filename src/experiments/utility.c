@@ -435,9 +435,8 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
       DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
                  epsilons[e]);
   DPBO_TRY(dpbo_release_inputs(config, run->space, &in, err));
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
-                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb), &sens,
-                                      err));
+  const dpbo_space_range block = {run->space, dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb)};
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &sens, err));
   /* The other bounds side by side (γ_T does not depend on them). */
   in.bounds = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
   {
@@ -447,9 +446,7 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
     in.delta_beta = other.delta_beta;
   }
   in.gamma_greedy = sens.gamma_greedy;
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
-                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
-                                      &sens_other, err));
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &sens_other, err));
   const int64_t n = dpbo_space_size(run->space);
   const int has_lambda = ops->releases_lambda;
   if (has_lambda) {
