@@ -452,10 +452,14 @@ done:
   return status;
 }
 
-dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank,
-                                  dpbo_error *err) {
-  const dpbo_h5io_blocks set = {name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0};
+dpbo_status dpbo_h5io_write_small(hid_t group, const dpbo_h5io_array *array, const void *data,
+                                  int rank, dpbo_error *err) {
+  const dpbo_h5io_blocks set = {.name = array->name,
+                                .type = array->type,
+                                .ndims = array->ndims,
+                                .dims = array->dims,
+                                .offset = 0,
+                                .rows = rank == 0 ? array->dims[0] : 0};
   return h5io_write_block(group, &set, data, 1, err);
 }
 
@@ -478,8 +482,9 @@ dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, hsize_t n,
     if (rank == 0)
       for (hsize_t i = 0; i < n; i++)
         memcpy(&column[i], (const char *)records + i * stride + fields[f].offset, sizeof *column);
-    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, h5io_field_type(&fields[f]), 1, dims,
-                                   column, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){fields[f].name, h5io_field_type(&fields[f]), 1, dims}, column,
+        rank, err));
   }
 done:
   free(column);

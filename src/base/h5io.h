@@ -108,10 +108,19 @@ dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const dpbo_h5io
                                      hsize_t chunk, dpbo_h5io_fill fill, void *user,
                                      dpbo_error *err);
 
+/* A dataset holding one whole array: its name, element type and shape
+ * dims[0..ndims). */
+typedef struct dpbo_h5io_array {
+  const char *name;
+  hid_t type;
+  int ndims;
+  const hsize_t *dims;
+} dpbo_h5io_array;
+
 /* Rank 0 writes the whole array; the other ranks only join. The dataset
  * carries HDF5's Fletcher-32 checksum, verified by every read. */
-dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+dpbo_status dpbo_h5io_write_small(hid_t group, const dpbo_h5io_array *array, const void *data,
+                                  int rank, dpbo_error *err);
 
 /* A whole array of any rank (1 to H5S_MAX_RANK dimensions), contiguous and
  * unchecked, written at once by the one process that holds the file: a file

@@ -586,8 +586,8 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
 
   if ((g = k1gof_group(parent, "residuals")) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group residuals");
-  DPBO_TRY(dpbo_h5io_write_small(g, "z", H5T_NATIVE_DOUBLE, 2, dz, rank == 0 ? r->z : &dummy, rank,
-                                 err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"z", H5T_NATIVE_DOUBLE, 2, dz},
+                                 rank == 0 ? r->z : &dummy, rank, err));
   const k1gof_scalar res[] = {
       {"ks_statistic", r->ks_statistic}, {"ks_pvalue", r->ks_pvalue}, {"max_abs_z", r->max_abs_z}};
   DPBO_TRY(k1gof_attrs(g, res, sizeof res / sizeof res[0], err));
@@ -605,12 +605,14 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
 
   if ((g = k1gof_group(parent, "exceedance")) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group exceedance");
-  DPBO_TRY(dpbo_h5io_write_small(g, "max_diff", H5T_NATIVE_DOUBLE, 1, dR,
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"max_diff", H5T_NATIVE_DOUBLE, 1, dR},
                                  rank == 0 ? r->max_diff : &dummy, rank, err));
-  DPBO_TRY(
-      dpbo_h5io_write_small(g, "delta", H5T_NATIVE_DOUBLE, 1, dD, dpbo_k1gof_deltas, rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(g, "bound", H5T_NATIVE_DOUBLE, 1, dD, r->bounds, rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(g, "rate", H5T_NATIVE_DOUBLE, 1, dD, r->rates, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"delta", H5T_NATIVE_DOUBLE, 1, dD},
+                                 dpbo_k1gof_deltas, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"bound", H5T_NATIVE_DOUBLE, 1, dD},
+                                 r->bounds, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"rate", H5T_NATIVE_DOUBLE, 1, dD}, r->rates,
+                                 rank, err));
   const k1gof_scalar exc[] = {{"bound_at_delta", r->bound}, {"rate_at_delta", r->rate}};
   DPBO_TRY(k1gof_attrs(g, exc, sizeof exc / sizeof exc[0], err));
   DPBO_TRY(dpbo_h5io_attr_string(
@@ -626,8 +628,8 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
   if (r->T > 0) {
     if ((g = k1gof_group(parent, "pipeline")) < 0)
       DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group pipeline");
-    DPBO_TRY(dpbo_h5io_write_small(g, "max_mean_diff", H5T_NATIVE_DOUBLE, 1, dR, r->pipeline_diff,
-                                   rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"max_mean_diff", H5T_NATIVE_DOUBLE, 1, dR},
+                                   r->pipeline_diff, rank, err));
     const k1gof_scalar pipe[] = {{"lambda_sensitivity", r->pipeline.lambda_sensitivity},
                                  {"beta_T1", r->pipeline.beta_T1},
                                  {"c_lambda", r->pipeline.c_lambda},
@@ -660,13 +662,16 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
   DPBO_TRY(dpbo_h5io_attr_doubles(g, "s2_one_minus_k1_mle", &r->s2_one_minus_k1, 1, err));
   if (r->B > 0) {
     const hsize_t dB[1] = {(hsize_t)r->B}, dI[2] = {(hsize_t)r->B, (hsize_t)r->R};
-    DPBO_TRY(dpbo_h5io_write_small(g, "k1", H5T_NATIVE_DOUBLE, 1, dB, r->k1, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB, r->one_minus_k1,
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"k1", H5T_NATIVE_DOUBLE, 1, dB}, r->k1,
                                    rank, err));
-    DPBO_TRY(
-        dpbo_h5io_write_small(g, "s2_one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB, r->s2t, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "boundary", H5T_NATIVE_INT32, 1, dB, r->boundary, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "index", H5T_NATIVE_INT32, 2, dI, r->index, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB},
+                                   r->one_minus_k1, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        g, &(dpbo_h5io_array){"s2_one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB}, r->s2t, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"boundary", H5T_NATIVE_INT32, 1, dB},
+                                   r->boundary, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"index", H5T_NATIVE_INT32, 2, dI},
+                                   r->index, rank, err));
     const k1gof_scalar boot[] = {{"k1_lo", r->k1_lo},
                                  {"k1_hi", r->k1_hi},
                                  {"s2_one_minus_k1_lo", r->s2t_lo},

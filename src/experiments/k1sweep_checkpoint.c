@@ -96,12 +96,15 @@ dpbo_status dpbo__k1sweep_write_checkpoint(dpbo__k1sweep_state *st, const char *
   DPBO_TRY(dpbo_h5io_attr_int64(f, "bytes_per_model", &B, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
   hsize_t d1[1] = {(hsize_t)k}, dA[2] = {(hsize_t)k, (hsize_t)A}, dB[2] = {(hsize_t)k, (hsize_t)B};
-  DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, rows.index, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"model", H5T_NATIVE_INT64, 1, d1},
+                                 rows.index, 0, err));
   const dpbo_h5io_columns columns = {sizeof *rows.model, dpbo__k1sweep_columns,
                                      DPBO__K1SWEEP_COLUMNS};
   DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, d1[0], &columns, 0, err));
-  DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, rows.acc, 0, err));
-  DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, rows.bits, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"accuracy", H5T_NATIVE_DOUBLE, 2, dA},
+                                 rows.acc, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"correct_bits", H5T_NATIVE_UINT8, 2, dB},
+                                 rows.bits, 0, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
