@@ -168,7 +168,8 @@ int main(int argc, char **argv) {
     dpbo_k1lik *lik = NULL;
     dpbo_k1lik_result res;
     memset(&res, 0, sizeof res);
-    if (dpbo_k1lik_create(MPI_COMM_SELF, R, n, 2, Fb, Fpb, u, &opt, &lik, &err) != DPBO_OK ||
+    if (dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, n, 2, Fb, Fpb, u}, &opt, &lik,
+                          &err) != DPBO_OK ||
         dpbo_k1lik_sweep(lik, n, 0.05, &res, &err) != DPBO_OK) {
       fprintf(stderr, "k1stats: %s\n", err.message);
       dpbo_k1lik_destroy(lik);

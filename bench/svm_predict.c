@@ -150,8 +150,8 @@ int main(int argc, char **argv) {
   double t0 = now();
   if (dpbo_dataset_read(path, DPBO_FORMAT_AUTO, &data, &err) != DPBO_OK ||
       dpbo_svm_check_labels(data, path, &err) != DPBO_OK ||
-      dpbo_svm_data_split(data, (uint64_t)seed, train, pool, "svm_predict", path, &svm, &err) !=
-          DPBO_OK)
+      dpbo_svm_data_split(data, &(dpbo_svm_split){(uint64_t)seed, train, pool}, "svm_predict", path,
+                          &svm, &err) != DPBO_OK)
     goto fail;
   printf("data: %lld rows, %d features, read and split in %.1f s\n", (long long)data->n, data->d,
          now() - t0);

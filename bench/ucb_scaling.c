@@ -194,7 +194,8 @@ static dpbo_status loop_times(MPI_Comm comm, const dpbo_space *space, const dpbo
   MPI_Comm_rank(comm, &rank);
   DPBO_ALLOC(local, 2 * (size_t)steps, "step times");
   DPBO_TRY(dpbo_gp_create(kernel, prior, steps, &gp, err));
-  DPBO_TRY(dpbo_ucb_create_mode(space, kernel, begin, count, steps, mode, &ucb, err));
+  DPBO_TRY(dpbo_ucb_create_mode(&(dpbo_space_range){space, begin, count}, kernel, steps, mode, &ucb,
+                                err));
   dpbo_ucb_choice choice;
   DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, 1, 0.05), &choice, err));
   for (int t = 1; t <= steps; t++) {

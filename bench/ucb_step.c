@@ -319,7 +319,7 @@ static dpbo_status loop_step_times(MPI_Comm comm, const dpbo_space *space,
   DPBO_ALLOC(local, 2 * (size_t)steps, "step times");
   DPBO_ALLOC(select_min, 2 * (size_t)steps, "step times");
   DPBO_TRY(dpbo_gp_create(kernel, prior, steps, &gp, err));
-  DPBO_TRY(dpbo_ucb_create(space, kernel, begin, count, steps, &ucb, err));
+  DPBO_TRY(dpbo_ucb_create(&(dpbo_space_range){space, begin, count}, kernel, steps, &ucb, err));
   dpbo_ucb_choice choice;
   DPBO_TRY(dpbo_ucb_select(comm, ucb, dpbo_privacy_beta(n, 1, PROBLEM_DELTA), &choice, err));
   for (int t = 1; t <= steps; t++) {
@@ -512,7 +512,7 @@ static dpbo_status dpbo_loop(MPI_Comm comm, const bench_options *o, loop_result 
   MPI_Barrier(comm);
   double start = MPI_Wtime();
   DPBO_TRY(problem_create(n, &space, &kernel, &prior, err));
-  DPBO_TRY(dpbo_ucb_create(space, &kernel, begin, count, T, &ucb, err));
+  DPBO_TRY(dpbo_ucb_create(&(dpbo_space_range){space, begin, count}, &kernel, T, &ucb, err));
   DPBO_TRY(dpbo_gp_create(&kernel, &prior, T, &gp, err));
   MPI_Barrier(comm);
   double loop_start = MPI_Wtime();

@@ -41,7 +41,7 @@ static void schema_refusals(void) {
   double d = 0;
   int choice = -1;
   /* As declared: the defaults are recorded, written keys are not. */
-  CHECK_OK(dpbo_settings_get_int64(&s, "a", "n", 3, 0, 10, &i64, &err));
+  CHECK_OK(dpbo_settings_get_int64(&s, "a", "n", 3, (dpbo_settings_range){0, 10}, &i64, &err));
   CHECK_OK(dpbo_settings_get_choice(&s, "a", "pick", "x", xy, &choice, &err));
   CHECK_OK(dpbo_settings_get_double(&s, "a", "late", 7.0, 0, &d, &err));
   CHECK(i64 == 3 && choice == 0 && d == 2.0);
@@ -49,13 +49,15 @@ static void schema_refusals(void) {
         strcmp(s.defaults[0].value, "3") == 0 && strcmp(s.defaults[1].value, "x") == 0);
   /* Drift: a key without a row, another type, another default, other choices. */
   dpbo_error_clear(&err);
-  CHECK(dpbo_settings_get_int64(&s, "a", "m", 3, 0, 10, &i64, &err) == DPBO_ERR_ARG &&
+  CHECK(dpbo_settings_get_int64(&s, "a", "m", 3, (dpbo_settings_range){0, 10}, &i64, &err) ==
+            DPBO_ERR_ARG &&
         strstr(err.message, "a.m (type integer), which has no row in the key table"));
   dpbo_error_clear(&err);
   CHECK(dpbo_settings_get_double(&s, "a", "n", 3, 0, &d, &err) == DPBO_ERR_ARG &&
         strstr(err.message, "reads a.n as a number, its row says integer"));
   dpbo_error_clear(&err);
-  CHECK(dpbo_settings_get_int64(&s, "a", "n", 4, 0, 10, &i64, &err) == DPBO_ERR_ARG &&
+  CHECK(dpbo_settings_get_int64(&s, "a", "n", 4, (dpbo_settings_range){0, 10}, &i64, &err) ==
+            DPBO_ERR_ARG &&
         strstr(err.message, "the default of a.n is '4' in the code and '3' in its row"));
   dpbo_error_clear(&err);
   CHECK(dpbo_settings_get_choice(&s, "a", "pick", "x", xyz, &choice, &err) == DPBO_ERR_ARG &&

@@ -106,7 +106,8 @@ static void test_good(void) {
   check_small(data);
   dpbo_dataset_destroy(data);
   /* The in-memory entry point of the fuzz target reads the same. */
-  CHECK_OK(dpbo__dataset_read_idx_buffers("im", im.b, im.n, "lb", lb.b, lb.n, &data, &err));
+  CHECK_OK(dpbo__dataset_read_idx_buffers(&(dpbo__dataset_buffer){"im", im.b, im.n},
+                                          &(dpbo__dataset_buffer){"lb", lb.b, lb.n}, &data, &err));
   check_small(data);
   dpbo_dataset_destroy(data);
   /* Images of one dimension past the rows (a flat feature vector) work too. */

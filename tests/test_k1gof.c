@@ -167,12 +167,13 @@ static double fitted_pvalue(const double *F, const double *Fp, const double *u, 
   memset(&res, 0, sizeof res);
   double D = NAN, p = NAN, big = NAN;
   double *z = malloc((size_t)R_SET * N_SET * sizeof *z);
-  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R_SET, N_SET, D_SET, F, Fp, u, NULL, &lik, &err));
+  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R_SET, N_SET, D_SET, F, Fp, u},
+                             NULL, &lik, &err));
   if (lik) CHECK_OK(dpbo_k1lik_sweep(lik, N_SET, 0.05, &res, &err));
   if (res.grid) {
     *mle = res.mle;
-    CHECK_OK(
-        dpbo_k1gof_residuals(R_SET, N_SET, D_SET, F, Fp, u, DPBO_KERNEL_SE, &res.mle, z, &err));
+    CHECK_OK(dpbo_k1gof_residuals(&(dpbo_k1lik_sets){R_SET, N_SET, D_SET, F, Fp, u}, DPBO_KERNEL_SE,
+                                  &res.mle, z, &err));
     CHECK_OK(dpbo_k1gof_ks(z, R_SET * N_SET, &D, &p, &big, &err));
     if (rank == 0)
       printf("%s: k1 MLE %.5f, KS D = %.4f, p = %.3g, max |z| = %.2f\n", what, res.mle.k1, D, p,
@@ -196,7 +197,8 @@ static void model_cases(void) {
   simulate(R, n, d, u, 0.9, 0.8, 0.05, 0.01, 0.3, 1u, F, Fp);
   dpbo_k1lik_fit truth = {
       .k1 = 0.9, .one_minus_k1 = 0.1, .m0 = 0.8, .s = 0.05, .sigma_n = 0.01, .lengthscale = 0.3};
-  CHECK_OK(dpbo_k1gof_residuals(R, n, d, F, Fp, u, DPBO_KERNEL_SE, &truth, z, &err));
+  CHECK_OK(
+      dpbo_k1gof_residuals(&(dpbo_k1lik_sets){R, n, d, F, Fp, u}, DPBO_KERNEL_SE, &truth, z, &err));
   dense_residuals(R, n, d, F, Fp, u, &truth, zd);
   double worst = 0;
   for (int i = 0; i < R * n; i++)
@@ -228,9 +230,11 @@ static void model_cases(void) {
   right.k1 = 0.5;
   right.one_minus_k1 = 0.5;
   double D, big, p_wrong = NAN, p_right = NAN;
-  CHECK_OK(dpbo_k1gof_residuals(R, n, d, F, Fp, u, DPBO_KERNEL_SE, &wrong, z, &err));
+  CHECK_OK(
+      dpbo_k1gof_residuals(&(dpbo_k1lik_sets){R, n, d, F, Fp, u}, DPBO_KERNEL_SE, &wrong, z, &err));
   CHECK_OK(dpbo_k1gof_ks(z, R * n, &D, &p_wrong, &big, &err));
-  CHECK_OK(dpbo_k1gof_residuals(R, n, d, F, Fp, u, DPBO_KERNEL_SE, &right, z, &err));
+  CHECK_OK(
+      dpbo_k1gof_residuals(&(dpbo_k1lik_sets){R, n, d, F, Fp, u}, DPBO_KERNEL_SE, &right, z, &err));
   CHECK_OK(dpbo_k1gof_ks(z, R * n, &D, &p_right, &big, &err));
   if (rank == 0)
     printf("data k1 = 0.5: KS p = %.3g at k1 = 0.95, %.3g at the true 0.5\n", p_wrong, p_right);
@@ -269,7 +273,8 @@ static void model_cases(void) {
     dpbo_k1lik *lik = NULL;
     dpbo_k1lik_result res;
     memset(&res, 0, sizeof res);
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, Fb, Fpb, u, &opt, &lik, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R, n, d, Fb, Fpb, u}, &opt, &lik,
+                               &err));
     if (lik) CHECK_OK(dpbo_k1lik_sweep(lik, n, 0.05, &res, &err));
     CHECK(res.mle.k1 == k1[b] && res.mle.one_minus_k1 == t[b] && res.boundary == boundary[b]);
     CHECK(s2t[b] == res.mle.s * res.mle.s * res.mle.one_minus_k1);
@@ -300,14 +305,18 @@ static void exceedance_case(void) {
   const double Fp[6] = {0.52, 0.57, 0.7, 0.5, 0.8, 0.69};
   const double deltas[2] = {0.05, 1e-6};
   double md[2], bound[2], rate[2];
-  dpbo_k1gof_exceedance(2, 3, F, Fp, 0.99, 0.5, 3, 2, deltas, md, bound, rate);
+  dpbo_k1gof_exceedance(&(dpbo_k1lik_sets){2, 3, 0, F, Fp, NULL},
+                        &(dpbo_k1lik_result){.mle = {.k1 = 0.99, .s = 0.5}, .N = 3}, 2, deltas, md,
+                        bound, rate);
   CHECK_CLOSE(md[0], 0.03, 1e-12, 0.0);
   CHECK_CLOSE(md[1], 0.2, 1e-12, 0.0);
   for (int k = 0; k < 2; k++)
     CHECK_CLOSE(bound[k], 0.5 * 2.0 * sqrt(0.01 * log(9.0 / deltas[k])), 1e-12, 0.0);
   /* s c = 0.217 at δ = 0.05 (no pair above), 0.390 at 1e-6 (none) */
   CHECK(rate[0] == 0.0 && rate[1] == 0.0);
-  dpbo_k1gof_exceedance(2, 3, F, Fp, 0.999, 0.5, 3, 2, deltas, md, bound, rate);
+  dpbo_k1gof_exceedance(&(dpbo_k1lik_sets){2, 3, 0, F, Fp, NULL},
+                        &(dpbo_k1lik_result){.mle = {.k1 = 0.999, .s = 0.5}, .N = 3}, 2, deltas, md,
+                        bound, rate);
   /* s c = 0.0686 at 0.05: one pair of two above; 0.1233 at 1e-6: one. */
   CHECK(rate[0] == 0.5 && rate[1] == 0.5);
 }

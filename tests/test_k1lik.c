@@ -302,13 +302,16 @@ static void dense_cases(void) {
       opt.kernel = (dpbo_kernel_kind)kind;
       opt.eigen_threshold = path ? 0 : 1000; /* path 1: ScaLAPACK */
       dpbo_k1lik *ctx = NULL;
-      CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, F, Fp, u, &opt, &ctx, &err));
+      CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R, n, d, F, Fp, u}, &opt, &ctx,
+                                 &err));
       if (!ctx) return;
       double worst = 0.0;
       for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double ll = NAN;
-        CHECK_OK(dpbo_k1lik_loglik(ctx, cases[c].k1, cases[c].m0, cases[c].s, cases[c].sn,
-                                   cases[c].ls, &ll, &err));
+        CHECK_OK(dpbo_k1lik_loglik(
+            ctx,
+            &(dpbo_k1lik_params){cases[c].k1, cases[c].m0, cases[c].s, cases[c].sn, cases[c].ls},
+            &ll, &err));
         double ref = dense_loglik(R, n, d, F, Fp, u, opt.kernel, cases[c].k1, cases[c].m0,
                                   cases[c].s, cases[c].sn, cases[c].ls);
         CHECK_CLOSE(ll, ref, 1e-10, 0.0);
@@ -352,7 +355,8 @@ static void brute_cases(const char *name, int R, int n, int d, const double *F, 
   dpbo_k1lik_options opt;
   dpbo_k1lik_options_default(&opt);
   dpbo_k1lik *ctx = NULL;
-  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, F, Fp, u, &opt, &ctx, &err));
+  CHECK_OK(
+      dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R, n, d, F, Fp, u}, &opt, &ctx, &err));
   if (!ctx) return;
   brute b = {0};
   double *curve = NULL;
@@ -424,7 +428,8 @@ static void profile_case(void) {
     dpbo_k1lik_options_default(&opt);
     opt.kernel = (dpbo_kernel_kind)kind;
     dpbo_k1lik *ctx = NULL;
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, R, n, d, F, Fp, u, &opt, &ctx, &err));
+    CHECK_OK(
+        dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){R, n, d, F, Fp, u}, &opt, &ctx, &err));
     if (!ctx) return;
     dpbo_k1lik_fit fit;
     CHECK_OK(dpbo_k1lik_profile(ctx, 0.3, &fit, &err));
@@ -432,7 +437,8 @@ static void profile_case(void) {
     CHECK_MSG(!fit.ell_at_bound && !fit.ratio_at_bound, "profile at a bound: ell %g, sigma_n/s %g",
               fit.lengthscale, fit.sigma_n / fit.s);
     double ls[2] = {fit.lengthscale, fit.lengthscale}, ll = NAN;
-    CHECK_OK(dpbo_k1lik_loglik(ctx, fit.k1, fit.m0, fit.s, fit.sigma_n, ls, &ll, &err));
+    CHECK_OK(dpbo_k1lik_loglik(ctx, &(dpbo_k1lik_params){fit.k1, fit.m0, fit.s, fit.sigma_n, ls},
+                               &ll, &err));
     CHECK_CLOSE(ll, fit.loglik, 1e-12, 0.0);
     /* Move each parameter both ways: the log-likelihood must drop. */
     const double step[4] = {0.05 * fit.s, 0.02, 0.02, 0.02};
@@ -445,7 +451,7 @@ static void profile_case(void) {
         if (p == 2) sn *= 1.0 + sign * step[2];
         if (p == 3) l *= 1.0 + sign * step[3];
         double lp[2] = {l, l}, moved = NAN;
-        CHECK_OK(dpbo_k1lik_loglik(ctx, fit.k1, m0, s, sn, lp, &moved, &err));
+        CHECK_OK(dpbo_k1lik_loglik(ctx, &(dpbo_k1lik_params){fit.k1, m0, s, sn, lp}, &moved, &err));
         CHECK_MSG(moved < fit.loglik,
                   "parameter %d moved by %+d step raises the log-likelihood: %.12g > %.12g", p,
                   sign, moved, fit.loglik);
@@ -532,7 +538,8 @@ static int recovery(uint64_t seed, int verbose, dpbo_k1lik_result *res) {
   dpbo_k1lik *ctx = NULL;
   int covered = 0;
   double t0 = MPI_Wtime();
-  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, SIM_R, SIM_N, SIM_D, F, Fp, u, NULL, &ctx, &err));
+  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){SIM_R, SIM_N, SIM_D, F, Fp, u},
+                             NULL, &ctx, &err));
   if (ctx) {
     CHECK_OK(dpbo_k1lik_sweep(ctx, 100, 0.05, res, &err));
     covered = res->k1_lo <= SIM_K1 && SIM_K1 <= res->k1_hi;
@@ -605,16 +612,21 @@ static void error_cases(void) {
   dpbo_k1lik_options opt;
   dpbo_k1lik_options_default(&opt);
   opt.k1_step = 1.0;
-  CHECK(dpbo_k1lik_create(MPI_COMM_WORLD, 1, 2, 2, F, Fp, u, &opt, &ctx, &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){1, 2, 2, F, Fp, u}, &opt, &ctx,
+                          &err) == DPBO_ERR_ARG);
   CHECK(ctx == NULL);
   double bad[2] = {0.5, NAN};
-  CHECK(dpbo_k1lik_create(MPI_COMM_WORLD, 1, 2, 2, bad, Fp, u, NULL, &ctx, &err) == DPBO_ERR_DATA);
+  CHECK(dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){1, 2, 2, bad, Fp, u}, NULL, &ctx,
+                          &err) == DPBO_ERR_DATA);
   CHECK(strstr(err.message, "setting 2") != NULL);
-  CHECK_OK(dpbo_k1lik_create(MPI_COMM_WORLD, 1, 2, 2, F, Fp, u, NULL, &ctx, &err));
+  CHECK_OK(
+      dpbo_k1lik_create(MPI_COMM_WORLD, &(dpbo_k1lik_sets){1, 2, 2, F, Fp, u}, NULL, &ctx, &err));
   double ls[2] = {0.3, 0.3}, ll;
   if (ctx) {
-    CHECK(dpbo_k1lik_loglik(ctx, 0.5, 0.5, 0.1, 0.0, ls, &ll, &err) == DPBO_ERR_ARG);
-    CHECK(dpbo_k1lik_loglik(ctx, 1.5, 0.5, 0.1, 0.1, ls, &ll, &err) == DPBO_ERR_ARG);
+    CHECK(dpbo_k1lik_loglik(ctx, &(dpbo_k1lik_params){0.5, 0.5, 0.1, 0.0, ls}, &ll, &err) ==
+          DPBO_ERR_ARG);
+    CHECK(dpbo_k1lik_loglik(ctx, &(dpbo_k1lik_params){1.5, 0.5, 0.1, 0.1, ls}, &ll, &err) ==
+          DPBO_ERR_ARG);
     dpbo_k1lik_fit fit;
     CHECK(dpbo_k1lik_profile(ctx, 0.0, &fit, &err) == DPBO_ERR_ARG);
     dpbo_k1lik_result res;

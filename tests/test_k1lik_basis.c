@@ -138,9 +138,11 @@ int main(int argc, char **argv) {
     dpbo_k1lik_result rf, rb;
     memset(&rf, 0, sizeof rf);
     memset(&rb, 0, sizeof rb);
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fresh, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, N, D, Fb, Fpb, u}, &opt, &fresh,
+                               &err));
     CHECK_OK(dpbo_k1lik_sweep(fresh, N, 0.05, &rf, &err));
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fast, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, N, D, Fb, Fpb, u}, &opt, &fast,
+                               &err));
     CHECK_OK(dpbo_k1lik_use_basis(fast, basis, index[b], &err));
     CHECK_OK(dpbo_k1lik_sweep(fast, N, 0.05, &rb, &err));
 
@@ -211,9 +213,11 @@ int main(int argc, char **argv) {
     memset(&rf, 0, sizeof rf);
     memset(&rb, 0, sizeof rb);
     CHECK_OK(dpbo_k1lik_basis_create(&sets, &opt, 0, &none, &err));
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fresh, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, N, D, Fb, Fpb, u}, &opt, &fresh,
+                               &err));
     CHECK_OK(dpbo_k1lik_sweep(fresh, N, 0.05, &rf, &err));
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, Fb, Fpb, u, &opt, &fast, &err));
+    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, N, D, Fb, Fpb, u}, &opt, &fast,
+                               &err));
     CHECK_OK(dpbo_k1lik_use_basis(fast, none, index[B - 1], &err));
     CHECK_OK(dpbo_k1lik_sweep(fast, N, 0.05, &rb, &err));
     dpbo_k1lik_work wf, wb, wn;
@@ -232,7 +236,8 @@ int main(int argc, char **argv) {
   /* 4. A context that is not the resample it claims. */
   {
     dpbo_k1lik *ctx = NULL;
-    CHECK_OK(dpbo_k1lik_create(MPI_COMM_SELF, R, N, D, F, Fp, u, &opt, &ctx, &err));
+    CHECK_OK(
+        dpbo_k1lik_create(MPI_COMM_SELF, &(dpbo_k1lik_sets){R, N, D, F, Fp, u}, &opt, &ctx, &err));
     int32_t wrong[R];
     for (int i = 0; i < R; i++)
       wrong[i] = (int32_t)((i + 1) % R);

@@ -155,8 +155,9 @@ int main(int argc, char **argv) {
 
   /* Composition of 10 releases of (0.1, 1e-5) with δ' = 1e-6:
    *   advanced ε = sqrt(2*10*log(1e6))*0.1 + 10*0.1*expm1(0.1) = 1.7674290543447579 */
-  double eb, db, ea, da;
-  dpbo_privacy_compose(10, 0.1, 1e-5, 1e-6, &eb, &db, &ea, &da);
+  dpbo_privacy_cost basic, advanced;
+  dpbo_privacy_compose(10, (dpbo_privacy_cost){0.1, 1e-5}, 1e-6, &basic, &advanced);
+  double eb = basic.epsilon, db = basic.delta, ea = advanced.epsilon, da = advanced.delta;
   CHECK(eb >= 1.0 && eb <= 1.0 * (1 + 1e-15));
   CHECK(db >= 1e-4 && db <= 1e-4 * (1 + 1e-15));
   CHECK(ea >= 1.7674290543447579 && ea <= 1.7674290543447579 * (1 + 1e-14));
@@ -207,8 +208,9 @@ int main(int argc, char **argv) {
   int64_t begin, count;
   dpbo_space_block(60, size, rank, &begin, &count);
   double gamma = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, space, &kernel, sigma_n, T, begin, count, 0,
-                                     &gamma, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(
+      MPI_COMM_WORLD, &(dpbo_privacy_inputs){.T = T, .signal_std = 1.0, .noise_std = sigma_n},
+      &(dpbo_space_range){space, begin, count}, &kernel, &gamma, &err));
 
   double u[60 * 2];
   for (int i = 0; i < 60; i++)
@@ -238,8 +240,9 @@ int main(int argc, char **argv) {
   CHECK_OK(dpbo_space_create_sobol(2, dims, 12, &tiny, &err));
   dpbo_space_block(12, size, rank, &begin, &count);
   double g3 = 0, opt = 0;
-  CHECK_OK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, sigma_n, 3, begin, count, 0,
-                                     &g3, &err));
+  CHECK_OK(dpbo_privacy_gamma_greedy(
+      MPI_COMM_WORLD, &(dpbo_privacy_inputs){.T = 3, .signal_std = 1.0, .noise_std = sigma_n},
+      &(dpbo_space_range){tiny, begin, count}, &kernel, &g3, &err));
   for (int a = 0; a < 12; a++)
     for (int b = a + 1; b < 12; b++)
       for (int c = b + 1; c < 12; c++) {
@@ -247,8 +250,9 @@ int main(int argc, char **argv) {
         opt = fmax(opt, info_gain(&kernel, u, 2, idx, 3, sigma_n));
       }
   CHECK_MSG(g3 <= opt + 1e-12 && g3 >= (1 - exp(-1)) * opt, "greedy %g vs optimum %g", g3, opt);
-  CHECK(dpbo_privacy_gamma_greedy(MPI_COMM_WORLD, tiny, &kernel, 0.0, 3, begin, count, 0, &g3,
-                                  &err) == DPBO_ERR_ARG);
+  CHECK(dpbo_privacy_gamma_greedy(
+            MPI_COMM_WORLD, &(dpbo_privacy_inputs){.T = 3, .signal_std = 1.0, .noise_std = 0.0},
+            &(dpbo_space_range){tiny, begin, count}, &kernel, &g3, &err) == DPBO_ERR_ARG);
 
   /* Algorithm 3's record term L/(m λ_min) is shown only for the margin
    * losses on the logistic training loss (docs/privacy-proofs.md): any

@@ -50,9 +50,9 @@ static void text_and_overrides(void) {
   char str[16];
   int choice = -1;
   static const char *const names[] = {"one", "two", NULL};
-  CHECK_OK(dpbo_settings_get_int64(&s, "a", "x", 0, 1, 10, &i64, &err));
+  CHECK_OK(dpbo_settings_get_int64(&s, "a", "x", 0, (dpbo_settings_range){1, 10}, &i64, &err));
   CHECK(i64 == 7);
-  CHECK_FAILS(dpbo_settings_get_int64(&s, "a", "x", 0, 8, 10, &i64, &err),
+  CHECK_FAILS(dpbo_settings_get_int64(&s, "a", "x", 0, (dpbo_settings_range){8, 10}, &i64, &err),
               "t.ini:2: a.x = 7 is outside [8, 10]");
   CHECK_OK(dpbo_settings_get_string(&s, "a", "y", NULL, str, sizeof str, &err));
   CHECK(strcmp(str, "world") == 0);
@@ -67,13 +67,14 @@ static void text_and_overrides(void) {
   CHECK_FAILS(dpbo_settings_require(&s, "b", "z", 0, "must be large", &err),
               "t.ini:6: b.z must be large");
   /* A fallback is used for a key not written, which stays unknown. */
-  CHECK_OK(dpbo_settings_get_int64(&s, "a", "absent", 42, 0, 100, &i64, &err));
+  CHECK_OK(
+      dpbo_settings_get_int64(&s, "a", "absent", 42, (dpbo_settings_range){0, 100}, &i64, &err));
   CHECK(i64 == 42 && s.count == 5);
 
   /* c.w was read by nobody. */
   CHECK(dpbo_settings_unused(&s) == &s.entry[4]);
   CHECK_FAILS(dpbo_settings_check_used(&s, &err), "--set c.w: unknown key 'w' in [c]");
-  CHECK_OK(dpbo_settings_get_int64(&s, "c", "w", 0, 0, 10, &i64, &err));
+  CHECK_OK(dpbo_settings_get_int64(&s, "c", "w", 0, (dpbo_settings_range){0, 10}, &i64, &err));
   CHECK(dpbo_settings_unused(&s) == NULL);
   CHECK_OK(dpbo_settings_check_used(&s, &err));
 

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   int64_t begin, count;
   dpbo_space_block(1000, size, rank, &begin, &count);
   dpbo_ucb *ucb = NULL;
-  CHECK_OK(dpbo_ucb_create(space, &kernel, begin, count, T, &ucb, &err));
+  CHECK_OK(dpbo_ucb_create(&(dpbo_space_range){space, begin, count}, &kernel, T, &ucb, &err));
 
   double worst_mean = 0, worst_var = 0;
   for (int t = 1; t <= T; t++) {

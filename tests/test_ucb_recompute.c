@@ -84,10 +84,11 @@ int main(int argc, char **argv) {
 
   /* 0: incremental, 1: recompute, 2: incremental that drops its rows at T/2. */
   dpbo_ucb *ucb[MODES] = {NULL, NULL, NULL};
-  CHECK_OK(
-      dpbo_ucb_create_mode(space, &kernel, begin, count, T, DPBO_UCB_INCREMENTAL, &ucb[0], &err));
-  CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T, mode, &ucb[1], &err));
-  CHECK_OK(dpbo_ucb_create(space, &kernel, begin, count, T, &ucb[2], &err));
+  CHECK_OK(dpbo_ucb_create_mode(&(dpbo_space_range){space, begin, count}, &kernel, T,
+                                DPBO_UCB_INCREMENTAL, &ucb[0], &err));
+  CHECK_OK(dpbo_ucb_create_mode(&(dpbo_space_range){space, begin, count}, &kernel, T, mode, &ucb[1],
+                                &err));
+  CHECK_OK(dpbo_ucb_create(&(dpbo_space_range){space, begin, count}, &kernel, T, &ucb[2], &err));
   CHECK(dpbo_ucb_get_mode(ucb[1]) == DPBO_UCB_RECOMPUTE);
   CHECK(dpbo_ucb_memory(ucb[0]) == inc_bytes);
   CHECK(dpbo_ucb_memory(ucb[1]) == rec_bytes);
@@ -169,7 +170,7 @@ int main(int argc, char **argv) {
   gp = NULL;
   CHECK_OK(dpbo_gp_create(&kernel, &prior, T, &gp, &err));
   for (int m = 0; m < 2; m++)
-    CHECK_OK(dpbo_ucb_create_mode(space, &kernel, begin, count, T,
+    CHECK_OK(dpbo_ucb_create_mode(&(dpbo_space_range){space, begin, count}, &kernel, T,
                                   m ? DPBO_UCB_RECOMPUTE : DPBO_UCB_INCREMENTAL, &ucb[m], &err));
   double pending_u[T][D];
   int pending_row[T], oldest = 0, chosen = 0, refreshes = 0;

@@ -1,6 +1,6 @@
 /* dpbo utility's figures (utility.h) on a small finished run.
  *
- *  - λ̃'s exact distribution p over Λ (dpbo_utility_lambda_figures, the
+ *  - λ̃'s exact distribution p over Λ (dpbo_mech_select_probabilities, the
  *    sampler's own rounding and rate) sums to one, and the release's
  *    sampler (dpbo_mech_select over the ranks' blocks of μ_T, the call
  *    dpbo_release_draw makes, with the Δ_λ and ε_λ of a real release)
@@ -125,8 +125,8 @@ int main(int argc, char **argv) {
   for (int kind = 0; kind < 2; kind++) {
     config->selection = (dpbo_select_kind)kind;
     dpbo_utility_report reports[2];
-    CHECK_OK(
-        st = dpbo_utility_compute(MPI_COMM_WORLD, config, &run, totals, 2, tail, reports, &err));
+    const dpbo_utility_request request = {totals, 2, tail};
+    CHECK_OK(st = dpbo_utility_compute(MPI_COMM_WORLD, config, &run, &request, reports, &err));
     if (st != DPBO_OK) break;
     for (int e = 0; e < 2; e++) {
       /* A real release at this budget: its Δ_λ, ε_λ and Δ_v. */
@@ -143,7 +143,8 @@ int main(int argc, char **argv) {
       memset(&h, 0, sizeof h);
       h.best_observed = best_v;
       CHECK_OK(
-          st = dpbo_utility_lambda_figures(config->selection, mean, n, Delta, eps_l, p, &h, &err));
+          st = dpbo_mech_select_probabilities(config->selection, mean, n, Delta, eps_l, p, &err));
+      if (st == DPBO_OK) CHECK_OK(st = dpbo_utility_law_figures(mean, p, n, &h, &err));
       if (st != DPBO_OK) break;
       long double sum = 0.0L, regret = 0.0L, at_max = 0.0L;
       double top = -INFINITY;

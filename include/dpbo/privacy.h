@@ -178,27 +178,32 @@ typedef struct dpbo_privacy_inputs {
 } dpbo_privacy_inputs;
 
 /* Fills every term of dpbo_sensitivity for the algorithm (collective: γ_T
- * for Algorithm 1 runs the distributed greedy over the blocks). */
+ * for Algorithm 1 runs the distributed greedy over the ranks' blocks, this
+ * rank's being `block`). */
 dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs *in,
-                                       const dpbo_space *space, const dpbo_kernel *kernel,
-                                       int64_t begin, int64_t count, dpbo_sensitivity *out,
-                                       dpbo_error *err);
+                                       const dpbo_space_range *block, const dpbo_kernel *kernel,
+                                       dpbo_sensitivity *out, dpbo_error *err);
 
-/* Greedy information gain over Λ for T steps (collective over comm; each
- * rank searches its block [begin, begin+count) with a UCB state of at most
- * memory_limit bytes, 0 for no limit: ucb.h's recompute mode gives the same
- * γ when the incremental state does not fit): γ_greedy in nats. */
-dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
-                                      const dpbo_kernel *kernel, double sigma_n, int T,
-                                      int64_t begin, int64_t count, size_t memory_limit,
+/* Greedy information gain over Λ for in->T steps at σ_n = in->noise_std /
+ * in->signal_std (collective over comm; each rank searches its block with a
+ * UCB state of at most in->memory_limit bytes, 0 for no limit: ucb.h's
+ * recompute mode gives the same γ when the incremental state does not
+ * fit): γ_greedy in nats. */
+dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_privacy_inputs *in,
+                                      const dpbo_space_range *block, const dpbo_kernel *kernel,
                                       double *gamma_greedy, dpbo_error *err);
 
-/* Composition of k releases of an (ε, δ) mechanism: basic (kε, kδ) and the
- * advanced bound of Dwork, Rothblum & Vadhan (2010) with slack δ':
- * (√(2k log(1/δ')) ε + k ε (e^ε − 1), kδ + δ'). Results rounded outward. */
-void dpbo_privacy_compose(int k, double epsilon, double delta, double delta_slack,
-                          double *eps_basic, double *delta_basic, double *eps_advanced,
-                          double *delta_advanced);
+/* An (ε, δ) guarantee. */
+typedef struct dpbo_privacy_cost {
+  double epsilon, delta;
+} dpbo_privacy_cost;
+
+/* Composition of k releases of an (ε, δ) = `each` mechanism: basic
+ * (kε, kδ) and the advanced bound of Dwork, Rothblum & Vadhan (2010) with
+ * slack δ': (√(2k log(1/δ')) ε + k ε (e^ε − 1), kδ + δ'). Results rounded
+ * outward. */
+void dpbo_privacy_compose(int k, dpbo_privacy_cost each, double delta_slack,
+                          dpbo_privacy_cost *basic, dpbo_privacy_cost *advanced);
 
 /* The privacy ledger of one run file: what the releases drawn from it
  * spent, as the sums both composition theorems need. Each sum is rounded

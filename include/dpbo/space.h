@@ -117,6 +117,13 @@ void dpbo_space_to_unit(const dpbo_space *space, const double *values, double *u
  * ranks get one extra point. */
 void dpbo_space_block(int64_t n, int nranks, int rank, int64_t *begin, int64_t *count);
 
+/* The candidates [begin, begin + count) of a space: the block of Λ one
+ * rank searches (dpbo_space_block), for the UCB state and γ_T. */
+typedef struct dpbo_space_range {
+  const dpbo_space *space;
+  int64_t begin, count;
+} dpbo_space_range;
+
 /* Raw unscrambled Sobol point `index` in dimension count d (d <= DPBO_SOBOL_MAX_DIM),
  * exposed for tests and for the k1 experiment's settings. */
 #define DPBO_SOBOL_MAX_DIM 64

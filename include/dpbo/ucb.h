@@ -38,15 +38,14 @@ const char *dpbo_ucb_mode_name(dpbo_ucb_mode mode);
 
 /* β_t of the selection rule: dpbo_privacy_beta (privacy.h), its one home. */
 
-/* Builds the state of block [begin, begin+count) of `space` for up to
- * `capacity` observations, at the prior (μ = 0, σ² = 1 normalized), in
+/* Builds the state of the block [begin, begin+count) of its space for up
+ * to `capacity` observations, at the prior (μ = 0, σ² = 1 normalized), in
  * incremental mode. */
-dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
-                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err);
+dpbo_status dpbo_ucb_create(const dpbo_space_range *block, const dpbo_kernel *kernel, int capacity,
+                            dpbo_ucb **out, dpbo_error *err);
 /* The same in the given mode. */
-dpbo_status dpbo_ucb_create_mode(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
-                                 int64_t count, int capacity, dpbo_ucb_mode mode, dpbo_ucb **out,
-                                 dpbo_error *err);
+dpbo_status dpbo_ucb_create_mode(const dpbo_space_range *block, const dpbo_kernel *kernel,
+                                 int capacity, dpbo_ucb_mode mode, dpbo_ucb **out, dpbo_error *err);
 void dpbo_ucb_destroy(dpbo_ucb *ucb);
 
 /* Bytes the state of `count` candidates in d dimensions holds for `capacity`

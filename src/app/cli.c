@@ -779,7 +779,8 @@ static int cli_utility(MPI_Comm comm, int rank, int argc, char **argv) {
   reports = calloc((size_t)count, sizeof *reports);
   if (!reports) CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_NOMEM, "out of memory"));
   cli_blas_report(rank);
-  CLI_TRY(dpbo_utility_compute(comm, config, &run, epsilons, count, tail, reports, &err));
+  const dpbo_utility_request request = {epsilons, count, tail};
+  CLI_TRY(dpbo_utility_compute(comm, config, &run, &request, reports, &err));
   if (rank == 0) local = dpbo_utility_write(args.positional, reports, count, &err);
   CLI_TRY(dpbo_comm_agree(comm, local, &err));
   if (rank == 0) {

@@ -452,10 +452,14 @@ done:
   return status;
 }
 
-dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank,
-                                  dpbo_error *err) {
-  const dpbo_h5io_blocks set = {name, type, ndims, dims, 0, rank == 0 ? dims[0] : 0};
+dpbo_status dpbo_h5io_write_small(hid_t group, const dpbo_h5io_array *array, const void *data,
+                                  int rank, dpbo_error *err) {
+  const dpbo_h5io_blocks set = {.name = array->name,
+                                .type = array->type,
+                                .ndims = array->ndims,
+                                .dims = array->dims,
+                                .offset = 0,
+                                .rows = rank == 0 ? array->dims[0] : 0};
   return h5io_write_block(group, &set, data, 1, err);
 }
 
@@ -466,10 +470,11 @@ static hid_t h5io_field_type(const dpbo_h5io_field *field) {
   return field->integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
 }
 
-dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
-                                   const dpbo_h5io_field *fields, size_t count, int rank,
-                                   dpbo_error *err) {
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, hsize_t n,
+                                   const dpbo_h5io_columns *columns, int rank, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const size_t stride = columns->stride, count = columns->count;
+  const dpbo_h5io_field *fields = columns->fields;
   double *column = NULL;
   const hsize_t dims[1] = {n};
   DPBO_ALLOC(column, n, "a column");
@@ -477,17 +482,20 @@ dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stri
     if (rank == 0)
       for (hsize_t i = 0; i < n; i++)
         memcpy(&column[i], (const char *)records + i * stride + fields[f].offset, sizeof *column);
-    DPBO_TRY(dpbo_h5io_write_small(group, fields[f].name, h5io_field_type(&fields[f]), 1, dims,
-                                   column, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){fields[f].name, h5io_field_type(&fields[f]), 1, dims}, column,
+        rank, err));
   }
 done:
   free(column);
   return status;
 }
 
-dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
-                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err) {
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, hsize_t n,
+                                  const dpbo_h5io_columns *columns, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const size_t stride = columns->stride, count = columns->count;
+  const dpbo_h5io_field *fields = columns->fields;
   double *column = NULL;
   DPBO_ALLOC(column, n, "a column");
   for (size_t f = 0; f < count; f++) {

@@ -108,10 +108,19 @@ dpbo_status dpbo_h5io_write_gathered(MPI_Comm comm, hid_t group, const dpbo_h5io
                                      hsize_t chunk, dpbo_h5io_fill fill, void *user,
                                      dpbo_error *err);
 
+/* A dataset holding one whole array: its name, element type and shape
+ * dims[0..ndims). */
+typedef struct dpbo_h5io_array {
+  const char *name;
+  hid_t type;
+  int ndims;
+  const hsize_t *dims;
+} dpbo_h5io_array;
+
 /* Rank 0 writes the whole array; the other ranks only join. The dataset
  * carries HDF5's Fletcher-32 checksum, verified by every read. */
-dpbo_status dpbo_h5io_write_small(hid_t group, const char *name, hid_t type, int ndims,
-                                  const hsize_t *dims, const void *data, int rank, dpbo_error *err);
+dpbo_status dpbo_h5io_write_small(hid_t group, const dpbo_h5io_array *array, const void *data,
+                                  int rank, dpbo_error *err);
 
 /* A whole array of any rank (1 to H5S_MAX_RANK dimensions), contiguous and
  * unchecked, written at once by the one process that holds the file: a file
@@ -127,17 +136,25 @@ typedef struct dpbo_h5io_field {
   int integer;      /* the member is an int64_t (H5T_NATIVE_INT64), else a double */
 } dpbo_h5io_field;
 
-/* One 1-D dataset per field, of length n: fields[f]'s member of each of the
- * n records at `records`, `stride` bytes apart (an array of structs). Rank 0
+/* A record type kept as columns: its size, the stride between the records
+ * of an array of them (sizeof the type), and the `count` members kept,
+ * fields[0..count). */
+typedef struct dpbo_h5io_columns {
+  size_t stride;
+  const dpbo_h5io_field *fields;
+  size_t count;
+} dpbo_h5io_columns;
+
+/* One 1-D dataset per field, of length n: the field's member of each of the
+ * n records at `records` (an array of the columns' record type). Rank 0
  * writes (only its records are read); the other ranks only join. */
-dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, size_t stride, hsize_t n,
-                                   const dpbo_h5io_field *fields, size_t count, int rank,
-                                   dpbo_error *err);
+dpbo_status dpbo_h5io_write_fields(hid_t group, const void *records, hsize_t n,
+                                   const dpbo_h5io_columns *columns, int rank, dpbo_error *err);
 
 /* The reverse, on one rank: reads each field's dataset, which must hold n
  * entries, into that member of the n records. */
-dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, size_t stride, hsize_t n,
-                                  const dpbo_h5io_field *fields, size_t count, dpbo_error *err);
+dpbo_status dpbo_h5io_read_fields(hid_t obj, void *records, hsize_t n,
+                                  const dpbo_h5io_columns *columns, dpbo_error *err);
 
 /* Reads a whole dataset into buf (serial or independent read); an error names
  * a missing dataset. */

@@ -663,8 +663,9 @@ dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *sectio
 }
 
 dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section, const char *key,
-                                    int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                    int64_t fallback, dpbo_settings_range range, int64_t *out,
                                     dpbo_error *err) {
+  const int64_t min = range.min, max = range.max;
   const dpbo_settings_key *row;
   char text[32];
   snprintf(text, sizeof text, "%lld", (long long)fallback);
@@ -790,9 +791,10 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
      * placeholder below the range, refused by the check. */
     int64_t v = 0;
     const int64_t fallback = row->fallback ? strtoll(row->fallback, NULL, 10) : 0;
-    DPBO_TRY(dpbo_settings_get_int64(settings, row->section, row->key, fallback,
-                                     t->what ? INT64_MIN : t->ilo, t->what ? INT64_MAX : t->ihi, &v,
-                                     err));
+    DPBO_TRY(dpbo_settings_get_int64(
+        settings, row->section, row->key, fallback,
+        (dpbo_settings_range){t->what ? INT64_MIN : t->ilo, t->what ? INT64_MAX : t->ihi}, &v,
+        err));
     if (t->what)
       DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, v >= t->ilo && v <= t->ihi,
                                      t->what, err));

@@ -183,6 +183,12 @@ dpbo_settings_entry *dpbo_settings_find(dpbo_settings *settings, const char *sec
 void dpbo_settings_where(const dpbo_settings *settings, const dpbo_settings_entry *e, char *buf,
                          size_t size);
 
+/* The closed interval [min, max] an integer key's value must lie in
+ * (dpbo_settings_get_int64). */
+typedef struct dpbo_settings_range {
+  int64_t min, max;
+} dpbo_settings_range;
+
 /* Typed getters: each marks its key used and names file:line or --set in
  * messages. A fallback of NULL (string, choice) or required = 1 (double)
  * makes a key mandatory ("<path>: missing key s.k"). choice sets *out to the
@@ -193,7 +199,7 @@ dpbo_status dpbo_settings_get_string(dpbo_settings *settings, const char *sectio
 dpbo_status dpbo_settings_get_double(dpbo_settings *settings, const char *section, const char *key,
                                      double fallback, int required, double *out, dpbo_error *err);
 dpbo_status dpbo_settings_get_int64(dpbo_settings *settings, const char *section, const char *key,
-                                    int64_t fallback, int64_t min, int64_t max, int64_t *out,
+                                    int64_t fallback, dpbo_settings_range range, int64_t *out,
                                     dpbo_error *err);
 dpbo_status dpbo_settings_get_choice(dpbo_settings *settings, const char *section, const char *key,
                                      const char *fallback, const char *const *choices, int *out,

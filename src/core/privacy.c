@@ -138,11 +138,14 @@ double dpbo_privacy_alg3_sensitivity(dpbo_bounds bounds, int64_t m, double lambd
   return validation + across_lambda + 2.0 * lipschitz * r * (1.0 + 1.0 / (double)m);
 }
 
-dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
-                                      const dpbo_kernel *kernel, double sigma_n, int T,
-                                      int64_t begin, int64_t count, size_t memory_limit,
+dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_privacy_inputs *in,
+                                      const dpbo_space_range *block, const dpbo_kernel *kernel,
                                       double *gamma_greedy, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local;
+  const dpbo_space *space = block->space;
+  const int64_t begin = block->begin, count = block->count;
+  const double sigma_n = in->noise_std / in->signal_std;
+  const int T = in->T;
   dpbo_gp *gp = NULL;
   dpbo_ucb *ucb = NULL;
   dpbo_ucb_mode mode;
@@ -159,9 +162,8 @@ dpbo_status dpbo_privacy_gamma_greedy(MPI_Comm comm, const dpbo_space *space,
    * in the reductions below. */
   local = dpbo_gp_create(kernel, &prior, T, &gp, err);
   if (local == DPBO_OK)
-    local = dpbo_ucb_choose_mode(count, dpbo_space_dims(space), T, memory_limit, &mode, err);
-  if (local == DPBO_OK)
-    local = dpbo_ucb_create_mode(space, kernel, begin, count, T, mode, &ucb, err);
+    local = dpbo_ucb_choose_mode(count, dpbo_space_dims(space), T, in->memory_limit, &mode, err);
+  if (local == DPBO_OK) local = dpbo_ucb_create_mode(block, kernel, T, mode, &ucb, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   double gain = 0.0;
   for (int t = 1; t <= T; t++) {
@@ -187,10 +189,10 @@ done:
 }
 
 dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs *in,
-                                       const dpbo_space *space, const dpbo_kernel *kernel,
-                                       int64_t begin, int64_t count, dpbo_sensitivity *out,
-                                       dpbo_error *err) {
+                                       const dpbo_space_range *block, const dpbo_kernel *kernel,
+                                       dpbo_sensitivity *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const dpbo_space *space = block->space;
   memset(out, 0, sizeof *out);
   const int64_t n = dpbo_space_size(space);
   const double s = in->signal_std;
@@ -220,8 +222,7 @@ dpbo_status dpbo_privacy_sensitivities(MPI_Comm comm, const dpbo_privacy_inputs 
       if (in->gamma_greedy > 0.0)
         out->gamma_greedy = in->gamma_greedy;
       else
-        DPBO_TRY(dpbo_privacy_gamma_greedy(comm, space, kernel, out->sigma_n, in->T, begin, count,
-                                           in->memory_limit, &out->gamma_greedy, err));
+        DPBO_TRY(dpbo_privacy_gamma_greedy(comm, in, block, kernel, &out->gamma_greedy, err));
       out->gamma_T = out->gamma_greedy / (1.0 - exp(-1.0));
       out->regret_term = sqrt(out->C1 * out->beta_T * out->gamma_T / in->T);
       out->value_sensitivity = s * (out->regret_term + out->c_value + out->q);
@@ -276,14 +277,14 @@ double dpbo_privacy_sum_up(double a, double b) {
   return error > 0.0 ? dpbo_privacy_round_up(s) : s;
 }
 
-void dpbo_privacy_compose(int k, double epsilon, double delta, double delta_slack,
-                          double *eps_basic, double *delta_basic, double *eps_advanced,
-                          double *delta_advanced) {
-  *eps_basic = dpbo_privacy_round_up(k * epsilon);
-  *delta_basic = dpbo_privacy_round_up(k * delta);
+void dpbo_privacy_compose(int k, dpbo_privacy_cost each, double delta_slack,
+                          dpbo_privacy_cost *basic, dpbo_privacy_cost *advanced) {
+  const double epsilon = each.epsilon, delta = each.delta;
+  basic->epsilon = dpbo_privacy_round_up(k * epsilon);
+  basic->delta = dpbo_privacy_round_up(k * delta);
   double adv = sqrt(2.0 * k * log(1.0 / delta_slack)) * epsilon + k * epsilon * expm1(epsilon);
-  *eps_advanced = dpbo_privacy_round_up(dpbo_privacy_round_up(adv) * (1.0 + 4 * 0x1p-52));
-  *delta_advanced = dpbo_privacy_round_up(k * delta + delta_slack);
+  advanced->epsilon = dpbo_privacy_round_up(dpbo_privacy_round_up(adv) * (1.0 + 4 * 0x1p-52));
+  advanced->delta = dpbo_privacy_round_up(k * delta + delta_slack);
 }
 
 void dpbo_privacy_ledger_add(dpbo_privacy_ledger *ledger, double epsilon, double delta) {

@@ -351,14 +351,17 @@ done:
   return space_finish(status, space, out);
 }
 
-/* Parses one line of a list file (comment already cut off) into row[0..d-1]
- * and counts its values in *found, all of them, so that a line with too many
- * values can say how many it has. Values are separated by commas and/or
- * blanks; an empty field between commas is an error, not a silent skip. */
-static dpbo_status space_list_parse_line(const char *path, long lineno, char *text, int d,
-                                         const dpbo_dim *dims, double *row, int *found,
-                                         dpbo_error *err) {
+/* Parses one line of a list file (comment already cut off) into
+ * row[0..d-1], one value per dimension of `space` (whose dims a value is
+ * read by: a category by its name, an integer checked), and counts its
+ * values in *found, all of them, so that a line with too many values can
+ * say how many it has. Values are separated by commas and/or blanks; an
+ * empty field between commas is an error, not a silent skip. */
+static dpbo_status space_list_parse_line(const dpbo_space *space, const char *path, long lineno,
+                                         char *text, double *row, int *found, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const int d = space->d;
+  const dpbo_dim *dims = space->dims;
   int count = 0;
   char *p = text;
   while (isspace((unsigned char)*p))
@@ -448,7 +451,7 @@ dpbo_status dpbo_space_create_list(int d, const dpbo_dim *dims, const char *path
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     int found = 0;
-    DPBO_TRY(space_list_parse_line(path, lineno, line, d, dims, row, &found, err));
+    DPBO_TRY(space_list_parse_line(space, path, lineno, line, row, &found, err));
     if (found == 0) continue; /* blank or comment-only line */
     if (found != d)
       DPBO_RAISE(DPBO_ERR_CONFIG, "%s:%ld: expected %d values (one per dimension), found %d", path,

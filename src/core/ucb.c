@@ -182,10 +182,12 @@ static dpbo_status ucb_alloc_scratch(dpbo_ucb *ucb, dpbo_error *err) {
   return DPBO_OK;
 }
 
-dpbo_status dpbo_ucb_create_mode(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
-                                 int64_t count, int capacity, dpbo_ucb_mode mode, dpbo_ucb **out,
+dpbo_status dpbo_ucb_create_mode(const dpbo_space_range *block, const dpbo_kernel *kernel,
+                                 int capacity, dpbo_ucb_mode mode, dpbo_ucb **out,
                                  dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const dpbo_space *space = block->space;
+  const int64_t begin = block->begin, count = block->count;
   dpbo_ucb *ucb = NULL;
   *out = NULL;
   if (count < 0 || begin < 0 || begin + count > dpbo_space_size(space))
@@ -223,10 +225,9 @@ done:
   return status;
 }
 
-dpbo_status dpbo_ucb_create(const dpbo_space *space, const dpbo_kernel *kernel, int64_t begin,
-                            int64_t count, int capacity, dpbo_ucb **out, dpbo_error *err) {
-  return dpbo_ucb_create_mode(space, kernel, begin, count, capacity, DPBO_UCB_INCREMENTAL, out,
-                              err);
+dpbo_status dpbo_ucb_create(const dpbo_space_range *block, const dpbo_kernel *kernel, int capacity,
+                            dpbo_ucb **out, dpbo_error *err) {
+  return dpbo_ucb_create_mode(block, kernel, capacity, DPBO_UCB_INCREMENTAL, out, err);
 }
 
 void dpbo_ucb_destroy(dpbo_ucb *ucb) {

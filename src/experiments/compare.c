@@ -204,9 +204,10 @@ static dpbo_status compare_evaluator_create(const dpbo_config *config, const dpb
                                  opt->labels_path};
     DPBO_TRY(dpbo_dataset_read_options(opt->data_path, &read, &data, err));
     DPBO_TRY(dpbo_svm_check_labels(data, opt->data_path, err));
-    DPBO_TRY(dpbo_svm_data_split(
-        data, opt->split_seed, opt->train_rows, opt->validation_rows + opt->test_rows,
-        "dpbo compare (train, validation and test rows)", opt->data_path, &ev->svm, err));
+    const dpbo_svm_split split = {opt->split_seed, opt->train_rows,
+                                  opt->validation_rows + opt->test_rows};
+    DPBO_TRY(dpbo_svm_data_split(data, &split, "dpbo compare (train, validation and test rows)",
+                                 opt->data_path, &ev->svm, err));
     status = dpbo_svm_dims_find(d, names, dpbo_svm_data_features(ev->svm), opt->data_path,
                                 &ev->dims, err);
     if (status != DPBO_OK) {
@@ -1037,8 +1038,8 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
   ctx->mean = *mean;
   dpbo_privacy_inputs in;
   DPBO_TRY(dpbo_release_inputs(config, space, &in, err));
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, space, &config->kernel, dpbo_ucb_begin(run->ucb),
-                                      dpbo_ucb_count(run->ucb), &ctx->sens, err));
+  const dpbo_space_range block = {space, dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb)};
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &ctx->sens, err));
   if (logreg) {
     /* Theorem 6 with the space's λ range and the validation loss's L, g*. */
     const dpbo_dim *dim = dpbo_space_dim(space, 0);
@@ -1128,9 +1129,10 @@ static dpbo_status compare_utility_figures(const compare_context *ctx, compare_u
     dpbo_utility_holder h;
     memset(&h, 0, sizeof h);
     h.best_observed = ctx->run->trace[ctx->run->best_step].gain;
-    DPBO_TRY(dpbo_utility_lambda_figures(
-        config->selection, ctx->mean, ctx->n, ctx->sens.lambda_sensitivity,
-        ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, &h, err));
+    DPBO_TRY(dpbo_mech_select_probabilities(config->selection, ctx->mean, ctx->n,
+                                            ctx->sens.lambda_sensitivity,
+                                            ctx->acc[DPBO_COMPARE_DPBO][e].epsilon_select, p, err));
+    DPBO_TRY(dpbo_utility_law_figures(ctx->mean, p, ctx->n, &h, err));
     long double ev = 0.0L, et = 0.0L;
     for (int64_t i = 0; i < ctx->n; i++) {
       ev += (long double)p[i] * ctx->table->val[i];

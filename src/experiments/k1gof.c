@@ -22,10 +22,11 @@
 /* ---------------------------------------------------------------------------
  * Residuals of F' given F. */
 
-dpbo_status dpbo_k1gof_residuals(int R, int n, int d, const double *F, const double *Fp,
-                                 const double *coords, dpbo_kernel_kind kind,
+dpbo_status dpbo_k1gof_residuals(const dpbo_k1lik_sets *sets, dpbo_kernel_kind kind,
                                  const dpbo_k1lik_fit *fit, double *z, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const int R = sets->R, n = sets->n, d = sets->d;
+  const double *F = sets->F, *Fp = sets->Fp, *coords = sets->coords;
   double *Q = NULL, *w = NULL, *gain = NULL, *D = NULL, *L = NULL, *work = NULL, *c = NULL;
   dpbo_kernel kernel;
   double ls[DPBO_MAX_DIM];
@@ -148,9 +149,12 @@ done:
 /* ---------------------------------------------------------------------------
  * What the proof uses: max_λ |F − F'| against s·c. */
 
-void dpbo_k1gof_exceedance(int R, int n, const double *F, const double *Fp, double k1, double s,
-                           int64_t N, int count, const double *deltas, double *max_diff,
-                           double *bound, double *rate) {
+void dpbo_k1gof_exceedance(const dpbo_k1lik_sets *sets, const dpbo_k1lik_result *fit, int count,
+                           const double *deltas, double *max_diff, double *bound, double *rate) {
+  const int R = sets->R, n = sets->n;
+  const double *F = sets->F, *Fp = sets->Fp;
+  const double k1 = fit->mle.k1, s = fit->mle.s;
+  const int64_t N = fit->N;
   for (int i = 0; i < R; i++) {
     double big = 0.0;
     for (int j = 0; j < n; j++) {
@@ -233,10 +237,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in, int R,
-                                const double *F, const double *Fp, double *max_diff,
+dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
+                                const dpbo_k1lik_sets *sets, double *max_diff,
                                 dpbo_k1gof_pipeline_out *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  const int R = sets->R;
+  const double *F = sets->F, *Fp = sets->Fp;
   dpbo_config *config = NULL;
   dpbo_space *space = NULL;
   double *all = NULL, *mine = NULL, *mu = NULL, *mup = NULL;
@@ -261,8 +267,8 @@ dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
   local = dpbo_run_space(config, &space, err);
   if (local == DPBO_OK) local = dpbo_release_inputs(config, space, &pin, err);
   if (local == DPBO_OK)
-    local =
-        dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, space, &config->kernel, 0, n, &sens, err);
+    local = dpbo_privacy_sensitivities(MPI_COMM_SELF, &pin, &(dpbo_space_range){space, 0, n},
+                                       &config->kernel, &sens, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   out->lambda_sensitivity = sens.lambda_sensitivity;
   out->beta_T1 = sens.beta_T1;
@@ -352,7 +358,9 @@ dpbo_status dpbo_k1gof_bootstrap(MPI_Comm comm, const dpbo_k1gof_bootstrap_in *i
       memcpy(Fb + (size_t)i * n, all + (size_t)index[i] * n, (size_t)n * sizeof *Fb);
       memcpy(Fpb + (size_t)i * n, all + ((size_t)R + index[i]) * n, (size_t)n * sizeof *Fpb);
     }
-    local = dpbo_k1lik_create(MPI_COMM_SELF, R, n, d, Fb, Fpb, in->coords, &opt, &lik, err);
+    const dpbo_k1lik_sets resample = {
+        .R = R, .n = n, .d = d, .F = Fb, .Fp = Fpb, .coords = in->coords};
+    local = dpbo_k1lik_create(MPI_COMM_SELF, &resample, &opt, &lik, err);
     if (local == DPBO_OK) local = dpbo_k1lik_use_basis(lik, basis, index, err);
     if (local == DPBO_OK) local = dpbo_k1lik_sweep(lik, in->N, in->delta, &result, err);
     if (local == DPBO_OK) {
@@ -456,16 +464,15 @@ void dpbo_k1gof_result_free(dpbo_k1gof_result *r) {
 static dpbo_status k1gof_local(const dpbo_k1gof_task *t, dpbo_k1gof_result *r, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const dpbo_k1lik_fit *mle = &t->fit->mle;
+  const dpbo_k1lik_sets sets = {t->R, t->n, t->d, t->F, t->Fp, t->coords};
   DPBO_ALLOC(r->z, (size_t)t->R * t->n, "the residuals");
   DPBO_ALLOC(r->max_diff, t->R, "the exceedances");
-  DPBO_TRY(dpbo_k1gof_residuals(t->R, t->n, t->d, t->F, t->Fp, t->coords, t->options->kernel, mle,
-                                r->z, err));
+  DPBO_TRY(dpbo_k1gof_residuals(&sets, t->options->kernel, mle, r->z, err));
   DPBO_TRY(dpbo_k1gof_ks(r->z, (int64_t)t->R * t->n, &r->ks_statistic, &r->ks_pvalue, &r->max_abs_z,
                          err));
-  dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, 1, &t->fit->delta,
-                        r->max_diff, &r->bound, &r->rate);
-  dpbo_k1gof_exceedance(t->R, t->n, t->F, t->Fp, mle->k1, mle->s, t->fit->N, DPBO_K1GOF_DELTAS,
-                        dpbo_k1gof_deltas, r->max_diff, r->bounds, r->rates);
+  dpbo_k1gof_exceedance(&sets, t->fit, 1, &t->fit->delta, r->max_diff, &r->bound, &r->rate);
+  dpbo_k1gof_exceedance(&sets, t->fit, DPBO_K1GOF_DELTAS, dpbo_k1gof_deltas, r->max_diff, r->bounds,
+                        r->rates);
 done:
   return status;
 }
@@ -502,8 +509,8 @@ dpbo_status dpbo_k1gof_compute(MPI_Comm comm, const dpbo_k1gof_task *t, dpbo_k1g
     DPBO_ALLOC(r->pipeline_diff, t->R, "the pipeline's results");
     const dpbo_k1gof_pipeline_in in = {
         .dims = t->dims, .dim = t->dim, .n = t->n, .T = t->T, .seed = t->seed, .k1 = mle->k1};
-    DPBO_TRY(
-        dpbo_k1gof_pipeline(comm, &in, t->R, t->F, t->Fp, r->pipeline_diff, &r->pipeline, err));
+    const dpbo_k1lik_sets sets = {t->R, t->n, t->d, t->F, t->Fp, t->coords};
+    DPBO_TRY(dpbo_k1gof_pipeline(comm, &in, &sets, r->pipeline_diff, &r->pipeline, err));
     for (int i = 0; i < t->R; i++) {
       if (r->pipeline_diff[i] > r->pipeline_max) r->pipeline_max = r->pipeline_diff[i];
       r->pipeline_violations += r->pipeline_diff[i] > r->pipeline.lambda_sensitivity;
@@ -579,8 +586,8 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
 
   if ((g = k1gof_group(parent, "residuals")) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group residuals");
-  DPBO_TRY(dpbo_h5io_write_small(g, "z", H5T_NATIVE_DOUBLE, 2, dz, rank == 0 ? r->z : &dummy, rank,
-                                 err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"z", H5T_NATIVE_DOUBLE, 2, dz},
+                                 rank == 0 ? r->z : &dummy, rank, err));
   const k1gof_scalar res[] = {
       {"ks_statistic", r->ks_statistic}, {"ks_pvalue", r->ks_pvalue}, {"max_abs_z", r->max_abs_z}};
   DPBO_TRY(k1gof_attrs(g, res, sizeof res / sizeof res[0], err));
@@ -598,12 +605,14 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
 
   if ((g = k1gof_group(parent, "exceedance")) < 0)
     DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group exceedance");
-  DPBO_TRY(dpbo_h5io_write_small(g, "max_diff", H5T_NATIVE_DOUBLE, 1, dR,
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"max_diff", H5T_NATIVE_DOUBLE, 1, dR},
                                  rank == 0 ? r->max_diff : &dummy, rank, err));
-  DPBO_TRY(
-      dpbo_h5io_write_small(g, "delta", H5T_NATIVE_DOUBLE, 1, dD, dpbo_k1gof_deltas, rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(g, "bound", H5T_NATIVE_DOUBLE, 1, dD, r->bounds, rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(g, "rate", H5T_NATIVE_DOUBLE, 1, dD, r->rates, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"delta", H5T_NATIVE_DOUBLE, 1, dD},
+                                 dpbo_k1gof_deltas, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"bound", H5T_NATIVE_DOUBLE, 1, dD},
+                                 r->bounds, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"rate", H5T_NATIVE_DOUBLE, 1, dD}, r->rates,
+                                 rank, err));
   const k1gof_scalar exc[] = {{"bound_at_delta", r->bound}, {"rate_at_delta", r->rate}};
   DPBO_TRY(k1gof_attrs(g, exc, sizeof exc / sizeof exc[0], err));
   DPBO_TRY(dpbo_h5io_attr_string(
@@ -619,8 +628,8 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
   if (r->T > 0) {
     if ((g = k1gof_group(parent, "pipeline")) < 0)
       DPBO_RAISE(DPBO_ERR_HDF5, "cannot create group pipeline");
-    DPBO_TRY(dpbo_h5io_write_small(g, "max_mean_diff", H5T_NATIVE_DOUBLE, 1, dR, r->pipeline_diff,
-                                   rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"max_mean_diff", H5T_NATIVE_DOUBLE, 1, dR},
+                                   r->pipeline_diff, rank, err));
     const k1gof_scalar pipe[] = {{"lambda_sensitivity", r->pipeline.lambda_sensitivity},
                                  {"beta_T1", r->pipeline.beta_T1},
                                  {"c_lambda", r->pipeline.c_lambda},
@@ -653,13 +662,16 @@ dpbo_status dpbo_k1gof_write(hid_t parent, const dpbo_k1gof_result *r, int rank,
   DPBO_TRY(dpbo_h5io_attr_doubles(g, "s2_one_minus_k1_mle", &r->s2_one_minus_k1, 1, err));
   if (r->B > 0) {
     const hsize_t dB[1] = {(hsize_t)r->B}, dI[2] = {(hsize_t)r->B, (hsize_t)r->R};
-    DPBO_TRY(dpbo_h5io_write_small(g, "k1", H5T_NATIVE_DOUBLE, 1, dB, r->k1, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB, r->one_minus_k1,
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"k1", H5T_NATIVE_DOUBLE, 1, dB}, r->k1,
                                    rank, err));
-    DPBO_TRY(
-        dpbo_h5io_write_small(g, "s2_one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB, r->s2t, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "boundary", H5T_NATIVE_INT32, 1, dB, r->boundary, rank, err));
-    DPBO_TRY(dpbo_h5io_write_small(g, "index", H5T_NATIVE_INT32, 2, dI, r->index, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB},
+                                   r->one_minus_k1, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        g, &(dpbo_h5io_array){"s2_one_minus_k1", H5T_NATIVE_DOUBLE, 1, dB}, r->s2t, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"boundary", H5T_NATIVE_INT32, 1, dB},
+                                   r->boundary, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(g, &(dpbo_h5io_array){"index", H5T_NATIVE_INT32, 2, dI},
+                                   r->index, rank, err));
     const k1gof_scalar boot[] = {{"k1_lo", r->k1_lo},
                                  {"k1_hi", r->k1_hi},
                                  {"s2_one_minus_k1_lo", r->s2t_lo},

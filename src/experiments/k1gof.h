@@ -59,10 +59,9 @@
 #include "dpbo/space.h"
 #include "experiments/k1lik.h"
 
-/* Residuals z (R×n) of F' given F under the fit, with kernel kind over the
- * unit coordinates coords (n×d). Local (no MPI). */
-dpbo_status dpbo_k1gof_residuals(int R, int n, int d, const double *F, const double *Fp,
-                                 const double *coords, dpbo_kernel_kind kind,
+/* Residuals z (R×n) of the sets' F' given F under the fit, with kernel kind
+ * over their unit coordinates (n×d). Local (no MPI). */
+dpbo_status dpbo_k1gof_residuals(const dpbo_k1lik_sets *sets, dpbo_kernel_kind kind,
                                  const dpbo_k1lik_fit *fit, double *z, dpbo_error *err);
 
 /* One-sample KS distance of x[0..count) to the standard normal, the
@@ -74,12 +73,12 @@ dpbo_status dpbo_k1gof_ks(const double *x, int64_t count, double *statistic, dou
  * e^{−2k²t²} (the series in π²/t² below t = 1). */
 double dpbo_k1gof_kolmogorov_sf(double t);
 
-/* max_j |F_ij − F'_ij| per pair into max_diff (R), and for each of the
- * `count` δ in deltas the bound s·c(k1, N, δ) into bound and the fraction of
+/* max_j |F_ij − F'_ij| per pair of the sets into max_diff (R; coords
+ * unused), and for each of the `count` δ in deltas the bound s·c(k1, N, δ)
+ * at the fit (its MLE's k1 and s, its N) into bound and the fraction of
  * pairs whose max exceeds it into rate. */
-void dpbo_k1gof_exceedance(int R, int n, const double *F, const double *Fp, double k1, double s,
-                           int64_t N, int count, const double *deltas, double *max_diff,
-                           double *bound, double *rate);
+void dpbo_k1gof_exceedance(const dpbo_k1lik_sets *sets, const dpbo_k1lik_result *fit, int count,
+                           const double *deltas, double *max_diff, double *bound, double *rate);
 
 /* The pipeline's inputs: the sweep's space (Λ = its Sobol points) and seed. */
 typedef struct dpbo_k1gof_pipeline_in {
@@ -97,10 +96,11 @@ typedef struct dpbo_k1gof_pipeline_out {
   double signal_std;         /* s of the run's prior */
 } dpbo_k1gof_pipeline_out;
 
-/* Collective; F and Fp (R×n) on rank 0. max_diff (R, every rank) gets
+/* Collective; the sets' F and Fp (R×n, n = in->n) on rank 0, R on every
+ * rank (coords unused: Λ is in's). max_diff (R, every rank) gets
  * max_λ |μ_T − μ'_T| per pair. */
-dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in, int R,
-                                const double *F, const double *Fp, double *max_diff,
+dpbo_status dpbo_k1gof_pipeline(MPI_Comm comm, const dpbo_k1gof_pipeline_in *in,
+                                const dpbo_k1lik_sets *sets, double *max_diff,
                                 dpbo_k1gof_pipeline_out *out, dpbo_error *err);
 
 /* The bootstrap's problem: R pairs of n settings (F, Fp R×n on rank 0),

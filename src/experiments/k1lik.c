@@ -154,10 +154,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *F, const double *Fp,
-                              const double *coords, const dpbo_k1lik_options *options,
-                              dpbo_k1lik **out, dpbo_error *err) {
+dpbo_status dpbo_k1lik_create(MPI_Comm comm, const dpbo_k1lik_sets *sets,
+                              const dpbo_k1lik_options *options, dpbo_k1lik **out,
+                              dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
+  int R = sets->R, n = sets->n, d = sets->d;
+  const double *F = sets->F, *Fp = sets->Fp, *coords = sets->coords;
   dpbo_k1lik *ctx = NULL;
   double *Fblock = NULL, *Fpblock = NULL;
   int *sendcounts = NULL, *senddispls = NULL;
@@ -566,11 +568,17 @@ static dpbo_status k1lik_rho_value(void *varg, double x, double *value, dpbo_err
 
 typedef dpbo_status (*k1lik_fn)(void *arg, double x, double *value, dpbo_error *err);
 
+/* An interval [lo, hi] a maximum is searched in. */
+typedef struct k1lik_bracket {
+  double lo, hi;
+} k1lik_bracket;
+
 /* Brent's minimizer (Brent 1973, "Algorithms for minimization without
- * derivatives", ch. 5; netlib fmin) applied to −f on [a, b]. */
-static dpbo_status k1lik_brent_max(k1lik_fn f, void *arg, double a, double b, double tol,
+ * derivatives", ch. 5; netlib fmin) applied to −f on [a, b] = bracket. */
+static dpbo_status k1lik_brent_max(k1lik_fn f, void *arg, k1lik_bracket bracket, double tol,
                                    double *xbest, double *fbest, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  double a = bracket.lo, b = bracket.hi;
   const double c = 0.5 * (3.0 - sqrt(5.0)), eps = sqrt(DBL_EPSILON);
   double x = a + c * (b - a), w = x, v = x, fx, fw, fv, d = 0.0, e = 0.0;
   DPBO_TRY(f(arg, x, &fx, err));
@@ -699,7 +707,7 @@ static void k1lik_best_rho(dpbo_k1lik *ctx, const k1lik_entry *e, double onep, d
     double xa = lo + (hi - lo) * (j > 0 ? j - 1 : 0) / (M - 1);
     double xb = lo + (hi - lo) * (j < M - 1 ? j + 1 : M - 1) / (M - 1);
     double xbest = xa, fbest = -HUGE_VAL;
-    k1lik_brent_max(k1lik_rho_value, &arg, xa, xb, 1e-9, &xbest, &fbest, NULL);
+    k1lik_brent_max(k1lik_rho_value, &arg, (k1lik_bracket){xa, xb}, 1e-9, &xbest, &fbest, NULL);
     if (fbest > best->loglik) {
       k1lik_rho_value(&arg, xbest, &value, NULL);
       *best = arg.last;
@@ -714,8 +722,15 @@ static double k1lik_lattice_ell(const dpbo_k1lik *ctx, int k) {
   return exp(ctx->log_ell_min + ctx->lattice_h * k);
 }
 
-static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double onem, int grid,
-                                    k1lik_inner *out, dpbo_error *err) {
+/* The k1 a profile is taken at: 1 + k1 and 1 − k1 (each exact), and its
+ * point of the sweep grid (−1: none; k1lik_best_rho). */
+typedef struct k1lik_at {
+  double onep, onem;
+  int grid;
+} k1lik_at;
+
+static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, const k1lik_at *at, k1lik_inner *out,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double ls[DPBO_MAX_DIM];
   double ell = k1lik_lattice_ell(ctx, k);
@@ -723,7 +738,7 @@ static dpbo_status k1lik_at_lattice(dpbo_k1lik *ctx, int k, double onep, double 
     ls[i] = ell;
   const k1lik_entry *e;
   DPBO_TRY(k1lik_entry_get(ctx, ls, k, &e, err));
-  k1lik_best_rho(ctx, e, onep, onem, grid, out);
+  k1lik_best_rho(ctx, e, at->onep, at->onem, at->grid, out);
 done:
   return status;
 }
@@ -738,8 +753,8 @@ static int k1lik_scan_point(int g, int G, int K) {
  * and hit the cache): probe the larger side at 0.382 of its length, keep
  * the better point. On a unimodal stretch of the lattice it ends at the
  * maximum. *c and *at_c return the best point. */
-static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double onem, int grid, int lo,
-                                        int hi, int *c_io, k1lik_inner *at_c, dpbo_error *err) {
+static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, const k1lik_at *at, int lo, int hi,
+                                        int *c_io, k1lik_inner *at_c, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int c = *c_io;
   k1lik_inner cur;
@@ -748,7 +763,7 @@ static dpbo_status k1lik_golden_lattice(dpbo_k1lik *ctx, double onep, double one
     if (left <= 1 && right <= 1) break;
     int x = right >= left ? c + (int)fmax(1.0, round(0.3819660112501051 * right))
                           : c - (int)fmax(1.0, round(0.3819660112501051 * left));
-    DPBO_TRY(k1lik_at_lattice(ctx, x, onep, onem, grid, &cur, err));
+    DPBO_TRY(k1lik_at_lattice(ctx, x, at, &cur, err));
     if (cur.loglik > at_c->loglik) {
       if (x > c)
         lo = c;
@@ -799,7 +814,7 @@ done:
 static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, int grid, dpbo_k1lik_fit *fit,
                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const double onep = 2.0 - t, onem = t;
+  const k1lik_at at = {2.0 - t, t, grid};
   const int K = ctx->lattice_K;
   const int G = ctx->opt.ell_grid < K + 1 ? ctx->opt.ell_grid : K + 1;
   k1lik_inner best = {0}, cur, win[3] = {{0}}; /* scan points g − 2, g − 1, g */
@@ -812,7 +827,7 @@ static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, int grid, dpbo_k1l
     v[1] = v[2];
     if (g < G) {
       int k = k1lik_scan_point(g, G, K);
-      DPBO_TRY(k1lik_at_lattice(ctx, k, onep, onem, grid, &win[2], err));
+      DPBO_TRY(k1lik_at_lattice(ctx, k, &at, &win[2], err));
       v[2] = win[2].loglik;
       if (g == 0 || win[2].loglik > best.loglik) {
         best = win[2];
@@ -825,7 +840,7 @@ static dpbo_status k1lik_profile_t(dpbo_k1lik *ctx, double t, int grid, dpbo_k1l
     int lo = k1lik_scan_point(j > 0 ? j - 1 : j, G, K);
     int hi = k1lik_scan_point(j < G - 1 ? j + 1 : j, G, K);
     cur = win[1];
-    DPBO_TRY(k1lik_golden_lattice(ctx, onep, onem, grid, lo, hi, &k, &cur, err));
+    DPBO_TRY(k1lik_golden_lattice(ctx, &at, lo, hi, &k, &cur, err));
     if (cur.loglik > best.loglik) {
       best = cur;
       c = k;
@@ -847,16 +862,14 @@ done:
 
 /* --- public entry points --------------------------------------------------- */
 
-dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, double k1, double m0, double s, double sigma_n,
-                              const double *lengthscales, double *loglik, dpbo_error *err) {
+dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, const dpbo_k1lik_params *params, double *loglik,
+                              dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  double args[4 + DPBO_MAX_DIM] = {k1, m0, s, sigma_n};
-  if (ctx->rank == 0) memcpy(args + 4, lengthscales, (size_t)ctx->d * sizeof *lengthscales);
+  double args[4 + DPBO_MAX_DIM] = {params->k1, params->m0, params->s, params->sigma_n};
+  if (ctx->rank == 0)
+    memcpy(args + 4, params->lengthscales, (size_t)ctx->d * sizeof *params->lengthscales);
   DPBO_MPI_TRY(MPI_Bcast(args, 4 + ctx->d, MPI_DOUBLE, 0, ctx->comm));
-  k1 = args[0];
-  m0 = args[1];
-  s = args[2];
-  sigma_n = args[3];
+  const double k1 = args[0], m0 = args[1], s = args[2], sigma_n = args[3];
   if (!(k1 >= -1.0 && k1 <= 1.0)) DPBO_RAISE(DPBO_ERR_ARG, "k1 must lie in [-1, 1], got %g", k1);
   if (!(s > 0.0) || !(sigma_n > 0.0) || !isfinite(s) || !isfinite(sigma_n) || !isfinite(m0))
     DPBO_RAISE(DPBO_ERR_ARG, "k1 likelihood needs finite m0, s > 0 and sigma_n > 0, got %g, %g, %g",
@@ -990,7 +1003,8 @@ dpbo_status dpbo_k1lik_sweep(dpbo_k1lik *ctx, int64_t N, double delta, dpbo_k1li
     double xa = log(t[b < last ? b + 1 : b]), xb = log(t[b > 0 ? b - 1 : b]);
     k1lik_t_arg arg = {.ctx = ctx};
     double xbest, fbest;
-    DPBO_TRY(k1lik_brent_max(k1lik_t_value, &arg, xa, xb, 1e-5, &xbest, &fbest, err));
+    DPBO_TRY(
+        k1lik_brent_max(k1lik_t_value, &arg, (k1lik_bracket){xa, xb}, 1e-5, &xbest, &fbest, err));
     if (arg.have && arg.best.loglik > result->mle.loglik) result->mle = arg.best;
   }
   const double xm = log(result->mle.one_minus_k1);

@@ -115,20 +115,33 @@ typedef struct dpbo_k1lik_result {
 
 void dpbo_k1lik_options_default(dpbo_k1lik_options *options);
 
-/* Collective. Rank 0's R, n, d, F, Fp, coords and options are used (others
- * may pass NULL arrays; options NULL means the defaults); 1 <= R,
+/* The validation sets a context or a basis serves: R pairs of accuracy
+ * vectors F, Fp (R×n, row-major) of n models at coordinates coords (n×d). */
+typedef struct dpbo_k1lik_sets {
+  int R, n, d;
+  const double *F, *Fp, *coords;
+} dpbo_k1lik_sets;
+
+/* Collective. Rank 0's sets (R, n, d, F, Fp, coords) and options are used
+ * (others may pass NULL arrays; options NULL means the defaults); 1 <= R,
  * 2 <= n <= DPBO_EIGEN_MAX_N, 1 <= d <= DPBO_MAX_DIM. F and Fp are R×n row-major (F[i*n + j] =
  * accuracy of setting j on V_i, resp. V_i'), coords n×d row-major unit-cube coordinates. The data
  * are copied (each rank keeps only its block of sets). */
-dpbo_status dpbo_k1lik_create(MPI_Comm comm, int R, int n, int d, const double *F, const double *Fp,
-                              const double *coords, const dpbo_k1lik_options *options,
-                              dpbo_k1lik **out, dpbo_error *err);
+dpbo_status dpbo_k1lik_create(MPI_Comm comm, const dpbo_k1lik_sets *sets,
+                              const dpbo_k1lik_options *options, dpbo_k1lik **out, dpbo_error *err);
 void dpbo_k1lik_destroy(dpbo_k1lik *ctx);
 
-/* Collective. Joint log-likelihood at k1 ∈ [−1, 1], m0, s > 0, sigma_n > 0 and
- * d length-scales (one per dimension; eigendecomposition cached per vector). */
-dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, double k1, double m0, double s, double sigma_n,
-                              const double *lengthscales, double *loglik, dpbo_error *err);
+/* A point of the joint model's parameters: k1 ∈ [−1, 1], m0, s > 0,
+ * sigma_n > 0 and d length-scales (one per dimension). */
+typedef struct dpbo_k1lik_params {
+  double k1, m0, s, sigma_n;
+  const double *lengthscales;
+} dpbo_k1lik_params;
+
+/* Collective. Joint log-likelihood at rank 0's parameters (eigendecomposition
+ * cached per length-scale vector). */
+dpbo_status dpbo_k1lik_loglik(dpbo_k1lik *ctx, const dpbo_k1lik_params *params, double *loglik,
+                              dpbo_error *err);
 
 /* Collective. Profile maximum over m0, s, σn and a shared ℓ at k1 = 1 − t,
  * t ∈ (0, 2) (t rather than k1 keeps 1 − k1 exact near k1 = 1). */
@@ -176,13 +189,6 @@ void dpbo_k1lik_work_get(const dpbo_k1lik *ctx, dpbo_k1lik_work *work);
  * (2n + 2Rn + grid·scan) doubles per lattice point used, and points past
  * max_bytes fall back to a fresh eigendecomposition in the refit. */
 typedef struct dpbo_k1lik_basis dpbo_k1lik_basis;
-
-/* The validation sets a basis serves: R pairs of accuracy vectors F, Fp
- * (R×n, row-major) of n models at coordinates coords (n×d). */
-typedef struct dpbo_k1lik_sets {
-  int R, n, d;
-  const double *F, *Fp, *coords;
-} dpbo_k1lik_sets;
 
 /* The sets' arrays are copied; options as for create. */
 dpbo_status dpbo_k1lik_basis_create(const dpbo_k1lik_sets *sets, const dpbo_k1lik_options *options,

@@ -96,11 +96,15 @@ dpbo_status dpbo__k1sweep_write_checkpoint(dpbo__k1sweep_state *st, const char *
   DPBO_TRY(dpbo_h5io_attr_int64(f, "bytes_per_model", &B, 1, err));
   DPBO_TRY(dpbo_h5io_attr_int64(f, "pool_rows", &st->pool, 1, err));
   hsize_t d1[1] = {(hsize_t)k}, dA[2] = {(hsize_t)k, (hsize_t)A}, dB[2] = {(hsize_t)k, (hsize_t)B};
-  DPBO_TRY(dpbo_h5io_write_small(f, "model", H5T_NATIVE_INT64, 1, d1, rows.index, 0, err));
-  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, sizeof *rows.model, d1[0], dpbo__k1sweep_columns,
-                                  DPBO__K1SWEEP_COLUMNS, 0, err));
-  DPBO_TRY(dpbo_h5io_write_small(f, "accuracy", H5T_NATIVE_DOUBLE, 2, dA, rows.acc, 0, err));
-  DPBO_TRY(dpbo_h5io_write_small(f, "correct_bits", H5T_NATIVE_UINT8, 2, dB, rows.bits, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"model", H5T_NATIVE_INT64, 1, d1},
+                                 rows.index, 0, err));
+  const dpbo_h5io_columns columns = {sizeof *rows.model, dpbo__k1sweep_columns,
+                                     DPBO__K1SWEEP_COLUMNS};
+  DPBO_TRY(dpbo_h5io_write_fields(f, rows.model, d1[0], &columns, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"accuracy", H5T_NATIVE_DOUBLE, 2, dA},
+                                 rows.acc, 0, err));
+  DPBO_TRY(dpbo_h5io_write_small(f, &(dpbo_h5io_array){"correct_bits", H5T_NATIVE_UINT8, 2, dB},
+                                 rows.bits, 0, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
@@ -153,9 +157,9 @@ dpbo_status dpbo__k1sweep_read_checkpoint(dpbo__k1sweep_state *st, const char *p
     DPBO_TRY(dpbo_h5io_read(f, "accuracy", H5T_NATIVE_DOUBLE, rows.acc, err));
     DPBO_TRY(dpbo_h5io_read(f, "correct_bits", H5T_NATIVE_UINT8, rows.bits, err));
     const int scored = H5Lexists(f, "score_seconds", H5P_DEFAULT) > 0;
-    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, sizeof *rows.model, dims[0],
-                                   dpbo__k1sweep_columns, DPBO__K1SWEEP_COLUMNS - (scored ? 0 : 1),
-                                   err));
+    const dpbo_h5io_columns columns = {sizeof *rows.model, dpbo__k1sweep_columns,
+                                       DPBO__K1SWEEP_COLUMNS - (scored ? 0 : 1)};
+    DPBO_TRY(dpbo_h5io_read_fields(f, rows.model, dims[0], &columns, err));
     k1sweep_rows_copy(st, &rows, 1);
     for (int64_t r = 0; r < k; r++)
       st->done[rows.index[r]] = 1;

@@ -75,8 +75,8 @@ static dpbo_status k1sweep_config_likelihood(dpbo_k1sweep_config *c, dpbo_error 
                                     &o->ell_step, err));
   DPBO_TRY(dpbo_settings_require(settings, "likelihood", "ell_step", o->ell_step > 0,
                                  "must be positive", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "ell_grid", o->ell_grid, 2, 10000, &i64,
-                                   err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "ell_grid", o->ell_grid,
+                                   (dpbo_settings_range){2, 10000}, &i64, err));
   o->ell_grid = (int)i64;
   DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "ratio_min", o->ratio_min, 0,
                                     &o->ratio_min, err));
@@ -86,7 +86,7 @@ static dpbo_status k1sweep_config_likelihood(dpbo_k1sweep_config *c, dpbo_error 
                                  o->ratio_min > 0 && o->ratio_max > o->ratio_min,
                                  "must exceed likelihood.ratio_min > 0", err));
   DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "ratio_per_decade", o->ratio_per_decade,
-                                   1, 1000, &i64, err));
+                                   (dpbo_settings_range){1, 1000}, &i64, err));
   o->ratio_per_decade = (int)i64;
   DPBO_TRY(
       dpbo_settings_get_double(settings, "likelihood", "k1_step", o->k1_step, 0, &o->k1_step, err));
@@ -96,19 +96,19 @@ static dpbo_status k1sweep_config_likelihood(dpbo_k1sweep_config *c, dpbo_error 
   DPBO_TRY(dpbo_settings_require(settings, "likelihood", "t_min",
                                  o->t_min > 0 && o->t_min < o->k1_step,
                                  "(the smallest 1 - k1 searched) must lie in (0, k1_step)", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "t_per_decade", o->t_per_decade, 1, 1000,
-                                   &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "t_per_decade", o->t_per_decade,
+                                   (dpbo_settings_range){1, 1000}, &i64, err));
   o->t_per_decade = (int)i64;
-  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "eigen_threshold", o->eigen_threshold, 0,
-                                   INT32_MAX, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "eigen_threshold", o->eigen_threshold,
+                                   (dpbo_settings_range){0, INT32_MAX}, &i64, err));
   o->eigen_threshold = (int)i64;
   DPBO_TRY(dpbo_settings_get_double(settings, "likelihood", "delta", 0.05, 0, &c->delta, err));
   DPBO_TRY(dpbo_settings_require(settings, "likelihood", "delta", c->delta > 0 && c->delta < 1,
                                  "(δ of Algorithm 1's c) must lie in (0, 1)", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "bootstrap", 100, 0, 100000,
-                                   &c->bootstrap, err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "pipeline_iterations", 30, 0, 1000, &i64,
-                                   err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "bootstrap", 100,
+                                   (dpbo_settings_range){0, 100000}, &c->bootstrap, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "likelihood", "pipeline_iterations", 30,
+                                   (dpbo_settings_range){0, 1000}, &i64, err));
   c->pipeline_iterations = (int)i64;
 done:
   return status;
@@ -206,14 +206,14 @@ static dpbo_status k1sweep_config_data(dpbo_k1sweep_config *c, int synthetic, dp
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "labels",
                                  c->format == DPBO_FORMAT_IDX || !c->labels_path[0],
                                  "applies to IDX files (k1sweep.format = idx)", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "train_rows", 0, 0, INT32_MAX,
-                                   &c->train_rows, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "train_rows", 0,
+                                   (dpbo_settings_range){0, INT32_MAX}, &c->train_rows, err));
   DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "train_rows", synthetic || c->train_rows >= 1,
                                  "is required (the number of training rows, >= 1)", err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "pool_rows", 0, 0, INT32_MAX, &c->pool_rows,
-                                   err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "models", 100, 1, DPBO_EIGEN_MAX_N,
-                                   &c->models, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "pool_rows", 0,
+                                   (dpbo_settings_range){0, INT32_MAX}, &c->pool_rows, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "models", 100,
+                                   (dpbo_settings_range){1, DPBO_EIGEN_MAX_N}, &c->models, err));
 done:
   return status;
 }
@@ -233,7 +233,8 @@ static dpbo_status k1sweep_config_model(dpbo_k1sweep_config *c, dpbo_error *err)
                                       &c->svm.tolerance, err));
     DPBO_TRY(dpbo_settings_require(settings, "k1sweep", "tolerance", c->svm.tolerance > 0,
                                    "must be positive", err));
-    DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1, 0, 1, &i64, err));
+    DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "shrinking", 1,
+                                     (dpbo_settings_range){0, 1}, &i64, err));
     c->svm.shrinking = (int)i64;
   }
 done:
@@ -321,10 +322,12 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   settings->schema = dpbo_k1sweep_keys;
 
   /* [k1sweep] */
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1, 0, INT64_MAX, &i64, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "seed", 1,
+                                   (dpbo_settings_range){0, INT64_MAX}, &i64, err));
   c->seed = (uint64_t)i64;
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0, 0, DPBO_EIGEN_MAX_N,
-                                   &c->synthetic_models, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "synthetic_models", 0,
+                                   (dpbo_settings_range){0, DPBO_EIGEN_MAX_N}, &c->synthetic_models,
+                                   err));
   const int synthetic = c->synthetic_models > 0;
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "model", "svm", dpbo_k1sweep_model_names,
                                     &choice, err));
@@ -340,10 +343,10 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   /* Only accepts or refuses the data (dataset.h), so not a setting a rerun
    * must repeat. */
   DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "max_features", DPBO_DATASET_MAX_FEATURES,
-                                   1, INT32_MAX, &c->svm.max_features, err));
+                                   (dpbo_settings_range){1, INT32_MAX}, &c->svm.max_features, err));
   DPBO_TRY(k1sweep_parse_sizes(c, err));
-  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100, 1, DPBO_VALSET_MAX_SETS,
-                                   &c->sets, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "k1sweep", "sets", 100,
+                                   (dpbo_settings_range){1, DPBO_VALSET_MAX_SETS}, &c->sets, err));
   DPBO_TRY(dpbo_settings_get_choice(settings, "k1sweep", "neighbour", "add_remove",
                                     dpbo_neighbour_kind_names, &choice, err));
   c->neighbour = (dpbo_neighbour_kind)choice;

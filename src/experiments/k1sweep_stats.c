@@ -20,12 +20,13 @@
 dpbo_status dpbo__k1sweep_adversarial(dpbo__k1sweep_state *st, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   const dpbo_k1sweep_config *c = st->config;
+  const dpbo_valset_models models = {st->bits, st->nbytes, st->n};
   for (int s = 0; s < c->size_count && st->rank == 0 && local == DPBO_OK; s++) {
     const int64_t m = c->size[s];
     for (int64_t i = 0; i < c->sets && local == DPBO_OK; i++) {
       const int32_t *rows = st->rows[s] + i * m;
       dpbo_valset_change *change = &st->change[s][i];
-      local = dpbo_valset_adversarial(st->bits, st->nbytes, st->n, m, rows, change, NULL, err);
+      local = dpbo_valset_adversarial(&models, m, rows, change, NULL, err);
       for (int64_t j = 0; j < st->n && local == DPBO_OK; j++) {
         double *acc = st->accuracy + j * st->acc_count + (int64_t)s * 2 * c->sets;
         dpbo_valset_accuracy(st->bits + j * st->nbytes, m, rows, change, &acc[i],
@@ -188,9 +189,13 @@ dpbo_status dpbo__k1sweep_likelihood(dpbo__k1sweep_state *st, dpbo_k1lik_result 
   dpbo_k1lik *lik = NULL;
   for (int s = 0; s < c->size_count; s++) {
     double t0 = MPI_Wtime();
-    DPBO_TRY(dpbo_k1lik_create(st->comm, (int)c->sets, (int)st->n, st->d,
-                               st->rank == 0 ? st->fv[s] : NULL, st->rank == 0 ? st->fvp[s] : NULL,
-                               st->unit, &c->likelihood, &lik, err));
+    const dpbo_k1lik_sets sets = {(int)c->sets,
+                                  (int)st->n,
+                                  st->d,
+                                  st->rank == 0 ? st->fv[s] : NULL,
+                                  st->rank == 0 ? st->fvp[s] : NULL,
+                                  st->unit};
+    DPBO_TRY(dpbo_k1lik_create(st->comm, &sets, &c->likelihood, &lik, err));
     DPBO_TRY(dpbo_k1lik_sweep(lik, st->n, c->delta, &results[s], err));
     st->perf_size[s][0] = MPI_Wtime() - t0;
     int eig = 0, scal = 0;

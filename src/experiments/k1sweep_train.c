@@ -42,8 +42,8 @@ static dpbo_status k1sweep_load_data(dpbo__k1sweep_state *st, dpbo_error *err) {
     o.split_seed = c->seed;
     DPBO_TRY(dpbo_logreg_objective_from_data(data, &o, &st->logreg, err));
   } else {
-    DPBO_TRY(dpbo_svm_data_split(data, c->seed, c->train_rows, st->pool, "k1sweep", c->data_path,
-                                 &st->svm, err));
+    const dpbo_svm_split split = {c->seed, c->train_rows, st->pool};
+    DPBO_TRY(dpbo_svm_data_split(data, &split, "k1sweep", c->data_path, &st->svm, err));
   }
 done:
   dpbo_dataset_destroy(data);
@@ -116,9 +116,10 @@ static dpbo_status k1sweep_valsets(dpbo__k1sweep_state *st, dpbo_error *err) {
     const int64_t m = c->size[s];
     DPBO_ALLOC(st->rows[s], (size_t)(c->sets * m), "the validation sets");
     DPBO_ALLOC(st->change[s], (size_t)c->sets, "the neighbours");
-    for (int64_t i = 0; i < c->sets; i++)
-      DPBO_TRY(dpbo_valset_draw(c->seed, st->pool, m, i, c->neighbour, st->rows[s] + i * m,
-                                &st->change[s][i], err));
+    for (int64_t i = 0; i < c->sets; i++) {
+      const dpbo_valset_request request = {c->seed, st->pool, m, i, c->neighbour};
+      DPBO_TRY(dpbo_valset_draw(&request, st->rows[s] + i * m, &st->change[s][i], err));
+    }
   }
 done:
   return status;

@@ -37,16 +37,18 @@ static dpbo_status k1sweep_write_models(hid_t file, const dpbo__k1sweep_state *s
           : "lambda_j = Sobol point j (unscrambled, from the origin) over the "
             "[space] ranges; one LIBSVM RBF C-SVC per setting",
       err));
-  DPBO_TRY(
-      dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, d2, st->values, st->rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, d2, st->unit, st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"lambda", H5T_NATIVE_DOUBLE, 2, d2},
+                                 st->values, st->rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"unit", H5T_NATIVE_DOUBLE, 2, d2},
+                                 st->unit, st->rank, err));
   if (!synthetic) {
-    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, sizeof *st->model, d1[0],
-                                    dpbo__k1sweep_columns, DPBO__K1SWEEP_COLUMNS, st->rank, err));
+    const dpbo_h5io_columns columns = {sizeof *st->model, dpbo__k1sweep_columns,
+                                       DPBO__K1SWEEP_COLUMNS};
+    DPBO_TRY(dpbo_h5io_write_fields(group, st->model, d1[0], &columns, st->rank, err));
     hsize_t db[2] = {(hsize_t)st->n, (hsize_t)st->nbytes};
-    DPBO_TRY(dpbo_h5io_write_small(group, "correct_bits", H5T_NATIVE_UINT8, 2, db,
-                                   st->rank == 0 ? (const void *)st->bits : st->values, st->rank,
-                                   err));
+    DPBO_TRY(
+        dpbo_h5io_write_small(group, &(dpbo_h5io_array){"correct_bits", H5T_NATIVE_UINT8, 2, db},
+                              st->rank == 0 ? (const void *)st->bits : st->values, st->rank, err));
   }
 done:
   if (group >= 0) H5Gclose(group);
@@ -70,15 +72,16 @@ static dpbo_status k1sweep_write_likelihood(hid_t parent, const dpbo_k1lik_resul
       {"s", offsetof(dpbo_k1lik_fit, s), 0},
       {"sigma_n", offsetof(dpbo_k1lik_fit, sigma_n), 0},
       {"lengthscale", offsetof(dpbo_k1lik_fit, lengthscale), 0}};
-  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, sizeof *res->grid, dk[0], columns,
-                                  sizeof columns / sizeof columns[0], rank, err));
+  const dpbo_h5io_columns fits = {sizeof *res->grid, columns, sizeof columns / sizeof columns[0]};
+  DPBO_TRY(dpbo_h5io_write_fields(group, res->grid, dk[0], &fits, rank, err));
   for (int k = 0; k < K; k++)
     ibuf[k] = res->grid[k].ell_at_bound;
-  DPBO_TRY(dpbo_h5io_write_small(group, "ell_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"ell_at_bound", H5T_NATIVE_INT64, 1, dk},
+                                 ibuf, rank, err));
   for (int k = 0; k < K; k++)
     ibuf[k] = res->grid[k].ratio_at_bound;
-  DPBO_TRY(
-      dpbo_h5io_write_small(group, "ratio_at_bound", H5T_NATIVE_INT64, 1, dk, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(
+      group, &(dpbo_h5io_array){"ratio_at_bound", H5T_NATIVE_INT64, 1, dk}, ibuf, rank, err));
   const dpbo_k1lik_fit *m = &res->mle;
   const struct {
     const char *name;
@@ -142,9 +145,9 @@ static dpbo_status k1sweep_write_size(hid_t file, const dpbo__k1sweep_state *st,
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "gof_seconds", &st->perf_size[s][1], 1, err));
   hsize_t dF[2] = {(hsize_t)R, (hsize_t)st->n};
   const double *dummy = st->unit;
-  DPBO_TRY(dpbo_h5io_write_small(group, "F_V", H5T_NATIVE_DOUBLE, 2, dF,
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"F_V", H5T_NATIVE_DOUBLE, 2, dF},
                                  st->rank == 0 ? st->fv[s] : dummy, st->rank, err));
-  DPBO_TRY(dpbo_h5io_write_small(group, "F_Vp", H5T_NATIVE_DOUBLE, 2, dF,
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"F_Vp", H5T_NATIVE_DOUBLE, 2, dF},
                                  st->rank == 0 ? st->fvp[s] : dummy, st->rank, err));
   if (st->rows) {
     /* Each rank writes its block of sets (every rank holds them all). */
@@ -161,20 +164,20 @@ static dpbo_status k1sweep_write_size(hid_t file, const dpbo__k1sweep_state *st,
     DPBO_ALLOC(ibuf, R, "the neighbours");
     for (int64_t i = 0; i < R; i++)
       ibuf[i] = (int32_t)st->change[s][i].op;
-    DPBO_TRY(
-        dpbo_h5io_write_small(group, "neighbour_op", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){"neighbour_op", H5T_NATIVE_INT32, 1, d1}, ibuf, st->rank, err));
     for (int64_t i = 0; i < R; i++)
       ibuf[i] = st->change[s][i].slot;
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_slot", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
-                                   err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){"neighbour_slot", H5T_NATIVE_INT32, 1, d1}, ibuf, st->rank, err));
     for (int64_t i = 0; i < R; i++)
       ibuf[i] = st->change[s][i].row;
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_row", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
-                                   err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){"neighbour_row", H5T_NATIVE_INT32, 1, d1}, ibuf, st->rank, err));
     for (int64_t i = 0; i < R; i++)
       ibuf[i] = (int32_t)dpbo_valset_neighbour_size(m, &st->change[s][i]);
-    DPBO_TRY(dpbo_h5io_write_small(group, "neighbour_size", H5T_NATIVE_INT32, 1, d1, ibuf, st->rank,
-                                   err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){"neighbour_size", H5T_NATIVE_INT32, 1, d1}, ibuf, st->rank, err));
   }
   DPBO_TRY(k1sweep_write_likelihood(group, res, st->rank, err));
   DPBO_TRY(dpbo_k1gof_write(group, gof, st->rank, err));

@@ -73,11 +73,22 @@ double dpbo_stopping_pgf_slope(const dpbo_runs_law *law, double x, double y) {
   }
 }
 
+/* The law of a noisy gain: the mixture of Lap(v_j, b) with weights w_j
+ * over the d gains v (ascending), with the weights' prefix sums `below`
+ * (stopping_check). */
+typedef struct stopping_mixture {
+  const double *v, *w, *below;
+  int64_t d;
+  double b;
+} stopping_mixture;
+
 /* G(s) and 1 − G(s), each summed from its own side (no cancellation): the
  * gains far below s add their whole weight to G (prefix sums `below`), those
  * within reach add their Laplace CDF. lo/hi bound the gains within reach. */
-static void stopping_cdf_pair(const double *v, const double *w, const double *below, int64_t d,
-                              double b, double s, double *G, double *Gbar) {
+static void stopping_cdf_pair(const stopping_mixture *mix, double s, double *G, double *Gbar) {
+  const double *v = mix->v, *w = mix->w, *below = mix->below;
+  const int64_t d = mix->d;
+  const double b = mix->b;
   /* First gain >= s − reach and first gain > s + reach, by bisection. */
   const double reach = STOPPING_REACH * b;
   int64_t lo = 0, hi = d;
@@ -142,10 +153,11 @@ dpbo_status dpbo_stopping_law(const dpbo_runs_law *law, const double *v, const d
   long double *acc = NULL;
   DPBO_TRY(stopping_check(v, w, d, b, &below, err));
   DPBO_ALLOC(acc, d, "the stopping law");
+  const stopping_mixture mix = {v, w, below, d, b};
   const double reach = STOPPING_REACH * b;
   double A, Abar, B, Bbar;
-  stopping_cdf_pair(v, w, below, d, b, v[0], &A, &Abar);
-  stopping_cdf_pair(v, w, below, d, b, v[d - 1], &Bbar, &B);
+  stopping_cdf_pair(&mix, v[0], &A, &Abar);
+  stopping_cdf_pair(&mix, v[d - 1], &Bbar, &B);
   /* The tails in closed form (stopping_law.h). */
   const double lower = dpbo_stopping_pgf(law, A, Abar) / (2.0 * A);
   const double upper = (1.0 - dpbo_stopping_pgf(law, Bbar, B)) / (2.0 * B);
@@ -176,7 +188,7 @@ dpbo_status dpbo_stopping_law(const dpbo_runs_law *law, const double *v, const d
           const double s = c + (nd < 4 ? -1.0 : 1.0) * r * gl_node[nd % 4];
           const double weight = r * gl_weight[nd % 4];
           double G, Gbar;
-          stopping_cdf_pair(v, w, below, d, b, s, &G, &Gbar);
+          stopping_cdf_pair(&mix, s, &G, &Gbar);
           const double slope = dpbo_stopping_pgf_slope(law, G, Gbar) * weight / (2.0 * b);
           if (slope == 0.0) continue;
           for (int64_t j = 0; j < d; j++) {
@@ -199,7 +211,8 @@ double dpbo_stopping_cdf(const dpbo_runs_law *law, const double *v, const double
                          double b, double s) {
   double *below = NULL, G, Gbar;
   if (stopping_check(v, w, d, b, &below, NULL) != DPBO_OK) return NAN;
-  stopping_cdf_pair(v, w, below, d, b, s, &G, &Gbar);
+  const stopping_mixture mix = {v, w, below, d, b};
+  stopping_cdf_pair(&mix, s, &G, &Gbar);
   free(below);
   return dpbo_stopping_pgf(law, G, Gbar);
 }
@@ -209,13 +222,14 @@ double dpbo_stopping_quantile(const dpbo_runs_law *law, const double *v, const d
   double *below = NULL;
   if (!(level > 0.0 && level < 1.0) || stopping_check(v, w, d, b, &below, NULL) != DPBO_OK)
     return NAN;
+  const stopping_mixture mix = {v, w, below, d, b};
   /* Q(G(s)) rises from 0 to 1; the quantile lies within 60 scales of the
    * gains for any level the report asks (and E[K] below 10^8). */
   double lo = v[0] - 60.0 * b, hi = v[d - 1] + 60.0 * b;
   for (int i = 0; i < 200 && hi - lo > 0.0; i++) {
     double mid = 0.5 * (lo + hi), G, Gbar;
     if (mid == lo || mid == hi) break;
-    stopping_cdf_pair(v, w, below, d, b, mid, &G, &Gbar);
+    stopping_cdf_pair(&mix, mid, &G, &Gbar);
     if (dpbo_stopping_pgf(law, G, Gbar) < level)
       lo = mid;
     else

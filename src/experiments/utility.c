@@ -124,16 +124,6 @@ static int utility_regret_cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mean, int64_t n,
-                                        double sensitivity, double epsilon, double *p,
-                                        dpbo_utility_holder *out, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  DPBO_TRY(dpbo_mech_select_probabilities(kind, mean, n, sensitivity, epsilon, p, err));
-  DPBO_TRY(dpbo_utility_law_figures(mean, p, n, out, err));
-done:
-  return status;
-}
-
 dpbo_status dpbo_utility_law_figures(const double *mean, const double *p, int64_t n,
                                      dpbo_utility_holder *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -243,8 +233,9 @@ static dpbo_status utility_random_search(const dpbo_config *config, const dpbo_r
     dpbo_utility_holder *h = &reports[e].holder;
     memset(h, 0, sizeof *h);
     h->best_observed = best;
-    DPBO_TRY(dpbo_utility_lambda_figures(config->selection, gains, T, sens, acc.epsilon_select, p,
-                                         h, err));
+    DPBO_TRY(dpbo_mech_select_probabilities(config->selection, gains, T, sens, acc.epsilon_select,
+                                            p, err));
+    DPBO_TRY(dpbo_utility_law_figures(gains, p, T, h, err));
     /* Released values are always clamped to the gain's range (selection.h). */
     dpbo_utility_value_figures(best, pub->laplace_scale, 1, lo, hi, h);
   }
@@ -399,9 +390,12 @@ done:
 }
 
 dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                 const double *epsilons, int count, double tail,
-                                 dpbo_utility_report *reports, dpbo_error *err) {
+                                 const dpbo_utility_request *request, dpbo_utility_report *reports,
+                                 dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const double *epsilons = request->epsilons;
+  const int count = request->count;
+  const double tail = request->tail;
   double *mean = NULL, *p = NULL;
   dpbo_privacy_inputs in;
   dpbo_sensitivity sens, sens_other;
@@ -441,9 +435,8 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
       DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
                  epsilons[e]);
   DPBO_TRY(dpbo_release_inputs(config, run->space, &in, err));
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
-                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb), &sens,
-                                      err));
+  const dpbo_space_range block = {run->space, dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb)};
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &sens, err));
   /* The other bounds side by side (γ_T does not depend on them). */
   in.bounds = config->bounds == DPBO_BOUNDS_PAPER ? DPBO_BOUNDS_CORRECTED : DPBO_BOUNDS_PAPER;
   {
@@ -453,9 +446,7 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
     in.delta_beta = other.delta_beta;
   }
   in.gamma_greedy = sens.gamma_greedy;
-  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, run->space, &config->kernel,
-                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
-                                      &sens_other, err));
+  DPBO_TRY(dpbo_privacy_sensitivities(comm, &in, &block, &config->kernel, &sens_other, err));
   const int64_t n = dpbo_space_size(run->space);
   const int has_lambda = ops->releases_lambda;
   if (has_lambda) {
@@ -469,9 +460,11 @@ dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const
     dpbo_utility_public_figures(config, &sens, epsilons[e], tail, &r->pub);
     dpbo_utility_public_figures(config, &sens_other, epsilons[e], tail, &r->pub_other);
     r->holder.best_observed = x;
-    if (has_lambda)
-      DPBO_TRY(dpbo_utility_lambda_figures(config->selection, mean, n, sens.lambda_sensitivity,
-                                           r->pub.epsilon_lambda, p, &r->holder, err));
+    if (has_lambda) {
+      DPBO_TRY(dpbo_mech_select_probabilities(config->selection, mean, n, sens.lambda_sensitivity,
+                                              r->pub.epsilon_lambda, p, err));
+      DPBO_TRY(dpbo_utility_law_figures(mean, p, n, &r->holder, err));
+    }
     dpbo_utility_value_figures(x, r->pub.laplace_scale, config->clamp_value, config->value_lo,
                                config->value_hi, &r->holder);
   }

@@ -110,15 +110,10 @@ dpbo_status dpbo_utility_gather_mean(MPI_Comm comm, const dpbo_config *config, c
 void dpbo_utility_public_figures(const dpbo_config *config, const dpbo_sensitivity *sens,
                                  double epsilon, double tail, dpbo_utility_public *out);
 
-/* λ̃'s exact distribution p[0..n) over the full μ_T vector `mean` (units of
- * v) for sensitivity Δ_λ and ε_λ, and the holder's λ̃ figures from it
- * (best_observed must be set in out first). */
-dpbo_status dpbo_utility_lambda_figures(dpbo_select_kind kind, const double *mean, int64_t n,
-                                        double sensitivity, double epsilon, double *p,
-                                        dpbo_utility_holder *out, dpbo_error *err);
-
 /* The holder's λ̃ figures from a distribution p[0..n) over gains mean[0..n)
- * (units of v; best_observed must be set in out first). */
+ * (units of v; best_observed must be set in out first). λ̃'s exact
+ * distribution over the full μ_T vector for Δ_λ and ε_λ is
+ * dpbo_mech_select_probabilities's (mechanism.h). */
 dpbo_status dpbo_utility_law_figures(const double *mean, const double *p, int64_t n,
                                      dpbo_utility_holder *out, dpbo_error *err);
 
@@ -130,11 +125,19 @@ double dpbo_utility_laplace_quantile(double b, double p);
 void dpbo_utility_value_figures(double x, double scale, int clamp, double lo, double hi,
                                 dpbo_utility_holder *out);
 
-/* Everything for `count` total budgets (collective: γ_T and μ_T are
- * distributed). */
+/* What a utility report asks for: `count` total budgets ε and the tail
+ * probability of its quantiles (--tail). */
+typedef struct dpbo_utility_request {
+  const double *epsilons;
+  int count;
+  double tail;
+} dpbo_utility_request;
+
+/* Everything for the request's total budgets, one report each
+ * (collective: γ_T and μ_T are distributed). */
 dpbo_status dpbo_utility_compute(MPI_Comm comm, const dpbo_config *config, const dpbo_run *run,
-                                 const double *epsilons, int count, double tail,
-                                 dpbo_utility_report *reports, dpbo_error *err);
+                                 const dpbo_utility_request *request, dpbo_utility_report *reports,
+                                 dpbo_error *err);
 
 /* Writes the reports into the run file as /utility (replacing an older
  * one; written under a temporary name and moved into place, so a failure

@@ -730,15 +730,23 @@ done:
   return status;
 }
 
+/* A file to read: its path, which messages name, and its descriptor if it
+ * is open already (>= 0: taken over by the reader). */
+typedef struct dataset_file {
+  const char *path;
+  int fd;
+} dataset_file;
+
 /* Images and labels as one dataset: each image's bytes become the features
  * of a row, scaled to [0, 1] (pixel / 255), the label byte its label. The
  * rows are read one at a time and the matrix grows as they arrive, so a
  * header claiming billions of rows fails at the truncation, not at a huge
- * allocation. Paths name the files in messages; fds >= 0 are taken over. */
-static dpbo_status dataset_read_idx(const char *images_path, int images_fd, const char *labels_path,
-                                    int labels_fd, unsigned zbuffer, int64_t max_features,
-                                    dpbo_dataset **out, dpbo_error *err) {
+ * allocation. Both files' descriptors are taken over. */
+static dpbo_status dataset_read_idx(dataset_file images, dataset_file labels, unsigned zbuffer,
+                                    int64_t max_features, dpbo_dataset **out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const char *images_path = images.path, *labels_path = labels.path;
+  int images_fd = images.fd, labels_fd = labels.fd;
   idx_file im, lb;
   dpbo_dataset *data = NULL;
   unsigned char *bytes = NULL;
@@ -847,8 +855,8 @@ static dpbo_status dataset_read(const char *path, int fd, int labels_fd, unsigne
   if (format == DPBO_FORMAT_IDX) {
     int given = fd, given_labels = labels_fd;
     fd = labels_fd = -1; /* dataset_read_idx closes them */
-    DPBO_TRY(dataset_read_idx(path, given, options->labels, given_labels, zbuffer, max_features,
-                              out, err));
+    const dataset_file images = {path, given}, labels = {options->labels, given_labels};
+    DPBO_TRY(dataset_read_idx(images, labels, zbuffer, max_features, out, err));
     goto done;
   }
   {
@@ -971,19 +979,18 @@ done:
   return status;
 }
 
-dpbo_status dpbo__dataset_read_idx_buffers(const char *images_name, const void *images,
-                                           size_t images_size, const char *labels_name,
-                                           const void *labels, size_t labels_size,
-                                           dpbo_dataset **out, dpbo_error *err) {
+dpbo_status dpbo__dataset_read_idx_buffers(const dpbo__dataset_buffer *images,
+                                           const dpbo__dataset_buffer *labels, dpbo_dataset **out,
+                                           dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   int fd = -1, labels_fd = -1;
-  DPBO_TRY(dataset_memfd(images_name, images, images_size, &fd, err));
-  DPBO_TRY(dataset_memfd(labels_name, labels, labels_size, &labels_fd, err));
+  DPBO_TRY(dataset_memfd(images->name, images->bytes, images->size, &fd, err));
+  DPBO_TRY(dataset_memfd(labels->name, labels->bytes, labels->size, &labels_fd, err));
   dpbo_dataset_options options;
   dpbo_dataset_options_default(&options);
   options.format = DPBO_FORMAT_IDX;
-  options.labels = labels_name;
-  status = dataset_read(images_name, fd, labels_fd, 0, &options, out, err);
+  options.labels = labels->name;
+  status = dataset_read(images->name, fd, labels_fd, 0, &options, out, err);
   fd = labels_fd = -1; /* dataset_read closed them */
 done:
   if (fd >= 0) close(fd);

@@ -14,11 +14,18 @@
 dpbo_status dpbo__dataset_read_buffer(const char *name, const void *bytes, size_t size,
                                       dpbo_data_format format, dpbo_dataset **out, dpbo_error *err);
 
+/* A file's bytes in memory: `size` bytes at `bytes`, read as the file
+ * `name` (which messages name). */
+typedef struct dpbo__dataset_buffer {
+  const char *name;
+  const void *bytes;
+  size_t size;
+} dpbo__dataset_buffer;
+
 /* The same for the IDX format: the images file's and the labels file's
- * bytes, each named in messages. */
-dpbo_status dpbo__dataset_read_idx_buffers(const char *images_name, const void *images,
-                                           size_t images_size, const char *labels_name,
-                                           const void *labels, size_t labels_size,
-                                           dpbo_dataset **out, dpbo_error *err);
+ * bytes. */
+dpbo_status dpbo__dataset_read_idx_buffers(const dpbo__dataset_buffer *images,
+                                           const dpbo__dataset_buffer *labels, dpbo_dataset **out,
+                                           dpbo_error *err);
 
 #endif

@@ -134,15 +134,16 @@ done:
   return status;
 }
 
-dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
-                                int64_t n_eval, const char *what, const char *path,
-                                dpbo_svm_data **out, dpbo_error *err) {
+dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, const dpbo_svm_split *split,
+                                const char *what, const char *path, dpbo_svm_data **out,
+                                dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_dataset *train = NULL, *eval = NULL;
   dpbo_scaling scaling;
   memset(&scaling, 0, sizeof scaling);
   *out = NULL;
-  status = dpbo_dataset_split(data, seed, n_train, n_eval, &train, &eval, err);
+  status = dpbo_dataset_split(data, split->seed, split->train_rows, split->eval_rows, &train, &eval,
+                              err);
   if (status != DPBO_OK) {
     dpbo_error_prefix(err, "%s on %s", what, path);
     goto done;
@@ -940,9 +941,9 @@ dpbo_status dpbo_svm_objective_create(const dpbo_svm_options *options, dpbo_obje
   DPBO_ALLOC(impl, 1, "the svm objective");
   impl->options = *options;
   impl->options.space = NULL; /* not kept: the objective does not own it */
-  DPBO_TRY(dpbo_svm_data_split(data, options->split_seed, options->train_rows,
-                               options->validation_rows, "svm objective", options->data_path,
-                               &impl->data, err));
+  const dpbo_svm_split split = {options->split_seed, options->train_rows, options->validation_rows};
+  DPBO_TRY(
+      dpbo_svm_data_split(data, &split, "svm objective", options->data_path, &impl->data, err));
   if (options->space) {
     /* The space's names now, so that a weight of a feature the data lacks
      * stops the run before its first evaluation. */

@@ -47,13 +47,20 @@ dpbo_status dpbo_svm_data_create(const dpbo_dataset *train, const dpbo_dataset *
                                  dpbo_svm_data **out, dpbo_error *err);
 void dpbo_svm_data_destroy(dpbo_svm_data *data);
 
+/* How a data set is split (dpbo_dataset_split): under `seed`, train_rows
+ * training rows, the next eval_rows rows to predict. */
+typedef struct dpbo_svm_split {
+  uint64_t seed;
+  int64_t train_rows, eval_rows;
+} dpbo_svm_split;
+
 /* The preparation shared by the svm objective and the k1 sweep: splits data
- * (dpbo_dataset_split: n_train training rows, the next n_eval rows to
- * predict), scales both with ranges from the training rows alone and builds
- * the LIBSVM data. A split error is prefixed "<what> on <path>". */
-dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, uint64_t seed, int64_t n_train,
-                                int64_t n_eval, const char *what, const char *path,
-                                dpbo_svm_data **out, dpbo_error *err);
+ * as `split` says, scales both parts with ranges from the training rows
+ * alone and builds the LIBSVM data. A split error is prefixed "<what> on
+ * <path>". */
+dpbo_status dpbo_svm_data_split(const dpbo_dataset *data, const dpbo_svm_split *split,
+                                const char *what, const char *path, dpbo_svm_data **out,
+                                dpbo_error *err);
 
 /* The most classes the svm objective takes (DPBO_SVM_MAX_CLASSES). A
  * label column with more distinct values is almost always the wrong

@@ -17,10 +17,12 @@ static int32_t valset_kth_outside(const int32_t *rows, int64_t m, int64_t k) {
   return (int32_t)candidate;
 }
 
-dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set,
-                             dpbo_neighbour_kind kind, int32_t *rows, dpbo_valset_change *change,
-                             dpbo_error *err) {
+dpbo_status dpbo_valset_draw(const dpbo_valset_request *request, int32_t *rows,
+                             dpbo_valset_change *change, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const uint64_t seed = request->seed;
+  const int64_t pool = request->pool, m = request->m, set = request->set;
+  const dpbo_neighbour_kind kind = request->kind;
   if (m < 2 || m >= pool || m > DPBO_VALSET_MAX_M || pool > INT32_MAX)
     DPBO_RAISE(DPBO_ERR_ARG,
                "validation sets need 2 <= m < pool rows (m <= %lld, pool <= %d); got m = %lld, "
@@ -66,10 +68,12 @@ done:
   return status;
 }
 
-dpbo_status dpbo_valset_adversarial(const uint8_t *bits, int64_t nbytes, int64_t n, int64_t m,
+dpbo_status dpbo_valset_adversarial(const dpbo_valset_models *models, int64_t m,
                                     const int32_t *rows, dpbo_valset_change *change, double *spread,
                                     dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const uint8_t *bits = models->bits;
+  const int64_t nbytes = models->nbytes, n = models->n;
   int64_t *right = NULL;
   if (n < 1 || m < 2)
     DPBO_RAISE(DPBO_ERR_ARG,

@@ -53,18 +53,32 @@ typedef struct dpbo_valset_change {
   int32_t row;  /* ADD, SWAP: the pool row that enters; REMOVE: the row that leaves */
 } dpbo_valset_change;
 
+/* A validation set asked for: set number `set` of size m over a pool of
+ * `pool` rows under `seed` (its PCG stream, above), with a neighbour of
+ * kind `kind`. */
+typedef struct dpbo_valset_request {
+  uint64_t seed;
+  int64_t pool, m, set;
+  dpbo_neighbour_kind kind;
+} dpbo_valset_request;
+
 /* Draws V (rows[0..m), ascending pool row indices in [0, pool)) and its
  * neighbour. Needs 2 <= m < pool (a neighbour must exist on both sides). */
-dpbo_status dpbo_valset_draw(uint64_t seed, int64_t pool, int64_t m, int64_t set,
-                             dpbo_neighbour_kind kind, int32_t *rows, dpbo_valset_change *change,
-                             dpbo_error *err);
+dpbo_status dpbo_valset_draw(const dpbo_valset_request *request, int32_t *rows,
+                             dpbo_valset_change *change, dpbo_error *err);
 
-/* The adversarial neighbour of V (see above) from n models' correctness
- * bits, model j's at bits + j·nbytes (dpbo_valset_pack's layout over the
- * pool): *change removes the chosen record, *spread (may be NULL) is its
- * max_j D_r(j) − min_j D_r(j). The spreads are compared exactly, as the
+/* n models' correctness over the pool: model j's bits at bits + j·nbytes
+ * (dpbo_valset_pack's layout). */
+typedef struct dpbo_valset_models {
+  const uint8_t *bits;
+  int64_t nbytes, n;
+} dpbo_valset_models;
+
+/* The adversarial neighbour of V = rows[0..m) (see above) from the models'
+ * correctness: *change removes the chosen record, *spread (may be NULL) is
+ * its max_j D_r(j) − min_j D_r(j). The spreads are compared exactly, as the
  * integers m·(m − 1)·spread. */
-dpbo_status dpbo_valset_adversarial(const uint8_t *bits, int64_t nbytes, int64_t n, int64_t m,
+dpbo_status dpbo_valset_adversarial(const dpbo_valset_models *models, int64_t m,
                                     const int32_t *rows, dpbo_valset_change *change, double *spread,
                                     dpbo_error *err);
 

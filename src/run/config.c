@@ -428,7 +428,8 @@ static dpbo_status config_data_source(dpbo_config *config, char *path, size_t si
                                     dpbo_data_format_names, &choice, err));
   *format = (dpbo_data_format)choice;
   DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
-                                   DPBO_DATASET_MAX_FEATURES, 1, INT32_MAX, max_features, err));
+                                   DPBO_DATASET_MAX_FEATURES, (dpbo_settings_range){1, INT32_MAX},
+                                   max_features, err));
   DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "header", "auto",
                                     dpbo_csv_header_names, &choice, err));
   *header = (dpbo_csv_header)choice;
@@ -564,21 +565,23 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(config_data_source(config, svm->data_path, sizeof svm->data_path, &svm->format,
                                 &svm->max_features, &svm->header, &svm->label_column,
                                 svm->labels_path, sizeof svm->labels_path, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
-                                     &svm->train_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
+                                     (dpbo_settings_range){1, INT64_MAX}, &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
                                    svm->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0, 1,
-                                     INT64_MAX, &svm->validation_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0,
+                                     (dpbo_settings_range){1, INT64_MAX}, &svm->validation_rows,
+                                     err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
                                    svm->validation_rows >= 1, "is required (>= 1)", err));
     /* Held-out test rows (dpbo compare): the rows after the validation rows
      * in the same permutation, so train and validation rows are the same
      * with or without them. */
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0, 0, INT64_MAX,
-                                     &svm->test_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0,
+                                     (dpbo_settings_range){0, INT64_MAX}, &svm->test_rows, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
-                                     (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+                                     (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX},
+                                     &i64, err));
     svm->split_seed = (uint64_t)i64;
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "cache_mb", svm->cache_mb, 0,
                                       &svm->cache_mb, err));
@@ -588,13 +591,13 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
                                       0, &svm->tolerance, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", svm->tolerance > 0,
                                    "must be positive", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking, 0,
-                                     1, &i64, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking,
+                                     (dpbo_settings_range){0, 1}, &i64, err));
     svm->shrinking = (int)i64;
   } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
     /* (function, features and noise_std: their rows) */
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
-                                     0, INT64_MAX, &i64, err));
+                                     (dpbo_settings_range){0, INT64_MAX}, &i64, err));
     config->synthetic_seed = (uint64_t)i64;
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
@@ -602,18 +605,20 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(config_data_source(config, lr->data_path, sizeof lr->data_path, &lr->format,
                                 &lr->max_features, &lr->header, &lr->label_column, lr->labels_path,
                                 sizeof lr->labels_path, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0, 1, INT64_MAX,
-                                     &lr->train_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
+                                     (dpbo_settings_range){1, INT64_MAX}, &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
                                    lr->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0, 1,
-                                     INT64_MAX, &lr->validation_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0,
+                                     (dpbo_settings_range){1, INT64_MAX}, &lr->validation_rows,
+                                     err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
                                    lr->validation_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0, 0, INT64_MAX,
-                                     &lr->test_rows, err));
+    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0,
+                                     (dpbo_settings_range){0, INT64_MAX}, &lr->test_rows, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
-                                     (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+                                     (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX},
+                                     &i64, err));
     lr->split_seed = (uint64_t)i64;
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "positive_label",
                                       lr->positive_label, 0, &lr->positive_label, err));
@@ -707,7 +712,8 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
   char text[256];
   DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "privacy", config, err));
   DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
-                                   (int64_t)config->seed, 0, INT64_MAX, &i64, err));
+                                   (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX}, &i64,
+                                   err));
   config->noise_seed = (uint64_t)i64;
   /* guided's T1 (run/guided.h): a fifth of the evaluations by default
    * (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below T = 3
@@ -719,7 +725,7 @@ static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
                                      fifth < 1      ? 1
                                      : fifth > most ? most
                                                     : fifth,
-                                     1, 100000, &i64, err));
+                                     (dpbo_settings_range){1, 100000}, &i64, err));
     config->guided_evaluations = (int)i64;
   }
   /* The cap of the run's ledger (output.h): a release that would bring the

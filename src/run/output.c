@@ -151,10 +151,12 @@ static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, con
   /* int members, widened to int64 columns */
   for (hsize_t t = 0; t < steps; t++)
     ibuf[t] = run->trace[t].worker;
-  DPBO_TRY(dpbo_h5io_write_small(group, "worker", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"worker", H5T_NATIVE_INT64, 1, dims1},
+                                 ibuf, rank, err));
   for (hsize_t t = 0; t < steps; t++)
     ibuf[t] = run->trace[t].state;
-  DPBO_TRY(dpbo_h5io_write_small(group, "state", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"state", H5T_NATIVE_INT64, 1, dims1},
+                                 ibuf, rank, err));
   /* A published trace (private_evaluations) holds only what the proof
    * covers: whether an attempt failed may depend on the validation data, and
    * attempts = 2 says one did, so they are left out unless
@@ -162,25 +164,30 @@ static dpbo_status output_write_trace(hid_t file, const dpbo_config *config, con
   if (!dpbo_algorithm_publishes_trace(config->algorithm) || config->failures_public) {
     for (hsize_t t = 0; t < steps; t++)
       ibuf[t] = run->trace[t].attempts;
-    DPBO_TRY(dpbo_h5io_write_small(group, "attempts", H5T_NATIVE_INT64, 1, dims1, ibuf, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){"attempts", H5T_NATIVE_INT64, 1, dims1}, ibuf, rank, err));
   }
   for (hsize_t t = 0; t < steps; t++)
     memcpy(buf + t * d, run->trace[t].value, (size_t)d * sizeof *buf);
-  DPBO_TRY(dpbo_h5io_write_small(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"lambda", H5T_NATIVE_DOUBLE, 2, dims2},
+                                 buf, rank, err));
   for (hsize_t t = 0; t < steps; t++)
     memcpy(buf + t * d, run->trace[t].unit, (size_t)d * sizeof *buf);
-  DPBO_TRY(dpbo_h5io_write_small(group, "unit", H5T_NATIVE_DOUBLE, 2, dims2, buf, rank, err));
+  DPBO_TRY(dpbo_h5io_write_small(group, &(dpbo_h5io_array){"unit", H5T_NATIVE_DOUBLE, 2, dims2},
+                                 buf, rank, err));
 
   /* Scalar columns, one dataset each. */
-  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, sizeof *run->trace, steps, trace_columns,
-                                  sizeof trace_columns / sizeof trace_columns[0], rank, err));
+  const dpbo_h5io_columns columns = {sizeof *run->trace, trace_columns,
+                                     sizeof trace_columns / sizeof trace_columns[0]};
+  DPBO_TRY(dpbo_h5io_write_fields(group, run->trace, steps, &columns, rank, err));
   DPBO_TRY(output_write_failures(group, run, err));
   if (run->candidates) {
     /* A selection run's secret candidates, all `planned` (its K) of them:
      * --resume must evaluate these, which nothing public can recompute. */
     hsize_t planned[1] = {(hsize_t)run->planned};
-    DPBO_TRY(dpbo_h5io_write_small(group, DPBO_OUTPUT_CANDIDATES, H5T_NATIVE_INT64, 1, planned,
-                                   run->candidates, rank, err));
+    DPBO_TRY(dpbo_h5io_write_small(
+        group, &(dpbo_h5io_array){DPBO_OUTPUT_CANDIDATES, H5T_NATIVE_INT64, 1, planned},
+        run->candidates, rank, err));
   }
   DPBO_TRY(dpbo_h5io_attr_doubles(group, "delta", &config->delta, 1, err));
   {
@@ -413,8 +420,9 @@ dpbo_status dpbo_output_read_checkpoint(const char *path, dpbo_settings *stored,
   DPBO_ALLOC(trace, n + 1, "the checkpoint's trace");
   DPBO_ALLOC(ibuf, n + 1, "the checkpoint's trace");
   if (n > 0) {
-    DPBO_TRY(dpbo_h5io_read_fields(group, trace, sizeof *trace, n, trace_columns,
-                                   sizeof trace_columns / sizeof trace_columns[0], err));
+    const dpbo_h5io_columns columns = {sizeof *trace, trace_columns,
+                                       sizeof trace_columns / sizeof trace_columns[0]};
+    DPBO_TRY(dpbo_h5io_read_fields(group, trace, n, &columns, err));
     static const char *const ints[] = {"worker", "state", "attempts"};
     for (int c = 0; c < 3; c++) {
       char name[64];

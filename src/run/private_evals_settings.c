@@ -93,8 +93,9 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
                                    out->sensitivity >= in->proven_sensitivity, what, err));
     out->sensitivity_proven = out->sensitivity == in->proven_sensitivity;
   }
-  DPBO_TRY(dpbo_settings_get_int64(settings, "privacy", "max_evaluations", in->planned, 1,
-                                   INT64_MAX / 2, &out->max_evaluations, err));
+  DPBO_TRY(dpbo_settings_get_int64(settings, "privacy", "max_evaluations", in->planned,
+                                   (dpbo_settings_range){1, INT64_MAX / 2}, &out->max_evaluations,
+                                   err));
   snprintf(what, sizeof what,
            "= %lld is fewer than the run's planned evaluations (run.iterations = %lld): every "
            "evaluation is one Gaussian mechanism and K must cover all of them (set K above T "

@@ -475,9 +475,9 @@ static dpbo_status release_plan(const release_draw_ctx *c, dpbo_release *out, dp
   const dpbo_run *run = c->run;
   DPBO_TRY(dpbo_release_inputs(config, run->space, &out->inputs, err));
   out->inputs.memory_limit = run->memory_limit; /* γ_T's UCB state obeys the run's limit */
-  DPBO_TRY(dpbo_privacy_sensitivities(c->comm, &out->inputs, run->space, &config->kernel,
-                                      dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb),
-                                      &out->sens, err));
+  const dpbo_space_range block = {run->space, dpbo_ucb_begin(run->ucb), dpbo_ucb_count(run->ucb)};
+  DPBO_TRY(
+      dpbo_privacy_sensitivities(c->comm, &out->inputs, &block, &config->kernel, &out->sens, err));
   DPBO_TRY(release_check_factors(c, err));
   if (c->sensitivity_factor != 1.0) { /* audit only (release_private.h) */
     out->sens.lambda_sensitivity *= c->sensitivity_factor;

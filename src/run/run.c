@@ -102,8 +102,8 @@ static dpbo_status run_create(MPI_Comm comm, const dpbo_config *config, int plan
     dpbo_error_prefix(err, "%s: ucb.memory_limit_mb = %s (rank %d)", config->path, limit, rank);
   }
   if (local == DPBO_OK)
-    local =
-        dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, rows, mode, &run->ucb, err);
+    local = dpbo_ucb_create_mode(&(dpbo_space_range){run->space, begin, count}, &config->kernel,
+                                 rows, mode, &run->ucb, err);
   if (local == DPBO_OK)
     local = dpbo_gp_create(&config->kernel, &config->prior, rows, &run->gp, err);
   if (local == DPBO_OK) {
@@ -211,8 +211,8 @@ static dpbo_status run_rebuild(MPI_Comm comm, const dpbo_config *config, dpbo_ru
   run->gp = NULL;
   int64_t begin, count;
   dpbo_space_block(dpbo_space_size(run->space), size, rank, &begin, &count);
-  DPBO_TRY(dpbo_ucb_create_mode(run->space, &config->kernel, begin, count, config->iterations, mode,
-                                &run->ucb, err));
+  DPBO_TRY(dpbo_ucb_create_mode(&(dpbo_space_range){run->space, begin, count}, &config->kernel,
+                                config->iterations, mode, &run->ucb, err));
   DPBO_TRY(dpbo_gp_create(&config->kernel, &config->prior, config->iterations, &run->gp, err));
   for (int pass = 0; pass < 2; pass++) {
     for (int s = 0; s < run->steps; s++) {

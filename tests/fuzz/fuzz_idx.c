@@ -37,8 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dpbo_dataset *set = NULL;
   dpbo_error err;
   dpbo_error_clear(&err);
-  dpbo_status status = dpbo__dataset_read_idx_buffers(
-      "fuzz.images", images, rest - labels_size, "fuzz.labels", labels, labels_size, &set, &err);
+  const dpbo__dataset_buffer image_file = {"fuzz.images", images, rest - labels_size},
+                             label_file = {"fuzz.labels", labels, labels_size};
+  dpbo_status status = dpbo__dataset_read_idx_buffers(&image_file, &label_file, &set, &err);
   if (status != DPBO_OK) {
     REQUIRE(set == NULL);
     REQUIRE(err.code == status);
