@@ -690,6 +690,19 @@ def overview(doc, png):
     plt.close(fig)
 
 
+def small_png(path):
+    """Store a drawn figure with a 64-colour palette: the atlas's 39 figures take about
+    1.5 MB so, 5 MB as matplotlib writes them (line plots lose nothing visible). Left as
+    drawn when PIL (Debian's python3-pil, which matplotlib needs) cannot be imported."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as im:
+        small = im.convert("RGB").quantize(colors=64)
+    small.save(path, optimize=True)
+
+
 def draw_task(task, png, source):
     """One task's figures (png, .gof.png) and tables (.md) through plot_k1_sweep.draw."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -697,6 +710,9 @@ def draw_task(task, png, source):
     import plot_k1_sweep as plot
     meta, sizes = plot.from_doc(task)
     plot.draw(meta, sizes, png, source=f"{source}, task {task['name']}")
+    for figure in (png, os.path.splitext(png)[0] + ".gof.png"):
+        if os.path.exists(figure):
+            small_png(figure)
 
 
 def draw(doc, source, overview_png=None, task_dir=None, only_task=None, task_png=None):
@@ -718,6 +734,7 @@ def draw(doc, source, overview_png=None, task_dir=None, only_task=None, task_png
         tmp = f"{overview_png}.tmp.{os.getpid()}.png"
         try:
             overview(doc, tmp)
+            small_png(tmp)
             os.replace(tmp, overview_png)
         finally:
             if os.path.exists(tmp):
@@ -761,15 +778,16 @@ def cmd_draw(args):
 
 def cmd_manifest(data, sub):
     """analysis/figures/MANIFEST's lines for the figures `draw DATA --dir analysis/figures
-    --task-dir analysis/figures/SUB` writes: each redrawn from DATA alone."""
+    --task-dir analysis/figures/SUB` writes: every line names that one command, with {dir}
+    for analysis/figures, so that scripts/check-figures.py draws them all in one run."""
     doc = load(data)
     name = doc["provenance"]["atlas"]
-    head = f"{data} | analysis/atlas.py draw {data}"
-    print(f"{name}.png | {head} -o {{out}}")
+    head = f"{data} | analysis/atlas.py draw {data} --dir {{dir}} --task-dir {{dir}}/{sub}"
+    print(f"{name}.png | {head}")
     for t in doc["tasks"]:
         task = t["name"]
-        print(f"{sub}/{task}.k1.png | {head} --task {task} -o {{out}}")
-        print(f"{sub}/{task}.k1.gof.png | {head} --task {task} -o {{dir}}/{task}.k1.png")
+        print(f"{sub}/{task}.k1.png | {head}")
+        print(f"{sub}/{task}.k1.gof.png | {head}")
     return 0
 
 

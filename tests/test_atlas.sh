@@ -173,7 +173,7 @@ if [[ $mode == data ]]; then
   "$python" "$atlas" draw data/small.json --task digits-svm-adversarial -o one/adv.k1.png || fail "draw --task exited $?"
   [[ -s one/adv.k1.png && -s one/adv.k1.gof.png && -s one/adv.k1.md ]] || fail "draw --task wrote no figures"
   "$python" "$atlas" manifest data/small.json > manifest.txt || fail "manifest exited $?"
-  [[ $(wc -l < manifest.txt) -eq 5 ]] && grep -qxF "atlas/digits-svm-adversarial.k1.gof.png | data/small.json | analysis/atlas.py draw data/small.json --task digits-svm-adversarial -o {dir}/digits-svm-adversarial.k1.png" manifest.txt ||
+  [[ $(wc -l < manifest.txt) -eq 5 ]] && grep -qxF "atlas/digits-svm-adversarial.k1.gof.png | data/small.json | analysis/atlas.py draw data/small.json --dir {dir} --task-dir {dir}/atlas" manifest.txt ||
     { cat manifest.txt; fail "manifest lines"; }
   cmp figs/small.md results/small.md || fail "the table drawn from the JSON differs from the gather's"
   cmp figs/atlas/digits-svm-adversarial.k1.md results/small/digits-svm-adversarial.k1.md ||
