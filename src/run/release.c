@@ -787,7 +787,9 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
  * methods' accounting, or the privatized evaluations' mechanisms. */
 static release_group release_terms(const dpbo_release *r) {
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
-  return ops->evals_layout ? RELEASE_EVALS : ops->is_selection ? RELEASE_SELECTION : RELEASE_TERM;
+  return ops->evals_layout                            ? RELEASE_EVALS
+         : ops->is_selection || ops->guided_selection ? RELEASE_SELECTION
+                                                      : RELEASE_TERM;
 }
 
 /* Whether a group of numbers applies to the release (the ledger's are
