@@ -66,7 +66,7 @@ run() {
   "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/g.ini" --quiet \
     --set "output.name=$name" "$@" > "$work/$name.log" 2>&1
 }
-ok() { local name=$1; shift; run "$name" "$@" || { cat "$work/$name.log"; fail "$name exited $?"; }; }
+ok() { local name=$1 code; shift; run "$name" "$@"; code=$?; [[ $code == 0 ]] || { cat "$work/$name.log"; fail "$name exited $code"; }; }
 # ds FILE DATASET: a dataset of a run file as one line
 ds() { "$py" -c 'import h5py,sys; print(" ".join(str(x) for x in h5py.File(sys.argv[1],"r")[sys.argv[2]][()]))' "$1" "$2"; }
 # charges FILE: the ledger's charge lines of run file FILE (algorithm, epsilon, delta)
