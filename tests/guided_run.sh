@@ -95,6 +95,12 @@ assert "basic composition of the two stages" in r["guarantee"], r["guarantee"]
 assert r["guarantee"].startswith("Stage 1: 4 GP-UCB evaluations"), r["guarantee"]
 assert "(%.6g, %.6g)-DP" % (r["epsilon_total"], r["delta_total"]) in r["guarantee"]
 assert "papernot_steinke" in r["guarantee"]
+# The release states both stages (its terms: stage 2's accounting, stage 1's).
+t = r["terms"]
+assert up(t["stage1_epsilon_accounted"], t["epsilon_accounted"]) == r["epsilon_total"], t
+assert up(t["stage1_delta"], t["delta_accounted"]) == r["delta_total"], t
+assert t["stage1_evaluations"] == 4 and t["stage1_sigma"] == float(g["stage1_sigma"]) > 0, t
+assert 0.3 / 32 * (1 - 1e-12) <= t["pi_min"] <= t["pi_max"] < 1, t
 assert r["T"] == 12 and r["ledger"]["draws"] == 1, (r["T"], r["ledger"])
 assert r["ledger"]["epsilon_basic"] >= r["epsilon_total"] - 1e-15
 # Both stages in the run file: stage 1's T1 privatized values, stage 2's K.

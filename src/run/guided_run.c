@@ -89,6 +89,11 @@ static dpbo_status guided_run_law(MPI_Comm comm, const dpbo_config *stage1, guid
     }
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  /* (Stated in the release, which every rank holds.) */
+  double extremes[2] = {rec->pi_min, rec->pi_max};
+  DPBO_MPI_TRY(MPI_Bcast(extremes, 2, MPI_DOUBLE, 0, comm));
+  rec->pi_min = extremes[0];
+  rec->pi_max = extremes[1];
 done:
   if (status != DPBO_OK) {
     free(*cdf);
@@ -174,7 +179,7 @@ typedef struct guided_publishing {
   const dpbo_config *config; /* the guided config */
   const dpbo_config *stage2; /* the base's config at stage 2's share */
   const dpbo_run *run;       /* stage 2's runs */
-  const dpbo_guided_accounting *acc;
+  const guided_run_record *rec;
   dpbo_noise *noise;
   dpbo_release *release;
 } guided_publishing;
@@ -191,8 +196,17 @@ static dpbo_status guided_publish_make(MPI_Comm comm, void *user, double *epsilo
   DPBO_TRY(dpbo_release_draw(comm, p->stage2, p->run, p->noise, r, err));
   r->algorithm = p->config->algorithm;
   r->T = p->config->iterations;
-  r->epsilon_total = p->acc->epsilon_accounted;
-  r->delta_total = p->acc->delta_accounted;
+  const dpbo_guided_accounting *acc = p->rec->acc;
+  r->epsilon_total = acc->epsilon_accounted;
+  r->delta_total = acc->delta_accounted;
+  r->guided.stage1_evaluations = acc->stage1_evaluations;
+  r->guided.stage1_epsilon = acc->epsilon1;
+  r->guided.stage1_delta = acc->delta1;
+  r->guided.stage1_epsilon_accounted = acc->epsilon1_accounted;
+  r->guided.stage1_sigma = acc->sigma;
+  r->guided.stage1_gp_noise_std = acc->gp_noise_std_used;
+  r->guided.pi_min = p->rec->pi_min;
+  r->guided.pi_max = p->rec->pi_max;
   dpbo_algorithm_ops_get(r->algorithm)->describe(r, p->config);
   *epsilon = r->epsilon_total;
   *delta = r->delta_total;
@@ -316,7 +330,7 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   DPBO_ALLOC(release, 1, "the release");
   dpbo_noise noise;
   dpbo_session_noise(&noise, config, rank);
-  guided_publishing p = {config, stage2, &run2, &acc, &noise, release};
+  guided_publishing p = {config, stage2, &run2, &rec, &noise, release};
   static const dpbo_publish_ops ops = {guided_publish_make, guided_publish_ledger,
                                        guided_publish_write};
   char base[DPBO_PATH_MAX + 300], h5[DPBO_PATH_MAX + 364], json[DPBO_PATH_MAX + 364];
