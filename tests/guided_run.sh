@@ -10,7 +10,8 @@
 #    algorithm guided), and the release counts one draw;
 #  - the run file records both stages: /guided (stage 1's T1 indices and
 #    noisy values) and /trace with stage 2's K secret candidates;
-#  - the same noise_seed gives the same run and release; another noise_seed
+#  - the same noise_seed gives the same run and release, on 2 ranks and on 1
+#    (π gathered from the ranks' blocks is π of one block); another noise_seed
 #    with the same run.seed other stage-2 candidates; with OS noise and
 #    run.seed fixed, four runs' stage-2 candidates are not all equal (the
 #    draws come from the secret noise source: liu_talwar, E[K] = 36, weight
@@ -63,7 +64,7 @@ INI
 run() {
   local name=$1
   shift
-  "$mpiexec" -n 2 --oversubscribe "$bin" run "$work/g.ini" --quiet \
+  "$mpiexec" -n "${np:-2}" --oversubscribe "$bin" run "$work/g.ini" --quiet \
     --set "output.name=$name" "$@" > "$work/$name.log" 2>&1
 }
 ok() { local name=$1 code; shift; run "$name" "$@"; code=$?; [[ $code == 0 ]] || { cat "$work/$name.log"; fail "$name exited $code"; }; }
@@ -123,6 +124,18 @@ echo "ledger: one charge, $alg ($leps, $ldelta)"
 ok g-again
 [[ $(ds "$work/out/g-again.h5" trace/candidates) == $(ds "$work/out/g.h5" trace/candidates) ]] ||
   fail "the same noise_seed drew other stage-2 candidates"
+# On one rank (Λ in one block, π built from it alone) the same run: the law
+# gathered from the ranks' blocks is the same law.
+np=1 ok g-np1
+"$py" - "$work/out/g.h5" "$work/out/g-np1.h5" "$work/out/g.release.json" "$work/out/g-np1.release.json" <<'PY' ||
+import h5py, json, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+ra, rb = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+for d in ("trace/candidates", "guided/stage1_index", "guided/stage1_value"):
+    assert list(a[d][()]) == list(b[d][()]), d
+assert ra["terms"] == rb["terms"] and ra["value"] == rb["value"] and ra["lambda"] == rb["lambda"]
+PY
+  fail "1 and 2 ranks made different guided runs with the same noise_seed"
 ok g-12 --set privacy.noise_seed=12
 a=$(ds "$work/out/g.h5" trace/candidates) b=$(ds "$work/out/g-12.h5" trace/candidates)
 echo "run.seed 2015: noise_seed 11 -> $a; noise_seed 12 -> $b"
