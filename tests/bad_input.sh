@@ -117,10 +117,11 @@ case $case_name in
   private_evals_sensitivity_below_proven) good_rows > d.csv; write_svm_base "$work/d.csv"; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 0.1\n' >> run.ini; expect="run.ini:[0-9]+: privacy.evaluation_sensitivity = 0.1 is below the proven sensitivity 0.5 of objective.kind = svm" ;;
   private_evals_key_elsewhere) write_base; printf '[privacy]\nalgorithm = 1\nmax_evaluations = 5\n' >> run.ini; expect="run.ini:23: privacy.max_evaluations applies only to privacy.algorithm = private_evaluations" ;;
   private_evals_final_choice) write_base; printf '[privacy]\nalgorithm = private_evaluations\nevaluation_sensitivity = 1\nfinal_choice = best\n' >> run.ini; expect="run.ini:24: privacy.final_choice = .best. is not one of: posterior_mean, best_observed" ;;
-  # privacy.algorithm = guided (issue #26): dpbo run cannot make it yet (refused
-  # before anything is touched), its settings named, a gain of known sensitivity,
-  # a delta for stage 1's Gaussian.
-  guided_run_refused) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; expect="run.ini: privacy.algorithm = guided runs in dpbo compare and dpbo audit" ;;
+  # privacy.algorithm = guided (issue #26): dpbo run --resume refuses it (each
+  # run charges its whole budget and draws afresh) before anything is touched,
+  # its settings named, a gain of known sensitivity, a delta for stage 1's
+  # Gaussian.
+  guided_resume_refused) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; args=(--resume); expect="run.ini: privacy.algorithm = guided cannot be resumed: each dpbo run of it charges its whole budget" ;;
   guided_evaluations_too_many) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\nguided_evaluations = 9\n' >> run.ini; expect="run.ini:[0-9]+: privacy.guided_evaluations = 9 must lie between 1 and run.iterations - 2 = 8" ;;
   guided_weight_zero) write_base; printf '[privacy]\nguided_weight = 0\n' >> run.ini; expect="run.ini:22: privacy.guided_weight must lie in \(0, 1\]" ;;
   guided_objective) write_base; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; expect="run.ini: privacy.algorithm = guided needs objective.kind = svm or logreg" ;;

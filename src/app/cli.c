@@ -15,6 +15,7 @@
 #include "run/config_keys.h"
 #include "run/driver.h"
 #include "run/farm.h"
+#include "run/guided.h"
 #include "base/h5io.h"
 #include "experiments/k1sweep.h"
 #include "experiments/k1sweep_keys.h"
@@ -558,6 +559,15 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
   /* A release dpbo run cannot make is refused before any file is touched. */
   CLI_TRY(dpbo_algorithm_runnable(config->algorithm, config->path, &err));
+  if (args.resume && dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
+    /* Each guided invocation charges its total and draws afresh
+     * (run/guided.h): there is nothing to continue. */
+    CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_CONFIG,
+                           "%s: privacy.algorithm = guided cannot be resumed: each dpbo run of it "
+                           "charges its whole budget before its first evaluation and draws its "
+                           "stages afresh; nothing was charged now. Start it again with dpbo run "
+                           "CONFIG --overwrite (what an earlier run spent stays spent)",
+                           config->path));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
@@ -584,9 +594,23 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   }
   CLI_TRY(cli_run_candidates(&where, resume_count, &candidates, &candidate_count, &err));
   cli_stop_signals_install(&signals);
-  dpbo_driver_options options = {path,       resume,         resume_count, (int)args.stop_after,
-                                 candidates, candidate_count};
+  dpbo_driver_options options = {path,       resume,          resume_count, (int)args.stop_after,
+                                 candidates, candidate_count, NULL};
   cli_blas_report(rank);
+  if (ops->guided_selection) {
+    /* Both stages, the run file and the release (run/guided.h). */
+    const dpbo_guided_run_options guided = {path, (int)args.stop_after};
+    int interrupted = 0;
+    CLI_TRY(dpbo_guided_run(comm, config, &guided, &interrupted, &err));
+    if (interrupted && rank == 0)
+      fprintf(stderr,
+              "dpbo: stopped before both stages were in; nothing was written, and the budget "
+              "charged at the start stays spent. A guided run is not resumed: start it again with "
+              "dpbo run %s\n",
+              args.positional);
+    code = interrupted ? DPBO_EXIT_INTERRUPTED : DPBO_EXIT_OK;
+    goto done;
+  }
   CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
   if (run.interrupted) {
     /* A checkpoint exists once an evaluation is in (or when resuming one). */

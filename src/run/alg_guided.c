@@ -2,9 +2,10 @@
  * evaluations, then Liu–Talwar or Papernot–Steinke with candidates drawn
  * from a law built from them. Its row of the registry (run/algorithm.h):
  * its checks, its refusal of a redraw, its calibration and its guarantee.
- * The mechanism itself is dpbo_guided_table (run/guided.c), which reuses
- * GP-UCB's step with private_evaluations' calibration (stage 1) and the
- * stopping search with a candidate law (stage 2, run/selection.h). */
+ * The mechanism itself is dpbo_guided_table (run/guided.c) on a table, and
+ * dpbo_guided_run (run/guided_run.c) in `dpbo run`, both of which reuse
+ * GP-UCB with private_evaluations' calibration (stage 1) and the stopping
+ * search with a candidate law (stage 2, run/selection.h). */
 #include <stdio.h>
 
 #include "run/algorithm.h"
@@ -86,8 +87,6 @@ const dpbo_algorithm_ops dpbo_alg_guided_ops = {
     .value_symbol = "value~",
     .lambda_mechanism = "guided_selection (privatized GP-UCB evaluations, then the best noisy "
                         "score of K secret runs with candidates from their posterior)",
-    .run_refusal = "privacy.algorithm = guided runs in dpbo compare and dpbo audit --pipeline "
-                   "(on a table of the candidates' gains); dpbo run cannot make it yet",
     .check_config = alg_guided_check_config,
     .check_overrides = alg_guided_check_overrides,
     .calibration = alg_guided_calibration,

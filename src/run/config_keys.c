@@ -251,8 +251,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "paper's algorithms 1 to 3, a private-selection method over data-independent "
         "candidates, or GP-UCB on privatized evaluations (every evaluation through the "
         "Gaussian mechanism), or the GP-guided selection (privatized GP-UCB evaluations, then "
-        "a stopping search whose candidates follow their posterior; dpbo compare and dpbo "
-        "audit only so far).",
+        "a stopping search whose candidates follow their posterior).",
         ENUM(algorithm, config_algorithm_names, config_algorithm_values)),
     ROW("privacy", "epsilon", "number", "> 0", "1", "", "",
         "Total epsilon over everything released (basic composition).",

@@ -419,7 +419,7 @@ done:
 static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *config,
                                const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int64_t *legacy = NULL;
+  int64_t *legacy = NULL, *drawn = NULL;
   /* Waits nap from 10 µs doubling to 1 ms, so that an idle rank leaves the
    * core to the busy ones (and to its own evaluation thread) yet answers
    * within a millisecond; a step of the UCB loop takes milliseconds.
@@ -449,6 +449,17 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
     candidates = legacy ? legacy : options->candidates;
   } else {
     DPBO_TRY(dpbo_selection_planned(comm, config, &planned, err));
+    if (options->law && dpbo_algorithm_is_selection(config->algorithm)) {
+      /* The candidates from the given law, drawn secretly as the uniform
+       * ones are (dpbo_selection_candidates_law). */
+      drawn = malloc(sizeof *drawn * (size_t)planned);
+      DPBO_TRY(dpbo_comm_agree(
+          comm,
+          drawn ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates"),
+          err));
+      DPBO_TRY(dpbo_selection_candidates_law(comm, config, planned, options->law, drawn, err));
+      candidates = drawn;
+    }
   }
   DPBO_TRY(dpbo_run_create_planned(comm, config, planned, candidates, run, err));
   dr->n = dpbo_space_size(run->space);
@@ -458,6 +469,7 @@ static dpbo_status driver_init(driver *dr, MPI_Comm comm, const dpbo_config *con
   DPBO_TRY(dpbo_private_evals_create(config, &dr->pe, err));
 done:
   free(legacy);
+  free(drawn);
   return status;
 }
 
@@ -534,7 +546,7 @@ static void driver_log_start(const driver *dr) {
 dpbo_status dpbo_driver_run(MPI_Comm comm, const dpbo_config *config,
                             const dpbo_driver_options *options, dpbo_run *run, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0, NULL, 0};
+  static const dpbo_driver_options no_options = {NULL, NULL, 0, 0, NULL, 0, NULL};
   driver dr;
   DPBO_TRY(driver_init(&dr, comm, config, options ? options : &no_options, run, err));
   dpbo_farm_stops_reset(); /* a request belongs to one run */

@@ -48,6 +48,10 @@ typedef struct dpbo_driver_options {
    * when resuming a file written before issue #22, which stores none. */
   const int64_t *candidates;
   int candidate_count;
+  /* A new private-selection run's candidate law (run/selection.h; the
+   * guided method's π, read on rank 0 only, where the candidates are
+   * drawn from the secret noise); NULL: uniform on Λ. */
+  const struct dpbo_selection_law *law;
 } dpbo_driver_options;
 
 /* Runs the configured optimization on comm (collective); options may be NULL.

@@ -141,6 +141,43 @@ done:
   return status;
 }
 
+void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_settings *s,
+                               const dpbo_guided_accounting *acc, double sensitivity,
+                               dpbo_config *out) {
+  /* The run a private_evaluations config of T1 steps at (ε1, δ1) makes:
+   * its β_t of GP-UCB, no pruning, the GP's noise √(gp.noise_std² + σ²),
+   * one evaluation at a time (the mechanism dpbo compare and dpbo audit
+   * measure), σ calibrated for K = T1 releases (dpbo_guided_account). */
+  *out = *config;
+  out->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
+  out->iterations = s->stage1_evaluations;
+  out->batch = 1;
+  out->privacy_epsilon = acc->epsilon1;
+  out->privacy_delta = acc->delta1;
+  out->prior.noise_std = acc->gp_noise_std_used;
+  memset(&out->evals, 0, sizeof out->evals);
+  out->evals.active = 1;
+  out->evals.sensitivity = sensitivity;
+  out->evals.sensitivity_proven = 1;
+  out->evals.max_evaluations = s->stage1_evaluations;
+  out->evals.final_choice = DPBO_FINAL_BEST_OBSERVED;
+  out->evals.sigma = acc->sigma;
+  out->evals.sigma_zcdp = acc->sigma;
+  out->evals.gp_noise_std = config->prior.noise_std;
+  out->evals.gp_noise_std_used = acc->gp_noise_std_used;
+}
+
+void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u) {
+  /* β for the step after the T1 observed (units of v once scaled). */
+  const double root_beta =
+      sqrt(dpbo_privacy_beta(dpbo_space_size(run->space), stage1->iterations + 1, stage1->delta));
+  const double *mu = dpbo_ucb_mean(run->ucb), *var = dpbo_ucb_var(run->ucb);
+  const int64_t count = dpbo_ucb_count(run->ucb);
+  for (int64_t i = 0; i < count; i++)
+    u[i] = stage1->prior.mean +
+           stage1->prior.signal_std * (mu[i] + root_beta * sqrt(fmax(var[i], 0.0)));
+}
+
 /* Stage 1's evaluation: the raw gain through the discrete Gaussian. A
  * mechanism failure is kept and ends the release (run_step would take a
  * failed status for a failed evaluation). */
@@ -195,14 +232,8 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   dpbo_run run;
   memset(&run, 0, sizeof run);
   memset(out, 0, sizeof *out);
-  /* Stage 1: the run a private_evaluations config of T1 steps makes (its
-   * β_t of GP-UCB, no pruning, the GP's noise √(gp.noise_std² + σ²)). */
   DPBO_ALLOC(copy, 1, "the guided run's config");
-  *copy = *config;
-  copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
-  copy->iterations = s->stage1_evaluations;
-  copy->batch = 1;
-  copy->prior.noise_std = acc->gp_noise_std_used;
+  dpbo_guided_stage1_config(config, s, acc, sensitivity, copy);
   guided_stage1 st1 = {gains->gain, gains->context, noise, sensitivity, acc->sigma, DPBO_OK, {0}};
   dpbo_error_clear(&st1.failure);
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
@@ -219,11 +250,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   const int64_t n = dpbo_ucb_count(run.ucb);
   DPBO_ALLOC(u, n, "the guided UCB");
   DPBO_ALLOC(cdf, n, "the guided law");
-  const double root_beta = sqrt(dpbo_privacy_beta(n, s->stage1_evaluations + 1, copy->delta));
-  const double *mu = dpbo_ucb_mean(run.ucb), *var = dpbo_ucb_var(run.ucb);
-  for (int64_t i = 0; i < n; i++)
-    u[i] =
-        copy->prior.mean + copy->prior.signal_std * (mu[i] + root_beta * sqrt(fmax(var[i], 0.0)));
+  dpbo_guided_ucb(copy, &run, u);
   DPBO_TRY(dpbo_guided_law(u, n, s->weight, s->temperature, cdf, err));
   uint64_t wmax = cdf[0], wmin = cdf[0];
   for (int64_t i = 1; i < n; i++) {

@@ -89,6 +89,21 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
 dpbo_status dpbo_guided_law(const double *u, int64_t n, double weight, double temperature,
                             uint64_t *cdf, dpbo_error *err);
 
+/* Stage 1's config (out: a shallow copy of config, never freed with
+ * dpbo_config_free): privacy.algorithm = private_evaluations with T1
+ * steps at (ε1, δ1), σ and the GP's noise of acc, Δ = sensitivity, batch
+ * 1. dpbo_guided_table runs it on a table, `dpbo run` through the driver. */
+void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_settings *s,
+                               const dpbo_guided_accounting *acc, double sensitivity,
+                               dpbo_config *out);
+
+/* u(λ) = m0 + s (μ(λ) + √β σ(λ)) (units of v) over the block of Λ that
+ * stage 1's run holds on this rank (dpbo_ucb_count(run->ucb) values, from
+ * dpbo_ucb_begin), β = dpbo_privacy_beta(|Λ|, T1 + 1, ucb.delta): the
+ * scores π is built from (dpbo_guided_law). A function of the noisy trace
+ * and public settings only. */
+void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u);
+
 /* What one guided release gives. */
 typedef struct dpbo_guided_pick {
   dpbo_selection_pick stage2; /* λ̃ (index), its released score, K (secret) */
@@ -115,5 +130,34 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
                               const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
                               const dpbo_selection_draw *draw, dpbo_guided_pick *out,
                               dpbo_error *err);
+
+/* `dpbo run` of privacy.algorithm = guided (collective; run/guided_run.c):
+ *  1. the total (ε1' + ε2', δ1 + δ2') of dpbo_guided_account charged to the
+ *     validation set's ledger before stage 1's first mechanism (every
+ *     invocation draws afresh and is charged: a guided run is never
+ *     resumed; `dpbo run --resume` refuses it, cli.c);
+ *  2. stage 1 through the driver: a private_evaluations run of T1 steps at
+ *     (ε1, δ1) (dpbo_guided_stage1_config), no checkpoint;
+ *  3. π from its posterior (dpbo_guided_ucb on every rank's block, gathered
+ *     on rank 0, dpbo_guided_law), fixed before stage 2;
+ *  4. stage 2 through the driver: privacy.guided_base at (ε2, δ2) with E[K]
+ *     = T − T1, K and every candidate (from π) drawn from the secret noise
+ *     on rank 0 (dpbo_selection_planned, dpbo_selection_candidates_law);
+ *  5. the run file at path: stage 2's runs in /trace as a stopping run
+ *     keeps them, stage 1's trace and the accounting in /guided;
+ *  6. the release (the base's best noisy score over stage 2's runs, the
+ *     guided total and guarantee) through the release transaction, which
+ *     only notes the spend charged in 1.
+ * Nothing is written before both stages are in: a stop request (or
+ * options->stop_after results, for the tests) ends it with *interrupted
+ * set, the charge standing. */
+typedef struct dpbo_guided_run_options {
+  const char *path; /* the run file */
+  int stop_after;   /* tests: stop as a signal would after this many results (0: never) */
+} dpbo_guided_run_options;
+
+dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
+                            const dpbo_guided_run_options *options, int *interrupted,
+                            dpbo_error *err);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "dpbo/accountant.h"
 #include "objectives/dataset.h"
+#include "run/algorithm.h"
 #include "run/output.h"
 
 static const char ledger_format_tag[] = "dpbo-ledger-1";
@@ -748,6 +749,15 @@ static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *use
       snprintf(e->params, sizeof e->params, "K=%lld sensitivity=%.17g sigma=%.17g noise=%s",
                (long long)req->k, config->evals.sensitivity, config->evals.sigma,
                config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
+    } else if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection) {
+      snprintf(e->mechanism, sizeof e->mechanism, "discrete_gaussian+%s",
+               dpbo_algorithm_name(config->guided_base));
+      snprintf(e->params, sizeof e->params,
+               "T1=%d epsilon_share=%.17g delta_share=%.17g weight=%.17g temperature=%.17g "
+               "ps_eta=%.17g noise=%s",
+               config->guided_evaluations, config->guided_epsilon_share, config->guided_delta_share,
+               config->guided_weight, config->guided_temperature, config->ps_eta,
+               config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
     } else {
       snprintf(e->mechanism, sizeof e->mechanism, "%s+laplace",
                dpbo_select_kind_name(config->selection));
@@ -893,6 +903,14 @@ dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *co
   DPBO_TRY(ledger_transact(checkpoint, config, &req, NULL, NULL, NULL, err));
 done:
   return status;
+}
+
+dpbo_status dpbo_ledger_charge_guided(const char *runfile, const dpbo_config *config,
+                                      double epsilon, double delta, dpbo_error *err) {
+  /* A charge as a release's (record_release), made before the run. */
+  ledger_request req = {
+      1, 0, 1, 0, 0, 0, epsilon, delta, NAN, 1, config->budget_epsilon, config->budget_delta};
+  return ledger_transact(runfile, config, &req, NULL, NULL, NULL, err);
 }
 
 dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int add,

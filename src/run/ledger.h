@@ -120,6 +120,14 @@ dpbo_status dpbo_ledger_next_number(const char *runfile, const dpbo_config *conf
 dpbo_status dpbo_ledger_charge_run(const char *checkpoint, const dpbo_config *config,
                                    dpbo_error *err);
 
+/* A guided run (run/guided.h) before stage 1's first mechanism: charges
+ * its total (ε, δ) by composition once, whatever the ledger holds for this
+ * run file (each invocation draws afresh, so each is charged; a guided run
+ * is never resumed). Refused past privacy.budget before anything is
+ * evaluated. Serial (rank 0). */
+dpbo_status dpbo_ledger_charge_guided(const char *runfile, const dpbo_config *config,
+                                      double epsilon, double delta, dpbo_error *err);
+
 /* The validation set's totals for a release that spends nothing more (a
  * private_evaluations run's release, which its start charged): imports an
  * older run file's own ledger as dpbo_ledger_record_release does, copies

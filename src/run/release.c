@@ -700,7 +700,8 @@ typedef enum {
   RELEASE_LEDGER,
   RELEASE_ZCDP,      /* the ledger's zCDP total: written only where present */
   RELEASE_SELECTION, /* the private-selection methods' terms, in place of the GP's */
-  RELEASE_EVALS      /* the privatized evaluations' mechanisms, top level in both files */
+  RELEASE_EVALS,     /* the privatized evaluations' mechanisms, top level in both files */
+  RELEASE_GUIDED     /* the guided selection's stage 1 and law, beside its stage 2's terms */
 } release_group;
 
 typedef struct release_number {
@@ -709,12 +710,13 @@ typedef struct release_number {
   double value;
 } release_number;
 
-enum { RELEASE_NUMBERS = 63 };
+enum { RELEASE_NUMBERS = 71 };
 
 static void release_numbers(const dpbo_release *r, release_number numbers[RELEASE_NUMBERS]) {
   const dpbo_sensitivity *s = &r->sens;
   const dpbo_selection_accounting *a = &r->selection_accounting;
   const dpbo_evals_release *e = &r->evals;
+  const dpbo_guided_release *g = &r->guided;
   const release_number all[] = {
       {RELEASE_LAMBDA, "epsilon_lambda", r->epsilon_lambda},
       {RELEASE_LAMBDA, "delta_lambda", r->delta_lambda},
@@ -778,7 +780,15 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
       {RELEASE_EVALS, "continuous_gaussian_epsilon_at_delta", e->gdp_epsilon},
       {RELEASE_EVALS, "gp_noise_std_configured", e->gp_noise_std},
       {RELEASE_EVALS, "gp_noise_std_used", e->gp_noise_std_used},
-      {RELEASE_EVALS, "validation_size", (double)e->validation_size}};
+      {RELEASE_EVALS, "validation_size", (double)e->validation_size},
+      {RELEASE_GUIDED, "stage1_evaluations", (double)g->stage1_evaluations},
+      {RELEASE_GUIDED, "stage1_epsilon", g->stage1_epsilon},
+      {RELEASE_GUIDED, "stage1_delta", g->stage1_delta},
+      {RELEASE_GUIDED, "stage1_epsilon_accounted", g->stage1_epsilon_accounted},
+      {RELEASE_GUIDED, "stage1_sigma", g->stage1_sigma},
+      {RELEASE_GUIDED, "stage1_gp_noise_std", g->stage1_gp_noise_std},
+      {RELEASE_GUIDED, "pi_min", g->pi_min},
+      {RELEASE_GUIDED, "pi_max", g->pi_max}};
   _Static_assert(sizeof all / sizeof all[0] == RELEASE_NUMBERS, "RELEASE_NUMBERS counts the table");
   memcpy(numbers, all, sizeof all);
 }
@@ -787,7 +797,9 @@ static void release_numbers(const dpbo_release *r, release_number numbers[RELEAS
  * methods' accounting, or the privatized evaluations' mechanisms. */
 static release_group release_terms(const dpbo_release *r) {
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(r->algorithm);
-  return ops->evals_layout ? RELEASE_EVALS : ops->is_selection ? RELEASE_SELECTION : RELEASE_TERM;
+  return ops->evals_layout                            ? RELEASE_EVALS
+         : ops->is_selection || ops->guided_selection ? RELEASE_SELECTION
+                                                      : RELEASE_TERM;
 }
 
 /* Whether a group of numbers applies to the release (the ledger's are
@@ -806,6 +818,8 @@ static int release_group_applies(const dpbo_release *r, release_group group) {
   case RELEASE_SELECTION:
   case RELEASE_EVALS:
     return group == release_terms(r);
+  case RELEASE_GUIDED:
+    return dpbo_algorithm_ops_get(r->algorithm)->guided_selection;
   case RELEASE_LEDGER:
   case RELEASE_ZCDP:
     return 0;
@@ -930,6 +944,8 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   } else {
     fputs(",\"terms\":{", f);
     release_json_group(f, numbers, release_terms(r), 1, "");
+    if (release_group_applies(r, RELEASE_GUIDED))
+      release_json_group(f, numbers, RELEASE_GUIDED, 0, "");
     fputs("},\"ledger\":{", f);
     release_json_group(f, numbers, RELEASE_LEDGER, 1, "");
     if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0, "");

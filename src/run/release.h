@@ -47,6 +47,17 @@ typedef struct dpbo_evals_release {
   char objective[32];
 } dpbo_evals_release;
 
+/* What a guided release states of its stage 1 and of the law π (run/guided.h;
+ * set for it only: stage 2's accounting is selection_accounting). Functions of
+ * public settings and of stage 1's noisy trace: publishable. */
+typedef struct dpbo_guided_release {
+  int64_t stage1_evaluations;               /* T1 */
+  double stage1_epsilon, stage1_delta;      /* its share (ε1, δ1) */
+  double stage1_epsilon_accounted;          /* ε1' by the PLD bound (<= ε1) */
+  double stage1_sigma, stage1_gp_noise_std; /* its mechanism and the GP's noise */
+  double pi_min, pi_max;                    /* π's extremes */
+} dpbo_guided_release;
+
 typedef struct dpbo_release {
   dpbo_algorithm algorithm;
   dpbo_bounds bounds; /* which proofs the sensitivities follow ([privacy] bounds) */
@@ -75,7 +86,8 @@ typedef struct dpbo_release {
    * gain's sensitivity (never K, the runs made). */
   dpbo_selection_accounting selection_accounting;
   double gain_sensitivity;
-  dpbo_evals_release evals; /* private_evaluations only */
+  dpbo_evals_release evals;   /* private_evaluations only */
+  dpbo_guided_release guided; /* guided only */
   /* The run's ledger after this draw (dpbo_release_set_ledger). */
   dpbo_privacy_ledger ledger;
   double ledger_epsilon_advanced, ledger_delta_advanced, ledger_delta_slack;

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Issue #26: `dpbo run` makes the GP-guided private selection (privacy.algorithm
+# = guided) on a real objective (logreg on digits, 32 candidates, T = 12, T1 =
+# 4), through the driver on 2 ranks (before, it refused it):
+#  - the release states epsilon_total and delta_total of basic composition of
+#    the two stages (the run file's /guided: stage 1's PLD epsilon and stage
+#    2's accounted pair, <= the configured (1, 1e-6)), and the guided
+#    guarantee with T1 and the base;
+#  - the ledger is charged that total exactly once (one charge line of
+#    algorithm guided), and the release counts one draw;
+#  - the run file records both stages: /guided (stage 1's T1 indices and
+#    noisy values) and /trace with stage 2's K secret candidates;
+#  - the same noise_seed gives the same run and release, on 2 ranks and on 1
+#    (π gathered from the ranks' blocks is π of one block); another noise_seed
+#    with the same run.seed other stage-2 candidates; with OS noise and
+#    run.seed fixed, four runs' stage-2 candidates are not all equal (the
+#    draws come from the secret noise source: liu_talwar, E[K] = 36, weight
+#    0.9, so one pair coincides with probability at most
+#    sum_k P(K=k)^2 max(pi)^k <= (1/36) * sum_k 0.128^k < 0.0041 and all
+#    four with at most 0.0041^3 < 1e-7);
+#  - a run stopped half way (--stop-after) writes nothing and its charge
+#    stands; the next run charges again; --resume is refused and charges
+#    nothing; --overwrite does not reset the budget (privacy.budget refuses
+#    the run that would pass it, before anything is evaluated); `dpbo
+#    release` refuses a redraw.
+set -uo pipefail
+bin=${DPBO_BIN:?}
+mpiexec=${MPIEXEC:-mpiexec}
+py=${DPBO_PYTHON:-python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
+cat > "$work/g.ini" <<INI
+[run]
+iterations = 12
+seed = 2015
+[space]
+kind = grid
+dim.lambda = log 0.0001 1 32
+[objective]
+kind = logreg
+data = $data
+format = csv
+train_rows = 300
+validation_rows = 100
+split_seed = 7
+positive_label = 0
+loss = sigmoid
+[privacy]
+algorithm = guided
+epsilon = 1
+delta = 1e-6
+guided_evaluations = 4
+noise = seeded
+noise_seed = 11
+[output]
+dir = $work/out
+name = g
+INI
+
+# run NAME [--set ...] [--stop-after K | --resume | --overwrite]: out/NAME.h5
+run() {
+  local name=$1
+  shift
+  "$mpiexec" -n "${np:-2}" --oversubscribe "$bin" run "$work/g.ini" --quiet \
+    --set "output.name=$name" "$@" > "$work/$name.log" 2>&1
+}
+ok() { local name=$1 code; shift; run "$name" "$@"; code=$?; [[ $code == 0 ]] || { cat "$work/$name.log"; fail "$name exited $code"; }; }
+# ds FILE DATASET: a dataset of a run file as one line
+ds() { "$py" -c 'import h5py,sys; print(" ".join(str(x) for x in h5py.File(sys.argv[1],"r")[sys.argv[2]][()]))' "$1" "$2"; }
+# charges FILE: the ledger's charge lines of run file FILE (algorithm, epsilon, delta)
+charges() { awk -F'\t' -v f="$1" '$4 == "charge" && $14 == f {print $7, $10, $11}' "$work/out/dpbo-ledger"; }
+
+ok g
+"$py" - "$work/out/g.h5" "$work/out/g.release.json" <<'PY' || fail "the release, the run file or their accounting"
+import h5py, json, math, sys
+f = h5py.File(sys.argv[1], "r")
+r = json.load(open(sys.argv[2]))
+g = f["guided"].attrs
+def up(a, b):  # dpbo_privacy_sum_up: the sum rounded up
+    s = a + b
+    return s if s - a >= b and s - b >= a else math.nextafter(s, math.inf)
+eps = up(float(g["stage1_epsilon_accounted"]), float(g["stage2_epsilon_accounted"]))
+delta = up(float(g["stage1_delta"]), float(g["stage2_delta_accounted"]))
+print("release: algorithm %s, epsilon_total %r, delta_total %r; stages: %r + %r, %r + %r"
+      % (r["algorithm"], r["epsilon_total"], r["delta_total"], float(g["stage1_epsilon_accounted"]),
+         float(g["stage2_epsilon_accounted"]), float(g["stage1_delta"]),
+         float(g["stage2_delta_accounted"])))
+assert r["algorithm"] == "guided", r["algorithm"]
+assert r["epsilon_total"] == float(g["epsilon_total"]) == eps, (r["epsilon_total"], eps)
+assert r["delta_total"] == float(g["delta_total"]) == delta, (r["delta_total"], delta)
+assert 0.99 < r["epsilon_total"] <= 1.0 and 0.99e-6 < r["delta_total"] <= 1e-6
+assert "basic composition of the two stages" in r["guarantee"], r["guarantee"]
+assert r["guarantee"].startswith("Stage 1: 4 GP-UCB evaluations"), r["guarantee"]
+assert "(%.6g, %.6g)-DP" % (r["epsilon_total"], r["delta_total"]) in r["guarantee"]
+assert "papernot_steinke" in r["guarantee"]
+# The release states both stages (its terms: stage 2's accounting, stage 1's).
+t = r["terms"]
+assert up(t["stage1_epsilon_accounted"], t["epsilon_accounted"]) == r["epsilon_total"], t
+assert up(t["stage1_delta"], t["delta_accounted"]) == r["delta_total"], t
+assert t["stage1_evaluations"] == 4 and t["stage1_sigma"] == float(g["stage1_sigma"]) > 0, t
+assert 0.3 / 32 * (1 - 1e-12) <= t["pi_min"] <= t["pi_max"] < 1, t
+assert r["T"] == 12 and r["ledger"]["draws"] == 1, (r["T"], r["ledger"])
+assert r["ledger"]["epsilon_basic"] >= r["epsilon_total"] - 1e-15
+# Both stages in the run file: stage 1's T1 privatized values, stage 2's K.
+assert len(f["guided/stage1_index"]) == 4 and len(f["guided/stage1_value"]) == 4
+assert int(g["stage1_evaluations"]) == 4 and int(g["stage2_expected_runs"]) == 8
+K = len(f["trace/candidates"])
+assert K >= 1 and list(f["trace/candidates"][()]) == list(f["trace/index"][()])
+sensitive = f.attrs["sensitive"]
+assert (sensitive.decode() if isinstance(sensitive, bytes) else sensitive).startswith("yes")
+print("run file: stage 1 at", list(f["guided/stage1_index"][()]), "; stage 2: K =", K)
+PY
+[[ $(charges "$work/out/g.h5" | wc -l) == 1 ]] || fail "the ledger holds $(charges "$work/out/g.h5" | wc -l) charges of g.h5, not 1"
+read -r alg leps ldelta <<<"$(charges "$work/out/g.h5")"
+[[ $alg == guided ]] || fail "the ledger's charge names $alg"
+"$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (float(sys.argv[2]) == r["epsilon_total"] and float(sys.argv[3]) == r["delta_total"]))' \
+  "$work/out/g.release.json" "$leps" "$ldelta" || fail "the ledger charged ($leps, $ldelta), not the release's total"
+echo "ledger: one charge, $alg ($leps, $ldelta)"
+
+# Seeded: reproducible, and the candidates follow noise_seed, not run.seed.
+ok g-again
+[[ $(ds "$work/out/g-again.h5" trace/candidates) == $(ds "$work/out/g.h5" trace/candidates) ]] ||
+  fail "the same noise_seed drew other stage-2 candidates"
+# On one rank (Λ in one block, π built from it alone) the same run: the law
+# gathered from the ranks' blocks is the same law.
+np=1 ok g-np1
+"$py" - "$work/out/g.h5" "$work/out/g-np1.h5" "$work/out/g.release.json" "$work/out/g-np1.release.json" <<'PY' ||
+import h5py, json, sys
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+ra, rb = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+for d in ("trace/candidates", "guided/stage1_index", "guided/stage1_value"):
+    assert list(a[d][()]) == list(b[d][()]), d
+assert ra["terms"] == rb["terms"] and ra["value"] == rb["value"] and ra["lambda"] == rb["lambda"]
+PY
+  fail "1 and 2 ranks made different guided runs with the same noise_seed"
+ok g-12 --set privacy.noise_seed=12
+a=$(ds "$work/out/g.h5" trace/candidates) b=$(ds "$work/out/g-12.h5" trace/candidates)
+echo "run.seed 2015: noise_seed 11 -> $a; noise_seed 12 -> $b"
+[[ $a != "$b" ]] || fail "noise_seed 11 and 12 drew the same stage-2 candidates"
+
+# OS noise, run.seed fixed: the stage-2 candidates differ.
+os=(--set privacy.noise=os --set run.iterations=40 --set privacy.guided_weight=0.9
+    --set privacy.guided_base=liu_talwar)
+for i in 1 2 3 4; do ok "os-$i" "${os[@]}"; done
+c1=$(ds "$work/out/os-1.h5" trace/candidates)
+same=1
+for i in 2 3 4; do
+  [[ $(ds "$work/out/os-$i.h5" trace/candidates) == "$c1" ]] || same=0
+done
+echo "noise = os, run.seed 2015: stage-2 candidates of run 1: $c1"
+[[ $same == 0 ]] || fail "four runs with OS noise drew the same stage-2 candidates"
+
+# Stopped half way (in stage 2): nothing written, the charge stands.
+run half --stop-after 6
+code=$?
+[[ $code == 4 ]] || { cat "$work/half.log"; fail "--stop-after 6 exited $code, not 4"; }
+[[ ! -e $work/out/half.h5 && ! -e $work/out/half.release.json ]] || fail "a stopped guided run wrote files"
+[[ $(charges "$work/out/half.h5" | wc -l) == 1 ]] || fail "the stopped run is not charged once"
+ok half
+[[ $(charges "$work/out/half.h5" | wc -l) == 2 ]] || fail "the run after the stop was not charged again"
+# --resume: refused, nothing charged.
+run half --resume
+code=$?
+[[ $code == 2 ]] || { cat "$work/half.log"; fail "--resume exited $code, not 2"; }
+grep -q "privacy.algorithm = guided cannot be resumed" "$work/half.log" || { cat "$work/half.log"; fail "--resume does not say why"; }
+[[ $(charges "$work/out/half.h5" | wc -l) == 2 ]] || fail "--resume charged"
+# --overwrite keeps the budget: in a fresh folder (its own ledger) with
+# privacy.budget = 2.5, a run and its --overwrite spend 2 of it, and a third
+# (--overwrite again) is refused before anything is evaluated or removed.
+budget=(--set "output.dir=$work/b" --set "privacy.budget=2.5 1e-5")
+ok b1 "${budget[@]}"
+ok b1 "${budget[@]}" --overwrite
+run b1 "${budget[@]}" --overwrite
+code=$?
+[[ $code == 2 ]] || { cat "$work/b1.log"; fail "a third run past privacy.budget exited $code, not 2"; }
+grep -q "privacy.budget" "$work/b1.log" || { cat "$work/b1.log"; fail "the refusal does not name privacy.budget"; }
+! grep -q '^\[[0-9]*/[0-9]*\]' "$work/b1.log" || fail "the refused run evaluated something"
+[[ -e $work/b/b1.release.json ]] || fail "the refusal removed the second run's release"
+n=$(awk -F'\t' '$4 == "charge"' "$work/b/dpbo-ledger" | wc -l)
+[[ $n == 2 ]] || fail "the budget ledger holds $n charges, not 2"
+# dpbo release: a redraw needs a fresh stage 2.
+"$mpiexec" -n 1 "$bin" release "$work/out/g.h5" > "$work/release.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q "cannot be redrawn" "$work/release.log" ||
+  { cat "$work/release.log"; fail "dpbo release on a guided run exited $code"; }
+echo "PASS"
