@@ -298,7 +298,7 @@ static dpbo_status farm_manage(dpbo_farm *farm, const dpbo_farm_work *work, unsi
   for (int w = farm->first_worker; w < farm->size; w++)
     if (farm->load[w] == 0) DPBO_TRY(dpbo_farm_give(farm, w, -1, err));
   while (farm->in_flight > 0) {
-    int w;
+    int w = -1; /* set by farm_await before any use; -1 if it fails */
     DPBO_TRY(farm_await(farm, work, result, &w, outcome, err));
     dpbo_farm_finish(farm, w);
     /* After a failure, later results are still filed; the first failure's
