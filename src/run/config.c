@@ -704,52 +704,6 @@ done:
   return status;
 }
 
-/* [privacy]: its rows (run/config_keys.c), then the keys read here: the
- * noise seed (default run.seed), the ledger's cap and file. */
-static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int64_t i64;
-  char text[256];
-  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "privacy", config, err));
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
-                                   (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX}, &i64,
-                                   err));
-  config->noise_seed = (uint64_t)i64;
-  /* guided's T1 (run/guided.h): a fifth of the evaluations by default
-   * (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below T = 3
-   * no T1 fits and a guided release is refused (alg_guided.c). */
-  {
-    const int T = config->iterations;
-    const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "guided_evaluations",
-                                     fifth < 1      ? 1
-                                     : fifth > most ? most
-                                                    : fifth,
-                                     (dpbo_settings_range){1, 100000}, &i64, err));
-    config->guided_evaluations = (int)i64;
-  }
-  /* The cap of the run's ledger (output.h): a release that would bring the
-   * totals past it is refused (one release must fit: config_checks). */
-  DPBO_TRY(
-      dpbo_settings_get_string(&config->settings, "privacy", "budget", "", text, sizeof text, err));
-  config->budget_epsilon = config->budget_delta = 0.0;
-  if (text[0]) {
-    char tail;
-    int ok =
-        sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
-        isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
-        config->budget_delta > 0 && config->budget_delta < 1;
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "privacy", "budget", ok,
-        "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
-  }
-  /* Where every release on the validation set is recorded (run/ledger.h). */
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "ledger", "", config->ledger_path,
-                                    sizeof config->ledger_path, err));
-done:
-  return status;
-}
-
 /* ---------------------------------------------------------------------------
  * Cross-key checks: what no single row can say. One function each, run in
  * the order of config_checks once every section up to [privacy] is read,
@@ -915,7 +869,9 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_value_range(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "ucb", config, err));
   DPBO_TRY(config_memory_limit(config, err));
-  DPBO_TRY(config_privacy(config, err));
+  /* [privacy]: all rows (run/config_keys.c: computed defaults and the
+   * budget's parsed form included). */
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "privacy", config, err));
   for (size_t i = 0; i < sizeof config_checks / sizeof *config_checks; i++)
     DPBO_TRY(config_checks[i].check(config, err));
   /* Algorithm 3 and the selection methods release one value, or one

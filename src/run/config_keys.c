@@ -29,6 +29,10 @@
   }
 #define ROW(section, key, type, values, fallback, unit, applies, doc, target)                      \
   { section, key, type, values, fallback, 0, unit, applies, doc, target }
+/* A row whose default depends on keys read before it: `fallback` describes
+ * it, the target's computed_default computes it. */
+#define ROW_COMPUTED(section, key, type, values, fallback, unit, applies, doc, target)             \
+  { section, key, type, values, fallback, 1, unit, applies, doc, target }
 /* A choice read by run/config.c's code: its names are the code's list. */
 #define KEY_CHOICE(section, key, names, fallback, unit, applies, doc)                              \
   {                                                                                                \
@@ -56,6 +60,21 @@
     .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
     .size = sizeof(((dpbo_config *)0)->field)                                                      \
   }
+/* An integer whose default `from` computes from the keys read before it. */
+#define INTEGER_FROM(kind_, field, low, high, from)                                                \
+  {                                                                                                \
+    .kind = (kind_), .offset = offsetof(dpbo_config, field), .ilo = (low), .ihi = (high),          \
+    .computed_default = (from)                                                                     \
+  }
+#define STRING_FROM(field, from)                                                                   \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
+    .size = sizeof(((dpbo_config *)0)->field), .computed_default = (from)                          \
+  }
+/* A parsed form: text of at most size - 1 bytes, which `parser` sets into
+ * dpbo_config. */
+#define PARSED(size_, parser)                                                                      \
+  { .kind = DPBO_SETTINGS_PARSED, .size = (size_), .parse = (parser) }
 #define OPEN_LO DPBO_SETTINGS_OPEN_LO
 /* The GP squares the prior's values and their ratios: past
  * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
@@ -97,6 +116,47 @@ static const char *const config_pass_names[] = {"args", "env", NULL};
 static const char *const config_mode_names[] = {"per_evaluation", "persistent", NULL};
 
 #define SVM_LOGREG "objective.kind = svm, logreg"
+
+/* ---------------------------------------------------------------------------
+ * Computed defaults and parsed forms of the rows below, each named by its
+ * key. */
+
+/* privacy.noise_seed: run.seed. */
+static void config_default_noise_seed(const void *options, char *text, size_t size) {
+  snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
+}
+
+/* privacy.guided_evaluations, guided's T1 (run/guided.h): a fifth of the
+ * evaluations (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below
+ * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
+static void config_default_guided_evaluations(const void *options, char *text, size_t size) {
+  const int T = ((const dpbo_config *)options)->iterations;
+  const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
+  snprintf(text, size, "%d", fifth < 1 ? 1 : fifth > most ? most : fifth);
+}
+
+/* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
+static void config_default_ledger(const void *options, char *text, size_t size) {
+  (void)options;
+  snprintf(text, size, "%s", "");
+}
+
+/* privacy.budget, the cap of the run's ledger (output.h): a release that
+ * would bring the totals past it is refused (one release must fit: the
+ * check config_check_budget_fits, run/config.c); empty: no cap. */
+static dpbo_status config_parse_budget(dpbo_settings *settings, const dpbo_settings_key *row,
+                                       const char *text, void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  config->budget_epsilon = config->budget_delta = 0.0;
+  if (!text[0]) return DPBO_OK;
+  char tail;
+  int ok = sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
+           isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
+           config->budget_delta > 0 && config->budget_delta < 1;
+  return dpbo_settings_require(
+      settings, row->section, row->key, ok,
+      "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err);
+}
 
 const dpbo_settings_key dpbo_config_keys[] = {
     /* [run] */
@@ -280,20 +340,24 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The randomness of the release: the operating system's (getrandom), or seeded "
         "(experiments only, labelled not for publication).",
         ENUM(noise, config_noise_names, NULL)),
-    KEY("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", "",
-        "Seed of privacy.noise = seeded."),
+    ROW_COMPUTED(
+        "privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", "", "",
+        "Seed of privacy.noise = seeded.",
+        INTEGER_FROM(DPBO_SETTINGS_UINT64, noise_seed, 0, INT64_MAX, config_default_noise_seed)),
     KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
         "The old name of objective.value_range (run files store it): taken as it when that is "
         "not written, refused when it says otherwise; use objective.value_range."),
-    KEY("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", 0, "", "",
+    ROW("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", "", "",
         "Cap on the basic-composition totals of every release on the run's validation set, "
         "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "
-        "copies and renames (empty: none); fixed at run time."),
-    KEY("privacy", "ledger", "text", "a path, or empty", "<folder of the run file>/dpbo-ledger", 1,
-        "", "",
-        "The ledger file: one checksummed line per release, keyed by validation set; locked, "
-        "append-only (docs/design.md, The ledger). Run files in one folder share the default; "
-        "give one path to share it across folders."),
+        "copies and renames (empty: none); fixed at run time.",
+        PARSED(256, config_parse_budget)),
+    ROW_COMPUTED("privacy", "ledger", "text", "a path, or empty",
+                 "<folder of the run file>/dpbo-ledger", "", "",
+                 "The ledger file: one checksummed line per release, keyed by validation set; "
+                 "locked, append-only (docs/design.md, The ledger). Run files in one folder share "
+                 "the default; give one path to share it across folders.",
+                 STRING_FROM(ledger_path, config_default_ledger)),
     ROW("privacy", "dataset_id", "text", "one line, or empty", "", "", "",
         "The validation set's name in the ledger. Empty: svm and logreg hash the validation "
         "rows as read (and m), synthetic its settings, command its command line; set it to "
@@ -311,10 +375,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
     /* The defaults: bench/guided_defaults.c on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
-    KEY("privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
-        "run.iterations / 5, rounded, within [1, run.iterations - 2]", 1, "evaluations", "",
+    ROW_COMPUTED(
+        "privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
+        "run.iterations / 5, rounded, within [1, run.iterations - 2]", "evaluations", "",
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
-        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2)."),
+        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2).",
+        INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
+                     config_default_guided_evaluations)),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "

@@ -4,13 +4,14 @@
  *   - a row with a target (ROW in config_keys.c) is its own reader: its
  *     default, range (with its message) and choices go to the typed getters
  *     and the value into its field of dpbo_config (dpbo_settings_read_rows,
- *     base/settings.h); the checks between keys are named functions in
+ *     base/settings.h); a default computed from keys read before it
+ *     (ROW_COMPUTED) and a parsed form (PARSED) are named functions of
+ *     config_keys.c; the checks between keys are named functions in
  *     config.c (config_checks);
- *   - the keys that config.c's code reads (parsed forms, computed defaults)
- *     are KEY rows: the reader attaches the table to its settings, and every
- *     typed getter checks its call against the key's row, so a key read
- *     without a row, or a row whose type, choices or default differ from the
- *     code, fails every load that reaches it;
+ *   - the keys that config.c's code still reads are KEY rows: the reader attaches the table to its
+ * settings, and every typed getter checks its call against the key's row, so a key read without a
+ * row, or a row whose type, choices or default differ from the code, fails every load that reaches
+ * it;
  *   - `dpbo config --list [--markdown]` prints it, and docs/config.md is that
  *     output (the test config_doc fails when the two differ).
  * Adding a key: a ROW with its target in config_keys.c next to its
