@@ -413,58 +413,29 @@ done:
   return status;
 }
 
-/* The [objective] keys of a data file, for the svm and logreg objectives:
- * data, format, max_features, header (auto|yes|no), label_column (last,
- * or the column's number from 1) and labels (IDX: the labels file). */
-static dpbo_status config_data_source(dpbo_config *config, char *path, size_t size,
-                                      dpbo_data_format *format, int64_t *max_features,
-                                      dpbo_csv_header *header, int *label_column, char *labels,
-                                      size_t labels_size, dpbo_error *err) {
+/* The [objective] keys of a data file, for the svm and logreg objectives,
+ * read by their rows into config->data (data, format, labels,
+ * max_features, header, label_column): what no row can say alone, that
+ * labels (IDX: the labels file, which with format = auto means IDX) and
+ * the CSV keys header and label_column go with the format. */
+static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int choice = 0;
-  char label[32];
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, path, size, err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
-                                    dpbo_data_format_names, &choice, err));
-  *format = (dpbo_data_format)choice;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
-                                   DPBO_DATASET_MAX_FEATURES, (dpbo_settings_range){1, INT32_MAX},
-                                   max_features, err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "header", "auto",
-                                    dpbo_csv_header_names, &choice, err));
-  *header = (dpbo_csv_header)choice;
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "label_column", "last", label,
-                                    sizeof label, err));
-  char *end = NULL;
-  long column = strcmp(label, "last") == 0 ? 0 : strtol(label, &end, 10);
-  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
-                                 column == 0
-                                     ? strcmp(label, "last") == 0
-                                     : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
-                                 "must be 'last' or a column number from 1", err));
-  *label_column = (int)column;
-  /* IDX: images in `data`, labels in a second file (a labels file with
-   * format = auto means IDX). */
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "labels", "", labels,
-                                    labels_size, err));
-  if (*format == DPBO_FORMAT_AUTO && labels[0]) *format = DPBO_FORMAT_IDX;
+  dpbo_config_data *data = &config->data;
+  if (data->format == DPBO_FORMAT_AUTO && data->labels[0]) data->format = DPBO_FORMAT_IDX;
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
-                                 *format != DPBO_FORMAT_IDX || labels[0],
+                                 data->format != DPBO_FORMAT_IDX || data->labels[0],
                                  "is required with objective.format = idx (the labels file)", err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
-                                 *format == DPBO_FORMAT_IDX || !labels[0],
+                                 data->format == DPBO_FORMAT_IDX || !data->labels[0],
                                  "applies to IDX files (objective.format = idx)", err));
   char not_csv[64];
   snprintf(not_csv, sizeof not_csv, "applies to CSV files (objective.format = %s)",
-           dpbo_data_format_name(*format));
+           dpbo_data_format_name(data->format));
+  const int csv = data->format != DPBO_FORMAT_LIBSVM && data->format != DPBO_FORMAT_IDX;
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "header",
-                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
-                                     *header == DPBO_HEADER_AUTO,
-                                 not_csv, err));
+                                 csv || data->header == DPBO_HEADER_AUTO, not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
-                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
-                                     *label_column == 0,
-                                 not_csv, err));
+                                 csv || data->label_column == 0, not_csv, err));
 done:
   return status;
 }
@@ -562,9 +533,13 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
-    DPBO_TRY(config_data_source(config, svm->data_path, sizeof svm->data_path, &svm->format,
-                                &svm->max_features, &svm->header, &svm->label_column,
-                                svm->labels_path, sizeof svm->labels_path, err));
+    DPBO_TRY(config_data_source(config, err));
+    snprintf(svm->data_path, sizeof svm->data_path, "%s", config->data.path);
+    svm->format = config->data.format;
+    svm->max_features = config->data.max_features;
+    svm->header = config->data.header;
+    svm->label_column = config->data.label_column;
+    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", config->data.labels);
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -602,9 +577,13 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
-    DPBO_TRY(config_data_source(config, lr->data_path, sizeof lr->data_path, &lr->format,
-                                &lr->max_features, &lr->header, &lr->label_column, lr->labels_path,
-                                sizeof lr->labels_path, err));
+    DPBO_TRY(config_data_source(config, err));
+    snprintf(lr->data_path, sizeof lr->data_path, "%s", config->data.path);
+    lr->format = config->data.format;
+    lr->max_features = config->data.max_features;
+    lr->header = config->data.header;
+    lr->label_column = config->data.label_column;
+    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", config->data.labels);
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",

@@ -64,6 +64,19 @@ typedef enum {
   DPBO_POSTERIOR_NO = 2
 } dpbo_posterior_output;
 
+/* The data file of the svm and logreg objectives as [objective] names it:
+ * the rows data, format, labels, max_features, header and label_column
+ * (run/config_keys.c) read into it, and once their combination is checked
+ * it is copied into the objective's options (svm or logreg). */
+typedef struct dpbo_config_data {
+  char path[sizeof(((dpbo_svm_options *)0)->data_path)];
+  dpbo_data_format format;
+  int64_t max_features;
+  dpbo_csv_header header;
+  int label_column; /* 0: the last column, k >= 1: the k-th */
+  char labels[sizeof(((dpbo_svm_options *)0)->labels_path)];
+} dpbo_config_data;
+
 typedef struct dpbo_config {
   char path[DPBO_PATH_MAX];
   /* [run] */
@@ -122,6 +135,7 @@ typedef struct dpbo_config {
   dpbo_private_evals_settings evals;
   /* [objective] */
   dpbo_objective_kind objective;
+  dpbo_config_data data; /* svm, logreg: as read, copied into svm or logreg */
   dpbo_svm_options svm;
   dpbo_synthetic_kind synthetic;
   int synthetic_features;

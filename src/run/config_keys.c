@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpbo/kernel.h"
@@ -121,6 +122,20 @@ static const char *const config_mode_names[] = {"per_evaluation", "persistent", 
  * Computed defaults and parsed forms of the rows below, each named by its
  * key. */
 
+/* objective.label_column: `last` (0) or a column's number from 1. */
+static dpbo_status config_parse_label_column(dpbo_settings *settings, const dpbo_settings_key *row,
+                                             const char *text, void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  char *end = NULL;
+  long column = strcmp(text, "last") == 0 ? 0 : strtol(text, &end, 10);
+  config->data.label_column = (int)column;
+  return dpbo_settings_require(settings, row->section, row->key,
+                               column == 0
+                                   ? strcmp(text, "last") == 0
+                                   : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
+                               "must be 'last' or a column number from 1", err);
+}
+
 /* privacy.noise_seed: run.seed. */
 static void config_default_noise_seed(const void *options, char *text, size_t size) {
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
@@ -215,25 +230,28 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
         "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3).",
         ENUM(objective, dpbo_objective_kind_names, NULL)),
-    KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
+    ROW("objective", "data", "text", "a path", NULL, "", SVM_LOGREG,
         "The data file: CSV (gzip ok), LIBSVM sparse or IDX images; a relative path is resolved "
-        "against the current directory."),
-    KEY_CHOICE(
-        "objective", "format", dpbo_data_format_names, "auto", "", SVM_LOGREG,
-        "The data file's format (auto: from its content; idx when objective.labels is set)."),
-    KEY("objective", "labels", "text", "a path, or empty", "", 0, "", SVM_LOGREG,
+        "against the current directory.",
+        STRING(data.path)),
+    ROW("objective", "format", "choice", NULL, "auto", "", SVM_LOGREG,
+        "The data file's format (auto: from its content; idx when objective.labels is set).",
+        ENUM(data.format, dpbo_data_format_names, NULL)),
+    ROW("objective", "labels", "text", "a path, or empty", "", "", SVM_LOGREG,
         "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz; pixels of "
-        "the images file are scaled to [0, 1] as pixel/255)."),
-    KEY("objective", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
-        SVM_LOGREG,
+        "the images file are scaled to [0, 1] as pixel/255).",
+        STRING(data.labels)),
+    /* (its default is DPBO_DATASET_MAX_FEATURES, objectives/dataset.h) */
+    ROW("objective", "max_features", "integer", "1 to 2147483647", "100000", "features", SVM_LOGREG,
         "The largest LIBSVM feature index accepted (rows are held dense: one huge index would "
-        "allocate gigabytes)."),
-    KEY_CHOICE(
-        "objective", "header", dpbo_csv_header_names, "auto", "", SVM_LOGREG,
+        "allocate gigabytes).",
+        INTEGER(DPBO_SETTINGS_INT64, data.max_features, 1, INT32_MAX, NULL)),
+    ROW("objective", "header", "choice", NULL, "auto", "", SVM_LOGREG,
         "CSV: whether the first row is a header (auto: a first row that is not numeric is one, "
-        "and the log says so)."),
-    KEY("objective", "label_column", "text", "last, or a column number from 1", "last", 0, "",
-        SVM_LOGREG, "CSV: the label's column."),
+        "and the log says so).",
+        ENUM(data.header, dpbo_csv_header_names, NULL)),
+    ROW("objective", "label_column", "text", "last, or a column number from 1", "last", "",
+        SVM_LOGREG, "CSV: the label's column.", PARSED(32, config_parse_label_column)),
     KEY("objective", "train_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
         "Training rows, drawn by a permutation of objective.split_seed."),
     KEY("objective", "validation_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
