@@ -470,57 +470,16 @@ done:
   return status;
 }
 
-/* [gp]: the kernel and its length-scales (one, or one per dimension), the
- * rows of the prior, and the jitter, whose default depends on the noise. */
+/* [gp]: its rows (run/config_keys.c: the kernel, its length-scales, the
+ * prior, the jitter), then the kernel set up from what they read. */
 static dpbo_status config_gp(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int choice;
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52",
-                                    dpbo_kernel_kind_names, &choice, err));
-  double lengthscale[DPBO_MAX_DIM];
-  {
-    char text[DPBO_PATH_MAX];
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "gp", "lengthscale", "0.2", text,
-                                      sizeof text, err));
-    int n = 0;
-    char *cursor = text;
-    for (;;) {
-      char *end;
-      double v = strtod(cursor, &end);
-      if (end == cursor) break;
-      if (n < DPBO_MAX_DIM) lengthscale[n] = v;
-      n++;
-      cursor = end;
-      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
-        cursor++;
-    }
-    int ok = *cursor == '\0' && (n == 1 || n == config->dims);
-    DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale", ok,
-                                   "must be one number or one per dimension", err));
-    for (int i = n; i < config->dims; i++)
-      lengthscale[i] = lengthscale[0];
-    for (int i = 0; i < config->dims; i++)
-      DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale",
-                                     lengthscale[i] > 0 && isfinite(lengthscale[i]),
-                                     "must be positive", err));
-  }
-  DPBO_TRY(
-      dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
-  dpbo_kernel_use_dims(&config->kernel, config->dim);
-  /* mean, signal_std, noise_std: their rows (the GP squares them: at most
-   * DPBO_GP_MAGNITUDE_MAX, include/dpbo/gp.h). */
   DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "gp", config, err));
-  /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "jitter",
-                                    config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
-                                    &config->prior.jitter, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter >= 0,
-                                 "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter",
-                                 config->prior.jitter <= DPBO_GP_MAGNITUDE_MAX,
-                                 "must be at most 1e+100 in magnitude (the GP squares it: larger "
-                                 "values overflow)",
-                                 err));
+  /* dpbo_kernel_init clears the kernel the rows read into: a copy. */
+  double lengthscale[DPBO_MAX_DIM];
+  memcpy(lengthscale, config->kernel.lengthscale, sizeof lengthscale);
+  DPBO_TRY(dpbo_kernel_init(&config->kernel, config->kernel.kind, config->dims, lengthscale, err));
+  dpbo_kernel_use_dims(&config->kernel, config->dim);
 done:
   return status;
 }

@@ -67,6 +67,11 @@
     .kind = (kind_), .offset = offsetof(dpbo_config, field), .ilo = (low), .ihi = (high),          \
     .computed_default = (from)                                                                     \
   }
+#define DOUBLE_FROM(field, low, high, below, above, from)                                          \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
+    .hi = (high), .what = (below), .what_hi = (above), .computed_default = (from)                  \
+  }
 #define STRING_FROM(field, from)                                                                   \
   {                                                                                                \
     .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
@@ -121,6 +126,45 @@ static const char *const config_mode_names[] = {"per_evaluation", "persistent", 
 /* ---------------------------------------------------------------------------
  * Computed defaults and parsed forms of the rows below, each named by its
  * key. */
+
+/* gp.lengthscale: one number, or one per dimension of [space] (read
+ * before), blank or comma separated, each positive, into the kernel's
+ * lengthscale[] (run/config.c's config_gp then sets the kernel up). */
+static dpbo_status config_parse_lengthscale(dpbo_settings *settings, const dpbo_settings_key *row,
+                                            const char *text, void *options, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *config = options;
+  double *lengthscale = config->kernel.lengthscale;
+  int n = 0;
+  const char *cursor = text;
+  for (;;) {
+    char *end;
+    double v = strtod(cursor, &end);
+    if (end == cursor) break;
+    if (n < DPBO_MAX_DIM) lengthscale[n] = v;
+    n++;
+    cursor = end;
+    while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
+      cursor++;
+  }
+  int ok = *cursor == '\0' && (n == 1 || n == config->dims);
+  DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, ok,
+                                 "must be one number or one per dimension", err));
+  for (int i = n; i < config->dims; i++)
+    lengthscale[i] = lengthscale[0];
+  for (int i = 0; i < config->dims; i++)
+    DPBO_TRY(dpbo_settings_require(settings, row->section, row->key,
+                                   lengthscale[i] > 0 && isfinite(lengthscale[i]),
+                                   "must be positive", err));
+done:
+  return status;
+}
+
+/* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
+ * do not (gp.noise_std is read before it). */
+static void config_default_jitter(const void *options, char *text, size_t size) {
+  snprintf(text, size, "%.17g", ((const dpbo_config *)options)->prior.noise_std > 0 ? 0.0 : 1e-10);
+}
 
 /* objective.label_column: `last` (0) or a column's number from 1. */
 static dpbo_status config_parse_label_column(dpbo_settings *settings, const dpbo_settings_key *row,
@@ -208,12 +252,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
     DPBO_CONFIG_KEYS_DIMS,
 
     /* [gp] */
-    KEY_CHOICE(
-        "gp", "kernel", dpbo_kernel_kind_names, "matern52", "", "",
+    ROW("gp", "kernel", "choice", NULL, "matern52", "", "",
         "The GP kernel, on unit-cube coordinates. Fix the prior before seeing the validation "
-        "data (docs/design.md)."),
-    KEY("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2", 0,
-        "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated."),
+        "data (docs/design.md).",
+        ENUM(kernel.kind, dpbo_kernel_kind_names, NULL)),
+    ROW("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2",
+        "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated.",
+        PARSED(DPBO_PATH_MAX, config_parse_lengthscale)),
     ROW("gp", "mean", "number", "-1e100 to 1e100", "0", "units of v", "",
         "m0, the prior mean of f.", DOUBLE(prior.mean, -1e100, 1e100, 0, GP_RANGE, NULL)),
     ROW("gp", "signal_std", "number", "> 0, <= 1e100", "1", "units of v", "",
@@ -222,8 +267,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("gp", "noise_std", "number", ">= 0, <= 1e100 and 1e100 x signal_std", "0.1", "units of v",
         "", "sigma, the standard deviation of the observation noise (0: noise-free, Algorithm 2).",
         DOUBLE(prior.noise_std, 0, 1e100, 0, "must be >= 0", GP_RANGE)),
-    KEY("gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10", 1,
-        "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable."),
+    ROW_COMPUTED(
+        "gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10",
+        "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable.",
+        DOUBLE_FROM(prior.jitter, 0, 1e100, "must be >= 0", GP_RANGE, config_default_jitter)),
 
     /* [objective]: kind first, then the keys of that kind */
     ROW("objective", "kind", "choice", NULL, NULL, "", "",
