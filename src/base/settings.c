@@ -772,7 +772,7 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
   char computed[DPBO_SETTINGS_VALUE_MAX];
   const char *fallback = row->fallback;
   if (t->computed_default) {
-    t->computed_default(options, computed, sizeof computed);
+    t->computed_default(settings, options, computed, sizeof computed);
     fallback = computed;
   }
   switch (t->kind) {

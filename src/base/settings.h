@@ -88,10 +88,11 @@ typedef struct dpbo_settings_target {
                                  they are written once; a DPBO_SETTINGS_CODE row has them too */
   const int *values;          /* DPBO_SETTINGS_ENUM: each name's value (NULL: its index) */
   /* A computed default (the row's `computed` is 1 and its fallback text
-   * describes it): writes the default as text from the options read so far
-   * (integers in decimal, numbers with 17 digits: read back exactly).
-   * NULL: the row's fallback. */
-  void (*computed_default)(const void *options, char *text, size_t size);
+   * describes it): writes the default as text from the settings (e.g. the
+   * file's name) and the options read so far (integers in decimal, numbers
+   * with 17 digits: read back exactly). NULL: the row's fallback. */
+  void (*computed_default)(const struct dpbo_settings *settings, const void *options, char *text,
+                           size_t size);
   /* DPBO_SETTINGS_PARSED: sets the options' fields from the value's text
    * (the default's when not written), refusing a malformed one through
    * dpbo_settings_require. */

@@ -19,20 +19,25 @@
  * with N up to 10 digits, ".release.json", ".partial.h5". */
 #define CONFIG_OUTPUT_SUFFIX_MAX 24
 
-dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t dir_size, char *name,
-                                   size_t name_size, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
+void dpbo_config_output_name_default(const dpbo_settings *settings, const void *options, char *text,
+                                     size_t size) {
+  /* (a name of at most 255 bytes, as the options' output_name[256] holds) */
   char fallback[256];
   const char *base = strrchr(settings->path, '/');
-  DPBO_TRY(dpbo_settings_get_string(settings, "output", "dir", "results", dir, dir_size, err));
+  (void)options;
+  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
+  char *dot = strrchr(fallback, '.');
+  if (dot && dot != fallback) *dot = '\0';
+  snprintf(text, size, "%s", fallback);
+}
+
+dpbo_status dpbo_config_check_output(dpbo_settings *settings, const char *dir, const char *name,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   /* Every value is free of control characters but the tab (settings.h); a
    * directory path has no use for a tab either. */
   DPBO_TRY(dpbo_settings_require(settings, "output", "dir", !strchr(dir, '\t'),
                                  "holds a tab: a directory path has no control characters", err));
-  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
-  char *dot = strrchr(fallback, '.');
-  if (dot && dot != fallback) *dot = '\0';
-  DPBO_TRY(dpbo_settings_get_string(settings, "output", "name", fallback, name, name_size, err));
   DPBO_TRY(dpbo_settings_require(settings, "output", "name", name[0] && !strchr(name, '/'),
                                  "must be a non-empty file name without '/'", err));
   {
@@ -820,9 +825,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   /* Each algorithm's assumptions: its row (run/algorithm.h). */
   if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
   DPBO_TRY(config_ucb_delta(config, err));
-  DPBO_TRY(dpbo_config_get_output(settings, config->output_dir, sizeof config->output_dir,
-                                  config->output_name, sizeof config->output_name, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "output", config, err));
+  DPBO_TRY(dpbo_config_check_output(settings, config->output_dir, config->output_name, err));
   /* The added sections last (run/config.h), as [compare] always came. */
   for (int s = 0; s < config_added_count; s++)
     DPBO_TRY(config_added[s]->read(config, err));

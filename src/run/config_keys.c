@@ -162,7 +162,9 @@ done:
 
 /* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
  * do not (gp.noise_std is read before it). */
-static void config_default_jitter(const void *options, char *text, size_t size) {
+static void config_default_jitter(const dpbo_settings *settings, const void *options, char *text,
+                                  size_t size) {
+  (void)settings;
   snprintf(text, size, "%.17g", ((const dpbo_config *)options)->prior.noise_std > 0 ? 0.0 : 1e-10);
 }
 
@@ -181,21 +183,27 @@ static dpbo_status config_parse_label_column(dpbo_settings *settings, const dpbo
 }
 
 /* privacy.noise_seed: run.seed. */
-static void config_default_noise_seed(const void *options, char *text, size_t size) {
+static void config_default_noise_seed(const dpbo_settings *settings, const void *options,
+                                      char *text, size_t size) {
+  (void)settings;
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
 }
 
 /* privacy.guided_evaluations, guided's T1 (run/guided.h): a fifth of the
  * evaluations (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below
  * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
-static void config_default_guided_evaluations(const void *options, char *text, size_t size) {
+static void config_default_guided_evaluations(const dpbo_settings *settings, const void *options,
+                                              char *text, size_t size) {
+  (void)settings;
   const int T = ((const dpbo_config *)options)->iterations;
   const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
   snprintf(text, size, "%d", fifth < 1 ? 1 : fifth > most ? most : fifth);
 }
 
 /* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
-static void config_default_ledger(const void *options, char *text, size_t size) {
+static void config_default_ledger(const dpbo_settings *settings, const void *options, char *text,
+                                  size_t size) {
+  (void)settings;
   (void)options;
   snprintf(text, size, "%s", "");
 }
@@ -499,7 +507,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         ENUM(prior_validation, config_prior_source_names, NULL)),
 
     /* [output] */
-    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME(dpbo_config),
     ROW("output", "posterior", "choice", NULL, "auto", "", "",
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
         ENUM(posterior, config_posterior_names, NULL)),
