@@ -130,8 +130,9 @@ static const char *const config_mode_names[] = {"per_evaluation", "persistent", 
 /* gp.lengthscale: one number, or one per dimension of [space] (read
  * before), blank or comma separated, each positive, into the kernel's
  * lengthscale[] (run/config.c's config_gp then sets the kernel up). */
-static dpbo_status config_parse_lengthscale(dpbo_settings *settings, const dpbo_settings_key *row,
-                                            const char *text, void *options, dpbo_error *err) {
+static dpbo_status config_keys_parse_lengthscale(dpbo_settings *settings,
+                                                 const dpbo_settings_key *row, const char *text,
+                                                 void *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_config *config = options;
   double *lengthscale = config->kernel.lengthscale;
@@ -162,15 +163,16 @@ done:
 
 /* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
  * do not (gp.noise_std is read before it). */
-static void config_default_jitter(const dpbo_settings *settings, const void *options, char *text,
-                                  size_t size) {
+static void config_keys_jitter_default(const dpbo_settings *settings, const void *options,
+                                       char *text, size_t size) {
   (void)settings;
   snprintf(text, size, "%.17g", ((const dpbo_config *)options)->prior.noise_std > 0 ? 0.0 : 1e-10);
 }
 
 /* objective.label_column: `last` (0) or a column's number from 1. */
-static dpbo_status config_parse_label_column(dpbo_settings *settings, const dpbo_settings_key *row,
-                                             const char *text, void *options, dpbo_error *err) {
+static dpbo_status config_keys_parse_label_column(dpbo_settings *settings,
+                                                  const dpbo_settings_key *row, const char *text,
+                                                  void *options, dpbo_error *err) {
   dpbo_config *config = options;
   char *end = NULL;
   long column = strcmp(text, "last") == 0 ? 0 : strtol(text, &end, 10);
@@ -183,8 +185,8 @@ static dpbo_status config_parse_label_column(dpbo_settings *settings, const dpbo
 }
 
 /* privacy.noise_seed: run.seed. */
-static void config_default_noise_seed(const dpbo_settings *settings, const void *options,
-                                      char *text, size_t size) {
+static void config_keys_noise_seed_default(const dpbo_settings *settings, const void *options,
+                                           char *text, size_t size) {
   (void)settings;
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
 }
@@ -192,8 +194,8 @@ static void config_default_noise_seed(const dpbo_settings *settings, const void 
 /* privacy.guided_evaluations, guided's T1 (run/guided.h): a fifth of the
  * evaluations (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below
  * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
-static void config_default_guided_evaluations(const dpbo_settings *settings, const void *options,
-                                              char *text, size_t size) {
+static void config_keys_guided_evaluations_default(const dpbo_settings *settings,
+                                                   const void *options, char *text, size_t size) {
   (void)settings;
   const int T = ((const dpbo_config *)options)->iterations;
   const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
@@ -201,8 +203,8 @@ static void config_default_guided_evaluations(const dpbo_settings *settings, con
 }
 
 /* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
-static void config_default_ledger(const dpbo_settings *settings, const void *options, char *text,
-                                  size_t size) {
+static void config_keys_ledger_default(const dpbo_settings *settings, const void *options,
+                                       char *text, size_t size) {
   (void)settings;
   (void)options;
   snprintf(text, size, "%s", "");
@@ -211,8 +213,8 @@ static void config_default_ledger(const dpbo_settings *settings, const void *opt
 /* privacy.budget, the cap of the run's ledger (output.h): a release that
  * would bring the totals past it is refused (one release must fit: the
  * check config_check_budget_fits, run/config.c); empty: no cap. */
-static dpbo_status config_parse_budget(dpbo_settings *settings, const dpbo_settings_key *row,
-                                       const char *text, void *options, dpbo_error *err) {
+static dpbo_status config_keys_parse_budget(dpbo_settings *settings, const dpbo_settings_key *row,
+                                            const char *text, void *options, dpbo_error *err) {
   dpbo_config *config = options;
   config->budget_epsilon = config->budget_delta = 0.0;
   if (!text[0]) return DPBO_OK;
@@ -266,7 +268,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         ENUM(kernel.kind, dpbo_kernel_kind_names, NULL)),
     ROW("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2",
         "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated.",
-        PARSED(DPBO_PATH_MAX, config_parse_lengthscale)),
+        PARSED(DPBO_PATH_MAX, config_keys_parse_lengthscale)),
     ROW("gp", "mean", "number", "-1e100 to 1e100", "0", "units of v", "",
         "m0, the prior mean of f.", DOUBLE(prior.mean, -1e100, 1e100, 0, GP_RANGE, NULL)),
     ROW("gp", "signal_std", "number", "> 0, <= 1e100", "1", "units of v", "",
@@ -278,7 +280,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW_COMPUTED(
         "gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10",
         "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable.",
-        DOUBLE_FROM(prior.jitter, 0, 1e100, "must be >= 0", GP_RANGE, config_default_jitter)),
+        DOUBLE_FROM(prior.jitter, 0, 1e100, "must be >= 0", GP_RANGE, config_keys_jitter_default)),
 
     /* [objective]: kind first, then the keys of that kind */
     ROW("objective", "kind", "choice", NULL, NULL, "", "",
@@ -306,7 +308,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "and the log says so).",
         ENUM(data.header, dpbo_csv_header_names, NULL)),
     ROW("objective", "label_column", "text", "last, or a column number from 1", "last", "",
-        SVM_LOGREG, "CSV: the label's column.", PARSED(32, config_parse_label_column)),
+        SVM_LOGREG, "CSV: the label's column.", PARSED(32, config_keys_parse_label_column)),
     KEY("objective", "train_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
         "Training rows, drawn by a permutation of objective.split_seed."),
     KEY("objective", "validation_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
@@ -413,10 +415,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The randomness of the release: the operating system's (getrandom), or seeded "
         "(experiments only, labelled not for publication).",
         ENUM(noise, config_noise_names, NULL)),
-    ROW_COMPUTED(
-        "privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", "", "",
-        "Seed of privacy.noise = seeded.",
-        INTEGER_FROM(DPBO_SETTINGS_UINT64, noise_seed, 0, INT64_MAX, config_default_noise_seed)),
+    ROW_COMPUTED("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", "", "",
+                 "Seed of privacy.noise = seeded.",
+                 INTEGER_FROM(DPBO_SETTINGS_UINT64, noise_seed, 0, INT64_MAX,
+                              config_keys_noise_seed_default)),
     KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
         "The old name of objective.value_range (run files store it): taken as it when that is "
         "not written, refused when it says otherwise; use objective.value_range."),
@@ -424,13 +426,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Cap on the basic-composition totals of every release on the run's validation set, "
         "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "
         "copies and renames (empty: none); fixed at run time.",
-        PARSED(256, config_parse_budget)),
+        PARSED(256, config_keys_parse_budget)),
     ROW_COMPUTED("privacy", "ledger", "text", "a path, or empty",
                  "<folder of the run file>/dpbo-ledger", "", "",
                  "The ledger file: one checksummed line per release, keyed by validation set; "
                  "locked, append-only (docs/design.md, The ledger). Run files in one folder share "
                  "the default; give one path to share it across folders.",
-                 STRING_FROM(ledger_path, config_default_ledger)),
+                 STRING_FROM(ledger_path, config_keys_ledger_default)),
     ROW("privacy", "dataset_id", "text", "one line, or empty", "", "", "",
         "The validation set's name in the ledger. Empty: svm and logreg hash the validation "
         "rows as read (and m), synthetic its settings, command its command line; set it to "
@@ -454,7 +456,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
         "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2).",
         INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
-                     config_default_guided_evaluations)),
+                     config_keys_guided_evaluations_default)),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "
