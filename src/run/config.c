@@ -422,7 +422,8 @@ done:
  * read by their rows into config->data (data, format, labels,
  * max_features, header, label_column): what no row can say alone, that
  * labels (IDX: the labels file, which with format = auto means IDX) and
- * the CSV keys header and label_column go with the format. */
+ * the CSV keys header and label_column go with the format; then copies the
+ * source into the objective's options (svm or logreg). */
 static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_config_data *data = &config->data;
@@ -441,6 +442,24 @@ static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
                                  csv || data->header == DPBO_HEADER_AUTO, not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
                                  csv || data->label_column == 0, not_csv, err));
+  /* The source, checked, into the objective's options. */
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    dpbo_svm_options *svm = &config->svm;
+    snprintf(svm->data_path, sizeof svm->data_path, "%s", data->path);
+    svm->format = data->format;
+    svm->max_features = data->max_features;
+    svm->header = data->header;
+    svm->label_column = data->label_column;
+    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", data->labels);
+  } else {
+    dpbo_logreg_options *lr = &config->logreg;
+    snprintf(lr->data_path, sizeof lr->data_path, "%s", data->path);
+    lr->format = data->format;
+    lr->max_features = data->max_features;
+    lr->header = data->header;
+    lr->label_column = data->label_column;
+    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", data->labels);
+  }
 done:
   return status;
 }
@@ -498,12 +517,6 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
     DPBO_TRY(config_data_source(config, err));
-    snprintf(svm->data_path, sizeof svm->data_path, "%s", config->data.path);
-    svm->format = config->data.format;
-    svm->max_features = config->data.max_features;
-    svm->header = config->data.header;
-    svm->label_column = config->data.label_column;
-    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", config->data.labels);
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -542,12 +555,6 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
     DPBO_TRY(config_data_source(config, err));
-    snprintf(lr->data_path, sizeof lr->data_path, "%s", config->data.path);
-    lr->format = config->data.format;
-    lr->max_features = config->data.max_features;
-    lr->header = config->data.header;
-    lr->label_column = config->data.label_column;
-    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", config->data.labels);
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
