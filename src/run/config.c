@@ -546,11 +546,7 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking,
                                      (dpbo_settings_range){0, 1}, &i64, err));
     svm->shrinking = (int)i64;
-  } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    /* (function, features and noise_std: their rows) */
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
-                                     (dpbo_settings_range){0, INT64_MAX}, &i64, err));
-    config->synthetic_seed = (uint64_t)i64;
+    /* (synthetic: function, features, noise_std and seed are rows) */
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
@@ -581,37 +577,6 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
                                    "must be positive", err));
   }
   /* (a command's keys are all rows: command, pass, mode, timeout_s) */
-done:
-  return status;
-}
-
-/* ucb.memory_limit_mb: auto, off, or MiB per rank: above it the UCB state
- * recomputes a(x) instead of storing T·N/P doubles (same results, slower
- * steps). */
-static dpbo_status config_memory_limit(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  {
-    char text[64];
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "ucb", "memory_limit_mb", "auto", text,
-                                      sizeof text, err));
-    if (strcmp(text, "auto") == 0) {
-      config->memory_limit_mb = -1.0;
-    } else if (strcmp(text, "off") == 0) {
-      config->memory_limit_mb = 0.0;
-    } else {
-      char *end;
-      double mb = strtod(text, &end);
-      while (*end == ' ' || *end == '\t')
-        end++;
-      char what[160];
-      snprintf(what, sizeof what,
-               "must be auto, off, or a positive number of MiB per rank (got '%s')", text);
-      DPBO_TRY(dpbo_settings_require(
-          &config->settings, "ucb", "memory_limit_mb",
-          end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12, what, err));
-      config->memory_limit_mb = mb;
-    }
-  }
 done:
   return status;
 }
@@ -818,7 +783,6 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_objective(config, err));
   DPBO_TRY(config_value_range(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "ucb", config, err));
-  DPBO_TRY(config_memory_limit(config, err));
   /* [privacy]: all rows (run/config_keys.c: computed defaults and the
    * budget's parsed form included). */
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "privacy", config, err));

@@ -161,6 +161,41 @@ done:
   return status;
 }
 
+/* ucb.memory_limit_mb: auto (-1), off (0), or MiB per rank: above it the
+ * UCB state recomputes a(x) instead of storing T·N/P doubles (same
+ * results, slower steps). */
+static dpbo_status config_keys_parse_memory_limit(dpbo_settings *settings,
+                                                  const dpbo_settings_key *row, const char *text,
+                                                  void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  if (strcmp(text, "auto") == 0) {
+    config->memory_limit_mb = -1.0;
+    return DPBO_OK;
+  }
+  if (strcmp(text, "off") == 0) {
+    config->memory_limit_mb = 0.0;
+    return DPBO_OK;
+  }
+  char *end;
+  double mb = strtod(text, &end);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  char what[160];
+  snprintf(what, sizeof what, "must be auto, off, or a positive number of MiB per rank (got '%s')",
+           text);
+  config->memory_limit_mb = mb;
+  return dpbo_settings_require(settings, row->section, row->key,
+                               end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12,
+                               what, err);
+}
+
+/* objective.seed (synthetic): run.seed. */
+static void config_keys_synthetic_seed_default(const dpbo_settings *settings, const void *options,
+                                               char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
+}
+
 /* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
  * do not (gp.noise_std is read before it). */
 static void config_keys_jitter_default(const dpbo_settings *settings, const void *options,
@@ -334,8 +369,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("objective", "noise_std", "number", ">= 0", "0", "units of v", "objective.kind = synthetic",
         "Gaussian noise added to each evaluation.",
         DOUBLE(synthetic_noise_std, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
-    KEY("objective", "seed", "integer", "0 to 2^63-1", "run.seed", 1, "",
-        "objective.kind = synthetic", "Seed of the gp_prior function and of the noise."),
+    ROW_COMPUTED("objective", "seed", "integer", "0 to 2^63-1", "run.seed", "",
+                 "objective.kind = synthetic", "Seed of the gp_prior function and of the noise.",
+                 INTEGER_FROM(DPBO_SETTINGS_UINT64, synthetic_seed, 0, INT64_MAX,
+                              config_keys_synthetic_seed_default)),
     KEY("objective", "positive_label", "number", "a label of the data",
         "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
         "The class against the rest (the stored default 'nan' means none)."),
@@ -370,10 +407,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("ucb", "acquisition", "choice", NULL, "ucb", "", "",
         "The acquisition rule (ei only with privacy.algorithm = none or 3).",
         ENUM(acquisition, config_acquisition_names, NULL)),
-    KEY("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", 0, "MiB per rank",
-        "",
+    ROW("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", "MiB per rank", "",
         "Above it the UCB state recomputes cross-covariances instead of storing T x N/P "
-        "doubles (same results; auto: half of the node's memory shared by its ranks)."),
+        "doubles (same results; auto: half of the node's memory shared by its ranks).",
+        PARSED(64, config_keys_parse_memory_limit)),
     /* (read after [privacy], whose accounting gives its default) */
     KEY("ucb", "delta", "number", "(0, 1)",
         "delta_beta of the privacy accounting (0.05 without a GP release)", 1, "", "",
