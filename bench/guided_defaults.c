@@ -170,8 +170,8 @@ int main(int argc, char **argv) {
   dpbo_selection_accounting plain_acc[2];
   const dpbo_algorithm plain_alg[2] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR};
   for (int p = 0; p < 2; p++)
-    DPBO_TRY(
-        dpbo_selection_account(plain_alg[p], EPSILON, DELTA, 0.5, T, 1.0, &plain_acc[p], &err));
+    DPBO_TRY(dpbo_selection_account(plain_alg[p], (dpbo_privacy_cost){EPSILON, DELTA}, 0.5, T, 1.0,
+                                    &plain_acc[p], &err));
   for (int l = 1; l <= L; l++) {
     dpbo_config_free(config);
     memset(config, 0, sizeof *config);

@@ -113,9 +113,9 @@ int main(int argc, char **argv) {
   dpbo_selection_accounting acc;
   dpbo_selection_pick pick;
   if (dpbo_selection_gain_range(&config, &sens, &lo, &hi, &err) != DPBO_OK ||
-      dpbo_selection_account(config.algorithm, config.privacy_epsilon, config.privacy_delta,
-                             config.privacy_split, config.iterations, config.ps_eta, &acc,
-                             &err) != DPBO_OK)
+      dpbo_selection_account(
+          config.algorithm, (dpbo_privacy_cost){config.privacy_epsilon, config.privacy_delta},
+          config.privacy_split, config.iterations, config.ps_eta, &acc, &err) != DPBO_OK)
     goto fail;
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, config.noise_seed, 0); /* the release's stream: rank 0 */

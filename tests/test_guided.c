@@ -119,8 +119,8 @@ static void test_accounting(void) {
       CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
       /* Stage 1 is private_evaluations' accounting of K = T1 at its share. */
       double sigma, gpn;
-      CHECK_OK(
-          dpbo_private_evals_calibrate(6, sens, eps * 0.3, delta * 0.5, 0.01, &sigma, &gpn, &err));
+      CHECK_OK(dpbo_private_evals_calibrate(6, sens, (dpbo_privacy_cost){eps * 0.3, delta * 0.5},
+                                            0.01, &sigma, &gpn, &err));
       dpbo_private_evals_bound bound;
       CHECK_OK(dpbo_private_evals_account(6, sens, sigma, eps * 0.3, delta * 0.5, &bound, &err));
       CHECK(acc.sigma == sigma && acc.gp_noise_std_used == gpn);
@@ -129,8 +129,9 @@ static void test_accounting(void) {
       /* Stage 2 is the base's calibration at the rest, E[K] = T − T1. */
       CHECK(acc.stage2_runs == 24);
       dpbo_selection_accounting direct;
-      CHECK_OK(dpbo_selection_account(bases[b], acc.stage2.epsilon, acc.stage2.delta, 0.5, 24, 1.0,
-                                      &direct, &err));
+      CHECK_OK(dpbo_selection_account(bases[b],
+                                      (dpbo_privacy_cost){acc.stage2.epsilon, acc.stage2.delta},
+                                      0.5, 24, 1.0, &direct, &err));
       CHECK(direct.epsilon_base == acc.stage2.epsilon_base);
       CHECK(acc.stage2.epsilon + acc.epsilon1 <= eps && acc.stage2.delta + acc.delta1 <= delta);
       CHECK_CLOSE(acc.stage2.epsilon, eps * 0.7, 1e-12, 0.0);

@@ -680,8 +680,9 @@ static void test_accounted_within(void) {
         const int T = Ts[k];
         dpbo_selection_accounting a;
         for (size_t s = 0; s < sizeof splits / sizeof *splits; s++) {
-          CHECK(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH, eps, delta, splits[s], T, 1.0,
-                                       &a, NULL) == DPBO_OK);
+          CHECK(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH,
+                                       (dpbo_privacy_cost){eps, delta}, splits[s], T, 1.0, &a,
+                                       NULL) == DPBO_OK);
           CHECK_MSG(a.epsilon_accounted <= eps && a.delta_accounted == 0.0 &&
                         a.bound == DPBO_SELECTION_BOUND_BASIC &&
                         a.epsilon_select + a.epsilon_value <= a.epsilon_accounted,
@@ -689,8 +690,8 @@ static void test_accounted_within(void) {
                     a.epsilon_accounted);
           checked++;
         }
-        CHECK(dpbo_selection_account(DPBO_ALGORITHM_LIU_TALWAR, eps, delta, 0.5, T, 1.0, &a,
-                                     NULL) == DPBO_OK);
+        CHECK(dpbo_selection_account(DPBO_ALGORITHM_LIU_TALWAR, (dpbo_privacy_cost){eps, delta},
+                                     0.5, T, 1.0, &a, NULL) == DPBO_OK);
         const double want_lt = a.bound == DPBO_SELECTION_BOUND_PURE
                                    ? dpbo_baseline_lt_epsilon(a.epsilon_base)
                                    : dpbo_profile_tnb_epsilon(a.epsilon_base, 1.0, a.gamma, delta);
@@ -702,8 +703,9 @@ static void test_accounted_within(void) {
                   a.epsilon_accounted, (int)a.bound);
         checked++;
         for (size_t e = 0; e < sizeof etas / sizeof *etas && delta > 0.0; e++) {
-          if (dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE, eps, delta, 0.5, T, etas[e],
-                                     &a, NULL) != DPBO_OK)
+          if (dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE,
+                                     (dpbo_privacy_cost){eps, delta}, 0.5, T, etas[e], &a,
+                                     NULL) != DPBO_OK)
             continue; /* no ε0 fits (tiny ε): refused before any run */
           const double want =
               a.bound == DPBO_SELECTION_BOUND_PROFILE
@@ -721,8 +723,8 @@ static void test_accounted_within(void) {
   /* The issue's case: η = 1 at (1, 0.05), T = 30, calibrated by the profile
    * (ε0 = 0.43913), where the Rényi bound at that ε0 says 1.3163. */
   dpbo_selection_accounting ps;
-  CHECK(dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.05, 0.5, 30, 1.0, &ps,
-                               NULL) == DPBO_OK);
+  CHECK(dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE, (dpbo_privacy_cost){1.0, 0.05}, 0.5,
+                               30, 1.0, &ps, NULL) == DPBO_OK);
   CHECK(ps.bound == DPBO_SELECTION_BOUND_PROFILE && fabs(ps.epsilon_base - 0.43913) < 1e-5);
   CHECK(dpbo_baseline_ps_epsilon(ps.epsilon_base, 1.0, ps.gamma, 0.05, NULL, NULL) > 1.3);
   CHECK(ps.epsilon_accounted <= 1.0 && ps.epsilon_accounted > 1.0 - 1e-9);

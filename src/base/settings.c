@@ -769,12 +769,17 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
   dpbo_status status = DPBO_OK;
   const dpbo_settings_target *t = &row->target;
   void *field = options + t->offset;
+  char computed[DPBO_SETTINGS_VALUE_MAX];
+  const char *fallback = row->fallback;
+  if (t->computed_default) {
+    t->computed_default(settings, options, computed, sizeof computed);
+    fallback = computed;
+  }
   switch (t->kind) {
   case DPBO_SETTINGS_DOUBLE: {
     double v = 0.0;
     DPBO_TRY(dpbo_settings_get_double(settings, row->section, row->key,
-                                      row->fallback ? strtod(row->fallback, NULL) : 0.0,
-                                      !row->fallback, &v, err));
+                                      fallback ? strtod(fallback, NULL) : 0.0, !fallback, &v, err));
     const int above_lo = (t->open & DPBO_SETTINGS_OPEN_LO) ? v > t->lo : v >= t->lo;
     const int below_hi = (t->open & DPBO_SETTINGS_OPEN_HI) ? v < t->hi : v <= t->hi;
     DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, above_lo, t->what, err));
@@ -790,15 +795,15 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
      * getter's ("is outside [lo, hi]"). A required integer's getter takes a
      * placeholder below the range, refused by the check. */
     int64_t v = 0;
-    const int64_t fallback = row->fallback ? strtoll(row->fallback, NULL, 10) : 0;
+    const int64_t fallback_value = fallback ? strtoll(fallback, NULL, 10) : 0;
     DPBO_TRY(dpbo_settings_get_int64(
-        settings, row->section, row->key, fallback,
+        settings, row->section, row->key, fallback_value,
         (dpbo_settings_range){t->what ? INT64_MIN : t->ilo, t->what ? INT64_MAX : t->ihi}, &v,
         err));
     if (t->what)
       DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, v >= t->ilo && v <= t->ihi,
                                      t->what, err));
-    else if (!row->fallback)
+    else if (!fallback)
       DPBO_TRY(dpbo_settings_require(settings, row->section, row->key,
                                      dpbo_settings_find(settings, row->section, row->key) != NULL,
                                      "is required", err));
@@ -812,15 +817,23 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
   }
   case DPBO_SETTINGS_ENUM: {
     int choice = 0;
-    DPBO_TRY(dpbo_settings_get_choice(settings, row->section, row->key, row->fallback, t->choices,
+    DPBO_TRY(dpbo_settings_get_choice(settings, row->section, row->key, fallback, t->choices,
                                       &choice, err));
     *(int *)field = t->values ? t->values[choice] : choice;
     break;
   }
   case DPBO_SETTINGS_STRING:
-    DPBO_TRY(dpbo_settings_get_string(settings, row->section, row->key, row->fallback,
-                                      (char *)field, t->size, err));
+    DPBO_TRY(dpbo_settings_get_string(settings, row->section, row->key, fallback, (char *)field,
+                                      t->size, err));
     break;
+  case DPBO_SETTINGS_PARSED: {
+    char text[DPBO_SETTINGS_VALUE_MAX];
+    DPBO_TRY(dpbo_settings_get_string(settings, row->section, row->key, fallback, text,
+                                      t->size && t->size < sizeof text ? t->size : sizeof text,
+                                      err));
+    DPBO_TRY(t->parse(settings, row, text, options, err));
+    break;
+  }
   case DPBO_SETTINGS_CODE:
     break;
   }

@@ -50,8 +50,10 @@ typedef struct dpbo_settings_entry {
 /* What a row reads into (SUNDIALS' and PETSc's typed key -> setter tables):
  * the kind of its field and where it sits in the owner's options struct,
  * with the accepted range. A row with kind DPBO_SETTINGS_CODE is read by
- * its owner's code (parsed forms, computed defaults); every other row is
- * read by dpbo_settings_read_rows, its default taken from the row's text. */
+ * its owner's code; every other row is read by dpbo_settings_read_rows, its
+ * default taken from the row's text, or from its `computed` function when
+ * the default depends on keys read before it, and a parsed form
+ * (DPBO_SETTINGS_PARSED) by its `parse` function. */
 typedef enum {
   DPBO_SETTINGS_CODE = 0, /* read by the owner's code, not by the row */
   DPBO_SETTINGS_DOUBLE,   /* double, in [lo, hi] (open ends per `open`) */
@@ -59,8 +61,12 @@ typedef enum {
   DPBO_SETTINGS_INT64,    /* int64_t, in [ilo, ihi] */
   DPBO_SETTINGS_UINT64,   /* uint64_t, in [ilo, ihi] (ilo >= 0) */
   DPBO_SETTINGS_ENUM,     /* int (an enum): the value of the name in `choices` */
-  DPBO_SETTINGS_STRING    /* char[size] */
+  DPBO_SETTINGS_STRING,   /* char[size] */
+  DPBO_SETTINGS_PARSED    /* text of at most size - 1 bytes, set into the options by `parse` */
 } dpbo_settings_kind;
+
+struct dpbo_settings;
+struct dpbo_settings_key;
 
 /* dpbo_settings_target.open: which ends of [lo, hi] are excluded. */
 #define DPBO_SETTINGS_OPEN_LO 1
@@ -81,6 +87,17 @@ typedef struct dpbo_settings_target {
                                  the code's own list (e.g. dpbo_space_kind_names), so that
                                  they are written once; a DPBO_SETTINGS_CODE row has them too */
   const int *values;          /* DPBO_SETTINGS_ENUM: each name's value (NULL: its index) */
+  /* A computed default (the row's `computed` is 1 and its fallback text
+   * describes it): writes the default as text from the settings (e.g. the
+   * file's name) and the options read so far (integers in decimal, numbers
+   * with 17 digits: read back exactly). NULL: the row's fallback. */
+  void (*computed_default)(const struct dpbo_settings *settings, const void *options, char *text,
+                           size_t size);
+  /* DPBO_SETTINGS_PARSED: sets the options' fields from the value's text
+   * (the default's when not written), refusing a malformed one through
+   * dpbo_settings_require. */
+  dpbo_status (*parse)(struct dpbo_settings *settings, const struct dpbo_settings_key *row,
+                       const char *text, void *options, dpbo_error *err);
 } dpbo_settings_target;
 
 /* One key of a schema (the module that owns the settings declares every

@@ -91,9 +91,10 @@ dpbo_status dpbo_audit_evals_create(const dpbo_config *cfg, double sensitivity_f
   const dpbo_private_evals_settings *e = &cfg[0].evals;
   ae->sensitivity = e->sensitivity * sensitivity_factor;
   double noise_std_unused;
-  DPBO_TRY(dpbo_private_evals_calibrate(e->max_evaluations, ae->sensitivity, cfg[0].privacy_epsilon,
-                                        cfg[0].privacy_delta, 0.0, &ae->sigma, &noise_std_unused,
-                                        err));
+  DPBO_TRY(dpbo_private_evals_calibrate(
+      e->max_evaluations, ae->sensitivity,
+      (dpbo_privacy_cost){cfg[0].privacy_epsilon, cfg[0].privacy_delta}, 0.0, &ae->sigma,
+      &noise_std_unused, err));
   ae->sigma *= noise_scale_factor;
   ae->scale = e->sensitivity * ae->sigma;
   *out = ae;

@@ -403,9 +403,9 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   audit_accounting acc;
   memset(&acc, 0, sizeof acc);
   if (dpbo_algorithm_is_selection(cfg[0].algorithm))
-    DPBO_TRY(dpbo_selection_account(cfg[0].algorithm, cfg[0].privacy_epsilon, cfg[0].privacy_delta,
-                                    cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta,
-                                    &acc.selection, err));
+    DPBO_TRY(dpbo_selection_account(
+        cfg[0].algorithm, (dpbo_privacy_cost){cfg[0].privacy_epsilon, cfg[0].privacy_delta},
+        cfg[0].privacy_split, cfg[0].iterations, cfg[0].ps_eta, &acc.selection, err));
   /* The guided method's two stages (run/guided.h), once. */
   if (dpbo_algorithm_ops_get(cfg[0].algorithm)->guided_selection) {
     dpbo_guided_settings s;

@@ -62,7 +62,8 @@ dpbo_status dpbo_audit_selection_seed(MPI_Comm comm, const dpbo_audit_seed_optio
   config->noise = DPBO_NOISE_SEEDED;
   snprintf(config->path, sizeof config->path, "seed audit");
   dpbo_selection_accounting acc;
-  DPBO_TRY(dpbo_selection_account(options->algorithm, options->epsilon, options->delta, 0.5,
+  DPBO_TRY(dpbo_selection_account(options->algorithm,
+                                  (dpbo_privacy_cost){options->epsilon, options->delta}, 0.5,
                                   options->T, options->ps_eta, &acc, err));
   result->epsilon_claimed = acc.epsilon_accounted;
   result->delta_claimed = acc.delta_accounted;

@@ -74,16 +74,18 @@ dpbo_status dpbo_compare_account(int method, const dpbo_compare_budget *at,
     out->delta_accounted = dpbo_privacy_round_up(budget.delta_lambda + budget.delta_value);
     break;
   case DPBO_COMPARE_RANDOM_SEARCH:
-    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH, epsilon, delta, split, T, ps_eta,
-                                    out, err));
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH,
+                                    (dpbo_privacy_cost){epsilon, delta}, split, T, ps_eta, out,
+                                    err));
     break;
   case DPBO_COMPARE_LIU_TALWAR:
-    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_LIU_TALWAR, epsilon, delta, split, T, ps_eta,
-                                    out, err));
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_LIU_TALWAR, (dpbo_privacy_cost){epsilon, delta},
+                                    split, T, ps_eta, out, err));
     break;
   case DPBO_COMPARE_PAPERNOT_STEINKE:
-    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE, epsilon, delta, split, T,
-                                    ps_eta, out, err));
+    DPBO_TRY(dpbo_selection_account(DPBO_ALGORITHM_PAPERNOT_STEINKE,
+                                    (dpbo_privacy_cost){epsilon, delta}, split, T, ps_eta, out,
+                                    err));
     break;
   case DPBO_COMPARE_ALGORITHM3: {
     /* One pure release, f~_L (Theorem 6): Algorithm 3's budget puts the

@@ -18,9 +18,9 @@ dpbo_status dpbo_compare_evals_account(const dpbo_compare_evals_budget *at,
   out->epsilon = at->epsilon;
   out->delta = at->delta;
   /* K = T: compare's run has no retries and loses no evaluation. */
-  DPBO_TRY(dpbo_private_evals_calibrate(at->T, at->sensitivity, at->epsilon, at->delta,
-                                        at->gp_noise_std, &noise->sigma, &noise->gp_noise_std_used,
-                                        err));
+  DPBO_TRY(dpbo_private_evals_calibrate(
+      at->T, at->sensitivity, (dpbo_privacy_cost){at->epsilon, at->delta}, at->gp_noise_std,
+      &noise->sigma, &noise->gp_noise_std_used, err));
   dpbo_private_evals_bound bound;
   DPBO_TRY(dpbo_private_evals_account(at->T, at->sensitivity, noise->sigma, at->epsilon, at->delta,
                                       &bound, err));

@@ -363,8 +363,8 @@ dpbo_status dpbo_k1sweep_config_load(const char *path, int override_count,
   DPBO_TRY(k1sweep_config_likelihood(c, err));
 
   /* [output] */
-  DPBO_TRY(dpbo_config_get_output(settings, c->output_dir, sizeof c->output_dir, c->output_name,
-                                  sizeof c->output_name, err));
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_k1sweep_keys, "output", c, err));
+  DPBO_TRY(dpbo_config_check_output(settings, c->output_dir, c->output_name, err));
   DPBO_TRY(k1sweep_check_used(c, err));
 done:
   if (status != DPBO_OK) dpbo_k1sweep_config_free(c);

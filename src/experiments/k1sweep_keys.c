@@ -126,6 +126,6 @@ const dpbo_settings_key dpbo_k1sweep_keys[] = {
         "Delta_lambda (0: no pipeline check)."),
 
     /* [output] */
-    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME(dpbo_k1sweep_config),
 
     KEY(NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL)};

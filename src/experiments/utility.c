@@ -205,9 +205,9 @@ static dpbo_status utility_random_search(const dpbo_config *config, const dpbo_r
   }
   for (int e = 0; e < count; e++) {
     dpbo_selection_accounting acc;
-    DPBO_TRY(dpbo_selection_account(config->algorithm, epsilons[e], config->privacy_delta,
-                                    config->privacy_split, config->iterations, config->ps_eta, &acc,
-                                    err));
+    DPBO_TRY(dpbo_selection_account(
+        config->algorithm, (dpbo_privacy_cost){epsilons[e], config->privacy_delta},
+        config->privacy_split, config->iterations, config->ps_eta, &acc, err));
     dpbo_utility_public *pub = &reports[e].pub;
     memset(pub, 0, sizeof *pub);
     pub->bounds = config->bounds;
@@ -278,9 +278,9 @@ static dpbo_status utility_stopping(const dpbo_config *config, const dpbo_run *r
   for (int e = 0; e < count; e++) {
     dpbo_selection_accounting acc;
     dpbo_runs_law law;
-    DPBO_TRY(dpbo_selection_account(config->algorithm, epsilons[e], config->privacy_delta,
-                                    config->privacy_split, config->iterations, config->ps_eta, &acc,
-                                    err));
+    DPBO_TRY(dpbo_selection_account(
+        config->algorithm, (dpbo_privacy_cost){epsilons[e], config->privacy_delta},
+        config->privacy_split, config->iterations, config->ps_eta, &acc, err));
     DPBO_TRY(dpbo_stopping_runs_law(config->algorithm, config->iterations, &acc, &law, err));
     const double b = sens / acc.epsilon_base;
     dpbo_utility_public *pub = &reports[e].pub;
@@ -364,9 +364,9 @@ static dpbo_status utility_private_evaluations(const dpbo_config *config, const 
       DPBO_RAISE(DPBO_ERR_USAGE, "utility: epsilon must be positive and finite, got %g",
                  epsilons[e]);
     double sigma, gp_noise_used;
-    DPBO_TRY(dpbo_private_evals_calibrate(ev->max_evaluations, ev->sensitivity, epsilons[e],
-                                          config->privacy_delta, ev->gp_noise_std, &sigma,
-                                          &gp_noise_used, err));
+    DPBO_TRY(dpbo_private_evals_calibrate(ev->max_evaluations, ev->sensitivity,
+                                          (dpbo_privacy_cost){epsilons[e], config->privacy_delta},
+                                          ev->gp_noise_std, &sigma, &gp_noise_used, err));
     dpbo_utility_public *pub = &reports[e].pub;
     memset(&reports[e], 0, sizeof reports[e]);
     pub->bounds = config->bounds;

@@ -19,20 +19,25 @@
  * with N up to 10 digits, ".release.json", ".partial.h5". */
 #define CONFIG_OUTPUT_SUFFIX_MAX 24
 
-dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t dir_size, char *name,
-                                   size_t name_size, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
+void dpbo_config_output_name_default(const dpbo_settings *settings, const void *options, char *text,
+                                     size_t size) {
+  /* (a name of at most 255 bytes, as the options' output_name[256] holds) */
   char fallback[256];
   const char *base = strrchr(settings->path, '/');
-  DPBO_TRY(dpbo_settings_get_string(settings, "output", "dir", "results", dir, dir_size, err));
+  (void)options;
+  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
+  char *dot = strrchr(fallback, '.');
+  if (dot && dot != fallback) *dot = '\0';
+  snprintf(text, size, "%s", fallback);
+}
+
+dpbo_status dpbo_config_check_output(dpbo_settings *settings, const char *dir, const char *name,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
   /* Every value is free of control characters but the tab (settings.h); a
    * directory path has no use for a tab either. */
   DPBO_TRY(dpbo_settings_require(settings, "output", "dir", !strchr(dir, '\t'),
                                  "holds a tab: a directory path has no control characters", err));
-  snprintf(fallback, sizeof fallback, "%s", base ? base + 1 : settings->path);
-  char *dot = strrchr(fallback, '.');
-  if (dot && dot != fallback) *dot = '\0';
-  DPBO_TRY(dpbo_settings_get_string(settings, "output", "name", fallback, name, name_size, err));
   DPBO_TRY(dpbo_settings_require(settings, "output", "name", name[0] && !strchr(name, '/'),
                                  "must be a non-empty file name without '/'", err));
   {
@@ -413,58 +418,48 @@ done:
   return status;
 }
 
-/* The [objective] keys of a data file, for the svm and logreg objectives:
- * data, format, max_features, header (auto|yes|no), label_column (last,
- * or the column's number from 1) and labels (IDX: the labels file). */
-static dpbo_status config_data_source(dpbo_config *config, char *path, size_t size,
-                                      dpbo_data_format *format, int64_t *max_features,
-                                      dpbo_csv_header *header, int *label_column, char *labels,
-                                      size_t labels_size, dpbo_error *err) {
+/* The [objective] keys of a data file, for the svm and logreg objectives,
+ * read by their rows into config->data (data, format, labels,
+ * max_features, header, label_column): what no row can say alone, that
+ * labels (IDX: the labels file, which with format = auto means IDX) and
+ * the CSV keys header and label_column go with the format; then copies the
+ * source into the objective's options (svm or logreg). */
+static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int choice = 0;
-  char label[32];
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "data", NULL, path, size, err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "format", "auto",
-                                    dpbo_data_format_names, &choice, err));
-  *format = (dpbo_data_format)choice;
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "max_features",
-                                   DPBO_DATASET_MAX_FEATURES, (dpbo_settings_range){1, INT32_MAX},
-                                   max_features, err));
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "header", "auto",
-                                    dpbo_csv_header_names, &choice, err));
-  *header = (dpbo_csv_header)choice;
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "label_column", "last", label,
-                                    sizeof label, err));
-  char *end = NULL;
-  long column = strcmp(label, "last") == 0 ? 0 : strtol(label, &end, 10);
-  DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
-                                 column == 0
-                                     ? strcmp(label, "last") == 0
-                                     : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
-                                 "must be 'last' or a column number from 1", err));
-  *label_column = (int)column;
-  /* IDX: images in `data`, labels in a second file (a labels file with
-   * format = auto means IDX). */
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "objective", "labels", "", labels,
-                                    labels_size, err));
-  if (*format == DPBO_FORMAT_AUTO && labels[0]) *format = DPBO_FORMAT_IDX;
+  dpbo_config_data *data = &config->data;
+  if (data->format == DPBO_FORMAT_AUTO && data->labels[0]) data->format = DPBO_FORMAT_IDX;
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
-                                 *format != DPBO_FORMAT_IDX || labels[0],
+                                 data->format != DPBO_FORMAT_IDX || data->labels[0],
                                  "is required with objective.format = idx (the labels file)", err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "labels",
-                                 *format == DPBO_FORMAT_IDX || !labels[0],
+                                 data->format == DPBO_FORMAT_IDX || !data->labels[0],
                                  "applies to IDX files (objective.format = idx)", err));
   char not_csv[64];
   snprintf(not_csv, sizeof not_csv, "applies to CSV files (objective.format = %s)",
-           dpbo_data_format_name(*format));
+           dpbo_data_format_name(data->format));
+  const int csv = data->format != DPBO_FORMAT_LIBSVM && data->format != DPBO_FORMAT_IDX;
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "header",
-                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
-                                     *header == DPBO_HEADER_AUTO,
-                                 not_csv, err));
+                                 csv || data->header == DPBO_HEADER_AUTO, not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
-                                 (*format != DPBO_FORMAT_LIBSVM && *format != DPBO_FORMAT_IDX) ||
-                                     *label_column == 0,
-                                 not_csv, err));
+                                 csv || data->label_column == 0, not_csv, err));
+  /* The source, checked, into the objective's options. */
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    dpbo_svm_options *svm = &config->svm;
+    snprintf(svm->data_path, sizeof svm->data_path, "%s", data->path);
+    svm->format = data->format;
+    svm->max_features = data->max_features;
+    svm->header = data->header;
+    svm->label_column = data->label_column;
+    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", data->labels);
+  } else {
+    dpbo_logreg_options *lr = &config->logreg;
+    snprintf(lr->data_path, sizeof lr->data_path, "%s", data->path);
+    lr->format = data->format;
+    lr->max_features = data->max_features;
+    lr->header = data->header;
+    lr->label_column = data->label_column;
+    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", data->labels);
+  }
 done:
   return status;
 }
@@ -499,57 +494,16 @@ done:
   return status;
 }
 
-/* [gp]: the kernel and its length-scales (one, or one per dimension), the
- * rows of the prior, and the jitter, whose default depends on the noise. */
+/* [gp]: its rows (run/config_keys.c: the kernel, its length-scales, the
+ * prior, the jitter), then the kernel set up from what they read. */
 static dpbo_status config_gp(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int choice;
-  DPBO_TRY(dpbo_settings_get_choice(&config->settings, "gp", "kernel", "matern52",
-                                    dpbo_kernel_kind_names, &choice, err));
-  double lengthscale[DPBO_MAX_DIM];
-  {
-    char text[DPBO_PATH_MAX];
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "gp", "lengthscale", "0.2", text,
-                                      sizeof text, err));
-    int n = 0;
-    char *cursor = text;
-    for (;;) {
-      char *end;
-      double v = strtod(cursor, &end);
-      if (end == cursor) break;
-      if (n < DPBO_MAX_DIM) lengthscale[n] = v;
-      n++;
-      cursor = end;
-      while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
-        cursor++;
-    }
-    int ok = *cursor == '\0' && (n == 1 || n == config->dims);
-    DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale", ok,
-                                   "must be one number or one per dimension", err));
-    for (int i = n; i < config->dims; i++)
-      lengthscale[i] = lengthscale[0];
-    for (int i = 0; i < config->dims; i++)
-      DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "lengthscale",
-                                     lengthscale[i] > 0 && isfinite(lengthscale[i]),
-                                     "must be positive", err));
-  }
-  DPBO_TRY(
-      dpbo_kernel_init(&config->kernel, (dpbo_kernel_kind)choice, config->dims, lengthscale, err));
-  dpbo_kernel_use_dims(&config->kernel, config->dim);
-  /* mean, signal_std, noise_std: their rows (the GP squares them: at most
-   * DPBO_GP_MAGNITUDE_MAX, include/dpbo/gp.h). */
   DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "gp", config, err));
-  /* Noise-free GPs need a nugget to stay factorizable; noisy ones do not. */
-  DPBO_TRY(dpbo_settings_get_double(&config->settings, "gp", "jitter",
-                                    config->prior.noise_std > 0 ? 0.0 : 1e-10, 0,
-                                    &config->prior.jitter, err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter", config->prior.jitter >= 0,
-                                 "must be >= 0", err));
-  DPBO_TRY(dpbo_settings_require(&config->settings, "gp", "jitter",
-                                 config->prior.jitter <= DPBO_GP_MAGNITUDE_MAX,
-                                 "must be at most 1e+100 in magnitude (the GP squares it: larger "
-                                 "values overflow)",
-                                 err));
+  /* dpbo_kernel_init clears the kernel the rows read into: a copy. */
+  double lengthscale[DPBO_MAX_DIM];
+  memcpy(lengthscale, config->kernel.lengthscale, sizeof lengthscale);
+  DPBO_TRY(dpbo_kernel_init(&config->kernel, config->kernel.kind, config->dims, lengthscale, err));
+  dpbo_kernel_use_dims(&config->kernel, config->dim);
 done:
   return status;
 }
@@ -562,9 +516,7 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
-    DPBO_TRY(config_data_source(config, svm->data_path, sizeof svm->data_path, &svm->format,
-                                &svm->max_features, &svm->header, &svm->label_column,
-                                svm->labels_path, sizeof svm->labels_path, err));
+    DPBO_TRY(config_data_source(config, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &svm->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -594,17 +546,11 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking,
                                      (dpbo_settings_range){0, 1}, &i64, err));
     svm->shrinking = (int)i64;
-  } else if (config->objective == DPBO_OBJECTIVE_SYNTHETIC) {
-    /* (function, features and noise_std: their rows) */
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "seed", (int64_t)config->seed,
-                                     (dpbo_settings_range){0, INT64_MAX}, &i64, err));
-    config->synthetic_seed = (uint64_t)i64;
+    /* (synthetic: function, features, noise_std and seed are rows) */
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
-    DPBO_TRY(config_data_source(config, lr->data_path, sizeof lr->data_path, &lr->format,
-                                &lr->max_features, &lr->header, &lr->label_column, lr->labels_path,
-                                sizeof lr->labels_path, err));
+    DPBO_TRY(config_data_source(config, err));
     DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
                                      (dpbo_settings_range){1, INT64_MAX}, &lr->train_rows, err));
     DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
@@ -631,37 +577,6 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
                                    "must be positive", err));
   }
   /* (a command's keys are all rows: command, pass, mode, timeout_s) */
-done:
-  return status;
-}
-
-/* ucb.memory_limit_mb: auto, off, or MiB per rank: above it the UCB state
- * recomputes a(x) instead of storing T·N/P doubles (same results, slower
- * steps). */
-static dpbo_status config_memory_limit(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  {
-    char text[64];
-    DPBO_TRY(dpbo_settings_get_string(&config->settings, "ucb", "memory_limit_mb", "auto", text,
-                                      sizeof text, err));
-    if (strcmp(text, "auto") == 0) {
-      config->memory_limit_mb = -1.0;
-    } else if (strcmp(text, "off") == 0) {
-      config->memory_limit_mb = 0.0;
-    } else {
-      char *end;
-      double mb = strtod(text, &end);
-      while (*end == ' ' || *end == '\t')
-        end++;
-      char what[160];
-      snprintf(what, sizeof what,
-               "must be auto, off, or a positive number of MiB per rank (got '%s')", text);
-      DPBO_TRY(dpbo_settings_require(
-          &config->settings, "ucb", "memory_limit_mb",
-          end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12, what, err));
-      config->memory_limit_mb = mb;
-    }
-  }
 done:
   return status;
 }
@@ -700,52 +615,6 @@ static dpbo_status config_ucb_delta(dpbo_config *config, dpbo_error *err) {
     }
   }
 
-done:
-  return status;
-}
-
-/* [privacy]: its rows (run/config_keys.c), then the keys read here: the
- * noise seed (default run.seed), the ledger's cap and file. */
-static dpbo_status config_privacy(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  int64_t i64;
-  char text[256];
-  DPBO_TRY(dpbo_settings_read_rows(&config->settings, dpbo_config_keys, "privacy", config, err));
-  DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "noise_seed",
-                                   (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX}, &i64,
-                                   err));
-  config->noise_seed = (uint64_t)i64;
-  /* guided's T1 (run/guided.h): a fifth of the evaluations by default
-   * (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below T = 3
-   * no T1 fits and a guided release is refused (alg_guided.c). */
-  {
-    const int T = config->iterations;
-    const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "privacy", "guided_evaluations",
-                                     fifth < 1      ? 1
-                                     : fifth > most ? most
-                                                    : fifth,
-                                     (dpbo_settings_range){1, 100000}, &i64, err));
-    config->guided_evaluations = (int)i64;
-  }
-  /* The cap of the run's ledger (output.h): a release that would bring the
-   * totals past it is refused (one release must fit: config_checks). */
-  DPBO_TRY(
-      dpbo_settings_get_string(&config->settings, "privacy", "budget", "", text, sizeof text, err));
-  config->budget_epsilon = config->budget_delta = 0.0;
-  if (text[0]) {
-    char tail;
-    int ok =
-        sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
-        isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
-        config->budget_delta > 0 && config->budget_delta < 1;
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "privacy", "budget", ok,
-        "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err));
-  }
-  /* Where every release on the validation set is recorded (run/ledger.h). */
-  DPBO_TRY(dpbo_settings_get_string(&config->settings, "privacy", "ledger", "", config->ledger_path,
-                                    sizeof config->ledger_path, err));
 done:
   return status;
 }
@@ -914,8 +783,9 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_objective(config, err));
   DPBO_TRY(config_value_range(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "ucb", config, err));
-  DPBO_TRY(config_memory_limit(config, err));
-  DPBO_TRY(config_privacy(config, err));
+  /* [privacy]: all rows (run/config_keys.c: computed defaults and the
+   * budget's parsed form included). */
+  DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "privacy", config, err));
   for (size_t i = 0; i < sizeof config_checks / sizeof *config_checks; i++)
     DPBO_TRY(config_checks[i].check(config, err));
   /* Algorithm 3 and the selection methods release one value, or one
@@ -926,9 +796,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   /* Each algorithm's assumptions: its row (run/algorithm.h). */
   if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
   DPBO_TRY(config_ucb_delta(config, err));
-  DPBO_TRY(dpbo_config_get_output(settings, config->output_dir, sizeof config->output_dir,
-                                  config->output_name, sizeof config->output_name, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "output", config, err));
+  DPBO_TRY(dpbo_config_check_output(settings, config->output_dir, config->output_name, err));
   /* The added sections last (run/config.h), as [compare] always came. */
   for (int s = 0; s < config_added_count; s++)
     DPBO_TRY(config_added[s]->read(config, err));

@@ -64,6 +64,19 @@ typedef enum {
   DPBO_POSTERIOR_NO = 2
 } dpbo_posterior_output;
 
+/* The data file of the svm and logreg objectives as [objective] names it:
+ * the rows data, format, labels, max_features, header and label_column
+ * (run/config_keys.c) read into it, and once their combination is checked
+ * it is copied into the objective's options (svm or logreg). */
+typedef struct dpbo_config_data {
+  char path[sizeof(((dpbo_svm_options *)0)->data_path)];
+  dpbo_data_format format;
+  int64_t max_features;
+  dpbo_csv_header header;
+  int label_column; /* 0: the last column, k >= 1: the k-th */
+  char labels[sizeof(((dpbo_svm_options *)0)->labels_path)];
+} dpbo_config_data;
+
 typedef struct dpbo_config {
   char path[DPBO_PATH_MAX];
   /* [run] */
@@ -122,6 +135,7 @@ typedef struct dpbo_config {
   dpbo_private_evals_settings evals;
   /* [objective] */
   dpbo_objective_kind objective;
+  dpbo_config_data data; /* svm, logreg: as read, copied into svm or logreg */
   dpbo_svm_options svm;
   dpbo_synthetic_kind synthetic;
   int synthetic_features;
@@ -206,13 +220,19 @@ void dpbo_config_free(dpbo_config *config);
 
 /* Parts of the schema that other commands with settings of their own (dpbo
  * k1sweep) share: [output] dir (default "results") and name (default: the
- * config file's base name without its extension; a non-empty file name
- * without '/'), checked against DPBO_OUTPUT_PATH_MAX; and the [space] lines
+ * config file's base name without its extension, computed by
+ * dpbo_config_output_name_default), the rows of
+ * DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME (run/config_keys.h), which
+ * dpbo_config_check_output checks once read (no tab in dir; name a
+ * non-empty file name of A-Z a-z 0-9 . _ - not starting with . or -; the
+ * paths within DPBO_OUTPUT_PATH_MAX); and the [space] lines
  * dim.NAME = linear|log LO HI [LEVELS], in order, into dims[0..*count)
  * (DPBO_MAX_DIM long; kind decides whether LEVELS apply). Both mark their
  * keys used. */
-dpbo_status dpbo_config_get_output(dpbo_settings *settings, char *dir, size_t dir_size, char *name,
-                                   size_t name_size, dpbo_error *err);
+void dpbo_config_output_name_default(const dpbo_settings *settings, const void *options, char *text,
+                                     size_t size);
+dpbo_status dpbo_config_check_output(dpbo_settings *settings, const char *dir, const char *name,
+                                     dpbo_error *err);
 dpbo_status dpbo_config_get_dims(dpbo_settings *settings, dpbo_space_kind kind, dpbo_dim *dims,
                                  int *count, dpbo_error *err);
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpbo/kernel.h"
@@ -29,6 +30,10 @@
   }
 #define ROW(section, key, type, values, fallback, unit, applies, doc, target)                      \
   { section, key, type, values, fallback, 0, unit, applies, doc, target }
+/* A row whose default depends on keys read before it: `fallback` describes
+ * it, the target's computed_default computes it. */
+#define ROW_COMPUTED(section, key, type, values, fallback, unit, applies, doc, target)             \
+  { section, key, type, values, fallback, 1, unit, applies, doc, target }
 /* A choice read by run/config.c's code: its names are the code's list. */
 #define KEY_CHOICE(section, key, names, fallback, unit, applies, doc)                              \
   {                                                                                                \
@@ -56,6 +61,26 @@
     .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
     .size = sizeof(((dpbo_config *)0)->field)                                                      \
   }
+/* An integer whose default `from` computes from the keys read before it. */
+#define INTEGER_FROM(kind_, field, low, high, from)                                                \
+  {                                                                                                \
+    .kind = (kind_), .offset = offsetof(dpbo_config, field), .ilo = (low), .ihi = (high),          \
+    .computed_default = (from)                                                                     \
+  }
+#define DOUBLE_FROM(field, low, high, below, above, from)                                          \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
+    .hi = (high), .what = (below), .what_hi = (above), .computed_default = (from)                  \
+  }
+#define STRING_FROM(field, from)                                                                   \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
+    .size = sizeof(((dpbo_config *)0)->field), .computed_default = (from)                          \
+  }
+/* A parsed form: text of at most size - 1 bytes, which `parser` sets into
+ * dpbo_config. */
+#define PARSED(size_, parser)                                                                      \
+  { .kind = DPBO_SETTINGS_PARSED, .size = (size_), .parse = (parser) }
 #define OPEN_LO DPBO_SETTINGS_OPEN_LO
 /* The GP squares the prior's values and their ratios: past
  * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
@@ -98,6 +123,145 @@ static const char *const config_mode_names[] = {"per_evaluation", "persistent", 
 
 #define SVM_LOGREG "objective.kind = svm, logreg"
 
+/* ---------------------------------------------------------------------------
+ * Computed defaults and parsed forms of the rows below, each named by its
+ * key. */
+
+/* gp.lengthscale: one number, or one per dimension of [space] (read
+ * before), blank or comma separated, each positive, into the kernel's
+ * lengthscale[] (run/config.c's config_gp then sets the kernel up). */
+static dpbo_status config_keys_parse_lengthscale(dpbo_settings *settings,
+                                                 const dpbo_settings_key *row, const char *text,
+                                                 void *options, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *config = options;
+  double *lengthscale = config->kernel.lengthscale;
+  int n = 0;
+  const char *cursor = text;
+  for (;;) {
+    char *end;
+    double v = strtod(cursor, &end);
+    if (end == cursor) break;
+    if (n < DPBO_MAX_DIM) lengthscale[n] = v;
+    n++;
+    cursor = end;
+    while (*cursor == ' ' || *cursor == ',' || *cursor == '\t')
+      cursor++;
+  }
+  int ok = *cursor == '\0' && (n == 1 || n == config->dims);
+  DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, ok,
+                                 "must be one number or one per dimension", err));
+  for (int i = n; i < config->dims; i++)
+    lengthscale[i] = lengthscale[0];
+  for (int i = 0; i < config->dims; i++)
+    DPBO_TRY(dpbo_settings_require(settings, row->section, row->key,
+                                   lengthscale[i] > 0 && isfinite(lengthscale[i]),
+                                   "must be positive", err));
+done:
+  return status;
+}
+
+/* ucb.memory_limit_mb: auto (-1), off (0), or MiB per rank: above it the
+ * UCB state recomputes a(x) instead of storing T·N/P doubles (same
+ * results, slower steps). */
+static dpbo_status config_keys_parse_memory_limit(dpbo_settings *settings,
+                                                  const dpbo_settings_key *row, const char *text,
+                                                  void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  if (strcmp(text, "auto") == 0) {
+    config->memory_limit_mb = -1.0;
+    return DPBO_OK;
+  }
+  if (strcmp(text, "off") == 0) {
+    config->memory_limit_mb = 0.0;
+    return DPBO_OK;
+  }
+  char *end;
+  double mb = strtod(text, &end);
+  while (*end == ' ' || *end == '\t')
+    end++;
+  char what[160];
+  snprintf(what, sizeof what, "must be auto, off, or a positive number of MiB per rank (got '%s')",
+           text);
+  config->memory_limit_mb = mb;
+  return dpbo_settings_require(settings, row->section, row->key,
+                               end != text && *end == '\0' && isfinite(mb) && mb > 0 && mb < 1e12,
+                               what, err);
+}
+
+/* objective.seed (synthetic): run.seed. */
+static void config_keys_synthetic_seed_default(const dpbo_settings *settings, const void *options,
+                                               char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
+}
+
+/* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
+ * do not (gp.noise_std is read before it). */
+static void config_keys_jitter_default(const dpbo_settings *settings, const void *options,
+                                       char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%.17g", ((const dpbo_config *)options)->prior.noise_std > 0 ? 0.0 : 1e-10);
+}
+
+/* objective.label_column: `last` (0) or a column's number from 1. */
+static dpbo_status config_keys_parse_label_column(dpbo_settings *settings,
+                                                  const dpbo_settings_key *row, const char *text,
+                                                  void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  char *end = NULL;
+  long column = strcmp(text, "last") == 0 ? 0 : strtol(text, &end, 10);
+  config->data.label_column = (int)column;
+  return dpbo_settings_require(settings, row->section, row->key,
+                               column == 0
+                                   ? strcmp(text, "last") == 0
+                                   : end && *end == '\0' && column >= 1 && column <= INT32_MAX,
+                               "must be 'last' or a column number from 1", err);
+}
+
+/* privacy.noise_seed: run.seed. */
+static void config_keys_noise_seed_default(const dpbo_settings *settings, const void *options,
+                                           char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
+}
+
+/* privacy.guided_evaluations, guided's T1 (run/guided.h): a fifth of the
+ * evaluations (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below
+ * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
+static void config_keys_guided_evaluations_default(const dpbo_settings *settings,
+                                                   const void *options, char *text, size_t size) {
+  (void)settings;
+  const int T = ((const dpbo_config *)options)->iterations;
+  const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
+  snprintf(text, size, "%d", fifth < 1 ? 1 : fifth > most ? most : fifth);
+}
+
+/* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
+static void config_keys_ledger_default(const dpbo_settings *settings, const void *options,
+                                       char *text, size_t size) {
+  (void)settings;
+  (void)options;
+  snprintf(text, size, "%s", "");
+}
+
+/* privacy.budget, the cap of the run's ledger (output.h): a release that
+ * would bring the totals past it is refused (one release must fit: the
+ * check config_check_budget_fits, run/config.c); empty: no cap. */
+static dpbo_status config_keys_parse_budget(dpbo_settings *settings, const dpbo_settings_key *row,
+                                            const char *text, void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  config->budget_epsilon = config->budget_delta = 0.0;
+  if (!text[0]) return DPBO_OK;
+  char tail;
+  int ok = sscanf(text, "%lf %lf %c", &config->budget_epsilon, &config->budget_delta, &tail) == 2 &&
+           isfinite(config->budget_epsilon) && config->budget_epsilon > 0 &&
+           config->budget_delta > 0 && config->budget_delta < 1;
+  return dpbo_settings_require(
+      settings, row->section, row->key, ok,
+      "must be 'EPSILON_MAX DELTA_MAX' with EPSILON_MAX > 0 and DELTA_MAX in (0, 1)", err);
+}
+
 const dpbo_settings_key dpbo_config_keys[] = {
     /* [run] */
     ROW("run", "iterations", "integer", "1 to 1000000", NULL, "evaluations", "",
@@ -133,12 +297,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
     DPBO_CONFIG_KEYS_DIMS,
 
     /* [gp] */
-    KEY_CHOICE(
-        "gp", "kernel", dpbo_kernel_kind_names, "matern52", "", "",
+    ROW("gp", "kernel", "choice", NULL, "matern52", "", "",
         "The GP kernel, on unit-cube coordinates. Fix the prior before seeing the validation "
-        "data (docs/design.md)."),
-    KEY("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2", 0,
-        "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated."),
+        "data (docs/design.md).",
+        ENUM(kernel.kind, dpbo_kernel_kind_names, NULL)),
+    ROW("gp", "lengthscale", "text", "one number > 0, or one per dimension", "0.2",
+        "unit-cube coordinates", "", "The kernel's length-scale(s), blank or comma separated.",
+        PARSED(DPBO_PATH_MAX, config_keys_parse_lengthscale)),
     ROW("gp", "mean", "number", "-1e100 to 1e100", "0", "units of v", "",
         "m0, the prior mean of f.", DOUBLE(prior.mean, -1e100, 1e100, 0, GP_RANGE, NULL)),
     ROW("gp", "signal_std", "number", "> 0, <= 1e100", "1", "units of v", "",
@@ -147,33 +312,38 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("gp", "noise_std", "number", ">= 0, <= 1e100 and 1e100 x signal_std", "0.1", "units of v",
         "", "sigma, the standard deviation of the observation noise (0: noise-free, Algorithm 2).",
         DOUBLE(prior.noise_std, 0, 1e100, 0, "must be >= 0", GP_RANGE)),
-    KEY("gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10", 1,
-        "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable."),
+    ROW_COMPUTED(
+        "gp", "jitter", "number", ">= 0, <= 1e100", "0 if gp.noise_std > 0, else 1e-10",
+        "units of v^2", "", "Added to the kernel's diagonal to keep a noise-free GP factorizable.",
+        DOUBLE_FROM(prior.jitter, 0, 1e100, "must be >= 0", GP_RANGE, config_keys_jitter_default)),
 
     /* [objective]: kind first, then the keys of that kind */
     ROW("objective", "kind", "choice", NULL, NULL, "", "",
         "What is tuned: an RBF-SVM's validation accuracy (LIBSVM), a synthetic function, your "
         "own program (docs/own-model.md), or L2-regularized logistic regression (Algorithm 3).",
         ENUM(objective, dpbo_objective_kind_names, NULL)),
-    KEY("objective", "data", "text", "a path", NULL, 0, "", SVM_LOGREG,
+    ROW("objective", "data", "text", "a path", NULL, "", SVM_LOGREG,
         "The data file: CSV (gzip ok), LIBSVM sparse or IDX images; a relative path is resolved "
-        "against the current directory."),
-    KEY_CHOICE(
-        "objective", "format", dpbo_data_format_names, "auto", "", SVM_LOGREG,
-        "The data file's format (auto: from its content; idx when objective.labels is set)."),
-    KEY("objective", "labels", "text", "a path, or empty", "", 0, "", SVM_LOGREG,
+        "against the current directory.",
+        STRING(data.path)),
+    ROW("objective", "format", "choice", NULL, "auto", "", SVM_LOGREG,
+        "The data file's format (auto: from its content; idx when objective.labels is set).",
+        ENUM(data.format, dpbo_data_format_names, NULL)),
+    ROW("objective", "labels", "text", "a path, or empty", "", "", SVM_LOGREG,
         "IDX only: the labels file (e.g. Fashion-MNIST's *-labels-idx1-ubyte.gz; pixels of "
-        "the images file are scaled to [0, 1] as pixel/255)."),
-    KEY("objective", "max_features", "integer", "1 to 2147483647", "100000", 0, "features",
-        SVM_LOGREG,
+        "the images file are scaled to [0, 1] as pixel/255).",
+        STRING(data.labels)),
+    /* (its default is DPBO_DATASET_MAX_FEATURES, objectives/dataset.h) */
+    ROW("objective", "max_features", "integer", "1 to 2147483647", "100000", "features", SVM_LOGREG,
         "The largest LIBSVM feature index accepted (rows are held dense: one huge index would "
-        "allocate gigabytes)."),
-    KEY_CHOICE(
-        "objective", "header", dpbo_csv_header_names, "auto", "", SVM_LOGREG,
+        "allocate gigabytes).",
+        INTEGER(DPBO_SETTINGS_INT64, data.max_features, 1, INT32_MAX, NULL)),
+    ROW("objective", "header", "choice", NULL, "auto", "", SVM_LOGREG,
         "CSV: whether the first row is a header (auto: a first row that is not numeric is one, "
-        "and the log says so)."),
-    KEY("objective", "label_column", "text", "last, or a column number from 1", "last", 0, "",
-        SVM_LOGREG, "CSV: the label's column."),
+        "and the log says so).",
+        ENUM(data.header, dpbo_csv_header_names, NULL)),
+    ROW("objective", "label_column", "text", "last, or a column number from 1", "last", "",
+        SVM_LOGREG, "CSV: the label's column.", PARSED(32, config_keys_parse_label_column)),
     KEY("objective", "train_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
         "Training rows, drawn by a permutation of objective.split_seed."),
     KEY("objective", "validation_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
@@ -199,8 +369,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("objective", "noise_std", "number", ">= 0", "0", "units of v", "objective.kind = synthetic",
         "Gaussian noise added to each evaluation.",
         DOUBLE(synthetic_noise_std, 0, HUGE_VAL, 0, "must be >= 0", NULL)),
-    KEY("objective", "seed", "integer", "0 to 2^63-1", "run.seed", 1, "",
-        "objective.kind = synthetic", "Seed of the gp_prior function and of the noise."),
+    ROW_COMPUTED("objective", "seed", "integer", "0 to 2^63-1", "run.seed", "",
+                 "objective.kind = synthetic", "Seed of the gp_prior function and of the noise.",
+                 INTEGER_FROM(DPBO_SETTINGS_UINT64, synthetic_seed, 0, INT64_MAX,
+                              config_keys_synthetic_seed_default)),
     KEY("objective", "positive_label", "number", "a label of the data",
         "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
         "The class against the rest (the stored default 'nan' means none)."),
@@ -235,10 +407,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("ucb", "acquisition", "choice", NULL, "ucb", "", "",
         "The acquisition rule (ei only with privacy.algorithm = none or 3).",
         ENUM(acquisition, config_acquisition_names, NULL)),
-    KEY("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", 0, "MiB per rank",
-        "",
+    ROW("ucb", "memory_limit_mb", "text", "auto | off | a number > 0", "auto", "MiB per rank", "",
         "Above it the UCB state recomputes cross-covariances instead of storing T x N/P "
-        "doubles (same results; auto: half of the node's memory shared by its ranks)."),
+        "doubles (same results; auto: half of the node's memory shared by its ranks).",
+        PARSED(64, config_keys_parse_memory_limit)),
     /* (read after [privacy], whose accounting gives its default) */
     KEY("ucb", "delta", "number", "(0, 1)",
         "delta_beta of the privacy accounting (0.05 without a GP release)", 1, "", "",
@@ -280,20 +452,24 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "The randomness of the release: the operating system's (getrandom), or seeded "
         "(experiments only, labelled not for publication).",
         ENUM(noise, config_noise_names, NULL)),
-    KEY("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", "",
-        "Seed of privacy.noise = seeded."),
+    ROW_COMPUTED("privacy", "noise_seed", "integer", "0 to 2^63-1", "run.seed", "", "",
+                 "Seed of privacy.noise = seeded.",
+                 INTEGER_FROM(DPBO_SETTINGS_UINT64, noise_seed, 0, INT64_MAX,
+                              config_keys_noise_seed_default)),
     KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
         "The old name of objective.value_range (run files store it): taken as it when that is "
         "not written, refused when it says otherwise; use objective.value_range."),
-    KEY("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", 0, "", "",
+    ROW("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", "", "",
         "Cap on the basic-composition totals of every release on the run's validation set, "
         "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "
-        "copies and renames (empty: none); fixed at run time."),
-    KEY("privacy", "ledger", "text", "a path, or empty", "<folder of the run file>/dpbo-ledger", 1,
-        "", "",
-        "The ledger file: one checksummed line per release, keyed by validation set; locked, "
-        "append-only (docs/design.md, The ledger). Run files in one folder share the default; "
-        "give one path to share it across folders."),
+        "copies and renames (empty: none); fixed at run time.",
+        PARSED(256, config_keys_parse_budget)),
+    ROW_COMPUTED("privacy", "ledger", "text", "a path, or empty",
+                 "<folder of the run file>/dpbo-ledger", "", "",
+                 "The ledger file: one checksummed line per release, keyed by validation set; "
+                 "locked, append-only (docs/design.md, The ledger). Run files in one folder share "
+                 "the default; give one path to share it across folders.",
+                 STRING_FROM(ledger_path, config_keys_ledger_default)),
     ROW("privacy", "dataset_id", "text", "one line, or empty", "", "", "",
         "The validation set's name in the ledger. Empty: svm and logreg hash the validation "
         "rows as read (and m), synthetic its settings, command its command line; set it to "
@@ -311,10 +487,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
     /* The defaults: bench/guided_defaults.c on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
-    KEY("privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
-        "run.iterations / 5, rounded, within [1, run.iterations - 2]", 1, "evaluations", "",
+    ROW_COMPUTED(
+        "privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
+        "run.iterations / 5, rounded, within [1, run.iterations - 2]", "evaluations", "",
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
-        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2)."),
+        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2).",
+        INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
+                     config_keys_guided_evaluations_default)),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "
@@ -367,7 +546,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         ENUM(prior_validation, config_prior_source_names, NULL)),
 
     /* [output] */
-    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME,
+    DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME(dpbo_config),
     ROW("output", "posterior", "choice", NULL, "auto", "", "",
         "Write mu_T and sigma_T over all of Lambda (auto: N <= 1e6).",
         ENUM(posterior, config_posterior_names, NULL)),

@@ -4,13 +4,14 @@
  *   - a row with a target (ROW in config_keys.c) is its own reader: its
  *     default, range (with its message) and choices go to the typed getters
  *     and the value into its field of dpbo_config (dpbo_settings_read_rows,
- *     base/settings.h); the checks between keys are named functions in
+ *     base/settings.h); a default computed from keys read before it
+ *     (ROW_COMPUTED) and a parsed form (PARSED) are named functions of
+ *     config_keys.c; the checks between keys are named functions in
  *     config.c (config_checks);
- *   - the keys that config.c's code reads (parsed forms, computed defaults)
- *     are KEY rows: the reader attaches the table to its settings, and every
- *     typed getter checks its call against the key's row, so a key read
- *     without a row, or a row whose type, choices or default differ from the
- *     code, fails every load that reaches it;
+ *   - the keys that config.c's code still reads are KEY rows: the reader attaches the table to its
+ * settings, and every typed getter checks its call against the key's row, so a key read without a
+ * row, or a row whose type, choices or default differ from the code, fails every load that reaches
+ * it;
  *   - `dpbo config --list [--markdown]` prints it, and docs/config.md is that
  *     output (the test config_doc fails when the two differ).
  * Adding a key: a ROW with its target in config_keys.c next to its
@@ -24,13 +25,14 @@
 #ifndef DPBO_CONFIG_KEYS_H
 #define DPBO_CONFIG_KEYS_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "base/settings.h"
 #include "run/config.h"
 
-/* The rows of the keys dpbo_config_get_dims and dpbo_config_get_output
- * read (run/config.h), for every schema whose reader calls them. */
+/* The rows of the keys dpbo_config_get_dims reads and of [output] dir and
+ * name (run/config.h), for every schema whose reader takes them. */
 #define DPBO_CONFIG_KEYS_DIMS                                                                      \
   {                                                                                                \
     "space", "dim.NAME", "dimension",                                                              \
@@ -52,7 +54,10 @@
       0                                                                                            \
     }                                                                                              \
   }
-#define DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME                                                           \
+/* Their rows read into the output_dir and output_name fields of the
+ * options struct `type` (dpbo_config, dpbo_k1sweep_config); the name's
+ * default is computed from the config file's name. */
+#define DPBO_CONFIG_KEYS_OUTPUT_DIR_NAME(type)                                                     \
   {"output",                                                                                       \
    "dir",                                                                                          \
    "text",                                                                                         \
@@ -63,14 +68,18 @@
    "",                                                                                             \
    "Where the output files <dir>/<name>.h5 ... go (made if missing; a relative path is "           \
    "resolved against the current directory). No control characters (no tab, newline, ...).",       \
-   {0}},                                                                                           \
+   {.kind = DPBO_SETTINGS_STRING,                                                                  \
+    .offset = offsetof(type, output_dir),                                                          \
+    .size = sizeof(((type *)0)->output_dir)}},                                                     \
   {                                                                                                \
     "output", "name", "text", "A-Z a-z 0-9 . _ -, not starting with . or -",                       \
         "the config file's name without its extension", 1, "", "",                                 \
         "The output files' base name: only the characters A-Z a-z 0-9 . _ -, and not starting "    \
         "with '.' or '-' (other characters are refused, naming the key and the character).",       \
     {                                                                                              \
-      0                                                                                            \
+      .kind = DPBO_SETTINGS_STRING, .offset = offsetof(type, output_name),                         \
+      .size = sizeof(((type *)0)->output_name),                                                    \
+      .computed_default = dpbo_config_output_name_default                                          \
     }                                                                                              \
   }
 

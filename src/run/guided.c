@@ -84,9 +84,9 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   const double delta2 = guided_rest(delta, out->delta1);
   /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
    * private_evaluations run of K = T1 accounts them. */
-  DPBO_TRY(dpbo_private_evals_calibrate(s->stage1_evaluations, sensitivity, out->epsilon1,
-                                        out->delta1, at->gp_noise_std, &out->sigma,
-                                        &out->gp_noise_std_used, err));
+  DPBO_TRY(dpbo_private_evals_calibrate(
+      s->stage1_evaluations, sensitivity, (dpbo_privacy_cost){out->epsilon1, out->delta1},
+      at->gp_noise_std, &out->sigma, &out->gp_noise_std_used, err));
   dpbo_private_evals_bound bound;
   DPBO_TRY(dpbo_private_evals_account(s->stage1_evaluations, sensitivity, out->sigma, out->epsilon1,
                                       out->delta1, &bound, err));
@@ -94,8 +94,8 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   out->delta1_accounted = out->delta1;
   /* Stage 2: the base method's own calibration at the rest (its row of the
    * registry, run/alg_stopping.c), E[K] = T − T1. */
-  DPBO_TRY(dpbo_selection_account(s->base, epsilon2, delta2, 0.5, out->stage2_runs, s->ps_eta,
-                                  &out->stage2, err));
+  DPBO_TRY(dpbo_selection_account(s->base, (dpbo_privacy_cost){epsilon2, delta2}, 0.5,
+                                  out->stage2_runs, s->ps_eta, &out->stage2, err));
   /* Basic composition of the two stages (docs/privacy-proofs.md). */
   out->epsilon_accounted =
       dpbo_privacy_sum_up(out->epsilon1_accounted, out->stage2.epsilon_accounted);

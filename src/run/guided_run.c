@@ -338,7 +338,8 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   const dpbo_publish_spec spec = {path,   base, 0, config->budget_epsilon, config->budget_delta,
                                   config, 1};
   dpbo_privacy_ledger ledger;
-  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, h5, json, sizeof h5, &ledger, err));
+  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, (dpbo_publish_files){h5, json, sizeof h5},
+                                &ledger, err));
   if (rank == 0) {
     dpbo_release_log(release, &run2);
     dpbo_log_info(

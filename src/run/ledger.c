@@ -811,8 +811,9 @@ static dpbo_status ledger_txn_append(ledger_txn *t, dpbo_error *err) {
   t->fd = -1;
   if (t->req->sync && t->exists) {
     dpbo_privacy_ledger own;
-    DPBO_TRY(dpbo_output_sync_ledger(t->runfile, t->req->add, t->req->epsilon, t->req->delta,
-                                     t->labs, t->abs, &own, err));
+    DPBO_TRY(dpbo_output_sync_ledger(t->runfile, t->req->add,
+                                     (dpbo_privacy_cost){t->req->epsilon, t->req->delta}, t->labs,
+                                     t->abs, &own, err));
   }
 done:
   return status;
@@ -914,9 +915,9 @@ dpbo_status dpbo_ledger_charge_guided(const char *runfile, const dpbo_config *co
 }
 
 dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int add,
-                             double epsilon, double delta, dpbo_privacy_ledger *after,
+                             dpbo_privacy_cost cost, dpbo_privacy_ledger *after,
                              dpbo_ledger_zcdp *zcdp, dpbo_error *err) {
-  ledger_request req = {0, 0, 1, 1, add, 0, epsilon, delta, NAN, 0, 0.0, 0.0};
+  ledger_request req = {0, 0, 1, 1, add, 0, cost.epsilon, cost.delta, NAN, 0, 0.0, 0.0};
   return ledger_transact(runfile, config, &req, after, zcdp, NULL, err);
 }
 

@@ -131,10 +131,10 @@ dpbo_status dpbo_ledger_charge_guided(const char *runfile, const dpbo_config *co
 /* The validation set's totals for a release that spends nothing more (a
  * private_evaluations run's release, which its start charged): imports an
  * older run file's own ledger as dpbo_ledger_record_release does, copies
- * `add` (ε, δ) into the run file's own ledger when set, and fills *after.
- * Serial. */
+ * the release's cost (ε, δ) into the run file's own ledger when `add` is
+ * set, and fills *after. Serial. */
 dpbo_status dpbo_ledger_note(const char *runfile, const dpbo_config *config, int add,
-                             double epsilon, double delta, dpbo_privacy_ledger *after,
+                             dpbo_privacy_cost cost, dpbo_privacy_ledger *after,
                              dpbo_ledger_zcdp *zcdp, dpbo_error *err);
 
 /* `dpbo run --overwrite` removed the run file at `runfile`: records it, so

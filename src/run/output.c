@@ -759,7 +759,7 @@ done:
   return status;
 }
 
-dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, double delta,
+dpbo_status dpbo_output_sync_ledger(const char *path, int add, dpbo_privacy_cost cost,
                                     const char *ledger_file, const char *runfile,
                                     dpbo_privacy_ledger *after, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -767,7 +767,7 @@ dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, d
   DPBO_TRY(dpbo_h5io_modify(path, &out, err));
   DPBO_TRY(output_ledger_load(out.id, after, err));
   if (add) {
-    dpbo_privacy_ledger_add(after, epsilon, delta);
+    dpbo_privacy_ledger_add(after, cost.epsilon, cost.delta);
     DPBO_TRY(output_ledger_write(out.id, "releases_drawn", H5T_NATIVE_INT64, &after->draws, err));
     for (size_t i = 0; i < sizeof ledger_sums / sizeof ledger_sums[0]; i++)
       DPBO_TRY(output_ledger_write(out.id, ledger_sums[i].name, H5T_NATIVE_DOUBLE,

@@ -134,11 +134,11 @@ typedef struct dpbo_output_ledger_mark {
 dpbo_status dpbo_output_read_ledger_mark(const char *path, dpbo_privacy_ledger *ledger,
                                          dpbo_output_ledger_mark *mark, dpbo_error *err);
 
-/* Adds (with `add`) one release of (ε, δ) to the in-file ledger, which the
+/* Adds (with `add`) one release's cost (ε, δ) to the in-file ledger, which the
  * ledger file makes informational, and marks the totals after it as
  * recorded in ledger_file under the path runfile (atomically, through
  * h5io.h's copy and rename; no budget: run/ledger.h enforces it). */
-dpbo_status dpbo_output_sync_ledger(const char *path, int add, double epsilon, double delta,
+dpbo_status dpbo_output_sync_ledger(const char *path, int add, dpbo_privacy_cost cost,
                                     const char *ledger_file, const char *runfile,
                                     dpbo_privacy_ledger *after, dpbo_error *err);
 

@@ -447,7 +447,8 @@ static dpbo_status private_evals_publish(MPI_Comm comm, const dpbo_config *confi
    * `record` copies the run's spend into the run file's own ledger. */
   dpbo_publish_spec spec = {runfile, base,  0, config->budget_epsilon, config->budget_delta,
                             config,  record};
-  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, h5, json, sizeof h5, &ledger, err));
+  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, (dpbo_publish_files){h5, json, sizeof h5},
+                                &ledger, err));
   if (rank == 0) {
     dpbo_private_evals_release_log(r);
     dpbo_log_info("release files: %s, %s (safe to publish, with the run file's trace%s)", h5, json,

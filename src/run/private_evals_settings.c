@@ -12,16 +12,17 @@ const char *const dpbo_final_choice_names[] = {"posterior_mean", "best_observed"
 static const char *const private_evals_keys[] = {"evaluation_sensitivity", "max_evaluations",
                                                  "final_choice", NULL};
 
-dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double epsilon,
-                                         double delta, double gp_noise_std, double *sigma,
+dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, dpbo_privacy_cost total,
+                                         double gp_noise_std, double *sigma,
                                          double *gp_noise_std_used, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   double zcdp;
   /* The PLD bound is the tight one (docs/privacy-proofs.md, "The discrete
    * Gaussian's privacy-loss distribution"); the zCDP bound is valid too and
    * kept as a fallback, so σ is never above the calibration before. */
-  DPBO_TRY(dpbo_accountant_gaussian_pld_sigma(k, sensitivity, epsilon, delta, sigma, err));
-  DPBO_TRY(dpbo_accountant_gaussian_sigma(k, sensitivity, epsilon, delta, &zcdp, err));
+  DPBO_TRY(
+      dpbo_accountant_gaussian_pld_sigma(k, sensitivity, total.epsilon, total.delta, sigma, err));
+  DPBO_TRY(dpbo_accountant_gaussian_sigma(k, sensitivity, total.epsilon, total.delta, &zcdp, err));
   if (zcdp < *sigma) *sigma = zcdp;
   /* Both in units of v and independent: they add as variances. */
   *gp_noise_std_used = hypot(gp_noise_std, *sigma);
@@ -109,9 +110,9 @@ dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
   out->final_choice = (dpbo_final_choice)choice;
   /* σ for K adaptive releases at the total (ε, δ): fixed here, before any
    * data is seen, from public settings only. */
-  if (dpbo_private_evals_calibrate(out->max_evaluations, out->sensitivity, in->epsilon, in->delta,
-                                   in->gp_noise_std, &out->sigma, &out->gp_noise_std_used,
-                                   err) != DPBO_OK) {
+  if (dpbo_private_evals_calibrate(out->max_evaluations, out->sensitivity,
+                                   (dpbo_privacy_cost){in->epsilon, in->delta}, in->gp_noise_std,
+                                   &out->sigma, &out->gp_noise_std_used, err) != DPBO_OK) {
     /* Bad settings, whatever the accountant called them. */
     status = err->code = DPBO_ERR_CONFIG;
     dpbo_error_prefix(err,

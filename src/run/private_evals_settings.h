@@ -29,6 +29,7 @@
 
 #include "base/settings.h"
 #include "dpbo/error.h"
+#include "dpbo/privacy.h"
 
 typedef enum {
   DPBO_FINAL_POSTERIOR_MEAN = 0, /* λ̃ = argmax μ_T, ṽ = μ_T(λ̃) */
@@ -61,13 +62,13 @@ typedef struct dpbo_private_evals_inputs {
   double gp_noise_std;       /* gp.noise_std */
 } dpbo_private_evals_inputs;
 
-/* σ for k adaptive releases of sensitivity Δ at a total (ε, δ) (the
+/* σ for k adaptive releases of sensitivity Δ at the total (ε, δ) (the
  * smaller of dpbo_accountant_gaussian_pld_sigma and, as a fallback,
  * dpbo_accountant_gaussian_sigma) and the GP's noise √(gp_noise_std² + σ²)
  * that goes with it: what a private_evaluations run uses, and what `dpbo
  * compare` uses for its privatized GP-UCB runs. */
-dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, double epsilon,
-                                         double delta, double gp_noise_std, double *sigma,
+dpbo_status dpbo_private_evals_calibrate(int64_t k, double sensitivity, dpbo_privacy_cost total,
+                                         double gp_noise_std, double *sigma,
                                          double *gp_noise_std_used, dpbo_error *err);
 
 /* What k releases of sensitivity Δ with σ are proven to spend: δ at ε and

@@ -20,8 +20,8 @@ static dpbo_status publish_ledger_record(const dpbo_publish_spec *spec, double e
   const dpbo_ledger_charge charge = {epsilon, delta, spec->budget_epsilon, spec->budget_delta};
   if (spec->charge)
     return dpbo_ledger_record_release(spec->runfile, spec->config, &charge, after, zcdp, NULL, err);
-  return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add, epsilon, delta, after, zcdp,
-                          err);
+  return dpbo_ledger_note(spec->runfile, spec->config, spec->note_add,
+                          (dpbo_privacy_cost){epsilon, delta}, after, zcdp, err);
 }
 
 /* A target must not exist (lstat: a symbolic link, even a dangling one, is
@@ -82,8 +82,8 @@ done:
 }
 
 dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
-                                 const dpbo_publish_ops *ops, void *user, char *h5, char *json,
-                                 size_t size, dpbo_privacy_ledger *ledger, dpbo_error *err) {
+                                 const dpbo_publish_ops *ops, void *user, dpbo_publish_files files,
+                                 dpbo_privacy_ledger *ledger, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   double epsilon = 0.0, delta = 0.0;
@@ -92,7 +92,7 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   /* 1. Everything that can be refused, before a draw exists to be charged. */
   if (rank == 0) {
-    local = publish_targets(spec, h5, json, size, err);
+    local = publish_targets(spec, files.h5, files.json, files.size, err);
     if (local != DPBO_OK) dpbo_error_prefix(err, "nothing was drawn and no budget was spent");
   }
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
@@ -104,7 +104,7 @@ dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
     /* 4. The files. */
     if (local == DPBO_OK) {
       ops->set_ledger(user, ledger, &zcdp);
-      local = ops->write(user, h5, json, err);
+      local = ops->write(user, files.h5, files.json, err);
       if (local != DPBO_OK && spec->charge)
         dpbo_error_prefix(err, "the ledger of %s counts this draw, but its release was not written",
                           spec->runfile);

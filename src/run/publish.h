@@ -55,12 +55,19 @@ typedef struct dpbo_publish_spec {
   int note_add; /* charge = 0: copy (epsilon, delta) into the run file's own ledger */
 } dpbo_publish_spec;
 
-/* The transaction (collective): the steps above. On success, rank 0's h5 and
- * json (size bytes each) name the published files and *ledger holds the
+/* Where rank 0 gets the names of the files published: two buffers of
+ * `size` bytes each. */
+typedef struct dpbo_publish_files {
+  char *h5, *json;
+  size_t size;
+} dpbo_publish_files;
+
+/* The transaction (collective): the steps above. On success, rank 0's
+ * files.h5 and files.json name the published files and *ledger holds the
  * ledger after the release. */
 dpbo_status dpbo_publish_release(MPI_Comm comm, const dpbo_publish_spec *spec,
-                                 const dpbo_publish_ops *ops, void *user, char *h5, char *json,
-                                 size_t size, dpbo_privacy_ledger *ledger, dpbo_error *err);
+                                 const dpbo_publish_ops *ops, void *user, dpbo_publish_files files,
+                                 dpbo_privacy_ledger *ledger, dpbo_error *err);
 
 /* What became of the release a finished run was configured to publish as
  * h5/json (serial), for `dpbo run --resume` on a complete run file. */

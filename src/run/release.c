@@ -268,9 +268,9 @@ static dpbo_status release_selection_draw(const dpbo_config *config, const dpbo_
   dpbo_selection_pick pick;
   DPBO_TRY(dpbo_selection_gain_range(config, &out->gain_sensitivity, &lo, &hi, err));
   out->gain_sensitivity *= sensitivity_factor; /* audit only (release_private.h) */
-  DPBO_TRY(dpbo_selection_account(config->algorithm, config->privacy_epsilon, config->privacy_delta,
-                                  config->privacy_split, config->iterations, config->ps_eta, acc,
-                                  err));
+  DPBO_TRY(dpbo_selection_account(
+      config->algorithm, (dpbo_privacy_cost){config->privacy_epsilon, config->privacy_delta},
+      config->privacy_split, config->iterations, config->ps_eta, acc, err));
   const dpbo_selection_draw draw = {noise, config->selection, out->gain_sensitivity, lo,
                                     hi,    noise_scale_factor};
   if (!dpbo_algorithm_ops_get(config->algorithm)->stopping) { /* random search */
@@ -1097,7 +1097,8 @@ dpbo_status dpbo_release_publish(MPI_Comm comm, const dpbo_config *config, const
   dpbo_publish_spec spec = {files->runfile,       files->base, 1, config->budget_epsilon,
                             config->budget_delta, config,      0};
   dpbo_privacy_ledger ledger;
-  return dpbo_publish_release(comm, &spec, &ops, &p, files->h5, files->json, files->size, &ledger,
+  return dpbo_publish_release(comm, &spec, &ops, &p,
+                              (dpbo_publish_files){files->h5, files->json, files->size}, &ledger,
                               err);
 }
 

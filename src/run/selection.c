@@ -28,10 +28,11 @@ const char *dpbo_selection_bound_name(dpbo_selection_bound bound) {
   return "unknown";
 }
 
-dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
-                                   double split, int T, double ps_eta,
-                                   dpbo_selection_accounting *out, dpbo_error *err) {
+dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, dpbo_privacy_cost total, double split,
+                                   int T, double ps_eta, dpbo_selection_accounting *out,
+                                   dpbo_error *err) {
   dpbo_status status = DPBO_OK;
+  const double epsilon = total.epsilon, delta = total.delta;
   memset(out, 0, sizeof *out);
   out->epsilon = epsilon;
   out->delta = delta;
@@ -152,9 +153,9 @@ dpbo_status dpbo_selection_planned(MPI_Comm comm, const dpbo_config *config, int
       dpbo_selection_accounting acc;
       dpbo_noise noise;
       selection_noise(config, DPBO_SELECTION_RUNS_STREAM, &noise);
-      local = dpbo_selection_account(config->algorithm, config->privacy_epsilon,
-                                     config->privacy_delta, config->privacy_split,
-                                     config->iterations, config->ps_eta, &acc, err);
+      local = dpbo_selection_account(
+          config->algorithm, (dpbo_privacy_cost){config->privacy_epsilon, config->privacy_delta},
+          config->privacy_split, config->iterations, config->ps_eta, &acc, err);
       if (local != DPBO_OK)
         dpbo_error_prefix(err, "%s: privacy.epsilon = %g with privacy.delta = %g and T = %d",
                           config->path, config->privacy_epsilon, config->privacy_delta,

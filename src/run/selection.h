@@ -85,16 +85,16 @@ typedef struct dpbo_selection_accounting {
   int by_profile;
 } dpbo_selection_accounting;
 
-/* The accounting of a selection algorithm at total (ε, δ) for T candidates
+/* The accounting of a selection algorithm at the total (ε, δ) for T candidates
  * or E[K] = T runs, split (random_search) and η (papernot_steinke).
  * random_search is pure and ignores δ; liu_talwar is pure (3ε0, 0) at δ = 0
  * and takes the privacy profile's larger ε0 at δ > 0 (docs/privacy-proofs.md
  * section 8). epsilon_accounted <= ε and delta_accounted <= δ hold exactly
  * (no rounding slack), so a run whose (ε, δ) fits privacy.budget never has
  * its release refused. */
-dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, double epsilon, double delta,
-                                   double split, int T, double ps_eta,
-                                   dpbo_selection_accounting *out, dpbo_error *err);
+dpbo_status dpbo_selection_account(dpbo_algorithm algorithm, dpbo_privacy_cost total, double split,
+                                   int T, double ps_eta, dpbo_selection_accounting *out,
+                                   dpbo_error *err);
 
 /* The gain's sensitivity at a fixed λ (svm: 1/m, logreg: g* / m) and the range
  * released values are clamped to (objective.value_range, or the gain's). Other
