@@ -222,6 +222,20 @@ grep -q "privacy.budget" "$work/b1.log" || { cat "$work/b1.log"; fail "the refus
 [[ -e $work/b/b1.release.json ]] || fail "the refusal removed the second run's release"
 n=$(awk -F'\t' '$4 == "charge"' "$work/b/dpbo-ledger" | wc -l)
 [[ $n == 2 ]] || fail "the budget ledger holds $n charges, not 2"
+# A second run onto g.h5 (no flag): refused, and pointed at --overwrite,
+# never at --resume (refused for guided).
+run g
+code=$?
+[[ $code == 2 ]] && grep -q "never resumed" "$work/g.log" && grep -q -- "--overwrite" "$work/g.log" &&
+  ! grep -q -- "--resume" "$work/g.log" || { cat "$work/g.log"; fail "a run onto a guided run file exited $code or did not point at --overwrite"; }
+echo "existing run file: $(grep -o 'privacy.algorithm = guided is never resumed[^(]*' "$work/g.log")"
+# dpbo utility: not defined for guided yet, said so (not "did not complete",
+# whose count would be stage 2's secret K).
+"$mpiexec" -n 1 "$bin" utility "$work/out/g.h5" > "$work/utility.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q "utility (dpbo utility) is not defined yet" "$work/utility.log" &&
+  ! grep -q "did not complete" "$work/utility.log" || { cat "$work/utility.log"; fail "dpbo utility on a guided run exited $code without its own message"; }
+cat "$work/utility.log"
 # dpbo release: a redraw needs a fresh stage 2.
 "$mpiexec" -n 1 "$bin" release "$work/out/g.h5" > "$work/release.log" 2>&1
 code=$?
