@@ -10,6 +10,9 @@
 #    algorithm guided), and the release counts one draw;
 #  - the run file records both stages: /guided (stage 1's T1 indices and
 #    noisy values) and /trace with stage 2's K secret candidates;
+#  - both release files list stage 1's privatized evaluations (DP outputs
+#    covered by the release's total), exactly the run file's /guided, and
+#    none of stage 2's secret gains;
 #  - the same noise_seed gives the same run and release, on 2 ranks and on 1
 #    (π gathered from the ranks' blocks is π of one block); another noise_seed
 #    with the same run.seed other stage-2 candidates; with OS noise and
@@ -113,6 +116,44 @@ sensitive = f.attrs["sensitive"]
 assert (sensitive.decode() if isinstance(sensitive, bytes) else sensitive).startswith("yes")
 print("run file: stage 1 at", list(f["guided/stage1_index"][()]), "; stage 2: K =", K)
 PY
+# Both release files list stage 1's privatized evaluations, exactly the run
+# file's /guided (index, lambda of the grid, noisy value), labelled; nothing
+# of stage 2's secret /trace (candidates, raw gains) appears in them.
+"$py" - "$work/out/g.h5" "$work/out/g.release.h5" "$work/out/g.release.json" <<'PY' || fail "the release files do not hold exactly stage 1's privatized evaluations"
+import h5py, json, math, sys
+import numpy as np
+f, rh = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+rj = json.load(open(sys.argv[3]))
+index = [int(i) for i in f["guided/stage1_index"][()]]
+value = [float(v) for v in f["guided/stage1_value"][()]]
+grid = np.logspace(-4, 0, 32)  # dim.lambda = log 0.0001 1 32
+s1 = rj.get("stage1_privatized_evaluations")
+assert s1 is not None, "the JSON release has no stage1_privatized_evaluations: " + ", ".join(rj)
+assert "stage 1's privatized evaluations" in s1["note"], s1["note"]
+ev = s1["evaluations"]
+print("release json: stage 1", [(e["index"], e["value"]) for e in ev], "; run file:", list(zip(index, value)))
+assert [e["step"] for e in ev] == [1, 2, 3, 4], ev
+assert [e["index"] for e in ev] == index and [e["value"] for e in ev] == value, (ev, index, value)
+for e in ev:
+    assert list(e["lambda"]) == ["lambda"] and math.isclose(e["lambda"]["lambda"], grid[e["index"]], rel_tol=1e-12), e
+g = rh["stage1_privatized_evaluations"]
+note = g.attrs["note"]
+assert "stage 1's privatized evaluations" in (note.decode() if isinstance(note, bytes) else note)
+assert list(rh.keys()) == ["stage1_privatized_evaluations"], list(rh.keys())
+assert [int(i) for i in g["index"][()]] == index and [float(v) for v in g["value"][()]] == value
+assert g["lambda"].shape == (4, 1) and [float(x) for x in g["lambda"][:, 0]] == [e["lambda"]["lambda"] for e in ev]
+# Stage 2 is secret: none of its raw gains is a number of either release file
+# (its candidates may coincide with stage 1's, which are public).
+numbers = [float(v) for v in np.concatenate([np.ravel(x) for x in rh.attrs.values() if np.issubdtype(np.asarray(x).dtype, np.number)] + [np.ravel(g[d][()]).astype(float) for d in g])]
+def walk(x):
+    if isinstance(x, dict): [walk(v) for v in x.values()]
+    elif isinstance(x, list): [walk(v) for v in x]
+    elif isinstance(x, (int, float)) and not isinstance(x, bool): numbers.append(float(x))
+walk(rj)
+secret = set(float(v) for v in f["trace/gain"][()]) - set(value)
+assert not secret & set(numbers), sorted(secret & set(numbers))
+print("release h5: /stage1_privatized_evaluations", [int(i) for i in g["index"][()]], "; no stage-2 gain of", len(secret), "in either file")
+PY
 [[ $(charges "$work/out/g.h5" | wc -l) == 1 ]] || fail "the ledger holds $(charges "$work/out/g.h5" | wc -l) charges of g.h5, not 1"
 read -r alg leps ldelta <<<"$(charges "$work/out/g.h5")"
 [[ $alg == guided ]] || fail "the ledger's charge names $alg"
@@ -181,6 +222,20 @@ grep -q "privacy.budget" "$work/b1.log" || { cat "$work/b1.log"; fail "the refus
 [[ -e $work/b/b1.release.json ]] || fail "the refusal removed the second run's release"
 n=$(awk -F'\t' '$4 == "charge"' "$work/b/dpbo-ledger" | wc -l)
 [[ $n == 2 ]] || fail "the budget ledger holds $n charges, not 2"
+# A second run onto g.h5 (no flag): refused, and pointed at --overwrite,
+# never at --resume (refused for guided).
+run g
+code=$?
+[[ $code == 2 ]] && grep -q "never resumed" "$work/g.log" && grep -q -- "--overwrite" "$work/g.log" &&
+  ! grep -q -- "--resume" "$work/g.log" || { cat "$work/g.log"; fail "a run onto a guided run file exited $code or did not point at --overwrite"; }
+echo "existing run file: $(grep -o 'privacy.algorithm = guided is never resumed[^(]*' "$work/g.log")"
+# dpbo utility: not defined for guided yet, said so (not "did not complete",
+# whose count would be stage 2's secret K).
+"$mpiexec" -n 1 "$bin" utility "$work/out/g.h5" > "$work/utility.log" 2>&1
+code=$?
+[[ $code == 2 ]] && grep -q "utility (dpbo utility) is not defined yet" "$work/utility.log" &&
+  ! grep -q "did not complete" "$work/utility.log" || { cat "$work/utility.log"; fail "dpbo utility on a guided run exited $code without its own message"; }
+cat "$work/utility.log"
 # dpbo release: a redraw needs a fresh stage 2.
 "$mpiexec" -n 1 "$bin" release "$work/out/g.h5" > "$work/release.log" 2>&1
 code=$?

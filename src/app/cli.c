@@ -359,6 +359,7 @@ static dpbo_status cli_run_checkpoint(const cli_run_where *where, const cli_args
   memset(&stored, 0, sizeof stored);
   int complete = 0;
   const int resume = args->resume;
+  const int guided = dpbo_algorithm_ops_get(config->algorithm)->guided_selection;
   *steps = NULL;
   *count = 0;
   *already_complete = 0;
@@ -398,6 +399,14 @@ static dpbo_status cli_run_checkpoint(const cli_run_where *where, const cli_args
                              "%s exists and is not a readable run file (%s): nothing was written; "
                              "replace it with --overwrite, or choose another output.name",
                              path, read_err.message);
+    } else if (exists && guided) {
+      /* Never resumed (below): a guided run file is replaced or kept. */
+      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
+                             "%s holds a%s run and the ledger of the releases drawn from it: "
+                             "nothing was written; privacy.algorithm = guided is never resumed, "
+                             "so replace it (and remove its release files) with --overwrite (a "
+                             "new run, charged afresh), or choose another output.name",
+                             path, complete ? " finished" : "n unfinished");
     } else if (exists && !complete) {
       local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
                              "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "

@@ -9,6 +9,7 @@
 #include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
+#include "run/private_gain.h"
 
 dpbo_status dpbo_compare_evals_account(const dpbo_compare_evals_budget *at,
                                        dpbo_selection_accounting *out,
@@ -43,29 +44,12 @@ done:
   return status;
 }
 
-/* The evaluation: the table's gain, through the Gaussian mechanism when
- * `noise` is set (the privatized run), exact otherwise (the non-private
- * reference). A mechanism failure is kept here and ends the comparison
- * (run_step would take a failed status for a failed evaluation). */
-typedef struct compare_evals_source {
-  const double *gain;
-  dpbo_noise *noise; /* NULL: exact gains */
-  double sensitivity, sigma;
-  dpbo_status code;
-  dpbo_error failure;
-} compare_evals_source;
-
-static dpbo_status compare_evals_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
-  compare_evals_source *src = context;
-  dpbo_gaussian_release release;
+/* The table's gain (exact): the non-private reference's evaluation, and
+ * the raw gain of the privatized run's (run/private_gain.h). */
+static dpbo_status compare_evals_table_gain(void *context, int64_t index, double *gain,
+                                            dpbo_error *err) {
   (void)err;
-  if (!src->noise) {
-    *gain = src->gain[index];
-    return DPBO_OK;
-  }
-  src->code = dpbo_mech_gaussian(src->noise, src->gain[index], src->sensitivity, src->sigma,
-                                 &release, &src->failure);
-  *gain = release.value;
+  *gain = ((const double *)context)[index];
   return DPBO_OK;
 }
 
@@ -87,13 +71,16 @@ dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain
   copy->algorithm = DPBO_ALGORITHM_PRIVATE_EVALUATIONS;
   copy->prior.noise_std = privacy ? privacy->calibrated.gp_noise_std_used : config->prior.noise_std;
   copy->delta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
-  compare_evals_source src = {gain, NULL, 0.0, 0.0, DPBO_OK, {0}};
-  if (privacy) {
-    src.noise = privacy->noise;
-    src.sensitivity = privacy->sensitivity;
-    src.sigma = privacy->calibrated.sigma;
-  }
-  dpbo_error_clear(&src.failure);
+  /* The evaluation: the table's gain, through the Gaussian mechanism when
+   * privacy is set (the privatized run), exact otherwise (the non-private
+   * reference). A mechanism failure is kept in src and ends the comparison. */
+  dpbo_private_gain src;
+  dpbo_private_gain_init(&src, compare_evals_table_gain, (void *)gain,
+                         privacy ? privacy->noise : NULL, privacy ? privacy->sensitivity : 0.0,
+                         privacy ? privacy->calibrated.sigma : 0.0);
+  const dpbo_run_evaluate_fn evaluate =
+      privacy ? dpbo_private_gain_evaluate : compare_evals_table_gain;
+  void *context = privacy ? (void *)&src : (void *)gain;
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
   if (start < 0 || start >= dpbo_space_size(run.space))
     DPBO_RAISE(DPBO_ERR_ARG, "the GP-UCB run's start %lld lies outside Λ", (long long)start);
@@ -110,14 +97,14 @@ dpbo_status dpbo_compare_evals_run(const dpbo_config *config, const double *gain
     first.ucb = first.mean + sqrt(first.beta) * first.std;
     first.state = DPBO_STEP_DONE;
     first.attempts = 1;
-    DPBO_TRY(compare_evals_gain(&src, start, &first.gain, err));
+    DPBO_TRY(evaluate(context, start, &first.gain, err));
     if (src.code != DPBO_OK)
       DPBO_RAISE(src.code, "the Gaussian mechanism failed on a privatized evaluation: %s",
                  src.failure.message);
     DPBO_TRY(dpbo_run_resume(MPI_COMM_SELF, copy, &first, 1, &run, err));
   }
   for (int t = 1; t < copy->iterations; t++) {
-    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, compare_evals_gain, &src, &run, err));
+    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, evaluate, context, &run, err));
     if (src.code != DPBO_OK)
       DPBO_RAISE(src.code, "the Gaussian mechanism failed on a privatized evaluation: %s",
                  src.failure.message);

@@ -10,6 +10,7 @@
 #include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
 #include "run/private_evals_settings.h"
+#include "run/private_gain.h"
 
 void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out) {
   out->stage1_evaluations = config->guided_evaluations;
@@ -178,31 +179,6 @@ void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u) 
            stage1->prior.signal_std * (mu[i] + root_beta * sqrt(fmax(var[i], 0.0)));
 }
 
-/* Stage 1's evaluation: the raw gain through the discrete Gaussian. A
- * mechanism failure is kept and ends the release (run_step would take a
- * failed status for a failed evaluation). */
-typedef struct guided_stage1 {
-  dpbo_run_evaluate_fn gain;
-  void *context;
-  dpbo_noise *noise;
-  double sensitivity, sigma;
-  dpbo_status code;
-  dpbo_error failure;
-} guided_stage1;
-
-static dpbo_status guided_stage1_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
-  guided_stage1 *st = context;
-  dpbo_gaussian_release release;
-  double raw;
-  (void)err;
-  st->code = st->gain(st->context, index, &raw, &st->failure);
-  if (st->code == DPBO_OK)
-    st->code =
-        dpbo_mech_gaussian(st->noise, raw, st->sensitivity, st->sigma, &release, &st->failure);
-  *gain = st->code == DPBO_OK ? release.value : 0.0;
-  return DPBO_OK;
-}
-
 /* Stage 2's run k: a candidate of π from the secret noise, its raw gain. */
 typedef struct guided_stage2 {
   dpbo_run_evaluate_fn gain;
@@ -234,11 +210,12 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   memset(out, 0, sizeof *out);
   DPBO_ALLOC(copy, 1, "the guided run's config");
   dpbo_guided_stage1_config(config, s, acc, sensitivity, copy);
-  guided_stage1 st1 = {gains->gain, gains->context, noise, sensitivity, acc->sigma, DPBO_OK, {0}};
-  dpbo_error_clear(&st1.failure);
+  /* Stage 1's evaluation: the raw gain through the discrete Gaussian. */
+  dpbo_private_gain st1;
+  dpbo_private_gain_init(&st1, gains->gain, gains->context, noise, sensitivity, acc->sigma);
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
   for (int t = 0; t < copy->iterations; t++) {
-    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, guided_stage1_gain, &st1, &run, err));
+    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, dpbo_private_gain_evaluate, &st1, &run, err));
     if (st1.code != DPBO_OK)
       DPBO_RAISE(st1.code, "guided stage 1 failed on an evaluation: %s", st1.failure.message);
   }

@@ -30,6 +30,10 @@ typedef struct guided_run_record {
   const dpbo_guided_settings *s;
   const dpbo_run *stage1;
   double pi_min, pi_max;
+  /* Stage 1's released values (rank 0): λ_t's index and noisy v_t (NaN:
+   * failed), in /guided and in both release files alike. */
+  int64_t *stage1_index;
+  double *stage1_value;
 } guided_run_record;
 
 /* π on rank 0 from stage 1's posterior, whose blocks of Λ the ranks hold
@@ -116,16 +120,10 @@ static dpbo_status guided_run_write_stage1(const char *path, const guided_run_re
   const dpbo_guided_accounting *acc = rec->acc;
   dpbo_h5io_file out;
   hid_t group = -1;
-  int64_t *index = NULL;
-  double *value = NULL;
+  const int64_t *index = rec->stage1_index;
+  const double *value = rec->stage1_value;
   memset(&out, 0, sizeof out);
   out.id = -1;
-  DPBO_ALLOC(index, run->steps > 0 ? run->steps : 1, "stage 1's trace");
-  DPBO_ALLOC(value, run->steps > 0 ? run->steps : 1, "stage 1's trace");
-  for (int t = 0; t < run->steps; t++) {
-    index[t] = run->trace[t].index;
-    value[t] = run->trace[t].state == DPBO_STEP_FAILED ? NAN : run->trace[t].gain;
-  }
   DPBO_TRY(dpbo_h5io_modify(path, &out, err));
   group = H5Gcreate2(out.id, "guided", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /guided in %s", path);
@@ -169,8 +167,6 @@ static dpbo_status guided_run_write_stage1(const char *path, const guided_run_re
 done:
   if (group >= 0) H5Gclose(group);
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
-  free(index);
-  free(value);
   return status;
 }
 
@@ -207,6 +203,9 @@ static dpbo_status guided_publish_make(MPI_Comm comm, void *user, double *epsilo
   r->guided.stage1_gp_noise_std = acc->gp_noise_std_used;
   r->guided.pi_min = p->rec->pi_min;
   r->guided.pi_max = p->rec->pi_max;
+  r->guided.stage1_count = p->rec->stage1->steps;
+  r->guided.stage1_index = p->rec->stage1_index;
+  r->guided.stage1_value = p->rec->stage1_value;
   dpbo_algorithm_ops_get(r->algorithm)->describe(r, p->config);
   *epsilon = r->epsilon_total;
   *delta = r->delta_total;
@@ -246,14 +245,51 @@ done:
   return status;
 }
 
+/* The release: charged at the start, so the transaction only notes it in
+ * the run file's own ledger (as private_evaluations' release). */
+static dpbo_status guided_run_publish(MPI_Comm comm, const dpbo_config *config,
+                                      const dpbo_config *stage2, dpbo_run *run2,
+                                      guided_run_record *rec, const char *path, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_release *release = NULL;
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_ALLOC(release, 1, "the release");
+  dpbo_noise noise;
+  dpbo_session_noise(&noise, config, rank);
+  guided_publishing p = {config, stage2, run2, rec, &noise, release};
+  static const dpbo_publish_ops ops = {guided_publish_make, guided_publish_ledger,
+                                       guided_publish_write};
+  char base[DPBO_PATH_MAX + 300], h5[DPBO_PATH_MAX + 364], json[DPBO_PATH_MAX + 364];
+  dpbo_release_base(config, base, sizeof base);
+  const dpbo_publish_spec spec = {path,   base, 0, config->budget_epsilon, config->budget_delta,
+                                  config, 1};
+  dpbo_privacy_ledger ledger;
+  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, (dpbo_publish_files){h5, json, sizeof h5},
+                                &ledger, err));
+  if (rank == 0) {
+    dpbo_release_log(release, run2);
+    dpbo_log_info(
+        "release files: %s, %s (safe to publish%s; they list stage 1's privatized evaluations)", h5,
+        json, release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+    dpbo_session_log_ledger(release);
+    dpbo_log_info("run file: %s  (/trace holds stage 2's raw gains: NOT private, never publish)",
+                  path);
+  }
+done:
+  free(release);
+  return status;
+}
+
 dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
                             const dpbo_guided_run_options *options, int *interrupted,
                             dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   dpbo_config *stage1 = NULL, *stage2 = NULL;
-  dpbo_release *release = NULL;
   uint64_t *cdf = NULL;
+  int64_t *stage1_index = NULL;
+  double *stage1_value = NULL;
   dpbo_run run1, run2;
   memset(&run1, 0, sizeof run1);
   memset(&run2, 0, sizeof run2);
@@ -299,7 +335,15 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   DPBO_TRY(guided_run_stage_end(&run1, 1, interrupted, err));
   if (*interrupted) goto done;
   /* π: post-processing of stage 1's noisy trace, fixed before stage 2. */
-  guided_run_record rec = {&acc, &s, &run1, NAN, NAN};
+  guided_run_record rec = {&acc, &s, &run1, NAN, NAN, NULL, NULL};
+  DPBO_ALLOC(stage1_index, run1.steps > 0 ? run1.steps : 1, "stage 1's released values");
+  DPBO_ALLOC(stage1_value, run1.steps > 0 ? run1.steps : 1, "stage 1's released values");
+  for (int t = 0; t < run1.steps; t++) {
+    stage1_index[t] = run1.trace[t].index;
+    stage1_value[t] = run1.trace[t].state == DPBO_STEP_FAILED ? NAN : run1.trace[t].gain;
+  }
+  rec.stage1_index = stage1_index;
+  rec.stage1_value = stage1_value;
   DPBO_TRY(guided_run_law(comm, stage1, &rec, &cdf, err));
   DPBO_TRY(dpbo_ucb_drop_rows(run1.ucb, err));
   if (rank == 0)
@@ -325,36 +369,14 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   DPBO_TRY(dpbo_output_write_run(comm, path, stage2, &run2, err));
   if (rank == 0) local = guided_run_write_stage1(path, &rec, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  /* The release: charged at the start, so the transaction only notes it
-   * in the run file's own ledger (as private_evaluations' release). */
-  DPBO_ALLOC(release, 1, "the release");
-  dpbo_noise noise;
-  dpbo_session_noise(&noise, config, rank);
-  guided_publishing p = {config, stage2, &run2, &rec, &noise, release};
-  static const dpbo_publish_ops ops = {guided_publish_make, guided_publish_ledger,
-                                       guided_publish_write};
-  char base[DPBO_PATH_MAX + 300], h5[DPBO_PATH_MAX + 364], json[DPBO_PATH_MAX + 364];
-  dpbo_release_base(config, base, sizeof base);
-  const dpbo_publish_spec spec = {path,   base, 0, config->budget_epsilon, config->budget_delta,
-                                  config, 1};
-  dpbo_privacy_ledger ledger;
-  DPBO_TRY(dpbo_publish_release(comm, &spec, &ops, &p, (dpbo_publish_files){h5, json, sizeof h5},
-                                &ledger, err));
-  if (rank == 0) {
-    dpbo_release_log(release, &run2);
-    dpbo_log_info(
-        "release files: %s, %s (safe to publish%s, with /guided of the run file)", h5, json,
-        release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
-    dpbo_session_log_ledger(release);
-    dpbo_log_info("run file: %s  (/trace holds stage 2's raw gains: NOT private, never publish)",
-                  path);
-  }
+  DPBO_TRY(guided_run_publish(comm, config, stage2, &run2, &rec, path, err));
 done:
   dpbo_run_free(&run1);
   dpbo_run_free(&run2);
   free(stage1);
   free(stage2);
   free(cdf);
-  free(release);
+  free(stage1_index);
+  free(stage1_value);
   return status;
 }

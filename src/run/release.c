@@ -871,6 +871,25 @@ static const char *release_sensitivity_source(const dpbo_release *r) {
   return r->evals.sensitivity_proven ? "proven" : "stated by the user";
 }
 
+/* Stage 1's privatized evaluations of a guided release (release.h): the
+ * label both files give them, and λ_t of evaluation t. */
+static const char release_stage1_note[] =
+    "privacy.algorithm = guided: stage 1's privatized evaluations, in step order: each lambda_t "
+    "(its index in Lambda) and its gain through the discrete Gaussian mechanism (sigma = "
+    "terms.stage1_sigma; null or NaN: the evaluation failed). They were published by stage 1 and "
+    "are covered by this release's (epsilon_total, delta_total); stage 2's candidates and gains "
+    "are secret and not released";
+
+static dpbo_status release_stage1_lambda(const dpbo_release *r, int t, double *lambda,
+                                         dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double u[DPBO_MAX_DIM];
+  DPBO_TRY(dpbo_space_unit(r->space, r->guided.stage1_index[t], u, err));
+  dpbo_space_to_values(r->space, u, lambda);
+done:
+  return status;
+}
+
 static dpbo_status release_write_json(const dpbo_release *r, const char *path, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char tmp[DPBO_PATH_MAX + 64] = "";
@@ -946,7 +965,29 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
     release_json_group(f, numbers, release_terms(r), 1, "");
     if (release_group_applies(r, RELEASE_GUIDED))
       release_json_group(f, numbers, RELEASE_GUIDED, 0, "");
-    fputs("},\"ledger\":{", f);
+    fputc('}', f);
+    if (release_group_applies(r, RELEASE_GUIDED)) {
+      fputs(",\"stage1_privatized_evaluations\":{\"note\":", f);
+      release_json_string(f, release_stage1_note);
+      fputs(",\"evaluations\":[", f);
+      for (int t = 0; t < r->guided.stage1_count; t++) {
+        double lambda[DPBO_MAX_DIM];
+        DPBO_TRY(release_stage1_lambda(r, t, lambda, err));
+        fprintf(f, "%s{\"step\":%d,\"index\":%lld,\"lambda\":{", t ? "," : "", t + 1,
+                (long long)r->guided.stage1_index[t]);
+        for (int i = 0; i < r->d; i++) {
+          if (i) fputc(',', f);
+          release_json_string(f, r->names[i]);
+          fputc(':', f);
+          dpbo_release_json_lambda(f, r->space, i, lambda[i]);
+        }
+        fputs("},\"value\":", f);
+        release_json_number(f, r->guided.stage1_value[t]);
+        fputc('}', f);
+      }
+      fputs("]}", f);
+    }
+    fputs(",\"ledger\":{", f);
     release_json_group(f, numbers, RELEASE_LEDGER, 1, "");
     if (r->ledger_zcdp.present) release_json_group(f, numbers, RELEASE_ZCDP, 0, "");
     fputs(",\"note\":", f);
@@ -966,6 +1007,32 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
   fputs("}\n", f);
 done:
   return dpbo_release_json_publish(status, f, fd, tmp, path, err);
+}
+
+/* A guided release's /stage1_privatized_evaluations: index (T1), lambda
+ * (T1 x d, in lambda_names' order) and value (T1), as the JSON lists them
+ * (arrays: T1 may pass what attributes hold). */
+static dpbo_status release_write_h5_stage1(const dpbo_release *r, hid_t file, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int count = r->guided.stage1_count;
+  double *lambda = NULL;
+  hid_t group = -1;
+  DPBO_ALLOC(lambda, (size_t)(count > 0 ? count : 1) * (size_t)r->d, "stage 1's lambdas");
+  for (int t = 0; t < count; t++)
+    DPBO_TRY(release_stage1_lambda(r, t, lambda + (size_t)t * (size_t)r->d, err));
+  group = H5Gcreate2(file, "stage1_privatized_evaluations", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /stage1_privatized_evaluations");
+  DPBO_TRY(dpbo_h5io_attr_string(group, "note", release_stage1_note, err));
+  const hsize_t dims[2] = {(hsize_t)count, (hsize_t)r->d};
+  DPBO_TRY(dpbo_h5io_write_array(group, "index", H5T_NATIVE_INT64, 1, dims, r->guided.stage1_index,
+                                 err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "lambda", H5T_NATIVE_DOUBLE, 2, dims, lambda, err));
+  DPBO_TRY(dpbo_h5io_write_array(group, "value", H5T_NATIVE_DOUBLE, 1, dims, r->guided.stage1_value,
+                                 err));
+done:
+  if (group >= 0) H5Gclose(group);
+  free(lambda);
+  return status;
 }
 
 static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpbo_error *err) {
@@ -1042,6 +1109,7 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
     dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
     DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
   }
+  if (release_group_applies(r, RELEASE_GUIDED)) DPBO_TRY(release_write_h5_stage1(r, file, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);

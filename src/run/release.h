@@ -56,6 +56,15 @@ typedef struct dpbo_guided_release {
   double stage1_epsilon_accounted;          /* ε1' by the PLD bound (<= ε1) */
   double stage1_sigma, stage1_gp_noise_std; /* its mechanism and the GP's noise */
   double pi_min, pi_max;                    /* π's extremes */
+  /* Stage 1's privatized evaluations, in step order: λ_t's index in Λ and
+   * its gain through the discrete Gaussian (NaN: the evaluation failed),
+   * the values the run file's /guided holds. DP outputs of stage 1 under
+   * the release's (ε, δ), so both release files list them (never stage 2's
+   * gains or candidates). Owned by the caller (dpbo_guided_run); the writer
+   * reads them on rank 0. */
+  int stage1_count;
+  const int64_t *stage1_index;
+  const double *stage1_value;
 } dpbo_guided_release;
 
 typedef struct dpbo_release {

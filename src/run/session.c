@@ -178,6 +178,13 @@ dpbo_status dpbo_session_load_run(MPI_Comm comm, const dpbo_session_load *load, 
     dpbo_config_free(config);
   }
   DPBO_TRY(dpbo_config_load_stored(runfile, &stored, override_count, overrides, config, err));
+  /* A guided run file's /trace is stage 2's K secret runs (stage 1 is in
+   * /guided): no replay of it is defined, and "k of T done" would state K. */
+  if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
+    DPBO_RAISE(DPBO_ERR_ARG,
+               "%s is a run of privacy.algorithm = guided, which is not rebuilt from its run file: "
+               "its utility (dpbo utility) is not defined yet, and a redraw needs a fresh stage 2",
+               runfile);
   /* A stopping method's run makes its secret K evaluations, not T. */
   const int stopping = dpbo_algorithm_ops_get(config->algorithm)->stopping;
   if (!complete || (steps != config->iterations && !stopping))
