@@ -806,7 +806,7 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
     else if (!fallback)
       DPBO_TRY(dpbo_settings_require(settings, row->section, row->key,
                                      dpbo_settings_find(settings, row->section, row->key) != NULL,
-                                     "is required", err));
+                                     t->missing ? t->missing : "is required", err));
     if (t->kind == DPBO_SETTINGS_INT)
       *(int *)field = (int)v;
     else if (t->kind == DPBO_SETTINGS_INT64)

@@ -83,6 +83,8 @@ typedef struct dpbo_settings_target {
                                  lo (integers: outside; then the whole int64 range is
                                  parsed first); NULL: the getter's "is outside [lo, hi]" */
   const char *what_hi;        /* when above hi (NULL: `what`) */
+  const char *missing;        /* a required integer's message when not written (NULL:
+                                 "is required") */
   const char *const *choices; /* a choice's names (NULL-terminated), in the getter's order:
                                  the code's own list (e.g. dpbo_space_kind_names), so that
                                  they are written once; a DPBO_SETTINGS_CODE row has them too */

@@ -508,73 +508,36 @@ done:
   return status;
 }
 
-/* [objective] past its kind (a row): the keys of that kind. */
+/* [objective] past its kind (a row): what its rows read (the data source
+ * and fit keys, run/config_keys.c), into the objective's options. */
 static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  int64_t i64;
-  int choice;
+  const dpbo_config_fit *fit = &config->fit;
   if (config->objective == DPBO_OBJECTIVE_SVM) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
     DPBO_TRY(config_data_source(config, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
-                                     (dpbo_settings_range){1, INT64_MAX}, &svm->train_rows, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
-                                   svm->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0,
-                                     (dpbo_settings_range){1, INT64_MAX}, &svm->validation_rows,
-                                     err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
-                                   svm->validation_rows >= 1, "is required (>= 1)", err));
-    /* Held-out test rows (dpbo compare): the rows after the validation rows
-     * in the same permutation, so train and validation rows are the same
-     * with or without them. */
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0,
-                                     (dpbo_settings_range){0, INT64_MAX}, &svm->test_rows, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
-                                     (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX},
-                                     &i64, err));
-    svm->split_seed = (uint64_t)i64;
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "cache_mb", svm->cache_mb, 0,
-                                      &svm->cache_mb, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "cache_mb", svm->cache_mb > 0,
-                                   "must be positive", err));
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "tolerance", svm->tolerance,
-                                      0, &svm->tolerance, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", svm->tolerance > 0,
-                                   "must be positive", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "shrinking", svm->shrinking,
-                                     (dpbo_settings_range){0, 1}, &i64, err));
-    svm->shrinking = (int)i64;
+    svm->train_rows = fit->train_rows;
+    svm->validation_rows = fit->validation_rows;
+    svm->test_rows = fit->test_rows;
+    svm->split_seed = fit->split_seed;
+    svm->cache_mb = fit->cache_mb;
+    svm->tolerance = fit->tolerance;
+    svm->shrinking = fit->shrinking;
     /* (synthetic: function, features, noise_std and seed are rows) */
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
     DPBO_TRY(config_data_source(config, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "train_rows", 0,
-                                     (dpbo_settings_range){1, INT64_MAX}, &lr->train_rows, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "train_rows",
-                                   lr->train_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "validation_rows", 0,
-                                     (dpbo_settings_range){1, INT64_MAX}, &lr->validation_rows,
-                                     err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "validation_rows",
-                                   lr->validation_rows >= 1, "is required (>= 1)", err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "test_rows", 0,
-                                     (dpbo_settings_range){0, INT64_MAX}, &lr->test_rows, err));
-    DPBO_TRY(dpbo_settings_get_int64(&config->settings, "objective", "split_seed",
-                                     (int64_t)config->seed, (dpbo_settings_range){0, INT64_MAX},
-                                     &i64, err));
-    lr->split_seed = (uint64_t)i64;
+    lr->train_rows = fit->train_rows;
+    lr->validation_rows = fit->validation_rows;
+    lr->test_rows = fit->test_rows;
+    lr->split_seed = fit->split_seed;
+    /* (its default NaN, "none", is outside every number row's range) */
     DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "positive_label",
                                       lr->positive_label, 0, &lr->positive_label, err));
-    DPBO_TRY(dpbo_settings_get_choice(&config->settings, "objective", "loss", "sigmoid",
-                                      dpbo_logreg_loss_names, &choice, err));
-    lr->loss = (dpbo_logreg_loss)choice;
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "tolerance", lr->tolerance, 0,
-                                      &lr->tolerance, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "tolerance", lr->tolerance > 0,
-                                   "must be positive", err));
+    lr->loss = (dpbo_logreg_loss)fit->loss;
+    lr->tolerance = fit->tolerance;
   }
   /* (a command's keys are all rows: command, pass, mode, timeout_s) */
 done:

@@ -77,6 +77,17 @@ typedef struct dpbo_config_data {
   char labels[sizeof(((dpbo_svm_options *)0)->labels_path)];
 } dpbo_config_data;
 
+/* The svm and logreg objectives' split and solver keys (objective.
+ * train_rows to shrinking, loss; run/config_keys.c) as their rows read
+ * them; config_objective copies them into the objective's options. */
+typedef struct dpbo_config_fit {
+  int64_t train_rows, validation_rows, test_rows;
+  uint64_t split_seed;
+  double cache_mb, tolerance; /* tolerance's default: the objective's */
+  int shrinking;
+  int loss; /* a dpbo_logreg_loss */
+} dpbo_config_fit;
+
 typedef struct dpbo_config {
   char path[DPBO_PATH_MAX];
   /* [run] */
@@ -136,6 +147,7 @@ typedef struct dpbo_config {
   /* [objective] */
   dpbo_objective_kind objective;
   dpbo_config_data data; /* svm, logreg: as read, copied into svm or logreg */
+  dpbo_config_fit fit;   /* svm, logreg: as read, copied into svm or logreg */
   dpbo_svm_options svm;
   dpbo_synthetic_kind synthetic;
   int synthetic_features;

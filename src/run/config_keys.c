@@ -72,6 +72,19 @@
     .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
     .hi = (high), .what = (below), .what_hi = (above), .computed_default = (from)                  \
   }
+/* A double with open ends whose default `from` computes. */
+#define DOUBLE_OPEN_FROM(field, low, high, open_ends, below, from)                                 \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
+    .hi = (high), .open = (open_ends), .what = (below), .computed_default = (from)                 \
+  }
+/* A required int64 whose absence is refused with `message` (its range's
+ * violation with the getter's "is outside [1, ...]"). */
+#define REQUIRED(field, message)                                                                   \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_INT64, .offset = offsetof(dpbo_config, field), .ilo = 1,                 \
+    .ihi = INT64_MAX, .missing = (message)                                                         \
+  }
 #define STRING_FROM(field, from)                                                                   \
   {                                                                                                \
     .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
@@ -189,11 +202,25 @@ static dpbo_status config_keys_parse_memory_limit(dpbo_settings *settings,
                                what, err);
 }
 
-/* objective.seed (synthetic): run.seed. */
-static void config_keys_synthetic_seed_default(const dpbo_settings *settings, const void *options,
-                                               char *text, size_t size) {
+/* objective.seed (synthetic) and objective.split_seed (svm, logreg):
+ * run.seed. */
+static void config_keys_run_seed_default(const dpbo_settings *settings, const void *options,
+                                         char *text, size_t size) {
   (void)settings;
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
+}
+
+/* objective.tolerance: the objective's solver's (dpbo_svm_options_default,
+ * dpbo_logreg_options_default; objective.kind is read before it). */
+static void config_keys_tolerance_default(const dpbo_settings *settings, const void *options,
+                                          char *text, size_t size) {
+  (void)settings;
+  dpbo_svm_options svm;
+  dpbo_logreg_options lr;
+  dpbo_svm_options_default(&svm);
+  dpbo_logreg_options_default(&lr);
+  const int logreg = ((const dpbo_config *)options)->objective == DPBO_OBJECTIVE_LOGREG;
+  snprintf(text, size, "%.17g", logreg ? lr.tolerance : svm.tolerance);
 }
 
 /* gp.jitter: noise-free GPs need a nugget to stay factorizable; noisy ones
@@ -344,21 +371,33 @@ const dpbo_settings_key dpbo_config_keys[] = {
         ENUM(data.header, dpbo_csv_header_names, NULL)),
     ROW("objective", "label_column", "text", "last, or a column number from 1", "last", "",
         SVM_LOGREG, "CSV: the label's column.", PARSED(32, config_keys_parse_label_column)),
-    KEY("objective", "train_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
-        "Training rows, drawn by a permutation of objective.split_seed."),
-    KEY("objective", "validation_rows", "integer", ">= 1", NULL, 0, "rows", SVM_LOGREG,
-        "Validation rows (the sensitive set V), the rows after the training rows."),
-    KEY("objective", "test_rows", "integer", ">= 0", "0", 0, "rows", SVM_LOGREG,
-        "Held-out rows after the validation rows, for dpbo compare."),
-    KEY("objective", "split_seed", "integer", "0 to 2^63-1", "run.seed", 1, "", SVM_LOGREG,
-        "Seed of the train/validation/test permutation."),
-    KEY("objective", "cache_mb", "number", "> 0", "100", 0, "MiB", "objective.kind = svm",
-        "LIBSVM's kernel cache (-m)."),
-    KEY("objective", "tolerance", "number", "> 0", "0.001 (svm), 1e-06 (logreg)", 1, "", SVM_LOGREG,
-        "The solver's stopping tolerance (LIBSVM -e; logreg: enters Algorithm 3's "
-        "sensitivity)."),
-    KEY("objective", "shrinking", "integer", "0 or 1", "1", 0, "", "objective.kind = svm",
-        "LIBSVM's shrinking heuristic (-h)."),
+    ROW("objective", "train_rows", "integer", ">= 1", NULL, "rows", SVM_LOGREG,
+        "Training rows, drawn by a permutation of objective.split_seed.",
+        REQUIRED(fit.train_rows, "is required (>= 1)")),
+    ROW("objective", "validation_rows", "integer", ">= 1", NULL, "rows", SVM_LOGREG,
+        "Validation rows (the sensitive set V), the rows after the training rows.",
+        REQUIRED(fit.validation_rows, "is required (>= 1)")),
+    /* (the rows after the validation rows in the same permutation, so train
+     * and validation rows are the same with or without them) */
+    ROW("objective", "test_rows", "integer", ">= 0", "0", "rows", SVM_LOGREG,
+        "Held-out rows after the validation rows, for dpbo compare.",
+        INTEGER(DPBO_SETTINGS_INT64, fit.test_rows, 0, INT64_MAX, NULL)),
+    ROW_COMPUTED("objective", "split_seed", "integer", "0 to 2^63-1", "run.seed", "", SVM_LOGREG,
+                 "Seed of the train/validation/test permutation.",
+                 INTEGER_FROM(DPBO_SETTINGS_UINT64, fit.split_seed, 0, INT64_MAX,
+                              config_keys_run_seed_default)),
+    ROW("objective", "cache_mb", "number", "> 0", "100", "MiB", "objective.kind = svm",
+        "LIBSVM's kernel cache (-m).",
+        DOUBLE(fit.cache_mb, 0, HUGE_VAL, OPEN_LO, "must be positive", NULL)),
+    ROW_COMPUTED("objective", "tolerance", "number", "> 0", "0.001 (svm), 1e-06 (logreg)", "",
+                 SVM_LOGREG,
+                 "The solver's stopping tolerance (LIBSVM -e; logreg: enters Algorithm 3's "
+                 "sensitivity).",
+                 DOUBLE_OPEN_FROM(fit.tolerance, 0, HUGE_VAL, OPEN_LO, "must be positive",
+                                  config_keys_tolerance_default)),
+    ROW("objective", "shrinking", "integer", "0 or 1", "1", "", "objective.kind = svm",
+        "LIBSVM's shrinking heuristic (-h).",
+        INTEGER(DPBO_SETTINGS_INT, fit.shrinking, 0, 1, NULL)),
     ROW("objective", "function", "choice", NULL, NULL, "", "objective.kind = synthetic",
         "The synthetic function (branin needs 2 dimensions, hartmann6 6; gp_prior is drawn "
         "from the GP prior of [gp]).",
@@ -372,13 +411,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW_COMPUTED("objective", "seed", "integer", "0 to 2^63-1", "run.seed", "",
                  "objective.kind = synthetic", "Seed of the gp_prior function and of the noise.",
                  INTEGER_FROM(DPBO_SETTINGS_UINT64, synthetic_seed, 0, INT64_MAX,
-                              config_keys_synthetic_seed_default)),
+                              config_keys_run_seed_default)),
     KEY("objective", "positive_label", "number", "a label of the data",
         "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
         "The class against the rest (the stored default 'nan' means none)."),
-    KEY_CHOICE("objective", "loss", dpbo_logreg_loss_names, "sigmoid", "",
-               "objective.kind = logreg",
-               "The loss whose validation value is tuned (Algorithm 3)."),
+    ROW("objective", "loss", "choice", NULL, "sigmoid", "", "objective.kind = logreg",
+        "The loss whose validation value is tuned (Algorithm 3).",
+        ENUM(fit.loss, dpbo_logreg_loss_names, NULL)),
     ROW("objective", "command", "text", "a program and its arguments (no shell)", NULL, "",
         "objective.kind = command",
         "Your program, run once per evaluation (once per rank with objective.mode = persistent); "
