@@ -15,30 +15,26 @@ control (synthetic-control). s·c·(m − 1) is the fitted bound at δ in units
 of the most one record can move an accuracy: 1/(m − 1) for add/remove and
 adversarial neighbours, 1/m for swap (so s·c·m there).
 
-Needs numpy (Debian's python3-numpy; use /usr/bin/python3). Exit status 2
-when the file is missing or not an atlas data file.
+Needs numpy (Debian's python3-numpy; use /usr/bin/python3); reads the file
+through atlas.py's loader. Exit status 2 when the file is missing or not an
+atlas data file.
 """
-import json
 import math
+import os
 import sys
 
 import numpy as np
 
-FORMAT_PREFIX = "dpbo k1 atlas"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import atlas  # noqa: E402  (its reader of the data file: one check of the format)
 
 
 def load(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        print(f"atlas_numbers.py: {path}: {e}", file=sys.stderr)
+        return atlas.load(path)
+    except atlas.ListError as e:
+        print(f"atlas_numbers.py: {e}", file=sys.stderr)
         sys.exit(2)
-    if not str(doc.get("format", "")).startswith(FORMAT_PREFIX):
-        print(f"atlas_numbers.py: {path}: not an atlas data file (format "
-              f"'{doc.get('format')}'; analysis/atlas.py export writes one)", file=sys.stderr)
-        sys.exit(2)
-    return doc
 
 
 def group_of(task):
