@@ -361,6 +361,18 @@ done:
   return status;
 }
 
+/* The checked source into an objective's options: svm's and logreg's name
+ * its fields alike, so one copy serves both. */
+#define CONFIG_COPY_DATA_SOURCE(options, data)                                                     \
+  do {                                                                                             \
+    snprintf((options)->data_path, sizeof(options)->data_path, "%s", (data)->path);                \
+    (options)->format = (data)->format;                                                            \
+    (options)->max_features = (data)->max_features;                                                \
+    (options)->header = (data)->header;                                                            \
+    (options)->label_column = (data)->label_column;                                                \
+    snprintf((options)->labels_path, sizeof(options)->labels_path, "%s", (data)->labels);          \
+  } while (0)
+
 /* The [objective] keys of a data file, for the svm and logreg objectives,
  * read by their rows into config->data (data, format, labels,
  * max_features, header, label_column): what no row can say alone, that
@@ -385,24 +397,10 @@ static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
                                  csv || data->header == DPBO_HEADER_AUTO, not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
                                  csv || data->label_column == 0, not_csv, err));
-  /* The source, checked, into the objective's options. */
-  if (config->objective == DPBO_OBJECTIVE_SVM) {
-    dpbo_svm_options *svm = &config->svm;
-    snprintf(svm->data_path, sizeof svm->data_path, "%s", data->path);
-    svm->format = data->format;
-    svm->max_features = data->max_features;
-    svm->header = data->header;
-    svm->label_column = data->label_column;
-    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", data->labels);
-  } else {
-    dpbo_logreg_options *lr = &config->logreg;
-    snprintf(lr->data_path, sizeof lr->data_path, "%s", data->path);
-    lr->format = data->format;
-    lr->max_features = data->max_features;
-    lr->header = data->header;
-    lr->label_column = data->label_column;
-    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", data->labels);
-  }
+  if (config->objective == DPBO_OBJECTIVE_SVM)
+    CONFIG_COPY_DATA_SOURCE(&config->svm, data);
+  else
+    CONFIG_COPY_DATA_SOURCE(&config->logreg, data);
 done:
   return status;
 }
