@@ -20,9 +20,11 @@
 #           the program's group within 20 s.
 #  ranks    3 ranks (2 workers), batch 2: one process per worker rank,
 #           every value equal to the model's per evaluation.
-# After every run no process of any recorded process group is left
-# (pgrep -g), and no zombie child of the rank was seen.
+# After every run no process of this test in any recorded process group is
+# left (guard_group: a recorded pgid may since be another test's), and no
+# zombie child of the rank was seen.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/proc_guard.sh"
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 src=${DPBO_SOURCE_DIR:?}
@@ -30,7 +32,7 @@ model=$src/tests/persistent_model.py
 work=$(mktemp -d)
 cleanup() {
   for f in "$work"/*/starts; do
-    [[ -s $f ]] && while read -r _ _ g; do pkill -9 -g "$g" 2>/dev/null; done < "$f"
+    [[ -s $f ]] && while read -r _ _ g; do guard_kill_group 9 "$g"; done < "$f"
   done
   rm -rf "$work"
 }
@@ -87,10 +89,10 @@ failures() { "$bin" info "$work/$1/r.h5" | sed -n 's/^ *failures = //p'; }
 no_leftovers() {
   local d=$work/$1 g left
   while read -r _ _ g; do
-    left=$(pgrep -g "$g")
+    left=$(guard_group "$g")
     [[ -z $left ]] || fail "$1: process group $g still has processes after the run: $left"
   done < "$d/starts"
-  if [[ -s $d/hang-child ]] && kill -0 "$(cat "$d/hang-child")" 2>/dev/null; then
+  if [[ -s $d/hang-child ]] && [[ -n $(guard_filter "$(cat "$d/hang-child")") ]]; then
     fail "$1: the hanging program's child $(cat "$d/hang-child") outlived it"
   fi
   [[ ! -s $d/zombies ]] || fail "$1: zombie evaluation processes: $(cat "$d/zombies")"
@@ -180,7 +182,7 @@ echo "ranks: 2 worker ranks, one process each; all 16 values equal the per-evalu
 # --- stop and rankkill: SIGTERM to dpbo, SIGKILL of the rank, mid-request ------------
 # (the hanging request: the stop kills the program's group at once; after a
 # SIGKILL of the rank, its watchdog kills the group.)
-group_gone() { [[ -z $(pgrep -g "$1") ]]; }
+group_gone() { [[ -z $(guard_group "$1") ]]; }
 for kind in stop rankkill; do
   timeout=60 setup $kind persistent "--misbehave=hang@2"
   DPBO_TEST_DIR=$work/$kind "$bin" run "$work/$kind/run.ini" > "$work/$kind/log" 2>&1 &
@@ -195,7 +197,7 @@ for kind in stop rankkill; do
     [[ $code -eq 4 ]] || { cat "$work/$kind/log"; fail "stop: SIGTERM should end the run with exit 4, got $code"; }
   fi
   for _ in $(seq 1 200); do group_gone "$group" && break; sleep 0.1; done
-  group_gone "$group" || fail "$kind: the program's process group $group outlived dpbo by 20 s: $(pgrep -g "$group")"
+  group_gone "$group" || fail "$kind: the program's process group $group outlived dpbo by 20 s: $(guard_group "$group")"
   no_leftovers $kind
   echo "$kind: exit $code, the program's process group is gone"
 done

@@ -4,8 +4,13 @@
 #
 # compare_fixture_start
 #   bin, py, src, mpiexec from the environment (DPBO_BIN, DPBO_PYTHON,
-#   DPBO_SOURCE_DIR, MPIEXEC) and a scratch directory $work, removed on exit,
-#   as the current directory.
+#   DPBO_SOURCE_DIR, MPIEXEC) and a scratch directory $work
+#   (/tmp/dpbo-<test>.XXXXXX) as the current directory, removed when the
+#   test passes. A failure keeps it, and says so with the test's run time and
+#   the load; a command that stops the test under set -e is named with its
+#   file, line and exit status (a signal by name): a rare failure under load
+#   (test_export_compare once, its output lost) leaves what it needs to be
+#   explained.
 # compare_fixture_blobs FILE [SECTION.KEY=VALUE | SECTION.KEY= ...]
 #   $work/blobs.csv (tests/make_blobs.py: 240 rows, 4 features, fixed seed)
 #   and FILE, the tiny svm compare config on it: N = 32 Sobol candidates over
@@ -24,9 +29,37 @@ compare_fixture_start() {
   py=${DPBO_PYTHON:-/usr/bin/python3}
   src=${DPBO_SOURCE_DIR:?}
   mpiexec=${MPIEXEC:-mpiexec}
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  work=$(mktemp -d "${TMPDIR:-/tmp}/dpbo-$(basename "$0" .sh).XXXXXX")
+  compare_fixture_t0=$SECONDS
+  set -E # the ERR trap in functions and subshells too
+  trap 'compare_fixture_stopped $? $LINENO "$BASH_COMMAND"' ERR
+  trap 'compare_fixture_end $?' EXIT
   cd "$work"
+}
+
+# The ERR trap: only a failure that ends the test (set -e on) is reported,
+# not one a `set +e` section checks itself.
+compare_fixture_stopped() {
+  [[ $- == *e* ]] || return 0
+  local code=$1 at="${BASH_SOURCE[1]##*/}:$2" i how
+  for ((i = 1; i < ${#FUNCNAME[@]} - 1; i++)); do
+    at+=" (in ${FUNCNAME[i]}, called from ${BASH_SOURCE[i + 1]##*/}:${BASH_LINENO[i]})"
+  done
+  how="exited $code"
+  ((code > 128)) && how+=" (signal $(kill -l $((code - 128)) 2> /dev/null || echo $((code - 128))))"
+  echo "FAIL: $at: '$3' $how"
+}
+
+compare_fixture_end() {
+  local code=$1
+  cd /
+  if ((code == 0)); then
+    rm -rf "$work"
+    return
+  fi
+  echo "FAIL: $(basename "$0") exit $code after $((SECONDS - compare_fixture_t0)) s" \
+    "(load $(cut -d' ' -f1-3 /proc/loadavg)); its files are kept in $work:"
+  find "$work" -maxdepth 2 -type f -printf '  %P (%s bytes)\n' | sort
 }
 
 compare_fixture_blobs() {

@@ -25,6 +25,7 @@
 # Every wait polls for a file or a state, with a generous upper bound.
 # DPBO_CASES (default ABCDEFGH) picks some of the cases.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/proc_guard.sh"
 cases=${DPBO_CASES:-ABCDEFGH}
 want() { [[ $cases == *$1* ]]; }
 bin=${DPBO_BIN:?}
@@ -36,18 +37,21 @@ sleep_arg=1003.$$
 leftover_sleeps() { pgrep -f "^sleep $sleep_arg\$"; }
 cleanup() {
   touch "$work/release"
-  [[ -n ${job:-} ]] && kill -9 "$job" 2>/dev/null
+  # Only this test's processes (tests/proc_guard.sh): a recorded pid may
+  # since be another test's.
+  [[ -n ${job:-} ]] && guard_kill 9 "$job"
   for f in "$work"/*/bg-* "$work"/*/sid-* "$work"/*/ranks; do
-    [[ -s $f ]] && kill -9 $(cat "$f") 2>/dev/null
+    [[ -s $f ]] && guard_kill 9 $(cat "$f")
   done
-  for p in $(leftover_sleeps); do kill -9 "$p" 2>/dev/null; done
+  guard_kill 9 $(leftover_sleeps)
   wait 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-# running PID: the process exists and is not a zombie.
-running() { [[ -r /proc/$1/stat ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" | cut -c1) != Z ]]; }
+# running PID: the process exists, is not a zombie and is this test's (a
+# recorded pid may since be another test's process).
+running() { [[ -r /proc/$1/stat ]] && [[ $(sed 's/.*) //' "/proc/$1/stat" | cut -c1) != Z ]] && guard_ours "$1"; }
 # wait_for CONDITION...: polls for up to 60 s.
 wait_for() {
   for _ in $(seq 1 600); do "$@" && return 0; sleep 0.1; done

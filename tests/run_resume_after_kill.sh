@@ -5,12 +5,13 @@
 # started right away was refused ("in use by another dpbo", exit 2). It now
 # waits for the lock (at most 10 s, src/base/lock.c) and finishes the run.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/proc_guard.sh"
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 work=$(mktemp -d)
 cleanup() {
   touch "$work/go"
-  [[ -n ${first:-} ]] && kill -9 "$first" 2>/dev/null
+  [[ -n ${first:-} ]] && guard_kill 9 "$first" # tests/proc_guard.sh
   wait 2>/dev/null
   rm -rf "$work"
 }

@@ -23,9 +23,10 @@ py=${DPBO_PYTHON:-python3}
 command -v strace > /dev/null || { echo "SKIP: strace is not installed"; exit 77; }
 command -v h5dump > /dev/null || { echo "SKIP: h5dump is not installed"; exit 77; }
 work=$(mktemp -d)
+source "$(dirname "${BASH_SOURCE[0]}")/proc_guard.sh"
 mpi_pid=
 cleanup() {
-  [[ -n $mpi_pid ]] && kill -KILL "$mpi_pid" 2> /dev/null
+  [[ -n $mpi_pid ]] && guard_kill KILL "$mpi_pid" # tests/proc_guard.sh
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -113,12 +114,14 @@ finish() {
     [[ -n $dead_at && $((i - dead_at)) -ge 6 ]] && break
     sleep 0.05
   done
-  kill -KILL "$mpi_pid" $seen 2> /dev/null
+  # A rank seen early may be long gone, its pid another test's process:
+  # only this test's are killed and waited for (tests/proc_guard.sh).
+  guard_kill KILL "$mpi_pid" $seen
   wait "$mpi_pid" 2> /dev/null
   launch_status=$?
   mpi_pid=
   for p in $seen; do
-    while alive "$p"; do sleep 0.02; done
+    while alive "$p" && guard_ours "$p"; do sleep 0.02; done
   done
   # When mpiexec itself was the victim, its ranks were reparented before
   # they could be seen here; they end themselves within about 0.1 s of

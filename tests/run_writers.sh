@@ -9,13 +9,14 @@
 #     (exit 2) and leaves the file, its ledger and its release files as they
 #     were; --overwrite replaces it and removes its old release files.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/proc_guard.sh"
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 py=${DPBO_PYTHON:-python3}
 work=$(mktemp -d)
 cleanup() {
   touch "$work/go"
-  [[ -n ${holder:-} ]] && kill -9 "$holder" 2>/dev/null
+  [[ -n ${holder:-} ]] && guard_kill 9 "$holder" # tests/proc_guard.sh
   wait 2>/dev/null
   rm -rf "$work"
 }

@@ -76,8 +76,22 @@ int main(void) {
   {
     dpbo_error err;
     dpbo_error_clear(&err);
-    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_GUIDED, "x.ini", &err) == DPBO_OK);
-    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_LIU_TALWAR, "x.ini", &err) == DPBO_OK);
+    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_GUIDED, "x.ini", 0, &err) == DPBO_OK);
+    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_LIU_TALWAR, "x.ini", 0, &err) == DPBO_OK);
+    /* A guided run is never continued (each is charged and drawn afresh);
+     * every other run file is. */
+    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_LIU_TALWAR, "x.ini", 1, &err) == DPBO_OK);
+    CHECK(dpbo_algorithm_runnable(DPBO_ALGORITHM_GUIDED, "x.ini", 1, &err) == DPBO_ERR_CONFIG);
+    CHECK(strncmp(err.message, "x.ini: privacy.algorithm = guided cannot be resumed", 51) == 0);
+  }
+  /* Only guided makes its own run (two stages); every other row's run is
+   * the driver's, which leaves a checkpoint when stopped. */
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(all[i]);
+    const int own = all[i] == DPBO_ALGORITHM_GUIDED;
+    CHECK((ops->run != NULL) == own);
+    CHECK((ops->resume_refusal != NULL) == own);
+    CHECK((ops->stop_note != NULL) == own);
   }
   /* Outside the enum: the none row, never a stray pointer. */
   CHECK(dpbo_algorithm_ops_get((dpbo_algorithm)99)->algorithm == DPBO_ALGORITHM_NONE);

@@ -4,7 +4,9 @@
  * typed getters marking keys used, check_used, assignments, stored
  * (section, key, value) triples and their packing, the checks of names and
  * values, and that the entries are stored dynamically and released. */
+#include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -366,6 +368,117 @@ static void rows_read_themselves(void) {
   printf("rows read themselves: defaults, ranges with their messages, choices, read when\n");
 }
 
+/* A number whose computed default is NaN ("none") takes it without its
+ * range, which a written value still meets; a deferred row is read only
+ * where its owner calls dpbo_settings_read_row, after the keys its default
+ * rests on (here: r.n). */
+typedef struct late_options {
+  double label;
+  int n;
+  double late;
+} late_options;
+
+static void late_none_default(const dpbo_settings *settings, const void *options, char *text,
+                              size_t size) {
+  (void)settings;
+  (void)options;
+  snprintf(text, size, "nan");
+}
+
+static void late_twice_n(const dpbo_settings *settings, const void *options, char *text,
+                         size_t size) {
+  (void)settings;
+  snprintf(text, size, "%d", 2 * ((const late_options *)options)->n);
+}
+
+static void rows_none_and_deferred(void) {
+  dpbo_error err;
+  static const dpbo_settings_key table[] = {
+      {"r",
+       "label",
+       "number",
+       "[0, 9]",
+       "none",
+       1,
+       "",
+       "",
+       "label",
+       {.kind = DPBO_SETTINGS_DOUBLE,
+        .offset = offsetof(late_options, label),
+        .lo = 0,
+        .hi = 9,
+        .what = "must lie in [0, 9]",
+        .computed_default = late_none_default}},
+      {"r",
+       "late",
+       "number",
+       "<= 10",
+       "2 r.n",
+       1,
+       "",
+       "",
+       "late",
+       {.kind = DPBO_SETTINGS_DOUBLE,
+        .offset = offsetof(late_options, late),
+        .lo = 0,
+        .hi = 10,
+        .what = "must lie in [0, 10]",
+        .computed_default = late_twice_n,
+        .deferred = 1}},
+      {"r",
+       "n",
+       "integer",
+       "1 to 9",
+       "1",
+       0,
+       "",
+       "",
+       "n",
+       {.kind = DPBO_SETTINGS_INT, .offset = offsetof(late_options, n), .ilo = 1, .ihi = 9}},
+      {NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, {0}}};
+  struct {
+    const char *text, *expected; /* expected: of read_row (read_rows succeeds) */
+    double label, late;
+  } cases[] = {
+      {"[r]\nn = 3\n", NULL, NAN, 6},
+      {"[r]\nlabel = 4\nlate = 1\n", NULL, 4, 1},
+      {"[r]\nn = 6\n", "t.ini: r.late must lie in [0, 10]", NAN, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    dpbo_settings s;
+    late_options o = {0, 0, -1};
+    dpbo_error_clear(&err);
+    CHECK_OK(
+        dpbo_settings_read_text(&s, "t.ini", cases[i].text, strlen(cases[i].text), 0, NULL, &err));
+    s.schema = table;
+    CHECK_OK(dpbo_settings_read_rows(&s, table, "r", &o, &err));
+    CHECK(o.late == -1); /* deferred: not read with its section */
+    if (cases[i].expected) {
+      CHECK_FAILS(dpbo_settings_read_row(&s, table, "r", "late", &o, &err), cases[i].expected);
+    } else {
+      CHECK_OK(dpbo_settings_read_row(&s, table, "r", "late", &o, &err));
+      CHECK_MSG(o.late == cases[i].late &&
+                    (isnan(cases[i].label) ? isnan(o.label) : o.label == cases[i].label),
+                "case %zu: label %g, late %g", i, o.label, o.late);
+    }
+    dpbo_settings_free(&s);
+  }
+  {
+    const char text[] = "[r]\nlabel = 10\n";
+    dpbo_settings s;
+    late_options o;
+    CHECK_OK(dpbo_settings_read_text(&s, "t.ini", text, sizeof text - 1, 0, NULL, &err));
+    s.schema = table;
+    CHECK_FAILS(dpbo_settings_read_rows(&s, table, "r", &o, &err),
+                "t.ini:2: r.label must lie in [0, 9]");
+    dpbo_error_clear(&err);
+    CHECK(dpbo_settings_read_row(&s, table, "r", "nothing", &o, &err) == DPBO_ERR_ARG &&
+          strstr(err.message, "no row r.nothing"));
+    dpbo_settings_free(&s);
+  }
+  printf("a NaN default means none (no range); a deferred row is read where its owner asks\n");
+}
+
 int main(void) {
   text_and_overrides();
   strict_reading();
@@ -373,5 +486,6 @@ int main(void) {
   bom_and_applies();
   inline_comments();
   rows_read_themselves();
+  rows_none_and_deferred();
   return dpbo_test_summary("test_settings");
 }

@@ -82,6 +82,14 @@ printf '%s\n' '[run]' 'iterations = 4' 'seed = 3' '[space]' 'kind = sobol' 'poin
 sed -e 's/^kind = svm/kind = logreg\npositive_label = 0\nloss = sigmoid/' -e '/^dim.C/d' \
   -e 's/^dim.gamma = .*/dim.lambda = log 0.0001 1/' -e 's/^mean = 0.5/mean = -0.35/' \
   -e 's/^signal_std = 0.25/signal_std = 0.15/' cmp.ini > lr.ini
+# guided (tests/guided_run.sh) and liu_talwar (tests/selection_run.sh) on logreg over the digits
+printf '%s\n' '[run]' 'iterations = 12' 'seed = 2015' '[space]' 'kind = grid' \
+  'dim.lambda = log 0.0001 1 32' '[objective]' 'kind = logreg' "data = $digits" 'format = csv' \
+  'train_rows = 300' 'validation_rows = 100' 'split_seed = 7' 'positive_label = 0' 'loss = sigmoid' \
+  '[privacy]' 'algorithm = guided' 'epsilon = 1' 'delta = 1e-6' 'guided_evaluations = 4' \
+  'noise = seeded' 'noise_seed = 11' '[output]' 'dir = out' 'name = r' > guided.ini
+sed -e 's/^iterations = 12/iterations = 6/' -e 's/^algorithm = guided/algorithm = liu_talwar/' \
+  -e '/^guided_evaluations/d' guided.ini > lt.ini
 
 # --- the cases: NAME|RANKS|COMMAND[|FROM] (FROM: copy that case's run file in first; --------
 # COMMAND @CASE: two seeded releases from CASE's run file, the second at epsilon 0.5)
@@ -120,6 +128,21 @@ cases=(
   "audit-usage-set-alone|1|audit --set run.seed=1"
   "audit-pipeline-no-config|1|audit --pipeline missing.ini"
   "audit-pipeline-not-logreg|1|audit --pipeline demo.ini --trials 10"
+  # what dpbo run makes of the file at its run-file path (FROM's r.h5 is read with output.dir=.)
+  "runfile-stop|2|run alg1.ini --stop-after 4"
+  "runfile-unfinished|2|run alg1.ini --set output.dir=.|runfile-stop"
+  "runfile-resume|2|run alg1.ini --set output.dir=. --resume|runfile-stop"
+  "runfile-resume-none|1|run alg1.ini --resume"
+  "runfile-finished|2|run alg1.ini --set output.dir=.|synthetic-alg1-2ranks"
+  "runfile-resume-complete|2|run alg1.ini --set output.dir=. --resume|synthetic-alg1-2ranks"
+  "runfile-overwrite|2|run alg1.ini --set output.dir=. --overwrite|synthetic-alg1-2ranks"
+  "selection-stop|2|run lt.ini --stop-after 1"
+  "selection-resume|2|run lt.ini --set output.dir=. --resume|selection-stop"
+  "guided|2|run guided.ini"
+  "guided-exists|2|run guided.ini --set output.dir=.|guided"
+  "guided-resume|2|run guided.ini --set output.dir=. --resume|guided"
+  "guided-overwrite|2|run guided.ini --set output.dir=. --overwrite|guided"
+  "guided-stop|2|run guided.ini --stop-after 3"
 )
 
 # dp SIDE RANKS ARGS...: one command in the case directory; logs cmdK.{out,err,exit} (124: hung).

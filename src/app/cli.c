@@ -1,13 +1,11 @@
 #include "app/cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "run/config.h"
@@ -15,7 +13,6 @@
 #include "run/config_keys.h"
 #include "run/driver.h"
 #include "run/farm.h"
-#include "run/guided.h"
 #include "base/h5io.h"
 #include "experiments/k1sweep.h"
 #include "experiments/k1sweep_keys.h"
@@ -30,6 +27,7 @@
 #include "run/publish.h"
 #include "base/proc.h"
 #include "run/release.h"
+#include "run/runfile.h"
 #include "run/session.h"
 #include "run/private_evals.h"
 #include "experiments/utility.h"
@@ -274,230 +272,30 @@ static void cli_stop_signals_restore(cli_stop_signals *saved) {
   saved->installed = 0;
 }
 
-/* The release files drawn from the run file `run_path` (<stem>.release.h5
- * and .json from `dpbo run`, <stem>.release-K.h5 and .json from `dpbo
- * release`): counts them, names the first in `first`, and removes them when
- * `remove` is set. Returns -1 (errno set) when the folder cannot be read or
- * a file cannot be removed. */
-static int cli_release_files(const char *run_path, int remove, char *first, size_t first_size) {
-  char dir[DPBO_PATH_MAX], stem[DPBO_PATH_MAX], file[2 * DPBO_PATH_MAX + 2];
-  const char *slash = strrchr(run_path, '/');
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - run_path) : 1, slash ? run_path : ".");
-  if (slash && slash == run_path) snprintf(dir, sizeof dir, "/");
-  snprintf(stem, sizeof stem, "%s", slash ? slash + 1 : run_path);
-  size_t stem_len = strlen(stem);
-  if (stem_len > 3 && strcmp(stem + stem_len - 3, ".h5") == 0) stem[stem_len -= 3] = '\0';
-  first[0] = '\0';
-  DIR *folder = opendir(dir);
-  if (!folder) return errno == ENOENT ? 0 : -1;
-  int count = 0, failed = 0;
-  for (struct dirent *entry; (entry = readdir(folder)) != NULL;) {
-    const char *name = entry->d_name;
-    if (strncmp(name, stem, stem_len) != 0 || strncmp(name + stem_len, ".release", 8) != 0)
-      continue;
-    const char *rest = name + stem_len + 8;
-    if (*rest == '-') { /* .release-K: K a draw number */
-      const char *digits = ++rest;
-      while (*rest >= '0' && *rest <= '9')
-        rest++;
-      if (rest == digits) continue;
-    }
-    if (strcmp(rest, ".h5") != 0 && strcmp(rest, ".json") != 0) continue;
-    snprintf(file, sizeof file, "%s/%s", dir, name);
-    if (count++ == 0) snprintf(first, first_size, "%s", file);
-    if (remove && unlink(file) != 0) failed = 1;
-  }
-  closedir(folder);
-  return failed ? -1 : count;
-}
-
-/* When a run starts or resumes: removes the temporary files that killed
- * writes of this run (its run file and its release pair) left behind
- * (h5io.h). Nobody else writes these files meanwhile: a run holds its
- * output to itself. */
-static dpbo_status cli_run_remove_stale(const dpbo_config *config, const char *path,
-                                        dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  char h5[DPBO_PATH_MAX + 300], json[DPBO_PATH_MAX + 300];
-  const char *paths[] = {path, h5, json};
-  int total = 0;
-  dpbo_release_paths(config, h5, json, sizeof h5);
-  for (int i = 0; i < 3; i++) {
-    int removed = 0;
-    DPBO_TRY(dpbo_h5io_remove_stale(paths[i], &removed, err));
-    total += removed;
-  }
-  if (total > 0) dpbo_log_info("removed %d temporary file(s) that interrupted writes left", total);
-done:
-  return status;
-}
-
-/* The run being started or resumed, as cli_run_checkpoint and
- * cli_run_candidates see it: its communicator, this rank, its settings and
- * its run file. */
-typedef struct cli_run_where {
-  MPI_Comm comm;
-  int rank;
-  const dpbo_config *config;
-  const char *path;
-} cli_run_where;
-
-/* What `dpbo run` finds at the run file's path (rank 0 decides, every rank
- * learns it): the checkpoint's steps when continuing. A file is never
- * replaced without --overwrite (a finished run holds the privacy ledger of
- * its releases); with it, the run file and its release files are removed
- * here, before anything is evaluated. */
-static dpbo_status cli_run_checkpoint(const cli_run_where *where, const cli_args *args,
-                                      dpbo_trace_step **steps, int *count, int *already_complete,
-                                      dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  MPI_Comm comm = where->comm;
-  const int rank = where->rank;
-  const dpbo_config *config = where->config;
-  const char *path = where->path;
-  dpbo_settings stored;
-  memset(&stored, 0, sizeof stored);
-  int complete = 0;
-  const int resume = args->resume;
-  const int guided = dpbo_algorithm_ops_get(config->algorithm)->guided_selection;
-  *steps = NULL;
-  *count = 0;
-  *already_complete = 0;
-  if (rank == 0) local = cli_run_remove_stale(config, path, err);
-  if (rank == 0 && local == DPBO_OK) {
-    int exists = access(path, F_OK) == 0;
-    char release[DPBO_PATH_MAX + 300];
-    int releases = cli_release_files(path, 0, release, sizeof release);
-    dpbo_error read_err;
-    dpbo_error_clear(&read_err);
-    dpbo_status got =
-        exists ? dpbo_output_read_checkpoint(path, &stored, &complete, steps, count, &read_err)
-               : DPBO_OK;
-    char what[DPBO_PATH_MAX + 256];
-    struct stat st;
-    if (exists && lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
-      /* Never read (a FIFO would block), never replaced, not even by --overwrite. */
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s is not a regular file (a FIFO, a folder or a device), so it is "
-                             "no run file of dpbo: nothing was read, removed or written; choose "
-                             "another output.name",
-                             path);
-    } else if (resume && !exists) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG, "--resume: there is no run file %s to continue",
-                             path);
-    } else if (resume && got != DPBO_OK) {
-      local = DPBO_ERROR_SET(err, read_err.code, "--resume: %s", read_err.message);
-    } else if (resume && complete) {
-      *already_complete = 1;
-    } else if (resume && dpbo_config_differs(config, &stored, what, sizeof what)) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "--resume: the settings changed since %s was written: %s", path, what);
-    } else if (resume || args->overwrite) {
-      /* continue the checkpoint, or start over below */
-    } else if (exists && got != DPBO_OK) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s exists and is not a readable run file (%s): nothing was written; "
-                             "replace it with --overwrite, or choose another output.name",
-                             path, read_err.message);
-    } else if (exists && guided) {
-      /* Never resumed (below): a guided run file is replaced or kept. */
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s holds a%s run and the ledger of the releases drawn from it: "
-                             "nothing was written; privacy.algorithm = guided is never resumed, "
-                             "so replace it (and remove its release files) with --overwrite (a "
-                             "new run, charged afresh), or choose another output.name",
-                             path, complete ? " finished" : "n unfinished");
-    } else if (exists && !complete) {
-      local = DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                             "%s holds an unfinished run (%d steps): continue it with `dpbo run %s "
-                             "--resume`, or start over with --overwrite",
-                             path, *count, config->path);
-    } else if (exists) {
-      local =
-          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                         "%s holds a finished run and the ledger of the releases drawn from it: "
-                         "nothing was written; replace it (and remove its release files) with "
-                         "--overwrite, or choose another output.name (if its release is "
-                         "missing, `dpbo run %s --resume` draws it or says why not)",
-                         path, config->path);
-    } else if (releases > 0) {
-      local =
-          DPBO_ERROR_SET(err, DPBO_ERR_CONFIG,
-                         "%s is a release of an earlier run named like this one, whose run file "
-                         "is gone: nothing was written; remove it with --overwrite, or choose "
-                         "another output.name",
-                         release);
-    }
-    if (local == DPBO_OK && args->overwrite) {
-      free(*steps);
-      *steps = NULL;
-      *count = 0;
-      if ((exists && unlink(path) != 0) || cli_release_files(path, 1, release, sizeof release) < 0)
-        local = DPBO_ERROR_SET(err, DPBO_ERR_IO,
-                               "--overwrite: cannot remove %s or its release files: %s", path,
-                               strerror(errno));
-      else if (exists && (local = dpbo_ledger_note_replace(path, config, err)) != DPBO_OK)
-        ; /* said by err */
-      else if (exists || releases > 0)
-        dpbo_log_info(
-            "dpbo: --overwrite: removed %s%s%d release file%s (what its releases spent on the "
-            "validation data stays spent)",
-            exists ? path : "", exists ? " and " : "", releases > 0 ? releases : 0,
-            releases == 1 ? "" : "s");
-    }
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  int head[2] = {*count, *already_complete};
-  DPBO_MPI_TRY(MPI_Bcast(head, 2, MPI_INT, 0, comm));
-  *already_complete = head[1];
-  if (*already_complete || head[0] == 0) goto done;
-  if (rank != 0) {
-    *count = head[0];
-    *steps = calloc((size_t)*count, sizeof **steps);
-    local =
-        *steps ? DPBO_OK : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the checkpoint");
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(*steps, (int)((size_t)*count * sizeof **steps), MPI_BYTE, 0, comm));
-done:
-  dpbo_settings_free(&stored);
-  return status;
-}
-
-/* A private-selection run being resumed: the secret candidates its
- * checkpoint stores (rank 0 reads, every rank gets them; none from a file
- * written before issue #22, see dpbo_driver_options). */
-static dpbo_status cli_run_candidates(const cli_run_where *where, int resume_count,
-                                      int64_t **candidates, int *count, dpbo_error *err) {
-  dpbo_status status = DPBO_OK, local = DPBO_OK;
-  MPI_Comm comm = where->comm;
-  const int rank = where->rank;
-  *candidates = NULL;
-  *count = 0;
-  if (resume_count == 0 || !dpbo_algorithm_is_selection(where->config->algorithm)) goto done;
-  if (rank == 0) local = dpbo_output_read_candidates(where->path, candidates, count, err);
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(count, 1, MPI_INT, 0, comm));
-  if (*count == 0) goto done;
-  if (rank != 0) {
-    *candidates = malloc(sizeof **candidates * (size_t)*count);
-    local = *candidates ? DPBO_OK
-                        : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the candidates");
-  }
-  DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  DPBO_MPI_TRY(MPI_Bcast(*candidates, *count, MPI_INT64_T, 0, comm));
-done:
-  return status;
-}
-
-/* What `dpbo run` says once its run went to dpbo_session_publish (rank 0
- * prints), and the exit code: the run file, the release and the best point,
- * or why there are none. */
+/* What `dpbo run` says once its run went to dpbo_session_run (rank 0
+ * prints), and the exit code: what a stop left, the run file, the release
+ * and the best point, or why there are none. */
 static int cli_run_report(int rank, const char *config_path, const char *path,
                           const dpbo_algorithm_ops *ops, const dpbo_run *run,
                           dpbo_session_end end) {
   int code = DPBO_EXIT_OK;
-  if (end == DPBO_SESSION_ABANDONED) return code;
+  if (end == DPBO_SESSION_ABANDONED || end == DPBO_SESSION_HOOK_PUBLISHED) return code;
+  if (end == DPBO_SESSION_INTERRUPTED) {
+    /* A checkpoint exists once an evaluation is in (or when resuming one). */
+    if (rank == 0 && ops->stop_note)
+      fprintf(stderr, "dpbo: %s %s\n", ops->stop_note, config_path);
+    else if (rank == 0 && access(path, F_OK) == 0)
+      fprintf(stderr,
+              "dpbo: stopped after %d of %d evaluations; the checkpoint %s holds them.\n"
+              "dpbo: continue with: dpbo run %s --resume\n",
+              run->finished, run->planned, path, config_path);
+    else if (rank == 0)
+      fprintf(stderr,
+              "dpbo: stopped before the first evaluation finished; nothing was written.\n"
+              "dpbo: start again with: dpbo run %s\n",
+              config_path);
+    return DPBO_EXIT_INTERRUPTED;
+  }
   if (end == DPBO_SESSION_NO_CHECKPOINT) {
     if (rank == 0 && access(path, F_OK) == 0)
       fprintf(stderr,
@@ -554,9 +352,8 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   dpbo_error_clear(&err);
   cli_args args;
   dpbo_config *config = NULL;
-  dpbo_trace_step *resume = NULL;
-  int64_t *candidates = NULL;
-  int resume_count = 0, already_complete = 0, candidate_count = 0;
+  dpbo_runfile_start start;
+  memset(&start, 0, sizeof start);
   cli_stop_signals signals = {0};
   dpbo_lock lock = {-1, ""};
   dpbo_run run;
@@ -566,34 +363,16 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
   if (code != DPBO_EXIT_OK) goto done;
   CLI_ALLOC(config);
   CLI_TRY(dpbo_config_load(args.positional, args.override_count, args.overrides, config, &err));
-  /* A release dpbo run cannot make is refused before any file is touched. */
-  CLI_TRY(dpbo_algorithm_runnable(config->algorithm, config->path, &err));
-  if (args.resume && dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
-    /* Each guided invocation charges its total and draws afresh
-     * (run/guided.h): there is nothing to continue. */
-    CLI_TRY(DPBO_ERROR_SET(&err, DPBO_ERR_CONFIG,
-                           "%s: privacy.algorithm = guided cannot be resumed: each dpbo run of it "
-                           "charges its whole budget before its first evaluation and draws its "
-                           "stages afresh; nothing was charged now. Start it again with dpbo run "
-                           "CONFIG --overwrite (what an earlier run spent stays spent)",
-                           config->path));
+  /* A release dpbo run cannot make (or, with --resume, cannot continue) is
+   * refused before any file is touched. */
+  CLI_TRY(dpbo_algorithm_runnable(config->algorithm, config->path, args.resume, &err));
   char path[DPBO_PATH_MAX + 300];
   dpbo_config_run_path(config, path, sizeof path);
   /* Before anything is read or evaluated: one writer per run file. */
   CLI_TRY(dpbo_lock_acquire(comm, path, args.resume ? "run --resume" : "run", 1, &lock, &err));
-  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  if (ops->private_release && !ops->private_evaluations) {
-    /* Nothing is evaluated, and --overwrite removes nothing, for a release
-     * that the ledger would refuse
-     * (private_evaluations: its start charges the ledger, run/ledger.h). */
-    dpbo_status fits = rank == 0 ? dpbo_ledger_check(path, config, config->privacy_epsilon,
-                                                     config->privacy_delta, &err)
-                                 : DPBO_OK;
-    CLI_TRY(dpbo_comm_agree(comm, fits, &err));
-  }
-  const cli_run_where where = {comm, rank, config, path};
-  CLI_TRY(cli_run_checkpoint(&where, &args, &resume, &resume_count, &already_complete, &err));
-  if (already_complete) {
+  const dpbo_runfile_mode mode = {args.resume, args.overwrite};
+  CLI_TRY(dpbo_runfile_prepare(comm, config, path, &mode, &start, &err));
+  if (start.complete) {
     int lost = 0;
     if (dpbo_session_publish_resumed(comm, config, path, &lost, &err) != DPBO_OK) {
       code = cli_report(rank, &err);
@@ -601,43 +380,16 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     }
     goto done;
   }
-  CLI_TRY(cli_run_candidates(&where, resume_count, &candidates, &candidate_count, &err));
   cli_stop_signals_install(&signals);
-  dpbo_driver_options options = {path,       resume,          resume_count, (int)args.stop_after,
-                                 candidates, candidate_count, NULL};
+  const dpbo_driver_options options = {.checkpoint = path,
+                                       .resume = start.steps,
+                                       .resume_count = start.count,
+                                       .stop_after = (int)args.stop_after,
+                                       .candidates = start.candidates,
+                                       .candidate_count = start.candidate_count};
   cli_blas_report(rank);
-  if (ops->guided_selection) {
-    /* Both stages, the run file and the release (run/guided.h). */
-    const dpbo_guided_run_options guided = {path, (int)args.stop_after};
-    int interrupted = 0;
-    CLI_TRY(dpbo_guided_run(comm, config, &guided, &interrupted, &err));
-    if (interrupted && rank == 0)
-      fprintf(stderr,
-              "dpbo: stopped before both stages were in; nothing was written, and the budget "
-              "charged at the start stays spent. A guided run is not resumed: start it again with "
-              "dpbo run %s\n",
-              args.positional);
-    code = interrupted ? DPBO_EXIT_INTERRUPTED : DPBO_EXIT_OK;
-    goto done;
-  }
-  CLI_TRY(dpbo_driver_run(comm, config, &options, &run, &err));
-  if (run.interrupted) {
-    /* A checkpoint exists once an evaluation is in (or when resuming one). */
-    if (rank == 0 && access(path, F_OK) == 0)
-      fprintf(stderr,
-              "dpbo: stopped after %d of %d evaluations; the checkpoint %s holds them.\n"
-              "dpbo: continue with: dpbo run %s --resume\n",
-              run.finished, run.planned, path, args.positional);
-    else if (rank == 0)
-      fprintf(stderr,
-              "dpbo: stopped before the first evaluation finished; nothing was written.\n"
-              "dpbo: start again with: dpbo run %s\n",
-              args.positional);
-    code = DPBO_EXIT_INTERRUPTED;
-    goto done;
-  }
   dpbo_session_end end;
-  if (dpbo_session_publish(comm, config, &run, path, &end, &err) != DPBO_OK) {
+  if (dpbo_session_run(comm, config, &options, &run, &end, &err) != DPBO_OK) {
     code = cli_report(rank, &err);
     /* The run file cannot be written (a failing rename or folder is an I/O
      * error, which elsewhere means a missing input): an output fault, exit
@@ -645,13 +397,13 @@ static int cli_run(MPI_Comm comm, int rank, int argc, char **argv) {
     if (end == DPBO_SESSION_NOT_WRITTEN) code = DPBO_EXIT_FAILURE;
     goto done;
   }
-  code = cli_run_report(rank, args.positional, path, ops, &run, end);
+  code = cli_run_report(rank, args.positional, path, dpbo_algorithm_ops_get(config->algorithm),
+                        &run, end);
 done:
   cli_stop_signals_restore(&signals);
   dpbo_lock_release(&lock);
   dpbo_run_free(&run);
-  free(resume);
-  free(candidates);
+  dpbo_runfile_start_free(&start);
   dpbo_config_free(config);
   free(config);
   free(args.overrides);

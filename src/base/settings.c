@@ -780,6 +780,10 @@ static dpbo_status settings_read_row(dpbo_settings *settings, const dpbo_setting
     double v = 0.0;
     DPBO_TRY(dpbo_settings_get_double(settings, row->section, row->key,
                                       fallback ? strtod(fallback, NULL) : 0.0, !fallback, &v, err));
+    if (isnan(v)) { /* a default of none (settings.h): a written value is finite */
+      *(double *)field = v;
+      break;
+    }
     const int above_lo = (t->open & DPBO_SETTINGS_OPEN_LO) ? v > t->lo : v >= t->lo;
     const int below_hi = (t->open & DPBO_SETTINGS_OPEN_HI) ? v < t->hi : v <= t->hi;
     DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, above_lo, t->what, err));
@@ -864,11 +868,22 @@ dpbo_status dpbo_settings_read_rows(dpbo_settings *settings, const dpbo_settings
                                     const char *section, void *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   for (const dpbo_settings_key *row = table; row->key; row++)
-    if (row->target.kind != DPBO_SETTINGS_CODE && strcmp(row->section, section) == 0 &&
-        settings_row_applies(settings, row))
+    if (row->target.kind != DPBO_SETTINGS_CODE && !row->target.deferred &&
+        strcmp(row->section, section) == 0 && settings_row_applies(settings, row))
       DPBO_TRY(settings_read_row(settings, row, (char *)options, err));
 done:
   return status;
+}
+
+dpbo_status dpbo_settings_read_row(dpbo_settings *settings, const dpbo_settings_key *table,
+                                   const char *section, const char *key, void *options,
+                                   dpbo_error *err) {
+  for (const dpbo_settings_key *row = table; row->key; row++)
+    if (strcmp(row->section, section) == 0 && strcmp(row->key, key) == 0)
+      return row->target.kind == DPBO_SETTINGS_CODE || !settings_row_applies(settings, row)
+                 ? DPBO_OK
+                 : settings_read_row(settings, row, (char *)options, err);
+  return DPBO_ERROR_SET(err, DPBO_ERR_ARG, "key table: no row %s.%s to read", section, key);
 }
 
 dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,

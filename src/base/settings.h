@@ -100,6 +100,10 @@ typedef struct dpbo_settings_target {
    * dpbo_settings_require. */
   dpbo_status (*parse)(struct dpbo_settings *settings, const struct dpbo_settings_key *row,
                        const char *text, void *options, dpbo_error *err);
+  /* 1: not read with its section (dpbo_settings_read_rows) but where its
+   * owner calls dpbo_settings_read_row, once the keys and checks its default
+   * rests on are done (e.g. ucb.delta after [privacy]). */
+  int deferred;
 } dpbo_settings_target;
 
 /* One key of a schema (the module that owns the settings declares every
@@ -230,13 +234,22 @@ const dpbo_settings_key *dpbo_settings_schema_row(const dpbo_settings_key *schem
                                                   const char *section, const char *key);
 
 /* Reads every row of `section` in `table` whose target kind is not
- * DPBO_SETTINGS_CODE and whose "read when" holds (the rows before it
- * read), in the table's order, into the options struct at
+ * DPBO_SETTINGS_CODE, that is not deferred and whose "read when" holds (the
+ * rows before it read), in the table's order, into the options struct at
  * `options`: the row's type and default (NULL: required), range and
  * choices, with the typed getters' messages (file:line, key, the allowed
- * values) and the row's `what` for a value out of range. */
+ * values) and the row's `what` for a value out of range. A number's
+ * default of NaN (a computed "nan") means none: it is taken without the
+ * range, which a written value (always finite) meets. */
 dpbo_status dpbo_settings_read_rows(dpbo_settings *settings, const dpbo_settings_key *table,
                                     const char *section, void *options, dpbo_error *err);
+
+/* The same for the one row section.key of `table` (a deferred one, read
+ * where its owner's code calls this): nothing when its "read when" does not
+ * hold; DPBO_ERR_ARG when the table has no such row. */
+dpbo_status dpbo_settings_read_row(dpbo_settings *settings, const dpbo_settings_key *table,
+                                   const char *section, const char *key, void *options,
+                                   dpbo_error *err);
 
 /* Fails with "<where>: section.key <what>" unless ok. */
 dpbo_status dpbo_settings_require(dpbo_settings *settings, const char *section, const char *key,

@@ -3,8 +3,8 @@
  * with candidates drawn from a law built from them. Its row of the registry
  * (run/algorithm.h): its checks, its refusal of a redraw, its calibration
  * and its guarantee. The mechanism itself is dpbo_guided_table
- * (run/guided.c) on a table, and dpbo_guided_run (run/guided_run.c) in
- * `dpbo run`, both of which reuse GP-UCB with private_evaluations'
+ * (run/guided.c) on a table, and dpbo_guided_run (run/guided_run.c, its run
+ * hook) in `dpbo run`, both of which reuse GP-UCB with private_evaluations'
  * calibration (stage 1) and the stopping search or random search with a
  * candidate law (stage 2, run/selection.h). */
 #include <stdio.h>
@@ -122,4 +122,15 @@ const dpbo_algorithm_ops dpbo_alg_guided_ops = {
     .check_overrides = alg_guided_check_overrides,
     .calibration = alg_guided_calibration,
     .describe = alg_guided_describe,
+    /* Each invocation charges its total and draws afresh (run/guided.h):
+     * there is nothing to continue. */
+    .resume_refusal = "privacy.algorithm = guided cannot be resumed: each dpbo run of it charges "
+                      "its whole budget before its first evaluation and draws its stages afresh; "
+                      "nothing was charged now. Start it again with dpbo run CONFIG --overwrite "
+                      "(what an earlier run spent stays spent)",
+    .stop_note = "stopped before both stages were in; nothing was written, and the budget charged "
+                 "at the start stays spent. A guided run is not resumed: start it again with dpbo "
+                 "run",
+    /* Both stages, the run file and the release. */
+    .run = dpbo_guided_run,
 };

@@ -29,9 +29,11 @@ const dpbo_algorithm_ops *dpbo_algorithm_ops_get(dpbo_algorithm algorithm) {
   return table[algorithm];
 }
 
-dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, dpbo_error *err) {
+dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, int resume,
+                                    dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  const char *refusal = dpbo_algorithm_ops_get(algorithm)->run_refusal;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(algorithm);
+  const char *refusal = ops->run_refusal ? ops->run_refusal : resume ? ops->resume_refusal : NULL;
   if (refusal) DPBO_RAISE(DPBO_ERR_CONFIG, "%s: %s", path, refusal);
 done:
   return status;

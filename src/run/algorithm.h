@@ -1,7 +1,8 @@
 /* The release algorithms' registry (issue #22, "one algorithm, one file, one
  * ops table"): what each `[privacy] algorithm` is, what it fixes before the
- * data, how its settings are checked, how it is calibrated, what it draws and
- * how its release is described, in one row per algorithm, the shape
+ * data, how its settings are checked, how it is calibrated, what it draws,
+ * how its release is described and how `dpbo run` makes it (resumed or
+ * not, by the driver or its own run hook), in one row per algorithm, the shape
  * dpbo_objective_ops has. Everything in the run, experiments and app layers
  * asks this table instead of comparing the algorithm with a constant.
  *
@@ -20,6 +21,7 @@
 #ifndef DPBO_ALGORITHM_H
 #define DPBO_ALGORITHM_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "dpbo/error.h"
@@ -31,6 +33,7 @@
  * the registry itself includes none of them, so config.c, release.c and
  * selection.c can ask it without a circle. */
 struct dpbo_config;
+struct dpbo_driver_options;
 struct dpbo_release;
 struct dpbo_selection_accounting;
 
@@ -71,6 +74,15 @@ typedef struct dpbo_algorithm_ops {
   /* Why `dpbo run` cannot make this release (NULL: it can); refused before
    * anything is read, evaluated or charged (dpbo_algorithm_runnable). */
   const char *run_refusal;
+  /* Why `dpbo run --resume` cannot continue a run file of it (NULL: it can):
+   * each of its runs is charged and drawn afresh. Refused before anything is
+   * read or charged (dpbo_algorithm_runnable); a run file it left is
+   * replaced with --overwrite or kept, never continued. */
+  const char *resume_refusal;
+  /* What `dpbo run` says when a stop request ended its run before anything
+   * was written (NULL: the driver's checkpoint is what is left), followed by
+   * the config's path. */
+  const char *stop_note;
 
   /* Hooks, each NULL where the algorithm has nothing to do. */
   /* Its assumptions on the rest of the config (config.c, after [privacy]). */
@@ -93,14 +105,21 @@ typedef struct dpbo_algorithm_ops {
    * "calibration"), and the release's guarantee text. */
   const char *(*calibration)(const struct dpbo_release *release);
   void (*describe)(struct dpbo_release *release, const struct dpbo_config *config);
+  /* Its whole `dpbo run` once the run file's path is settled: the run, the
+   * run file and the release (collective; options->checkpoint is the run
+   * file, *interrupted set when a stop request ended it). NULL: the driver
+   * (dpbo_driver_run), then dpbo_session_publish (dpbo_session_run). */
+  dpbo_status (*run)(MPI_Comm comm, const struct dpbo_config *config,
+                     const struct dpbo_driver_options *options, int *interrupted, dpbo_error *err);
 } dpbo_algorithm_ops;
 
 /* The row of an algorithm; the none row for a value outside the enum. */
 const dpbo_algorithm_ops *dpbo_algorithm_ops_get(dpbo_algorithm algorithm);
 
-/* DPBO_OK, or DPBO_ERR_CONFIG with the row's run_refusal prefixed by the
- * config's path. */
-dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, dpbo_error *err);
+/* DPBO_OK, or DPBO_ERR_CONFIG with the row's run_refusal (with resume set,
+ * else its resume_refusal) prefixed by the config's path. */
+dpbo_status dpbo_algorithm_runnable(dpbo_algorithm algorithm, const char *path, int resume,
+                                    dpbo_error *err);
 
 /* The rows, defined in the files named above (for the table only). */
 extern const dpbo_algorithm_ops dpbo_alg_1_ops, dpbo_alg_2_ops, dpbo_alg_3_ops,

@@ -316,107 +316,62 @@ static dpbo_status config_check_used(const dpbo_config *config, dpbo_error *err)
   return dpbo_settings_check_used(&config->settings, err);
 }
 
-/* [privacy]: the algorithm, the total budget and every refusal of issue #3
- * (ε ≤ 0, δ ∉ (0,1), k1 ∉ [0,1], σ = 0 with Algorithm 1, a prior fitted on
- * the validation data). Needs [gp] and [objective] read first. */
-/* A range "LO HI" (LO < HI, both finite): given = 0 when the value (or the
- * fallback) is empty (lo and hi then kept), else 1 with the bounds. */
-typedef struct config_interval {
-  int given;
-  double lo, hi;
-} config_interval;
-
-static dpbo_status config_range(dpbo_config *config, const char *section, const char *key,
-                                const char *fallback, config_interval *range, dpbo_error *err) {
+/* The accounting's δ_β and the objective's proven Δ (run/config.h): what
+ * the rows' computed defaults and the checks below share. */
+dpbo_status dpbo_config_delta_beta(const dpbo_config *config, double *delta_beta, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
-  char text[256];
-  double *lo = &range->lo, *hi = &range->hi;
-  DPBO_TRY(
-      dpbo_settings_get_string(&config->settings, section, key, fallback, text, sizeof text, err));
-  range->given = 0;
-  if (text[0]) {
-    char tail;
-    int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) &&
-             *lo < *hi;
-    DPBO_TRY(dpbo_settings_require(&config->settings, section, key, ok,
-                                   "must be 'LO HI' with LO < HI", err));
-    range->given = 1;
-  }
+  dpbo_privacy_budget budget;
+  memset(&budget, 0, sizeof budget);
+  budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* the selection methods: no GP */
+  if (!dpbo_algorithm_ops_get(config->algorithm)->is_selection)
+    DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
+                                       config->privacy_delta, config->privacy_split, &budget, err));
 done:
+  *delta_beta = budget.delta_beta;
   return status;
 }
 
-/* objective.value_range, the one range of the objective's values: a
- * command's value outside it fails its evaluation (1e300 from a broken
- * script never enters the GP), and every released value is clamped to it
- * (post-processing). svm's accuracy lies in [0, 1], logreg's gain −g in
- * [−g*, 0]; a command's has no default. privacy.value_range is its old
- * name, kept so that run files storing it still load and release: it maps
- * to objective.value_range, and both at once must agree (issue #23: the two
- * keys were different, and a command's release was clamped by neither). */
-static dpbo_status config_value_range(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  char fallback[64] = "";
-  if (config->objective == DPBO_OBJECTIVE_SVM) {
-    snprintf(fallback, sizeof fallback, "0 1");
-  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+double dpbo_config_proven_sensitivity(const dpbo_config *config) {
+  if (config->objective == DPBO_OBJECTIVE_SVM)
+    return dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
+  if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     double lipschitz, gstar;
     dpbo_logreg_loss_constants(config->logreg.loss, &lipschitz, &gstar);
-    snprintf(fallback, sizeof fallback, "%.17g 0", -gstar);
+    return dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
   }
-  const int written = dpbo_settings_find(&config->settings, "objective", "value_range") != NULL;
-  config_interval range = {config->clamp_value, config->value_lo, config->value_hi}, old = {0};
-  status = config_range(config, "objective", "value_range", fallback, &range, err);
-  config->clamp_value = range.given;
-  config->value_lo = range.lo;
-  config->value_hi = range.hi;
-  if (status != DPBO_OK) goto done;
-  DPBO_TRY(config_range(config, "privacy", "value_range", "", &old, err));
-  const int old_given = old.given;
-  const double old_lo = old.lo, old_hi = old.hi;
-  if (old_given && written)
-    DPBO_TRY(dpbo_settings_require(
-        &config->settings, "privacy", "value_range",
-        old_lo == config->value_lo && old_hi == config->value_hi,
-        "is the old name of objective.value_range, which says otherwise: use objective.value_range",
-        err));
-  if (old_given) {
-    config->clamp_value = 1;
-    config->value_lo = old_lo;
-    config->value_hi = old_hi;
-  }
-  if (config->objective == DPBO_OBJECTIVE_COMMAND) {
-    config->command.check_range = config->clamp_value;
-    config->command.value_lo = config->value_lo;
-    config->command.value_hi = config->value_hi;
-  }
-done:
-  return status;
+  return 0.0;
 }
 
 /* algorithm = private_evaluations (run/private_evals_settings.h): the
- * objective's proven sensitivity, then σ, which the GP's noise takes in. */
+ * objective's proven sensitivity, the rows of Δ, K and the final choice
+ * with their checks, then σ, which the GP's noise takes in. */
 static dpbo_status config_private_evaluations(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_private_evals_inputs in = {dpbo_algorithm_ops_get(config->algorithm)->private_evaluations,
-                                  0.0,
+                                  dpbo_config_proven_sensitivity(config),
                                   dpbo_objective_kind_name(config->objective),
                                   config->iterations,
                                   config->privacy_epsilon,
                                   config->privacy_delta,
                                   config->prior.noise_std};
-  if (config->objective == DPBO_OBJECTIVE_SVM) {
-    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->svm.validation_rows, 1.0);
-  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
-    double lipschitz, gstar;
-    dpbo_logreg_loss_constants(config->logreg.loss, &lipschitz, &gstar);
-    in.proven_sensitivity = dpbo_privacy_gain_sensitivity(config->logreg.validation_rows, gstar);
-  }
-  DPBO_TRY(dpbo_private_evals_settings_read(&config->settings, &in, &config->evals, err));
+  DPBO_TRY(dpbo_private_evals_settings_read(&config->settings, dpbo_config_keys, config, &in,
+                                            &config->evals, err));
   config->prior.noise_std = config->evals.gp_noise_std_used;
 done:
   return status;
 }
+
+/* The checked source into an objective's options: svm's and logreg's name
+ * its fields alike, so one copy serves both. */
+#define CONFIG_COPY_DATA_SOURCE(options, data)                                                     \
+  do {                                                                                             \
+    snprintf((options)->data_path, sizeof(options)->data_path, "%s", (data)->path);                \
+    (options)->format = (data)->format;                                                            \
+    (options)->max_features = (data)->max_features;                                                \
+    (options)->header = (data)->header;                                                            \
+    (options)->label_column = (data)->label_column;                                                \
+    snprintf((options)->labels_path, sizeof(options)->labels_path, "%s", (data)->labels);          \
+  } while (0)
 
 /* The [objective] keys of a data file, for the svm and logreg objectives,
  * read by their rows into config->data (data, format, labels,
@@ -442,24 +397,10 @@ static dpbo_status config_data_source(dpbo_config *config, dpbo_error *err) {
                                  csv || data->header == DPBO_HEADER_AUTO, not_csv, err));
   DPBO_TRY(dpbo_settings_require(&config->settings, "objective", "label_column",
                                  csv || data->label_column == 0, not_csv, err));
-  /* The source, checked, into the objective's options. */
-  if (config->objective == DPBO_OBJECTIVE_SVM) {
-    dpbo_svm_options *svm = &config->svm;
-    snprintf(svm->data_path, sizeof svm->data_path, "%s", data->path);
-    svm->format = data->format;
-    svm->max_features = data->max_features;
-    svm->header = data->header;
-    svm->label_column = data->label_column;
-    snprintf(svm->labels_path, sizeof svm->labels_path, "%s", data->labels);
-  } else {
-    dpbo_logreg_options *lr = &config->logreg;
-    snprintf(lr->data_path, sizeof lr->data_path, "%s", data->path);
-    lr->format = data->format;
-    lr->max_features = data->max_features;
-    lr->header = data->header;
-    lr->label_column = data->label_column;
-    snprintf(lr->labels_path, sizeof lr->labels_path, "%s", data->labels);
-  }
+  if (config->objective == DPBO_OBJECTIVE_SVM)
+    CONFIG_COPY_DATA_SOURCE(&config->svm, data);
+  else
+    CONFIG_COPY_DATA_SOURCE(&config->logreg, data);
 done:
   return status;
 }
@@ -533,51 +474,11 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     lr->validation_rows = fit->validation_rows;
     lr->test_rows = fit->test_rows;
     lr->split_seed = fit->split_seed;
-    /* (its default NaN, "none", is outside every number row's range) */
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "objective", "positive_label",
-                                      lr->positive_label, 0, &lr->positive_label, err));
+    lr->positive_label = fit->positive_label;
     lr->loss = (dpbo_logreg_loss)fit->loss;
     lr->tolerance = fit->tolerance;
   }
   /* (a command's keys are all rows: command, pass, mode, timeout_s) */
-done:
-  return status;
-}
-
-/* ucb.delta, read after [privacy]: its default is the budget's δ_β. */
-static dpbo_status config_ucb_delta(dpbo_config *config, dpbo_error *err) {
-  dpbo_status status = DPBO_OK;
-  /* With a GP-based release the run's β_t must use the δ the theorems use
-   * for ṽ (Srinivas et al.'s regret bound holds for the β the run used):
-   * the budget's δ_β, which a given ucb.delta must equal exactly. */
-  {
-    dpbo_privacy_budget budget;
-    memset(&budget, 0, sizeof budget);
-    budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* the selection methods: no GP */
-    const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-    if (!ops->is_selection)
-      DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
-                                         config->privacy_delta, config->privacy_split, &budget,
-                                         err));
-    const int gp_release = ops->gp_release;
-    dpbo_settings_entry *given = dpbo_settings_find(&config->settings, "ucb", "delta");
-    DPBO_TRY(dpbo_settings_get_double(&config->settings, "ucb", "delta", budget.delta_beta, 0,
-                                      &config->delta, err));
-    DPBO_TRY(dpbo_settings_require(&config->settings, "ucb", "delta",
-                                   config->delta > 0 && config->delta < 1, "must lie in (0, 1)",
-                                   err));
-    if (given && gp_release && config->delta != budget.delta_beta) {
-      char what[512];
-      snprintf(what, sizeof what,
-               "= %.17g differs from the delta %.17g that beta_t needs for privacy.algorithm = %d "
-               "with bounds = %s (privacy.delta = %g, split = %g): the released value's "
-               "sensitivity holds only for that beta; leave ucb.delta unset",
-               config->delta, budget.delta_beta, (int)config->algorithm,
-               dpbo_bounds_name(config->bounds), config->privacy_delta, config->privacy_split);
-      DPBO_TRY(dpbo_settings_require(&config->settings, "ucb", "delta", 0, what, err));
-    }
-  }
-
 done:
   return status;
 }
@@ -719,6 +620,29 @@ static dpbo_status config_check_prior_public(dpbo_config *config, dpbo_error *er
                                err);
 }
 
+/* ucb.delta (a deferred row: its default is the accounting's δ_β, after
+ * the checks of [privacy]): with a GP-based release the run's β_t must use
+ * the δ the theorems use for ṽ (Srinivas et al.'s regret bound holds for
+ * the β the run used), which a given ucb.delta must equal exactly. */
+static dpbo_status config_check_ucb_delta(dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  double delta_beta;
+  DPBO_TRY(dpbo_config_delta_beta(config, &delta_beta, err));
+  if (dpbo_settings_find(&config->settings, "ucb", "delta") &&
+      dpbo_algorithm_ops_get(config->algorithm)->gp_release && config->delta != delta_beta) {
+    char what[512];
+    snprintf(what, sizeof what,
+             "= %.17g differs from the delta %.17g that beta_t needs for privacy.algorithm = %d "
+             "with bounds = %s (privacy.delta = %g, split = %g): the released value's "
+             "sensitivity holds only for that beta; leave ucb.delta unset",
+             config->delta, delta_beta, (int)config->algorithm, dpbo_bounds_name(config->bounds),
+             config->privacy_delta, config->privacy_split);
+    DPBO_TRY(dpbo_settings_require(&config->settings, "ucb", "delta", 0, what, err));
+  }
+done:
+  return status;
+}
+
 /* The checks in the order of the keys they name; each says why above. */
 static const struct {
   const char *name;
@@ -738,8 +662,19 @@ static const struct {
     {"privacy.prior_source and a release", config_check_prior_public},
 };
 
-/* The sections in order: each section's rows (run/config_keys.c), then the
- * keys its code reads, then the named cross-key checks (config_checks). */
+/* The value range is final once [privacy] is read (privacy.value_range,
+ * its old name, is a row there): a command's evaluations check it. */
+static void config_command_range(dpbo_config *config) {
+  if (config->objective != DPBO_OBJECTIVE_COMMAND) return;
+  config->command.check_range = config->clamp_value;
+  config->command.value_lo = config->value_lo;
+  config->command.value_hi = config->value_hi;
+}
+
+/* The sections in order: each section's rows (run/config_keys.c), the
+ * dimensions (read by code: config_keys.h says why), the named cross-key
+ * checks (config_checks), and the deferred rows where their defaults'
+ * checks are done. */
 static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_settings *settings = &config->settings;
@@ -752,11 +687,11 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_gp(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "objective", config, err));
   DPBO_TRY(config_objective(config, err));
-  DPBO_TRY(config_value_range(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "ucb", config, err));
-  /* [privacy]: all rows (run/config_keys.c: computed defaults and the
-   * budget's parsed form included). */
+  /* [privacy]: its rows (run/config_keys.c: computed defaults, the budget's
+   * and the old value_range's parsed forms) but the deferred ones. */
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "privacy", config, err));
+  config_command_range(config);
   for (size_t i = 0; i < sizeof config_checks / sizeof *config_checks; i++)
     DPBO_TRY(config_checks[i].check(config, err));
   /* Algorithm 3 and the selection methods release one value, or one
@@ -766,7 +701,8 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   DPBO_TRY(config_private_evaluations(config, err));
   /* Each algorithm's assumptions: its row (run/algorithm.h). */
   if (ops->check_config) DPBO_TRY(ops->check_config(config, err));
-  DPBO_TRY(config_ucb_delta(config, err));
+  DPBO_TRY(dpbo_settings_read_row(settings, dpbo_config_keys, "ucb", "delta", config, err));
+  DPBO_TRY(config_check_ucb_delta(config, err));
   DPBO_TRY(dpbo_settings_read_rows(settings, dpbo_config_keys, "output", config, err));
   DPBO_TRY(dpbo_config_check_output(settings, config->output_dir, config->output_name, err));
   /* The added sections last (run/config.h), as [compare] always came. */

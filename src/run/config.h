@@ -78,14 +78,15 @@ typedef struct dpbo_config_data {
 } dpbo_config_data;
 
 /* The svm and logreg objectives' split and solver keys (objective.
- * train_rows to shrinking, loss; run/config_keys.c) as their rows read
+ * train_rows to shrinking, positive_label, loss; run/config_keys.c) as their rows read
  * them; config_objective copies them into the objective's options. */
 typedef struct dpbo_config_fit {
   int64_t train_rows, validation_rows, test_rows;
   uint64_t split_seed;
   double cache_mb, tolerance; /* tolerance's default: the objective's */
   int shrinking;
-  int loss; /* a dpbo_logreg_loss */
+  int loss;              /* a dpbo_logreg_loss */
+  double positive_label; /* logreg: NaN for none */
 } dpbo_config_fit;
 
 typedef struct dpbo_config {
@@ -255,6 +256,14 @@ int dpbo_config_differs(const dpbo_config *config, const dpbo_settings *stored, 
                         size_t size);
 
 const char *dpbo_objective_kind_name(dpbo_objective_kind kind);
+
+/* What the rows' computed defaults (run/config_keys.c) and the checks of
+ * config.c share: the δ_β of the config's privacy accounting that β_t must
+ * use (dpbo_privacy_budget_split; the default δ for the selection methods,
+ * which have no GP), and the objective's proven sensitivity of one
+ * evaluation (svm 1/m, logreg g* / m; 0: none proven). */
+dpbo_status dpbo_config_delta_beta(const dpbo_config *config, double *delta_beta, dpbo_error *err);
+double dpbo_config_proven_sensitivity(const dpbo_config *config);
 
 /* <output_dir>/<output_name>.h5 */
 void dpbo_config_run_path(const dpbo_config *config, char *path, size_t size);

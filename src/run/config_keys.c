@@ -18,12 +18,13 @@
  * they are spelled once), default (NULL: required),
  * computed (1: the default depends on other keys and the text describes
  * it), unit, read when ("" always, else "section.key = a, b"), meaning.
- * Rows are in the order the reader takes them. A KEY row is read by
- * run/config.c's code, and the getters compare its type, choices and
- * default with the code on every load; a ROW reads itself
- * (dpbo_settings_read_rows) into its field of dpbo_config, with the range
- * and message of its target (the macros below), so its default, range and
- * choices are written here once. */
+ * Rows are in the order the reader takes them (a deferred one where
+ * run/config.c reads it). A ROW reads itself
+ * (dpbo_settings_read_rows; a deferred one dpbo_settings_read_row) into its
+ * field of dpbo_config, with the range and message of its target (the
+ * macros below), so its default, range and choices are written here once;
+ * only dim.NAME (config_keys.h says why) is read by run/config.c's code,
+ * and the getters compare its row with the code on every load. */
 #define KEY(section, key, type, values, fallback, computed, unit, applies, doc)                    \
   {                                                                                                \
     section, key, type, values, fallback, computed, unit, applies, doc, { 0 }                      \
@@ -34,11 +35,6 @@
  * it, the target's computed_default computes it. */
 #define ROW_COMPUTED(section, key, type, values, fallback, unit, applies, doc, target)             \
   { section, key, type, values, fallback, 1, unit, applies, doc, target }
-/* A choice read by run/config.c's code: its names are the code's list. */
-#define KEY_CHOICE(section, key, names, fallback, unit, applies, doc)                              \
-  {                                                                                                \
-    section, key, "choice", NULL, fallback, 0, unit, applies, doc, { .choices = (names) }          \
-  }
 
 /* Targets: a field of dpbo_config, its kind and accepted values. */
 #define DOUBLE(field, low, high, open_ends, below, above)                                          \
@@ -94,6 +90,25 @@
  * dpbo_config. */
 #define PARSED(size_, parser)                                                                      \
   { .kind = DPBO_SETTINGS_PARSED, .size = (size_), .parse = (parser) }
+#define PARSED_FROM(size_, parser, from)                                                           \
+  { .kind = DPBO_SETTINGS_PARSED, .size = (size_), .parse = (parser), .computed_default = (from) }
+/* Deferred rows (settings.h): read where run/config.c's code calls
+ * dpbo_settings_read_row, after the checks their defaults rest on. */
+#define DEFERRED_DOUBLE_FROM(field, low, high, open_ends, below, from)                             \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_DOUBLE, .offset = offsetof(dpbo_config, field), .lo = (low),             \
+    .hi = (high), .open = (open_ends), .what = (below), .computed_default = (from), .deferred = 1  \
+  }
+#define DEFERRED_INTEGER_FROM(kind_, field, low, high, from)                                       \
+  {                                                                                                \
+    .kind = (kind_), .offset = offsetof(dpbo_config, field), .ilo = (low), .ihi = (high),          \
+    .computed_default = (from), .deferred = 1                                                      \
+  }
+#define DEFERRED_ENUM(field, names)                                                                \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_ENUM, .offset = offsetof(dpbo_config, field), .choices = (names),        \
+    .deferred = 1                                                                                  \
+  }
 #define OPEN_LO DPBO_SETTINGS_OPEN_LO
 /* The GP squares the prior's values and their ratios: past
  * DPBO_GP_MAGNITUDE_MAX (1e100, include/dpbo/gp.h) its posterior would
@@ -274,6 +289,126 @@ static void config_keys_ledger_default(const dpbo_settings *settings, const void
   snprintf(text, size, "%s", "");
 }
 
+/* objective.positive_label: the logreg objective's own default, NaN for
+ * none (the larger of the data's two labels), which the row takes without
+ * its range (settings.h). */
+static void config_keys_positive_label_default(const dpbo_settings *settings, const void *options,
+                                               char *text, size_t size) {
+  dpbo_logreg_options lr;
+  (void)settings;
+  (void)options;
+  dpbo_logreg_options_default(&lr);
+  snprintf(text, size, "%.17g", lr.positive_label);
+}
+
+/* A range "LO HI" (LO < HI, both finite) as the row's key: *given = 0 when
+ * the text is empty (lo and hi then kept), else 1 with the bounds. */
+static dpbo_status config_keys_range(dpbo_settings *settings, const dpbo_settings_key *row,
+                                     const char *text, int *given, double *lo, double *hi,
+                                     dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  *given = 0;
+  if (text[0]) {
+    char tail;
+    int ok = sscanf(text, "%lf %lf %c", lo, hi, &tail) == 2 && isfinite(*lo) && isfinite(*hi) &&
+             *lo < *hi;
+    DPBO_TRY(dpbo_settings_require(settings, row->section, row->key, ok,
+                                   "must be 'LO HI' with LO < HI", err));
+    *given = 1;
+  }
+done:
+  return status;
+}
+
+/* objective.value_range, the one range of the objective's values: a
+ * command's value outside it fails its evaluation (1e300 from a broken
+ * script never enters the GP), and every released value is clamped to it
+ * (post-processing). svm's accuracy lies in [0, 1], logreg's gain -g in
+ * [-g*, 0] (objective.loss is read before it); a command's has no
+ * default. */
+static void config_keys_value_range_default(const dpbo_settings *settings, const void *options,
+                                            char *text, size_t size) {
+  const dpbo_config *config = options;
+  (void)settings;
+  snprintf(text, size, "%s", "");
+  if (config->objective == DPBO_OBJECTIVE_SVM) {
+    snprintf(text, size, "0 1");
+  } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    double lipschitz, gstar;
+    dpbo_logreg_loss_constants((dpbo_logreg_loss)config->fit.loss, &lipschitz, &gstar);
+    snprintf(text, size, "%.17g 0", -gstar);
+  }
+}
+
+static dpbo_status config_keys_parse_value_range(dpbo_settings *settings,
+                                                 const dpbo_settings_key *row, const char *text,
+                                                 void *options, dpbo_error *err) {
+  dpbo_config *config = options;
+  return config_keys_range(settings, row, text, &config->clamp_value, &config->value_lo,
+                           &config->value_hi, err);
+}
+
+/* privacy.value_range, objective.value_range's old name, kept so that run
+ * files storing it still load and release: it stands for
+ * objective.value_range, and the two written at once must agree (issue
+ * #23: they were different keys, and a command's release was clamped by
+ * neither). The check between them, before the old name's range replaces
+ * the new one's. */
+static dpbo_status config_keys_check_old_value_range(dpbo_settings *settings,
+                                                     const dpbo_config *config, double lo,
+                                                     double hi, dpbo_error *err) {
+  if (!dpbo_settings_find(settings, "objective", "value_range")) return DPBO_OK;
+  return dpbo_settings_require(
+      settings, "privacy", "value_range", lo == config->value_lo && hi == config->value_hi,
+      "is the old name of objective.value_range, which says otherwise: use objective.value_range",
+      err);
+}
+
+static dpbo_status config_keys_parse_old_value_range(dpbo_settings *settings,
+                                                     const dpbo_settings_key *row, const char *text,
+                                                     void *options, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *config = options;
+  int given = 0;
+  double lo = 0.0, hi = 0.0;
+  DPBO_TRY(config_keys_range(settings, row, text, &given, &lo, &hi, err));
+  if (!given) goto done;
+  DPBO_TRY(config_keys_check_old_value_range(settings, config, lo, hi, err));
+  config->clamp_value = 1;
+  config->value_lo = lo;
+  config->value_hi = hi;
+done:
+  return status;
+}
+
+/* ucb.delta: the accounting's δ_β (the checks of [privacy] passed, so the
+ * split succeeds; should it fail, config_check_ucb_delta reports it). */
+static void config_keys_ucb_delta_default(const dpbo_settings *settings, const void *options,
+                                          char *text, size_t size) {
+  dpbo_error ignored;
+  double delta_beta;
+  (void)settings;
+  if (dpbo_config_delta_beta(options, &delta_beta, &ignored) != DPBO_OK)
+    delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
+  snprintf(text, size, "%.17g", delta_beta);
+}
+
+/* privacy.evaluation_sensitivity: the proven Δ (0 where none is proven:
+ * the key is then required, dpbo_private_evals_settings_read). */
+static void config_keys_evaluation_sensitivity_default(const dpbo_settings *settings,
+                                                       const void *options, char *text,
+                                                       size_t size) {
+  (void)settings;
+  snprintf(text, size, "%.17g", dpbo_config_proven_sensitivity(options));
+}
+
+/* privacy.max_evaluations: run.iterations, the planned evaluations. */
+static void config_keys_max_evaluations_default(const dpbo_settings *settings, const void *options,
+                                                char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%d", ((const dpbo_config *)options)->iterations);
+}
+
 /* privacy.budget, the cap of the run's ledger (output.h): a release that
  * would bring the totals past it is refused (one release must fit: the
  * check config_check_budget_fits, run/config.c); empty: no cap. */
@@ -414,9 +549,11 @@ const dpbo_settings_key dpbo_config_keys[] = {
                  "objective.kind = synthetic", "Seed of the gp_prior function and of the noise.",
                  INTEGER_FROM(DPBO_SETTINGS_UINT64, synthetic_seed, 0, INT64_MAX,
                               config_keys_run_seed_default)),
-    KEY("objective", "positive_label", "number", "a label of the data",
-        "none: the larger of the data's two labels", 1, "", "objective.kind = logreg",
-        "The class against the rest (the stored default 'nan' means none)."),
+    ROW_COMPUTED("objective", "positive_label", "number", "a label of the data",
+                 "none: the larger of the data's two labels", "", "objective.kind = logreg",
+                 "The class against the rest (the stored default 'nan' means none).",
+                 DOUBLE_FROM(fit.positive_label, -HUGE_VAL, HUGE_VAL, NULL, NULL,
+                             config_keys_positive_label_default)),
     ROW("objective", "loss", "choice", NULL, "sigmoid", "", "objective.kind = logreg",
         "The loss whose validation value is tuned (Algorithm 3).",
         ENUM(fit.loss, dpbo_logreg_loss_names, NULL)),
@@ -438,11 +575,12 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "objective.kind = command", "Time limit of one evaluation; its processes are killed.",
         DOUBLE(command.timeout_s, 0, HUGE_VAL, 0, "must be a number of seconds >= 0 (0: no limit)",
                NULL)),
-    KEY("objective", "value_range", "text", "LO HI, or empty",
-        "0 1 (svm), -g* 0 (logreg: -1 0), else empty", 1, "units of v", "",
-        "The range of the objective's values: every released value is clamped to it "
-        "(post-processing), and a command's value outside it fails the evaluation. Required "
-        "with objective.kind = command and a privacy.algorithm."),
+    ROW_COMPUTED("objective", "value_range", "text", "LO HI, or empty",
+                 "0 1 (svm), -g* 0 (logreg: -1 0), else empty", "units of v", "",
+                 "The range of the objective's values: every released value is clamped to it "
+                 "(post-processing), and a command's value outside it fails the evaluation. "
+                 "Required with objective.kind = command and a privacy.algorithm.",
+                 PARSED_FROM(256, config_keys_parse_value_range, config_keys_value_range_default)),
 
     /* [ucb] */
     ROW("ucb", "acquisition", "choice", NULL, "ucb", "", "",
@@ -452,11 +590,14 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "Above it the UCB state recomputes cross-covariances instead of storing T x N/P "
         "doubles (same results; auto: half of the node's memory shared by its ranks).",
         PARSED(64, config_keys_parse_memory_limit)),
-    /* (read after [privacy], whose accounting gives its default) */
-    KEY("ucb", "delta", "number", "(0, 1)",
-        "delta_beta of the privacy accounting (0.05 without a GP release)", 1, "", "",
-        "delta in beta_t = 2 log(N t^2 pi^2 / (3 delta)); with privacy.algorithm = 1 or 2 "
-        "leave it unset (a different value is refused)."),
+    /* (deferred: read after [privacy] and its checks, whose accounting gives
+     * its default; config_check_ucb_delta refuses another with a GP release) */
+    ROW_COMPUTED("ucb", "delta", "number", "(0, 1)",
+                 "delta_beta of the privacy accounting (0.05 without a GP release)", "", "",
+                 "delta in beta_t = 2 log(N t^2 pi^2 / (3 delta)); with privacy.algorithm = 1 or "
+                 "2 leave it unset (a different value is refused).",
+                 DEFERRED_DOUBLE_FROM(delta, 0, 1, OPEN_LO | DPBO_SETTINGS_OPEN_HI,
+                                      "must lie in (0, 1)", config_keys_ucb_delta_default)),
 
     /* [privacy] */
     ROW("privacy", "algorithm", "choice", NULL, "none", "", "",
@@ -498,9 +639,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
                  "Seed of privacy.noise = seeded.",
                  INTEGER_FROM(DPBO_SETTINGS_UINT64, noise_seed, 0, INT64_MAX,
                               config_keys_noise_seed_default)),
-    KEY("privacy", "value_range", "text", "LO HI, or empty", "", 0, "units of v", "",
+    ROW("privacy", "value_range", "text", "LO HI, or empty", "", "units of v", "",
         "The old name of objective.value_range (run files store it): taken as it when that is "
-        "not written, refused when it says otherwise; use objective.value_range."),
+        "not written, refused when it says otherwise; use objective.value_range.",
+        PARSED(256, config_keys_parse_old_value_range)),
     ROW("privacy", "budget", "text", "EPSILON_MAX DELTA_MAX, or empty", "", "", "",
         "Cap on the basic-composition totals of every release on the run's validation set, "
         "as the ledger (privacy.ledger) records them across run files, reruns, --overwrite, "
@@ -568,18 +710,27 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "(random_search: exactly run.iterations - T1 candidates, pure epsilon, privacy.split "
         "and privacy.selection; the rest of delta is not spent).",
         ENUM(guided_base, config_guided_base_names, config_guided_base_values)),
-    KEY("privacy", "evaluation_sensitivity", "number", "> 0, >= the proven one",
-        "1/m (svm), g*/m (logreg); required otherwise", 1, "units of the value",
+    /* (deferred: read by dpbo_private_evals_settings_read, between the
+     * checks no row can say, once [privacy] is checked) */
+    ROW_COMPUTED("privacy", "evaluation_sensitivity", "number", "> 0, >= the proven one",
+                 "1/m (svm), g*/m (logreg); required otherwise", "units of the value",
+                 "privacy.algorithm = private_evaluations",
+                 "Delta of one evaluation: how far one validation record moves the objective's "
+                 "value.",
+                 DEFERRED_DOUBLE_FROM(evals.sensitivity, 0, HUGE_VAL, OPEN_LO,
+                                      "must be a positive number (units of the objective's value)",
+                                      config_keys_evaluation_sensitivity_default)),
+    ROW_COMPUTED("privacy", "max_evaluations", "integer", ">= run.iterations", "run.iterations",
+                 "evaluations", "privacy.algorithm = private_evaluations",
+                 "K, the Gaussian mechanisms sigma is calibrated for; every evaluation dispatched "
+                 "is charged (retries, lost ones), and the run stops when K are charged.",
+                 DEFERRED_INTEGER_FROM(DPBO_SETTINGS_INT64, evals.max_evaluations, 1, INT64_MAX / 2,
+                                       config_keys_max_evaluations_default)),
+    ROW("privacy", "final_choice", "choice", NULL, "posterior_mean", "",
         "privacy.algorithm = private_evaluations",
-        "Delta of one evaluation: how far one validation record moves the objective's value."),
-    KEY("privacy", "max_evaluations", "integer", ">= run.iterations", "run.iterations", 1,
-        "evaluations", "privacy.algorithm = private_evaluations",
-        "K, the Gaussian mechanisms sigma is calibrated for; every evaluation dispatched is "
-        "charged (retries, lost ones), and the run stops when K are charged."),
-    KEY_CHOICE("privacy", "final_choice", dpbo_final_choice_names, "posterior_mean", "",
-               "privacy.algorithm = private_evaluations",
-               "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
-               "observation (v~ = its noisy value)."),
+        "Post-processing: lambda~ = argmax of mu_T (v~ = mu_T there) or the best noisy "
+        "observation (v~ = its noisy value).",
+        DEFERRED_ENUM(evals.final_choice, dpbo_final_choice_names)),
     ROW("privacy", "failures_public", "choice", NULL, "no", "", "",
         "You vouch that failed evaluations of a command objective do not depend on the "
         "validation data (needed to release a run with failures).",

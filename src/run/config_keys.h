@@ -6,18 +6,27 @@
  *     and the value into its field of dpbo_config (dpbo_settings_read_rows,
  *     base/settings.h); a default computed from keys read before it
  *     (ROW_COMPUTED) and a parsed form (PARSED) are named functions of
- *     config_keys.c; the checks between keys are named functions in
- *     config.c (config_checks);
- *   - the keys that config.c's code still reads are KEY rows: the reader attaches the table to its
- * settings, and every typed getter checks its call against the key's row, so a key read without a
- * row, or a row whose type, choices or default differ from the code, fails every load that reaches
- * it;
+ *     config_keys.c; a row whose default rests on checks of later sections
+ *     is deferred (ucb.delta, privacy.evaluation_sensitivity,
+ *     max_evaluations, final_choice: read where config.c calls
+ *     dpbo_settings_read_row); the checks between keys are named functions
+ *     in config.c (config_checks, config_check_ucb_delta), in
+ *     run/private_evals_settings.c and, for privacy.value_range and its new
+ *     name, config_keys_check_old_value_range;
+ *   - one key is still read by code: the dim.NAME lines of [space]
+ *     (dpbo_config_get_dims, shared with dpbo k1sweep). A row reads one
+ *     key's value into one field; dim.NAME is a family of keys, each line a
+ *     dimension, whose number and file order make the space and whose
+ *     parsed form depends on space.kind, so its row only documents it. The
+ *     reader attaches the table to its settings, and every typed getter
+ *     checks its call against the key's row, so a key read without a row,
+ *     or a row whose type, choices or default differ from the code, fails
+ *     every load that reaches it;
  *   - `dpbo config --list [--markdown]` prints it, and docs/config.md is that
  *     output (the test config_doc fails when the two differ).
  * Adding a key: a ROW with its target in config_keys.c next to its
- * section's other rows (or, for a parsed form, a KEY row and its getter
- * call in config.c: a getter without a row fails every load that reaches
- * it, naming the key), then regenerate
+ * section's other rows (a getter called without a row fails every load
+ * that reaches it, naming the key), then regenerate
  * docs/config.md with `build/dpbo config --list --markdown > docs/config.md`.
  * dpbo k1sweep's keys are in experiments/k1sweep_keys.c, dpbo compare's
  * [compare] in experiments/compare_options.c (a section added to this

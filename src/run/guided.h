@@ -143,7 +143,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
  *  1. the total (ε1' + ε2', δ1 + δ2') of dpbo_guided_account charged to the
  *     validation set's ledger before stage 1's first mechanism (every
  *     invocation draws afresh and is charged: a guided run is never
- *     resumed; `dpbo run --resume` refuses it, cli.c);
+ *     resumed; `dpbo run --resume` refuses it, its row's resume_refusal);
  *  2. stage 1 through the driver: a private_evaluations run of T1 steps at
  *     (ε1, δ1) (dpbo_guided_stage1_config), no checkpoint;
  *  3. π from its posterior (dpbo_guided_ucb on every rank's block, gathered
@@ -152,21 +152,20 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
  *     = T − T1 (random_search: T2 = T − T1 candidates at (ε2, 0)), K and
  *     every candidate (from π) drawn from the secret noise on rank 0
  *     (dpbo_selection_planned, dpbo_selection_candidates_law);
- *  5. the run file at path: stage 2's runs in /trace as the base's run
+ *  5. the run file at options->checkpoint: stage 2's runs in /trace as the base's run
  *     keeps them, stage 1's trace and the accounting in /guided;
  *  6. the release (the base's release over stage 2's runs, the guided total
  *     and guarantee) through the release transaction, which only notes the
  *     spend charged in 1.
  * Nothing is written before both stages are in: a stop request (or
  * options->stop_after results, for the tests) ends it with *interrupted
- * set, the charge standing. */
-typedef struct dpbo_guided_run_options {
-  const char *path; /* the run file */
-  int stop_after;   /* tests: stop as a signal would after this many results (0: never) */
-} dpbo_guided_run_options;
+ * set, the charge standing. The rest of options is not read (nothing is
+ * resumed). Its row's run hook (run/algorithm.h): dpbo_session_run calls
+ * it in place of the driver and dpbo_session_publish. */
+struct dpbo_driver_options;
 
 dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
-                            const dpbo_guided_run_options *options, int *interrupted,
+                            const struct dpbo_driver_options *options, int *interrupted,
                             dpbo_error *err);
 
 #endif

@@ -286,8 +286,7 @@ done:
 }
 
 dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
-                            const dpbo_guided_run_options *options, int *interrupted,
-                            dpbo_error *err) {
+                            const dpbo_driver_options *options, int *interrupted, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
   dpbo_config *stage1 = NULL, *stage2 = NULL;
@@ -298,7 +297,7 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   memset(&run1, 0, sizeof run1);
   memset(&run2, 0, sizeof run2);
   *interrupted = 0;
-  const char *path = options->path;
+  const char *path = options->checkpoint;
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   /* The accounting: public settings only, the same on every rank. */
   dpbo_guided_settings s;
@@ -332,7 +331,7 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
                   acc.delta_accounted);
   /* Stage 1: a private_evaluations run of T1 steps through the driver
    * (each gain privatized on the rank that evaluated it). No checkpoint:
-   * a guided run is not resumed (cli.c refuses --resume). */
+   * a guided run is not resumed (its row refuses --resume). */
   DPBO_ALLOC(stage1, 1, "the guided run's stage 1");
   DPBO_ALLOC(stage2, 1, "the guided run's stage 2");
   dpbo_guided_stage1_config(config, &s, &acc, sensitivity, stage1);

@@ -49,65 +49,88 @@ done:
   return status;
 }
 
-dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
-                                             const dpbo_private_evals_inputs *in,
-                                             dpbo_private_evals_settings *out, dpbo_error *err) {
+/* A key of this algorithm under another one would be silently ignored. */
+static dpbo_status private_evals_check_inactive(dpbo_settings *settings, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  for (int i = 0; private_evals_keys[i]; i++)
+    if (dpbo_settings_find(settings, "privacy", private_evals_keys[i]))
+      DPBO_TRY(dpbo_settings_require(settings, "privacy", private_evals_keys[i], 0,
+                                     "applies only to privacy.algorithm = private_evaluations",
+                                     err));
+done:
+  return status;
+}
+
+/* Δ: an accuracy or a mean loss over the m validation records has a
+ * proven bound; any other objective's must be stated by the user, who
+ * answers for it (docs/privacy-proofs.md). */
+static dpbo_status private_evals_check_stated(dpbo_settings *settings,
+                                              const dpbo_private_evals_inputs *in,
+                                              dpbo_error *err) {
+  char what[512];
+  if (in->proven_sensitivity > 0 ||
+      dpbo_settings_find(settings, "privacy", "evaluation_sensitivity"))
+    return DPBO_OK;
+  snprintf(what, sizeof what,
+           "is required with privacy.algorithm = private_evaluations and objective.kind = %s: "
+           "dpbo cannot bound how far one validation record moves this objective's value, so "
+           "state that bound (units of the value; e.g. 1/m for an accuracy over m records)",
+           in->objective);
+  return dpbo_settings_require(settings, "privacy", "evaluation_sensitivity", 0, what, err);
+}
+
+/* A stated Δ below the proven one would understate the noise. */
+static dpbo_status private_evals_check_proven(dpbo_settings *settings,
+                                              const dpbo_private_evals_inputs *in,
+                                              dpbo_private_evals_settings *out, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   char what[512];
-  memset(out, 0, sizeof *out);
-  out->gp_noise_std = out->gp_noise_std_used = in->gp_noise_std;
-  if (!in->active) {
-    /* A key of this algorithm under another one would be silently ignored. */
-    for (int i = 0; private_evals_keys[i]; i++)
-      if (dpbo_settings_find(settings, "privacy", private_evals_keys[i]))
-        DPBO_TRY(dpbo_settings_require(settings, "privacy", private_evals_keys[i], 0,
-                                       "applies only to privacy.algorithm = private_evaluations",
-                                       err));
-    goto done;
-  }
-  out->active = 1;
-  /* Δ: an accuracy or a mean loss over the m validation records has a
-   * proven bound; any other objective's must be stated by the user, who
-   * answers for it (docs/privacy-proofs.md). */
-  const int given = dpbo_settings_find(settings, "privacy", "evaluation_sensitivity") != NULL;
-  DPBO_TRY(dpbo_settings_get_double(settings, "privacy", "evaluation_sensitivity",
-                                    in->proven_sensitivity, 0, &out->sensitivity, err));
-  if (!(in->proven_sensitivity > 0) && !given) {
-    snprintf(what, sizeof what,
-             "is required with privacy.algorithm = private_evaluations and objective.kind = %s: "
-             "dpbo cannot bound how far one validation record moves this objective's value, so "
-             "state that bound (units of the value; e.g. 1/m for an accuracy over m records)",
-             in->objective);
-    DPBO_TRY(dpbo_settings_require(settings, "privacy", "evaluation_sensitivity", 0, what, err));
-  }
+  if (!(in->proven_sensitivity > 0)) goto done;
+  snprintf(what, sizeof what,
+           "= %.10g is below the proven sensitivity %.10g of objective.kind = %s (one "
+           "validation record moves the value by up to that much): a smaller value would "
+           "understate the noise; leave the key unset",
+           out->sensitivity, in->proven_sensitivity, in->objective);
   DPBO_TRY(dpbo_settings_require(settings, "privacy", "evaluation_sensitivity",
-                                 isfinite(out->sensitivity) && out->sensitivity > 0,
-                                 "must be a positive number (units of the objective's value)",
-                                 err));
-  if (in->proven_sensitivity > 0) {
-    snprintf(what, sizeof what,
-             "= %.10g is below the proven sensitivity %.10g of objective.kind = %s (one "
-             "validation record moves the value by up to that much): a smaller value would "
-             "understate the noise; leave the key unset",
-             out->sensitivity, in->proven_sensitivity, in->objective);
-    DPBO_TRY(dpbo_settings_require(settings, "privacy", "evaluation_sensitivity",
-                                   out->sensitivity >= in->proven_sensitivity, what, err));
-    out->sensitivity_proven = out->sensitivity == in->proven_sensitivity;
-  }
-  DPBO_TRY(dpbo_settings_get_int64(settings, "privacy", "max_evaluations", in->planned,
-                                   (dpbo_settings_range){1, INT64_MAX / 2}, &out->max_evaluations,
-                                   err));
+                                 out->sensitivity >= in->proven_sensitivity, what, err));
+  out->sensitivity_proven = out->sensitivity == in->proven_sensitivity;
+done:
+  return status;
+}
+
+/* Every planned evaluation is one Gaussian mechanism: K covers them all. */
+static dpbo_status private_evals_check_planned(dpbo_settings *settings,
+                                               const dpbo_private_evals_inputs *in,
+                                               const dpbo_private_evals_settings *out,
+                                               dpbo_error *err) {
+  char what[512];
   snprintf(what, sizeof what,
            "= %lld is fewer than the run's planned evaluations (run.iterations = %lld): every "
            "evaluation is one Gaussian mechanism and K must cover all of them (set K above T "
            "to leave room for evaluations a crash or a stop loses)",
            (long long)out->max_evaluations, (long long)in->planned);
-  DPBO_TRY(dpbo_settings_require(settings, "privacy", "max_evaluations",
-                                 out->max_evaluations >= in->planned, what, err));
-  int choice;
-  DPBO_TRY(dpbo_settings_get_choice(settings, "privacy", "final_choice", "posterior_mean",
-                                    dpbo_final_choice_names, &choice, err));
-  out->final_choice = (dpbo_final_choice)choice;
+  return dpbo_settings_require(settings, "privacy", "max_evaluations",
+                               out->max_evaluations >= in->planned, what, err);
+}
+
+dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings, const dpbo_settings_key *rows,
+                                             void *options, const dpbo_private_evals_inputs *in,
+                                             dpbo_private_evals_settings *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  memset(out, 0, sizeof *out);
+  out->gp_noise_std = out->gp_noise_std_used = in->gp_noise_std;
+  if (!in->active) {
+    DPBO_TRY(private_evals_check_inactive(settings, err));
+    goto done;
+  }
+  out->active = 1;
+  DPBO_TRY(private_evals_check_stated(settings, in, err));
+  DPBO_TRY(
+      dpbo_settings_read_row(settings, rows, "privacy", "evaluation_sensitivity", options, err));
+  DPBO_TRY(private_evals_check_proven(settings, in, out, err));
+  DPBO_TRY(dpbo_settings_read_row(settings, rows, "privacy", "max_evaluations", options, err));
+  DPBO_TRY(private_evals_check_planned(settings, in, out, err));
+  DPBO_TRY(dpbo_settings_read_row(settings, rows, "privacy", "final_choice", options, err));
   /* σ for K adaptive releases at the total (ε, δ): fixed here, before any
    * data is seen, from public settings only. */
   if (dpbo_private_evals_calibrate(out->max_evaluations, out->sensitivity,

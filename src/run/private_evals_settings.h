@@ -86,11 +86,14 @@ dpbo_status dpbo_private_evals_account(int64_t k, double sensitivity, double sig
                                        double delta, dpbo_private_evals_bound *out,
                                        dpbo_error *err);
 
-/* Reads and checks the keys (marking them used) and calibrates σ. With
- * in->active = 0 a given key is refused (it applies to this algorithm
+/* Reads the keys through their deferred rows of `rows` (run/config_keys.c:
+ * type, range, default and choices; their targets lie in `options`, of
+ * which `out` is the field they set), with the checks between them and the
+ * rest of the config that no row can say, each named, then calibrates σ.
+ * With in->active = 0 a given key is refused (it applies to this algorithm
  * only). A failure names the key (file:line or --set). */
-dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings,
-                                             const dpbo_private_evals_inputs *in,
+dpbo_status dpbo_private_evals_settings_read(dpbo_settings *settings, const dpbo_settings_key *rows,
+                                             void *options, const dpbo_private_evals_inputs *in,
                                              dpbo_private_evals_settings *out, dpbo_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/settings.h"
 #include "dpbo/ucb.h"
 #include "run/algorithm.h"
+#include "run/driver.h"
 #include "run/output.h"
 #include "run/private_evals.h"
 #include "run/publish.h"
@@ -119,6 +120,30 @@ dpbo_status dpbo_session_publish(MPI_Comm comm, const dpbo_config *config, dpbo_
     DPBO_TRY(dpbo_ucb_drop_rows(run->ucb, err));
     DPBO_TRY(session_release_after_run(comm, rank, config, run, err));
   }
+done:
+  return status;
+}
+
+/* The row picks the path: a run hook makes, writes and releases its run
+ * itself (guided's two stages); every other run is the driver's, published
+ * here once it finished. */
+dpbo_status dpbo_session_run(MPI_Comm comm, const dpbo_config *config,
+                             const dpbo_driver_options *options, dpbo_run *run,
+                             dpbo_session_end *end, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  *end = DPBO_SESSION_PUBLISHED;
+  if (ops->run) {
+    int interrupted = 0;
+    DPBO_TRY(ops->run(comm, config, options, &interrupted, err));
+    *end = interrupted ? DPBO_SESSION_INTERRUPTED : DPBO_SESSION_HOOK_PUBLISHED;
+    goto done;
+  }
+  DPBO_TRY(dpbo_driver_run(comm, config, options, run, err));
+  if (run->interrupted)
+    *end = DPBO_SESSION_INTERRUPTED;
+  else
+    status = dpbo_session_publish(comm, config, run, options->checkpoint, end, err);
 done:
   return status;
 }
