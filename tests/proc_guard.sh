@@ -18,7 +18,10 @@ export DPBO_TEST_TAG
 # guard_ours PID: PID runs with this test's tag (started by this test).
 guard_ours() {
   [[ $1 =~ ^[0-9]+$ ]] || return 1
-  tr '\0' '\n' < "/proc/$1/environ" 2> /dev/null | grep -qxF "DPBO_TEST_TAG=$DPBO_TEST_TAG"
+  # Read first, then grep: `tr | grep -q` can die of SIGPIPE under pipefail.
+  local environ
+  environ=$(tr '\0' '\n' < "/proc/$1/environ" 2> /dev/null) || return 1
+  grep -qxF "DPBO_TEST_TAG=$DPBO_TEST_TAG" <<< "$environ"
 }
 # guard_filter PID...: prints those of the PIDs that are ours, one a line.
 guard_filter() {

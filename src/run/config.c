@@ -449,6 +449,17 @@ done:
   return status;
 }
 
+/* The split and solver tolerance both model objectives take, by the same
+ * names (the options structs differ, so a macro: one copy for both). */
+#define CONFIG_COPY_FIT(options, fit)                                                              \
+  do {                                                                                             \
+    (options)->train_rows = (fit)->train_rows;                                                     \
+    (options)->validation_rows = (fit)->validation_rows;                                           \
+    (options)->test_rows = (fit)->test_rows;                                                       \
+    (options)->split_seed = (fit)->split_seed;                                                     \
+    (options)->tolerance = (fit)->tolerance;                                                       \
+  } while (0)
+
 /* [objective] past its kind (a row): what its rows read (the data source
  * and fit keys, run/config_keys.c), into the objective's options. */
 static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
@@ -458,25 +469,17 @@ static dpbo_status config_objective(dpbo_config *config, dpbo_error *err) {
     dpbo_svm_options *svm = &config->svm;
     dpbo_svm_options_default(svm);
     DPBO_TRY(config_data_source(config, err));
-    svm->train_rows = fit->train_rows;
-    svm->validation_rows = fit->validation_rows;
-    svm->test_rows = fit->test_rows;
-    svm->split_seed = fit->split_seed;
+    CONFIG_COPY_FIT(svm, fit);
     svm->cache_mb = fit->cache_mb;
-    svm->tolerance = fit->tolerance;
     svm->shrinking = fit->shrinking;
     /* (synthetic: function, features, noise_std and seed are rows) */
   } else if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     dpbo_logreg_options *lr = &config->logreg;
     dpbo_logreg_options_default(lr);
     DPBO_TRY(config_data_source(config, err));
-    lr->train_rows = fit->train_rows;
-    lr->validation_rows = fit->validation_rows;
-    lr->test_rows = fit->test_rows;
-    lr->split_seed = fit->split_seed;
+    CONFIG_COPY_FIT(lr, fit);
     lr->positive_label = fit->positive_label;
     lr->loss = (dpbo_logreg_loss)fit->loss;
-    lr->tolerance = fit->tolerance;
   }
   /* (a command's keys are all rows: command, pass, mode, timeout_s) */
 done:
