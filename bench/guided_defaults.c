@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
   for (int a = 0; a < NT1; a++)
     for (int b = 0; b < NSH; b++) {
       const dpbo_guided_settings s = {
-          t1s[a], shares[b], 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0};
+          t1s[a], shares[b], 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.5};
       const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
       DPBO_TRY(dpbo_guided_account(&s, &at, &acc[a][b], &err));
     }
@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
             for (int e = 0; e < NTAU; e++) {
               const dpbo_guided_settings s = {
                   t1s[a], shares[b], 0.5, weights[c], temps[e], DPBO_ALGORITHM_PAPERNOT_STEINKE,
-                  1.0};
+                  1.0,    0.5};
               dpbo_noise noise;
               /* Common random numbers across settings: one seed per (l, r). */
               dpbo_noise_init_seeded(&noise, 2026, stream);

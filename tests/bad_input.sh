@@ -126,7 +126,7 @@ case $case_name in
   guided_weight_zero) write_base; printf '[privacy]\nguided_weight = 0\n' >> run.ini; expect="run.ini:22: privacy.guided_weight must lie in \(0, 1\]" ;;
   guided_objective) write_base; printf '[privacy]\nalgorithm = guided\ndelta = 1e-6\n' >> run.ini; expect="run.ini: privacy.algorithm = guided needs objective.kind = svm or logreg" ;;
   guided_delta_zero) good_rows > d.csv; write_svm_base "$work/d.csv"; sed -i 's/^iterations = 2/iterations = 10/' run.ini; printf '[privacy]\nalgorithm = guided\ndelta = 0\n' >> run.ini; expect="run.ini:[0-9]+: privacy.delta must lie in \(0, 1\): stage 1's discrete Gaussian" ;;
-  compare_guided_base) write_base; printf '[privacy]\nguided_base = random_search\n' >> run.ini; command=compare; expect="run.ini:22: privacy.guided_base = .random_search. is not one of: liu_talwar, papernot_steinke" ;;
+  compare_guided_base) write_base; printf '[privacy]\nguided_base = private_evaluations\n' >> run.ini; command=compare; expect="run.ini:22: privacy.guided_base = .private_evaluations. is not one of: liu_talwar, papernot_steinke, random_search" ;;
   # [compare] is read by every command (strict keys); dpbo compare's own refusals.
   compare_unknown_key) write_base; printf '[compare]\nrepeats = 3\n' >> run.ini; expect="run.ini:22: unknown key 'repeats' in \[compare\]" ;;
   compare_epsilons) write_base; printf '[compare]\nepsilons = 1 0.5\n' >> run.ini; expect="run.ini:22: compare.epsilons must be 1 to 32 positive numbers in increasing order" ;;

@@ -1068,13 +1068,22 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
    * with, and their basic composition (run/guided.h). */
   for (int e = 0; e < ctx->options->epsilon_count && rank == 0 && ctx->has_guided; e++) {
     const dpbo_guided_accounting *g = &ctx->guided_acc[e];
+    /* Stage 2's calibration: eps0 of a stopping search, or random search's
+     * two pure shares over T2 candidates. */
+    char stage2[128];
+    if (dpbo_algorithm_ops_get(ctx->guided.base)->stopping)
+      snprintf(stage2, sizeof stage2, "E[K] = %d, eps0 = %.6g", g->stage2_runs,
+               g->stage2.epsilon_base);
+    else
+      snprintf(stage2, sizeof stage2, "T2 = %d candidates, eps_select %.6g + eps_value %.6g",
+               g->stage2_runs, g->stage2.epsilon_select, g->stage2.epsilon_value);
     dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
-                  "%.6g) spend (%.6g, %.3g); stage 2 %s, E[K] = %d, eps0 = %.6g, spends (%.6g, "
-                  "%.3g); total by basic composition (%.6g, %.3g)",
+                  "%.6g) spend (%.6g, %.3g); stage 2 %s, %s, spends (%.6g, %.3g); total by basic "
+                  "composition (%.6g, %.3g)",
                   g->epsilon, g->delta, g->stage1_evaluations, g->sigma, g->epsilon1_accounted,
-                  g->delta1_accounted, dpbo_algorithm_name(ctx->guided.base), g->stage2_runs,
-                  g->stage2.epsilon_base, g->stage2.epsilon_accounted, g->stage2.delta_accounted,
-                  g->epsilon_accounted, g->delta_accounted);
+                  g->delta1_accounted, dpbo_algorithm_name(ctx->guided.base), stage2,
+                  g->stage2.epsilon_accounted, g->stage2.delta_accounted, g->epsilon_accounted,
+                  g->delta_accounted);
   }
 done:
   return status;

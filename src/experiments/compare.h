@@ -56,9 +56,11 @@
  *   guided          GP-guided private selection (run/guided.h, privacy.guided_*):
  *                   privacy.guided_evaluations privatized GP-UCB steps at a
  *                   share of (ε, δ), then privacy.guided_base with E[K] = T
- *                   − T1 runs whose candidates follow a law fixed from their
- *                   posterior, all from the repetition's noise stream:
- *                   (ε, δ) by basic composition of the two stages.
+ *                   − T1 runs (random_search: exactly T − T1 candidates,
+ *                   privacy.split and privacy.selection) whose candidates
+ *                   follow a law fixed from their posterior, all from the
+ *                   repetition's noise stream: (ε, δ) by basic composition
+ *                   of the two stages.
  * The baselines select on the gain with the sensitivity above; released
  * values are clamped to the gain's range (objective.value_range).
  * baseline.h states the baselines' formulas. The candidates of the

@@ -1,11 +1,12 @@
 /* GP-guided private selection (run/guided.h): privatized GP-UCB
- * evaluations, then Liu–Talwar or Papernot–Steinke with candidates drawn
- * from a law built from them. Its row of the registry (run/algorithm.h):
- * its checks, its refusal of a redraw, its calibration and its guarantee.
- * The mechanism itself is dpbo_guided_table (run/guided.c) on a table, and
- * dpbo_guided_run (run/guided_run.c, its run hook) in `dpbo run`, both of which reuse
- * GP-UCB with private_evaluations' calibration (stage 1) and the stopping
- * search with a candidate law (stage 2, run/selection.h). */
+ * evaluations, then Liu–Talwar, Papernot–Steinke or private random search
+ * with candidates drawn from a law built from them. Its row of the registry
+ * (run/algorithm.h): its checks, its refusal of a redraw, its calibration
+ * and its guarantee. The mechanism itself is dpbo_guided_table
+ * (run/guided.c) on a table, and dpbo_guided_run (run/guided_run.c, its run
+ * hook) in `dpbo run`, both of which reuse GP-UCB with private_evaluations'
+ * calibration (stage 1) and the stopping search or random search with a
+ * candidate law (stage 2, run/selection.h). */
 #include <stdio.h>
 
 #include "run/algorithm.h"
@@ -29,8 +30,9 @@ static dpbo_status alg_guided_check_config(dpbo_config *config, dpbo_error *err)
   {
     char what[256];
     snprintf(what, sizeof what,
-             "= %d must lie between 1 and run.iterations - 2 = %d (stage 2's stopping search "
-             "needs E[K] = run.iterations - T1 >= 2 runs)",
+             "= %d must lie between 1 and run.iterations - 2 = %d (stage 2 needs "
+             "run.iterations - T1 >= 2: its stopping search's E[K], or its random search's "
+             "candidates)",
              s.stage1_evaluations, config->iterations - 2);
     DPBO_TRY(dpbo_settings_require(&config->settings, "privacy", "guided_evaluations",
                                    s.stage1_evaluations <= config->iterations - 2, what, err));
@@ -55,13 +57,40 @@ done:
   return status;
 }
 
+/* Stage 2's bound is the base's (selection_accounting): basic composition
+ * for random_search, a stopping-search bound otherwise. */
 static const char *alg_guided_calibration(const dpbo_release *r) {
-  (void)r;
+  if (r->selection_accounting.bound == DPBO_SELECTION_BOUND_BASIC)
+    return "basic composition of stage 1's discrete Gaussian bound (privacy-loss distribution) "
+           "and stage 2's pure random-search epsilon (itself the basic composition of its "
+           "selection and its value; docs/privacy-proofs.md section 14)";
   return "basic composition of stage 1's discrete Gaussian bound (privacy-loss distribution) "
          "and stage 2's stopping-search bound (docs/privacy-proofs.md section 14)";
 }
 
+/* Stage 2 by private random search (privacy.guided_base = random_search). */
+static void alg_guided_describe_search(dpbo_release *r, const dpbo_config *config) {
+  snprintf(r->guarantee, sizeof r->guarantee,
+           "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
+           "mechanism; stage 2: private random search (random_search) over T2 = %d candidates "
+           "drawn from a law pi fixed from stage 1's release alone (every candidate with "
+           "probability >= %.6g / |Lambda|), secret like their gains: lambda_tilde by the %s "
+           "mechanism over their gains (%.6g-DP) and its gain + discrete Laplace noise "
+           "(%.6g-DP). Stage 1's trace, lambda_tilde and its score are together (%.6g, %.6g)-DP "
+           "for the validation set by basic composition of the two stages (calibrated by the "
+           "%s), for neighbouring validation sets that differ in one record, under which a gain "
+           "at a fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
+           config->guided_evaluations, config->iterations - config->guided_evaluations,
+           config->guided_weight, dpbo_select_kind_name(r->selection),
+           r->selection_accounting.epsilon_select, r->selection_accounting.epsilon_value,
+           r->epsilon_total, r->delta_total, alg_guided_calibration(r), r->gain_sensitivity);
+}
+
 static void alg_guided_describe(dpbo_release *r, const dpbo_config *config) {
+  if (!dpbo_algorithm_ops_get(config->guided_base)->stopping) {
+    alg_guided_describe_search(r, config);
+    return;
+  }
   snprintf(r->guarantee, sizeof r->guarantee,
            "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
            "mechanism; stage 2: the best of K runs of an %.6g-DP base (a candidate drawn from a "
@@ -85,8 +114,10 @@ const dpbo_algorithm_ops dpbo_alg_guided_ops = {
     .delta_rule = "must lie in (0, 1): stage 1's discrete Gaussian mechanism spends a share of it",
     .value_name = "value",
     .value_symbol = "value~",
-    .lambda_mechanism = "guided_selection (privatized GP-UCB evaluations, then the best noisy "
-                        "score of K secret runs with candidates from their posterior)",
+    .lambda_mechanism = "guided_selection (privatized GP-UCB evaluations, then privacy.guided_base "
+                        "over secret candidates from their posterior: the best noisy score of K "
+                        "secret runs, or random search's selection over T - T1 candidates, as "
+                        "the guarantee states)",
     .check_config = alg_guided_check_config,
     .check_overrides = alg_guided_check_overrides,
     .calibration = alg_guided_calibration,

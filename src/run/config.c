@@ -536,12 +536,20 @@ static dpbo_status config_check_privacy_delta(dpbo_config *config, dpbo_error *e
       ops->delta_rule, err);
 }
 
-/* Algorithms 1 and 2 (and no release) split ε and δ between λ̃ and ṽ:
- * both shares must be positive. The others spend everything on one
- * release. */
-static dpbo_status config_check_privacy_split(dpbo_config *config, dpbo_error *err) {
+/* Whether privacy.split applies: no release, a release whose row splits
+ * the budget (Algorithms 1 and 2, random search), and the guided method
+ * whose stage 2 is such a base (privacy.guided_base = random_search). */
+static int config_splits_budget(const dpbo_config *config) {
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  if (ops->private_release && !ops->splits_budget) return DPBO_OK;
+  if (ops->guided_selection) return dpbo_algorithm_ops_get(config->guided_base)->splits_budget;
+  return !ops->private_release || ops->splits_budget;
+}
+
+/* Algorithms 1 and 2 (and no release) split ε and δ between λ̃ and ṽ,
+ * random search its ε between the selection and the value: both shares
+ * must be positive. The others spend everything on one release. */
+static dpbo_status config_check_privacy_split(dpbo_config *config, dpbo_error *err) {
+  if (!config_splits_budget(config)) return DPBO_OK;
   return dpbo_settings_require(
       &config->settings, "privacy", "split", config->privacy_split > 0 && config->privacy_split < 1,
       "(the share of ε and δ spent on the hyper-parameter) must lie in (0, 1)", err);
@@ -692,7 +700,7 @@ static dpbo_status config_interpret(dpbo_config *config, dpbo_error *err) {
   /* Algorithm 3 and the selection methods release one value, or one
    * mechanism over (λ, score): the whole budget goes there. */
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
-  if (ops->private_release && !ops->splits_budget) config->privacy_split = 0.0;
+  if (!config_splits_budget(config)) config->privacy_split = 0.0;
   DPBO_TRY(config_private_evaluations(config, err));
   /* Each algorithm's assumptions: its row (run/algorithm.h). */
   if (ops->check_config) DPBO_TRY(ops->check_config(config, err));

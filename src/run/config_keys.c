@@ -136,10 +136,12 @@ static const int config_algorithm_values[] = {DPBO_ALGORITHM_NONE,
                                               DPBO_ALGORITHM_PAPERNOT_STEINKE,
                                               DPBO_ALGORITHM_PRIVATE_EVALUATIONS,
                                               DPBO_ALGORITHM_GUIDED};
-/* Stage 2 of privacy.algorithm = guided: the stopping methods. */
-static const char *const config_guided_base_names[] = {"liu_talwar", "papernot_steinke", NULL};
-static const int config_guided_base_values[] = {DPBO_ALGORITHM_LIU_TALWAR,
-                                                DPBO_ALGORITHM_PAPERNOT_STEINKE};
+/* Stage 2 of privacy.algorithm = guided: the stopping methods, or private
+ * random search over T − T1 candidates. */
+static const char *const config_guided_base_names[] = {"liu_talwar", "papernot_steinke",
+                                                       "random_search", NULL};
+static const int config_guided_base_values[] = {
+    DPBO_ALGORITHM_LIU_TALWAR, DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_RANDOM_SEARCH};
 const char *const dpbo_objective_kind_names[] = {"svm", "synthetic", "command", "logreg", NULL};
 static const char *const config_acquisition_names[] = {"ucb", "ei", NULL};
 static const char *const config_noise_names[] = {"os", "seeded", NULL};
@@ -615,7 +617,8 @@ const dpbo_settings_key dpbo_config_keys[] = {
     /* (checked where the algorithm splits: config_check_privacy_split) */
     ROW("privacy", "split", "number", "(0, 1)", "0.5", "", "",
         "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
-        "everything on the value).",
+        "everything on the value); random_search, and guided with guided_base = random_search "
+        "(of stage 2's epsilon): the selection's share of epsilon.",
         DOUBLE(privacy_split, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
     ROW("privacy", "bounds", "choice", NULL, "corrected", "", "",
         "The corrected sensitivity bounds, or the paper's literal formulas "
@@ -672,7 +675,8 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
         "run.iterations / 5, rounded, within [1, run.iterations - 2]", "evaluations", "",
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
-        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2).",
+        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2), "
+        "its random search exactly run.iterations - T1.",
         INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
                      config_keys_guided_evaluations_default)),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
@@ -684,7 +688,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
     ROW("privacy", "guided_delta_share", "number", "(0, 1)", "0.5", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.delta spent on stage 1's "
         "evaluations; stage 2 gets the "
-        "rest (basic composition).",
+        "rest (basic composition), which guided_base = random_search (pure) leaves unspent.",
         DOUBLE(guided_delta_share, 0, 1, OPEN_LO | DPBO_SETTINGS_OPEN_HI,
                "must lie in (0, 1) (stage 1's share of delta)", NULL)),
     ROW("privacy", "guided_weight", "number", "(0, 1]", "0.3", "", "",
@@ -701,9 +705,10 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "sigma over Lambda (smaller: more weight on the best-looking candidates).",
         DOUBLE(guided_temperature, 0, 1e100, OPEN_LO, "must be positive and at most 1e100", NULL)),
     ROW("privacy", "guided_base", "choice", NULL, "papernot_steinke", "", "",
-        "guided (and dpbo compare's guided method): stage 2's stopping search (its law of K and "
-        "its accounting, privacy.ps_eta "
-        "for papernot_steinke).",
+        "guided (and dpbo compare's guided method): stage 2, a stopping search (its law of K "
+        "and its accounting, privacy.ps_eta for papernot_steinke) or private random search "
+        "(random_search: exactly run.iterations - T1 candidates, pure epsilon, privacy.split "
+        "and privacy.selection; the rest of delta is not spent).",
         ENUM(guided_base, config_guided_base_names, config_guided_base_values)),
     /* (deferred: read by dpbo_private_evals_settings_read, between the
      * checks no row can say, once [privacy] is checked) */

@@ -9,6 +9,7 @@
 #include "dpbo/mechanism.h"
 #include "dpbo/privacy.h"
 #include "dpbo/ucb.h"
+#include "run/algorithm.h"
 #include "run/private_evals_settings.h"
 #include "run/private_gain.h"
 
@@ -20,6 +21,13 @@ void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *
   out->temperature = config->guided_temperature;
   out->base = config->guided_base;
   out->ps_eta = config->ps_eta;
+  out->split = config->privacy_split;
+}
+
+/* Whether stage 2 is private random search (T2 fixed candidates, pure)
+ * rather than a stopping search (a secret K): the base's row says. */
+static int guided_base_search(dpbo_algorithm base) {
+  return !dpbo_algorithm_ops_get(base)->stopping;
 }
 
 dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsilon, double delta,
@@ -30,7 +38,8 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
   if (!(s->stage1_evaluations >= 1 && s->stage1_evaluations <= T - 2))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.guided_evaluations = %d must lie between 1 and run.iterations - 2 = %d "
-               "(stage 2's stopping search needs E[K] = run.iterations - T1 >= 2 runs)",
+               "(stage 2 needs run.iterations - T1 >= 2: its stopping search's E[K], or its "
+               "random search's candidates)",
                s->stage1_evaluations, T - 2);
   if (!(s->epsilon_share > 0.0 && s->epsilon_share < 1.0))
     DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_epsilon_share = %g must lie in (0, 1)",
@@ -44,8 +53,15 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.guided_temperature = %g must be positive and at most 1e100",
                s->temperature);
-  if (s->base != DPBO_ALGORITHM_LIU_TALWAR && s->base != DPBO_ALGORITHM_PAPERNOT_STEINKE)
-    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_base must be liu_talwar or papernot_steinke");
+  /* Stage 2 is one of the private-selection methods (their rows). */
+  if (!dpbo_algorithm_ops_get(s->base)->is_selection)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.guided_base must be liu_talwar, papernot_steinke or random_search");
+  if (guided_base_search(s->base) && !(s->split > 0.0 && s->split < 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.split = %g must lie in (0, 1) (privacy.guided_base = random_search: the "
+               "selection's share of stage 2's epsilon)",
+               s->split);
   if (!(epsilon > 0.0 && isfinite(epsilon)))
     DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.epsilon = %g must be positive", epsilon);
   /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. */
@@ -82,7 +98,9 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   out->epsilon1 = epsilon * s->epsilon_share;
   out->delta1 = delta * s->delta_share;
   const double epsilon2 = guided_rest(epsilon, out->epsilon1);
-  const double delta2 = guided_rest(delta, out->delta1);
+  /* Random search is pure: its stage runs at δ2 = 0 and δ − δ1 stays
+   * unspent (docs/privacy-proofs.md section 14). */
+  const double delta2 = guided_base_search(s->base) ? 0.0 : guided_rest(delta, out->delta1);
   /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
    * private_evaluations run of K = T1 accounts them. */
   DPBO_TRY(dpbo_private_evals_calibrate(
@@ -94,8 +112,9 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   out->epsilon1_accounted = bound.epsilon;
   out->delta1_accounted = out->delta1;
   /* Stage 2: the base method's own calibration at the rest (its row of the
-   * registry, run/alg_stopping.c), E[K] = T − T1. */
-  DPBO_TRY(dpbo_selection_account(s->base, (dpbo_privacy_cost){epsilon2, delta2}, 0.5,
+   * registry, run/alg_stopping.c or run/alg_random_search.c), E[K] = T − T1
+   * runs or T2 = T − T1 candidates. */
+  DPBO_TRY(dpbo_selection_account(s->base, (dpbo_privacy_cost){epsilon2, delta2}, s->split,
                                   out->stage2_runs, s->ps_eta, &out->stage2, err));
   /* Basic composition of the two stages (docs/privacy-proofs.md). */
   out->epsilon_accounted =
@@ -195,6 +214,36 @@ static dpbo_status guided_stage2_next(void *context, int64_t k, int64_t *index, 
   return st->gain(st->context, *index, gain, err);
 }
 
+/* Stage 2 by private random search (privacy.guided_base = random_search):
+ * exactly T2 = acc->stage2_runs candidates i.i.d. from π, all drawn from the
+ * secret noise before any gain is read, then the one selection code of
+ * random_search (dpbo_selection_random_search: the selection over their
+ * gains and the chosen gain's Laplace value) at stage 2's calibration. */
+static dpbo_status guided_table_search(const dpbo_guided_gains *gains,
+                                       const dpbo_selection_draw *draw,
+                                       const dpbo_selection_law *law,
+                                       const dpbo_guided_accounting *acc, dpbo_selection_pick *out,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int T2 = acc->stage2_runs;
+  int64_t *candidates = NULL;
+  double *gain = NULL;
+  DPBO_ALLOC(candidates, T2, "stage 2's candidates");
+  DPBO_ALLOC(gain, T2, "stage 2's gains");
+  for (int t = 0; t < T2; t++)
+    candidates[t] = dpbo_selection_law_draw(draw->noise, law);
+  DPBO_TRY(dpbo_noise_check(draw->noise, err));
+  for (int t = 0; t < T2; t++)
+    DPBO_TRY(gains->gain(gains->context, candidates[t], &gain[t], err));
+  DPBO_TRY(dpbo_selection_random_search(draw, gain, T2, acc->stage2.epsilon_select,
+                                        acc->stage2.epsilon_value, out, err));
+  out->index = candidates[out->position];
+done:
+  free(candidates);
+  free(gain);
+  return status;
+}
+
 dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
                               const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
                               const dpbo_selection_draw *draw, dpbo_guided_pick *out,
@@ -238,13 +287,18 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   out->pi_max = (double)wmax / (double)cdf[n - 1];
   out->pi_min = (double)wmin / (double)cdf[n - 1];
   /* Stage 2: the base method with its secret K, each run's candidate from
-   * π (run/selection.h's law), all from the same secret noise. */
+   * π (run/selection.h's law), all from the same secret noise; or random
+   * search over T2 candidates from π. */
   const dpbo_selection_law law = {n, cdf};
-  const int64_t K = dpbo_selection_draw_runs(noise, s->base, acc->stage2_runs, &acc->stage2);
-  if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
-  guided_stage2 st2 = {gains->gain, gains->context, noise, &law};
-  const dpbo_selection_runs runs = {guided_stage2_next, &st2, K, acc->stage2_runs};
-  DPBO_TRY(dpbo_selection_stopping(&runs, draw, acc->stage2.epsilon_base, &out->stage2, err));
+  if (guided_base_search(s->base)) {
+    DPBO_TRY(guided_table_search(gains, draw, &law, acc, &out->stage2, err));
+  } else {
+    const int64_t K = dpbo_selection_draw_runs(noise, s->base, acc->stage2_runs, &acc->stage2);
+    if (K > 100000000) DPBO_RAISE(DPBO_ERR_NUMERIC, "the number of runs drawn exceeds 1e8");
+    guided_stage2 st2 = {gains->gain, gains->context, noise, &law};
+    const dpbo_selection_runs runs = {guided_stage2_next, &st2, K, acc->stage2_runs};
+    DPBO_TRY(dpbo_selection_stopping(&runs, draw, acc->stage2.epsilon_base, &out->stage2, err));
+  }
 done:
   dpbo_run_free(&run);
   free(copy);

@@ -13,18 +13,24 @@
  *           π = w·uniform(Λ) + (1 − w)·softmax(u / τ), as integer weights
  *           with every candidate's weight at least w/|Λ| of the total.
  *           Fixed before stage 2 starts.
- *  Stage 2  Liu–Talwar or Papernot–Steinke (privacy.guided_base) at
- *           (ε2, δ2) = (ε − ε1, δ − δ1) with E[K] = T − T1: K secret, each
- *           run's candidate drawn from π, its gain + discrete Laplace noise,
- *           the best noisy score and its candidate released
- *           (dpbo_selection_stopping; the law, run/selection.h).
+ *  Stage 2  privacy.guided_base, with every candidate drawn from π:
+ *           liu_talwar or papernot_steinke at (ε2, δ2) = (ε − ε1, δ − δ1)
+ *           with E[K] = T − T1: K secret, each run's candidate from π, its
+ *           gain + discrete Laplace noise, the best noisy score and its
+ *           candidate released (dpbo_selection_stopping; the law,
+ *           run/selection.h); or random_search at (ε2, δ2) = (ε − ε1, 0)
+ *           (pure: δ − δ1 stays unspent): exactly T2 = T − T1 candidates
+ *           i.i.d. from π, the selection over their gains and the chosen
+ *           gain + discrete Laplace noise, privacy.split sharing ε2 between
+ *           them (dpbo_selection_random_search).
  *
  * The total is basic composition of the two stages' accounted (ε, δ):
- * (ε1' + ε2', δ1 + δ2') <= (ε, δ) exactly, the one number a release reports
- * and the ledger is charged. Every draw of the mechanism (stage 1's noise,
- * K, stage 2's candidates and its noise) comes from the one secret noise
- * source the caller passes. Released: stage 1's trace (λ_t, noisy v_t),
- * λ̃ and its noisy score; never K, stage 2's candidates or a raw gain. */
+ * (ε1' + ε2', δ1 + δ2') <= (ε, δ) exactly (δ2' = 0 for random_search), the
+ * one number a release reports and the ledger is charged. Every draw of the
+ * mechanism (stage 1's noise, K, stage 2's candidates and its noise) comes
+ * from the one secret noise source the caller passes. Released: stage 1's
+ * trace (λ_t, noisy v_t), λ̃ and its noisy score; never K, stage 2's
+ * candidates or a raw gain. */
 #ifndef DPBO_GUIDED_H
 #define DPBO_GUIDED_H
 
@@ -44,8 +50,9 @@ typedef struct dpbo_guided_settings {
   double delta_share;     /* δ1 / δ, in (0, 1) */
   double weight;          /* w, in (0, 1] */
   double temperature;     /* τ > 0, units of v */
-  dpbo_algorithm base;    /* liu_talwar | papernot_steinke */
+  dpbo_algorithm base;    /* liu_talwar | papernot_steinke | random_search */
   double ps_eta;          /* papernot_steinke's η */
+  double split;           /* random_search: the selection's share of ε2 (privacy.split) */
 } dpbo_guided_settings;
 
 /* The settings of a config. */
@@ -64,8 +71,9 @@ typedef struct dpbo_guided_accounting {
   double epsilon1_accounted, delta1_accounted; /* the discrete Gaussian's proven (<= share) */
   double sigma, gp_noise_std_used;             /* stage 1's mechanism and the GP's noise */
   int stage1_evaluations;                      /* T1 = its K mechanisms */
-  int stage2_runs;                             /* E[K] = T − T1 */
-  dpbo_selection_accounting stage2; /* the base's calibration at (ε − ε1, δ − δ1) */
+  int stage2_runs; /* E[K] = T − T1 (random_search: exactly T2 = T − T1 candidates) */
+  /* The base's calibration at (ε − ε1, δ − δ1), random_search's at (ε − ε1, 0). */
+  dpbo_selection_accounting stage2;
   double epsilon_accounted, delta_accounted; /* basic composition: the total charged */
 } dpbo_guided_accounting;
 
@@ -124,8 +132,8 @@ typedef struct dpbo_guided_gains {
  * dpbo compare, dpbo audit and the tests. How it draws (run/selection.h):
  * every draw from the secret draw->noise; the gain's sensitivity Δ; the
  * range [lo, hi] the released score is clamped to; noise_scale, 1 except in
- * the audit's broken variant (it scales stage 2's Laplace noise); draw->kind
- * is not used. */
+ * the audit's broken variant (it scales stage 2's noise); draw->kind, the
+ * selection mechanism of random_search (unused by the stopping bases). */
 dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_settings *s,
                               const dpbo_guided_accounting *acc, const dpbo_guided_gains *gains,
                               const dpbo_selection_draw *draw, dpbo_guided_pick *out,
@@ -141,13 +149,14 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
  *  3. π from its posterior (dpbo_guided_ucb on every rank's block, gathered
  *     on rank 0, dpbo_guided_law), fixed before stage 2;
  *  4. stage 2 through the driver: privacy.guided_base at (ε2, δ2) with E[K]
- *     = T − T1, K and every candidate (from π) drawn from the secret noise
- *     on rank 0 (dpbo_selection_planned, dpbo_selection_candidates_law);
- *  5. the run file at options->checkpoint: stage 2's runs in /trace as a stopping run
+ *     = T − T1 (random_search: T2 = T − T1 candidates at (ε2, 0)), K and
+ *     every candidate (from π) drawn from the secret noise on rank 0
+ *     (dpbo_selection_planned, dpbo_selection_candidates_law);
+ *  5. the run file at options->checkpoint: stage 2's runs in /trace as the base's run
  *     keeps them, stage 1's trace and the accounting in /guided;
- *  6. the release (the base's best noisy score over stage 2's runs, the
- *     guided total and guarantee) through the release transaction, which
- *     only notes the spend charged in 1.
+ *  6. the release (the base's release over stage 2's runs, the guided total
+ *     and guarantee) through the release transaction, which only notes the
+ *     spend charged in 1.
  * Nothing is written before both stages are in: a stop request (or
  * options->stop_after results, for the tests) ends it with *interrupted
  * set, the charge standing. The rest of options is not read (nothing is

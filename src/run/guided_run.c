@@ -152,6 +152,8 @@ static dpbo_status guided_run_write_stage1(const char *path, const guided_run_re
                  {"stage2_epsilon_accounted", acc->stage2.epsilon_accounted},
                  {"stage2_delta_accounted", acc->stage2.delta_accounted},
                  {"stage2_epsilon_base", acc->stage2.epsilon_base},
+                 {"stage2_epsilon_select", acc->stage2.epsilon_select},
+                 {"stage2_epsilon_value", acc->stage2.epsilon_value},
                  {"pi_min", rec->pi_min},
                  {"pi_max", rec->pi_max},
                  {"weight", rec->s->weight},
@@ -180,10 +182,12 @@ typedef struct guided_publishing {
   dpbo_release *release;
 } guided_publishing;
 
-/* Stage 2's release is the base method's best noisy score over its runs,
- * drawn as for a liu_talwar or papernot_steinke run (dpbo_release_draw at
- * the stage's share and E[K] = T − T1); the release then states the guided
- * total by composition and the guided guarantee (alg_guided.c). */
+/* Stage 2's release is the base method's over its runs, drawn as for a
+ * liu_talwar or papernot_steinke run (the best noisy score, E[K] = T − T1)
+ * or a random_search run (the selection over its T2 candidates and the
+ * chosen gain's noisy value), by dpbo_release_draw at the stage's share;
+ * the release then states the guided total by composition and the guided
+ * guarantee (alg_guided.c). */
 static dpbo_status guided_publish_make(MPI_Comm comm, void *user, double *epsilon, double *delta,
                                        dpbo_error *err) {
   dpbo_status status = DPBO_OK;
@@ -314,14 +318,16 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
     local =
         dpbo_ledger_charge_guided(path, config, acc.epsilon_accounted, acc.delta_accounted, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
+  const int search = !dpbo_algorithm_ops_get(s.base)->stopping;
   if (rank == 0)
     dpbo_log_info("dpbo: guided: stage 1, %d privatized GP-UCB evaluations at epsilon = %.4g, "
                   "delta = %.3g (sigma %.6g); stage 2, %s at epsilon = %.4g, delta = %.3g with "
-                  "E[K] = %d runs, K secret and every candidate from the law pi of stage 1's "
-                  "posterior; in all (%.6g, %.3g) by basic composition, charged now",
+                  "%s = %d %s, every candidate secret from the law pi of stage 1's posterior; "
+                  "in all (%.6g, %.3g) by basic composition, charged now",
                   acc.stage1_evaluations, acc.epsilon1_accounted, acc.delta1, acc.sigma,
                   dpbo_algorithm_name(s.base), acc.stage2.epsilon_accounted,
-                  acc.stage2.delta_accounted, acc.stage2_runs, acc.epsilon_accounted,
+                  acc.stage2.delta_accounted, search ? "T2" : "E[K]", acc.stage2_runs,
+                  search ? "candidates" : "runs (K secret)", acc.epsilon_accounted,
                   acc.delta_accounted);
   /* Stage 1: a private_evaluations run of T1 steps through the driver
    * (each gain privatized on the rank that evaluated it). No checkpoint:
@@ -350,13 +356,15 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
                   "probability between %.3g and %.3g (floor weight %.3g / |Lambda|)",
                   rec.pi_min, rec.pi_max, s.weight);
   /* Stage 2: the base method at its share, E[K] = T − T1 (its secret K
-   * drawn by dpbo_selection_planned at exactly acc.stage2's accounting),
+   * drawn by dpbo_selection_planned at exactly acc.stage2's accounting) or
+   * random search's T2 = T − T1 candidates at (ε2, 0) and privacy.split,
    * its candidates from π (the driver's law hook), raw gains. */
   *stage2 = *config;
   stage2->algorithm = s.base;
   stage2->iterations = acc.stage2_runs;
   stage2->privacy_epsilon = acc.stage2.epsilon;
   stage2->privacy_delta = acc.stage2.delta;
+  stage2->privacy_split = s.split;
   const dpbo_selection_law law = {dpbo_space_size(run1.space), cdf};
   const int stop2 = options->stop_after > 0 ? options->stop_after - run1.finished : 0;
   const dpbo_driver_options o2 = {NULL, NULL, 0, stop2 > 0 ? stop2 : 0, NULL, 0, &law};

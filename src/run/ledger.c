@@ -750,13 +750,18 @@ static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *use
                (long long)req->k, config->evals.sensitivity, config->evals.sigma,
                config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
     } else if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection) {
+      /* Stage 2 by random search: its split and selection as well. */
+      char search[96] = "";
+      if (!dpbo_algorithm_ops_get(config->guided_base)->stopping)
+        snprintf(search, sizeof search, " split=%.17g selection=%s", config->privacy_split,
+                 dpbo_select_kind_name(config->selection));
       snprintf(e->mechanism, sizeof e->mechanism, "discrete_gaussian+%s",
                dpbo_algorithm_name(config->guided_base));
       snprintf(e->params, sizeof e->params,
                "T1=%d epsilon_share=%.17g delta_share=%.17g weight=%.17g temperature=%.17g "
-               "ps_eta=%.17g noise=%s",
+               "ps_eta=%.17g%s noise=%s",
                config->guided_evaluations, config->guided_epsilon_share, config->guided_delta_share,
-               config->guided_weight, config->guided_temperature, config->ps_eta,
+               config->guided_weight, config->guided_temperature, config->ps_eta, search,
                config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
     } else {
       snprintf(e->mechanism, sizeof e->mechanism, "%s+laplace",
