@@ -10,17 +10,20 @@
  * length-scale 0.3): a user fixes it before the data, as for every GP-UCB
  * run.
  *
- * For every setting of a small grid (T1, ε share, w, τ; δ share 0.5 and
- * papernot_steinke with η = 1 throughout) at T = 30, ε = 1, δ = 1e-6: R
- * releases per landscape (dpbo_guided_table, seeded noise: reproducible),
- * and the regret max_Λ f − f(λ̃), in points of accuracy (x 100). The same for
- * plain Papernot-Steinke and Liu-Talwar at the whole budget (the uniform law,
- * E[K] = T) as references. One CSV line per setting on stdout, sorted as
- * computed; the last line names the setting with the least mean regret.
+ * For every setting of a small grid (stage 2's base: papernot_steinke with
+ * η = 1, or random_search with split 0.5; T1, ε share, w, τ; δ share 0.5
+ * throughout) at T = 30, ε = 1, δ = 1e-6: R releases per landscape
+ * (dpbo_guided_table, seeded noise: reproducible), and the regret
+ * max_Λ f − f(λ̃), in points of accuracy (x 100). The same for plain
+ * Papernot-Steinke and Liu-Talwar (the uniform law, E[K] = T) and plain
+ * private random search (T uniform candidates, split 0.5) at the whole budget
+ * as references. One CSV line per setting on stdout, sorted as computed; the
+ * last line names the setting with the least mean regret.
  *
  *   build/bench/guided_defaults [L [R]] > analysis/data/guided-defaults.csv
  *
- * Defaults of the committed file: L = 8, R = 25 (about a minute on one core). */
+ * Without arguments L = 8, R = 25; the committed file has L = 10, R = 40
+ * (bench/README.md). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -145,6 +148,29 @@ static double summary_se(const summary *s) {
   return sqrt(fmax(s->sum2 / s->count - mean * mean, 0.0) / (s->count - 1));
 }
 
+/* Plain private random search at the whole budget over T uniform candidates
+ * drawn from the secret noise (its own seed), added to `regret`. */
+static dpbo_status plain_random_search(const table *tab, uint64_t stream,
+                                       const dpbo_selection_accounting *acc, summary *regret,
+                                       dpbo_error *err) {
+  dpbo_noise noise;
+  dpbo_noise_init_seeded(&noise, 28, stream);
+  const dpbo_selection_law law = {tab->n, NULL};
+  int64_t index[T];
+  double gains[T];
+  for (int t = 0; t < T; t++) {
+    index[t] = dpbo_selection_law_draw(&noise, &law);
+    gains[t] = tab->gain[index[t]];
+  }
+  dpbo_selection_pick pick;
+  const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, 1.0 / M_RECORDS, 0.0, 1.0,
+                                    1.0};
+  const dpbo_status status = dpbo_selection_random_search(&draw, gains, T, acc->epsilon_select,
+                                                          acc->epsilon_value, &pick, err);
+  if (status == DPBO_OK) summary_add(regret, 100.0 * (tab->best - tab->gain[index[pick.position]]));
+  return status;
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   dpbo_error err;
@@ -153,23 +179,25 @@ int main(int argc, char **argv) {
   const int t1s[] = {3, 6, 10};
   const double shares[] = {0.2, 0.3, 0.5}, weights[] = {0.1, 0.3, 0.6},
                temps[] = {0.005, 0.01, 0.02, 0.05};
-  enum { NT1 = 3, NSH = 3, NW = 3, NTAU = 4 };
-  static summary guided[NT1][NSH][NW][NTAU], plain[2];
-  static dpbo_guided_accounting acc[NT1][NSH];
+  const dpbo_algorithm bases[] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_RANDOM_SEARCH};
+  enum { NB = 2, NT1 = 3, NSH = 3, NW = 3, NTAU = 4 };
+  static summary guided[NB][NT1][NSH][NW][NTAU], plain[3];
+  static dpbo_guided_accounting acc[NB][NT1][NSH];
   dpbo_config *config = calloc(1, sizeof *config);
   table tab = {0, NULL, 0.0};
   const double sens = 1.0 / M_RECORDS;
   if (!config) return 1;
-  for (int a = 0; a < NT1; a++)
-    for (int b = 0; b < NSH; b++) {
-      const dpbo_guided_settings s = {
-          t1s[a], shares[b], 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.5};
-      const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
-      DPBO_TRY(dpbo_guided_account(&s, &at, &acc[a][b], &err));
-    }
-  dpbo_selection_accounting plain_acc[2];
-  const dpbo_algorithm plain_alg[2] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR};
-  for (int p = 0; p < 2; p++)
+  for (int z = 0; z < NB; z++)
+    for (int a = 0; a < NT1; a++)
+      for (int b = 0; b < NSH; b++) {
+        const dpbo_guided_settings s = {t1s[a], shares[b], 0.5, 0.3, 0.02, bases[z], 1.0, 0.5};
+        const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
+        DPBO_TRY(dpbo_guided_account(&s, &at, &acc[z][a][b], &err));
+      }
+  dpbo_selection_accounting plain_acc[3];
+  const dpbo_algorithm plain_alg[3] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR,
+                                       DPBO_ALGORITHM_RANDOM_SEARCH};
+  for (int p = 0; p < 3; p++)
     DPBO_TRY(dpbo_selection_account(plain_alg[p], (dpbo_privacy_cost){EPSILON, DELTA}, 0.5, T, 1.0,
                                     &plain_acc[p], &err));
   for (int l = 1; l <= L; l++) {
@@ -181,7 +209,7 @@ int main(int argc, char **argv) {
     DPBO_TRY(landscape_table(config, &tab, &err));
     for (int r = 0; r < R; r++) {
       const uint64_t stream = (uint64_t)l * 1000003u + (uint64_t)r;
-      for (int p = 0; p < 2; p++) {
+      for (int p = 0; p < 2; p++) { /* the two stopping methods */
         dpbo_noise noise;
         dpbo_noise_init_seeded(&noise, 26 + (uint64_t)p, stream);
         const int64_t K = dpbo_selection_draw_runs(&noise, plain_alg[p], T, &plain_acc[p]);
@@ -192,47 +220,53 @@ int main(int argc, char **argv) {
         DPBO_TRY(dpbo_selection_stopping(&runs, &draw, plain_acc[p].epsilon_base, &pick, &err));
         summary_add(&plain[p], 100.0 * (tab.best - tab.gain[pick.index]));
       }
-      for (int a = 0; a < NT1; a++)
-        for (int b = 0; b < NSH; b++)
-          for (int c = 0; c < NW; c++)
-            for (int e = 0; e < NTAU; e++) {
-              const dpbo_guided_settings s = {
-                  t1s[a], shares[b], 0.5, weights[c], temps[e], DPBO_ALGORITHM_PAPERNOT_STEINKE,
-                  1.0,    0.5};
-              dpbo_noise noise;
-              /* Common random numbers across settings: one seed per (l, r). */
-              dpbo_noise_init_seeded(&noise, 2026, stream);
-              dpbo_guided_pick pick;
-              const dpbo_guided_gains gains = {table_gain, &tab};
-              const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0,
-                                                1.0};
-              DPBO_TRY(dpbo_guided_table(config, &s, &acc[a][b], &gains, &draw, &pick, &err));
-              summary_add(&guided[a][b][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
-            }
+      /* Plain private random search: T uniform candidates from the secret
+       * noise, the selection over their gains, then Laplace on the chosen one. */
+      DPBO_TRY(plain_random_search(&tab, stream, &plain_acc[2], &plain[2], &err));
+      for (int z = 0; z < NB; z++)
+        for (int a = 0; a < NT1; a++)
+          for (int b = 0; b < NSH; b++)
+            for (int c = 0; c < NW; c++)
+              for (int e = 0; e < NTAU; e++) {
+                const dpbo_guided_settings s = {t1s[a],   shares[b], 0.5, weights[c],
+                                                temps[e], bases[z],  1.0, 0.5};
+                dpbo_noise noise;
+                /* Common random numbers across settings: one seed per (l, r). */
+                dpbo_noise_init_seeded(&noise, 2026, stream);
+                dpbo_guided_pick pick;
+                const dpbo_guided_gains gains = {table_gain, &tab};
+                const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0,
+                                                  1.0};
+                DPBO_TRY(dpbo_guided_table(config, &s, &acc[z][a][b], &gains, &draw, &pick, &err));
+                summary_add(&guided[z][a][b][c][e],
+                            100.0 * (tab.best - tab.gain[pick.stage2.index]));
+              }
     }
   }
-  printf("method,T1,epsilon_share,delta_share,weight,temperature,landscapes,releases,"
+  printf("method,base,T1,epsilon_share,delta_share,weight,temperature,landscapes,releases,"
          "mean_regret_points,se_points\n");
-  for (int p = 0; p < 2; p++)
-    printf("%s,0,0,0,1,0,%d,%d,%.4f,%.4f\n", dpbo_algorithm_name(plain_alg[p]), L, plain[p].count,
+  for (int p = 0; p < 3; p++)
+    printf("%s,,0,0,0,1,0,%d,%d,%.4f,%.4f\n", dpbo_algorithm_name(plain_alg[p]), L, plain[p].count,
            summary_mean(&plain[p]), summary_se(&plain[p]));
   double best = INFINITY;
-  int ba = 0, bb = 0, bc = 0, be = 0;
-  for (int a = 0; a < NT1; a++)
-    for (int b = 0; b < NSH; b++)
-      for (int c = 0; c < NW; c++)
-        for (int e = 0; e < NTAU; e++) {
-          const summary *s = &guided[a][b][c][e];
-          printf("guided,%d,%g,0.5,%g,%g,%d,%d,%.4f,%.4f\n", t1s[a], shares[b], weights[c],
-                 temps[e], L, s->count, summary_mean(s), summary_se(s));
-          if (summary_mean(s) < best) {
-            best = summary_mean(s);
-            ba = a, bb = b, bc = c, be = e;
+  int bz = 0, ba = 0, bb = 0, bc = 0, be = 0;
+  for (int z = 0; z < NB; z++)
+    for (int a = 0; a < NT1; a++)
+      for (int b = 0; b < NSH; b++)
+        for (int c = 0; c < NW; c++)
+          for (int e = 0; e < NTAU; e++) {
+            const summary *s = &guided[z][a][b][c][e];
+            printf("guided,%s,%d,%g,0.5,%g,%g,%d,%d,%.4f,%.4f\n", dpbo_algorithm_name(bases[z]),
+                   t1s[a], shares[b], weights[c], temps[e], L, s->count, summary_mean(s),
+                   summary_se(s));
+            if (summary_mean(s) < best) {
+              best = summary_mean(s);
+              bz = z, ba = a, bb = b, bc = c, be = e;
+            }
           }
-        }
-  printf("# least mean regret: T1 = %d of T = %d, epsilon_share = %g, weight = %g, "
+  printf("# least mean regret: base = %s, T1 = %d of T = %d, epsilon_share = %g, weight = %g, "
          "temperature = %g (%.4f points)\n",
-         t1s[ba], T, shares[bb], weights[bc], temps[be], best);
+         dpbo_algorithm_name(bases[bz]), t1s[ba], T, shares[bb], weights[bc], temps[be], best);
 done:
   if (status != DPBO_OK) fprintf(stderr, "guided_defaults: %s\n", err.message);
   free(tab.gain);

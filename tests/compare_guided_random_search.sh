@@ -3,7 +3,7 @@
 # (issue #26, the third stage-2 base; refused as a config value before), on
 # the tiny svm fixture (compare_fixture.sh: N = 32, T = 4, R = 6, epsilon 0.5
 # and 5, delta 0.05, seeded noise): the key is honoured by compare, so
-#  - every guided cell spends exactly T evaluations, T1 = round(T/5) = 1
+#  - every guided cell spends exactly T evaluations, T1 = round(T/10) -> 1
 #    privatized step and T2 = T - T1 = 3 candidates (a stopping base's count
 #    is random);
 #  - its accounting is stage 2's random search at (epsilon - epsilon1, 0):
@@ -44,8 +44,8 @@ es, evl = acc["epsilon_select"][k], acc["epsilon_value"][k]
 print("guided accounting: eps", ea, "delta", da, "stage 2 eps_select", es, "eps_value", evl)
 assert np.all(da == 0.05 * 0.5), da  # stage 1's delta share alone: stage 2 is pure
 assert np.all(ea <= eps) and np.all(ea >= eps * 0.999), ea
-# stage 2 at the rest of epsilon (share 0.5 to stage 1), split 0.4 / 0.6
-assert np.allclose(es, 0.4 * 0.5 * eps, rtol=1e-12) and np.allclose(evl, 0.6 * 0.5 * eps, rtol=1e-12)
+# stage 2 at the rest of epsilon (the default share 0.2 to stage 1), split 0.4 / 0.6
+assert np.allclose(es, 0.4 * 0.8 * eps, rtol=1e-12) and np.allclose(evl, 0.6 * 0.8 * eps, rtol=1e-12)
 assert np.all(acc["sigma"][k] > 0)
 print("compare guided random_search checks passed")
 PY

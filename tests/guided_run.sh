@@ -56,6 +56,7 @@ algorithm = guided
 epsilon = 1
 delta = 1e-6
 guided_evaluations = 4
+guided_base = papernot_steinke
 noise = seeded
 noise_seed = 11
 [output]

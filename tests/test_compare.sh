@@ -24,7 +24,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
 compare_fixture_start
 
-compare_fixture_blobs cmp.ini
+# guided with a stopping base here (its E[K] below); compare_guided_random_search
+# covers the default base, random_search.
+compare_fixture_blobs cmp.ini privacy.guided_base=papernot_steinke
 
 "$mpiexec" -n 1 "$bin" compare cmp.ini --set output.name=cmp1 --quiet
 "$mpiexec" -n 2 --oversubscribe "$bin" compare cmp.ini > compare.log
@@ -106,8 +108,8 @@ assert np.all(np.delete(sigma, [7, 8, 10], axis=0) == 0)
 assert np.allclose(acc["gp_noise_std_used"][7], np.hypot(0.01, sigma[7]), rtol=1e-15)
 assert np.all(ea[7:9] <= eps * (1 + 1e-12)) and np.all(ea[7:9] >= eps * 0.999), ea[7:9]
 assert np.all(da[7:9] == 0.05) and np.all(ea[9] == 0) and np.all(da[9] == 0)
-# GP-guided selection (10, issue #26): T1 = round(T/5) = 1 privatized step (its
-# sigma), then E[K] = T - 1 stopping runs; accuracies from the table; the
+# GP-guided selection (10, issue #26): T1 = round(T/10), at least 1, = 1 privatized
+# step (its sigma), then E[K] = T - 1 Papernot-Steinke runs; accuracies from the table; the
 # stages' totals by basic composition within (eps, delta)
 gi = f["methods/index"][10]
 assert np.array_equal(f["methods/val_accuracy"][10], val[gi])

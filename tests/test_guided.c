@@ -254,11 +254,36 @@ static dpbo_status table_gain(void *context, int64_t index, double *gain, dpbo_e
   return DPBO_OK;
 }
 
+/* The defaults (the least mean regret of bench/guided_defaults.c on public
+ * synthetic landscapes, analysis/data/guided-defaults.csv): stage 2 by
+ * private random search, T1 = round(T/10) within [1, T - 2], a fifth of ε
+ * and half of δ to stage 1, w = 0.3, τ = 0.005. */
+static void test_defaults(dpbo_config *config) {
+  dpbo_error err;
+  const struct {
+    const char *iterations;
+    int T1;
+  } cases[] = {{"run.iterations=20", 2}, {"run.iterations=30", 3}, {"run.iterations=4", 1},
+               {"run.iterations=3", 1},  {"run.iterations=44", 4}, {"run.iterations=45", 5}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    dpbo_config_free(config);
+    memset(config, 0, sizeof *config);
+    CHECK_OK(guided_config(1, &cases[i].iterations, config, &err));
+    dpbo_guided_settings s;
+    dpbo_guided_settings_from(config, &s);
+    CHECK_MSG(s.stage1_evaluations == cases[i].T1, "%s: T1 = %d", cases[i].iterations,
+              s.stage1_evaluations);
+    CHECK(s.base == DPBO_ALGORITHM_RANDOM_SEARCH && s.epsilon_share == 0.2 &&
+          s.delta_share == 0.5 && s.weight == 0.3 && s.temperature == 0.005);
+  }
+}
+
 static void test_release(dpbo_config *config) {
   dpbo_error err;
+  const char *stopping[] = {"privacy.guided_base=papernot_steinke"};
   dpbo_config_free(config);
   memset(config, 0, sizeof *config);
-  CHECK_OK(guided_config(0, NULL, config, &err));
+  CHECK_OK(guided_config(1, stopping, config, &err));
   dpbo_guided_settings s;
   dpbo_guided_settings_from(config, &s);
   CHECK(s.base == DPBO_ALGORITHM_PAPERNOT_STEINKE);
@@ -317,7 +342,7 @@ static void test_release_search(dpbo_config *config) {
   const dpbo_guided_budget at = {50.0, 1e-6, config->iterations, 0.1, config->prior.noise_std};
   CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
   const int T1 = s.stage1_evaluations, T2 = config->iterations - T1;
-  CHECK(T1 == 4 && acc.stage2_runs == T2 && T2 == 16);
+  CHECK(T1 == 2 && acc.stage2_runs == T2 && T2 == 18);
   int64_t hits = 0, runs = 0, first[64];
   int differ = 0;
   for (int r = 0; r < 20; r++) {
@@ -344,8 +369,8 @@ static void test_release_search(dpbo_config *config) {
          "drew other stage-2 candidates\n",
          (long long)hits, (long long)runs, differ);
   /* Every candidate keeps probability >= w/8 = 0.0375 under any π, so max π
-   * <= 1 - 7 * 0.0375 and two releases draw the same 16 candidates with
-   * probability sum_i π_i^2 ^ 16 <= (max π)^16 < 0.008; all 19 repeating
+   * <= 1 - 7 * 0.0375 and two releases draw the same 18 candidates with
+   * probability sum_i π_i^2 ^ 18 <= (max π)^18 < 0.005; all 19 repeating
    * the first's is below 1e-39. (Fixed seeds: reproducible.) */
   CHECK(differ >= 1);
   CHECK(hits * 4 >= runs);
@@ -359,6 +384,7 @@ int main(int argc, char **argv) {
   test_accounting();
   if (config) {
     test_bad_settings(config);
+    test_defaults(config);
     test_release(config);
     test_release_search(config);
     dpbo_config_free(config);

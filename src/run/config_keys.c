@@ -270,15 +270,15 @@ static void config_keys_noise_seed_default(const dpbo_settings *settings, const 
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
 }
 
-/* privacy.guided_evaluations, guided's T1 (run/guided.h): a fifth of the
- * evaluations (bench/guided_defaults.c), leaving stage 2 E[K] >= 2; below
+/* privacy.guided_evaluations, guided's T1 (run/guided.h): a tenth of the
+ * evaluations (bench/guided_defaults.c), leaving stage 2 at least 2; below
  * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
 static void config_keys_guided_evaluations_default(const dpbo_settings *settings,
                                                    const void *options, char *text, size_t size) {
   (void)settings;
   const int T = ((const dpbo_config *)options)->iterations;
-  const int fifth = (int)lround(T / 5.0), most = T - 2 > 1 ? T - 2 : 1;
-  snprintf(text, size, "%d", fifth < 1 ? 1 : fifth > most ? most : fifth);
+  const int tenth = (int)lround(T / 10.0), most = T - 2 > 1 ? T - 2 : 1;
+  snprintf(text, size, "%d", tenth < 1 ? 1 : tenth > most ? most : tenth);
 }
 
 /* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
@@ -673,13 +673,13 @@ const dpbo_settings_key dpbo_config_keys[] = {
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
     ROW_COMPUTED(
         "privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
-        "run.iterations / 5, rounded, within [1, run.iterations - 2]", "evaluations", "",
+        "run.iterations / 10, rounded, within [1, run.iterations - 2]", "evaluations", "",
         "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
         "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2), "
         "its random search exactly run.iterations - T1.",
         INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
                      config_keys_guided_evaluations_default)),
-    ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.5", "", "",
+    ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.2", "", "",
         "guided (and dpbo compare's guided method): the share of privacy.epsilon spent on stage "
         "1's evaluations; stage 2 gets the "
         "rest (basic composition).",
@@ -704,7 +704,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "posterior UCB mu + sqrt(beta) "
         "sigma over Lambda (smaller: more weight on the best-looking candidates).",
         DOUBLE(guided_temperature, 0, 1e100, OPEN_LO, "must be positive and at most 1e100", NULL)),
-    ROW("privacy", "guided_base", "choice", NULL, "papernot_steinke", "", "",
+    ROW("privacy", "guided_base", "choice", NULL, "random_search", "", "",
         "guided (and dpbo compare's guided method): stage 2, a stopping search (its law of K "
         "and its accounting, privacy.ps_eta for papernot_steinke) or private random search "
         "(random_search: exactly run.iterations - T1 candidates, pure epsilon, privacy.split "
