@@ -140,7 +140,7 @@ ACROSS_ROWS = [
     ("liu_talwar", "Liu–Talwar", "(ε, δ) approx."),
     ("papernot_steinke", "Papernot–Steinke (η = 0)", "(ε, δ) approx."),
     ("dpbo", "DP-BO, Algorithm 1", "(ε, δ) approx."),
-    ("guided", "GP-guided selection (privatized GP-UCB, then a stopping search from its posterior)",
+    ("guided", "GP-guided selection (privatized GP-UCB, then a private search over candidates drawn from its posterior)",
      "(ε, δ) approx."),
     ("random_search_nonprivate", "random search, non-private", "none (not private)"),
 ]

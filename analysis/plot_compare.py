@@ -76,7 +76,7 @@ LABELS = {
     "private_evaluations_mean": "GP-UCB on privatized evaluations, argmax $\\mu_T$",
     "private_evaluations_best": "GP-UCB on privatized evaluations, best noisy $v_t$",
     "gp_ucb_mean": "GP-UCB, non-private, argmax $\\mu_T$",
-    "guided": "GP-guided selection (privatized GP-UCB, then a stopping search from its posterior)",
+    "guided": "GP-guided selection (privatized GP-UCB, then a private search over candidates drawn from its posterior)",
 }
 PRIVATE = ["dpbo", "random_search", "liu_talwar", "papernot_steinke"]
 REFERENCE = ["gp_ucb", "random_search_nonprivate", "gp_ucb_mean"]
