@@ -45,6 +45,9 @@ set -uo pipefail
 mode=${1:?usage: test_slurm.sh bo|k1sweep}
 bin=${DPBO_BIN:?}
 src=${DPBO_SOURCE_DIR:?}
+# The reference run's pid is killed at cleanup only while it is ours: bash
+# reaps a finished background job at once, and its pid can be reused.
+source "$src/tests/proc_guard.sh"
 python=${DPBO_PYTHON:-/usr/bin/python3}
 mpiexec=${MPIEXEC:-mpiexec}
 data=${DPBO_SHARED_DIR:-$src/../shared}/data/covtype-206k.data.gz
@@ -65,7 +68,7 @@ was_up=0
 grep -q "is UP" <<< "$(SLURM_CONF=$DPBO_SLURM_DIR/slurm.conf timeout 10 scontrol ping 2>/dev/null)" && was_up=1
 cleanup() {
   [[ -n $job ]] && scancel "$job" 2>/dev/null
-  [[ -n $ref_pid ]] && kill "$ref_pid" 2>/dev/null
+  [[ -n $ref_pid ]] && guard_kill TERM "$ref_pid"
   [[ $was_up -eq 0 ]] && "$src/scripts/slurm-down.sh" 2>&1
   rm -rf "$work"
 }
