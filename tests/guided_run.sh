@@ -26,56 +26,8 @@
 #    nothing; --overwrite does not reset the budget (privacy.budget refuses
 #    the run that would pass it, before anything is evaluated); `dpbo
 #    release` refuses a redraw.
-set -uo pipefail
-bin=${DPBO_BIN:?}
-mpiexec=${MPIEXEC:-mpiexec}
-py=${DPBO_PYTHON:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
-[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
-cat > "$work/g.ini" <<INI
-[run]
-iterations = 12
-seed = 2015
-[space]
-kind = grid
-dim.lambda = log 0.0001 1 32
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
-[privacy]
-algorithm = guided
-epsilon = 1
-delta = 1e-6
-guided_evaluations = 4
-guided_base = papernot_steinke
-noise = seeded
-noise_seed = 11
-[output]
-dir = $work/out
-name = g
-INI
-
-# run NAME [--set ...] [--stop-after K | --resume | --overwrite]: out/NAME.h5
-run() {
-  local name=$1
-  shift
-  "$mpiexec" -n "${np:-2}" --oversubscribe "$bin" run "$work/g.ini" --quiet \
-    --set "output.name=$name" "$@" > "$work/$name.log" 2>&1
-}
-ok() { local name=$1 code; shift; run "$name" "$@"; code=$?; [[ $code == 0 ]] || { cat "$work/$name.log"; fail "$name exited $code"; }; }
-# ds FILE DATASET: a dataset of a run file as one line
-ds() { "$py" -c 'import h5py,sys; print(" ".join(str(x) for x in h5py.File(sys.argv[1],"r")[sys.argv[2]][()]))' "$1" "$2"; }
-# charges FILE: the ledger's charge lines of run file FILE (algorithm, epsilon, delta)
-charges() { awk -F'\t' -v f="$1" '$4 == "charge" && $14 == f {print $7, $10, $11}' "$work/out/dpbo-ledger"; }
+source "$(dirname "${BASH_SOURCE[0]}")/guided_fixture.sh"
+guided_fixture_start papernot_steinke
 
 ok g
 "$py" - "$work/out/g.h5" "$work/out/g.release.json" <<'PY' || fail "the release, the run file or their accounting"
