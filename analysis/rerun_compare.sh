@@ -16,7 +16,7 @@
 # 719 s, digits logistic regression 1 s, Covertype (reduced) 1,214 s,
 # Fashion-MNIST (reduced) 2,449 s; issue #26's MLP 157 s, gradient boosting
 # 171 s, feature-weighted SVM 277 s, its ten-weight variant 307 s (binary
-# e1c413b, 2026-11-28, a helper's tests sharing the cores); the method stage
+# e1c413b, 2026-11-28, no other job running); the method stage
 # 0-1 s per file.
 #
 # The files carry seeded noise (privacy.noise = seeded): reproducible, not
