@@ -1071,12 +1071,12 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
     /* Stage 2's calibration: eps0 of a stopping search, or random search's
      * two pure shares over T2 candidates. */
     char stage2[128];
-    if (dpbo_algorithm_ops_get(ctx->guided.base)->stopping)
-      snprintf(stage2, sizeof stage2, "E[K] = %d, eps0 = %.6g", g->stage2_runs,
-               g->stage2.epsilon_base);
-    else
+    if (dpbo_guided_base_is_search(ctx->guided.base))
       snprintf(stage2, sizeof stage2, "T2 = %d candidates, eps_select %.6g + eps_value %.6g",
                g->stage2_runs, g->stage2.epsilon_select, g->stage2.epsilon_value);
+    else
+      snprintf(stage2, sizeof stage2, "E[K] = %d, eps0 = %.6g", g->stage2_runs,
+               g->stage2.epsilon_base);
     dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
                   "%.6g) spend (%.6g, %.3g); stage 2 %s, %s, spends (%.6g, %.3g); total by basic "
                   "composition (%.6g, %.3g)",

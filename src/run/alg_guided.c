@@ -87,7 +87,7 @@ static void alg_guided_describe_search(dpbo_release *r, const dpbo_config *confi
 }
 
 static void alg_guided_describe(dpbo_release *r, const dpbo_config *config) {
-  if (!dpbo_algorithm_ops_get(config->guided_base)->stopping) {
+  if (dpbo_guided_base_is_search(config->guided_base)) {
     alg_guided_describe_search(r, config);
     return;
   }

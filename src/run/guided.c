@@ -24,9 +24,7 @@ void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *
   out->split = config->privacy_split;
 }
 
-/* Whether stage 2 is private random search (T2 fixed candidates, pure)
- * rather than a stopping search (a secret K): the base's row says. */
-static int guided_base_search(dpbo_algorithm base) {
+int dpbo_guided_base_is_search(dpbo_algorithm base) {
   return !dpbo_algorithm_ops_get(base)->stopping;
 }
 
@@ -57,7 +55,7 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
   if (!dpbo_algorithm_ops_get(s->base)->is_selection)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.guided_base must be liu_talwar, papernot_steinke or random_search");
-  if (guided_base_search(s->base) && !(s->split > 0.0 && s->split < 1.0))
+  if (dpbo_guided_base_is_search(s->base) && !(s->split > 0.0 && s->split < 1.0))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.split = %g must lie in (0, 1) (privacy.guided_base = random_search: the "
                "selection's share of stage 2's epsilon)",
@@ -100,7 +98,7 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   const double epsilon2 = guided_rest(epsilon, out->epsilon1);
   /* Random search is pure: its stage runs at δ2 = 0 and δ − δ1 stays
    * unspent (docs/privacy-proofs.md section 14). */
-  const double delta2 = guided_base_search(s->base) ? 0.0 : guided_rest(delta, out->delta1);
+  const double delta2 = dpbo_guided_base_is_search(s->base) ? 0.0 : guided_rest(delta, out->delta1);
   /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
    * private_evaluations run of K = T1 accounts them. */
   DPBO_TRY(dpbo_private_evals_calibrate(
@@ -290,7 +288,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
    * π (run/selection.h's law), all from the same secret noise; or random
    * search over T2 candidates from π. */
   const dpbo_selection_law law = {n, cdf};
-  if (guided_base_search(s->base)) {
+  if (dpbo_guided_base_is_search(s->base)) {
     DPBO_TRY(guided_table_search(gains, draw, &law, acc, &out->stage2, err));
   } else {
     const int64_t K = dpbo_selection_draw_runs(noise, s->base, acc->stage2_runs, &acc->stage2);

@@ -58,6 +58,11 @@ typedef struct dpbo_guided_settings {
 /* The settings of a config. */
 void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out);
 
+/* Whether stage 2 with this base is private random search (T2 fixed
+ * candidates, pure) rather than a stopping search (a secret K): the base's
+ * row of the registry says. */
+int dpbo_guided_base_is_search(dpbo_algorithm base);
+
 /* Checks the settings against T (run.iterations) and the budget: one
  * error naming the key (config_key: the path prefix of messages), before
  * anything is evaluated or spent. */

@@ -318,7 +318,7 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
     local =
         dpbo_ledger_charge_guided(path, config, acc.epsilon_accounted, acc.delta_accounted, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  const int search = !dpbo_algorithm_ops_get(s.base)->stopping;
+  const int search = dpbo_guided_base_is_search(s.base);
   if (rank == 0)
     dpbo_log_info("dpbo: guided: stage 1, %d privatized GP-UCB evaluations at epsilon = %.4g, "
                   "delta = %.3g (sigma %.6g); stage 2, %s at epsilon = %.4g, delta = %.3g with "

@@ -19,6 +19,7 @@
 #include "dpbo/accountant.h"
 #include "objectives/dataset.h"
 #include "run/algorithm.h"
+#include "run/guided.h"
 #include "run/output.h"
 
 static const char ledger_format_tag[] = "dpbo-ledger-1";
@@ -752,7 +753,7 @@ static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *use
     } else if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection) {
       /* Stage 2 by random search: its split and selection as well. */
       char search[96] = "";
-      if (!dpbo_algorithm_ops_get(config->guided_base)->stopping)
+      if (dpbo_guided_base_is_search(config->guided_base))
         snprintf(search, sizeof search, " split=%.17g selection=%s", config->privacy_split,
                  dpbo_select_kind_name(config->selection));
       snprintf(e->mechanism, sizeof e->mechanism, "discrete_gaussian+%s",
