@@ -22,6 +22,17 @@
  *
  *   build/bench/guided_defaults [L [R]] > analysis/data/guided-defaults.csv
  *
+ * Stage 1 on a proxy task (privacy.guided_proxy_rows >= 1: a model trained
+ * on part of the training rows, scored on the rest; it spends nothing) has
+ * its own grid (rows "guided_proxy": stage 2 random_search with all of ε,
+ * T1, w, τ) and its own last line. The proxy of landscape l is that
+ * landscape plus a smooth disagreement, a GP-prior draw of mean 0 and
+ * signal std 0.02 (two fifths of the landscape's own, seed 1000 + l), plus
+ * independent N(0, 0.01²) per candidate (a finite proxy set's sampling
+ * error; PCG seed 2000 + l): a proxy that ranks candidates roughly, not
+ * exactly, as the validation set does. Fixed before any proxy result on a
+ * benchmark task was seen.
+ *
  * Without arguments L = 8, R = 25; the committed file has L = 10, R = 40
  * (bench/README.md). */
 #include <math.h>
@@ -31,6 +42,7 @@
 #include <string.h>
 
 #include "dpbo/noise.h"
+#include "dpbo/rng.h"
 #include "dpbo/space.h"
 #include "objectives/synthetic.h"
 #include "run/config.h"
@@ -53,8 +65,10 @@ static dpbo_status table_gain(void *context, int64_t index, double *gain, dpbo_e
   return DPBO_OK;
 }
 
-/* The config of landscape `seed` (stage 1's GP and Λ). */
-static dpbo_status landscape_config(int seed, dpbo_config *config, dpbo_error *err) {
+/* The config of landscape `seed` (stage 1's GP and Λ); a proxy's smooth
+ * disagreement with mean 0 and signal std 0.02 when `disagreement`. */
+static dpbo_status landscape_config(int seed, int disagreement, dpbo_config *config,
+                                    dpbo_error *err) {
   char fseed[64];
   snprintf(fseed, sizeof fseed, "objective.seed=%d", seed);
   const char *const settings[] = {"run.iterations=30",
@@ -74,8 +88,9 @@ static dpbo_status landscape_config(int seed, dpbo_config *config, dpbo_error *e
                                   fseed,
                                   "output.dir=.",
                                   "output.name=guided_defaults"};
+  const char *const shape[] = {"gp.mean=0", "gp.signal_std=0.02"};
   return dpbo_config_load_assignments("guided_defaults", (int)(sizeof settings / sizeof *settings),
-                                      settings, 0, NULL, config, err);
+                                      settings, disagreement ? 2 : 0, shape, config, err);
 }
 
 /* Every candidate's gain. */
@@ -111,6 +126,31 @@ static dpbo_status landscape_table(const dpbo_config *config, table *tab, dpbo_e
 done:
   dpbo_objective_destroy(&objective);
   dpbo_space_destroy(space);
+  return status;
+}
+
+/* The proxy of landscape l (the header): the landscape, its smooth
+ * disagreement and the proxy set's sampling error. */
+static dpbo_status proxy_table(int l, const table *tab, table *proxy, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *config = calloc(1, sizeof *config);
+  table off = {0, NULL, 0.0};
+  if (!config) DPBO_RAISE(DPBO_ERR_NOMEM, "out of memory for the proxy's config");
+  DPBO_TRY(landscape_config(1000 + l, 1, config, err));
+  DPBO_TRY(landscape_table(config, &off, err));
+  DPBO_ALLOC(proxy->gain, tab->n, "the proxy table");
+  proxy->n = tab->n;
+  dpbo_rng rng;
+  dpbo_rng_seed(&rng, 2000 + (uint64_t)l, 0);
+  proxy->best = -INFINITY;
+  for (int64_t i = 0; i < tab->n; i++) {
+    proxy->gain[i] = tab->gain[i] + off.gain[i] + 0.01 * dpbo_rng_normal(&rng);
+    proxy->best = fmax(proxy->best, proxy->gain[i]);
+  }
+done:
+  free(off.gain);
+  if (config) dpbo_config_free(config);
+  free(config);
   return status;
 }
 
@@ -182,6 +222,12 @@ int main(int argc, char **argv) {
   const dpbo_algorithm bases[] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_RANDOM_SEARCH};
   enum { NB = 2, NT1 = 3, NSH = 3, NW = 3, NTAU = 4 };
   static summary guided[NB][NT1][NSH][NW][NTAU], plain[3];
+  /* Stage 1 on the proxy task: T1 of T, w, τ; stage 2 random search. */
+  const int proxy_t1s[] = {3, 6, 10, 15, 20, 30};
+  enum { NP = 6 };
+  static summary proxied[NP][NW][NTAU];
+  static dpbo_guided_accounting proxy_acc[NP];
+  table proxy = {0, NULL, 0.0};
   static dpbo_guided_accounting acc[NB][NT1][NSH];
   dpbo_config *config = calloc(1, sizeof *config);
   table tab = {0, NULL, 0.0};
@@ -190,10 +236,16 @@ int main(int argc, char **argv) {
   for (int z = 0; z < NB; z++)
     for (int a = 0; a < NT1; a++)
       for (int b = 0; b < NSH; b++) {
-        const dpbo_guided_settings s = {t1s[a], shares[b], 0.5, 0.3, 0.02, bases[z], 1.0, 0.5};
+        const dpbo_guided_settings s = {t1s[a], shares[b], 0.5, 0.3, 0.02, bases[z], 1.0, 0.5, 0};
         const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
         DPBO_TRY(dpbo_guided_account(&s, &at, &acc[z][a][b], &err));
       }
+  for (int a = 0; a < NP; a++) {
+    const dpbo_guided_settings s = {proxy_t1s[a], 0.2, 0.5, 0.3, 0.02, DPBO_ALGORITHM_RANDOM_SEARCH,
+                                    1.0,          0.5, 1};
+    const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
+    DPBO_TRY(dpbo_guided_account(&s, &at, &proxy_acc[a], &err));
+  }
   dpbo_selection_accounting plain_acc[3];
   const dpbo_algorithm plain_alg[3] = {DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_LIU_TALWAR,
                                        DPBO_ALGORITHM_RANDOM_SEARCH};
@@ -203,10 +255,13 @@ int main(int argc, char **argv) {
   for (int l = 1; l <= L; l++) {
     dpbo_config_free(config);
     memset(config, 0, sizeof *config);
-    DPBO_TRY(landscape_config(l, config, &err));
+    DPBO_TRY(landscape_config(l, 0, config, &err));
     free(tab.gain);
     tab.gain = NULL;
     DPBO_TRY(landscape_table(config, &tab, &err));
+    free(proxy.gain);
+    proxy.gain = NULL;
+    DPBO_TRY(proxy_table(l, &tab, &proxy, &err));
     for (int r = 0; r < R; r++) {
       const uint64_t stream = (uint64_t)l * 1000003u + (uint64_t)r;
       for (int p = 0; p < 2; p++) { /* the two stopping methods */
@@ -228,19 +283,33 @@ int main(int argc, char **argv) {
           for (int b = 0; b < NSH; b++)
             for (int c = 0; c < NW; c++)
               for (int e = 0; e < NTAU; e++) {
-                const dpbo_guided_settings s = {t1s[a],   shares[b], 0.5, weights[c],
-                                                temps[e], bases[z],  1.0, 0.5};
+                const dpbo_guided_settings s = {t1s[a],   shares[b], 0.5, weights[c], temps[e],
+                                                bases[z], 1.0,       0.5, 0};
                 dpbo_noise noise;
                 /* Common random numbers across settings: one seed per (l, r). */
                 dpbo_noise_init_seeded(&noise, 2026, stream);
                 dpbo_guided_pick pick;
-                const dpbo_guided_gains gains = {table_gain, &tab};
+                const dpbo_guided_gains gains = {table_gain, &tab, NULL, NULL};
                 const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0,
                                                   1.0};
                 DPBO_TRY(dpbo_guided_table(config, &s, &acc[z][a][b], &gains, &draw, &pick, &err));
                 summary_add(&guided[z][a][b][c][e],
                             100.0 * (tab.best - tab.gain[pick.stage2.index]));
               }
+      for (int a = 0; a < NP; a++)
+        for (int c = 0; c < NW; c++)
+          for (int e = 0; e < NTAU; e++) {
+            const dpbo_guided_settings s = {proxy_t1s[a], 0.2,      0.5,
+                                            weights[c],   temps[e], DPBO_ALGORITHM_RANDOM_SEARCH,
+                                            1.0,          0.5,      1};
+            dpbo_noise noise;
+            dpbo_noise_init_seeded(&noise, 2026, stream);
+            dpbo_guided_pick pick;
+            const dpbo_guided_gains gains = {table_gain, &tab, table_gain, &proxy};
+            const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0, 1.0};
+            DPBO_TRY(dpbo_guided_table(config, &s, &proxy_acc[a], &gains, &draw, &pick, &err));
+            summary_add(&proxied[a][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
+          }
     }
   }
   printf("method,base,T1,epsilon_share,delta_share,weight,temperature,landscapes,releases,"
@@ -267,9 +336,26 @@ int main(int argc, char **argv) {
   printf("# least mean regret: base = %s, T1 = %d of T = %d, epsilon_share = %g, weight = %g, "
          "temperature = %g (%.4f points)\n",
          dpbo_algorithm_name(bases[bz]), t1s[ba], T, shares[bb], weights[bc], temps[be], best);
+  /* Stage 1 on the proxy task: its own grid and rule (least mean regret). */
+  best = INFINITY;
+  for (int a = 0; a < NP; a++)
+    for (int c = 0; c < NW; c++)
+      for (int e = 0; e < NTAU; e++) {
+        const summary *s = &proxied[a][c][e];
+        printf("guided_proxy,random_search,%d,0,0,%g,%g,%d,%d,%.4f,%.4f\n", proxy_t1s[a],
+               weights[c], temps[e], L, s->count, summary_mean(s), summary_se(s));
+        if (summary_mean(s) < best) {
+          best = summary_mean(s);
+          ba = a, bc = c, be = e;
+        }
+      }
+  printf("# least mean regret, stage 1 on the proxy task: base = random_search, T1 = %d of T = "
+         "%d, weight = %g, temperature = %g (%.4f points)\n",
+         proxy_t1s[ba], T, weights[bc], temps[be], best);
 done:
   if (status != DPBO_OK) fprintf(stderr, "guided_defaults: %s\n", err.message);
   free(tab.gain);
+  free(proxy.gain);
   dpbo_config_free(config);
   free(config);
   MPI_Finalize();

@@ -120,7 +120,7 @@ static void test_accounting(void) {
   for (int b = 0; b < 3; b++)
     for (int e = 0; e < 3; e++) {
       const int search = bases[b] == DPBO_ALGORITHM_RANDOM_SEARCH;
-      const dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, bases[b], 1.0, 0.4};
+      const dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, bases[b], 1.0, 0.4, 0};
       const double eps = epsilons[e], delta = 1e-6, sens = 1.0 / 500.0;
       dpbo_guided_accounting acc;
       const dpbo_guided_budget at = {eps, delta, 30, sens, 0.01};
@@ -198,7 +198,7 @@ static dpbo_status guided_config(int count, const char *const *overrides, dpbo_c
 
 static void test_bad_settings(dpbo_config *config) {
   dpbo_error err;
-  dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.0};
+  dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.0, 0};
   dpbo_guided_accounting acc;
   const dpbo_guided_budget at = {1.0, 1e-6, 30, 0.01, 0.01}, no_delta = {1.0, 0.0, 30, 0.01, 0.01};
   struct {
@@ -293,7 +293,7 @@ static void test_release(dpbo_config *config) {
   CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
   dpbo_noise noise;
   dpbo_noise_init_seeded(&noise, 99, 1);
-  const dpbo_guided_gains gains = {table_gain, NULL};
+  const dpbo_guided_gains gains = {table_gain, NULL, NULL, NULL};
   const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, 0.1, -1.0, 0.0, 1.0};
   int64_t hits = 0, runs = 0;
   for (int r = 0; r < 20; r++) {
@@ -349,7 +349,7 @@ static void test_release_search(dpbo_config *config) {
     dpbo_noise noise;
     dpbo_noise_init_seeded(&noise, 99 + (uint64_t)r, 1);
     counted_gains c = {0, T1, {0}};
-    const dpbo_guided_gains gains = {counted_gain, &c};
+    const dpbo_guided_gains gains = {counted_gain, &c, NULL, NULL};
     const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, 0.1, -1.0, 0.0, 1.0};
     dpbo_guided_pick pick;
     CHECK_OK(dpbo_guided_table(config, &s, &acc, &gains, &draw, &pick, &err));
@@ -376,6 +376,85 @@ static void test_release_search(dpbo_config *config) {
   CHECK(hits * 4 >= runs);
 }
 
+/* Which table a release read from: the proxy's reads and the validation
+ * set's, counted apart. */
+typedef struct split_reads {
+  int64_t proxy, validation;
+} split_reads;
+
+static dpbo_status proxy_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  ((split_reads *)context)->proxy++;
+  return table_gain(NULL, index, gain, err);
+}
+
+static dpbo_status validation_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
+  ((split_reads *)context)->validation++;
+  return table_gain(NULL, index, gain, err);
+}
+
+/* Stage 1 on the proxy task (privacy.guided_proxy_rows >= 1): its default
+ * T1 (2T/3, rounded), an accounting that is stage 2's alone at the whole
+ * budget (random search: (ε, 0), allowed at δ = 0; a stopping base still
+ * needs δ > 0), T2 = T, and a release that reads the proxy exactly T1 times
+ * and the validation set exactly T times, never the other way round. */
+static void test_proxy(dpbo_config *config) {
+  dpbo_error err;
+  const char *over[] = {"privacy.guided_proxy_rows=50", "privacy.guided_base=random_search"};
+  dpbo_config_free(config);
+  memset(config, 0, sizeof *config);
+  CHECK_OK(guided_config(2, over, config, &err));
+  dpbo_guided_settings s;
+  dpbo_guided_settings_from(config, &s);
+  CHECK(dpbo_guided_stage1_is_proxy(&s) && s.proxy_rows == 50);
+  CHECK_MSG(s.stage1_evaluations == 13, "proxy default T1 at T = 20: %d", s.stage1_evaluations);
+  const int T = config->iterations;
+  const double eps = 1.0, sens = 0.1;
+  dpbo_guided_accounting acc;
+  const double deltas[] = {1e-6, 0.0};
+  for (int d = 0; d < 2; d++) {
+    const dpbo_guided_budget at = {eps, deltas[d], T, sens, config->prior.noise_std};
+    CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
+    dpbo_selection_accounting alone;
+    CHECK_OK(dpbo_selection_account(DPBO_ALGORITHM_RANDOM_SEARCH, (dpbo_privacy_cost){eps, 0.0},
+                                    s.split, T, s.ps_eta, &alone, &err));
+    CHECK(acc.epsilon1 == 0.0 && acc.delta1 == 0.0 && acc.epsilon1_accounted == 0.0 &&
+          acc.delta1_accounted == 0.0 && acc.sigma == 0.0);
+    CHECK(acc.stage2_runs == T && acc.stage2.epsilon_select == alone.epsilon_select &&
+          acc.stage2.epsilon_value == alone.epsilon_value);
+    CHECK(acc.epsilon_accounted == alone.epsilon_accounted && acc.delta_accounted == 0.0);
+  }
+  /* A stopping base is approximate DP: δ = 0 is refused. */
+  dpbo_guided_settings stopping = s;
+  stopping.base = DPBO_ALGORITHM_PAPERNOT_STEINKE;
+  const dpbo_guided_budget no_delta = {eps, 0.0, T, sens, config->prior.noise_std};
+  CHECK(dpbo_guided_account(&stopping, &no_delta, &acc, &err) != DPBO_OK);
+  /* Stage 1 reads the proxy only, stage 2 the validation set only. */
+  const dpbo_guided_budget at = {50.0, 1e-6, T, sens, config->prior.noise_std};
+  CHECK_OK(dpbo_guided_account(&s, &at, &acc, &err));
+  int64_t hits = 0;
+  for (int r = 0; r < 10; r++) {
+    dpbo_noise noise;
+    dpbo_noise_init_seeded(&noise, 7 + (uint64_t)r, 1);
+    split_reads reads = {0, 0};
+    const dpbo_guided_gains gains = {validation_gain, &reads, proxy_gain, &reads};
+    const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, -1.0, 0.0, 1.0};
+    dpbo_guided_pick pick;
+    CHECK_OK(dpbo_guided_table(config, &s, &acc, &gains, &draw, &pick, &err));
+    CHECK_MSG(reads.proxy == s.stage1_evaluations && reads.validation == T,
+              "release %d: %lld proxy and %lld validation reads, not %d and %d", r,
+              (long long)reads.proxy, (long long)reads.validation, s.stage1_evaluations, T);
+    hits += pick.stage2.index == 5;
+  }
+  printf("guided proxy: lambda~ at the peak in %lld of 10\n", (long long)hits);
+  /* Without the proxy's gains a proxy release is refused. */
+  dpbo_noise noise;
+  dpbo_noise_init_seeded(&noise, 7, 1);
+  const dpbo_guided_gains none = {table_gain, NULL, NULL, NULL};
+  const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, -1.0, 0.0, 1.0};
+  dpbo_guided_pick pick;
+  CHECK(dpbo_guided_table(config, &s, &acc, &none, &draw, &pick, &err) == DPBO_ERR_ARG);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   dpbo_config *config = calloc(1, sizeof *config);
@@ -387,6 +466,7 @@ int main(int argc, char **argv) {
     test_defaults(config);
     test_release(config);
     test_release_search(config);
+    test_proxy(config);
     dpbo_config_free(config);
   }
   free(config);

@@ -178,6 +178,13 @@ done:
   return status;
 }
 
+/* The tables one side's release reads: its own (every candidate's gain on
+ * that side's validation set) and the guided method's proxy task, one
+ * table for both sides (audit_guided_release). */
+typedef struct audit_tables {
+  const dpbo_run *side, *proxy;
+} audit_tables;
+
 /* The guided method's gains: the side's table, raw (stage 1 privatizes). */
 static dpbo_status audit_guided_gain(void *context, int64_t index, double *gain, dpbo_error *err) {
   (void)err;
@@ -188,8 +195,11 @@ static dpbo_status audit_guided_gain(void *context, int64_t index, double *gain,
 /* One whole guided release on one side (run/guided.h): stage 1 on the
  * table, π, stage 2, all from the audit's noise; its (λ̃, score) is what
  * the histograms test (stage 1's trace, released as well, is not tested
- * here: a bound on part of the output is a lower bound on the whole's). */
-static dpbo_status audit_guided_release(const dpbo_config *config, const dpbo_run *table,
+ * here: a bound on part of the output is a lower bound on the whole's).
+ * With privacy.guided_proxy_rows >= 1 stage 1 reads `proxy` instead, one
+ * table for both sides (the training rows are the same on both): side D's,
+ * the case where stage 1 knows D's landscape exactly and π leans on it. */
+static dpbo_status audit_guided_release(const dpbo_config *config, const audit_tables *tables,
                                         dpbo_noise *noise,
                                         const dpbo_audit_pipeline_options *options,
                                         const dpbo_guided_accounting *acc, pipeline_draw *draw,
@@ -202,7 +212,9 @@ static dpbo_status audit_guided_release(const dpbo_config *config, const dpbo_ru
   sens *= options->sensitivity_factor;
   dpbo_guided_settings_from(config, &s);
   memset(draw, 0, sizeof *draw);
-  const dpbo_guided_gains gains = {audit_guided_gain, (void *)table};
+  const dpbo_run *table = tables->side;
+  const dpbo_guided_gains gains = {audit_guided_gain, (void *)table, audit_guided_gain,
+                                   (void *)tables->proxy};
   const dpbo_selection_draw guided_draw = {noise, config->selection,          sens, lo,
                                            hi,    options->noise_scale_factor};
   DPBO_TRY(dpbo_guided_table(config, &s, acc, &gains, &guided_draw, &pick, err));
@@ -229,17 +241,18 @@ typedef struct audit_accounting {
   dpbo_guided_accounting guided;
 } audit_accounting;
 
-/* One release of a finished run on MPI_COMM_SELF, through the release code
- * every `dpbo run` uses (release.c), with the given noise. */
-static dpbo_status audit_pipeline_release(const dpbo_config *config, const dpbo_run *run,
+/* One release of a finished run (tables->side) on MPI_COMM_SELF, through
+ * the release code every `dpbo run` uses (release.c), with the given noise. */
+static dpbo_status audit_pipeline_release(const dpbo_config *config, const audit_tables *tables,
                                           dpbo_noise *noise,
                                           const dpbo_audit_pipeline_options *options,
                                           const audit_accounting *accounting, pipeline_draw *draw,
                                           dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   dpbo_release release;
+  const dpbo_run *run = tables->side;
   if (dpbo_algorithm_ops_get(config->algorithm)->guided_selection)
-    return audit_guided_release(config, run, noise, options, &accounting->guided, draw, err);
+    return audit_guided_release(config, tables, noise, options, &accounting->guided, draw, err);
   if (dpbo_algorithm_is_selection(config->algorithm))
     return audit_selection_release(config, run, noise, options, &accounting->selection, draw, err);
   const dpbo__release_scale scale = {options->sensitivity_factor, options->noise_scale_factor};
@@ -418,7 +431,8 @@ static dpbo_status audit_pipeline_releases(const dpbo_config *cfg, const dpbo_ru
   }
   for (int64_t i = 0; i < count; i++)
     for (int side = 0; side < 2; side++) {
-      status = audit_pipeline_release(&cfg[side], &run[side], &noise, options, &acc,
+      const audit_tables tables = {&run[side], &run[0]};
+      status = audit_pipeline_release(&cfg[side], &tables, &noise, options, &acc,
                                       &draws[2 * i + side], err);
       if (status != DPBO_OK) {
         dpbo_error_prefix(err, "release %lld on %s", (long long)i, side ? "D'" : "D");

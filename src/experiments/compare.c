@@ -122,6 +122,11 @@ typedef struct compare_table {
   double *gain;       /* the objective's gain, what the methods select on (svm: = val) */
   double *val, *test; /* accuracy on the validation and on the held-out test rows */
   double seconds;     /* training time summed over ranks */
+  /* privacy.guided_proxy_rows = K >= 1: the proxy task's accuracy (the last
+   * K training rows, a model trained on the others; run/guided.h), which
+   * the guided method's stage 1 reads; else NULL. */
+  double *proxy;
+  int64_t proxy_rows;
 } compare_table;
 
 /* One candidate's row of the table on this rank's objective. */
@@ -162,7 +167,7 @@ static dpbo_status compare_evaluate(compare_evaluator *ev, const dpbo_config *co
     for (int64_t r = 0; r < m_test; r++)
       right_t += ev->correct[m + r];
     *val = (double)right_v / (double)m;
-    *test = (double)right_t / (double)m_test;
+    *test = m_test > 0 ? (double)right_t / (double)m_test : NAN; /* the proxy task has none */
     *gain = *val; /* the svm objective's gain is the validation accuracy */
   }
 done:
@@ -320,6 +325,50 @@ static dpbo_status compare_table_gain(void *context, int64_t index, double *gain
   return DPBO_OK;
 }
 
+/* The guided method's stage 1 on the proxy task: its accuracy, the same on
+ * every rank (never a validation row). */
+static dpbo_status compare_table_proxy_gain(void *context, int64_t index, double *gain,
+                                            dpbo_error *err) {
+  *gain = ((const compare_table *)context)->proxy[index];
+  return DPBO_OK;
+}
+
+/* The proxy column when the guided method runs stage 1 on the proxy task
+ * and the table file did not hold it: every candidate once more, on the
+ * proxy task's split (run/guided.h, dpbo_guided_proxy_split). */
+static dpbo_status compare_table_proxy(MPI_Comm comm, const dpbo_config *config,
+                                       const dpbo_space *space, compare_table *table,
+                                       dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  dpbo_config *proxy = NULL;
+  compare_table got;
+  memset(&got, 0, sizeof got);
+  int rank;
+  DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  DPBO_ALLOC(proxy, 1, "the proxy task's config");
+  *proxy = *config;
+  dpbo_guided_proxy_split(&proxy->svm, config->guided_proxy_rows);
+  const double start = MPI_Wtime();
+  if (rank == 0)
+    dpbo_log_info("proxy task (privacy.guided_proxy_rows = %lld): every candidate trained on %lld "
+                  "training rows and scored on the other %lld",
+                  (long long)config->guided_proxy_rows, (long long)proxy->svm.train_rows,
+                  (long long)config->guided_proxy_rows);
+  DPBO_TRY(compare_table_fill(comm, proxy, space, &got, err));
+  table->proxy = got.val;
+  got.val = NULL;
+  table->proxy_rows = config->guided_proxy_rows;
+  if (rank == 0)
+    dpbo_log_info("proxy task done in %.1f s (%.1f s training over all ranks)", MPI_Wtime() - start,
+                  got.seconds);
+done:
+  free(got.gain);
+  free(got.val);
+  free(got.test);
+  free(proxy);
+  return status;
+}
+
 /* ---------------------------------------------------------------------------
  * One repetition of every method at every ε. */
 
@@ -421,7 +470,9 @@ static dpbo_status compare_guided(const compare_context *ctx, dpbo_noise *noise,
       continue;
     }
     dpbo_guided_pick gp;
-    const dpbo_guided_gains gains = {compare_table_gain, (void *)ctx->table};
+    const dpbo_guided_gains gains = {compare_table_gain, (void *)ctx->table,
+                                     ctx->table->proxy ? compare_table_proxy_gain : NULL,
+                                     (void *)ctx->table};
     const dpbo_selection_draw draw = {noise,   config->selection, ctx->score_sensitivity,
                                       ctx->lo, ctx->hi,           1.0};
     DPBO_TRY(dpbo_guided_table(config, &ctx->guided, &ctx->guided_acc[e], &gains, &draw, &gp, err));
@@ -772,6 +823,12 @@ static void compare_items_groups(const compare_context *ctx, const dpbo_space *s
               "validation accuracy of each candidate");
   COMPARE_ROW(list, "table", "test_accuracy", COMPARE_DOUBLE, ctx->table->test, 1, n, 0, 0,
               "held-out accuracy of each candidate");
+  if (ctx->table->proxy) {
+    COMPARE_ROW(list, "table", "proxy_accuracy", COMPARE_DOUBLE, ctx->table->proxy, 1, n, 0, 0,
+                "the guided method's proxy task: accuracy on the last proxy_rows training rows");
+    COMPARE_ROW(list, "table", "proxy_rows", COMPARE_INT64, &ctx->table->proxy_rows, 1, 1, 0, 0,
+                "privacy.guided_proxy_rows of the proxy column");
+  }
   COMPARE_ROW(list, "gp_ucb", "index", COMPARE_INT64, list->trace_index, 1, T, 0, 0,
               "dpbo's GP-UCB run's lambda_t");
   COMPARE_ROW(list, "gp_ucb", "gain", COMPARE_DOUBLE, list->trace_gain, 1, T, 0, 0, "its gains");
@@ -941,6 +998,8 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   DPBO_TRY(dpbo_compare_table_gain_range(config, ctx->options, &ctx->score_sensitivity, &ctx->lo,
                                          &ctx->hi, err));
   ctx->has_guided = T >= 3;
+  /* The guided method's proxy task (run/guided.h): the svm objective only. */
+  DPBO_TRY(dpbo_guided_proxy_check(config, err));
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
       const dpbo_compare_budget at = {ctx->options->epsilon[e], config->privacy_delta,
@@ -1002,10 +1061,22 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
       DPBO_TRY(dpbo_compare_table_read(comm, config, ctx->options->table, space, &got, err));
     else
       DPBO_TRY(dpbo_compare_table_command(comm, config, ctx->options, space, &got, err));
-    *table = (compare_table){
-        .n = ctx->n, .gain = got.gain, .val = got.val, .test = got.test, .seconds = got.seconds};
+    *table = (compare_table){.n = ctx->n,
+                             .gain = got.gain,
+                             .val = got.val,
+                             .test = got.test,
+                             .seconds = got.seconds,
+                             .proxy = got.proxy,
+                             .proxy_rows = got.proxy_rows};
   } else {
     DPBO_TRY(compare_table_fill(comm, config, space, table, err));
+  }
+  /* The guided method's proxy task: from the table file when it holds
+   * this K's column, else trained here. */
+  if (config->guided_proxy_rows > 0 && table->proxy_rows != config->guided_proxy_rows) {
+    free(table->proxy);
+    table->proxy = NULL;
+    DPBO_TRY(compare_table_proxy(comm, config, space, table, err));
   }
   if (rank == 0) {
     int64_t bv = 0, bt = 0;
@@ -1077,13 +1148,20 @@ static dpbo_status compare_gp_ucb(MPI_Comm comm, compare_context *ctx, dpbo_run 
     else
       snprintf(stage2, sizeof stage2, "E[K] = %d, eps0 = %.6g", g->stage2_runs,
                g->stage2.epsilon_base);
-    dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %d discrete Gaussian releases (sigma = "
-                  "%.6g) spend (%.6g, %.3g); stage 2 %s, %s, spends (%.6g, %.3g); total by basic "
-                  "composition (%.6g, %.3g)",
-                  g->epsilon, g->delta, g->stage1_evaluations, g->sigma, g->epsilon1_accounted,
-                  g->delta1_accounted, dpbo_algorithm_name(ctx->guided.base), stage2,
-                  g->stage2.epsilon_accounted, g->stage2.delta_accounted, g->epsilon_accounted,
-                  g->delta_accounted);
+    char stage1[160];
+    if (dpbo_guided_stage1_is_proxy(&ctx->guided))
+      snprintf(stage1, sizeof stage1,
+               "%d GP-UCB steps on the proxy task (the last %lld training rows, no validation "
+               "record)",
+               g->stage1_evaluations, (long long)ctx->guided.proxy_rows);
+    else
+      snprintf(stage1, sizeof stage1, "%d discrete Gaussian releases (sigma = %.6g)",
+               g->stage1_evaluations, g->sigma);
+    dpbo_log_info("guided at eps=%g, delta=%g: stage 1 %s spends (%.6g, %.3g); stage 2 %s, %s, "
+                  "spends (%.6g, %.3g); total by basic composition (%.6g, %.3g)",
+                  g->epsilon, g->delta, stage1, g->epsilon1_accounted, g->delta1_accounted,
+                  dpbo_algorithm_name(ctx->guided.base), stage2, g->stage2.epsilon_accounted,
+                  g->stage2.delta_accounted, g->epsilon_accounted, g->delta_accounted);
   }
 done:
   return status;
@@ -1238,7 +1316,7 @@ dpbo_status dpbo_compare_run(MPI_Comm comm, const dpbo_config *config,
                              const dpbo_compare_options *options, dpbo_error *err) {
   dpbo_status status = DPBO_OK, local = DPBO_OK;
   int rank;
-  compare_table table = {0, NULL, NULL, NULL, 0.0};
+  compare_table table = {0, NULL, NULL, NULL, 0.0, NULL, 0};
   compare_context *ctx = NULL;
   compare_utility *util = NULL;
   double *results = NULL, *mean = NULL;
@@ -1267,6 +1345,7 @@ done:
   free(table.gain);
   free(table.val);
   free(table.test);
+  free(table.proxy);
   free(ctx);
   free(util);
   free(results);

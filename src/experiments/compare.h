@@ -60,7 +60,14 @@
  *                   privacy.split and privacy.selection) whose candidates
  *                   follow a law fixed from their posterior, all from the
  *                   repetition's noise stream: (ε, δ) by basic composition
- *                   of the two stages.
+ *                   of the two stages. With privacy.guided_proxy_rows = K
+ *                   >= 1 (svm objective) stage 1 runs instead on the
+ *                   table's proxy column (a model trained on the first
+ *                   train_rows − K training rows, scored on the last K:
+ *                   table/proxy_accuracy, trained once like the table or
+ *                   read from compare.table's file when it holds this K's)
+ *                   and spends nothing; stage 2 has all of (ε, δ) and T
+ *                   candidates.
  * The baselines select on the gain with the sensitivity above; released
  * values are clamped to the gain's range (objective.value_range).
  * baseline.h states the baselines' formulas. The candidates of the

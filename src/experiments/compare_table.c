@@ -216,6 +216,7 @@ done:
     free(out->gain);
     free(out->val);
     free(out->test);
+    free(out->proxy);
     memset(out, 0, sizeof *out);
   }
   return status;
@@ -291,6 +292,38 @@ static int table_settings_differ(const dpbo_settings *settings, const dpbo_setti
       }
     }
   return 0;
+}
+
+/* Rank 0: the guided method's proxy column from the earlier file, when
+ * this run's privacy.guided_proxy_rows is K >= 1 and the file holds the
+ * column of that K (table/proxy_rows); otherwise none (compare trains it). */
+static dpbo_status table_load_proxy(const dpbo_config *config, const char *path, hid_t file,
+                                    int64_t n, dpbo_compare_columns *out, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  hsize_t dims[1] = {0};
+  int64_t rows = 0;
+  char why[DPBO_ERROR_MSG_MAX];
+  if (config->guided_proxy_rows < 1) return DPBO_OK;
+  H5E_BEGIN_TRY { rows = H5Lexists(file, "table/proxy_rows", H5P_DEFAULT) > 0; }
+  H5E_END_TRY;
+  if (!rows) return DPBO_OK; /* an older file, or one without the proxy task */
+  if (dpbo_h5io_shape(file, "table/proxy_rows", 1, dims, err) != DPBO_OK || dims[0] != 1 ||
+      dpbo_h5io_read(file, "table/proxy_rows", H5T_NATIVE_INT64, &rows, err) != DPBO_OK ||
+      dpbo_h5io_shape(file, "table/proxy_accuracy", 1, dims, err) != DPBO_OK ||
+      dims[0] != (hsize_t)n) {
+    snprintf(why, sizeof why, "%s", err->message);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: a bad proxy column (table/proxy_*): %s",
+               config->path, path, why);
+  }
+  if (rows != config->guided_proxy_rows) return DPBO_OK; /* another K: trained again */
+  DPBO_ALLOC(out->proxy, n, "the proxy accuracies");
+  if (dpbo_h5io_read(file, "table/proxy_accuracy", H5T_NATIVE_DOUBLE, out->proxy, err) != DPBO_OK) {
+    snprintf(why, sizeof why, "%s", err->message);
+    DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
+  }
+  out->proxy_rows = rows;
+done:
+  return status;
 }
 
 /* Rank 0: opens, checks and reads the earlier file `path` into the columns
@@ -373,6 +406,7 @@ static dpbo_status table_load(const dpbo_config *config, const char *path, const
     snprintf(why, sizeof why, "%s", err->message);
     DPBO_RAISE(DPBO_ERR_DATA, "%s: compare.table: %s: %s", config->path, path, why);
   }
+  DPBO_TRY(table_load_proxy(config, path, file, n, out, err));
 done:
   if (file >= 0) H5Fclose(file);
   dpbo_settings_free(&written);
@@ -399,6 +433,15 @@ dpbo_status dpbo_compare_table_read(MPI_Comm comm, const dpbo_config *config, co
   DPBO_MPI_TRY(MPI_Bcast(out->val, (int)n, MPI_DOUBLE, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(out->test, (int)n, MPI_DOUBLE, 0, comm));
   DPBO_MPI_TRY(MPI_Bcast(&out->seconds, 1, MPI_DOUBLE, 0, comm));
+  /* The proxy column, when rank 0 found this K's. */
+  DPBO_MPI_TRY(MPI_Bcast(&out->proxy_rows, 1, MPI_INT64_T, 0, comm));
+  if (out->proxy_rows > 0) {
+    if (rank != 0) out->proxy = malloc(sizeof *out->proxy * (size_t)n);
+    local = out->proxy ? DPBO_OK
+                       : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the proxy column");
+    DPBO_TRY(dpbo_comm_agree(comm, local, err));
+    DPBO_MPI_TRY(MPI_Bcast(out->proxy, (int)n, MPI_DOUBLE, 0, comm));
+  }
   if (rank == 0)
     dpbo_log_info("table: %lld candidates read from %s (compare.table; %.1f s of training there)",
                   (long long)n, path, out->seconds);
@@ -407,6 +450,7 @@ done:
     free(out->gain);
     free(out->val);
     free(out->test);
+    free(out->proxy);
     memset(out, 0, sizeof *out);
   }
   return status;

@@ -43,6 +43,11 @@ dpbo_status dpbo_compare_table_gain_range(const dpbo_config *config,
 typedef struct dpbo_compare_columns {
   double *gain, *val, *test;
   double seconds;
+  /* compare.table's file only: the guided method's proxy column
+   * (table/proxy_accuracy) when it holds one for privacy.guided_proxy_rows
+   * = this run's K >= 1, else NULL and proxy_rows 0. */
+  double *proxy;
+  int64_t proxy_rows;
 } dpbo_compare_columns;
 
 /* Collective: the table of a command objective over the space, trained by

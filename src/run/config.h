@@ -139,6 +139,10 @@ typedef struct dpbo_config {
    * candidate law's uniform weight w and temperature τ (units of v), and
    * stage 2's stopping method. Fixed before the data. */
   int guided_evaluations;
+  /* >= 1: stage 1 is GP-UCB, not privatized, on a proxy task that never
+   * reads the validation set (the last guided_proxy_rows training rows
+   * scored by a model trained on the rest); 0: on privatized evaluations. */
+  int64_t guided_proxy_rows;
   double guided_epsilon_share, guided_delta_share;
   double guided_weight, guided_temperature;
   dpbo_algorithm guided_base;

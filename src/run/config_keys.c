@@ -270,13 +270,22 @@ static void config_keys_noise_seed_default(const dpbo_settings *settings, const 
   snprintf(text, size, "%lld", (long long)((const dpbo_config *)options)->seed);
 }
 
-/* privacy.guided_evaluations, guided's T1 (run/guided.h): a tenth of the
- * evaluations (bench/guided_defaults.c), leaving stage 2 at least 2; below
- * T = 3 no T1 fits and a guided release is refused (alg_guided.c). */
+/* privacy.guided_evaluations, guided's T1 (run/guided.h; chosen in
+ * bench/guided_defaults.c): with a privatized stage 1 a tenth of the
+ * evaluations, leaving stage 2 at least 2 (below T = 3 no T1 fits and a
+ * guided release is refused, alg_guided.c); on the proxy task
+ * (privacy.guided_proxy_rows, read before this key) two thirds of T proxy
+ * fits, on top of stage 2's T. */
 static void config_keys_guided_evaluations_default(const dpbo_settings *settings,
                                                    const void *options, char *text, size_t size) {
   (void)settings;
-  const int T = ((const dpbo_config *)options)->iterations;
+  const dpbo_config *config = options;
+  const int T = config->iterations;
+  if (config->guided_proxy_rows > 0) {
+    const int proxy = (int)lround(2.0 * T / 3.0);
+    snprintf(text, size, "%d", proxy < 1 ? 1 : proxy);
+    return;
+  }
   const int tenth = (int)lround(T / 10.0), most = T - 2 > 1 ? T - 2 : 1;
   snprintf(text, size, "%d", tenth < 1 ? 1 : tenth > most ? most : tenth);
 }
@@ -671,12 +680,24 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(ps_eta, 0, 10, 0, TNB_SHAPE, NULL)),
     /* The defaults: bench/guided_defaults.c on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
+    ROW("privacy", "guided_proxy_rows", "integer", ">= 0, < objective.train_rows", "0", "rows", "",
+        "guided (and dpbo compare's guided method), svm objective: 0 runs stage 1 on privatized "
+        "evaluations of the validation set; K >= 1 runs it on a proxy task that never reads the "
+        "validation set, not privatized and spending nothing: a model trained on the first "
+        "train_rows - K training rows, scored on the last K. Stage 2 then has all of epsilon and "
+        "delta, and guided_epsilon_share and guided_delta_share are not used.",
+        INTEGER(DPBO_SETTINGS_INT64, guided_proxy_rows, 0, INT64_MAX, "must be >= 0")),
     ROW_COMPUTED(
-        "privacy", "guided_evaluations", "integer", "1 to run.iterations - 2",
-        "run.iterations / 10, rounded, within [1, run.iterations - 2]", "evaluations", "",
-        "guided (and dpbo compare's guided method): T1, the privatized GP-UCB evaluations of "
-        "stage 1; stage 2's stopping search makes E[K] = run.iterations - T1 runs (at least 2), "
-        "its random search exactly run.iterations - T1.",
+        "privacy", "guided_evaluations", "integer",
+        "1 to run.iterations - 2 (guided_proxy_rows >= 1: >= 1)",
+        "run.iterations / 10, rounded, within [1, run.iterations - 2]; with guided_proxy_rows "
+        ">= 1, 2 run.iterations / 3, rounded, at least 1",
+        "evaluations", "",
+        "guided (and dpbo compare's guided method): T1, stage 1's GP-UCB evaluations. "
+        "Privatized, they are part of run.iterations: stage 2's stopping search makes E[K] = "
+        "run.iterations - T1 runs (at least 2), its random search exactly run.iterations - T1. "
+        "On the proxy task they read no validation record and come on top: stage 2 makes "
+        "run.iterations.",
         INTEGER_FROM(DPBO_SETTINGS_INT, guided_evaluations, 1, 100000,
                      config_keys_guided_evaluations_default)),
     ROW("privacy", "guided_epsilon_share", "number", "(0, 1)", "0.2", "", "",

@@ -15,6 +15,7 @@
 
 void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out) {
   out->stage1_evaluations = config->guided_evaluations;
+  out->proxy_rows = config->guided_proxy_rows;
   out->epsilon_share = config->guided_epsilon_share;
   out->delta_share = config->guided_delta_share;
   out->weight = config->guided_weight;
@@ -28,12 +29,48 @@ int dpbo_guided_base_is_search(dpbo_algorithm base) {
   return !dpbo_algorithm_ops_get(base)->stopping;
 }
 
+int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s) { return s->proxy_rows > 0; }
+
+void dpbo_guided_proxy_split(dpbo_svm_options *svm, int64_t proxy_rows) {
+  svm->train_rows -= proxy_rows;
+  svm->validation_rows = proxy_rows;
+  svm->test_rows = 0;
+}
+
+dpbo_status dpbo_guided_proxy_check(const dpbo_config *config, dpbo_error *err) {
+  dpbo_status status = DPBO_OK;
+  const int64_t K = config->guided_proxy_rows;
+  if (K == 0) return DPBO_OK;
+  /* The proxy task is the svm objective's split moved onto its training
+   * rows; a command or logreg objective has no such split here. */
+  if (config->objective != DPBO_OBJECTIVE_SVM)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.guided_proxy_rows = %lld needs objective.kind = svm (the proxy task "
+               "is the svm objective's training rows split in two)",
+               config->path, (long long)K);
+  if (K < 1 || K > config->svm.train_rows - 2)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.guided_proxy_rows = %lld must lie between 1 and objective.train_rows "
+               "- 2 = %lld (the proxy model trains on the other training rows)",
+               config->path, (long long)K, (long long)(config->svm.train_rows - 2));
+done:
+  return status;
+}
+
 dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsilon, double delta,
                               dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   /* The rows check each key's range when a config is read; this repeats
    * them for callers that fill the settings themselves (tests, compare). */
-  if (!(s->stage1_evaluations >= 1 && s->stage1_evaluations <= T - 2))
+  /* On the proxy task stage 1 reads no validation record: stage 2 keeps
+   * all T of run.iterations, T1 proxy fits come on top. */
+  if (dpbo_guided_stage1_is_proxy(s) && !(s->stage1_evaluations >= 1 && T >= 2))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "privacy.guided_evaluations = %d must be >= 1 and run.iterations = %d >= 2 (stage "
+               "2's stopping search's E[K], or its random search's candidates)",
+               s->stage1_evaluations, T);
+  if (!dpbo_guided_stage1_is_proxy(s) &&
+      !(s->stage1_evaluations >= 1 && s->stage1_evaluations <= T - 2))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.guided_evaluations = %d must lie between 1 and run.iterations - 2 = %d "
                "(stage 2 needs run.iterations - T1 >= 2: its stopping search's E[K], or its "
@@ -60,10 +97,17 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
                "privacy.split = %g must lie in (0, 1) (privacy.guided_base = random_search: the "
                "selection's share of stage 2's epsilon)",
                s->split);
+  if (s->proxy_rows < 0)
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.guided_proxy_rows = %lld must be >= 0",
+               (long long)s->proxy_rows);
   if (!(epsilon > 0.0 && isfinite(epsilon)))
     DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.epsilon = %g must be positive", epsilon);
-  /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. */
-  if (!(delta > 0.0 && delta < 1.0))
+  /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. On the
+   * proxy task stage 1 spends nothing, and a random-search stage 2 is pure. */
+  if (dpbo_guided_stage1_is_proxy(s) && dpbo_guided_base_is_search(s->base)) {
+    if (!(delta >= 0.0 && delta < 1.0))
+      DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in [0, 1)", delta);
+  } else if (!(delta > 0.0 && delta < 1.0))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.delta = %g must lie in (0, 1): stage 1's discrete Gaussian mechanism "
                "spends a share of it",
@@ -92,23 +136,29 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   out->epsilon = epsilon;
   out->delta = delta;
   out->stage1_evaluations = s->stage1_evaluations;
-  out->stage2_runs = T - s->stage1_evaluations;
-  out->epsilon1 = epsilon * s->epsilon_share;
-  out->delta1 = delta * s->delta_share;
+  const int proxy = dpbo_guided_stage1_is_proxy(s);
+  out->stage2_runs = proxy ? T : T - s->stage1_evaluations;
+  /* On the proxy task stage 1 reads no validation record: (0, 0). */
+  out->epsilon1 = proxy ? 0.0 : epsilon * s->epsilon_share;
+  out->delta1 = proxy ? 0.0 : delta * s->delta_share;
   const double epsilon2 = guided_rest(epsilon, out->epsilon1);
   /* Random search is pure: its stage runs at δ2 = 0 and δ − δ1 stays
    * unspent (docs/privacy-proofs.md section 14). */
   const double delta2 = dpbo_guided_base_is_search(s->base) ? 0.0 : guided_rest(delta, out->delta1);
-  /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
-   * private_evaluations run of K = T1 accounts them. */
-  DPBO_TRY(dpbo_private_evals_calibrate(
-      s->stage1_evaluations, sensitivity, (dpbo_privacy_cost){out->epsilon1, out->delta1},
-      at->gp_noise_std, &out->sigma, &out->gp_noise_std_used, err));
-  dpbo_private_evals_bound bound;
-  DPBO_TRY(dpbo_private_evals_account(s->stage1_evaluations, sensitivity, out->sigma, out->epsilon1,
-                                      out->delta1, &bound, err));
-  out->epsilon1_accounted = bound.epsilon;
-  out->delta1_accounted = out->delta1;
+  if (proxy) {
+    out->gp_noise_std_used = at->gp_noise_std;
+  } else {
+    /* Stage 1: T1 adaptive discrete Gaussian releases, exactly as a
+     * private_evaluations run of K = T1 accounts them. */
+    DPBO_TRY(dpbo_private_evals_calibrate(
+        s->stage1_evaluations, sensitivity, (dpbo_privacy_cost){out->epsilon1, out->delta1},
+        at->gp_noise_std, &out->sigma, &out->gp_noise_std_used, err));
+    dpbo_private_evals_bound bound;
+    DPBO_TRY(dpbo_private_evals_account(s->stage1_evaluations, sensitivity, out->sigma,
+                                        out->epsilon1, out->delta1, &bound, err));
+    out->epsilon1_accounted = bound.epsilon;
+    out->delta1_accounted = out->delta1;
+  }
   /* Stage 2: the base method's own calibration at the rest (its row of the
    * registry, run/alg_stopping.c or run/alg_random_search.c), E[K] = T − T1
    * runs or T2 = T − T1 candidates. */
@@ -183,6 +233,14 @@ void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_sett
   out->evals.sigma_zcdp = acc->sigma;
   out->evals.gp_noise_std = config->prior.noise_std;
   out->evals.gp_noise_std_used = acc->gp_noise_std_used;
+  /* The proxy task: GP-UCB with no mechanism (no private release, nothing
+   * privatized or charged: it reads no validation record) on the split of
+   * the training rows. */
+  if (dpbo_guided_stage1_is_proxy(s)) {
+    out->algorithm = DPBO_ALGORITHM_NONE;
+    memset(&out->evals, 0, sizeof out->evals);
+    dpbo_guided_proxy_split(&out->svm, s->proxy_rows);
+  }
 }
 
 void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u) {
@@ -257,12 +315,18 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   memset(out, 0, sizeof *out);
   DPBO_ALLOC(copy, 1, "the guided run's config");
   dpbo_guided_stage1_config(config, s, acc, sensitivity, copy);
-  /* Stage 1's evaluation: the raw gain through the discrete Gaussian. */
+  /* Stage 1's evaluation: the raw gain through the discrete Gaussian, or
+   * the proxy task's exact gain (it never reads the validation set). */
+  const int proxy = dpbo_guided_stage1_is_proxy(s);
+  if (proxy && !gains->proxy)
+    DPBO_RAISE(DPBO_ERR_ARG, "guided stage 1 on the proxy task needs the proxy gains");
   dpbo_private_gain st1;
   dpbo_private_gain_init(&st1, gains->gain, gains->context, noise, sensitivity, acc->sigma);
+  const dpbo_run_evaluate_fn stage1 = proxy ? gains->proxy : dpbo_private_gain_evaluate;
+  void *stage1_context = proxy ? gains->proxy_context : (void *)&st1;
   DPBO_TRY(dpbo_run_create(MPI_COMM_SELF, copy, &run, err));
   for (int t = 0; t < copy->iterations; t++) {
-    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, dpbo_private_gain_evaluate, &st1, &run, err));
+    DPBO_TRY(dpbo_run_step(MPI_COMM_SELF, copy, stage1, stage1_context, &run, err));
     if (st1.code != DPBO_OK)
       DPBO_RAISE(st1.code, "guided stage 1 failed on an evaluation: %s", st1.failure.message);
   }

@@ -7,6 +7,12 @@
  *           discrete Gaussian, σ calibrated for K = T1 releases at
  *           (ε1, δ1) = (share_ε ε, share_δ δ), accounted as
  *           private_evaluations is (dpbo_private_evals_account).
+ *           Or, with privacy.guided_proxy_rows = K >= 1, T1 steps of
+ *           GP-UCB on a proxy task that never reads the validation set
+ *           (a model trained on the first train_rows − K training rows,
+ *           scored on the last K), not privatized: a function of the
+ *           training rows alone, which every guarantee of dpbo holds
+ *           fixed (it protects the validation set), so (ε1, δ1) = (0, 0).
  *  π        Post-processing of stage 1's release alone: the GP on the noisy
  *           values, its UCB u(λ) = μ(λ) + √β σ(λ) over Λ (β =
  *           dpbo_privacy_beta(|Λ|, T1 + 1, ucb.delta); units of v), and
@@ -53,6 +59,7 @@ typedef struct dpbo_guided_settings {
   dpbo_algorithm base;    /* liu_talwar | papernot_steinke | random_search */
   double ps_eta;          /* papernot_steinke's η */
   double split;           /* random_search: the selection's share of ε2 (privacy.split) */
+  int64_t proxy_rows;     /* K >= 1: stage 1 on the proxy task, spending nothing; 0: privatized */
 } dpbo_guided_settings;
 
 /* The settings of a config. */
@@ -72,7 +79,7 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
 /* How the guided method spends a total (ε, δ). */
 typedef struct dpbo_guided_accounting {
   double epsilon, delta;                       /* the total asked for */
-  double epsilon1, delta1;                     /* stage 1's share */
+  double epsilon1, delta1;                     /* stage 1's share (0, 0 on the proxy task) */
   double epsilon1_accounted, delta1_accounted; /* the discrete Gaussian's proven (<= share) */
   double sigma, gp_noise_std_used;             /* stage 1's mechanism and the GP's noise */
   int stage1_evaluations;                      /* T1 = its K mechanisms */
@@ -105,7 +112,11 @@ dpbo_status dpbo_guided_law(const double *u, int64_t n, double weight, double te
 /* Stage 1's config (out: a shallow copy of config, never freed with
  * dpbo_config_free): privacy.algorithm = private_evaluations with T1
  * steps at (ε1, δ1), σ and the GP's noise of acc, Δ = sensitivity, batch
- * 1. dpbo_guided_table runs it on a table, `dpbo run` through the driver. */
+ * 1. On the proxy task a plain GP-UCB run (privacy.algorithm = none: no
+ * mechanism) of T1 steps on the exact proxy gains (the GP's noise
+ * gp.noise_std), the svm objective's split moved onto the training rows:
+ * train_rows − K to train, the last K to score.
+ * dpbo_guided_table runs it on a table, `dpbo run` through the driver. */
 void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_settings *s,
                                const dpbo_guided_accounting *acc, double sensitivity,
                                dpbo_config *out);
@@ -125,11 +136,30 @@ typedef struct dpbo_guided_pick {
   double pi_max, pi_min; /* π's largest and smallest probability (reported) */
 } dpbo_guided_pick;
 
-/* Where a release on a table reads the raw gains of Λ. */
+/* Where a release on a table reads the raw gains of Λ: the validation
+ * set's, and (proxy_rows >= 1) the proxy task's, which stage 1 reads
+ * instead (never the validation set's). */
 typedef struct dpbo_guided_gains {
   dpbo_run_evaluate_fn gain;
   void *context;
+  dpbo_run_evaluate_fn proxy;
+  void *proxy_context;
 } dpbo_guided_gains;
+
+/* Whether stage 1 runs on the proxy task (spending nothing). */
+int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s);
+
+/* The proxy task's split, in place of the svm objective's: train_rows − K
+ * rows to train and the last K training rows scored, no test rows.
+ * dpbo_dataset_split draws the rows in one seeded order, so these are
+ * exactly the rows the full split trains on: no validation or test row is
+ * read. */
+void dpbo_guided_proxy_split(dpbo_svm_options *svm, int64_t proxy_rows);
+
+/* With privacy.guided_proxy_rows = K >= 1: the svm objective and 1 <= K <=
+ * objective.train_rows − 2 (the proxy model trains on at least two rows),
+ * else one error naming the key. */
+dpbo_status dpbo_guided_proxy_check(const dpbo_config *config, dpbo_error *err);
 
 /* One whole guided release on a table: stage 1 on MPI_COMM_SELF over
  * config's Λ with the raw gains (privatized here with acc->sigma), π from

@@ -304,6 +304,14 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   dpbo_guided_accounting acc;
   double sensitivity, lo, hi;
   dpbo_guided_settings_from(config, &s);
+  /* Stage 1 on the proxy task is measured by dpbo compare (and audited by
+   * dpbo audit); `dpbo run` has no driver path for it yet (issue #26).
+   * Refused here, before anything is charged or evaluated. */
+  if (dpbo_guided_stage1_is_proxy(&s))
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.guided_proxy_rows = %lld: dpbo run does not run stage 1 on the proxy "
+               "task yet (dpbo compare measures it); set it to 0",
+               config->path, (long long)s.proxy_rows);
   DPBO_TRY(dpbo_selection_gain_range(config, &sensitivity, &lo, &hi, err));
   const dpbo_guided_budget budget = {config->privacy_epsilon, config->privacy_delta,
                                      config->iterations, sensitivity, config->prior.noise_std};
