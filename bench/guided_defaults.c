@@ -24,8 +24,9 @@
  *
  * Stage 1 on a proxy task (privacy.guided_proxy_rows >= 1: a model trained
  * on part of the training rows, scored on the rest; it spends nothing) has
- * its own grid (rows "guided_proxy": stage 2 random_search with all of ε,
- * T1, w, τ) and its own last line. The proxy of landscape l is that
+ * its own grid (rows "guided_proxy_ucb" and "guided_proxy_mean": π's score,
+ * T1 proxy steps on top of stage 2's T candidates, w, τ; stage 2
+ * random_search with all of ε) and its own last line. The proxy of landscape l is that
  * landscape plus a smooth disagreement, a GP-prior draw of mean 0 and
  * signal std 0.02 (two fifths of the landscape's own, seed 1000 + l), plus
  * independent N(0, 0.01²) per candidate (a finite proxy set's sampling
@@ -224,8 +225,10 @@ int main(int argc, char **argv) {
   static summary guided[NB][NT1][NSH][NW][NTAU], plain[3];
   /* Stage 1 on the proxy task: T1 of T, w, τ; stage 2 random search. */
   const int proxy_t1s[] = {3, 6, 10, 15, 20, 30};
-  enum { NP = 6 };
-  static summary proxied[NP][NW][NTAU];
+  enum { NP = 6, NSC = 2 };
+  const dpbo_guided_score scores[NSC] = {DPBO_GUIDED_SCORE_UCB, DPBO_GUIDED_SCORE_MEAN};
+  const char *const score_names[NSC] = {"ucb", "mean"};
+  static summary proxied[NSC][NP][NW][NTAU];
   static dpbo_guided_accounting proxy_acc[NP];
   table proxy = {0, NULL, 0.0};
   static dpbo_guided_accounting acc[NB][NT1][NSH];
@@ -236,13 +239,15 @@ int main(int argc, char **argv) {
   for (int z = 0; z < NB; z++)
     for (int a = 0; a < NT1; a++)
       for (int b = 0; b < NSH; b++) {
-        const dpbo_guided_settings s = {t1s[a], shares[b], 0.5, 0.3, 0.02, bases[z], 1.0, 0.5, 0};
+        const dpbo_guided_settings s = {t1s[a],   shares[b], 0.5, 0.3, 0.02,
+                                        bases[z], 1.0,       0.5, 0,   DPBO_GUIDED_SCORE_UCB};
         const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
         DPBO_TRY(dpbo_guided_account(&s, &at, &acc[z][a][b], &err));
       }
   for (int a = 0; a < NP; a++) {
-    const dpbo_guided_settings s = {proxy_t1s[a], 0.2, 0.5, 0.3, 0.02, DPBO_ALGORITHM_RANDOM_SEARCH,
-                                    1.0,          0.5, 1};
+    const dpbo_guided_settings s = {
+        proxy_t1s[a],         0.2, 0.5, 0.3, 0.02, DPBO_ALGORITHM_RANDOM_SEARCH, 1.0, 0.5, 1,
+        DPBO_GUIDED_SCORE_UCB};
     const dpbo_guided_budget at = {EPSILON, DELTA, T, sens, 0.001};
     DPBO_TRY(dpbo_guided_account(&s, &at, &proxy_acc[a], &err));
   }
@@ -283,8 +288,9 @@ int main(int argc, char **argv) {
           for (int b = 0; b < NSH; b++)
             for (int c = 0; c < NW; c++)
               for (int e = 0; e < NTAU; e++) {
-                const dpbo_guided_settings s = {t1s[a],   shares[b], 0.5, weights[c], temps[e],
-                                                bases[z], 1.0,       0.5, 0};
+                const dpbo_guided_settings s = {
+                    t1s[a],   shares[b], 0.5, weights[c], temps[e],
+                    bases[z], 1.0,       0.5, 0,          DPBO_GUIDED_SCORE_UCB};
                 dpbo_noise noise;
                 /* Common random numbers across settings: one seed per (l, r). */
                 dpbo_noise_init_seeded(&noise, 2026, stream);
@@ -296,20 +302,22 @@ int main(int argc, char **argv) {
                 summary_add(&guided[z][a][b][c][e],
                             100.0 * (tab.best - tab.gain[pick.stage2.index]));
               }
-      for (int a = 0; a < NP; a++)
-        for (int c = 0; c < NW; c++)
-          for (int e = 0; e < NTAU; e++) {
-            const dpbo_guided_settings s = {proxy_t1s[a], 0.2,      0.5,
-                                            weights[c],   temps[e], DPBO_ALGORITHM_RANDOM_SEARCH,
-                                            1.0,          0.5,      1};
-            dpbo_noise noise;
-            dpbo_noise_init_seeded(&noise, 2026, stream);
-            dpbo_guided_pick pick;
-            const dpbo_guided_gains gains = {table_gain, &tab, table_gain, &proxy};
-            const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0, 1.0};
-            DPBO_TRY(dpbo_guided_table(config, &s, &proxy_acc[a], &gains, &draw, &pick, &err));
-            summary_add(&proxied[a][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
-          }
+      for (int q = 0; q < NSC; q++)
+        for (int a = 0; a < NP; a++)
+          for (int c = 0; c < NW; c++)
+            for (int e = 0; e < NTAU; e++) {
+              const dpbo_guided_settings s = {
+                  proxy_t1s[a], 0.2, 0.5, weights[c], temps[e], DPBO_ALGORITHM_RANDOM_SEARCH,
+                  1.0,          0.5, 1,   scores[q]};
+              dpbo_noise noise;
+              dpbo_noise_init_seeded(&noise, 2026, stream);
+              dpbo_guided_pick pick;
+              const dpbo_guided_gains gains = {table_gain, &tab, table_gain, &proxy};
+              const dpbo_selection_draw draw = {&noise, DPBO_SELECT_EXPONENTIAL, sens, 0.0, 1.0,
+                                                1.0};
+              DPBO_TRY(dpbo_guided_table(config, &s, &proxy_acc[a], &gains, &draw, &pick, &err));
+              summary_add(&proxied[q][a][c][e], 100.0 * (tab.best - tab.gain[pick.stage2.index]));
+            }
     }
   }
   printf("method,base,T1,epsilon_share,delta_share,weight,temperature,landscapes,releases,"
@@ -338,20 +346,22 @@ int main(int argc, char **argv) {
          dpbo_algorithm_name(bases[bz]), t1s[ba], T, shares[bb], weights[bc], temps[be], best);
   /* Stage 1 on the proxy task: its own grid and rule (least mean regret). */
   best = INFINITY;
-  for (int a = 0; a < NP; a++)
-    for (int c = 0; c < NW; c++)
-      for (int e = 0; e < NTAU; e++) {
-        const summary *s = &proxied[a][c][e];
-        printf("guided_proxy,random_search,%d,0,0,%g,%g,%d,%d,%.4f,%.4f\n", proxy_t1s[a],
-               weights[c], temps[e], L, s->count, summary_mean(s), summary_se(s));
-        if (summary_mean(s) < best) {
-          best = summary_mean(s);
-          ba = a, bc = c, be = e;
+  int bq = 0;
+  for (int q = 0; q < NSC; q++)
+    for (int a = 0; a < NP; a++)
+      for (int c = 0; c < NW; c++)
+        for (int e = 0; e < NTAU; e++) {
+          const summary *s = &proxied[q][a][c][e];
+          printf("guided_proxy_%s,random_search,%d,0,0,%g,%g,%d,%d,%.4f,%.4f\n", score_names[q],
+                 proxy_t1s[a], weights[c], temps[e], L, s->count, summary_mean(s), summary_se(s));
+          if (summary_mean(s) < best) {
+            best = summary_mean(s);
+            bq = q, ba = a, bc = c, be = e;
+          }
         }
-      }
-  printf("# least mean regret, stage 1 on the proxy task: base = random_search, T1 = %d of T = "
-         "%d, weight = %g, temperature = %g (%.4f points)\n",
-         proxy_t1s[ba], T, weights[bc], temps[be], best);
+  printf("# least mean regret, stage 1 on the proxy task: score = %s, base = random_search, T1 = "
+         "%d of T = %d, weight = %g, temperature = %g (%.4f points)\n",
+         score_names[bq], proxy_t1s[ba], T, weights[bc], temps[be], best);
 done:
   if (status != DPBO_OK) fprintf(stderr, "guided_defaults: %s\n", err.message);
   free(tab.gain);

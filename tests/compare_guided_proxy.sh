@@ -10,7 +10,8 @@
 #    that split;
 #  - stage 1 spends nothing: the guided accounting is stage 2's random search
 #    at the whole (epsilon, 0), delta_accounted 0, sigma 0, and every cell
-#    makes T1 = round(2 T / 3) = 3 proxy steps and T2 = T = 4 candidates;
+#    makes T1 = T = 4 proxy steps (the proxy default) and T2 = T = 4
+#    candidates;
 #  - compare.table reuses the column of the same K (no proxy training, the
 #    same guided cells), and trains it again for another K;
 #  - K >= train_rows - 1 is refused before any output, and `dpbo run`
@@ -24,8 +25,8 @@ compare_fixture_blobs cmp.ini privacy.guided_base=random_search privacy.guided_p
 grep "guided at eps\|proxy task" compare.log
 grep -q "proxy task (privacy.guided_proxy_rows = 20): every candidate trained on 60" compare.log ||
   { echo "FAIL: the log does not say the proxy column was trained on 60 rows"; exit 1; }
-grep -q "stage 1 3 GP-UCB steps on the proxy task" compare.log ||
-  { echo "FAIL: the log does not name stage 1's 3 proxy steps"; exit 1; }
+grep -q "stage 1 4 GP-UCB steps on the proxy task" compare.log ||
+  { echo "FAIL: the log does not name stage 1's 4 proxy steps"; exit 1; }
 # The proxy task's split as a plain config: 60 training rows, the next 20 scored.
 compare_fixture_blobs split.ini objective.train_rows=60 objective.validation_rows=20 \
   objective.test_rows=1 output.name=split
@@ -61,7 +62,7 @@ names = (names.decode() if isinstance(names, bytes) else names).split(",")
 k = names.index("guided")
 eps = f["methods/epsilon"][:]
 ev = f["methods/evaluations"][k]
-assert np.all(ev == 3 + 4), ev  # T1 proxy steps + T candidates
+assert np.all(ev == 4 + 4), ev  # T1 proxy steps + T candidates
 acc = f["accounting"]
 ea, da = acc["epsilon_accounted"][k], acc["delta_accounted"][k]
 es, evl = acc["epsilon_select"][k], acc["epsilon_value"][k]

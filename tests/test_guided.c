@@ -120,7 +120,8 @@ static void test_accounting(void) {
   for (int b = 0; b < 3; b++)
     for (int e = 0; e < 3; e++) {
       const int search = bases[b] == DPBO_ALGORITHM_RANDOM_SEARCH;
-      const dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, bases[b], 1.0, 0.4, 0};
+      const dpbo_guided_settings s = {6,        0.3, 0.5, 0.3, 0.02,
+                                      bases[b], 1.0, 0.4, 0,   DPBO_GUIDED_SCORE_UCB};
       const double eps = epsilons[e], delta = 1e-6, sens = 1.0 / 500.0;
       dpbo_guided_accounting acc;
       const dpbo_guided_budget at = {eps, delta, 30, sens, 0.01};
@@ -198,7 +199,8 @@ static dpbo_status guided_config(int count, const char *const *overrides, dpbo_c
 
 static void test_bad_settings(dpbo_config *config) {
   dpbo_error err;
-  dpbo_guided_settings s = {6, 0.3, 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.0, 0};
+  dpbo_guided_settings s = {
+      6, 0.3, 0.5, 0.3, 0.02, DPBO_ALGORITHM_PAPERNOT_STEINKE, 1.0, 0.0, 0, DPBO_GUIDED_SCORE_UCB};
   dpbo_guided_accounting acc;
   const dpbo_guided_budget at = {1.0, 1e-6, 30, 0.01, 0.01}, no_delta = {1.0, 0.0, 30, 0.01, 0.01};
   struct {
@@ -274,7 +276,8 @@ static void test_defaults(dpbo_config *config) {
     CHECK_MSG(s.stage1_evaluations == cases[i].T1, "%s: T1 = %d", cases[i].iterations,
               s.stage1_evaluations);
     CHECK(s.base == DPBO_ALGORITHM_RANDOM_SEARCH && s.epsilon_share == 0.2 &&
-          s.delta_share == 0.5 && s.weight == 0.3 && s.temperature == 0.005);
+          s.delta_share == 0.5 && s.weight == 0.3 && s.temperature == 0.005 &&
+          s.score == DPBO_GUIDED_SCORE_UCB && s.proxy_rows == 0);
   }
 }
 
@@ -406,7 +409,9 @@ static void test_proxy(dpbo_config *config) {
   dpbo_guided_settings s;
   dpbo_guided_settings_from(config, &s);
   CHECK(dpbo_guided_stage1_is_proxy(&s) && s.proxy_rows == 50);
-  CHECK_MSG(s.stage1_evaluations == 13, "proxy default T1 at T = 20: %d", s.stage1_evaluations);
+  /* The proxy defaults (bench/guided_defaults.c): T1 = T, w 0.1, tau 0.01, the posterior mean. */
+  CHECK_MSG(s.stage1_evaluations == 20, "proxy default T1 at T = 20: %d", s.stage1_evaluations);
+  CHECK(s.weight == 0.1 && s.temperature == 0.01 && s.score == DPBO_GUIDED_SCORE_MEAN);
   const int T = config->iterations;
   const double eps = 1.0, sens = 0.1;
   dpbo_guided_accounting acc;

@@ -143,6 +143,7 @@ typedef struct dpbo_config {
    * reads the validation set (the last guided_proxy_rows training rows
    * scored by a model trained on the rest); 0: on privatized evaluations. */
   int64_t guided_proxy_rows;
+  int guided_score; /* dpbo_guided_score (run/guided.h): what π's softmax scores */
   double guided_epsilon_share, guided_delta_share;
   double guided_weight, guided_temperature;
   dpbo_algorithm guided_base;

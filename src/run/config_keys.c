@@ -52,6 +52,12 @@
     .kind = DPBO_SETTINGS_ENUM, .offset = offsetof(dpbo_config, field), .choices = (names),        \
     .values = (map)                                                                                \
   }
+/* A choice whose default `from` computes (its name among `names`). */
+#define ENUM_FROM(field, names, map, from)                                                         \
+  {                                                                                                \
+    .kind = DPBO_SETTINGS_ENUM, .offset = offsetof(dpbo_config, field), .choices = (names),        \
+    .values = (map), .computed_default = (from)                                                    \
+  }
 #define STRING(field)                                                                              \
   {                                                                                                \
     .kind = DPBO_SETTINGS_STRING, .offset = offsetof(dpbo_config, field),                          \
@@ -144,6 +150,8 @@ static const int config_guided_base_values[] = {
     DPBO_ALGORITHM_LIU_TALWAR, DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_RANDOM_SEARCH};
 const char *const dpbo_objective_kind_names[] = {"svm", "synthetic", "command", "logreg", NULL};
 static const char *const config_acquisition_names[] = {"ucb", "ei", NULL};
+/* What the guided method's law scores (run/guided.h, dpbo_guided_score). */
+static const char *const config_guided_score_names[] = {"ucb", "mean", NULL};
 static const char *const config_noise_names[] = {"os", "seeded", NULL};
 static const char *const config_no_yes[] = {"no", "yes", NULL};
 static const char *const config_prior_source_names[] = {"public", "validation", NULL};
@@ -274,20 +282,43 @@ static void config_keys_noise_seed_default(const dpbo_settings *settings, const 
  * bench/guided_defaults.c): with a privatized stage 1 a tenth of the
  * evaluations, leaving stage 2 at least 2 (below T = 3 no T1 fits and a
  * guided release is refused, alg_guided.c); on the proxy task
- * (privacy.guided_proxy_rows, read before this key) two thirds of T proxy
- * fits, on top of stage 2's T. */
+ * (privacy.guided_proxy_rows, read before this key) T proxy fits, on top
+ * of stage 2's T. */
 static void config_keys_guided_evaluations_default(const dpbo_settings *settings,
                                                    const void *options, char *text, size_t size) {
   (void)settings;
   const dpbo_config *config = options;
   const int T = config->iterations;
   if (config->guided_proxy_rows > 0) {
-    const int proxy = (int)lround(2.0 * T / 3.0);
-    snprintf(text, size, "%d", proxy < 1 ? 1 : proxy);
+    snprintf(text, size, "%d", T);
     return;
   }
   const int tenth = (int)lround(T / 10.0), most = T - 2 > 1 ? T - 2 : 1;
   snprintf(text, size, "%d", tenth < 1 ? 1 : tenth > most ? most : tenth);
+}
+
+/* The law's defaults of the guided method (bench/guided_defaults.c, on
+ * public synthetic landscapes): privatized stage 1, w = 0.3, tau = 0.005
+ * over the UCB; stage 1 on the proxy task (privacy.guided_proxy_rows, read
+ * before these keys), w = 0.1, tau = 0.01 over the posterior mean. */
+static void config_keys_guided_weight_default(const dpbo_settings *settings, const void *options,
+                                              char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%s", ((const dpbo_config *)options)->guided_proxy_rows > 0 ? "0.1" : "0.3");
+}
+
+static void config_keys_guided_temperature_default(const dpbo_settings *settings,
+                                                   const void *options, char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%s",
+           ((const dpbo_config *)options)->guided_proxy_rows > 0 ? "0.01" : "0.005");
+}
+
+static void config_keys_guided_score_default(const dpbo_settings *settings, const void *options,
+                                             char *text, size_t size) {
+  (void)settings;
+  snprintf(text, size, "%s",
+           ((const dpbo_config *)options)->guided_proxy_rows > 0 ? "mean" : "ucb");
 }
 
 /* privacy.ledger: empty, which run/ledger.h resolves next to the run file. */
@@ -691,7 +722,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "privacy", "guided_evaluations", "integer",
         "1 to run.iterations - 2 (guided_proxy_rows >= 1: >= 1)",
         "run.iterations / 10, rounded, within [1, run.iterations - 2]; with guided_proxy_rows "
-        ">= 1, 2 run.iterations / 3, rounded, at least 1",
+        ">= 1, run.iterations",
         "evaluations", "",
         "guided (and dpbo compare's guided method): T1, stage 1's GP-UCB evaluations. "
         "Privatized, they are part of run.iterations: stage 2's stopping search makes E[K] = "
@@ -712,19 +743,32 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "rest (basic composition), which guided_base = random_search (pure) leaves unspent.",
         DOUBLE(guided_delta_share, 0, 1, OPEN_LO | DPBO_SETTINGS_OPEN_HI,
                "must lie in (0, 1) (stage 1's share of delta)", NULL)),
-    ROW("privacy", "guided_weight", "number", "(0, 1]", "0.3", "", "",
+    ROW_COMPUTED(
+        "privacy", "guided_weight", "number", "(0, 1]", "0.3; with guided_proxy_rows >= 1, 0.1", "",
+        "",
         "guided (and dpbo compare's guided method): w, the uniform law's weight in stage 2's "
         "candidate law pi = w uniform + (1 - "
-        "w) softmax(UCB / tau): every candidate keeps probability >= w / |Lambda| (1: the "
+        "w) softmax(score / tau): every candidate keeps probability >= w / |Lambda| (1: the "
         "uniform law).",
-        DOUBLE(guided_weight, 0, 1, OPEN_LO,
-               "must lie in (0, 1] (the uniform law's weight, the floor of every candidate)",
-               NULL)),
-    ROW("privacy", "guided_temperature", "number", "> 0, <= 1e100", "0.005", "units of v", "",
-        "guided (and dpbo compare's guided method): tau, the softmax temperature over stage 1's "
-        "posterior UCB mu + sqrt(beta) "
-        "sigma over Lambda (smaller: more weight on the best-looking candidates).",
-        DOUBLE(guided_temperature, 0, 1e100, OPEN_LO, "must be positive and at most 1e100", NULL)),
+        DOUBLE_OPEN_FROM(
+            guided_weight, 0, 1, OPEN_LO,
+            "must lie in (0, 1] (the uniform law's weight, the floor of every candidate)",
+            config_keys_guided_weight_default)),
+    ROW_COMPUTED("privacy", "guided_temperature", "number", "> 0, <= 1e100",
+                 "0.005; with guided_proxy_rows >= 1, 0.01", "units of v", "",
+                 "guided (and dpbo compare's guided method): tau, the softmax temperature over "
+                 "stage 1's scores (guided_score) over Lambda (smaller: more weight on the "
+                 "best-looking candidates).",
+                 DOUBLE_OPEN_FROM(guided_temperature, 0, 1e100, OPEN_LO,
+                                  "must be positive and at most 1e100",
+                                  config_keys_guided_temperature_default)),
+    ROW_COMPUTED(
+        "privacy", "guided_score", "choice", NULL, "ucb; with guided_proxy_rows >= 1, mean", "", "",
+        "guided (and dpbo compare's guided method): what the law's softmax scores: "
+        "stage 1's posterior UCB mu + sqrt(beta) sigma (as much weight on candidates it "
+        "knows little of as on good ones), or its posterior mean mu (the ones it "
+        "believes best).",
+        ENUM_FROM(guided_score, config_guided_score_names, NULL, config_keys_guided_score_default)),
     ROW("privacy", "guided_base", "choice", NULL, "random_search", "", "",
         "guided (and dpbo compare's guided method): stage 2, a stopping search (its law of K "
         "and its accounting, privacy.ps_eta for papernot_steinke) or private random search "

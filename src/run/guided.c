@@ -16,6 +16,7 @@
 void dpbo_guided_settings_from(const dpbo_config *config, dpbo_guided_settings *out) {
   out->stage1_evaluations = config->guided_evaluations;
   out->proxy_rows = config->guided_proxy_rows;
+  out->score = (dpbo_guided_score)config->guided_score;
   out->epsilon_share = config->guided_epsilon_share;
   out->delta_share = config->guided_delta_share;
   out->weight = config->guided_weight;
@@ -243,10 +244,14 @@ void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_sett
   }
 }
 
-void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u) {
-  /* β for the step after the T1 observed (units of v once scaled). */
-  const double root_beta =
-      sqrt(dpbo_privacy_beta(dpbo_space_size(run->space), stage1->iterations + 1, stage1->delta));
+void dpbo_guided_scores(const dpbo_config *stage1, const dpbo_run *run, dpbo_guided_score score,
+                        double *u) {
+  /* β for the step after the T1 observed (units of v once scaled); none
+   * for the posterior mean. */
+  const double root_beta = score == DPBO_GUIDED_SCORE_MEAN
+                               ? 0.0
+                               : sqrt(dpbo_privacy_beta(dpbo_space_size(run->space),
+                                                        stage1->iterations + 1, stage1->delta));
   const double *mu = dpbo_ucb_mean(run->ucb), *var = dpbo_ucb_var(run->ucb);
   const int64_t count = dpbo_ucb_count(run->ucb);
   for (int64_t i = 0; i < count; i++)
@@ -338,7 +343,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
   const int64_t n = dpbo_ucb_count(run.ucb);
   DPBO_ALLOC(u, n, "the guided UCB");
   DPBO_ALLOC(cdf, n, "the guided law");
-  dpbo_guided_ucb(copy, &run, u);
+  dpbo_guided_scores(copy, &run, s->score, u);
   DPBO_TRY(dpbo_guided_law(u, n, s->weight, s->temperature, cdf, err));
   uint64_t wmax = cdf[0], wmin = cdf[0];
   for (int64_t i = 1; i < n; i++) {

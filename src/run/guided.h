@@ -48,18 +48,27 @@
 #include "run/run.h"
 #include "run/selection.h"
 
+/* What π's softmax scores: the posterior UCB μ + √β σ (it favours
+ * candidates stage 1 knows little of as much as good ones), or the
+ * posterior mean μ alone (the ones stage 1 believes best). */
+typedef enum dpbo_guided_score {
+  DPBO_GUIDED_SCORE_UCB = 0,
+  DPBO_GUIDED_SCORE_MEAN = 1
+} dpbo_guided_score;
+
 /* The guided method's settings (config->guided_*), for the unit tests and
  * compare. */
 typedef struct dpbo_guided_settings {
-  int stage1_evaluations; /* T1 */
-  double epsilon_share;   /* ε1 / ε, in (0, 1) */
-  double delta_share;     /* δ1 / δ, in (0, 1) */
-  double weight;          /* w, in (0, 1] */
-  double temperature;     /* τ > 0, units of v */
-  dpbo_algorithm base;    /* liu_talwar | papernot_steinke | random_search */
-  double ps_eta;          /* papernot_steinke's η */
-  double split;           /* random_search: the selection's share of ε2 (privacy.split) */
-  int64_t proxy_rows;     /* K >= 1: stage 1 on the proxy task, spending nothing; 0: privatized */
+  int stage1_evaluations;  /* T1 */
+  double epsilon_share;    /* ε1 / ε, in (0, 1) */
+  double delta_share;      /* δ1 / δ, in (0, 1) */
+  double weight;           /* w, in (0, 1] */
+  double temperature;      /* τ > 0, units of v */
+  dpbo_algorithm base;     /* liu_talwar | papernot_steinke | random_search */
+  double ps_eta;           /* papernot_steinke's η */
+  double split;            /* random_search: the selection's share of ε2 (privacy.split) */
+  int64_t proxy_rows;      /* K >= 1: stage 1 on the proxy task, spending nothing; 0: privatized */
+  dpbo_guided_score score; /* what π's softmax scores */
 } dpbo_guided_settings;
 
 /* The settings of a config. */
@@ -121,12 +130,13 @@ void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_sett
                                const dpbo_guided_accounting *acc, double sensitivity,
                                dpbo_config *out);
 
-/* u(λ) = m0 + s (μ(λ) + √β σ(λ)) (units of v) over the block of Λ that
- * stage 1's run holds on this rank (dpbo_ucb_count(run->ucb) values, from
- * dpbo_ucb_begin), β = dpbo_privacy_beta(|Λ|, T1 + 1, ucb.delta): the
- * scores π is built from (dpbo_guided_law). A function of the noisy trace
- * and public settings only. */
-void dpbo_guided_ucb(const dpbo_config *stage1, const dpbo_run *run, double *u);
+/* The scores π is built from (dpbo_guided_law), units of v, over the block
+ * of Λ that stage 1's run holds on this rank (dpbo_ucb_count(run->ucb)
+ * values, from dpbo_ucb_begin): u(λ) = m0 + s (μ(λ) + √β σ(λ)), β =
+ * dpbo_privacy_beta(|Λ|, T1 + 1, ucb.delta), or u(λ) = m0 + s μ(λ). A
+ * function of stage 1's trace and public settings only. */
+void dpbo_guided_scores(const dpbo_config *stage1, const dpbo_run *run, dpbo_guided_score score,
+                        double *u);
 
 /* What one guided release gives. */
 typedef struct dpbo_guided_pick {
@@ -181,7 +191,7 @@ dpbo_status dpbo_guided_table(const dpbo_config *config, const dpbo_guided_setti
  *     resumed; `dpbo run --resume` refuses it, its row's resume_refusal);
  *  2. stage 1 through the driver: a private_evaluations run of T1 steps at
  *     (ε1, δ1) (dpbo_guided_stage1_config), no checkpoint;
- *  3. π from its posterior (dpbo_guided_ucb on every rank's block, gathered
+ *  3. π from its posterior (dpbo_guided_scores on every rank's block, gathered
  *     on rank 0, dpbo_guided_law), fixed before stage 2;
  *  4. stage 2 through the driver: privacy.guided_base at (ε2, δ2) with E[K]
  *     = T − T1 (random_search: T2 = T − T1 candidates at (ε2, 0)), K and

@@ -37,7 +37,7 @@ typedef struct guided_run_record {
 } guided_run_record;
 
 /* π on rank 0 from stage 1's posterior, whose blocks of Λ the ranks hold
- * (collective): every rank scores its block (dpbo_guided_ucb), rank 0
+ * (collective): every rank scores its block (dpbo_guided_scores), rank 0
  * gathers the scores in Λ's order and builds the integer law
  * (dpbo_guided_law). Only rank 0 draws the candidates
  * (dpbo_selection_candidates_law), so only rank 0 needs π; *cdf stays NULL
@@ -70,7 +70,7 @@ static dpbo_status guided_run_law(MPI_Comm comm, const dpbo_config *stage1, guid
               ? DPBO_OK
               : DPBO_ERROR_SET(err, DPBO_ERR_NOMEM, "out of memory for the guided law");
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
-  dpbo_guided_ucb(stage1, run, u);
+  dpbo_guided_scores(stage1, run, s->score, u);
   if (rank == 0)
     for (int r = 0; r < size; r++) {
       int64_t begin, c;
