@@ -14,8 +14,7 @@
 #    candidates;
 #  - compare.table reuses the column of the same K (no proxy training, the
 #    same guided cells), and trains it again for another K;
-#  - K >= train_rows - 1 is refused before any output, and `dpbo run`
-#    refuses the proxy task (not run there yet) before anything is charged.
+#  - K >= train_rows - 1 is refused before any output.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
 compare_fixture_start
@@ -87,9 +86,4 @@ PY
 # Refused before any output: K leaves fewer than two training rows.
 compare_fixture_refused 2 "$work/out/bad.h5" "privacy.guided_proxy_rows = 79 must lie between 1 and objective.train_rows - 2 = 78" -- \
   "$mpiexec" -n 1 "$bin" compare cmp.ini --set privacy.guided_proxy_rows=79 --set output.name=bad
-# dpbo run refuses the proxy task before anything is charged or written.
-compare_fixture_refused 2 "$work/out/run.h5" "dpbo run does not run stage 1 on the proxy task yet" -- \
-  "$mpiexec" -n 1 "$bin" run cmp.ini --set privacy.algorithm=guided --set privacy.epsilon=1 \
-  --set output.name=run
-[[ -z $(find "$work" -name 'dpbo-ledger*' -print -quit) ]] || { echo "FAIL: a ledger was written"; exit 1; }
 echo "compare guided proxy: ok"

@@ -347,12 +347,14 @@ static dpbo_status compare_table_proxy(MPI_Comm comm, const dpbo_config *config,
   DPBO_MPI_TRY(MPI_Comm_rank(comm, &rank));
   DPBO_ALLOC(proxy, 1, "the proxy task's config");
   *proxy = *config;
-  dpbo_guided_proxy_split(&proxy->svm, config->guided_proxy_rows);
+  dpbo_guided_proxy_split(proxy, config->guided_proxy_rows);
   const double start = MPI_Wtime();
+  const int64_t trained =
+      config->objective == DPBO_OBJECTIVE_LOGREG ? proxy->logreg.train_rows : proxy->svm.train_rows;
   if (rank == 0)
     dpbo_log_info("proxy task (privacy.guided_proxy_rows = %lld): every candidate trained on %lld "
                   "training rows and scored on the other %lld",
-                  (long long)config->guided_proxy_rows, (long long)proxy->svm.train_rows,
+                  (long long)config->guided_proxy_rows, (long long)trained,
                   (long long)config->guided_proxy_rows);
   DPBO_TRY(compare_table_fill(comm, proxy, space, &got, err));
   table->proxy = got.val;

@@ -26,6 +26,8 @@ static dpbo_status alg_guided_check_config(dpbo_config *config, dpbo_error *err)
                "rest on the gain's sensitivity over the m validation records",
                config->path);
   dpbo_guided_settings_from(config, &s);
+  /* Stage 1 on the proxy task needs an objective dpbo can split. */
+  DPBO_TRY(dpbo_guided_proxy_check(config, err));
   /* T1 against T: named at its line (the rows checked each key alone). */
   {
     char what[256];
@@ -61,8 +63,16 @@ done:
 }
 
 /* Stage 2's bound is the base's (selection_accounting): basic composition
- * for random_search, a stopping-search bound otherwise. */
+ * for random_search, a stopping-search bound otherwise; stage 1 on the
+ * proxy task adds nothing (it spends nothing: guided.stage1_epsilon = 0). */
 static const char *alg_guided_calibration(const dpbo_release *r) {
+  if (r->guided.stage1_epsilon == 0.0)
+    return r->selection_accounting.bound == DPBO_SELECTION_BOUND_BASIC
+               ? "stage-2 bound alone, its pure random-search epsilon (the basic composition of "
+                 "its selection and its value); stage 1 ran on the proxy task and spends nothing "
+                 "(docs/privacy-proofs.md section 14)"
+               : "stage-2 bound alone, its stopping-search bound; stage 1 ran on the proxy task "
+                 "and spends nothing (docs/privacy-proofs.md section 14)";
   if (r->selection_accounting.bound == DPBO_SELECTION_BOUND_BASIC)
     return "basic composition of stage 1's discrete Gaussian bound (privacy-loss distribution) "
            "and stage 2's pure random-search epsilon (itself the basic composition of its "
@@ -71,22 +81,51 @@ static const char *alg_guided_calibration(const dpbo_release *r) {
          "and stage 2's stopping-search bound (docs/privacy-proofs.md section 14)";
 }
 
+/* What stage 1 was, and what of it the guarantee covers: its privatized
+ * trace, or (on the proxy task) nothing, since it read no validation
+ * record and its values are not released. */
+typedef struct alg_guided_stage1_text {
+  char what[320];
+  const char *covered; /* the released things the (ε, δ) covers */
+} alg_guided_stage1_text;
+
+static void alg_guided_stage1(const dpbo_config *config, alg_guided_stage1_text *t) {
+  if (config->guided_proxy_rows > 0) {
+    snprintf(t->what, sizeof t->what,
+             "Stage 1: %d GP-UCB evaluations on a proxy task built from the training rows alone "
+             "(the last %lld training rows scored by a model trained on the others; no "
+             "validation record read, nothing spent, its values not released: the training rows "
+             "are not protected)",
+             config->guided_evaluations, (long long)config->guided_proxy_rows);
+    t->covered = "lambda_tilde and its score are";
+  } else {
+    snprintf(t->what, sizeof t->what,
+             "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
+             "mechanism",
+             config->guided_evaluations);
+    t->covered = "Stage 1's trace, lambda_tilde and its score are together";
+  }
+}
+
 /* Stage 2 by private random search (privacy.guided_base = random_search). */
 static void alg_guided_describe_search(dpbo_release *r, const dpbo_config *config) {
+  alg_guided_stage1_text s1;
+  alg_guided_stage1(config, &s1);
+  const int T2 = config->guided_proxy_rows > 0 ? config->iterations
+                                               : config->iterations - config->guided_evaluations;
   snprintf(r->guarantee, sizeof r->guarantee,
-           "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
-           "mechanism; stage 2: private random search (random_search) over T2 = %d candidates "
-           "drawn from a law pi fixed from stage 1's release alone (every candidate with "
+           "%s; stage 2: private random search (random_search) over T2 = %d candidates "
+           "drawn from a law pi fixed from stage 1 alone (every candidate with "
            "probability >= %.6g / |Lambda|), secret like their gains: lambda_tilde by the %s "
            "mechanism over their gains (%.6g-DP) and its gain + discrete Laplace noise "
-           "(%.6g-DP). Stage 1's trace, lambda_tilde and its score are together (%.6g, %.6g)-DP "
-           "for the validation set by basic composition of the two stages (calibrated by the "
-           "%s), for neighbouring validation sets that differ in one record, under which a gain "
-           "at a fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
-           config->guided_evaluations, config->iterations - config->guided_evaluations,
-           config->guided_weight, dpbo_select_kind_name(r->selection),
+           "(%.6g-DP). %s (%.6g, %.6g)-DP for the validation set by basic composition of the two "
+           "stages (calibrated by the %s), for neighbouring validation sets that differ in one "
+           "record, under which a gain at a fixed lambda moves by at most %.6g. It assumes "
+           "nothing about the objective.",
+           s1.what, T2, config->guided_weight, dpbo_select_kind_name(r->selection),
            r->selection_accounting.epsilon_select, r->selection_accounting.epsilon_value,
-           r->epsilon_total, r->delta_total, alg_guided_calibration(r), r->gain_sensitivity);
+           s1.covered, r->epsilon_total, r->delta_total, alg_guided_calibration(r),
+           r->gain_sensitivity);
 }
 
 static void alg_guided_describe(dpbo_release *r, const dpbo_config *config) {
@@ -94,17 +133,17 @@ static void alg_guided_describe(dpbo_release *r, const dpbo_config *config) {
     alg_guided_describe_search(r, config);
     return;
   }
+  alg_guided_stage1_text s1;
+  alg_guided_stage1(config, &s1);
   snprintf(r->guarantee, sizeof r->guarantee,
-           "Stage 1: %d GP-UCB evaluations, each gain released through the discrete Gaussian "
-           "mechanism; stage 2: the best of K runs of an %.6g-DP base (a candidate drawn from a "
-           "law pi fixed from stage 1's release alone, every candidate with probability >= "
-           "%.6g / |Lambda|, and its gain + discrete Laplace noise), K secret (%s). Stage 1's "
-           "trace, lambda_tilde and its score are together (%.6g, %.6g)-DP for the validation "
-           "set by basic composition of the two stages (calibrated by the %s), for neighbouring "
-           "validation sets that differ in one record, under which a gain at a fixed lambda "
-           "moves by at most %.6g. It assumes nothing about the objective.",
-           config->guided_evaluations, r->selection_accounting.epsilon_base, config->guided_weight,
-           dpbo_algorithm_name(config->guided_base), r->epsilon_total, r->delta_total,
+           "%s; stage 2: the best of K runs of an %.6g-DP base (a candidate drawn from a law pi "
+           "fixed from stage 1 alone, every candidate with probability >= %.6g / |Lambda|, and "
+           "its gain + discrete Laplace noise), K secret (%s). %s (%.6g, %.6g)-DP for the "
+           "validation set by basic composition of the two stages (calibrated by the %s), for "
+           "neighbouring validation sets that differ in one record, under which a gain at a "
+           "fixed lambda moves by at most %.6g. It assumes nothing about the objective.",
+           s1.what, r->selection_accounting.epsilon_base, config->guided_weight,
+           dpbo_algorithm_name(config->guided_base), s1.covered, r->epsilon_total, r->delta_total,
            alg_guided_calibration(r), r->gain_sensitivity);
 }
 
@@ -117,10 +156,10 @@ const dpbo_algorithm_ops dpbo_alg_guided_ops = {
     .delta_rule = "must lie in (0, 1): stage 1's discrete Gaussian mechanism spends a share of it",
     .value_name = "value",
     .value_symbol = "value~",
-    .lambda_mechanism = "guided_selection (privatized GP-UCB evaluations, then privacy.guided_base "
-                        "over secret candidates from their posterior: the best noisy score of K "
-                        "secret runs, or random search's selection over T - T1 candidates, as "
-                        "the guarantee states)",
+    .lambda_mechanism = "guided_selection (GP-UCB evaluations, privatized or on a proxy task, "
+                        "then privacy.guided_base over secret candidates from their posterior: "
+                        "the best noisy score of K secret runs, or random search's selection "
+                        "over T2 candidates, as the guarantee states)",
     .check_config = alg_guided_check_config,
     .check_overrides = alg_guided_check_overrides,
     .calibration = alg_guided_calibration,

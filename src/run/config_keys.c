@@ -712,11 +712,12 @@ const dpbo_settings_key dpbo_config_keys[] = {
     /* The defaults: bench/guided_defaults.c on public synthetic
      * landscapes (analysis/data/guided-defaults.csv), never a benchmark task. */
     ROW("privacy", "guided_proxy_rows", "integer", ">= 0, < objective.train_rows", "0", "rows", "",
-        "guided (and dpbo compare's guided method), svm objective: 0 runs stage 1 on privatized "
-        "evaluations of the validation set; K >= 1 runs it on a proxy task that never reads the "
-        "validation set, not privatized and spending nothing: a model trained on the first "
-        "train_rows - K training rows, scored on the last K. Stage 2 then has all of epsilon and "
-        "delta, and guided_epsilon_share and guided_delta_share are not used.",
+        "guided (and dpbo compare's guided method), svm or logreg objective: 0 runs stage 1 on "
+        "privatized evaluations of the validation set; K >= 1 runs it on a proxy task that never "
+        "reads the validation set, not privatized and spending nothing: a model trained on the "
+        "first train_rows - K training rows, scored on the last K (its values are not "
+        "released). Stage 2 then has all of epsilon and delta and run.iterations candidates, "
+        "and guided_epsilon_share and guided_delta_share are not used.",
         INTEGER(DPBO_SETTINGS_INT64, guided_proxy_rows, 0, INT64_MAX, "must be >= 0")),
     ROW_COMPUTED(
         "privacy", "guided_evaluations", "integer",

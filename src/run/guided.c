@@ -32,28 +32,36 @@ int dpbo_guided_base_is_search(dpbo_algorithm base) {
 
 int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s) { return s->proxy_rows > 0; }
 
-void dpbo_guided_proxy_split(dpbo_svm_options *svm, int64_t proxy_rows) {
-  svm->train_rows -= proxy_rows;
-  svm->validation_rows = proxy_rows;
-  svm->test_rows = 0;
+void dpbo_guided_proxy_split(dpbo_config *config, int64_t proxy_rows) {
+  if (config->objective == DPBO_OBJECTIVE_LOGREG) {
+    config->logreg.train_rows -= proxy_rows;
+    config->logreg.validation_rows = proxy_rows;
+    config->logreg.test_rows = 0;
+  } else {
+    config->svm.train_rows -= proxy_rows;
+    config->svm.validation_rows = proxy_rows;
+    config->svm.test_rows = 0;
+  }
 }
 
 dpbo_status dpbo_guided_proxy_check(const dpbo_config *config, dpbo_error *err) {
   dpbo_status status = DPBO_OK;
   const int64_t K = config->guided_proxy_rows;
   if (K == 0) return DPBO_OK;
-  /* The proxy task is the svm objective's split moved onto its training
-   * rows; a command or logreg objective has no such split here. */
-  if (config->objective != DPBO_OBJECTIVE_SVM)
+  /* The proxy task is the objective's split moved onto its training rows;
+   * a command objective's rows are its program's, which dpbo cannot split. */
+  if (config->objective != DPBO_OBJECTIVE_SVM && config->objective != DPBO_OBJECTIVE_LOGREG)
     DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.guided_proxy_rows = %lld needs objective.kind = svm (the proxy task "
-               "is the svm objective's training rows split in two)",
+               "%s: privacy.guided_proxy_rows = %lld needs objective.kind = svm or logreg (the "
+               "proxy task is the objective's training rows split in two)",
                config->path, (long long)K);
-  if (K < 1 || K > config->svm.train_rows - 2)
+  const int64_t train = config->objective == DPBO_OBJECTIVE_LOGREG ? config->logreg.train_rows
+                                                                   : config->svm.train_rows;
+  if (K < 1 || K > train - 2)
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "%s: privacy.guided_proxy_rows = %lld must lie between 1 and objective.train_rows "
                "- 2 = %lld (the proxy model trains on the other training rows)",
-               config->path, (long long)K, (long long)(config->svm.train_rows - 2));
+               config->path, (long long)K, (long long)(train - 2));
 done:
   return status;
 }
@@ -104,10 +112,14 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
   if (!(epsilon > 0.0 && isfinite(epsilon)))
     DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.epsilon = %g must be positive", epsilon);
   /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. On the
-   * proxy task stage 1 spends nothing, and a random-search stage 2 is pure. */
-  if (dpbo_guided_stage1_is_proxy(s) && dpbo_guided_base_is_search(s->base)) {
+   * proxy task stage 1 spends nothing, and a pure base (random search,
+   * Liu–Talwar) needs none. */
+  if (dpbo_guided_stage1_is_proxy(s) && dpbo_algorithm_ops_get(s->base)->pure) {
     if (!(delta >= 0.0 && delta < 1.0))
       DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in [0, 1)", delta);
+  } else if (dpbo_guided_stage1_is_proxy(s) && !(delta > 0.0 && delta < 1.0)) {
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in (0, 1): stage 2's %s spends it",
+               delta, dpbo_algorithm_name(s->base));
   } else if (!(delta > 0.0 && delta < 1.0))
     DPBO_RAISE(DPBO_ERR_CONFIG,
                "privacy.delta = %g must lie in (0, 1): stage 1's discrete Gaussian mechanism "
@@ -240,7 +252,7 @@ void dpbo_guided_stage1_config(const dpbo_config *config, const dpbo_guided_sett
   if (dpbo_guided_stage1_is_proxy(s)) {
     out->algorithm = DPBO_ALGORITHM_NONE;
     memset(&out->evals, 0, sizeof out->evals);
-    dpbo_guided_proxy_split(&out->svm, s->proxy_rows);
+    dpbo_guided_proxy_split(out, s->proxy_rows);
   }
 }
 

@@ -159,16 +159,16 @@ typedef struct dpbo_guided_gains {
 /* Whether stage 1 runs on the proxy task (spending nothing). */
 int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s);
 
-/* The proxy task's split, in place of the svm objective's: train_rows − K
- * rows to train and the last K training rows scored, no test rows.
- * dpbo_dataset_split draws the rows in one seeded order, so these are
- * exactly the rows the full split trains on: no validation or test row is
- * read. */
-void dpbo_guided_proxy_split(dpbo_svm_options *svm, int64_t proxy_rows);
+/* The proxy task's split, in place of the objective's (svm or logreg):
+ * train_rows − K rows to train and the last K training rows scored, no
+ * test rows. dpbo_dataset_split draws the rows in one seeded order, so
+ * these are exactly the rows the full split trains on: no validation or
+ * test row is read. */
+void dpbo_guided_proxy_split(dpbo_config *config, int64_t proxy_rows);
 
-/* With privacy.guided_proxy_rows = K >= 1: the svm objective and 1 <= K <=
- * objective.train_rows − 2 (the proxy model trains on at least two rows),
- * else one error naming the key. */
+/* With privacy.guided_proxy_rows = K >= 1: the svm or logreg objective and
+ * 1 <= K <= objective.train_rows − 2 (the proxy model trains on at least
+ * two rows), else one error naming the key. */
 dpbo_status dpbo_guided_proxy_check(const dpbo_config *config, dpbo_error *err);
 
 /* One whole guided release on a table: stage 1 on MPI_COMM_SELF over

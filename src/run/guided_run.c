@@ -127,12 +127,21 @@ static dpbo_status guided_run_write_stage1(const char *path, const guided_run_re
   DPBO_TRY(dpbo_h5io_modify(path, &out, err));
   group = H5Gcreate2(out.id, "guided", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (group < 0) DPBO_RAISE(DPBO_ERR_HDF5, "cannot create /guided in %s", path);
+  const int proxy = dpbo_guided_stage1_is_proxy(rec->s);
   DPBO_TRY(dpbo_h5io_attr_string(
       group, "note",
-      "privacy.algorithm = guided: stage 1 (stage1_index, stage1_value: every value through the "
-      "discrete Gaussian mechanism, publishable with the release) and the law pi built from it; "
-      "/trace holds stage 2's secret candidates and raw gains: never publish it",
+      proxy ? "privacy.algorithm = guided, stage 1 on the proxy task (stage1_index, stage1_value: "
+              "exact accuracies on the last stage1_proxy_rows training rows, statistics of the "
+              "training rows that no guarantee covers: not part of the release) and the law pi "
+              "built from it; /trace holds stage 2's secret candidates and raw gains: never "
+              "publish it"
+            : "privacy.algorithm = guided: stage 1 (stage1_index, stage1_value: every value "
+              "through the discrete Gaussian mechanism, publishable with the release) and the law "
+              "pi built from it; /trace holds stage 2's secret candidates and raw gains: never "
+              "publish it",
       err));
+  const int64_t proxy_rows = rec->s->proxy_rows;
+  DPBO_TRY(dpbo_h5io_attr_int64(group, "stage1_proxy_rows", &proxy_rows, 1, err));
   DPBO_TRY(dpbo_h5io_attr_string(group, "stage2_base", dpbo_algorithm_name(rec->s->base), err));
   const int64_t ints[] = {acc->stage1_evaluations, acc->stage2_runs};
   DPBO_TRY(dpbo_h5io_attr_int64(group, "stage1_evaluations", &ints[0], 1, err));
@@ -207,7 +216,9 @@ static dpbo_status guided_publish_make(MPI_Comm comm, void *user, double *epsilo
   r->guided.stage1_gp_noise_std = acc->gp_noise_std_used;
   r->guided.pi_min = p->rec->pi_min;
   r->guided.pi_max = p->rec->pi_max;
-  r->guided.stage1_count = p->rec->stage1->steps;
+  /* Stage 1's values are released only when privatized: on the proxy task
+   * they are statistics of the training rows, which no guarantee covers. */
+  r->guided.stage1_count = dpbo_guided_stage1_is_proxy(p->rec->s) ? 0 : p->rec->stage1->steps;
   r->guided.stage1_index = p->rec->stage1_index;
   r->guided.stage1_value = p->rec->stage1_value;
   dpbo_algorithm_ops_get(r->algorithm)->describe(r, p->config);
@@ -273,9 +284,11 @@ static dpbo_status guided_run_publish(MPI_Comm comm, const dpbo_config *config,
                                 &ledger, err));
   if (rank == 0) {
     dpbo_release_log(release, run2);
-    dpbo_log_info(
-        "release files: %s, %s (safe to publish%s; they list stage 1's privatized evaluations)", h5,
-        json, release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "");
+    dpbo_log_info("release files: %s, %s (safe to publish%s; %s)", h5, json,
+                  release->reproducible ? " ONLY IF drawn with noise = os; this one is seeded" : "",
+                  release->guided.stage1_count > 0
+                      ? "they list stage 1's privatized evaluations"
+                      : "stage 1 ran on the proxy task: none of its values is in them");
     dpbo_session_log_ledger(release);
     dpbo_log_info("run file: %s  (/trace holds stage 2's raw gains: NOT private, never publish)",
                   path);
@@ -304,14 +317,6 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
   dpbo_guided_accounting acc;
   double sensitivity, lo, hi;
   dpbo_guided_settings_from(config, &s);
-  /* Stage 1 on the proxy task is measured by dpbo compare (and audited by
-   * dpbo audit); `dpbo run` has no driver path for it yet (issue #26).
-   * Refused here, before anything is charged or evaluated. */
-  if (dpbo_guided_stage1_is_proxy(&s))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "%s: privacy.guided_proxy_rows = %lld: dpbo run does not run stage 1 on the proxy "
-               "task yet (dpbo compare measures it); set it to 0",
-               config->path, (long long)s.proxy_rows);
   DPBO_TRY(dpbo_selection_gain_range(config, &sensitivity, &lo, &hi, err));
   const dpbo_guided_budget budget = {config->privacy_epsilon, config->privacy_delta,
                                      config->iterations, sensitivity, config->prior.noise_std};
@@ -327,19 +332,28 @@ dpbo_status dpbo_guided_run(MPI_Comm comm, const dpbo_config *config,
         dpbo_ledger_charge_guided(path, config, acc.epsilon_accounted, acc.delta_accounted, err);
   DPBO_TRY(dpbo_comm_agree(comm, local, err));
   const int search = dpbo_guided_base_is_search(s.base);
+  char stage1_what[192];
+  if (dpbo_guided_stage1_is_proxy(&s))
+    snprintf(stage1_what, sizeof stage1_what,
+             "%d GP-UCB evaluations on the proxy task (the last %lld training rows, no "
+             "validation record: nothing spent)",
+             acc.stage1_evaluations, (long long)s.proxy_rows);
+  else
+    snprintf(stage1_what, sizeof stage1_what,
+             "%d privatized GP-UCB evaluations at epsilon = %.4g, delta = %.3g (sigma %.6g)",
+             acc.stage1_evaluations, acc.epsilon1_accounted, acc.delta1, acc.sigma);
   if (rank == 0)
-    dpbo_log_info("dpbo: guided: stage 1, %d privatized GP-UCB evaluations at epsilon = %.4g, "
-                  "delta = %.3g (sigma %.6g); stage 2, %s at epsilon = %.4g, delta = %.3g with "
+    dpbo_log_info("dpbo: guided: stage 1, %s; stage 2, %s at epsilon = %.4g, delta = %.3g with "
                   "%s = %d %s, every candidate secret from the law pi of stage 1's posterior; "
                   "in all (%.6g, %.3g) by basic composition, charged now",
-                  acc.stage1_evaluations, acc.epsilon1_accounted, acc.delta1, acc.sigma,
-                  dpbo_algorithm_name(s.base), acc.stage2.epsilon_accounted,
+                  stage1_what, dpbo_algorithm_name(s.base), acc.stage2.epsilon_accounted,
                   acc.stage2.delta_accounted, search ? "T2" : "E[K]", acc.stage2_runs,
                   search ? "candidates" : "runs (K secret)", acc.epsilon_accounted,
                   acc.delta_accounted);
-  /* Stage 1: a private_evaluations run of T1 steps through the driver
-   * (each gain privatized on the rank that evaluated it). No checkpoint:
-   * a guided run is not resumed (its row refuses --resume). */
+  /* Stage 1 through the driver, no checkpoint (a guided run is not resumed:
+   * its row refuses --resume): a private_evaluations run of T1 steps (each
+   * gain privatized on the rank that evaluated it), or on the proxy task a
+   * plain GP-UCB run on the training rows' split. */
   DPBO_ALLOC(stage1, 1, "the guided run's stage 1");
   DPBO_ALLOC(stage2, 1, "the guided run's stage 2");
   dpbo_guided_stage1_config(config, &s, &acc, sensitivity, stage1);

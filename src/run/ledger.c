@@ -756,14 +756,18 @@ static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *use
       if (dpbo_guided_base_is_search(config->guided_base))
         snprintf(search, sizeof search, " split=%.17g selection=%s", config->privacy_split,
                  dpbo_select_kind_name(config->selection));
-      snprintf(e->mechanism, sizeof e->mechanism, "discrete_gaussian+%s",
+      /* Stage 1 on the proxy task spends nothing: no mechanism of its own. */
+      const int proxy = config->guided_proxy_rows > 0;
+      snprintf(e->mechanism, sizeof e->mechanism, "%s%s", proxy ? "proxy+" : "discrete_gaussian+",
                dpbo_algorithm_name(config->guided_base));
       snprintf(e->params, sizeof e->params,
-               "T1=%d epsilon_share=%.17g delta_share=%.17g weight=%.17g temperature=%.17g "
-               "ps_eta=%.17g%s noise=%s",
-               config->guided_evaluations, config->guided_epsilon_share, config->guided_delta_share,
-               config->guided_weight, config->guided_temperature, config->ps_eta, search,
-               config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
+               "T1=%d proxy_rows=%lld epsilon_share=%.17g delta_share=%.17g weight=%.17g "
+               "temperature=%.17g score=%s ps_eta=%.17g%s noise=%s",
+               config->guided_evaluations, (long long)config->guided_proxy_rows,
+               config->guided_epsilon_share, config->guided_delta_share, config->guided_weight,
+               config->guided_temperature,
+               config->guided_score == DPBO_GUIDED_SCORE_MEAN ? "mean" : "ucb", config->ps_eta,
+               search, config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
     } else {
       snprintf(e->mechanism, sizeof e->mechanism, "%s+laplace",
                dpbo_select_kind_name(config->selection));

@@ -966,7 +966,8 @@ static dpbo_status release_write_json(const dpbo_release *r, const char *path, d
     if (release_group_applies(r, RELEASE_GUIDED))
       release_json_group(f, numbers, RELEASE_GUIDED, 0, "");
     fputc('}', f);
-    if (release_group_applies(r, RELEASE_GUIDED)) {
+    /* (None on the proxy task: stage 1's values are not released.) */
+    if (release_group_applies(r, RELEASE_GUIDED) && r->guided.stage1_count > 0) {
       fputs(",\"stage1_privatized_evaluations\":{\"note\":", f);
       release_json_string(f, release_stage1_note);
       fputs(",\"evaluations\":[", f);
@@ -1109,7 +1110,8 @@ static dpbo_status release_write_h5(const dpbo_release *r, const char *path, dpb
     dpbo_release_warnings_join(&r->warnings, warnings, sizeof warnings);
     DPBO_TRY(dpbo_h5io_attr_string(file, "warnings", warnings, err));
   }
-  if (release_group_applies(r, RELEASE_GUIDED)) DPBO_TRY(release_write_h5_stage1(r, file, err));
+  if (release_group_applies(r, RELEASE_GUIDED) && r->guided.stage1_count > 0)
+    DPBO_TRY(release_write_h5_stage1(r, file, err));
   DPBO_TRY(dpbo_h5io_commit(&out, err));
 done:
   if (status != DPBO_OK) dpbo_h5io_discard(&out);
