@@ -6,6 +6,8 @@
 #   analysis/rerun_compare.sh methods           # every method on those tables (seconds)
 #   analysis/rerun_compare.sh export            # analysis/data/compare-*.json
 #   analysis/rerun_compare.sh draw              # analysis/figures/compare-*.png and .md
+#   analysis/rerun_compare.sh proxy-tables      # the proxy columns of issue #26 (slow)
+#   analysis/rerun_compare.sh proxy             # the guided method on them, and their data
 #
 # or several stages at once (`analysis/rerun_compare.sh tables methods export
 # draw`). DPBO (default build/dpbo) is the binary, RANKS (default 3) the ranks
@@ -35,6 +37,72 @@ mpi() { run mpiexec -n "$1" --oversubscribe "${@:2}"; }
 TWO_DELTA="hard hard4 covtype-local fashion-local"
 # issue #26's hard problems: one delta (1e-6), the configs' epsilon grid
 HARD="mlp-fashion hgb-covtype svmw-covtype svmw10-covtype"
+# issue #26's guided method with stage 1 on the proxy task: config name,
+# privacy.guided_proxy_rows = a quarter of its training rows (fixed before
+# any proxy result was seen), the data file's name; delta 1e-6 and the issue
+# #13 epsilons. Proxy columns (3 ranks, 2026-11-28, other jobs running at
+# times): 4-d checkerboard 130 s, feature-weighted SVMs 109 s and 176 s,
+# digits 58 s, checkerboard 68 s, Covertype 301 s, Fashion-MNIST 752 s; the
+# method stage under a second per file.
+PROXY="hard4:500:hard4 svmw-covtype:1250:svmw-covtype svmw10-covtype:1250:svmw10-covtype
+  digits:225:digits hard:500:hard covtype-local:1250:covtype fashion-local:500:fashion"
+PROXY_SETTINGS=(--set privacy.delta=1e-6)
+
+# results/table-NAME-proxy.h5: the table of results/table-NAME.h5 with the
+# proxy column of K (trained here) beside it.
+proxy_tables() {
+  local entry name k grid
+  for entry in $PROXY; do
+    IFS=: read -r name k _ <<<"$entry"
+    mapfile -t grid < <(proxy_grid "$name")
+    mpi "$RANKS" "$DPBO" compare "configs/compare-$name.ini" --set compare.table=results/table-$name.h5 \
+      --set privacy.guided_proxy_rows=$k "${PROXY_SETTINGS[@]}" "${grid[@]}" \
+      --set "output.name=table-$name-proxy"
+  done
+}
+
+# The digits' issue #13 grid of epsilons (its config's own grid has 30 as
+# well), as one --set argument per line.
+proxy_grid() { [[ $1 != digits ]] || printf '%s\n' --set "compare.epsilons=0.1 0.3 1 3 10"; }
+
+# The method stage on them (every other method's cells are those of the
+# plain method stage), analysis/data/compare-SHORT-proxy.json.
+proxy() {
+  local entry name k short
+  for entry in $PROXY; do
+    IFS=: read -r name k short <<<"$entry"
+    local grid
+    mapfile -t grid < <(proxy_grid "$name")
+    mpi 2 "$DPBO" compare "configs/compare-$name.ini" --set compare.table=results/table-$name-proxy.h5 \
+      --set privacy.guided_proxy_rows=$k "${PROXY_SETTINGS[@]}" "${grid[@]}" \
+      --set "output.name=compare-$short-proxy"
+    run $PY analysis/export_compare.py "results/compare-$short-proxy.h5" \
+      -o "analysis/data/compare-$short-proxy.json" --command "analysis/rerun_compare.sh proxy-tables proxy (DPBO=$DPBO)"
+  done
+  # The first proxy design, measured before the posterior-mean score existed
+  # (bench/README.md): the UCB score, T1 = 20, w = 0.3, tau = 0.005.
+  local first=(--set privacy.guided_score=ucb --set privacy.guided_evaluations=20
+    --set privacy.guided_weight=0.3 --set privacy.guided_temperature=0.005)
+  for entry in $PROXY; do
+    IFS=: read -r name k short <<<"$entry"
+    local grid
+    mapfile -t grid < <(proxy_grid "$name")
+    mpi 2 "$DPBO" compare "configs/compare-$name.ini" --set compare.table=results/table-$name-proxy.h5 \
+      --set privacy.guided_proxy_rows=$k "${PROXY_SETTINGS[@]}" "${grid[@]}" "${first[@]}" \
+      --set "output.name=compare-$short-proxy-ucb"
+    run $PY analysis/export_compare.py "results/compare-$short-proxy-ucb.h5" \
+      -o "analysis/data/compare-$short-proxy-ucb.json" --command "analysis/rerun_compare.sh proxy-tables proxy (DPBO=$DPBO)"
+  done
+  # The equal-fits reference: the guided method makes T = 30 validation
+  # evaluations and T1 = 30 proxy fits, so every method again at T = 60 on
+  # the three problems where it is compared with private random search.
+  for name in hard4 svmw-covtype svmw10-covtype; do
+    mpi 2 "$DPBO" compare "configs/compare-$name.ini" --set compare.table=results/table-$name.h5 \
+      "${PROXY_SETTINGS[@]}" --set run.iterations=60 --set "output.name=compare-$name-t60"
+    run $PY analysis/export_compare.py "results/compare-$name-t60.h5" \
+      -o "analysis/data/compare-$name-t60.json" --command "analysis/rerun_compare.sh proxy (DPBO=$DPBO)"
+  done
+}
 
 tables() {
   mkdir -p results
@@ -102,6 +170,8 @@ for stage in "$@"; do
   methods) methods ;;
   export) export_data ;;
   draw) draw ;;
-  *) echo "rerun_compare.sh: unknown stage '$stage' (tables, methods, export, draw)" >&2; exit 2 ;;
+  proxy-tables) proxy_tables ;;
+  proxy) proxy ;;
+  *) echo "rerun_compare.sh: unknown stage '$stage' (tables, methods, export, draw, proxy-tables, proxy)" >&2; exit 2 ;;
   esac
 done
