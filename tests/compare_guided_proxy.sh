@@ -14,7 +14,8 @@
 #    candidates;
 #  - compare.table reuses the column of the same K (no proxy training, the
 #    same guided cells), and trains it again for another K;
-#  - K >= train_rows - 1 is refused before any output.
+#  - K >= train_rows - 1, and the proxy task on the logreg comparison
+#    objective (it has no proxy column), are refused before any output.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/compare_fixture.sh"
 compare_fixture_start
@@ -86,4 +87,11 @@ PY
 # Refused before any output: K leaves fewer than two training rows.
 compare_fixture_refused 2 "$work/out/bad.h5" "privacy.guided_proxy_rows = 79 must lie between 1 and objective.train_rows - 2 = 78" -- \
   "$mpiexec" -n 1 "$bin" compare cmp.ini --set privacy.guided_proxy_rows=79 --set output.name=bad
+# The logreg comparison objective has no proxy column: refused, no output.
+digits=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+if [[ -r $digits ]]; then
+  compare_fixture_refused 2 "$work/out/lr.h5" "dpbo compare's proxy column needs objective.kind = svm" -- \
+    "$mpiexec" -n 1 "$bin" compare "$src/configs/compare-digits-logreg.ini" \
+    --set privacy.guided_proxy_rows=100 --set output.dir="$work/out" --set output.name=lr
+fi
 echo "compare guided proxy: ok"

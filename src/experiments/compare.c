@@ -1000,8 +1000,15 @@ static dpbo_status compare_plan(compare_context *ctx, dpbo_error *err) {
   DPBO_TRY(dpbo_compare_table_gain_range(config, ctx->options, &ctx->score_sensitivity, &ctx->lo,
                                          &ctx->hi, err));
   ctx->has_guided = T >= 3;
-  /* The guided method's proxy task (run/guided.h): the svm objective only. */
+  /* The guided method's proxy task (run/guided.h). Its column here is the
+   * svm objective's (the logreg comparison objective scores test rows too,
+   * which the proxy split has none of): logreg's proxy task runs in dpbo run. */
   DPBO_TRY(dpbo_guided_proxy_check(config, err));
+  if (config->guided_proxy_rows > 0 && config->objective != DPBO_OBJECTIVE_SVM)
+    DPBO_RAISE(DPBO_ERR_CONFIG,
+               "%s: privacy.guided_proxy_rows = %lld: dpbo compare's proxy column needs "
+               "objective.kind = svm (the logreg objective's proxy task runs in dpbo run)",
+               config->path, (long long)config->guided_proxy_rows);
   for (int k = 0; k < DPBO_COMPARE_METHODS; k++)
     for (int e = 0; e < E; e++) {
       const dpbo_compare_budget at = {ctx->options->epsilon[e], config->privacy_delta,
