@@ -93,6 +93,10 @@ proxy() {
     run $PY analysis/export_compare.py "results/compare-$short-proxy-ucb.h5" \
       -o "analysis/data/compare-$short-proxy-ucb.json" --command "analysis/rerun_compare.sh proxy-tables proxy (DPBO=$DPBO)"
   done
+  # The figure and table of RESULTS.md's section (from the files above).
+  run $PY analysis/plot_guided_proxy.py gather -o analysis/data/guided-proxy.json
+  run $PY analysis/plot_guided_proxy.py draw analysis/data/guided-proxy.json \
+    -o analysis/figures/guided-proxy.png
   # The equal-fits reference: the guided method makes T = 30 validation
   # evaluations and T1 = 30 proxy fits, so every method again at T = 60 on
   # the three problems where it is compared with private random search.
