@@ -14,14 +14,8 @@
 #   charges FILE            the ledger's charge lines of run file FILE
 #                           (algorithm, epsilon, delta, mechanism, params)
 set -uo pipefail
-bin=${DPBO_BIN:?}
-mpiexec=${MPIEXEC:-mpiexec}
-py=${DPBO_PYTHON:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
-[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
+digits_logreg_start
 
 guided_fixture_start() {
   local base=$1
@@ -34,15 +28,7 @@ seed = 2015
 [space]
 kind = grid
 dim.lambda = log 0.0001 1 32
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = guided
 epsilon = 1

@@ -15,6 +15,7 @@
 #  - the title is wrapped inside the figure;
 #  - the d = 3 run has a parallel-coordinates panel and one slice per pair.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 src=${DPBO_SOURCE_DIR:?}
@@ -22,7 +23,6 @@ python=${DPBO_PYTHON:-}
 [[ -n $python ]] || { [[ -x /usr/bin/python3 ]] && python=/usr/bin/python3 || python=python3; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$work/synthetic.ini" <<INI
 [run]
@@ -69,15 +69,7 @@ lengthscale = 0.3
 mean = -0.3
 signal_std = 0.2
 noise_std = 0.005
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = random_search
 epsilon = 1

@@ -37,12 +37,12 @@
 #                                     and --resume, and the release is made;
 #                                     with failures_public = yes it holds 2s
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
 case_name=$1
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 digits=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
 [[ -r $digits ]] || { echo "SKIP: $digits missing (python3-sklearn)"; exit 0; }
 
@@ -101,15 +101,7 @@ lengthscale = 0.3
 mean = -0.48
 signal_std = 0.01
 noise_std = 0.005
-[objective]
-kind = logreg
-data = $digits
-format = csv
-train_rows = 300
-validation_rows = 200
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(data=$digits digits_logreg_objective 300 200)
 [privacy]
 algorithm = private_evaluations
 epsilon = 2.0

@@ -21,14 +21,8 @@
 # (eta = 1), and exact rational arithmetic for 3 eps0 and the split. The
 # bisection of eps0 below reproduces the issue's eps0 = 0.43913 at T = 30.
 set -uo pipefail
-bin=${DPBO_BIN:?}
-mpiexec=${MPIEXEC:-mpiexec}
-py=${DPBO_PYTHON:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
-[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
+digits_logreg_start
 "$py" -c 'import scipy, h5py' 2> /dev/null || { echo "skipping: needs scipy and h5py"; exit 77; }
 cat > "$work/sel.ini" <<INI
 [run]
@@ -37,15 +31,7 @@ seed = 2015
 [space]
 kind = grid
 dim.lambda = log 0.0001 1 32
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = papernot_steinke
 epsilon = 1

@@ -15,13 +15,13 @@
 #  - every release JSON has "warnings" (a list, empty when none), the HDF5
 #    release holds the same lines, and each line is logged once, by rank 0.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
 bin=${DPBO_BIN:?}
 mpiexec=${MPIEXEC:-mpiexec}
 python=${DPBO_PYTHON:-}
 [[ -n $python ]] || { [[ -x /usr/bin/python3 ]] && python=/usr/bin/python3 || python=python3; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$work/alg1.ini" <<INI
 [run]
@@ -67,15 +67,7 @@ lengthscale = 0.3
 mean = -0.3
 signal_std = 0.2
 noise_std = 0.005
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = random_search
 epsilon = 1

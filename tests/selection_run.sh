@@ -17,15 +17,9 @@
 #  - dpbo audit --pipeline on configs/audit-*-small.ini passes, and fails
 #    (exit 1) with --sensitivity-factor 0.01.
 set -uo pipefail
-bin=${DPBO_BIN:?}
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
+digits_logreg_start
 replay=${SELECTION_REPLAY:?}
-mpiexec=${MPIEXEC:-mpiexec}
-py=${DPBO_PYTHON:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
-[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
 cat > "$work/sel.ini" <<INI
 [run]
 iterations = 6
@@ -39,15 +33,7 @@ lengthscale = 0.3
 mean = -0.3
 signal_std = 0.2
 noise_std = 0.005
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = random_search
 epsilon = 1

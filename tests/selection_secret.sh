@@ -16,15 +16,9 @@
 #    public stream): random search resumes on that stream with a warning,
 #    liu_talwar is refused (its K was kept nowhere) and says why.
 set -uo pipefail
-bin=${DPBO_BIN:?}
+source "$(dirname "${BASH_SOURCE[0]}")/digits_logreg.sh"
+digits_logreg_start
 replay=${SELECTION_REPLAY:?}
-mpiexec=${MPIEXEC:-mpiexec}
-py=${DPBO_PYTHON:-python3}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-data=/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
-[[ -r $data ]] || { echo "skipping: $data is missing"; exit 77; }
 cat > "$work/sel.ini" <<INI
 [run]
 iterations = 6
@@ -32,15 +26,7 @@ seed = 2015
 [space]
 kind = grid
 dim.lambda = log 0.0001 1 32
-[objective]
-kind = logreg
-data = $data
-format = csv
-train_rows = 300
-validation_rows = 100
-split_seed = 7
-positive_label = 0
-loss = sigmoid
+$(digits_logreg_objective)
 [privacy]
 algorithm = random_search
 epsilon = 1
