@@ -13,8 +13,9 @@
 #    alone, a guarantee that names the proxy task, and no stage-1 values in
 #    either release file; the ledger is charged (1, 0) once, mechanism
 #    proxy+random_search;
-#  - a K that leaves fewer than two training rows is refused at the key,
-#    before anything is charged or written.
+#  - privacy.delta = 0 is accepted (the release is pure) and refused for a
+#    privatized stage 1; a K that leaves fewer than two training rows is
+#    refused at the key, before anything is charged or written.
 source "$(dirname "${BASH_SOURCE[0]}")/guided_fixture.sh"
 guided_fixture_start random_search "guided_proxy_rows = 100"
 
@@ -60,6 +61,15 @@ line=$(awk -F'\t' -v f="$work/out/g.h5" '$4 == "charge" && $14 == f' "$work/out/
 grep -q "proxy+random_search" <<<"$line" && grep -q "proxy_rows=100" <<<"$line" ||
   fail "the ledger's charge does not name the proxy task: $line"
 echo "ledger: one charge, $alg ($leps, $ldelta)"
+# Pure, so privacy.delta = 0 is accepted with random search (and refused
+# with a privatized stage 1, whose Gaussian mechanism needs a delta).
+ok g0 --set privacy.delta=0
+"$py" -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not (r["delta_total"] == 0 and 0.99 < r["epsilon_total"] <= 1))' \
+  "$work/out/g0.release.json" || fail "the release at delta = 0 is not (1, 0)"
+run d0 --set privacy.delta=0 --set privacy.guided_proxy_rows=0
+code=$?
+[[ $code == 2 ]] && grep -q "privacy.delta must lie in (0, 1): stage 1's discrete Gaussian" "$work/d0.log" ||
+  { cat "$work/d0.log"; fail "a privatized stage 1 at delta = 0 exited $code"; }
 # K that leaves fewer than two rows to train on: refused at the key, nothing
 # charged or written.
 run big --set privacy.guided_proxy_rows=299

@@ -322,8 +322,12 @@ dpbo_status dpbo_config_delta_beta(const dpbo_config *config, double *delta_beta
   dpbo_status status = DPBO_OK;
   dpbo_privacy_budget budget;
   memset(&budget, 0, sizeof budget);
-  budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT; /* the selection methods: no GP */
-  if (!dpbo_algorithm_ops_get(config->algorithm)->is_selection)
+  /* The selection methods: no GP. The guided method's GP is post-processing
+   * (its β keeps the default δ, dpbo_privacy_budget_split), and with stage 1
+   * on the proxy task its δ may be 0. */
+  budget.delta_beta = DPBO_PRIVACY_DELTA_BETA_DEFAULT;
+  const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  if (!ops->is_selection && !ops->guided_selection)
     DPBO_TRY(dpbo_privacy_budget_split(config->algorithm, config->bounds, config->privacy_epsilon,
                                        config->privacy_delta, config->privacy_split, &budget, err));
 done:
@@ -525,15 +529,19 @@ static dpbo_status config_check_persistent_pass(dpbo_config *config, dpbo_error 
                                err);
 }
 
-/* Random search and Liu–Talwar are pure (δ = 0 allowed); every other
- * release spends a δ in (0, 1). */
+/* Random search and Liu–Talwar are pure (δ = 0 allowed), and so is the
+ * guided method whose stage 1 runs on the proxy task (it spends nothing)
+ * and whose stage 2 is such a base; every other release spends a δ in
+ * (0, 1). */
 static dpbo_status config_check_privacy_delta(dpbo_config *config, dpbo_error *err) {
   const dpbo_algorithm_ops *ops = dpbo_algorithm_ops_get(config->algorithm);
+  const int pure = ops->pure || (ops->guided_selection && config->guided_proxy_rows > 0 &&
+                                 dpbo_algorithm_ops_get(config->guided_base)->pure);
   return dpbo_settings_require(
       &config->settings, "privacy", "delta",
-      (config->privacy_delta > 0 || (ops->pure && config->privacy_delta == 0)) &&
+      (config->privacy_delta > 0 || (pure && config->privacy_delta == 0)) &&
           config->privacy_delta < 1,
-      ops->delta_rule, err);
+      pure && config->privacy_delta == 0 ? "must lie in [0, 1)" : ops->delta_rule, err);
 }
 
 /* Whether privacy.split applies: no release, a release whose row splits

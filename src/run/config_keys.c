@@ -652,8 +652,9 @@ const dpbo_settings_key dpbo_config_keys[] = {
         DOUBLE(privacy_epsilon, 0, HUGE_VAL, OPEN_LO,
                "must be positive (ε <= 0 gives no guarantee)", NULL)),
     /* (its range depends on the algorithm: config_check_privacy_delta) */
-    ROW("privacy", "delta", "number", "(0, 1); [0, 1) for random_search, liu_talwar", "0.05", "",
-        "", "Total delta.", DOUBLE(privacy_delta, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
+    ROW("privacy", "delta", "number",
+        "(0, 1); [0, 1) for random_search, liu_talwar and guided on the proxy task with either",
+        "0.05", "", "", "Total delta.", DOUBLE(privacy_delta, -HUGE_VAL, HUGE_VAL, 0, NULL, NULL)),
     /* (checked where the algorithm splits: config_check_privacy_split) */
     ROW("privacy", "split", "number", "(0, 1)", "0.5", "", "",
         "Share of epsilon and delta spent on lambda~ (Algorithms 1 and 2; algorithm 3 spends "
