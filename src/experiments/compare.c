@@ -349,12 +349,11 @@ static dpbo_status compare_table_proxy(MPI_Comm comm, const dpbo_config *config,
   *proxy = *config;
   dpbo_guided_proxy_split(proxy, config->guided_proxy_rows);
   const double start = MPI_Wtime();
-  const int64_t trained =
-      config->objective == DPBO_OBJECTIVE_LOGREG ? proxy->logreg.train_rows : proxy->svm.train_rows;
+  /* (The svm objective only: compare_plan refuses the others.) */
   if (rank == 0)
     dpbo_log_info("proxy task (privacy.guided_proxy_rows = %lld): every candidate trained on %lld "
                   "training rows and scored on the other %lld",
-                  (long long)config->guided_proxy_rows, (long long)trained,
+                  (long long)config->guided_proxy_rows, (long long)proxy->svm.train_rows,
                   (long long)config->guided_proxy_rows);
   DPBO_TRY(compare_table_fill(comm, proxy, space, &got, err));
   table->proxy = got.val;
@@ -1081,12 +1080,10 @@ static dpbo_status compare_table_make(MPI_Comm comm, compare_context *ctx, dpbo_
     DPBO_TRY(compare_table_fill(comm, config, space, table, err));
   }
   /* The guided method's proxy task: from the table file when it holds
-   * this K's column, else trained here. */
-  if (config->guided_proxy_rows > 0 && table->proxy_rows != config->guided_proxy_rows) {
-    free(table->proxy);
-    table->proxy = NULL;
+   * this K's column (dpbo_compare_table_read reads no other), else trained
+   * here. */
+  if (config->guided_proxy_rows > 0 && !table->proxy)
     DPBO_TRY(compare_table_proxy(comm, config, space, table, err));
-  }
   if (rank == 0) {
     int64_t bv = 0, bt = 0;
     for (int64_t i = 1; i < ctx->n; i++) {

@@ -64,9 +64,9 @@ done:
 
 /* Stage 2's bound is the base's (selection_accounting): basic composition
  * for random_search, a stopping-search bound otherwise; stage 1 on the
- * proxy task adds nothing (it spends nothing: guided.stage1_epsilon = 0). */
+ * proxy task adds nothing (it spends nothing). */
 static const char *alg_guided_calibration(const dpbo_release *r) {
-  if (r->guided.stage1_epsilon == 0.0)
+  if (r->guided.stage1_proxy_rows > 0)
     return r->selection_accounting.bound == DPBO_SELECTION_BOUND_BASIC
                ? "stage-2 bound alone, its pure random-search epsilon (the basic composition of "
                  "its selection and its value); stage 1 ran on the proxy task and spends nothing "
@@ -111,8 +111,9 @@ static void alg_guided_stage1(const dpbo_config *config, alg_guided_stage1_text 
 static void alg_guided_describe_search(dpbo_release *r, const dpbo_config *config) {
   alg_guided_stage1_text s1;
   alg_guided_stage1(config, &s1);
-  const int T2 = config->guided_proxy_rows > 0 ? config->iterations
-                                               : config->iterations - config->guided_evaluations;
+  dpbo_guided_settings s;
+  dpbo_guided_settings_from(config, &s);
+  const int T2 = dpbo_guided_stage2_runs(&s, config->iterations);
   snprintf(r->guarantee, sizeof r->guarantee,
            "%s; stage 2: private random search (random_search) over T2 = %d candidates "
            "drawn from a law pi fixed from stage 1 alone (every candidate with "

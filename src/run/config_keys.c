@@ -10,6 +10,7 @@
 #include "dpbo/kernel.h"
 #include "objectives/dataset.h"
 #include "objectives/logreg.h"
+#include "run/guided.h"
 #include "run/private_evals_settings.h"
 
 /* Columns: section, key, type (the getter: integer | number | choice |
@@ -150,8 +151,6 @@ static const int config_guided_base_values[] = {
     DPBO_ALGORITHM_LIU_TALWAR, DPBO_ALGORITHM_PAPERNOT_STEINKE, DPBO_ALGORITHM_RANDOM_SEARCH};
 const char *const dpbo_objective_kind_names[] = {"svm", "synthetic", "command", "logreg", NULL};
 static const char *const config_acquisition_names[] = {"ucb", "ei", NULL};
-/* What the guided method's law scores (run/guided.h, dpbo_guided_score). */
-static const char *const config_guided_score_names[] = {"ucb", "mean", NULL};
 static const char *const config_noise_names[] = {"os", "seeded", NULL};
 static const char *const config_no_yes[] = {"no", "yes", NULL};
 static const char *const config_prior_source_names[] = {"public", "validation", NULL};
@@ -770,7 +769,7 @@ const dpbo_settings_key dpbo_config_keys[] = {
         "stage 1's posterior UCB mu + sqrt(beta) sigma (as much weight on candidates it "
         "knows little of as on good ones), or its posterior mean mu (the ones it "
         "believes best).",
-        ENUM_FROM(guided_score, config_guided_score_names, NULL, config_keys_guided_score_default)),
+        ENUM_FROM(guided_score, dpbo_guided_score_names, NULL, config_keys_guided_score_default)),
     ROW("privacy", "guided_base", "choice", NULL, "random_search", "", "",
         "guided (and dpbo compare's guided method): stage 2, a stopping search (its law of K "
         "and its accounting, privacy.ps_eta for papernot_steinke) or private random search "

@@ -32,6 +32,16 @@ int dpbo_guided_base_is_search(dpbo_algorithm base) {
 
 int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s) { return s->proxy_rows > 0; }
 
+int dpbo_guided_stage2_runs(const dpbo_guided_settings *s, int T) {
+  return dpbo_guided_stage1_is_proxy(s) ? T : T - s->stage1_evaluations;
+}
+
+const char *const dpbo_guided_score_names[] = {"ucb", "mean", NULL};
+
+const char *dpbo_guided_score_name(dpbo_guided_score score) {
+  return dpbo_guided_score_names[score == DPBO_GUIDED_SCORE_MEAN];
+}
+
 void dpbo_guided_proxy_split(dpbo_config *config, int64_t proxy_rows) {
   if (config->objective == DPBO_OBJECTIVE_LOGREG) {
     config->logreg.train_rows -= proxy_rows;
@@ -114,17 +124,14 @@ dpbo_status dpbo_guided_check(const dpbo_guided_settings *s, int T, double epsil
   /* Stage 1's Gaussian mechanism is approximate DP: it needs a δ. On the
    * proxy task stage 1 spends nothing, and a pure base (random search,
    * Liu–Talwar) needs none. */
-  if (dpbo_guided_stage1_is_proxy(s) && dpbo_algorithm_ops_get(s->base)->pure) {
-    if (!(delta >= 0.0 && delta < 1.0))
-      DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in [0, 1)", delta);
-  } else if (dpbo_guided_stage1_is_proxy(s) && !(delta > 0.0 && delta < 1.0)) {
-    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in (0, 1): stage 2's %s spends it",
-               delta, dpbo_algorithm_name(s->base));
-  } else if (!(delta > 0.0 && delta < 1.0))
-    DPBO_RAISE(DPBO_ERR_CONFIG,
-               "privacy.delta = %g must lie in (0, 1): stage 1's discrete Gaussian mechanism "
-               "spends a share of it",
-               delta);
+  const int proxy = dpbo_guided_stage1_is_proxy(s);
+  const int pure = proxy && dpbo_algorithm_ops_get(s->base)->pure;
+  if (!((pure ? delta >= 0.0 : delta > 0.0) && delta < 1.0))
+    DPBO_RAISE(DPBO_ERR_CONFIG, "privacy.delta = %g must lie in %s: %s", delta,
+               pure ? "[0, 1)" : "(0, 1)",
+               pure    ? "the release is pure"
+               : proxy ? "stage 2 spends it"
+                       : "stage 1's discrete Gaussian mechanism spends a share of it");
 done:
   return status;
 }
@@ -150,7 +157,7 @@ dpbo_status dpbo_guided_account(const dpbo_guided_settings *s, const dpbo_guided
   out->delta = delta;
   out->stage1_evaluations = s->stage1_evaluations;
   const int proxy = dpbo_guided_stage1_is_proxy(s);
-  out->stage2_runs = proxy ? T : T - s->stage1_evaluations;
+  out->stage2_runs = dpbo_guided_stage2_runs(s, T);
   /* On the proxy task stage 1 reads no validation record: (0, 0). */
   out->epsilon1 = proxy ? 0.0 : epsilon * s->epsilon_share;
   out->delta1 = proxy ? 0.0 : delta * s->delta_share;

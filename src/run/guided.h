@@ -159,6 +159,16 @@ typedef struct dpbo_guided_gains {
 /* Whether stage 1 runs on the proxy task (spending nothing). */
 int dpbo_guided_stage1_is_proxy(const dpbo_guided_settings *s);
 
+/* Stage 2's runs at T = run.iterations: E[K] of a stopping base, or random
+ * search's candidates: T − T1 after a privatized stage 1, T after the proxy
+ * task (whose T1 fits read no validation record). */
+int dpbo_guided_stage2_runs(const dpbo_guided_settings *s, int T);
+
+/* privacy.guided_score's names, indexed by dpbo_guided_score (NULL-ended),
+ * and one of them. */
+extern const char *const dpbo_guided_score_names[];
+const char *dpbo_guided_score_name(dpbo_guided_score score);
+
 /* The proxy task's split, in place of the objective's (svm or logreg):
  * train_rows − K rows to train and the last K training rows scored, no
  * test rows. dpbo_dataset_split draws the rows in one seeded order, so

@@ -214,6 +214,7 @@ static dpbo_status guided_publish_make(MPI_Comm comm, void *user, double *epsilo
   r->guided.stage1_epsilon_accounted = acc->epsilon1_accounted;
   r->guided.stage1_sigma = acc->sigma;
   r->guided.stage1_gp_noise_std = acc->gp_noise_std_used;
+  r->guided.stage1_proxy_rows = p->rec->s->proxy_rows;
   r->guided.pi_min = p->rec->pi_min;
   r->guided.pi_max = p->rec->pi_max;
   /* Stage 1's values are released only when privatized: on the proxy task

@@ -766,7 +766,7 @@ static dpbo_status ledger_txn_format(ledger_txn *t, size_t line_max, size_t *use
                config->guided_evaluations, (long long)config->guided_proxy_rows,
                config->guided_epsilon_share, config->guided_delta_share, config->guided_weight,
                config->guided_temperature,
-               config->guided_score == DPBO_GUIDED_SCORE_MEAN ? "mean" : "ucb", config->ps_eta,
+               dpbo_guided_score_name((dpbo_guided_score)config->guided_score), config->ps_eta,
                search, config->noise == DPBO_NOISE_SEEDED ? "seeded" : "os");
     } else {
       snprintf(e->mechanism, sizeof e->mechanism, "%s+laplace",

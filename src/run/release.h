@@ -56,6 +56,7 @@ typedef struct dpbo_guided_release {
   double stage1_epsilon_accounted;          /* ε1' by the PLD bound (<= ε1) */
   double stage1_sigma, stage1_gp_noise_std; /* its mechanism and the GP's noise */
   double pi_min, pi_max;                    /* π's extremes */
+  int64_t stage1_proxy_rows;                /* K >= 1: stage 1 ran on the proxy task */
   /* Stage 1's privatized evaluations, in step order: λ_t's index in Λ and
    * its gain through the discrete Gaussian (NaN: the evaluation failed),
    * the values the run file's /guided holds. DP outputs of stage 1 under
