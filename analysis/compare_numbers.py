@@ -87,6 +87,9 @@ def landscape(f):
     st = t.get("statistics", {})
     for key in sorted(st):
         print(f"{key} = {st[key]}")
+    # The proxy task's ranking (issue #26), in files exported with a proxy column.
+    for key, value in t.get("proxy_statistics", {}).items():
+        print(f"proxy {key} = {value}")
 
 
 def gaps(f):

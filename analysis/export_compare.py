@@ -28,7 +28,10 @@ each. Per file:
               (logreg), and the statistics RESULTS quotes: best validation
               accuracy (and the test accuracy there), best test accuracy, the
               share of Lambda within one point (0.01) of the best on
-              validation and on test, the median and 90th percentile
+              validation and on test, the median and 90th percentile; with
+              a proxy column (privacy.guided_proxy_rows, issue #26) the
+              proxy accuracy of every candidate over its K rows and how it
+              ranks Lambda against validation (proxy_statistics)
   methods     per method: whether it depends on epsilon (the non-private
               references do not: one row of R cells), and per epsilon and
               repetition the released lambda's index into the table (its
@@ -133,6 +136,29 @@ def table_statistics(val, test):
     }
 
 
+def ranks(x):
+    """Ranks 1..n, ties given their average rank (as scipy.stats.rankdata)."""
+    x = np.asarray(x, dtype=float)
+    order = np.argsort(x, kind="stable")
+    r = np.empty(len(x))
+    r[order] = np.arange(1, len(x) + 1)
+    for v in np.unique(x):
+        tied = x == v
+        r[tied] = r[tied].mean()
+    return r
+
+
+def proxy_statistics(proxy, val, test):
+    """How the proxy task (issue #26) ranks Lambda against validation: the
+    rank correlation over all candidates, and the two argmaxes' accuracies."""
+    bp, bv = int(np.argmax(proxy)), int(np.argmax(val))
+    return {
+        "spearman_proxy_val": float(np.corrcoef(ranks(proxy), ranks(val))[0, 1]),
+        "at_best_proxy": {"proxy": float(proxy[bp]), "val": float(val[bp]), "test": float(test[bp])},
+        "at_best_val": {"proxy": float(proxy[bv]), "val": float(val[bv]), "test": float(test[bv])},
+    }
+
+
 def guarantee(eps_accounted, delta_accounted):
     if np.all(np.asarray(eps_accounted) == 0):
         return "non-private"
@@ -171,6 +197,8 @@ def export_file(path, command=None):
         released, evaluations = m["released_value"][:], m["evaluations"][:]
         gain_cells = m["gain"][:]
         val, test, gain = (f["table"][k][:] for k in ("val_accuracy", "test_accuracy", "gain"))
+        proxy = f["table/proxy_accuracy"][:] if "table/proxy_accuracy" in f else None
+        proxy_rows = int(f["table/proxy_rows"][0]) if "table/proxy_rows" in f else 0
         acc = {k: f["accounting"][k][:] for k in f["accounting"]}
         utility = {k: f["utility"][k][:] for k in f["utility"]} if "utility" in f else None
         lam = f["table/lambda"][:]
@@ -201,6 +229,9 @@ def export_file(path, command=None):
              "statistics": table_statistics(val, test)}
     if not np.array_equal(gain, val):
         table["gain"] = {"values": [float(v) for v in gain]}
+    if proxy is not None:
+        table["proxy_accuracy"] = encode_accuracy(proxy, proxy_rows)
+        table["proxy_statistics"] = proxy_statistics(proxy, val, test)
     methods = {}
     T = int(attrs["T"])
     for k, name in enumerate(names):

@@ -39,6 +39,8 @@ TASKS = [
     ("4-d checkerboard (hard)", "compare-hard4-proxy.json", "compare-hard4.json"),
     ("SVM + 4 feature weights (hard)", "compare-svmw-covtype-proxy.json", "compare-svmw-covtype.json"),
     ("SVM + 10 feature weights (hard)", "compare-svmw10-covtype-proxy.json", "compare-svmw10-covtype.json"),
+    ("SVM + 4 weights, LIBSVM guide's box (hard)", "compare-svmguide-covtype-proxy.json",
+     "compare-svmguide-covtype.json"),
 ]
 DELTA = 1e-6
 METHODS = [("random_search", "private random search"),

@@ -36,7 +36,7 @@ mpi() { run mpiexec -n "$1" --oversubscribe "${@:2}"; }
 # epsilon grid, then the issue #13 grid at both deltas).
 TWO_DELTA="hard hard4 covtype-local fashion-local"
 # issue #26's hard problems: one delta (1e-6), the configs' epsilon grid
-HARD="mlp-fashion hgb-covtype svmw-covtype svmw10-covtype"
+HARD="mlp-fashion hgb-covtype svmw-covtype svmw10-covtype svmguide-covtype"
 # issue #26's guided method with stage 1 on the proxy task: config name,
 # privacy.guided_proxy_rows = a quarter of its training rows (fixed before
 # any proxy result was seen), the data file's name; delta 1e-6 and the issue
@@ -45,6 +45,7 @@ HARD="mlp-fashion hgb-covtype svmw-covtype svmw10-covtype"
 # digits 58 s, checkerboard 68 s, Covertype 301 s, Fashion-MNIST 752 s; the
 # method stage under a second per file.
 PROXY="hard4:500:hard4 svmw-covtype:1250:svmw-covtype svmw10-covtype:1250:svmw10-covtype
+  svmguide-covtype:1250:svmguide-covtype
   digits:225:digits hard:500:hard covtype-local:1250:covtype fashion-local:500:fashion"
 PROXY_SETTINGS=(--set privacy.delta=1e-6)
 
@@ -100,7 +101,7 @@ proxy() {
   # The equal-fits reference: the guided method makes T = 30 validation
   # evaluations and T1 = 30 proxy fits, so every method again at T = 60 on
   # the three problems where it is compared with private random search.
-  for name in hard4 svmw-covtype svmw10-covtype; do
+  for name in hard4 svmw-covtype svmw10-covtype svmguide-covtype; do
     mpi 2 "$DPBO" compare "configs/compare-$name.ini" --set compare.table=results/table-$name.h5 \
       "${PROXY_SETTINGS[@]}" --set run.iterations=60 --set "output.name=compare-$name-t60"
     run $PY analysis/export_compare.py "results/compare-$name-t60.h5" \

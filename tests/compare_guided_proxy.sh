@@ -14,6 +14,7 @@
 #    candidates;
 #  - compare.table reuses the column of the same K (no proxy training, the
 #    same guided cells), and trains it again for another K;
+#  - analysis/export_compare.py exports the column and its ranking statistics;
 #  - K >= train_rows - 1, and the proxy task on the logreg comparison
 #    objective (it has no proxy column), are refused before any output.
 set -euo pipefail
@@ -83,6 +84,29 @@ for m, name in enumerate(names):
         for key in ["val_accuracy", "released_value", "index"]:
             assert np.array_equal(f["methods"][key][m], other["methods"][key][m], equal_nan=True), (name, key)
 print("compare guided proxy checks passed")
+PY
+# The exporter keeps the proxy column and how it ranks Lambda (RESULTS quotes
+# it through compare_numbers.py): checked against the file and against
+# scipy's Spearman correlation, an independent implementation.
+"$py" "$src/analysis/export_compare.py" "$work/out/cmp.h5" -o "$work/cmp.json" > /dev/null
+"$py" - "$work/out/cmp.h5" "$work/cmp.json" <<'PY'
+import json
+import sys
+import h5py
+import numpy as np
+from scipy.stats import spearmanr
+f = h5py.File(sys.argv[1], "r")
+t = json.load(open(sys.argv[2]))["files"][0]["table"]
+proxy, val, test = (f["table"][k][:] for k in ("proxy_accuracy", "val_accuracy", "test_accuracy"))
+enc = t["proxy_accuracy"]
+assert enc["rows"] == 20 and np.array_equal(np.array(enc["correct"]) / 20.0, proxy), enc
+st = t["proxy_statistics"]
+rho = spearmanr(proxy, val)[0]
+assert abs(st["spearman_proxy_val"] - rho) < 1e-12, (st["spearman_proxy_val"], rho)
+bp, bv = int(np.argmax(proxy)), int(np.argmax(val))
+assert st["at_best_proxy"] == {"proxy": proxy[bp], "val": val[bp], "test": test[bp]}, st
+assert st["at_best_val"] == {"proxy": proxy[bv], "val": val[bv], "test": test[bv]}, st
+print("exported proxy column and statistics: ok, Spearman", rho)
 PY
 # Refused before any output: K leaves fewer than two training rows.
 compare_fixture_refused 2 "$work/out/bad.h5" "privacy.guided_proxy_rows = 79 must lie between 1 and objective.train_rows - 2 = 78" -- \
