@@ -22,6 +22,7 @@ exists, else the interpreter running this script). Exit 2 on a malformed
 manifest.
 """
 
+import concurrent.futures
 import fnmatch
 import os
 import shlex
@@ -106,29 +107,39 @@ def check_drawn(root, entry, proc, out, problems):
 
 
 class Redraws:
-    """The redraws, each command run once. A command with {out} draws one figure into a
-    fresh directory. A command with {dir} only draws into a directory, writing each of its
-    figures at its path under analysis/figures (atlas/x.png: {dir}/atlas/x.png); lines with
-    the same such command share one run (one draw of a whole atlas, not one per figure)."""
+    """The redraws, each command run once, as many at a time as the machine has cores
+    (each is a separate Python that spends most of its time importing matplotlib). A
+    command with {out} draws one figure into a fresh directory. A command with {dir} only
+    draws into a directory, writing each of its figures at its path under analysis/figures
+    (atlas/x.png: {dir}/atlas/x.png); lines with the same such command share one run (one
+    draw of a whole atlas, not one per figure). Problems are reported in manifest order."""
 
     def __init__(self, root):
-        self.root, self.shared = root, {}
+        self.root, self.wanted, self.runs = root, [], {}
 
-    def check(self, entry, problems):
-        if "{out}" in entry["cmd"]:
-            with tempfile.TemporaryDirectory() as tmp:
-                out = os.path.join(tmp, os.path.basename(entry["figure"]))
-                check_drawn(self.root, entry, run_redraw(self.root, entry["cmd"], out, tmp), out,
-                            problems)
-            return
-        if entry["cmd"] not in self.shared:
-            tmp = tempfile.TemporaryDirectory()
-            self.shared[entry["cmd"]] = (tmp, run_redraw(self.root, entry["cmd"], "", tmp.name))
-        tmp, proc = self.shared[entry["cmd"]]
-        check_drawn(self.root, entry, proc, os.path.join(tmp.name, entry["figure"]), problems)
+    def add(self, entry):
+        self.wanted.append(entry)
 
-    def close(self):
-        for tmp, _ in self.shared.values():
+    @staticmethod
+    def key(entry):
+        return ("out", entry["line"]) if "{out}" in entry["cmd"] else ("dir", entry["cmd"])
+
+    def check_all(self, problems):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            for entry in self.wanted:
+                key = self.key(entry)
+                if key in self.runs:
+                    continue
+                tmp = tempfile.TemporaryDirectory()
+                out = (os.path.join(tmp.name, os.path.basename(entry["figure"]))
+                       if key[0] == "out" else "")
+                self.runs[key] = (tmp, pool.submit(run_redraw, self.root, entry["cmd"], out, tmp.name))
+        for entry in self.wanted:
+            tmp, proc = self.runs[self.key(entry)]
+            out = os.path.join(tmp.name, os.path.basename(entry["figure"]) if "{out}" in entry["cmd"]
+                               else entry["figure"])
+            check_drawn(self.root, entry, proc.result(), out, problems)
+        for tmp, _ in self.runs.values():
             tmp.cleanup()
 
 
@@ -176,8 +187,8 @@ def main():
                         problems.append(f"analysis/RESULTS.md:{a + 1}: the section that shows "
                                         f"{ref} (untraced) does not say \"{MARKER}: ...)\"")
         elif e["matched"] and not any("data file" in p and f":{e['line']}:" in p for p in problems):
-            redraws.check(e, problems)
-    redraws.close()
+            redraws.add(e)
+    redraws.check_all(problems)
     # A marker where every figure shown is traced is stale: the flag would
     # outlive the data it says is missing.
     shown_untraced = {f"figures/{fig}" for fig in untraced}
