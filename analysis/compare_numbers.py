@@ -40,17 +40,21 @@ def load(path):
     return doc
 
 
-def test_accuracy(f, name):
-    """The method's held-out test accuracy per epsilon and repetition."""
-    t = f["table"]["test_accuracy"]
+def table_column(f, column):
+    """One column of the accuracy table (val_accuracy or test_accuracy) over Lambda."""
+    t = f["table"][column]
     # svm/logreg tables store counts of correct rows; command tables the
     # program's accuracies themselves.
     if "correct" in t:
-        correct = np.array(t["correct"], dtype=float) / t["rows"]
-    else:
-        correct = np.array(t["values"], dtype=float)
+        return np.array(t["correct"], dtype=float) / t["rows"]
+    return np.array(t["values"], dtype=float)
+
+
+def test_accuracy(f, name, column="test_accuracy"):
+    """The method's held-out test accuracy (or, with column="val_accuracy",
+    validation accuracy) per epsilon and repetition."""
     index = np.array(f["methods"][name]["index"], dtype=int)
-    return correct[index]
+    return table_column(f, column)[index]
 
 
 def sensitivities(f):
@@ -78,9 +82,7 @@ def sensitivities(f):
 
 def landscape(f):
     t = f["table"]
-    ta = t["test_accuracy"]
-    test = (np.array(ta["correct"], dtype=float) / ta["rows"] if "correct" in ta
-            else np.array(ta["values"], dtype=float))
+    test = table_column(f, "test_accuracy")
     print("## the candidates (test accuracy over Lambda)")
     print(f"uniform draw: mean {test.mean():.3f}; share >= 0.95: {np.mean(test >= 0.95):.1%}; "
           f"share < 0.2: {np.mean(test < 0.2):.1%}")
@@ -115,6 +117,32 @@ def gaps(f):
                 line += (f"; Papernot-Steinke mean - exact E = {100 * (ps.mean() - exact[e]):.1f} points "
                          f"({(ps.mean() - exact[e]) / se:.1f} s.e. of its mean)")
         print(line)
+    # What the methods optimise: the released lambda's validation accuracy
+    # (a gap between it and test is the selection overfitting validation).
+    for e, at in enumerate(eps):
+        row = []
+        for n in names:
+            acc = test_accuracy(f, n, "val_accuracy")
+            acc = acc[e] if len(acc) > 1 else acc[0]
+            row.append(f"{n} {acc.mean():.4f} ± {acc.std(ddof=1) / math.sqrt(len(acc)):.4f}")
+        print(f"eps = {at:g} (validation accuracy): " + "; ".join(row))
+
+
+def released(f):
+    """The guided method's most released candidates: how often, their rank on
+    validation (1 = best) and their validation and test accuracy."""
+    if "guided" not in f["methods"]:
+        return
+    all_val, all_test = table_column(f, "val_accuracy"), table_column(f, "test_accuracy")
+    rank = (-all_val).argsort(kind="stable").argsort() + 1
+    index = np.array(f["methods"]["guided"]["index"], dtype=int)
+    print("## guided: its most released candidates")
+    for e, at in enumerate(f["meta"]["epsilons"]):
+        ids, counts = np.unique(index[e], return_counts=True)
+        top = np.argsort(-counts, kind="stable")[:3]
+        parts = [f"candidate {ids[k]} in {counts[k]} of {len(index[e])} (validation rank {rank[ids[k]]}, "
+                 f"validation {all_val[ids[k]]:.4f}, test {all_test[ids[k]]:.4f})" for k in top]
+        print(f"eps = {at:g}: " + "; ".join(parts))
 
 
 def stopping(f):
@@ -242,6 +270,7 @@ def main(argv):
         sensitivities(f)
         landscape(f)
         gaps(f)
+        released(f)
         stopping(f)
     return 0
 
