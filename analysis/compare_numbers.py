@@ -50,11 +50,15 @@ def table_column(f, column):
     return np.array(t["values"], dtype=float)
 
 
-def test_accuracy(f, name, column="test_accuracy"):
-    """The method's held-out test accuracy (or, with column="val_accuracy",
-    validation accuracy) per epsilon and repetition."""
+def released_accuracy(f, name, column):
+    """A column of the table at the method's released lambdas, per epsilon and repetition."""
     index = np.array(f["methods"][name]["index"], dtype=int)
     return table_column(f, column)[index]
+
+
+def test_accuracy(f, name):
+    """The method's held-out test accuracy per epsilon and repetition."""
+    return released_accuracy(f, name, "test_accuracy")
 
 
 def sensitivities(f):
@@ -122,7 +126,7 @@ def gaps(f):
     for e, at in enumerate(eps):
         row = []
         for n in names:
-            acc = test_accuracy(f, n, "val_accuracy")
+            acc = released_accuracy(f, n, "val_accuracy")
             acc = acc[e] if len(acc) > 1 else acc[0]
             row.append(f"{n} {acc.mean():.4f} ± {acc.std(ddof=1) / math.sqrt(len(acc)):.4f}")
         print(f"eps = {at:g} (validation accuracy): " + "; ".join(row))
@@ -130,18 +134,26 @@ def gaps(f):
 
 def released(f):
     """The guided method's most released candidates: how often, their rank on
-    validation (1 = best) and their validation and test accuracy."""
+    validation (1 = best, ties sharing one; and on the proxy task, when the file has its column)
+    and their validation and test accuracy."""
     if "guided" not in f["methods"]:
         return
     all_val, all_test = table_column(f, "val_accuracy"), table_column(f, "test_accuracy")
-    rank = (-all_val).argsort(kind="stable").argsort() + 1
+
+    def rank(x):
+        """1 + the number of candidates strictly better (ties share a rank)."""
+        return 1 + len(x) - np.searchsorted(np.sort(x), x, side="right")
+
+    val_rank = rank(all_val)
+    proxy_rank = rank(table_column(f, "proxy_accuracy")) if "proxy_accuracy" in f["table"] else None
     index = np.array(f["methods"]["guided"]["index"], dtype=int)
     print("## guided: its most released candidates")
     for e, at in enumerate(f["meta"]["epsilons"]):
         ids, counts = np.unique(index[e], return_counts=True)
         top = np.argsort(-counts, kind="stable")[:3]
-        parts = [f"candidate {ids[k]} in {counts[k]} of {len(index[e])} (validation rank {rank[ids[k]]}, "
-                 f"validation {all_val[ids[k]]:.4f}, test {all_test[ids[k]]:.4f})" for k in top]
+        parts = [f"candidate {ids[k]} in {counts[k]} of {len(index[e])} (validation rank {val_rank[ids[k]]}"
+                 + (f", proxy rank {proxy_rank[ids[k]]}" if proxy_rank is not None else "")
+                 + f", validation {all_val[ids[k]]:.4f}, test {all_test[ids[k]]:.4f})" for k in top]
         print(f"eps = {at:g}: " + "; ".join(parts))
 
 

@@ -138,14 +138,9 @@ def table_statistics(val, test):
 
 def ranks(x):
     """Ranks 1..n, ties given their average rank (as scipy.stats.rankdata)."""
-    x = np.asarray(x, dtype=float)
-    order = np.argsort(x, kind="stable")
-    r = np.empty(len(x))
-    r[order] = np.arange(1, len(x) + 1)
-    for v in np.unique(x):
-        tied = x == v
-        r[tied] = r[tied].mean()
-    return r
+    _, inverse, counts = np.unique(np.asarray(x, dtype=float), return_inverse=True, return_counts=True)
+    below = np.cumsum(counts) - counts  # values smaller than each distinct value
+    return (below + (counts + 1) / 2.0)[inverse]
 
 
 def proxy_statistics(proxy, val, test):

@@ -124,6 +124,13 @@ class Redraws:
     def key(entry):
         return ("out", entry["line"]) if "{out}" in entry["cmd"] else ("dir", entry["cmd"])
 
+    @staticmethod
+    def drawn(entry, tmp):
+        """Where the entry's redraw leaves its figure in its run's directory tmp."""
+        if "{out}" in entry["cmd"]:
+            return os.path.join(tmp, os.path.basename(entry["figure"]))
+        return os.path.join(tmp, entry["figure"])
+
     def check_all(self, problems):
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             for entry in self.wanted:
@@ -131,14 +138,11 @@ class Redraws:
                 if key in self.runs:
                     continue
                 tmp = tempfile.TemporaryDirectory()
-                out = (os.path.join(tmp.name, os.path.basename(entry["figure"]))
-                       if key[0] == "out" else "")
+                out = self.drawn(entry, tmp.name) if key[0] == "out" else ""
                 self.runs[key] = (tmp, pool.submit(run_redraw, self.root, entry["cmd"], out, tmp.name))
         for entry in self.wanted:
             tmp, proc = self.runs[self.key(entry)]
-            out = os.path.join(tmp.name, os.path.basename(entry["figure"]) if "{out}" in entry["cmd"]
-                               else entry["figure"])
-            check_drawn(self.root, entry, proc.result(), out, problems)
+            check_drawn(self.root, entry, proc.result(), self.drawn(entry, tmp.name), problems)
         for tmp, _ in self.runs.values():
             tmp.cleanup()
 
